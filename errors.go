@@ -1,0 +1,78 @@
+// Package plugind holds the domain types shared by every part of the
+// reasonix plugin-package resolver: typed error codes, plugin-name rules,
+// budgets and the location-independent tree digest.
+package plugind
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, machine-readable error code (SPEC §11). Clients such as
+// Studio branch on it, so the strings never change.
+type Code string
+
+const (
+	CodeInvalidSource      Code = "install.invalid_source"
+	CodeSourceUnreadable   Code = "install.source_unreadable"
+	CodeNotFound           Code = "install.not_found"
+	CodeConflict           Code = "install.conflict"
+	CodeBudgetExceeded     Code = "install.budget_exceeded"
+	CodeUnsafeArchive      Code = "install.unsafe_archive"
+	CodeDigestMismatch     Code = "install.digest_mismatch"
+	CodeApprovalDenied     Code = "install.approval_denied"
+	CodeNotPinnable        Code = "install.not_pinnable"
+	CodePublicationFailed  Code = "install.publication_failed"
+	CodeOfflineMiss        Code = "install.offline_miss"
+	CodeBlocked            Code = "install.blocked"
+	CodeRegistryUnreadable Code = "registry.unreadable"
+)
+
+// Error is an error carrying a Code. It wraps its cause so errors.Is keeps
+// working through it.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Msg == "" && e.Err != nil:
+		return e.Err.Error()
+	case e.Err != nil:
+		return e.Msg + ": " + e.Err.Error()
+	default:
+		return e.Msg
+	}
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds a coded error. A %w verb in format wraps as fmt.Errorf does.
+func Errorf(code Code, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// WithCode attaches code to err unless err already carries one.
+func WithCode(code Code, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Code: code, Err: err}
+}
+
+// CodeOf returns the code of the outermost coded error in err's chain, or ""
+// when none carries one.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}

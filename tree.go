@@ -1,0 +1,253 @@
+package plugind
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Budget bounds a snapshot or a copied plugin package (SPEC §8).
+type Budget struct {
+	MaxBytes int64
+	MaxFiles int
+}
+
+// DefaultBudget is the 256 MiB / 20,000 file budget of SPEC §8.
+var DefaultBudget = Budget{MaxBytes: 256 << 20, MaxFiles: 20000}
+
+// Check reports the first budget that files or bytes exceed, saying by
+// how much.
+func (b Budget) Check(files int, bytes int64) error {
+	if b.MaxFiles > 0 && files > b.MaxFiles {
+		return Errorf(CodeBudgetExceeded, "file-count budget exceeded: %d files, limit %d (over by %d)", files, b.MaxFiles, files-b.MaxFiles)
+	}
+	if b.MaxBytes > 0 && bytes > b.MaxBytes {
+		return Errorf(CodeBudgetExceeded, "size budget exceeded: %s of file content, limit %s (over by %s)", HumanBytes(bytes), HumanBytes(b.MaxBytes), HumanBytes(bytes-b.MaxBytes))
+	}
+	return nil
+}
+
+// HumanBytes formats n in binary units with the exact byte count, so a
+// budget message is both readable and precise.
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(n)/float64(div), "KMGTPE"[exp], n)
+}
+
+// File is one regular file of a tree, as the digest and the copier see it.
+type File struct {
+	Path       string // slash-separated, relative to the tree root
+	Source     string // absolute path the bytes are read from (a symlink's target for materialized links)
+	Size       int64
+	Executable bool
+	SHA256     string // hex; filled by Tree.Hash
+}
+
+// Tree is the scanned content of a directory: its regular files in path
+// order. Directories, .git and empty folders do not count.
+type Tree struct {
+	Root  string
+	Files []File
+	Bytes int64
+}
+
+// ScanTree lists the regular files under root, refusing anything that could
+// escape it. In-tree symlinks to regular files are materialized (listed with
+// their target's bytes); symlinks that leave root, dangling links, symlinks to
+// directories and special files are refused with the path named. The budget is
+// checked on sizes before any content is read, so an oversized tree costs only
+// a walk.
+func ScanTree(root string, budget Budget) (*Tree, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, Errorf(CodeSourceUnreadable, "read %s: %w", root, err)
+	}
+	realRoot, err = filepath.Abs(realRoot)
+	if err != nil {
+		return nil, Errorf(CodeSourceUnreadable, "read %s: %w", root, err)
+	}
+	t := &Tree{Root: realRoot}
+	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return Errorf(CodeSourceUnreadable, "read %s: %w", p, err)
+		}
+		if p == realRoot {
+			return nil
+		}
+		rel, err := filepath.Rel(realRoot, p)
+		if err != nil {
+			return err
+		}
+		slash := filepath.ToSlash(rel)
+		if d.Name() == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil // a worktree's .git file
+		}
+		switch typ := d.Type(); {
+		case typ.IsDir():
+			return nil
+		case typ.IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
+			}
+			t.add(File{Path: slash, Source: p, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
+		case typ&fs.ModeSymlink != 0:
+			f, err := resolveLink(realRoot, p, slash)
+			if err != nil {
+				return err
+			}
+			t.add(f)
+		default:
+			return Errorf(CodeUnsafeArchive, "refusing %s: %s is not a regular file or directory", slash, typ.Type())
+		}
+		if err := budget.Check(len(t.Files), t.Bytes); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(t.Files, func(i, j int) bool { return t.Files[i].Path < t.Files[j].Path })
+	return t, nil
+}
+
+func (t *Tree) add(f File) {
+	t.Files = append(t.Files, f)
+	t.Bytes += f.Size
+}
+
+func resolveLink(realRoot, p, slash string) (File, error) {
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: its target cannot be read: %w", slash, err)
+	}
+	if !Within(realRoot, target) {
+		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points outside the package root", slash)
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return File{}, Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
+	}
+	if !info.Mode().IsRegular() {
+		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to a %s, only links to regular files are materialized", slash, describeMode(info.Mode()))
+	}
+	return File{Path: slash, Source: target, Size: info.Size(), Executable: info.Mode()&0o111 != 0}, nil
+}
+
+func describeMode(m fs.FileMode) string {
+	if m.IsDir() {
+		return "directory"
+	}
+	return m.Type().String()
+}
+
+// Within reports whether target is root or lies below it. Both must be
+// absolute and clean (as EvalSymlinks returns them).
+func Within(root, target string) bool {
+	rel, err := filepath.Rel(root, target)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
+}
+
+// Hash fills in every file's SHA256 and returns the tree digest.
+func (t *Tree) Hash() (string, error) {
+	for i := range t.Files {
+		sum, err := hashFile(t.Files[i].Source)
+		if err != nil {
+			return "", Errorf(CodeSourceUnreadable, "read %s: %w", t.Files[i].Path, err)
+		}
+		t.Files[i].SHA256 = sum
+	}
+	return DigestFiles(t.Files), nil
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// DigestFiles computes the tree digest of SPEC §9 over already-hashed files:
+// sha256 over the path-sorted lines "<path>\x00<sha256 hex>\x00<x|->\n".
+// Nothing about where the tree lives enters it.
+func DigestFiles(files []File) string {
+	sorted := make([]File, len(files))
+	copy(sorted, files)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	h := sha256.New()
+	for _, f := range sorted {
+		x := "-"
+		if f.Executable {
+			x = "x"
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\n", f.Path, f.SHA256, x)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// TreeDigest scans and hashes root within budget.
+func TreeDigest(root string, budget Budget) (string, *Tree, error) {
+	t, err := ScanTree(root, budget)
+	if err != nil {
+		return "", nil, err
+	}
+	d, err := t.Hash()
+	if err != nil {
+		return "", nil, err
+	}
+	return d, t, nil
+}
+
+// LocalPath checks that a manifest-declared relative path is local: not
+// absolute, no drive letter, no backslash, no "..". It returns the cleaned
+// slash path.
+func LocalPath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.ContainsRune(p, '\\') {
+		return "", fmt.Errorf("path %q contains a backslash", p)
+	}
+	if path.IsAbs(p) || filepath.IsAbs(p) || (len(p) >= 2 && p[1] == ':') {
+		return "", fmt.Errorf("path %q is absolute", p)
+	}
+	clean := path.Clean(p)
+	for _, seg := range strings.Split(clean, "/") {
+		if seg == ".." {
+			return "", fmt.Errorf("path %q leaves the package root", p)
+		}
+	}
+	if !fs.ValidPath(clean) {
+		return "", fmt.Errorf("path %q is not a local path", p)
+	}
+	return clean, nil
+}
