@@ -1,0 +1,107 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// GetPlan returns the stored body of plan planID.
+func (db *DB) GetPlan(ctx context.Context, planID string) ([]byte, bool, error) {
+	var body []byte
+	err := db.sql.QueryRowContext(ctx, `SELECT body FROM plans WHERE plan_id = ?`, planID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cache: get plan %s: %w", planID, err)
+	}
+	if body == nil {
+		body = []byte{}
+	}
+	return body, true, nil
+}
+
+// PutPlan stores plan planID with the snapshot digests it installs from.
+// Putting the same plan again replaces it and renews its creation time:
+// re-planning makes a plan live again, and its snapshots with it.
+func (db *DB) PutPlan(ctx context.Context, planID string, body []byte, digests []string) error {
+	if planID == "" {
+		return errors.New("cache: put plan: empty plan id")
+	}
+	if body == nil {
+		body = []byte{}
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO plans (plan_id, body, created_at) VALUES (?, ?, ?)
+			ON CONFLICT (plan_id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
+			planID, body, time.Now().UnixNano()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_snapshots WHERE plan_id = ?`, planID); err != nil {
+			return err
+		}
+		for _, d := range digests {
+			if d == "" {
+				continue // an unpinnable (link) action has no snapshot
+			}
+			if _, err := tx.ExecContext(ctx,
+				`INSERT OR IGNORE INTO plan_snapshots (plan_id, digest) VALUES (?, ?)`, planID, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cache: put plan %s: %w", planID, err)
+	}
+	return nil
+}
+
+// LivePlanDigests returns the digests used by plans created after since:
+// the snapshots store GC must keep because a stored plan may still be
+// approved and applied.
+func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]bool, error) {
+	rows, err := db.sql.QueryContext(ctx, `
+		SELECT DISTINCT ps.digest FROM plan_snapshots ps
+		JOIN plans p ON p.plan_id = ps.plan_id
+		WHERE p.created_at > ?`, toNanos(since))
+	if err != nil {
+		return nil, fmt.Errorf("cache: live plan digests: %w", err)
+	}
+	defer rows.Close()
+	live := make(map[string]bool)
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("cache: live plan digests: %w", err)
+		}
+		live[d] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cache: live plan digests: %w", err)
+	}
+	return live, nil
+}
+
+// PrunePlans deletes plans created at or before before (with their digest
+// lists) and returns how many went, so the plans table does not grow
+// forever. Plans are never pruned implicitly.
+func (db *DB) PrunePlans(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM plans WHERE created_at <= ?`, toNanos(before))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cache: prune plans: %w", err)
+	}
+	return n, nil
+}

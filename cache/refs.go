@@ -1,0 +1,52 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Ref is a resolved ref: what SHA remote's ref pointed at, and when. ETag
+// lets the next check be a conditional request.
+type Ref struct {
+	Remote, Ref, SHA, ETag string
+	ResolvedAt             time.Time
+}
+
+// GetRef returns the cached resolution of remote's ref.
+func (db *DB) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error) {
+	r := Ref{Remote: remote, Ref: ref}
+	var at int64
+	err := db.sql.QueryRowContext(ctx,
+		`SELECT sha, etag, resolved_at FROM refs WHERE remote = ? AND ref = ?`,
+		remote, ref).Scan(&r.SHA, &r.ETag, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Ref{}, false, nil
+	}
+	if err != nil {
+		return Ref{}, false, fmt.Errorf("cache: get ref %s %s: %w", remote, ref, err)
+	}
+	r.ResolvedAt = fromNanos(at)
+	return r, true, nil
+}
+
+// PutRef records (or replaces) a ref resolution.
+func (db *DB) PutRef(ctx context.Context, r Ref) error {
+	if r.Remote == "" || r.Ref == "" || r.SHA == "" {
+		return fmt.Errorf("cache: put ref: remote, ref and sha are required (got %q %q %q)", r.Remote, r.Ref, r.SHA)
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (remote, ref) DO UPDATE SET
+				sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
+			r.Remote, r.Ref, r.SHA, r.ETag, toNanos(r.ResolvedAt))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache: put ref %s %s: %w", r.Remote, r.Ref, err)
+	}
+	return nil
+}

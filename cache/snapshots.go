@@ -1,0 +1,111 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// GetSnapshot returns the store digest of remote's tree at sha below
+// subdir ("" for the root). A hit says only that the tree was stored once;
+// the store may have evicted it since, so callers check the store too.
+func (db *DB) GetSnapshot(ctx context.Context, remote, sha, subdir string) (string, bool, error) {
+	var digest string
+	err := db.sql.QueryRowContext(ctx,
+		`SELECT digest FROM snapshots WHERE remote = ? AND sha = ? AND subdir = ?`,
+		remote, sha, subdir).Scan(&digest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("cache: get snapshot %s@%s:%s: %w", remote, sha, subdir, err)
+	}
+	return digest, true, nil
+}
+
+// PutSnapshot records that remote's tree at sha below subdir has digest.
+func (db *DB) PutSnapshot(ctx context.Context, remote, sha, subdir, digest string) error {
+	if remote == "" || sha == "" || digest == "" {
+		return fmt.Errorf("cache: put snapshot: remote, sha and digest are required (got %q %q %q)", remote, sha, digest)
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO snapshots (remote, sha, subdir, digest, created_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (remote, sha, subdir) DO UPDATE SET digest = excluded.digest`,
+			remote, sha, subdir, digest, time.Now().UnixNano())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache: put snapshot %s@%s:%s: %w", remote, sha, subdir, err)
+	}
+	return nil
+}
+
+// TouchSnapshot records that the snapshot digest was used at at. Use times
+// only move forward, so a late, older touch cannot make a snapshot look
+// less recently used than it is.
+func (db *DB) TouchSnapshot(ctx context.Context, digest string, at time.Time) error {
+	if digest == "" {
+		return errors.New("cache: touch snapshot: empty digest")
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO snapshot_uses (digest, last_used) VALUES (?, ?)
+			ON CONFLICT (digest) DO UPDATE SET last_used = max(last_used, excluded.last_used)`,
+			digest, toNanos(at))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache: touch snapshot %s: %w", digest, err)
+	}
+	return nil
+}
+
+// SnapshotUses returns the last use time of every snapshot ever touched,
+// the LastUsed input of store GC.
+func (db *DB) SnapshotUses(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT digest, last_used FROM snapshot_uses`)
+	if err != nil {
+		return nil, fmt.Errorf("cache: snapshot uses: %w", err)
+	}
+	defer rows.Close()
+	uses := make(map[string]time.Time)
+	for rows.Next() {
+		var d string
+		var at int64
+		if err := rows.Scan(&d, &at); err != nil {
+			return nil, fmt.Errorf("cache: snapshot uses: %w", err)
+		}
+		uses[d] = fromNanos(at)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cache: snapshot uses: %w", err)
+	}
+	return uses, nil
+}
+
+// ForgetSnapshots drops every record pointing at the given digests (source
+// mappings and use times), for after store GC has evicted them, so a later
+// lookup misses cleanly instead of naming a snapshot that is gone.
+func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
+	if len(digests) == 0 {
+		return nil
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		for _, d := range digests {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE digest = ?`, d); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cache: forget %d snapshots: %w", len(digests), err)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
+)
+
+func (m *Main) showCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show an installed plugin: metadata, root, source and capability inventory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a, err := m.open()
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			info, err := a.installer.Show(cmd.Context(), args[0])
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			if asJSON {
+				return writeJSON(m.Stdout, info)
+			}
+			printShow(m.Stdout, info)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printShow(w io.Writer, p *installer.PluginInfo) {
+	kv := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+		}
+	}
+	kv("name", p.Name)
+	kv("version", p.Version)
+	kv("description", p.Description)
+	kv("manifest", p.ManifestKind)
+	kv("compatibility", p.Compatibility)
+	kv("enabled", fmt.Sprint(p.Enabled))
+	kv("status", p.Status)
+	kv("source", p.Source)
+	kv("commit", p.Commit)
+	kv("root", p.Root)
+	kv("digest", p.ContentDigest)
+	kv("installed", p.InstalledAt.Format("2006-01-02 15:04:05Z07:00"))
+	if p.Link {
+		kv("link", "yes (runs from the folder above; no content pin)")
+	}
+	if p.Runtime != nil {
+		fmt.Fprintf(w, "\n!! FULL TRUST runtime: %s %s\n", p.Runtime.Command, strings.Join(p.Runtime.Args, " "))
+		if p.Runtime.Warning != "" {
+			fmt.Fprintf(w, "   %s\n", p.Runtime.Warning)
+		}
+	}
+	section(w, "skills", len(p.Skills), func() {
+		for _, s := range p.Skills {
+			fmt.Fprintf(w, "  %-32s %s\n", s.Invocation, s.Description)
+		}
+	})
+	section(w, "commands", len(p.Commands), func() {
+		for _, c := range p.Commands {
+			fmt.Fprintf(w, "  %-32s %s %s\n", c.Invocation, c.ArgumentHint, c.Description)
+		}
+	})
+	section(w, "agents", len(p.Agents), func() {
+		for _, a := range p.Agents {
+			fmt.Fprintf(w, "  %-32s %s\n", a.Invocation, a.Description)
+		}
+	})
+	section(w, "hooks", len(p.Hooks), func() {
+		for _, h := range p.Hooks {
+			what := h.Command
+			if h.ContextFile != "" {
+				what = "context " + h.ContextFile
+			}
+			fmt.Fprintf(w, "  %-16s %-12s %s\n", h.Event, dash(h.Matcher), what)
+		}
+	})
+	section(w, "mcp servers", len(p.MCPServers), func() {
+		for _, s := range p.MCPServers {
+			target := s.Command
+			if s.URL != "" {
+				target = s.URL
+			}
+			fmt.Fprintf(w, "  %-16s %-6s %s  (tools %s*, autoStart=%v)\n", s.Name, s.Transport, target, s.ToolPrefix, s.AutoStart)
+		}
+	})
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func section(w io.Writer, title string, n int, body func()) {
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s (%d):\n", title, n)
+	body()
+}

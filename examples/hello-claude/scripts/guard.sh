@@ -1,0 +1,3 @@
+#!/bin/sh
+# Allow every Bash call; a real guard would inspect .tool_input.command.
+exit 0

@@ -1,0 +1,304 @@
+package installer
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// Approval says how an install was approved (SPEC §9).
+type Approval struct {
+	DryRun bool
+	Yes    bool
+	PlanID string
+}
+
+// ErrNeedsApproval is returned when neither --dry-run nor --yes was given.
+var ErrNeedsApproval = errors.New("refusing to write without approval: rerun with --dry-run to see the plan, or --yes to install it (add --plan-id ID to install only the plan you reviewed)")
+
+// Install plans req and, when approved, applies the plan. It always returns
+// a response; the error is for callers that need the code.
+func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Response, error) {
+	if !ap.DryRun && !ap.Yes {
+		return nil, ErrNeedsApproval
+	}
+	p, err := in.Plan(ctx, req)
+	if err != nil {
+		return ErrorResponse(req.Source, err), err
+	}
+	if in.plans != nil {
+		if body, err := p.MarshalStored(); err == nil {
+			_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
+		}
+	}
+	resp := p.Response()
+	if ap.DryRun || !resp.OK {
+		return resp, responseErr(resp)
+	}
+	if ap.PlanID != "" && ap.PlanID != p.PlanID {
+		err := plugind.Errorf(plugind.CodeApprovalDenied, "the source no longer matches the approved plan: approved %s, now %s; review the new plan and approve it", ap.PlanID, p.PlanID)
+		resp.OK, resp.Status, resp.Error, resp.ErrorCode = false, StatusRefused, err.Error(), string(plugind.CodeApprovalDenied)
+		return resp, err
+	}
+	if err := in.apply(ctx, p); err != nil {
+		resp.OK, resp.Status = false, StatusFailed
+		if plugind.CodeOf(err) == plugind.CodeApprovalDenied {
+			resp.Status = StatusRefused
+		}
+		resp.Error, resp.ErrorCode = err.Error(), string(codeOr(err, plugind.CodePublicationFailed))
+		return resp, err
+	}
+	resp.Status, resp.Applied = StatusApplied, true
+	for i := range resp.Actions {
+		if resp.Actions[i].applicable() {
+			resp.Actions[i].Status = ActionInstalled
+		}
+	}
+	return resp, nil
+}
+
+func responseErr(r *Response) error {
+	if r.OK {
+		return nil
+	}
+	return &plugind.Error{Code: plugind.Code(r.ErrorCode), Msg: r.Error}
+}
+
+func codeOr(err error, def plugind.Code) plugind.Code {
+	if c := plugind.CodeOf(err); c != "" {
+		return c
+	}
+	return def
+}
+
+// staged is one action copied and verified under plugins/, waiting to be
+// published.
+type staged struct {
+	action *Action
+	dir    string // the staging dir, renamed to root on publication
+	root   string // where it will be published
+}
+
+// apply stages every action, re-checks each staged tree against its approved
+// digest, then publishes all of them with one registry write. Until that
+// rename, the old state is what the registry names; a failure before it
+// removes everything new.
+func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return err
+	}
+	// The plan was made without the lock; if someone installed or removed a
+	// plugin it touches since, the approval no longer describes the result.
+	for _, a := range p.Actions {
+		if !a.applicable() {
+			continue
+		}
+		_, exists := reg.Find(a.Name)
+		if exists != (a.Action == ActionReplace) {
+			return plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
+		}
+	}
+	if err := os.MkdirAll(in.home.PluginsDir(), 0o755); err != nil {
+		return plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
+	}
+	in.sweepOrphans()
+
+	in.stepHook("before-staging")
+	var stages []staged
+	defer func() {
+		if err != nil {
+			for _, s := range stages {
+				_ = os.RemoveAll(s.dir)
+			}
+		}
+	}()
+	for i := range p.Actions {
+		a := &p.Actions[i]
+		if !a.applicable() || a.Link {
+			continue
+		}
+		dir, err := in.stage(ctx, a)
+		if err != nil {
+			return err
+		}
+		stages = append(stages, staged{action: a, dir: dir})
+	}
+	in.stepHook("after-staging")
+	return in.publish(ctx, p, reg, stages)
+}
+
+// stage copies an action's approved tree into a fresh staging dir under
+// plugins/ and checks the copy against the approved digest.
+func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
+	tree, err := plugind.ScanTree(a.origin, in.budget)
+	if err != nil {
+		return "", fmt.Errorf("stage %s: %w", a.Name, err)
+	}
+	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
+	if err := plugind.CopyTree(ctx, tree, dir); err != nil {
+		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
+	}
+	got, _, err := plugind.TreeDigest(dir, in.budget)
+	if err == nil && got != a.ContentDigest {
+		err = plugind.Errorf(plugind.CodeDigestMismatch, "%s changed after it was approved: approved %s, copied %s", a.Name, a.ContentDigest, got)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	return dir, nil
+}
+
+// publish moves staged copies to their roots and writes the registry once.
+// A replaced plugin's new copy goes to a fresh sibling root, so the registry
+// rename is the single commit point: before it the old root is untouched and
+// named; after it the new root is.
+func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages []staged) (err error) {
+	next := reg.clone()
+	var published []string // new roots, removed again if the registry write fails
+	var retired []string   // old roots, removed once the registry names the new ones
+	defer func() {
+		if err != nil {
+			for _, root := range published {
+				_ = os.RemoveAll(root)
+			}
+		}
+	}()
+	byName := map[string]string{}
+	for _, s := range stages {
+		old, _ := reg.Find(s.action.Name)
+		root, err := in.freeRoot(s.action, reg)
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(s.dir, root); err != nil {
+			return plugind.Errorf(plugind.CodePublicationFailed, "publish %s: %w", s.action.Name, err)
+		}
+		published = append(published, root)
+		byName[s.action.Name] = root
+		if old != nil && !old.Link && old.Root != root {
+			retired = append(retired, old.Root)
+		}
+	}
+	plugind.SyncDir(in.home.PluginsDir())
+	in.stepHook("after-swap")
+
+	now := in.now().UTC()
+	for i := range p.Actions {
+		a := &p.Actions[i]
+		if !a.applicable() {
+			continue
+		}
+		e := Entry{
+			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
+			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
+			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
+			Link: a.Link, Marketplace: a.Marketplace,
+		}
+		if old, ok := reg.Find(a.Name); ok {
+			e.Enabled = old.Enabled
+		}
+		if a.Link {
+			e.Root = a.origin
+		} else {
+			e.Root = byName[a.Name]
+		}
+		a.Root = e.Root
+		next.Put(e)
+	}
+	if err := ctx.Err(); err != nil {
+		return plugind.Errorf(plugind.CodePublicationFailed, "publication cancelled before the registry was written: %w", err)
+	}
+	if err := next.Save(in.home.RegistryPath()); err != nil {
+		return err
+	}
+	in.stepHook("after-registry")
+	for _, root := range retired {
+		in.discard(root)
+	}
+	return nil
+}
+
+// freeRoot picks where a staged copy is published: the canonical
+// plugins/<name> when it is free, else a fresh sibling. A folder that is in
+// the way but not registered is an orphan of an earlier crash: it is moved
+// out of the way, never adopted.
+func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
+	canonical := in.home.PluginRoot(a.Name)
+	candidates := []string{canonical, canonical + "@" + shortDigest(a.ContentDigest)}
+	for _, root := range candidates {
+		if reg.usesRoot(root) {
+			continue
+		}
+		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+			return root, nil
+		}
+		in.discard(root)
+		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+			return root, nil
+		}
+	}
+	return "", plugind.Errorf(plugind.CodePublicationFailed, "publish %s: no free root under %s", a.Name, in.home.PluginsDir())
+}
+
+func shortDigest(d string) string {
+	d = strings.TrimPrefix(d, "sha256:")
+	if len(d) > 12 {
+		d = d[:12]
+	}
+	if d == "" {
+		d = randomSuffix()
+	}
+	return d
+}
+
+const (
+	stagingPrefix = ".staging-"
+	trashPrefix   = ".trash-"
+)
+
+// discard renames a directory into the trash (one atomic step, so it stops
+// being visible at its path at once) and then deletes it.
+func (in *Installer) discard(dir string) {
+	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+randomSuffix())
+	if err := os.Rename(dir, trash); err != nil {
+		_ = os.RemoveAll(dir)
+		return
+	}
+	_ = os.RemoveAll(trash)
+}
+
+// sweepOrphans deletes staging and trash folders left by a process that died.
+// Only called under the home lock, when no other process is staging.
+func (in *Installer) sweepOrphans() {
+	ents, err := os.ReadDir(in.home.PluginsDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), stagingPrefix) || strings.HasPrefix(e.Name(), trashPrefix) {
+			_ = os.RemoveAll(filepath.Join(in.home.PluginsDir(), e.Name()))
+		}
+	}
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

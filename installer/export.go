@@ -1,0 +1,109 @@
+package installer
+
+import (
+	"archive/zip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
+)
+
+// ExportInfo describes an exported package.
+type ExportInfo struct {
+	Name        string   `json:"name"`
+	Files       int      `json:"files"`
+	Bytes       int64    `json:"bytes"`
+	RequiredEnv []string `json:"requiredEnv"`
+	Stripped    []string `json:"stripped"` // files whose credentials were replaced
+}
+
+// Export writes name's installed copy to w as a zip with the package at the
+// archive root, credentials stripped: literal env/header values become ${VAR}
+// references, listed in RequiredEnv for the person who installs it.
+func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*ExportInfo, error) {
+	if err := plugind.ValidateName(name); err != nil {
+		return nil, err
+	}
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	e, ok := reg.Find(name)
+	if !ok {
+		return nil, notInstalled(name)
+	}
+	pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", name, err)
+	}
+	tree, err := plugind.ScanTree(e.Root, in.budget)
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", name, err)
+	}
+	strip := map[string]bool{}
+	for _, p := range manifest.CredentialFiles(pkg) {
+		strip[p] = true
+	}
+	info := &ExportInfo{Name: name, RequiredEnv: []string{}, Stripped: []string{}}
+	env := map[string]bool{}
+	zw := zip.NewWriter(w)
+	for _, f := range tree.Files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr := &zip.FileHeader{Name: f.Path, Method: zip.Deflate}
+		hdr.SetMode(0o644)
+		if f.Executable {
+			hdr.SetMode(0o755)
+		}
+		fw, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return nil, err
+		}
+		n, err := in.exportFile(f, strip[f.Path], fw, info, env)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %s: %w", name, f.Path, err)
+		}
+		info.Files++
+		info.Bytes += n
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	for k := range env {
+		info.RequiredEnv = append(info.RequiredEnv, k)
+	}
+	sort.Strings(info.RequiredEnv)
+	return info, nil
+}
+
+func (in *Installer) exportFile(f plugind.File, strip bool, w io.Writer, info *ExportInfo, env map[string]bool) (int64, error) {
+	if !strip {
+		src, err := os.Open(f.Source)
+		if err != nil {
+			return 0, err
+		}
+		defer src.Close()
+		return io.Copy(w, src)
+	}
+	data, err := os.ReadFile(f.Source)
+	if err != nil {
+		return 0, err
+	}
+	out, vars, changed, err := manifest.StripCredentials(f.Path, data)
+	if err != nil {
+		return 0, err
+	}
+	if changed {
+		info.Stripped = append(info.Stripped, f.Path)
+	}
+	for _, v := range vars {
+		env[v] = true
+	}
+	n, err := w.Write(out)
+	return int64(n), err
+}

@@ -1,0 +1,63 @@
+package installer
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver"
+)
+
+// Installer is the backend shared by the CLI and the daemon.
+type Installer struct {
+	home     Home
+	sources  resolver.Resolver
+	budget   plugind.Budget
+	now      func() time.Time
+	log      *slog.Logger
+	stepHook func(step string)
+	plans    PlanStore
+}
+
+// PlanStore keeps plans by planId so a daemon restart between plan and
+// install loses nothing. The cache implements it.
+type PlanStore interface {
+	PutPlan(ctx context.Context, planID string, body []byte, digests []string) error
+	GetPlan(ctx context.Context, planID string) ([]byte, bool, error)
+}
+
+// Config configures an Installer.
+type Config struct {
+	Home    Home
+	Sources resolver.Resolver
+	Budget  plugind.Budget
+	Now     func() time.Time
+	Log     *slog.Logger
+	Plans   PlanStore // optional
+	// StepHook is called at each named step of apply and publication
+	// ("before-staging", "after-staging", "after-swap", "after-registry").
+	// It exists for the crash-safety tests, which kill the process there.
+	StepHook func(step string)
+}
+
+// New returns an Installer.
+func New(cfg Config) *Installer {
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans}
+	if in.budget == (plugind.Budget{}) {
+		in.budget = plugind.DefaultBudget
+	}
+	if in.now == nil {
+		in.now = time.Now
+	}
+	if in.log == nil {
+		in.log = slog.New(slog.DiscardHandler)
+	}
+	if in.stepHook == nil {
+		in.stepHook = func(string) {}
+	}
+	return in
+}
+
+// Home returns the home this installer manages.
+func (in *Installer) Home() Home { return in.home }

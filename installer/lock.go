@@ -1,0 +1,28 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// lockHome takes the inter-process mutation lock on the home, so the daemon
+// and any number of CLI processes publish one at a time. Reads never take it:
+// the registry is only ever replaced by an atomic rename.
+func (in *Installer) lockHome(ctx context.Context) (unlock func(), err error) {
+	if err := os.MkdirAll(in.home.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create home %s: %w", in.home.Dir, err)
+	}
+	fl := flock.New(in.home.LockPath())
+	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", in.home.LockPath(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("lock %s: not acquired", in.home.LockPath())
+	}
+	return func() { _ = fl.Unlock() }, nil
+}

@@ -1,0 +1,194 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
+)
+
+// PluginInfo is an installed plugin as list, show and GET /plugins report
+// it: the registry entry, what the installed copy contributes, and whether
+// that copy is still what was installed.
+type PluginInfo struct {
+	Entry
+	Compatibility string               `json:"compatibility,omitempty"`
+	Skills        []manifest.Skill     `json:"skills"`
+	Commands      []manifest.Command   `json:"commands"`
+	Agents        []manifest.Agent     `json:"agents"`
+	Hooks         []manifest.Hook      `json:"hooks"`
+	MCPServers    []manifest.MCPServer `json:"mcpServers"`
+	Runtime       *manifest.Runtime    `json:"runtime"`
+	Warnings      []string             `json:"warnings"`
+	// Problems are why the root is excluded from loading; empty when healthy.
+	Problems []string `json:"problems"`
+	Loaded   bool     `json:"loaded"`
+}
+
+// List reads the registry and checks every registered root. A broken root
+// does not fail the list: its plugin is reported excluded with a repair
+// warning.
+func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PluginInfo, 0, len(reg.Plugins))
+	for _, e := range reg.Plugins {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, in.inspect(e))
+	}
+	return out, nil
+}
+
+// Show reports one installed plugin.
+func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error) {
+	if err := plugind.ValidateName(name); err != nil {
+		return nil, err
+	}
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	e, ok := reg.Find(name)
+	if !ok {
+		return nil, notInstalled(name)
+	}
+	info := in.inspect(*e)
+	return &info, nil
+}
+
+func (in *Installer) inspect(e Entry) PluginInfo {
+	info := PluginInfo{
+		Entry: e, Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
+		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{}, Problems: []string{},
+	}
+	info.Problems = in.checkRoot(e)
+	if pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: e.Name}); err != nil {
+		if len(info.Problems) == 0 {
+			info.Problems = append(info.Problems, "manifest: "+err.Error())
+		}
+	} else {
+		info.Compatibility = string(pkg.Compatibility)
+		info.Skills, info.Commands, info.Agents = nonNil(pkg.Skills), nonNil(pkg.Commands), nonNil(pkg.Agents)
+		info.Hooks, info.MCPServers, info.Runtime = nonNil(pkg.Hooks), nonNil(pkg.MCPServers), pkg.Runtime
+		info.Warnings = append(info.Warnings, pkg.Warnings...)
+	}
+	if len(info.Problems) > 0 {
+		info.Status = "excluded"
+		info.StatusReason = info.Problems[0]
+		info.Warnings = append(info.Warnings, fmt.Sprintf("%s is excluded from loading: %s; run `reasonix plugin doctor %s`, then reinstall it with --replace", e.Name, info.Problems[0], e.Name))
+	}
+	info.Loaded = len(info.Problems) == 0 && e.Enabled
+	return info
+}
+
+// checkRoot says what is wrong with a registered root: missing, not a
+// folder, or (for copies) content that no longer matches its digest.
+func (in *Installer) checkRoot(e Entry) []string {
+	st, err := os.Stat(e.Root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return []string{fmt.Sprintf("root %s is missing", e.Root)}
+	case err != nil:
+		return []string{fmt.Sprintf("root %s is unreadable: %v", e.Root, err)}
+	case !st.IsDir():
+		return []string{fmt.Sprintf("root %s is not a folder", e.Root)}
+	}
+	if e.Link || e.ContentDigest == "" {
+		return nil
+	}
+	got, _, err := plugind.TreeDigest(e.Root, in.budget)
+	if err != nil {
+		return []string{fmt.Sprintf("root %s cannot be verified: %v", e.Root, err)}
+	}
+	if got != e.ContentDigest {
+		return []string{fmt.Sprintf("content digest differs: installed %s, now %s (files were edited, added or removed by hand)", e.ContentDigest, got)}
+	}
+	return nil
+}
+
+// Doctor reports everything wrong with one installed plugin; an empty
+// report means healthy.
+func (in *Installer) Doctor(ctx context.Context, name string) (*PluginInfo, error) {
+	return in.Show(ctx, name)
+}
+
+// SetEnabled enables or disables an installed plugin.
+func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) (*Entry, error) {
+	if err := plugind.ValidateName(name); err != nil {
+		return nil, err
+	}
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	e, ok := reg.Find(name)
+	if !ok {
+		return nil, notInstalled(name)
+	}
+	if e.Enabled != enabled {
+		e.Enabled = enabled
+		if err := reg.Save(in.home.RegistryPath()); err != nil {
+			return nil, err
+		}
+	}
+	out := *e
+	return &out, nil
+}
+
+// Remove uninstalls name: the registry entry goes first (the commit point),
+// then the copied root. A linked plugin's folder is the user's and stays.
+func (in *Installer) Remove(ctx context.Context, name string) (*Response, error) {
+	fail := func(err error) (*Response, error) {
+		r := ErrorResponse(name, err)
+		return r, err
+	}
+	if err := plugind.ValidateName(name); err != nil {
+		return fail(err)
+	}
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return fail(err)
+	}
+	e, ok := reg.Find(name)
+	if !ok {
+		return fail(notInstalled(name))
+	}
+	old := *e
+	reg.Delete(name)
+	if err := reg.Save(in.home.RegistryPath()); err != nil {
+		return fail(err)
+	}
+	if !old.Link {
+		in.discard(old.Root)
+	}
+	return &Response{
+		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source,
+		Resolved: &Resolved{Kind: "installed", Commit: old.Commit},
+		Actions: []Action{{
+			Name: old.Name, Action: "remove", Status: StatusRemoved, Source: old.Source,
+			Commit: old.Commit, ContentDigest: old.ContentDigest, Root: old.Root,
+			ManifestKind: old.ManifestKind, Version: old.Version, Link: old.Link,
+			Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
+			Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{},
+		}},
+		Warnings: []string{},
+	}, nil
+}

@@ -1,0 +1,298 @@
+package installer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/resolver"
+)
+
+// Request is an install (or plan) request from the CLI or the API.
+type Request struct {
+	Source        string `json:"source"`
+	Name          string `json:"name,omitempty"`
+	Replace       bool   `json:"replace,omitempty"`
+	Link          bool   `json:"link,omitempty"`
+	Offline       bool   `json:"offline,omitempty"`
+	AllowUnpinned bool   `json:"allowUnpinned,omitempty"`
+	PlanID        string `json:"planId,omitempty"`
+}
+
+// Plan is what an install would do. It is computed fresh for every install
+// and approved by its planId.
+type Plan struct {
+	Request       Request
+	PlanID        string
+	ContentDigest string
+	Source        string
+	Resolved      *Resolved
+	Actions       []Action
+	Warnings      []string
+	Snapshots     []string
+	// single is set when the source offers one plugin (not a marketplace):
+	// then that plugin's failure is the operation's failure.
+	single bool
+}
+
+// Plan resolves req's source and plans every plugin it offers. It writes
+// nothing outside the cache and the store.
+func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
+	if req.Name != "" {
+		if err := plugind.ValidateName(req.Name); err != nil {
+			return nil, err
+		}
+	}
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	f, err := in.sources.Resolve(ctx, resolver.Request{
+		Source: req.Source, Name: req.Name, Link: req.Link,
+		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned,
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{
+		Request:   req,
+		Source:    f.Source,
+		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir},
+		Warnings:  append([]string{}, f.Warnings...),
+		Snapshots: f.Snapshots,
+		single:    f.Kind != "marketplace",
+	}
+	for _, c := range f.Candidates {
+		a := in.planCandidate(ctx, req, c, p.single, reg)
+		if a.Status == ActionSkipped && a.Error != "" {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("skipped %s: %s", a.Name, a.Error))
+		}
+		p.Actions = append(p.Actions, a)
+	}
+	if err := checkDuplicateNames(p.Actions); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
+	p.ContentDigest = contentDigest(p.Actions)
+	p.PlanID = planID(p)
+	return p, nil
+}
+
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
+	a := Action{
+		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
+		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
+		Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
+		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{},
+	}
+	if c.Err != nil {
+		a.Action = ActionSkip
+		if c.Skip {
+			a.fail(ActionSkipped, c.Err)
+		} else {
+			a.fail(ActionBlocked, c.Err)
+		}
+		return a
+	}
+	override := ""
+	if single {
+		override = req.Name
+	}
+	pkg, err := manifest.Load(c.Dir, manifest.LoadOptions{Name: override})
+	if err != nil {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
+		return a
+	}
+	if a.Name == "" {
+		a.Name = pkg.Name
+	} else if pkg.Name != "" && pkg.Name != a.Name {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "marketplace entry %q holds a plugin whose manifest is named %q", a.Name, pkg.Name))
+		return a
+	}
+	a.ManifestKind = string(pkg.Kind)
+	a.Version, a.Description = pkg.Version, pkg.Description
+	a.Compatibility = string(pkg.Compatibility)
+	a.Skills, a.Commands, a.Agents = nonNil(pkg.Skills), nonNil(pkg.Commands), nonNil(pkg.Agents)
+	a.Hooks, a.MCPServers, a.Runtime = nonNil(pkg.Hooks), nonNil(pkg.MCPServers), pkg.Runtime
+	a.Warnings = append(a.Warnings, pkg.Warnings...)
+	a.Risk = risk(pkg)
+	if err := plugind.ValidateName(a.Name); err != nil {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, err)
+		return a
+	}
+	if pkg.Blocked {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
+		return a
+	}
+	if existing, ok := reg.Find(a.Name); ok {
+		if !req.Replace {
+			a.Action = ActionSkip
+			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); rerun with --replace to replace it", a.Name, existing.Source))
+			return a
+		}
+		a.Action = ActionReplace
+	}
+	if a.Link {
+		a.Root = c.Dir
+		a.Warnings = append(a.Warnings, "linked: the plugin runs from "+c.Dir+" and has no content pin; moving or deleting that folder breaks it")
+		return a
+	}
+	a.Root = in.home.PluginRoot(a.Name)
+	digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
+	if err != nil {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, err)
+		return a
+	}
+	a.ContentDigest = digest
+	_ = ctx
+	return a
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func checkDuplicateNames(actions []Action) error {
+	seen := map[string]bool{}
+	for _, a := range actions {
+		if a.Name == "" || a.Status != ActionReady {
+			continue
+		}
+		if seen[a.Name] {
+			return plugind.Errorf(plugind.CodeInvalidSource, "two plugins in this source are named %q", a.Name)
+		}
+		seen[a.Name] = true
+	}
+	return nil
+}
+
+// risk grades what a package can do: a runtime is full trust; hooks that run
+// commands and launchable MCP servers execute code; the rest is text.
+func risk(p *manifest.Package) string {
+	if p.Runtime != nil {
+		return "high"
+	}
+	for _, h := range p.Hooks {
+		if h.Command != "" {
+			return "medium"
+		}
+	}
+	if len(p.MCPServers) > 0 {
+		return "medium"
+	}
+	return "low"
+}
+
+var riskRank = map[string]int{"low": 0, "medium": 1, "high": 2}
+
+// contentDigest binds the plan to exact content: sha256 over each applicable
+// action's (name, source, commit, tree digest). A linked action has no
+// content pin, so neither has the plan.
+func contentDigest(actions []Action) string {
+	h := sha256.New()
+	n := 0
+	for _, a := range actions {
+		if !a.applicable() {
+			continue
+		}
+		if a.Link {
+			return ""
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\n", a.Name, a.Source, a.Commit, a.ContentDigest)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// planID hashes what the user approves: the options that change the result
+// and every action's identity and outcome. Nothing machine- or time-specific
+// (roots, cache ages, offline-ness) enters it, so the same inputs give the
+// same planId online or offline, anywhere.
+func planID(p *Plan) string {
+	type act struct {
+		Name, Action, Status, Source, Commit, Digest, Kind, Compat, Code, Risk string
+		Link                                                                   bool
+	}
+	body := struct {
+		Source        string
+		Name          string
+		Replace, Link bool
+		AllowUnpinned bool
+		Actions       []act
+	}{Source: p.Source, Name: p.Request.Name, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	top := "low"
+	for _, a := range p.Actions {
+		body.Actions = append(body.Actions, act{a.Name, a.Action, a.Status, a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, a.ErrorCode, a.Risk, a.Link})
+		if a.applicable() && riskRank[a.Risk] > riskRank[top] {
+			top = a.Risk
+		}
+	}
+	data, _ := json.Marshal(body)
+	sum := sha256.Sum256(data)
+	return top + ":sha256:" + hex.EncodeToString(sum[:16])
+}
+
+// Response renders p as the structured response.
+func (p *Plan) Response() *Response {
+	r := &Response{
+		OK: true, Status: StatusPlanned, PlanID: p.PlanID, ContentDigest: p.ContentDigest,
+		Source: p.Source, Resolved: p.Resolved, Actions: p.Actions, Warnings: nonNil(p.Warnings),
+	}
+	if r.Actions == nil {
+		r.Actions = []Action{}
+	}
+	if err := p.failure(); err != nil {
+		r.OK, r.Status = false, StatusRefused
+		r.Error, r.ErrorCode = err.Error(), string(plugind.CodeOf(err))
+	}
+	return r
+}
+
+// failure is the reason a plan cannot be applied at all: a single-plugin
+// source whose plugin is not ready, or a marketplace with nothing to do.
+func (p *Plan) failure() error {
+	ready := 0
+	for _, a := range p.Actions {
+		if a.applicable() {
+			ready++
+		}
+	}
+	if p.single || len(p.Actions) == 1 {
+		for _, a := range p.Actions {
+			if !a.applicable() {
+				return &plugind.Error{Code: plugind.Code(a.ErrorCode), Msg: a.Error}
+			}
+		}
+	}
+	if ready == 0 {
+		if len(p.Actions) == 0 {
+			return plugind.Errorf(plugind.CodeNotFound, "%s offers no plugins", p.Source)
+		}
+		return plugind.Errorf(plugind.CodeBlocked, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
+	}
+	return nil
+}
+
+// MarshalStored is the form a plan is kept in by planId.
+func (p *Plan) MarshalStored() ([]byte, error) {
+	return json.Marshal(struct {
+		Request  Request   `json:"request"`
+		Response *Response `json:"response"`
+	}{p.Request, p.Response()})
+}

@@ -1,0 +1,142 @@
+package installer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"reasonix.io/plugind"
+)
+
+// Entry is one installed plugin in plugin-packages.json (SPEC §9).
+type Entry struct {
+	Name          string    `json:"name"`
+	Source        string    `json:"source"`
+	Root          string    `json:"root"`
+	Version       string    `json:"version,omitempty"`
+	Description   string    `json:"description,omitempty"`
+	ManifestKind  string    `json:"manifestKind"`
+	Enabled       bool      `json:"enabled"`
+	Commit        string    `json:"commit,omitempty"`
+	ContentDigest string    `json:"contentDigest,omitempty"`
+	InstalledAt   time.Time `json:"installedAt"`
+	Status        string    `json:"status"`
+	StatusReason  string    `json:"statusReason,omitempty"`
+	// Link marks a --link install: Root is the user's own directory, which
+	// is never copied, deleted or digest-checked.
+	Link bool `json:"link,omitempty"`
+	// Marketplace is the marketplace source an entry was planned from.
+	Marketplace string `json:"marketplace,omitempty"`
+}
+
+// Registry is the whole of plugin-packages.json, the only authority on what
+// is installed.
+type Registry struct {
+	Version int     `json:"version"`
+	Plugins []Entry `json:"plugins"`
+}
+
+const registryVersion = 1
+
+// LoadRegistry reads the registry. A missing file is an empty registry; a
+// corrupt one fails closed with registry.unreadable and is never rewritten.
+func LoadRegistry(path string) (*Registry, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Registry{Version: registryVersion}, nil
+	}
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read registry %s: %w", path, err)
+	}
+	var r Registry
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s is corrupt (%v); it was left untouched, repair or move it aside", path, err)
+	}
+	if r.Version != registryVersion {
+		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s has version %d; this reasonix reads version %d", path, r.Version, registryVersion)
+	}
+	seen := map[string]bool{}
+	for _, e := range r.Plugins {
+		if err := plugind.ValidateName(e.Name); err != nil {
+			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s: %v", path, err)
+		}
+		if seen[e.Name] {
+			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s lists %q twice", path, e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return &r, nil
+}
+
+// Save publishes the registry: a synced temporary file in the same folder,
+// then a strict rename. A rename that fails (EXDEV from a filter driver, a
+// lock) fails closed; the old registry is never truncated or copied over.
+func (r *Registry) Save(path string) error {
+	sort.Slice(r.Plugins, func(i, j int) bool { return r.Plugins[i].Name < r.Plugins[j].Name })
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+		return plugind.Errorf(plugind.CodePublicationFailed, "publish registry %s: %w", path, err)
+	}
+	return nil
+}
+
+// Find returns the entry named name.
+func (r *Registry) Find(name string) (*Entry, bool) {
+	for i := range r.Plugins {
+		if r.Plugins[i].Name == name {
+			return &r.Plugins[i], true
+		}
+	}
+	return nil, false
+}
+
+// Put adds or replaces e.
+func (r *Registry) Put(e Entry) {
+	if old, ok := r.Find(e.Name); ok {
+		*old = e
+		return
+	}
+	r.Plugins = append(r.Plugins, e)
+}
+
+// Delete removes name and reports whether it was there.
+func (r *Registry) Delete(name string) bool {
+	for i := range r.Plugins {
+		if r.Plugins[i].Name == name {
+			r.Plugins = append(r.Plugins[:i], r.Plugins[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Registry) clone() *Registry {
+	c := &Registry{Version: r.Version, Plugins: make([]Entry, len(r.Plugins))}
+	copy(c.Plugins, r.Plugins)
+	return c
+}
+
+func notInstalled(name string) error {
+	return plugind.Errorf(plugind.CodeNotFound, "plugin %q is not installed", name)
+}
+
+func (r *Registry) usesRoot(root string) bool {
+	for _, e := range r.Plugins {
+		if e.Root == root {
+			return true
+		}
+	}
+	return false
+}

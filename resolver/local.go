@@ -1,0 +1,108 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/tarball"
+)
+
+// isLocal reports whether src names something on this machine rather than a
+// remote source. Remote forms always carry a scheme.
+func isLocal(src string) bool {
+	if strings.HasPrefix(src, "git:") || strings.Contains(src, "://") {
+		return false
+	}
+	return true
+}
+
+func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, error) {
+	abs, err := filepath.Abs(req.Source)
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q: %w", req.Source, err)
+	}
+	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory (sources are a local folder, a .zip, git:github.com/OWNER/REPO or https://github.com/OWNER/REPO[/tree/REF/PATH])", req.Source)
+	}
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", req.Source, err)
+	}
+	switch {
+	case info.IsDir():
+		return s.resolveDir(ctx, req, abs)
+	case info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(abs), ".zip"):
+		return s.resolveZip(ctx, req, abs)
+	default:
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a folder nor a .zip archive", req.Source)
+	}
+}
+
+func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
+	f := &Fetched{Source: dir, Kind: "local"}
+	if _, _, err := manifest.Detect(dir); err != nil {
+		if manifest.HasMarketplace(dir) {
+			return s.resolveLocalMarketplace(ctx, req, dir)
+		}
+		return nil, err
+	}
+	f.Candidates = []Candidate{{Source: dir, Dir: dir, Link: req.Link}}
+	return f, nil
+}
+
+// resolveZip extracts an archive (such as one made by export) into the store
+// and offers the snapshot. A zip is content, not a place: it cannot be linked.
+func (s *Sources) resolveZip(ctx context.Context, req Request, zipPath string) (*Fetched, error) {
+	if req.Link {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is a zip archive: --link needs a folder", zipPath)
+	}
+	st, err := s.store.Stage()
+	if err != nil {
+		return nil, err
+	}
+	dest := st.Path("tree")
+	if _, err := tarball.ExtractZipFile(ctx, zipPath, dest, tarball.Options{Budget: s.budget}); err != nil {
+		_ = st.Discard()
+		return nil, fmt.Errorf("extract %s: %w", zipPath, err)
+	}
+	digest, err := s.store.CommitDir(ctx, st, dest)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", zipPath, err)
+	}
+	root, err := s.store.Path(digest)
+	if err != nil {
+		return nil, err
+	}
+	// Export writes the package at the archive root; accept one wrapping
+	// folder too, as zips made by hand often have.
+	dir := root
+	if _, _, err := manifest.Detect(root); err != nil {
+		if only, ok := singleChildDir(root); ok {
+			if _, _, err2 := manifest.Detect(only); err2 == nil {
+				dir = only
+			}
+		}
+	}
+	if _, _, err := manifest.Detect(dir); err != nil {
+		return nil, fmt.Errorf("zip %s: %w", zipPath, err)
+	}
+	return &Fetched{
+		Source: zipPath, Kind: "zip", Snapshots: []string{digest},
+		Candidates: []Candidate{{Source: zipPath, Dir: dir}},
+	}, nil
+}
+
+func singleChildDir(dir string) (string, bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 || !ents[0].IsDir() {
+		return "", false
+	}
+	return filepath.Join(dir, ents[0].Name()), true
+}

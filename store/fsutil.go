@@ -1,0 +1,105 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// removeTree deletes a tree that may contain read-only directories (a
+// snapshot, or a staging tree after makeReadOnly). Files need no write bit
+// to be unlinked; their directories do.
+func removeTree(root string) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			// An unreadable directory: make it writable and readable, then
+			// let RemoveAll below try.
+			_ = os.Chmod(p, 0o755)
+			return nil
+		}
+		if d.IsDir() {
+			// Before WalkDir reads it, so a 0555 (or worse) dir is opened.
+			return os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.RemoveAll(root)
+}
+
+// makeReadOnly strips every write bit below root (not root itself: moving
+// a directory to a new parent needs write permission on it, for its ".."),
+// keeping the executable bit of files.
+func makeReadOnly(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == root {
+			return nil
+		}
+		if d.IsDir() {
+			return os.Chmod(p, 0o555)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o444)
+		if info.Mode()&0o111 != 0 {
+			mode = 0o555
+		}
+		return os.Chmod(p, mode)
+	})
+}
+
+// copyReplace replaces dst (a symlink) by a regular copy of src, through a
+// temporary file so dst is never missing or partial.
+func copyReplace(src, dst string, executable bool) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".materialize-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := io.Copy(tmp, in); err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o644)
+	if executable {
+		mode = 0o755
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}

@@ -1,0 +1,149 @@
+// Package store is the content-addressed snapshot store of SPEC §8: every
+// fetched tree is materialized once, read-only, under
+// snapshots/<64 hex of its tree digest>/, so identical content is stored
+// once however many sources lead to it.
+//
+// Layout of the store directory:
+//
+//	snapshots/<hex>/   committed snapshots (read-only)
+//	staging/st-*/      trees being written; Staging.Dir lives inside one
+//	locks/<hex>.lock   per-digest inter-process locks
+//	trash/             snapshots being deleted
+//
+// A snapshot appears in snapshots/ only by one rename of a complete, synced
+// tree, and leaves it by one rename into trash/, so readers never see a
+// partial snapshot.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"reasonix.io/plugind"
+)
+
+// DefaultCapBytes is the default total size cap of the store (SPEC §8).
+const DefaultCapBytes int64 = 2 << 30
+
+const digestPrefix = "sha256:"
+
+// Options configure a Store. Zero values take the defaults.
+type Options struct {
+	CapBytes int64          // total cap used by GC; default DefaultCapBytes
+	Budget   plugind.Budget // per snapshot; default plugind.DefaultBudget
+}
+
+// Store is a snapshot store rooted at one directory. It is safe for
+// concurrent use by goroutines and by several processes sharing the
+// directory.
+type Store struct {
+	dir       string
+	snapshots string
+	staging   string
+	locks     string
+	trash     string
+	capBytes  int64
+	budget    plugind.Budget
+}
+
+// Open opens the store in dir, creating its layout if needed.
+func Open(dir string, opts Options) (*Store, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	s := &Store{
+		dir:       abs,
+		snapshots: filepath.Join(abs, "snapshots"),
+		staging:   filepath.Join(abs, "staging"),
+		locks:     filepath.Join(abs, "locks"),
+		trash:     filepath.Join(abs, "trash"),
+		capBytes:  opts.CapBytes,
+		budget:    opts.Budget,
+	}
+	if s.capBytes <= 0 {
+		s.capBytes = DefaultCapBytes
+	}
+	if s.budget == (plugind.Budget{}) {
+		s.budget = plugind.DefaultBudget
+	}
+	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("open store %s: %w", abs, err)
+		}
+	}
+	return s, nil
+}
+
+// Dir returns the store's absolute root directory.
+func (s *Store) Dir() string { return s.dir }
+
+// ValidateDigest checks that d is a tree digest as SPEC §9 writes it:
+// "sha256:" and 64 lowercase hex digits. It runs before any path is built
+// from a digest, so a digest can never name anything outside snapshots/.
+func ValidateDigest(d string) error {
+	if len(d) != len(digestPrefix)+64 || d[:len(digestPrefix)] != digestPrefix || !isLowerHex(d[len(digestPrefix):]) {
+		return plugind.Errorf(plugind.CodeInvalidSource, "invalid snapshot digest %q: want \"sha256:\" followed by 64 lowercase hex digits", d)
+	}
+	return nil
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// hexOf returns the 64-hex part of a validated digest.
+func hexOf(d string) string { return d[len(digestPrefix):] }
+
+// Path returns the absolute path of snapshot digest. A digest that is well
+// formed but not stored gives a plugind.CodeNotFound error naming it.
+func (s *Store) Path(digest string) (string, error) {
+	if err := ValidateDigest(digest); err != nil {
+		return "", err
+	}
+	p := filepath.Join(s.snapshots, hexOf(digest))
+	info, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", plugind.Errorf(plugind.CodeNotFound, "snapshot %s is not in the store", digest)
+	case err != nil:
+		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "snapshot %s: %w", digest, err)
+	case !info.IsDir():
+		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "snapshot %s: %s is not a directory", digest, p)
+	}
+	return p, nil
+}
+
+// Has reports whether snapshot digest is stored.
+func (s *Store) Has(digest string) bool {
+	_, err := s.Path(digest)
+	return err == nil
+}
+
+// lockDigest takes the inter-process lock of one digest. flock(2) locks
+// belong to an open file description, so two goroutines of one process
+// exclude each other as two processes do.
+func (s *Store) lockDigest(ctx context.Context, hex string) (*flock.Flock, error) {
+	l := flock.New(filepath.Join(s.locks, hex+".lock"))
+	ok, err := l.TryLockContext(ctx, 10*time.Millisecond)
+	if err != nil {
+		return nil, fmt.Errorf("lock snapshot %s: %w", hex, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("lock snapshot %s: not acquired", hex)
+	}
+	return l, nil
+}

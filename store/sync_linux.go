@@ -1,0 +1,25 @@
+//go:build linux
+
+package store
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// syncTree makes everything under root durable. One syncfs(2) flushes the
+// whole filesystem, far cheaper than an fsync per file of a large tree; if
+// the kernel refuses it, fall back to fsyncing each entry.
+func syncTree(root string) error {
+	f, err := os.Open(root)
+	if err != nil {
+		return err
+	}
+	err = unix.Syncfs(int(f.Fd()))
+	f.Close()
+	if err == nil {
+		return nil
+	}
+	return syncEach(root)
+}
