@@ -37,14 +37,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	switch {
-	case e.Msg == "" && e.Err != nil:
-		return e.Err.Error()
-	case e.Err != nil:
-		return e.Msg + ": " + e.Err.Error()
-	default:
+	// Msg, when set, already reads in full (Errorf formats the cause into
+	// it); Err is kept only so errors.Is/As can see through.
+	if e.Msg != "" || e.Err == nil {
 		return e.Msg
 	}
+	return e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,310 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// Read limits: a package is bounded by its copy budget, but nothing here
+// should read a whole stray file to learn a description.
+const (
+	maxJSONBytes        = 4 << 20
+	maxMarkdownBytes    = 1 << 20
+	maxDiscoveredPerDir = 5000
+)
+
+// builder accumulates one package's inventory.
+type builder struct {
+	t   *tree
+	pkg *Package
+	// skipped counts declared things that did not map; with mapped items
+	// it decides full versus partial.
+	skipped int
+	once    map[string]bool // warnings that must be given once
+	skills  map[string]string
+	cmds    map[string]string
+	agents  map[string]string
+	files   map[string]bool
+}
+
+func newBuilder(t *tree, pkg *Package) *builder {
+	return &builder{
+		t: t, pkg: pkg,
+		once: map[string]bool{}, skills: map[string]string{}, cmds: map[string]string{},
+		agents: map[string]string{}, files: map[string]bool{},
+	}
+}
+
+func (b *builder) warn(format string, args ...any) {
+	b.pkg.Warnings = append(b.pkg.Warnings, fmt.Sprintf(format, args...))
+}
+
+// skip records a declared thing that was not mapped.
+func (b *builder) skip(format string, args ...any) {
+	b.skipped++
+	b.warn(format, args...)
+}
+
+// skipOnce records a gap that is reported once per key (e.g. per hooks file).
+func (b *builder) skipOnce(key, format string, args ...any) {
+	if b.once[key] {
+		return
+	}
+	b.once[key] = true
+	b.skip(format, args...)
+}
+
+func (b *builder) configFile(rel string) {
+	if !b.files[rel] {
+		b.files[rel] = true
+		b.pkg.configFiles = append(b.pkg.configFiles, rel)
+	}
+}
+
+func (b *builder) mapped() int {
+	p := b.pkg
+	return len(p.Skills) + len(p.Commands) + len(p.Agents) + len(p.Hooks) + len(p.MCPServers)
+}
+
+// itemName checks a skill, command or agent name taken from a file name:
+// it becomes part of /<plugin>:<name>, so it follows the plugin-name rules.
+func itemName(name string) error {
+	for _, seg := range strings.Split(name, ":") {
+		if err := plugind.ValidateName(seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skillRoot maps a skills path: a directory holding SKILL.md is one skill,
+// otherwise each child directory holding SKILL.md is. rel is clean and
+// already checked; real is its resolved location.
+func (b *builder) skillRoot(rel, real, declaredIn string) {
+	if info, err := os.Stat(real); err == nil && info.Mode().IsRegular() {
+		if path.Base(rel) != "SKILL.md" || rel == "SKILL.md" {
+			b.skip("%s: skills path %s is a file, not a skill directory; skipped", declaredIn, rel)
+			return
+		}
+		b.addSkill(path.Base(path.Dir(rel)), path.Dir(rel))
+		return
+	}
+	if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+		name := path.Base(rel)
+		if rel == "." {
+			name = b.pkg.Name
+		}
+		b.addSkill(name, rel)
+		return
+	}
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		b.skip("%s: cannot read skills directory %s: %v", declaredIn, rel, err)
+		return
+	}
+	found := 0
+	for _, e := range entries {
+		child := path.Join(rel, e.Name())
+		if _, _, err := b.t.resolve(child); errors.Is(err, errEscapes) {
+			b.skip("%s: %s leaves the package root; skipped", rel, child)
+			continue
+		}
+		if !b.t.isDir(child) {
+			continue
+		}
+		if ok, _ := b.t.regularFile(path.Join(child, "SKILL.md")); !ok {
+			continue
+		}
+		if found++; found > maxDiscoveredPerDir {
+			b.skip("%s: more than %d skills; the rest are skipped", rel, maxDiscoveredPerDir)
+			return
+		}
+		b.addSkill(e.Name(), child)
+	}
+	if found == 0 && declaredIn != "" {
+		b.skip("%s: skills path %s holds no SKILL.md; nothing mapped", declaredIn, rel)
+	}
+}
+
+func (b *builder) addSkill(name, dir string) {
+	if prev, dup := b.skills[name]; dup {
+		if prev != dir {
+			b.skip("skill %q at %s duplicates the one at %s; skipped", name, dir, prev)
+		}
+		return
+	}
+	if err := itemName(name); err != nil {
+		b.skip("skill at %s skipped: %v", dir, err)
+		return
+	}
+	b.skills[name] = dir
+	file := path.Join(dir, "SKILL.md")
+	fm := b.frontMatter(file)
+	b.pkg.Skills = append(b.pkg.Skills, Skill{
+		Name:         name,
+		Invocation:   "/" + b.pkg.Name + ":" + name,
+		Description:  fm.str("description"),
+		Path:         dir,
+		AllowedTools: fm.tools("allowed-tools", "allowedTools", "allowed_tools"),
+	})
+}
+
+// frontMatter reads a markdown file's header; problems become warnings.
+func (b *builder) frontMatter(rel string) *frontMatter {
+	data, err := b.t.readFile(rel, maxMarkdownBytes)
+	if err != nil {
+		b.warn("%s: cannot read front matter: %v", rel, err)
+		fm, _ := parseFrontMatter(nil)
+		return fm
+	}
+	fm, problem := parseFrontMatter(data)
+	if problem != "" {
+		b.warn("%s: %s", rel, problem)
+	}
+	return fm
+}
+
+// mdFiles lists the .md files a commands or agents path names: the file
+// itself, or every .md below the directory (nested names joined with ':').
+func (b *builder) mdFiles(rel, real, declaredIn, what string) []mdFile {
+	info, err := os.Stat(real)
+	if err != nil {
+		b.skip("%s: cannot read %s path %s: %v", declaredIn, what, rel, err)
+		return nil
+	}
+	if !info.IsDir() {
+		if !strings.HasSuffix(strings.ToLower(rel), ".md") {
+			b.skip("%s: %s path %s is not a .md file; skipped", declaredIn, what, rel)
+			return nil
+		}
+		return []mdFile{{name: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), rel: rel}}
+	}
+	var out []mdFile
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != real && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.EqualFold(filepath.Ext(d.Name()), ".md") {
+			return nil
+		}
+		sub, err := filepath.Rel(real, p)
+		if err != nil {
+			return err
+		}
+		sub = filepath.ToSlash(sub)
+		fileRel := path.Join(rel, sub)
+		if d.Type()&fs.ModeSymlink != 0 {
+			if ok, err := b.t.regularFile(fileRel); !ok || err != nil {
+				b.skip("%s: %s is a symlink that does not stay inside the package; skipped", what, fileRel)
+				return nil
+			}
+		}
+		if len(out) >= maxDiscoveredPerDir {
+			return errTooMany
+		}
+		out = append(out, mdFile{name: strings.ReplaceAll(strings.TrimSuffix(sub, filepath.Ext(sub)), "/", ":"), rel: fileRel})
+		return nil
+	})
+	if errors.Is(err, errTooMany) {
+		b.skip("%s: more than %d %s files; the rest are skipped", rel, maxDiscoveredPerDir, what)
+	} else if err != nil {
+		b.skip("%s: cannot read %s directory %s: %v", declaredIn, what, rel, err)
+	}
+	if len(out) == 0 && declaredIn != "" && err == nil {
+		b.skip("%s: %s path %s holds no .md files; nothing mapped", declaredIn, what, rel)
+	}
+	return out
+}
+
+var errTooMany = errors.New("too many files")
+
+type mdFile struct{ name, rel string }
+
+func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
+	if prev, dup := b.cmds[f.name]; dup {
+		if prev != f.rel {
+			b.skip("command %q at %s duplicates the one at %s; skipped", f.name, f.rel, prev)
+		}
+		return
+	}
+	if err := itemName(f.name); err != nil {
+		b.skip("command at %s skipped: %v", f.rel, err)
+		return
+	}
+	b.cmds[f.name] = f.rel
+	fm := b.frontMatter(f.rel)
+	c := Command{
+		Name:         f.name,
+		Invocation:   "/" + b.pkg.Name + ":" + f.name,
+		Description:  fm.str("description"),
+		ArgumentHint: fm.hint("argument-hint"),
+		Path:         f.rel,
+	}
+	if descOverride != "" {
+		c.Description = descOverride
+	}
+	if hintOverride != "" {
+		c.ArgumentHint = hintOverride
+	}
+	b.pkg.Commands = append(b.pkg.Commands, c)
+}
+
+func (b *builder) addAgent(f mdFile) {
+	if prev, dup := b.agents[f.name]; dup {
+		if prev != f.rel {
+			b.skip("agent %q at %s duplicates the one at %s; skipped", f.name, f.rel, prev)
+		}
+		return
+	}
+	if err := itemName(f.name); err != nil {
+		b.skip("agent at %s skipped: %v", f.rel, err)
+		return
+	}
+	b.agents[f.name] = f.rel
+	fm := b.frontMatter(f.rel)
+	b.pkg.Agents = append(b.pkg.Agents, Agent{
+		Name:        f.name,
+		Invocation:  "/" + b.pkg.Name + ":agent:" + f.name,
+		Description: fm.str("description"),
+		Path:        f.rel,
+	})
+}
+
+// finish sorts nothing (discovery order is already deterministic) but
+// normalizes empty lists so JSON shows [] rather than null.
+func (b *builder) finish() {
+	p := b.pkg
+	if p.Skills == nil {
+		p.Skills = []Skill{}
+	}
+	if p.Commands == nil {
+		p.Commands = []Command{}
+	}
+	if p.Agents == nil {
+		p.Agents = []Agent{}
+	}
+	if p.Hooks == nil {
+		p.Hooks = []Hook{}
+	}
+	if p.MCPServers == nil {
+		p.MCPServers = []MCPServer{}
+	}
+	if p.Warnings == nil {
+		p.Warnings = []string{}
+	}
+	sort.Strings(p.configFiles)
+}

@@ -1,0 +1,119 @@
+// Package manifest reads a plugin directory already on local disk — a
+// native reasonix-plugin.json, a Codex .codex-plugin/plugin.json or a Claude
+// .claude-plugin/plugin.json package — and reports what it is and what it
+// contributes (SPEC §10). It never executes anything and never touches the
+// network.
+package manifest
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"reasonix.io/plugind"
+)
+
+// Kind is the manifest flavour; its value is the registry's manifestKind.
+type Kind string
+
+const (
+	KindReasonix Kind = "reasonix"
+	KindCodex    Kind = "codex"
+	KindClaude   Kind = "claude"
+)
+
+// Compatibility says how much of a non-native package maps to Reasonix.
+type Compatibility string
+
+const (
+	CompatFull    Compatibility = "full"
+	CompatPartial Compatibility = "partial"
+	CompatNone    Compatibility = "none"
+)
+
+// Manifest locations, in detection order: a package that ships several
+// manifests is read through the most specific one.
+const (
+	NativeManifest = "reasonix-plugin.json"
+	CodexManifest  = ".codex-plugin/plugin.json"
+	ClaudeManifest = ".claude-plugin/plugin.json"
+
+	ClaudeMarketplace = ".claude-plugin/marketplace.json"
+	CodexMarketplace  = ".agents/plugins/marketplace.json"
+)
+
+var manifestOrder = []struct {
+	kind Kind
+	path string
+}{
+	{KindReasonix, NativeManifest},
+	{KindCodex, CodexManifest},
+	{KindClaude, ClaudeManifest},
+}
+
+// Detect finds the manifest in root and returns its kind and slash path
+// relative to root. A manifest that is a symlink leaving root does not
+// count.
+func Detect(root string) (Kind, string, error) {
+	t, err := openTree(root)
+	if err != nil {
+		return "", "", err
+	}
+	for _, m := range manifestOrder {
+		ok, err := t.regularFile(m.path)
+		if err != nil {
+			return "", "", coded(plugind.CodeInvalidSource, "%s: %w", m.path, err)
+		}
+		if ok {
+			return m.kind, m.path, nil
+		}
+	}
+	return "", "", plugind.Errorf(plugind.CodeInvalidSource,
+		"no plugin manifest in %s: looked for %s, %s and %s", root, NativeManifest, CodexManifest, ClaudeManifest)
+}
+
+// HasMarketplace reports whether root holds a Claude marketplace
+// (.claude-plugin/marketplace.json) or a Codex one
+// (.agents/plugins/marketplace.json).
+func HasMarketplace(root string) bool {
+	t, err := openTree(root)
+	if err != nil {
+		return false
+	}
+	for _, p := range []string{ClaudeMarketplace, CodexMarketplace} {
+		if ok, err := t.regularFile(p); ok && err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// regularFile reports whether rel names a regular file inside the tree.
+// Missing is (false, nil); a path that escapes is an error.
+func (t *tree) regularFile(rel string) (bool, error) {
+	_, real, err := t.resolve(rel)
+	if errors.Is(err, errMissing) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return info.Mode().IsRegular(), nil
+}
+
+// isDir reports whether rel names a directory inside the tree.
+func (t *tree) isDir(rel string) bool {
+	_, real, err := t.resolve(rel)
+	if err != nil {
+		return false
+	}
+	info, err := os.Stat(real)
+	return err == nil && info.IsDir()
+}

@@ -1,0 +1,109 @@
+package manifest
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMaskURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"https://mcp.example.com/v1", "https://mcp.example.com/v1"},
+		{"https://user:pass@mcp.example.com/v1", "https://***@mcp.example.com/v1"},
+		{"https://tok@host", "https://***@host"},
+		{"https://${USER}:${PASS}@host/x", "https://${USER}:${PASS}@host/x"},
+		{"https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=core"},
+		{"https://h/p?apiKey=abc&X-Amz-Signature=ff&page=2", "https://h/p?apiKey=***&X-Amz-Signature=***&page=2"},
+		{"https://h/p?q=ghp_0123456789abcdefghij", "https://h/p?q=***"},
+		{"https://h/p?token=${TOKEN}", "https://h/p?token=${TOKEN}"},
+		{"https://h/p?token=", "https://h/p?token="},
+		{"https://h/cb#access_token=xyz&state=1", "https://h/cb#access_token=***&state=1"},
+		{"https://h/p#section-2", "https://h/p#section-2"},
+		{"https://h/a@b/c", "https://h/a@b/c"}, // an @ in the path is not userinfo
+		{"${MCP_URL}", "${MCP_URL}"},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := maskURL(tc.in); got != tc.want {
+			t.Errorf("maskURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"literal", Masked},
+		{"production", Masked},
+		{"", ""},
+		{"${TOKEN}", "${TOKEN}"},
+		{"$TOKEN", "$TOKEN"},
+		{"Bearer ${TOKEN}", "Bearer ${TOKEN}"},
+		{"${user_config.api_key}", "${user_config.api_key}"},
+		{"Bearer sk-literal", Masked},
+		{"prefix-${X}-abc123", Masked},
+	}
+	for _, tc := range tests {
+		if got := maskValue(tc.in); got != tc.want {
+			t.Errorf("maskValue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskArgs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		in, want []string
+	}{
+		{"nil", nil, nil},
+		{"plain", []string{"-y", "@scope/server", "--port", "8080"}, []string{"-y", "@scope/server", "--port", "8080"}},
+		{"flag then value", []string{"--api-key", "abc", "--verbose"}, []string{"--api-key", Masked, "--verbose"}},
+		{"flag=value", []string{"--token=abc", "--name=x"}, []string{"--token=" + Masked, "--name=x"}},
+		{"reference kept", []string{"--token", "${TOKEN}", "--password=$PW"}, []string{"--token", "${TOKEN}", "--password=$PW"}},
+		{"flag followed by flag", []string{"--auth", "--other"}, []string{"--auth", "--other"}},
+		{"known token literal", []string{"ghp_0123456789abcdefghij"}, []string{Masked}},
+		{"url arg", []string{"https://u:p@h/x?key=1"}, []string{"https://***@h/x?key=***"}},
+		{"env assignment", []string{"env", "API_KEY=abc", "PORT=1"}, []string{"env", "API_KEY=" + Masked, "PORT=1"}},
+	}
+	for _, tc := range tests {
+		if got := maskArgs(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: maskArgs(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestToolPrefix(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ plugin, server, want string }{
+		{"superpowers", "github", "mcp__plugin_superpowers_github__"},
+		{"my.plugin", "my server", "mcp__plugin_my_plugin_my_server__"},
+		{"kit", "局部", toolPrefix("kit", "局部")},
+	}
+	for _, tc := range tests {
+		if got := toolPrefix(tc.plugin, tc.server); got != tc.want {
+			t.Errorf("toolPrefix(%q, %q) = %q, want %q", tc.plugin, tc.server, got, tc.want)
+		}
+	}
+	a, b := toolID("局部"), toolID("全局")
+	if a == b || a != toolID("局部") || len(a) != 9 {
+		t.Errorf("non-ASCII IDs not stable and distinct: %q %q", a, b)
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"access_token", true}, {"apiKey", true}, {"api-key", true}, {"X-Amz-Signature", true}, {"client_secret", true},
+		{"password", true}, {"GITHUB_PAT", true}, {"Authorization", true}, {"sig", true},
+		{"author", false}, {"monkey", false}, {"keyword", false}, {"page", false}, {"lang", false}, {"team", false},
+	}
+	for _, tc := range tests {
+		if got := secretName(tc.name); got != tc.want {
+			t.Errorf("secretName(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,447 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// APIVersion is the one apiVersion a native manifest may declare.
+const APIVersion = "reasonix.io/plugin/v2"
+
+type nativeHook struct {
+	Command      string            `json:"command"`
+	Args         *[]string         `json:"args"` // present, even empty, selects exec form
+	Shell        string            `json:"shell"`
+	ShellCommand bool              `json:"shellCommand"`
+	Description  string            `json:"description"`
+	ContextFile  string            `json:"contextFile"`
+	Matcher      string            `json:"matcher"`
+	Timeout      float64           `json:"timeout"`
+	Env          map[string]string `json:"env"`
+	Async        bool              `json:"async"`
+}
+
+type nativeResources struct {
+	Skills     []string                `json:"skills"`
+	Agents     []string                `json:"agents"`
+	Commands   []string                `json:"commands"`
+	Prompts    []string                `json:"prompts"`
+	Themes     []string                `json:"themes"`
+	Hooks      map[string][]nativeHook `json:"hooks"`
+	MCPServers map[string]mcpSpec      `json:"mcpServers"`
+}
+
+type nativeTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	ReadOnly    bool            `json:"readOnly"`
+}
+
+type nativeRuntime struct {
+	Command      string            `json:"command"`
+	Args         []string          `json:"args"`
+	Env          map[string]string `json:"env"`
+	Required     bool              `json:"required"`
+	Priority     float64           `json:"priority"`
+	Intercepts   []string          `json:"intercepts"`
+	Replaces     []string          `json:"replaces"`
+	Capabilities []string          `json:"capabilities"`
+	Tools        []nativeTool      `json:"tools"`
+}
+
+type nativeManifest struct {
+	APIVersion  string          `json:"apiVersion"`
+	Name        string          `json:"name"`
+	Version     string          `json:"version"`
+	Description string          `json:"description"`
+	Contributes nativeResources `json:"contributes"`
+	Runtime     *nativeRuntime  `json:"runtime"`
+	nativeResources
+}
+
+var (
+	runtimeCapabilities = map[string]bool{"interceptors": true, "strategies": true, "providers": true, "ui": true, "tools": true, "session": true}
+	replaceSlots        = map[string]bool{"system_prompt": true, "context": true, "provider_request": true, "provider_response": true, "compaction": true, "session_policy": true, "permission": true, "frontend_events": true}
+	runtimeToolName     = regexp.MustCompile(`^[A-Za-z0-9_-]{1,48}$`)
+	hookShells          = map[string]bool{"bash": true, "powershell": true, "pwsh": true, "cmd": true, "auto": true}
+	eventOrder          = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
+)
+
+// rootVar is how a native manifest names the installed plugin root.
+const rootVar = "${REASONIX_PLUGIN_ROOT}/"
+
+// ParseNative reads a reasonix-plugin.json document for the package at
+// root. It is strict: the exact v2 apiVersion, no unknown field at any
+// depth, every declared path relative and inside root. Only what the
+// manifest declares is loaded; no host sidecar is imported.
+func ParseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
+	pkg, err := parseNative(data, root, opts)
+	if err != nil {
+		return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
+	}
+	return pkg, nil
+}
+
+func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
+	const src = NativeManifest
+	t, err := openTree(root)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := parseJSON(src, data)
+	if err != nil {
+		return nil, err
+	}
+	if doc.kind != kindObject {
+		return nil, fmt.Errorf("%s must hold a JSON object, not %s", src, doc.kind)
+	}
+	switch v := doc.get("apiVersion"); {
+	case v == nil || v.kind == kindNull:
+		return nil, fmt.Errorf("%s: apiVersion is missing; it must be exactly %q", src, APIVersion)
+	case v.kind != kindString || v.str != APIVersion:
+		shown := v.str
+		if v.kind != kindString {
+			shown = string(v.marshal())
+		}
+		return nil, fmt.Errorf("%s: apiVersion %q is not supported; it must be exactly %q", src, strings.TrimSpace(shown), APIVersion)
+	}
+	if err := validate(doc, nativeSchema(), ""); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	var m nativeManifest
+	if err := json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	name, err := chooseName(src, m.Name, opts)
+	if err != nil {
+		return nil, err
+	}
+	pkg := &Package{
+		Kind: KindReasonix, ManifestPath: src, Name: name,
+		Version: m.Version, Description: m.Description, Compatibility: CompatFull,
+	}
+	b := newBuilder(t, pkg)
+	if err := b.nativeResources(src, &m); err != nil {
+		return nil, err
+	}
+	if m.Runtime != nil {
+		rt, err := b.nativeRuntime(src, m.Runtime)
+		if err != nil {
+			return nil, err
+		}
+		pkg.Runtime = rt
+	}
+	b.conventionalConfigFiles()
+	b.finish()
+	return pkg, nil
+}
+
+// nativePaths checks one declared path list. Escaping paths are errors;
+// missing ones are warnings (the package may still be usable).
+func (b *builder) nativePaths(src, field string, top, contributes []string) ([][2]string, error) {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, part := range []struct {
+		at   string
+		list []string
+	}{{field, top}, {"contributes." + field, contributes}} {
+		for i, p := range part.list {
+			at := fmt.Sprintf("%s[%d]", part.at, i)
+			rel, real, err := b.t.resolve(p)
+			switch {
+			case errors.Is(err, errMissing):
+				b.skip("%s: %s %q does not exist; skipped", src, at, p)
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("%s: %s %q: %w", src, at, p, err)
+			}
+			if !seen[rel] { // identical paths in both places are one
+				seen[rel] = true
+				out = append(out, [2]string{rel, real})
+			}
+		}
+	}
+	return out, nil
+}
+
+func (b *builder) nativeResources(src string, m *nativeManifest) error {
+	top, con := m.nativeResources, m.Contributes
+	skills, err := b.nativePaths(src, "skills", top.Skills, con.Skills)
+	if err != nil {
+		return err
+	}
+	for _, p := range skills {
+		b.skillRoot(p[0], p[1], src)
+	}
+	for _, field := range []string{"commands", "prompts"} {
+		a, c := top.Commands, con.Commands
+		if field == "prompts" {
+			a, c = top.Prompts, con.Prompts
+		}
+		list, err := b.nativePaths(src, field, a, c)
+		if err != nil {
+			return err
+		}
+		for _, p := range list {
+			for _, f := range b.mdFiles(p[0], p[1], src, field) {
+				b.addCommand(f, "", "")
+			}
+		}
+	}
+	agents, err := b.nativePaths(src, "agents", top.Agents, con.Agents)
+	if err != nil {
+		return err
+	}
+	for _, p := range agents {
+		for _, f := range b.mdFiles(p[0], p[1], src, "agents") {
+			b.addAgent(f)
+		}
+	}
+	if err := b.nativeThemes(src, top.Themes, con.Themes); err != nil {
+		return err
+	}
+	hooks, err := mergeKeyed(top.Hooks, con.Hooks, "hooks")
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if err := b.nativeHooks(src, hooks); err != nil {
+		return err
+	}
+	servers, err := mergeKeyed(top.MCPServers, con.MCPServers, "mcpServers")
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	names := sortedKeys(servers)
+	specs := map[string]mcpSpec{}
+	for _, name := range names {
+		s := servers[name]
+		auto := s.AutoStart == nil || *s.AutoStart
+		if err := b.addMCP(name, s, src, auto, specs); err != nil {
+			return fmt.Errorf("%s: mcpServers.%s: %w", src, name, err)
+		}
+	}
+	return nil
+}
+
+// mergeKeyed joins the top-level and contributes forms of a keyed
+// resource: the same key twice must mean the same thing.
+func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error) {
+	out := make(map[string]V, len(top)+len(con))
+	for k, v := range top {
+		out[k] = v
+	}
+	for k, v := range con {
+		if prev, ok := out[k]; ok && !reflect.DeepEqual(prev, v) {
+			return nil, fmt.Errorf("%s.%s is declared both at the top level and in contributes with different definitions", field, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
+	for _, ev := range sortedKeys(hooks) {
+		if !hookEvents[ev] {
+			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(eventOrder, ", "))
+		}
+	}
+	for _, ev := range eventOrder {
+		for i, h := range hooks[ev] {
+			at := fmt.Sprintf("%s: hooks.%s[%d]", src, ev, i)
+			hook := Hook{Event: ev, Matcher: h.Matcher, Description: h.Description, Timeout: h.Timeout,
+				Async: h.Async, Env: maskMap(h.Env), Source: src}
+			switch {
+			case h.Command != "" && h.ContextFile != "":
+				return fmt.Errorf("%s: declares both command and contextFile; use one", at)
+			case h.ContextFile != "":
+				rel, _, err := b.t.resolve(h.ContextFile)
+				switch {
+				case errors.Is(err, errMissing):
+					b.warn("%s: contextFile %q does not exist", at, h.ContextFile)
+				case err != nil:
+					return fmt.Errorf("%s: contextFile %q: %w", at, h.ContextFile, err)
+				}
+				hook.ContextFile, hook.Form = rel, HookContext
+			case h.Command != "":
+				hook.Command = h.Command
+				switch {
+				case h.Args != nil:
+					hook.Form, hook.Args = HookExec, maskArgs(*h.Args)
+				default:
+					hook.Form = HookShell
+				}
+				if h.Shell != "" {
+					if !hookShells[h.Shell] {
+						return fmt.Errorf("%s: shell %q is not one of bash, powershell, pwsh, cmd, auto", at, h.Shell)
+					}
+					hook.Shell = h.Shell
+				}
+			default:
+				return fmt.Errorf("%s: needs a command or a contextFile", at)
+			}
+			if h.Timeout < 0 {
+				return fmt.Errorf("%s: timeout must not be negative", at)
+			}
+			b.pkg.Hooks = append(b.pkg.Hooks, hook)
+		}
+	}
+	return nil
+}
+
+// nativeThemes expands theme.json globs. Matches must be regular files
+// inside the root; files other than theme.json are ignored.
+func (b *builder) nativeThemes(src string, top, con []string) error {
+	seen := map[string]bool{}
+	for _, part := range []struct {
+		at   string
+		list []string
+	}{{"themes", top}, {"contributes.themes", con}} {
+		for i, pattern := range part.list {
+			at := fmt.Sprintf("%s: %s[%d] %q", src, part.at, i, pattern)
+			clean, err := plugind.LocalPath(pattern)
+			if err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			matches, err := filepath.Glob(filepath.Join(b.t.real, filepath.FromSlash(clean)))
+			if err != nil {
+				return fmt.Errorf("%s: %w", at, err)
+			}
+			if len(matches) == 0 {
+				b.skip("%s matches no file; skipped", at)
+			}
+			for _, abs := range matches {
+				r, err := filepath.Rel(b.t.real, abs)
+				if err != nil {
+					return fmt.Errorf("%s: %w", at, err)
+				}
+				rel := filepath.ToSlash(r)
+				ok, err := b.t.regularFile(rel)
+				if err != nil {
+					return fmt.Errorf("%s: %s: %w", at, rel, err)
+				}
+				if !ok {
+					return fmt.Errorf("%s: %s is not a regular file", at, rel)
+				}
+				if path.Base(rel) != "theme.json" || seen[rel] {
+					continue
+				}
+				seen[rel] = true
+				b.pkg.Themes = append(b.pkg.Themes, rel)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) {
+	at := src + ": runtime"
+	if strings.TrimSpace(r.Command) == "" {
+		return nil, fmt.Errorf("%s: command is required", at)
+	}
+	if rest, ok := strings.CutPrefix(r.Command, rootVar); ok {
+		_, _, err := b.t.resolve(rest)
+		switch {
+		case errors.Is(err, errMissing):
+			b.warn("%s: command %q does not exist in the package", at, r.Command)
+		case err != nil:
+			return nil, fmt.Errorf("%s: command %q: %w", at, r.Command, err)
+		}
+	}
+	if r.Priority != math.Trunc(r.Priority) {
+		return nil, fmt.Errorf("%s: priority must be a whole number", at)
+	}
+	caps := map[string]bool{}
+	for i, c := range r.Capabilities {
+		if !runtimeCapabilities[c] {
+			return nil, fmt.Errorf("%s: capabilities[%d] %q is not one of interceptors, strategies, providers, ui, tools, session", at, i, c)
+		}
+		caps[c] = true
+	}
+	for i, slot := range r.Replaces {
+		kind, arg, hasArg := strings.Cut(slot, ":")
+		ok := replaceSlots[slot] || (hasArg && arg != "" && (kind == "tool" || kind == "provider"))
+		if !ok {
+			return nil, fmt.Errorf("%s: replaces[%d] %q is not a replacement slot", at, i, slot)
+		}
+	}
+	rt := &Runtime{
+		Command:      r.Command,
+		Args:         nonNil(maskArgs(r.Args)),
+		Env:          maskMap(r.Env),
+		Required:     r.Required,
+		Priority:     int(r.Priority),
+		Capabilities: nonNil(r.Capabilities),
+		Intercepts:   nonNil(r.Intercepts),
+		Replaces:     nonNil(r.Replaces),
+		Tools:        []RuntimeTool{},
+		FullTrust:    true,
+		Warning: fmt.Sprintf("FULL TRUST: this plugin runs %s outside the sandbox with your unfiltered environment. "+
+			"It can read the whole session, bypass permissions and operate this machine directly. "+
+			"Installing it is the authorization; install only runtimes you trust completely.", r.Command),
+	}
+	if len(r.Tools) > 0 && !caps["tools"] {
+		return nil, fmt.Errorf("%s: tools are declared but capabilities does not include \"tools\"", at)
+	}
+	names := map[string]bool{}
+	for i, tool := range r.Tools {
+		tat := fmt.Sprintf("%s.tools[%d]", at, i)
+		if !runtimeToolName.MatchString(tool.Name) {
+			return nil, fmt.Errorf("%s: name %q must be 1-48 letters, digits, '_' or '-'", tat, tool.Name)
+		}
+		if names[tool.Name] {
+			return nil, fmt.Errorf("%s: tool name %q is used twice", tat, tool.Name)
+		}
+		names[tool.Name] = true
+		var schema struct {
+			Type string `json:"type"`
+		}
+		if len(tool.InputSchema) == 0 || json.Unmarshal(tool.InputSchema, &schema) != nil || schema.Type != "object" {
+			return nil, fmt.Errorf("%s: inputSchema must be a JSON schema whose type is \"object\"", tat)
+		}
+		rt.Tools = append(rt.Tools, RuntimeTool{
+			Name:        tool.Name,
+			ModelName:   "ext__" + toolID(b.pkg.Name) + "__" + tool.Name,
+			Description: tool.Description,
+			ReadOnly:    tool.ReadOnly,
+		})
+	}
+	return rt, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// conventionalConfigFiles records sidecar JSON files that exist even when
+// the manifest does not load them: an export must still strip them.
+func (b *builder) conventionalConfigFiles() {
+	for _, rel := range []string{".mcp.json", "hooks/hooks.json", ".claude/settings.json"} {
+		if ok, _ := b.t.regularFile(rel); ok {
+			b.configFile(rel)
+		}
+	}
+}

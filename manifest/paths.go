@@ -1,0 +1,157 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"reasonix.io/plugind"
+)
+
+// errMissing marks a declared path that is safe but absent.
+var errMissing = errors.New("does not exist")
+
+// coded wraps like fmt.Errorf and attaches code. (plugind.Errorf with %w
+// would repeat the cause's text in Error().)
+func coded(code plugind.Code, format string, args ...any) error {
+	return plugind.WithCode(code, fmt.Errorf(format, args...))
+}
+
+// pathError is a declared path that is not local; it matches errEscapes.
+type pathError struct{ msg string }
+
+func (e *pathError) Error() string        { return e.msg }
+func (e *pathError) Is(target error) bool { return target == errEscapes }
+
+// errEscapes marks a declared path that is not local or whose symlinks
+// resolve outside the package root.
+var errEscapes = errors.New("leaves the package root")
+
+// tree is a package root with its symlinks resolved once, so every declared
+// path can be checked against the real location.
+type tree struct {
+	real string // absolute, symlinks resolved
+}
+
+func openTree(root string) (*tree, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
+	}
+	if !info.IsDir() {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is not a directory", root)
+	}
+	return &tree{real: real}, nil
+}
+
+// resolve checks a manifest-declared path and returns its clean slash form
+// and its real absolute location. The error wraps errEscapes for absolute,
+// "..", or outward-symlinked paths and errMissing for absent ones; the
+// caller decides whether either is fatal.
+func (t *tree) resolve(p string) (string, string, error) {
+	rel, err := plugind.LocalPath(p)
+	if err != nil {
+		return "", "", &pathError{msg: err.Error()}
+	}
+	joined := filepath.Join(t.real, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(joined)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// A dangling link may still point outward; report that first so
+			// a later-created target cannot smuggle content in.
+			if t.danglingEscape(rel) {
+				return rel, "", errEscapes
+			}
+			return rel, "", errMissing
+		}
+		return rel, "", err
+	}
+	if !plugind.Within(t.real, real) {
+		return rel, "", errEscapes
+	}
+	return rel, real, nil
+}
+
+// danglingEscape walks rel's components looking for a symlink whose target
+// is absolute or climbs out of the root.
+func (t *tree) danglingEscape(rel string) bool {
+	cur := t.real
+	for _, seg := range splitSlash(rel) {
+		cur = filepath.Join(cur, seg)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return false
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		target, err := os.Readlink(cur)
+		if err != nil {
+			return false
+		}
+		if filepath.IsAbs(target) {
+			return !plugind.Within(t.real, filepath.Clean(target))
+		}
+		return !plugind.Within(t.real, filepath.Join(filepath.Dir(cur), target))
+	}
+	return false
+}
+
+func splitSlash(rel string) []string {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	var out []string
+	for {
+		dir, file := path.Split(rel)
+		out = append([]string{file}, out...)
+		if dir == "" {
+			return out
+		}
+		rel = path.Clean(dir)
+	}
+}
+
+// readFile reads a regular file inside the tree, at most limit bytes.
+func (t *tree) readFile(rel string, limit int64) ([]byte, error) {
+	_, real, err := t.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	return readLimited(real, limit)
+}
+
+func readLimited(real string, limit int64) ([]byte, error) {
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("file is larger than the %s limit", plugind.HumanBytes(limit))
+	}
+	return data, nil
+}

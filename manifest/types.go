@@ -1,0 +1,114 @@
+package manifest
+
+// Package is what a plugin directory is and what it contributes. The item
+// types carry the JSON shapes printed verbatim in plan/show/GET /plugins
+// (SPEC §11 actions[]), so every credential in them is already masked.
+type Package struct {
+	Kind          Kind          `json:"manifestKind"`
+	ManifestPath  string        `json:"manifestPath"`
+	Name          string        `json:"name"`
+	Version       string        `json:"version,omitempty"`
+	Description   string        `json:"description,omitempty"`
+	Compatibility Compatibility `json:"compatibility"`
+	Skills        []Skill       `json:"skills"`
+	Commands      []Command     `json:"commands"`
+	Agents        []Agent       `json:"agents"`
+	Hooks         []Hook        `json:"hooks"`
+	MCPServers    []MCPServer   `json:"mcpServers"`
+	Themes        []string      `json:"themes,omitempty"`
+	Runtime       *Runtime      `json:"runtime,omitempty"`
+	Warnings      []string      `json:"warnings"`
+	Blocked       bool          `json:"blocked,omitempty"`
+	BlockReason   string        `json:"blockReason,omitempty"`
+
+	// configFiles are the package's JSON documents that may hold
+	// credentials (manifest aside); CredentialFiles reports them for export.
+	configFiles []string
+}
+
+// Skill is one SKILL.md directory.
+type Skill struct {
+	Name         string   `json:"name"`
+	Invocation   string   `json:"invocation"`
+	Description  string   `json:"description"`
+	Path         string   `json:"path"`
+	AllowedTools []string `json:"allowedTools,omitempty"`
+}
+
+// Command is one prompt-template .md file (commands and native prompts).
+type Command struct {
+	Name         string `json:"name"`
+	Invocation   string `json:"invocation"`
+	Description  string `json:"description"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
+	Path         string `json:"path"`
+}
+
+// Agent is one plugin-owned subagent profile.
+type Agent struct {
+	Name        string `json:"name"`
+	Invocation  string `json:"invocation"`
+	Description string `json:"description"`
+	Path        string `json:"path"`
+}
+
+// Hook forms: how the host launches the hook.
+const (
+	HookExec    = "exec"    // args present: command is the executable, args literal
+	HookShell   = "shell"   // command handed to a shell
+	HookContext = "context" // contextFile read directly, nothing runs
+)
+
+// Hook is one lifecycle hook. Source names the file it was declared in.
+type Hook struct {
+	Event       string            `json:"event"`
+	Matcher     string            `json:"matcher,omitempty"`
+	Command     string            `json:"command,omitempty"`
+	Args        []string          `json:"args,omitempty"`
+	Shell       string            `json:"shell,omitempty"`
+	ContextFile string            `json:"contextFile,omitempty"`
+	Form        string            `json:"form"`
+	Description string            `json:"description,omitempty"`
+	Timeout     float64           `json:"timeout,omitempty"`
+	Async       bool              `json:"async,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Source      string            `json:"source"`
+}
+
+// MCPServer is one MCP server entry, with URL, env and headers masked.
+type MCPServer struct {
+	Name       string            `json:"name"`
+	Transport  string            `json:"transport"`
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	URL        string            `json:"url,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	AutoStart  bool              `json:"autoStart"`
+	ToolPrefix string            `json:"toolPrefix"`
+	Source     string            `json:"source,omitempty"`
+}
+
+// Runtime is a native code extension: a full-trust sidecar process.
+type Runtime struct {
+	Command      string            `json:"command"`
+	Args         []string          `json:"args"`
+	Env          map[string]string `json:"env,omitempty"`
+	Required     bool              `json:"required,omitempty"`
+	Priority     int               `json:"priority,omitempty"`
+	Capabilities []string          `json:"capabilities"`
+	Intercepts   []string          `json:"intercepts"`
+	Replaces     []string          `json:"replaces"`
+	Tools        []RuntimeTool     `json:"tools"`
+	FullTrust    bool              `json:"fullTrust"`
+	Warning      string            `json:"warning"`
+}
+
+// RuntimeTool is a model-callable tool a runtime serves; the model sees it
+// as ModelName.
+type RuntimeTool struct {
+	Name        string `json:"name"`
+	ModelName   string `json:"modelName"`
+	Description string `json:"description"`
+	ReadOnly    bool   `json:"readOnly"`
+}
