@@ -68,7 +68,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		single:    f.Kind != "marketplace",
 	}
 	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg)
+		a := in.planCandidate(req, c, p.single, reg)
 		if a.Status == ActionSkipped && a.Error != "" {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("skipped %s: %s", a.Name, a.Error))
 		}
@@ -83,7 +83,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
+func (in *Installer) planCandidate(req Request, c resolver.Candidate, single bool, reg *Registry) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
@@ -147,14 +147,16 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.Root = in.home.PluginRoot(a.Name)
-	digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
-	if err != nil {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, err)
-		return a
+	a.ContentDigest = c.Digest
+	if a.ContentDigest == "" {
+		digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
+		if err != nil {
+			a.Action = ActionSkip
+			a.fail(ActionBlocked, err)
+			return a
+		}
+		a.ContentDigest = digest
 	}
-	a.ContentDigest = digest
-	_ = ctx
 	return a
 }
 

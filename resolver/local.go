@@ -63,20 +63,20 @@ func (s *Sources) resolveZip(ctx context.Context, req Request, zipPath string) (
 	if req.Link {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is a zip archive: --link needs a folder", zipPath)
 	}
-	st, err := s.store.Stage()
+	st, err := s.cfg.Store.Stage()
 	if err != nil {
 		return nil, err
 	}
 	dest := st.Path("tree")
-	if _, err := tarball.ExtractZipFile(ctx, zipPath, dest, tarball.Options{Budget: s.budget}); err != nil {
+	if _, err := tarball.ExtractZipFile(ctx, zipPath, dest, tarball.Options{Budget: s.cfg.Budget}); err != nil {
 		_ = st.Discard()
 		return nil, fmt.Errorf("extract %s: %w", zipPath, err)
 	}
-	digest, err := s.store.CommitDir(ctx, st, dest)
+	digest, err := s.cfg.Store.CommitDir(ctx, st, dest)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", zipPath, err)
 	}
-	root, err := s.store.Path(digest)
+	root, err := s.cfg.Store.Path(digest)
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,13 @@ type Fetched struct {
 
 // Candidate is one plugin tree a source offers.
 type Candidate struct {
-	Name        string // marketplace entry name; "" for a single-plugin source
-	Source      string // what the registry records
-	Commit      string // 40-hex for remote trees
-	Dir         string // where the tree is on disk now
+	Name   string // marketplace entry name; "" for a single-plugin source
+	Source string // what the registry records
+	Commit string // 40-hex for remote trees
+	Dir    string // where the tree is on disk now
+	// Digest is the tree digest of Dir when already known (a read-only
+	// store snapshot whose digest is cached); "" means compute it.
+	Digest      string
 	Link        bool
 	Marketplace string
 	// Err marks an entry that cannot be planned. Skip says a bulk plan

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"syscall"
 
+	"golang.org/x/term"
+
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/store"
@@ -15,6 +19,7 @@ import (
 type app struct {
 	home      installer.Home
 	store     *store.Store
+	cache     *cache.DB
 	installer *installer.Installer
 }
 
@@ -23,7 +28,7 @@ type app struct {
 // The crash-safety tests use it; nothing else should.
 const crashEnv = "REASONIX_TEST_CRASHPOINT"
 
-func (m *Main) open() (*app, error) {
+func (m *Main) open(ctx context.Context) (*app, error) {
 	dir, err := installer.DefaultHomeDir(m.Getenv)
 	if err != nil {
 		return nil, err
@@ -33,11 +38,29 @@ func (m *Main) open() (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	db, err := cache.Open(ctx, home.CachePath())
+	if err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	rcfg := resolver.Config{
+		Store:     st,
+		Cache:     db,
+		Log:       log,
+		GitHubURL: m.Getenv("REASONIX_GITHUB_URL"),
+		APIURL:    m.Getenv("REASONIX_GITHUB_API_URL"),
+		Token:     firstNonEmpty(m.Getenv("GITHUB_TOKEN"), m.Getenv("GH_TOKEN")),
+		GitOff:    m.Getenv("REASONIX_GIT") == "off",
+		Offline:   m.Getenv("REASONIX_OFFLINE") == "1",
+	}
+	if f, ok := m.Stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		rcfg.Progress = f
+	}
 	cfg := installer.Config{
 		Home:    home,
-		Sources: resolver.New(resolver.Config{Store: st, Log: log}),
+		Sources: resolver.New(rcfg),
 		Log:     log,
+		Plans:   db,
 	}
 	if step := m.Getenv(crashEnv); step != "" {
 		cfg.StepHook = func(s string) {
@@ -46,5 +69,20 @@ func (m *Main) open() (*app, error) {
 			}
 		}
 	}
-	return &app{home: home, store: st, installer: installer.New(cfg)}, nil
+	return &app{home: home, store: st, cache: db, installer: installer.New(cfg)}, nil
+}
+
+func (a *app) Close() {
+	if a.cache != nil {
+		_ = a.cache.Close()
+	}
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

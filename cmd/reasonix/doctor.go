@@ -13,10 +13,11 @@ func (m *Main) doctorCommand() *cobra.Command {
 		Short: "Check that an installed plugin's root, manifest and content are intact",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			info, err := a.installer.Doctor(cmd.Context(), args[0])
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -54,10 +55,11 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 		Short: "Report skills, hooks, MCP servers and package roots across installed plugins",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			r, err := a.installer.Capabilities(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)

@@ -16,10 +16,11 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			e, err := a.installer.SetEnabled(cmd.Context(), args[0], enable)
 			if err != nil {
 				return fail(m.Stderr, err)

@@ -16,10 +16,11 @@ func (m *Main) exportCommand() *cobra.Command {
 		Short: "Pack an installed plugin as a zip, credentials replaced by ${VAR} references",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			if out == "" {
 				out = args[0] + ".zip"
 			}

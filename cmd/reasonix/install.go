@@ -34,10 +34,11 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
+			defer a.Close()
 			resp, _ := a.installer.Install(cmd.Context(), req, ap)
 			if err := writeJSON(m.Stdout, resp); err != nil {
 				return err

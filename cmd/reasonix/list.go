@@ -18,10 +18,11 @@ func (m *Main) listCommand() *cobra.Command {
 		Short: "List installed plugins",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			infos, err := a.installer.List(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)

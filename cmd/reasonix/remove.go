@@ -17,10 +17,11 @@ func (m *Main) removeCommand() *cobra.Command {
 			if !yes {
 				return usageError(errors.New("remove writes state and deletes the plugin's copied files: rerun with --yes"))
 			}
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			resp, _ := a.installer.Remove(cmd.Context(), args[0])
 			if err := writeJSON(m.Stdout, resp); err != nil {
 				return err

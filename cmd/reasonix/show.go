@@ -17,10 +17,11 @@ func (m *Main) showCommand() *cobra.Command {
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open()
+			a, err := m.open(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer a.Close()
 			info, err := a.installer.Show(cmd.Context(), args[0])
 			if err != nil {
 				return fail(m.Stderr, err)

@@ -1,0 +1,41 @@
+package fakegithub
+
+import (
+	"fmt"
+	"os"
+
+	"reasonix.io/plugind"
+)
+
+// ImportDir creates owner/name holding dir's files as one commit on "main"
+// and returns the repository and the commit's SHA. The directory is read
+// like any package tree (plugind.ScanTree with the default budget): .git is
+// skipped, in-tree symlinks to files are materialized, anything unsafe is
+// refused.
+func (s *Server) ImportDir(owner, name, dir string) (*Repo, string, error) {
+	tree, err := plugind.ScanTree(dir, plugind.DefaultBudget)
+	if err != nil {
+		return nil, "", fmt.Errorf("import %s: %w", dir, err)
+	}
+	files := make([]File, 0, len(tree.Files))
+	for _, f := range tree.Files {
+		data, err := os.ReadFile(f.Source)
+		if err != nil {
+			return nil, "", fmt.Errorf("import %s: %w", dir, err)
+		}
+		mode := os.FileMode(0o644)
+		if f.Executable {
+			mode = 0o755
+		}
+		files = append(files, File{Path: f.Path, Content: string(data), Mode: mode})
+	}
+	repo, err := s.createRepo(owner, name)
+	if err != nil {
+		return nil, "", err
+	}
+	sha, err := repo.commit("main", files, nil, true)
+	if err != nil {
+		return nil, "", err
+	}
+	return repo, sha, nil
+}

@@ -1,0 +1,363 @@
+// Package fakegithub serves a fake GitHub on loopback for tests (SPEC §13):
+// bare repositories built with real git, served over smart HTTP by real
+// `git http-backend`, the handful of REST endpoints the resolver uses, and
+// archives made by `git archive` with GitHub's `owner-repo-<sha7>/` root.
+// It counts requests and injects faults so tests can assert on network use
+// and exercise retries and fallbacks.
+//
+// The core server (Start/Close) does not depend on package testing, so the
+// standalone command in cmd/fakegithub can run it for people; New is the
+// thin test wrapper.
+package fakegithub
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Option configures Start.
+type Option func(*options)
+
+type options struct {
+	addr   string
+	logger *slog.Logger
+}
+
+// WithAddr sets the listen address; it must be a loopback address (the
+// default is 127.0.0.1:0, an ephemeral port).
+func WithAddr(addr string) Option { return func(o *options) { o.addr = addr } }
+
+// WithLogger logs every request (method, path, route, status, duration) to l.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// failer is the part of testing.TB the helpers need; kept as an interface so
+// the core does not import package testing.
+type failer interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// Server is a running fake GitHub. URL is what REASONIX_GITHUB_URL should be
+// set to, APIURL what REASONIX_GITHUB_API_URL should be set to (GitHub
+// Enterprise layout: URL + "/api/v3").
+type Server struct {
+	URL    string
+	APIURL string
+
+	dir      string // everything the server writes lives below it
+	repoRoot string // GIT_PROJECT_ROOT: <repoRoot>/<owner>/<name>.git
+	gitBin   string
+	backend  string // git-http-backend
+	log      *slog.Logger
+	tb       failer
+
+	srv  *http.Server
+	done chan struct{} // closed by Close; ends stalls
+
+	mu             sync.Mutex // guards the fields below
+	repos          map[string]*Repo
+	faults         []*faultEntry
+	counts         Counts
+	repoCounts     map[string]*Counts
+	refuseGit      bool
+	refuseSHAWants bool
+	token          string
+	archives       map[string][]byte
+
+	archiveFlight singleflight.Group
+
+	life     sync.Mutex // guards closed against wg.Add racing Close's Wait
+	closed   bool
+	wg       sync.WaitGroup
+	inflight atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start runs a fake GitHub whose repositories live below dir (which must
+// exist). Close stops it.
+func Start(dir string, opts ...Option) (*Server, error) {
+	return start(dir, nil, opts)
+}
+
+func start(dir string, tb failer, opts []Option) (*Server, error) {
+	o := options{addr: "127.0.0.1:0"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := checkLoopback(o.addr); err != nil {
+		return nil, err
+	}
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		return nil, fmt.Errorf("fakegithub needs git: %w", err)
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("fakegithub dir %s: %w", dir, err)
+	}
+	s := &Server{
+		dir:        absDir,
+		repoRoot:   filepath.Join(absDir, "repos"),
+		gitBin:     gitBin,
+		log:        o.logger,
+		tb:         tb,
+		done:       make(chan struct{}),
+		repos:      map[string]*Repo{},
+		repoCounts: map[string]*Counts{},
+		archives:   map[string][]byte{},
+	}
+	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
+	if err != nil {
+		return nil, err
+	}
+	s.backend = filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend")
+	if _, err := os.Stat(s.backend); err != nil {
+		return nil, fmt.Errorf("fakegithub needs git-http-backend: %w", err)
+	}
+	if err := os.MkdirAll(s.repoRoot, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", s.repoRoot, err)
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", o.addr, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		ln.Close()
+		return nil, fmt.Errorf("fakegithub: %s is not a loopback address", ln.Addr())
+	}
+	s.URL = "http://" + ln.Addr().String()
+	s.APIURL = s.URL + "/api/v3"
+	s.srv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// checkLoopback refuses listen addresses that could expose the fake beyond
+// this machine, including an empty host (all interfaces).
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("fakegithub address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("fakegithub address %q is not loopback; use 127.0.0.1:PORT", addr)
+}
+
+// Close stops the server and waits for in-flight requests (and the git
+// processes they run) to finish. Stalled requests are released.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.life.Lock()
+		s.closed = true
+		s.life.Unlock()
+		close(s.done)
+		s.closeErr = s.srv.Close()
+		s.wg.Wait()
+	})
+	return s.closeErr
+}
+
+// Env returns the environment entries that point a reasonix subprocess at
+// this server.
+func (s *Server) Env() []string {
+	return []string{
+		"REASONIX_GITHUB_URL=" + s.URL,
+		"REASONIX_GITHUB_API_URL=" + s.APIURL,
+	}
+}
+
+// Dir is the directory holding the bare repositories.
+func (s *Server) Dir() string { return s.repoRoot }
+
+// InFlight reports how many requests are being handled right now; a test can
+// use it to see that a cancelled client really let go of a stalled request.
+func (s *Server) InFlight() int { return int(s.inflight.Load()) }
+
+// RefuseGit makes every git smart-HTTP request fail with 403, as if git
+// transport were unavailable. REST and archives keep working.
+func (s *Server) RefuseGit(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseGit = on
+}
+
+// RefuseSHAWants makes upload-pack refuse wants that are not advertised ref
+// tips: the allow-*-sha1-in-want capabilities disappear from the
+// advertisement and a client that asks anyway gets "not our ref". The
+// default is GitHub's behaviour: any SHA may be wanted.
+func (s *Server) RefuseSHAWants(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseSHAWants = on
+}
+
+// RequireToken makes REST and git requests without the token fail with 401.
+// It accepts "Authorization: Bearer T", "token T" or Basic auth whose
+// password is T. An empty token turns the check off (the default).
+func (s *Server) RequireToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.token = token
+}
+
+func (s *Server) enter() bool {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	s.inflight.Add(1)
+	return true
+}
+
+func (s *Server) leave() {
+	s.inflight.Add(-1)
+	s.wg.Done()
+}
+
+// ServeHTTP counts the request, applies a matching fault, then dispatches.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		http.Error(w, "fakegithub is closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.leave()
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	req := classify(r)
+	s.count(req, req.counter)
+	if s.log != nil {
+		defer func() {
+			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "route", req.routeName(),
+				"status", sw.code(), "bytes", sw.n, "duration", time.Since(start).Round(time.Microsecond))
+		}()
+	}
+	if f, ok := s.takeFault(r, req); ok {
+		s.applyFault(sw, r, req, f)
+		return
+	}
+	s.dispatch(sw, r, req)
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	switch req.kind {
+	case RouteGit:
+		s.serveGit(w, r, req)
+	case RouteAPI:
+		s.serveAPI(w, r, req)
+	case RouteArchive:
+		s.serveArchive(w, r, req)
+	default:
+		writeAPIError(w, http.StatusNotFound, "Not Found")
+	}
+}
+
+// authorized reports whether r carries the required token, if any.
+func (s *Server) authorized(r *http.Request) bool {
+	s.mu.Lock()
+	token := s.token
+	s.mu.Unlock()
+	if token == "" {
+		return true
+	}
+	h := r.Header.Get("Authorization")
+	if h == "Bearer "+token || h == "token "+token {
+		return true
+	}
+	_, pass, ok := r.BasicAuth()
+	return ok && pass == token
+}
+
+func (s *Server) lookup(owner, name string) *Repo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repos[repoKey(owner, name)]
+}
+
+// Repo returns the repository created as owner/name (case-insensitive, like
+// GitHub), or nil.
+func (s *Server) Repo(owner, name string) *Repo { return s.lookup(owner, name) }
+
+func repoKey(owner, name string) string {
+	return strings.ToLower(owner) + "/" + strings.ToLower(name)
+}
+
+// fail reports a helper's error: a test failure for servers made by New, a
+// panic otherwise (the helpers have no error result, by design).
+func (s *Server) fail(err error) {
+	if s.tb != nil {
+		s.tb.Helper()
+		s.tb.Fatalf("fakegithub: %v", err)
+		return
+	}
+	panic(fmt.Errorf("fakegithub: %w", err))
+}
+
+func (s *Server) helper() {
+	if s.tb != nil {
+		s.tb.Helper()
+	}
+}
+
+// statusWriter records the status for the request log and keeps Flush
+// reachable for the CGI and truncation paths.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *statusWriter) Flush() {
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *statusWriter) code() int {
+	if w.status == 0 {
+		return http.StatusOK
+	}
+	return w.status
+}

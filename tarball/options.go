@@ -1,0 +1,85 @@
+package tarball
+
+import (
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// Options controls one extraction.
+type Options struct {
+	// Budget bounds the extracted content. A zero field takes its value from
+	// plugind.DefaultBudget, so a caller can never switch a limit off by
+	// leaving it out.
+	Budget plugind.Budget
+	// StripRoot is for GitHub archives: every entry must sit under exactly
+	// one top-level directory, which is stripped.
+	StripRoot bool
+	// ExpectCommit, a 40-hex commit id, pins the archive to a commit: with
+	// StripRoot the root directory must end in "-"+ExpectCommit[:7], and a
+	// commit comment (the pax global header git archive writes, or a zip's
+	// archive comment), when present, must equal it.
+	ExpectCommit string
+	// Progress, when set, is called with the number of content bytes
+	// written so far: after each file and at least every progressStep
+	// bytes within a large one.
+	Progress func(n int64)
+}
+
+// Result describes a finished extraction.
+type Result struct {
+	Root   string // the stripped top-level directory; empty without StripRoot
+	Commit string // the commit id found in the archive's comment, if any
+	Files  int    // regular files written, materialized links included
+	Bytes  int64  // content bytes written
+}
+
+const (
+	// bufSize is the one copy buffer of an extraction.
+	bufSize = 256 << 10
+	// progressStep throttles Progress within a large file.
+	progressStep = 1 << 20
+	// maxTrailing bounds how much decompressed data after the tar end
+	// marker is read to reach (and verify) the gzip trailer; beyond that it
+	// is left unread rather than decompressed for nothing.
+	maxTrailing = 1 << 20
+	// maxLinkHops bounds link chains; anything longer is a loop.
+	maxLinkHops = 64
+)
+
+func (o Options) budget() plugind.Budget {
+	b := o.Budget
+	if b.MaxBytes <= 0 {
+		b.MaxBytes = plugind.DefaultBudget.MaxBytes
+	}
+	if b.MaxFiles <= 0 {
+		b.MaxFiles = plugind.DefaultBudget.MaxFiles
+	}
+	return b
+}
+
+// expectedCommit validates ExpectCommit and returns it in lower case.
+func (o Options) expectedCommit() (string, error) {
+	if o.ExpectCommit == "" {
+		return "", nil
+	}
+	c := strings.ToLower(o.ExpectCommit)
+	if !isCommitID(c) {
+		return "", plugind.Errorf(plugind.CodeInvalidSource, "expected commit %q is not a 40-hex commit id", o.ExpectCommit)
+	}
+	return c, nil
+}
+
+// isCommitID reports whether s is a full lower- or upper-case hex SHA-1.
+func isCommitID(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}

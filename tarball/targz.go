@@ -1,0 +1,126 @@
+package tarball
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mholt/archives"
+)
+
+// ExtractTarGz extracts the gzip-compressed tar stream r into dest, which
+// must not exist. On any error dest is removed and the error names the
+// offending entry; refusals carry plugind.CodeUnsafeArchive, budget
+// overruns plugind.CodeBudgetExceeded, and damaged input
+// plugind.CodeSourceUnreadable.
+func ExtractTarGz(ctx context.Context, r io.Reader, dest string, opts Options) (*Result, error) {
+	x, err := newExtractor(ctx, dest, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := x.extractTarGz(r)
+	if err != nil {
+		return nil, x.abort(fmt.Errorf("extract tar.gz: %w", err))
+	}
+	return res, nil
+}
+
+func (x *extractor) extractTarGz(r io.Reader) (*Result, error) {
+	// The multithreaded reader decompresses ahead of us on another core
+	// while this goroutine writes files, as tar -xzf does with its gzip child.
+	gz, err := archives.Gz{Multithreaded: true}.OpenReader(r)
+	if err != nil {
+		if cerr := x.ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, corrupt(err, "gzip header")
+	}
+	defer gz.Close()
+
+	// archive/tar directly rather than archives.Tar.Extract: the latter
+	// drops pax global headers before the handler sees them, and the commit
+	// id git archive writes there is what ExpectCommit has to be checked
+	// against. The loop below is otherwise the same as Extract's.
+	tr := tar.NewReader(gz)
+	last := ""
+	for {
+		if err := x.ctx.Err(); err != nil {
+			return nil, err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, tar.ErrInsecurePath) {
+			// Only with GODEBUG=tarinsecurepath=0; the entry is checked
+			// below and refused with a precise reason.
+			err = nil
+		}
+		if err != nil {
+			if cerr := x.ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
+			if last == "" {
+				return nil, corrupt(err, "reading the first entry")
+			}
+			return nil, corrupt(err, "reading the entry after %q", last)
+		}
+		last = hdr.Name
+		if err := x.tarEntry(hdr, tr); err != nil {
+			return nil, err
+		}
+	}
+	if err := x.drain(gz); err != nil {
+		return nil, err
+	}
+	return x.finish()
+}
+
+func (x *extractor) tarEntry(hdr *tar.Header, tr *tar.Reader) error {
+	switch hdr.Typeflag {
+	case tar.TypeXGlobalHeader:
+		if c, ok := hdr.PAXRecords["comment"]; ok {
+			return x.comment(hdr.Name, c)
+		}
+		return nil
+	case tar.TypeDir:
+		return x.dir(hdr.Name)
+	case tar.TypeReg, tar.TypeGNUSparse:
+		return x.file(hdr.Name, hdr.Mode&0o111 != 0, hdr.Size, tr)
+	case tar.TypeSymlink:
+		return x.symlink(hdr.Name, hdr.Linkname)
+	case tar.TypeLink:
+		return x.hardlink(hdr.Name, hdr.Linkname)
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		return unsafeEntry(hdr.Name, "%s entries are not allowed", typeName(hdr.Typeflag))
+	default:
+		return unsafeEntry(hdr.Name, "unsupported tar entry type %q", hdr.Typeflag)
+	}
+}
+
+func typeName(t byte) string {
+	switch t {
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	case tar.TypeFifo:
+		return "fifo"
+	}
+	return fmt.Sprintf("type %q", t)
+}
+
+// drain reads what follows the tar end marker so the gzip trailer (CRC and
+// length) is verified and a download cut off there is still caught.
+func (x *extractor) drain(gz io.Reader) error {
+	_, err := io.CopyBuffer(io.Discard, io.LimitReader(gz, maxTrailing), x.buf)
+	if err != nil {
+		if cerr := x.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return corrupt(err, "after the last entry")
+	}
+	return nil
+}
