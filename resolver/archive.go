@@ -11,13 +11,14 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/tarball"
 )
 
 // fetchTarball is the no-git path: the REST archive link for the commit,
 // downloaded with retries and extracted as it streams in. The archive's
 // root folder and pax header must name the commit asked for.
-func (s *Sources) fetchTarball(ctx context.Context, r *Remote, sha, dest string) error {
+func (s *Sources) fetchTarball(ctx context.Context, r *source.Remote, sha, dest string) error {
 	// GET the REST archive link and follow its redirect to the download
 	// host in one go (net/http drops the Authorization header when the
 	// redirect leaves the API host).

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // fetchGit writes the tree of commit sha into dest (which must not exist):
@@ -26,7 +27,7 @@ import (
 // must be reachable from the remote's branches or tags (GitHub's
 // reachable-SHA rule; the fallback checks it by construction). The object
 // store lives in scratch, beside dest, and is thrown away.
-func (s *Sources) fetchGit(ctx context.Context, r *Remote, sha, scratch, dest string) error {
+func (s *Sources) fetchGit(ctx context.Context, r *source.Remote, sha, scratch, dest string) error {
 	gitDir := filepath.Join(scratch, "git")
 	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
 	repo, err := git.Init(st, nil)

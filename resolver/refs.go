@@ -18,6 +18,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // headRef is how the default branch is asked for and cached: GitHub's
@@ -26,7 +27,7 @@ const headRef = "HEAD"
 
 // remoteKey names a repository in the cache, independent of where its
 // transport points.
-func remoteKey(r *Remote) string { return "github.com/" + r.FullName() }
+func remoteKey(r *source.Remote) string { return "github.com/" + r.FullName() }
 
 // resolvedRef is a ref pinned to a commit, and how we know.
 type resolvedRef struct {
@@ -38,8 +39,8 @@ type resolvedRef struct {
 // the REST API with the cached SHA as ETag, so an unchanged ref costs one
 // 304; offline, or when the network fails and the cache can answer, the
 // cache answers and the result says how old it is.
-func (s *Sources) resolveRef(ctx context.Context, r *Remote, ref string, offline bool) (resolvedRef, error) {
-	if IsSHA(ref) {
+func (s *Sources) resolveRef(ctx context.Context, r *source.Remote, ref string, offline bool) (resolvedRef, error) {
+	if source.IsSHA(ref) {
 		return resolvedRef{SHA: ref}, nil
 	}
 	if ref == "" {
@@ -70,7 +71,7 @@ func (s *Sources) resolveRef(ctx context.Context, r *Remote, ref string, offline
 	}
 	if err == nil {
 		sha = strings.TrimSpace(sha)
-		if !IsSHA(sha) {
+		if !source.IsSHA(sha) {
 			return resolvedRef{}, plugind.Errorf(plugind.CodeSourceUnreadable, "resolve %s of %s: the API answered %q, not a commit id", describeRef(ref), key, truncate(sha, 60))
 		}
 		s.count(ctx, cache.KindRef, false)
@@ -130,11 +131,13 @@ func (s *Sources) count(ctx context.Context, kind string, hit bool) {
 }
 
 // gitURL is the smart-HTTP address of a repository on the configured host.
-func (s *Sources) gitURL(r *Remote) string { return s.cfg.GitHubURL + "/" + r.FullName() + ".git" }
+func (s *Sources) gitURL(r *source.Remote) string {
+	return s.cfg.GitHubURL + "/" + r.FullName() + ".git"
+}
 
 // advertised lists the remote's refs over git (ls-remote), as short names
 // ("main", "release/v2", "v1.0") mapped to commits.
-func (s *Sources) advertised(ctx context.Context, r *Remote) (map[string]string, string, error) {
+func (s *Sources) advertised(ctx context.Context, r *source.Remote) (map[string]string, string, error) {
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{s.gitURL(r)}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.gitAuth()})
 	if err != nil {
@@ -163,7 +166,7 @@ func (s *Sources) advertised(ctx context.Context, r *Remote) (map[string]string,
 	return out, head, nil
 }
 
-func (s *Sources) lsRemoteRef(ctx context.Context, r *Remote, ref string) (string, error) {
+func (s *Sources) lsRemoteRef(ctx context.Context, r *source.Remote, ref string) (string, error) {
 	refs, _, err := s.advertised(ctx, r)
 	if err != nil {
 		return "", err
@@ -176,7 +179,7 @@ func (s *Sources) lsRemoteRef(ctx context.Context, r *Remote, ref string) (strin
 
 // refNames lists branch and tag names, for splitting a tree URL's REF from
 // its PATH: over git when it is on, else from the REST API.
-func (s *Sources) refNames(ctx context.Context, r *Remote) ([]string, error) {
+func (s *Sources) refNames(ctx context.Context, r *source.Remote) ([]string, error) {
 	if !s.cfg.GitOff {
 		refs, _, err := s.advertised(ctx, r)
 		if err == nil {
@@ -223,12 +226,12 @@ func (s *Sources) refNames(ctx context.Context, r *Remote) ([]string, error) {
 
 // splitTree splits a tree URL into REF and PATH. Offline, the refs this
 // cache has resolved before stand in for the remote's list.
-func (s *Sources) splitTree(ctx context.Context, r *Remote, offline bool) error {
+func (s *Sources) splitTree(ctx context.Context, r *source.Remote, offline bool) error {
 	if !r.IsTree() {
 		return nil
 	}
 	segs := strings.Split(r.TreeRest, "/")
-	if len(segs) == 1 || IsSHA(segs[0]) {
+	if len(segs) == 1 || source.IsSHA(segs[0]) {
 		r.SplitTree(nil)
 		return nil
 	}

@@ -12,13 +12,14 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // resolveRemote pins a GitHub source to a commit, makes sure its tree is in
 // the store (fetching it at most once per process per commit), and offers
 // the plugin at its path.
 func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, error) {
-	r, err := ParseRemote(req.Source)
+	r, err := source.ParseRemote(req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 // canonicalSource is what the registry records for a single-plugin remote
 // source: the user's form, normalized. git: and plain repository sources
 // track the default branch; tree URLs keep their ref (a SHA stays pinned).
-func canonicalSource(src string, r *Remote) string {
+func canonicalSource(src string, r *source.Remote) string {
 	if strings.HasPrefix(src, "git:") {
 		return "git:github.com/" + r.FullName()
 	}
@@ -103,7 +104,7 @@ type snapshotRef struct {
 // neither the cache nor the store has it. Concurrent callers in this process
 // share one fetch; across processes the store's per-digest lock keeps the
 // commit safe.
-func (s *Sources) snapshot(ctx context.Context, r *Remote, sha string, offline bool) (snapshotRef, error) {
+func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, offline bool) (snapshotRef, error) {
 	key := remoteKey(r)
 	if d, ok := s.cachedSnapshot(ctx, key, sha, ""); ok {
 		s.count(ctx, cache.KindSnapshot, true)
@@ -155,7 +156,7 @@ func (s *Sources) touch(ctx context.Context, digest string) {
 
 // fetch brings remote@sha into the store: git first, the tarball fallback
 // when git is off or fails.
-func (s *Sources) fetch(ctx context.Context, r *Remote, sha string) (snapshotRef, error) {
+func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string) (snapshotRef, error) {
 	var warnings []string
 	st, err := s.cfg.Store.Stage()
 	if err != nil {
@@ -197,7 +198,7 @@ func (s *Sources) fetch(ctx context.Context, r *Remote, sha string) (snapshotRef
 // subdirDigest is the tree digest of a plugin folder inside a snapshot. The
 // snapshot is read-only and content-addressed, so the digest is cached by
 // (remote, sha, path) and a warm re-plan hashes nothing.
-func (s *Sources) subdirDigest(ctx context.Context, r *Remote, sha, p, dir string) (string, error) {
+func (s *Sources) subdirDigest(ctx context.Context, r *source.Remote, sha, p, dir string) (string, error) {
 	sub := path.Clean("/" + p)[1:]
 	if d, ok := s.cachedSnapshot(ctx, remoteKey(r), sha, "/"+sub); ok {
 		return d, nil

@@ -1,4 +1,6 @@
-package resolver
+// Package source is the grammar of remote plugin sources (SPEC §5): GitHub
+// repository and tree URLs, parsed and refused before any network.
+package source
 
 import (
 	"fmt"
