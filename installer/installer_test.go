@@ -16,7 +16,7 @@ import (
 )
 
 type testEnv struct {
-	t    *testing.T
+	t    testing.TB
 	home Home
 	in   *Installer
 	hook func(step string)

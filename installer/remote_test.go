@@ -31,7 +31,7 @@ type remoteOpts struct {
 	home    string
 }
 
-func newRemoteEnv(t *testing.T, gh *fakegithub.Server, o remoteOpts) *remoteEnv {
+func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv {
 	t.Helper()
 	home := o.home
 	if home == "" {

@@ -162,6 +162,18 @@ func TestLifecycleFromTheBinary(t *testing.T) {
 	if r.code != 0 || r.json(t)["applied"] != true {
 		t.Fatalf("install exported zip: %d %s %s", r.code, r.stdout, r.stderr)
 	}
+
+	// The zip went through the store; maintenance commands see it.
+	if r = run(t, home, nil, "cache", "verify"); r.code != 0 || !strings.Contains(r.stdout, "checked 1 snapshots, 0 problems") {
+		t.Fatalf("cache verify: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r = run(t, home, nil, "cache", "stats"); r.code != 0 || !strings.Contains(r.stdout, "store: 1 snapshots") {
+		t.Fatalf("cache stats: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// The plan that named the zip's snapshot is still live, so gc keeps it.
+	if r = run(t, home, nil, "cache", "gc"); r.code != 0 || !strings.Contains(r.stdout, "evicted 0 snapshots") {
+		t.Fatalf("cache gc: %d %s %s", r.code, r.stdout, r.stderr)
+	}
 }
 
 func TestRefusalsExitOneWithJSON(t *testing.T) {

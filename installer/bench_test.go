@@ -1,0 +1,54 @@
+package installer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"reasonix.io/plugind/internal/fakegithub"
+)
+
+// BenchmarkPlanRemote compares a cold plan (fetch everything), a warm
+// re-plan (one conditional request) and an offline re-plan (no network) of
+// the same GitHub source, reporting wall time and requests per plan.
+//
+//	go test -run '^$' -bench PlanRemote ./installer
+func BenchmarkPlanRemote(b *testing.B) {
+	gh := fakegithub.New(b)
+	files := pluginFiles("tools", "bench")
+	for i := range 200 {
+		files["skills/s/ref/"+time.Duration(i).String()+".md"] = "reference text for the benchmark plugin\n"
+	}
+	gh.CreateRepo("acme", "tools").Commit("main", files)
+	req := Request{Source: "git:github.com/acme/tools"}
+	measure := func(b *testing.B, env func(i int) *remoteEnv, offline bool) {
+		b.Helper()
+		gh.ResetCounts()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			r := req
+			r.Offline = offline
+			e := env(i)
+			if _, err := e.in.Install(context.Background(), r, Approval{DryRun: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		c := gh.Counts()
+		b.ReportMetric(float64(c.Total)/float64(b.N), "requests/plan")
+		b.ReportMetric(float64(c.Content())/float64(b.N), "fetches/plan")
+	}
+	b.Run("cold", func(b *testing.B) {
+		measure(b, func(int) *remoteEnv {
+			b.StopTimer()
+			defer b.StartTimer()
+			return newRemoteEnv(b, gh, remoteOpts{home: b.TempDir()})
+		}, false)
+	})
+	warm := newRemoteEnv(b, gh, remoteOpts{home: b.TempDir()})
+	if _, err := warm.in.Install(context.Background(), req, Approval{DryRun: true}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("warm", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, false) })
+	b.Run("offline", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, true) })
+}
