@@ -25,16 +25,9 @@ type ExportInfo struct {
 // archive root, credentials stripped: literal env/header values become ${VAR}
 // references, listed in RequiredEnv for the person who installs it.
 func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*ExportInfo, error) {
-	if err := plugind.ValidateName(name); err != nil {
-		return nil, err
-	}
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	e, err := in.installed(name)
 	if err != nil {
 		return nil, err
-	}
-	e, ok := reg.Find(name)
-	if !ok {
-		return nil, notInstalled(name)
 	}
 	pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: name})
 	if err != nil {

@@ -16,14 +16,8 @@ import (
 // that copy is still what was installed.
 type PluginInfo struct {
 	Entry
-	Compatibility string               `json:"compatibility,omitempty"`
-	Skills        []manifest.Skill     `json:"skills"`
-	Commands      []manifest.Command   `json:"commands"`
-	Agents        []manifest.Agent     `json:"agents"`
-	Hooks         []manifest.Hook      `json:"hooks"`
-	MCPServers    []manifest.MCPServer `json:"mcpServers"`
-	Runtime       *manifest.Runtime    `json:"runtime"`
-	Warnings      []string             `json:"warnings"`
+	Inventory
+	Warnings []string `json:"warnings"`
 	// Problems are why the root is excluded from loading; empty when healthy.
 	Problems []string `json:"problems"`
 	Loaded   bool     `json:"loaded"`
@@ -49,6 +43,17 @@ func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
 
 // Show reports one installed plugin.
 func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error) {
+	e, err := in.installed(name)
+	if err != nil {
+		return nil, err
+	}
+	info := in.inspect(*e)
+	return &info, nil
+}
+
+// installed reads the registry entry of name, validating the name before
+// it is used for anything.
+func (in *Installer) installed(name string) (*Entry, error) {
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, err
 	}
@@ -60,14 +65,12 @@ func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error)
 	if !ok {
 		return nil, notInstalled(name)
 	}
-	info := in.inspect(*e)
-	return &info, nil
+	return e, nil
 }
 
 func (in *Installer) inspect(e Entry) PluginInfo {
 	info := PluginInfo{
-		Entry: e, Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
-		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{}, Problems: []string{},
+		Entry: e, Inventory: emptyInventory(), Warnings: []string{}, Problems: []string{},
 	}
 	info.Problems = in.checkRoot(e)
 	if pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: e.Name}); err != nil {
@@ -75,9 +78,7 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 			info.Problems = append(info.Problems, "manifest: "+err.Error())
 		}
 	} else {
-		info.Compatibility = string(pkg.Compatibility)
-		info.Skills, info.Commands, info.Agents = nonNil(pkg.Skills), nonNil(pkg.Commands), nonNil(pkg.Agents)
-		info.Hooks, info.MCPServers, info.Runtime = nonNil(pkg.Hooks), nonNil(pkg.MCPServers), pkg.Runtime
+		info.Inventory = inventoryOf(pkg)
 		info.Warnings = append(info.Warnings, pkg.Warnings...)
 	}
 	if len(info.Problems) > 0 {
@@ -186,8 +187,7 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 			Name: old.Name, Action: "remove", Status: StatusRemoved, Source: old.Source,
 			Commit: old.Commit, ContentDigest: old.ContentDigest, Root: old.Root,
 			ManifestKind: old.ManifestKind, Version: old.Version, Link: old.Link,
-			Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
-			Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{},
+			Inventory: emptyInventory(), Warnings: []string{},
 		}},
 		Warnings: []string{},
 	}, nil

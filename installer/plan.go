@@ -87,8 +87,7 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
-		Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
-		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, Warnings: []string{},
+		Inventory: emptyInventory(), Warnings: []string{},
 	}
 	if c.Err != nil {
 		a.Action = ActionSkip
@@ -118,9 +117,7 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 	}
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
-	a.Compatibility = string(pkg.Compatibility)
-	a.Skills, a.Commands, a.Agents = nonNil(pkg.Skills), nonNil(pkg.Commands), nonNil(pkg.Agents)
-	a.Hooks, a.MCPServers, a.Runtime = nonNil(pkg.Hooks), nonNil(pkg.MCPServers), pkg.Runtime
+	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
 	if err := plugind.ValidateName(a.Name); err != nil {

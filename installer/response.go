@@ -41,29 +41,23 @@ type Resolved struct {
 
 // Action is what a plan will do with one plugin.
 type Action struct {
-	Name          string               `json:"name"`
-	Action        string               `json:"action"` // install, replace, skip
-	Status        string               `json:"status"` // ready, installed, skipped, blocked, conflict, failed
-	Source        string               `json:"source"`
-	Commit        string               `json:"commit,omitempty"`
-	ContentDigest string               `json:"contentDigest,omitempty"`
-	Root          string               `json:"root,omitempty"`
-	ManifestKind  string               `json:"manifestKind,omitempty"`
-	Version       string               `json:"version,omitempty"`
-	Description   string               `json:"description,omitempty"`
-	Compatibility string               `json:"compatibility,omitempty"`
-	Risk          string               `json:"risk,omitempty"`
-	Skills        []manifest.Skill     `json:"skills"`
-	Commands      []manifest.Command   `json:"commands"`
-	Agents        []manifest.Agent     `json:"agents"`
-	Hooks         []manifest.Hook      `json:"hooks"`
-	MCPServers    []manifest.MCPServer `json:"mcpServers"`
-	Runtime       *manifest.Runtime    `json:"runtime"`
-	Warnings      []string             `json:"warnings"`
-	Error         string               `json:"error,omitempty"`
-	ErrorCode     string               `json:"errorCode,omitempty"`
-	Link          bool                 `json:"link,omitempty"`
-	Marketplace   string               `json:"marketplace,omitempty"`
+	Name          string `json:"name"`
+	Action        string `json:"action"` // install, replace, skip
+	Status        string `json:"status"` // ready, installed, skipped, blocked, conflict, failed
+	Source        string `json:"source"`
+	Commit        string `json:"commit,omitempty"`
+	ContentDigest string `json:"contentDigest,omitempty"`
+	Root          string `json:"root,omitempty"`
+	ManifestKind  string `json:"manifestKind,omitempty"`
+	Version       string `json:"version,omitempty"`
+	Description   string `json:"description,omitempty"`
+	Risk          string `json:"risk,omitempty"`
+	Inventory
+	Warnings    []string `json:"warnings"`
+	Error       string   `json:"error,omitempty"`
+	ErrorCode   string   `json:"errorCode,omitempty"`
+	Link        bool     `json:"link,omitempty"`
+	Marketplace string   `json:"marketplace,omitempty"`
 
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.
@@ -103,5 +97,30 @@ func ErrorResponse(source string, err error) *Response {
 		OK: false, Status: StatusRefused, Source: source,
 		Actions: []Action{}, Warnings: []string{},
 		Error: err.Error(), ErrorCode: string(code),
+	}
+}
+
+// Inventory is what a package contributes, as plans and listings show it.
+type Inventory struct {
+	Compatibility string               `json:"compatibility,omitempty"`
+	Skills        []manifest.Skill     `json:"skills"`
+	Commands      []manifest.Command   `json:"commands"`
+	Agents        []manifest.Agent     `json:"agents"`
+	Hooks         []manifest.Hook      `json:"hooks"`
+	MCPServers    []manifest.MCPServer `json:"mcpServers"`
+	Runtime       *manifest.Runtime    `json:"runtime"`
+}
+
+// emptyInventory has empty lists rather than nulls, so clients can iterate.
+func emptyInventory() Inventory {
+	return Inventory{Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
+		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}}
+}
+
+func inventoryOf(pkg *manifest.Package) Inventory {
+	return Inventory{
+		Compatibility: string(pkg.Compatibility),
+		Skills:        nonNil(pkg.Skills), Commands: nonNil(pkg.Commands), Agents: nonNil(pkg.Agents),
+		Hooks: nonNil(pkg.Hooks), MCPServers: nonNil(pkg.MCPServers), Runtime: pkg.Runtime,
 	}
 }
