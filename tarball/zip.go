@@ -55,6 +55,20 @@ func (x *extractor) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 	if err != nil && !errors.Is(err, stdzip.ErrInsecurePath) {
 		return nil, corrupt(err, "")
 	}
+	// The central directory says up front how many entries and how many
+	// bytes are coming: an archive over budget is refused before anything is
+	// written. (The running counts still guard against lying headers.)
+	var files int
+	var declared int64
+	for _, f := range zr.File {
+		if !f.FileInfo().IsDir() {
+			files++
+			declared += int64(f.UncompressedSize64)
+		}
+	}
+	if err := x.budget.Check(files, declared); err != nil {
+		return nil, fmt.Errorf("the zip's central directory declares more than the budget allows, nothing was written: %w", err)
+	}
 	if zr.Comment != "" {
 		if err := x.comment("zip comment", zr.Comment); err != nil {
 			return nil, err

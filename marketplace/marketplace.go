@@ -1,0 +1,161 @@
+// Package marketplace parses Claude Code (.claude-plugin/marketplace.json)
+// and Codex (.agents/plugins/marketplace.json) marketplace documents and
+// classifies every entry as ready, skipped or error (SPEC §7). It is pure:
+// bytes in, classified entries out. Fetching is the resolver's business.
+package marketplace
+
+import (
+	"fmt"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// MaxEntries is the most entries one marketplace may list. SPEC §7 allows
+// every count below 1,000; beyond that a document is refused whole rather
+// than silently truncated.
+const MaxEntries = 1000
+
+// Kind is the source kind of an entry.
+type Kind string
+
+const (
+	KindRelative  Kind = "relative"   // a path inside the marketplace
+	KindURL       Kind = "url"        // {"source":"url"} on github.com
+	KindGitHub    Kind = "github"     // {"source":"github","repo":"o/r"}
+	KindGitSubdir Kind = "git-subdir" // {"source":"git-subdir"}
+	KindNPM       Kind = "npm"
+	KindPip       Kind = "pip"
+	KindExternal  Kind = "external" // a string naming something outside the marketplace
+	KindUnknown   Kind = "unknown"  // a source type this product does not know, or none
+)
+
+// Status is an entry's classification.
+type Status string
+
+const (
+	StatusReady   Status = "ready"
+	StatusSkipped Status = "skipped" // unsupported or unpinned: a warning in bulk, an error by name
+	StatusError   Status = "error"   // malformed: the entry is refused
+)
+
+// Entry is one classified plugin entry.
+type Entry struct {
+	Name   string
+	Kind   Kind
+	Status Status
+	// Reason says why the entry is skipped or refused, naming the entry;
+	// empty when ready.
+	Reason string
+	// Code is the error code a by-name selection of this entry fails with;
+	// empty when ready.
+	Code plugind.Code
+	// Path: for relative entries the cleaned slash path inside the
+	// marketplace root ("." for the root itself, metadata.pluginRoot applied
+	// to bare names); for url/github/git-subdir the subdirectory inside the
+	// repository ("" for its root).
+	Path        string
+	Owner, Repo string // url, github, git-subdir
+	SHA         string // the 40-hex pin, when given (it wins over Ref)
+	Ref         string // the ref, when given
+	// Unpinned marks a url/github entry without a sha that is ready only
+	// because Options.AllowUnpinned was set: the resolver resolves Ref (""
+	// meaning the default branch) and pins that commit.
+	Unpinned    bool
+	Version     string
+	Description string
+	Strict      *bool
+}
+
+// Err is nil for a ready entry and otherwise the coded error a by-name
+// selection reports.
+func (e *Entry) Err() error {
+	if e.Status == StatusReady {
+		return nil
+	}
+	code := e.Code
+	if code == "" {
+		code = plugind.CodeInvalidSource
+	}
+	return plugind.Errorf(code, "%s", e.Reason)
+}
+
+// Marketplace is a parsed marketplace document.
+type Marketplace struct {
+	Name        string
+	Description string
+	// PluginRoot is metadata.pluginRoot cleaned ("plugins" for
+	// "./plugins"); "" when unset or unusable.
+	PluginRoot string
+	Entries    []Entry  // document order
+	Warnings   []string // unknown fields (by JSON path), mistyped optional fields
+}
+
+// Options tune classification.
+type Options struct {
+	// AllowUnpinned makes url/github entries without a sha ready (with
+	// Entry.Unpinned set) instead of skipped (--allow-unpinned).
+	AllowUnpinned bool
+}
+
+// Parse parses a Claude Code .claude-plugin/marketplace.json. It fails only
+// when the document as a whole is unusable; every per-entry problem is that
+// entry's status.
+func Parse(data []byte, opts Options) (*Marketplace, error) {
+	return parse(data, opts, claudeFormat)
+}
+
+// ParseCodex parses a Codex .agents/plugins/marketplace.json, whose
+// {"source":"local","path":…} entries are relative sources.
+func ParseCodex(data []byte, opts Options) (*Marketplace, error) {
+	return parse(data, opts, codexFormat)
+}
+
+// Counts tallies the entries by status.
+func (m *Marketplace) Counts() (ready, skipped, errored int) {
+	for i := range m.Entries {
+		switch m.Entries[i].Status {
+		case StatusReady:
+			ready++
+		case StatusSkipped:
+			skipped++
+		default:
+			errored++
+		}
+	}
+	return ready, skipped, errored
+}
+
+// Select returns the entry named name (--name). A skipped or refused entry
+// is an error carrying its reason: what a bulk install only warns about is
+// fatal when asked for by name. The returned entry is a copy.
+func (m *Marketplace) Select(name string) (*Entry, error) {
+	if m == nil {
+		return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin named %q: no marketplace", name)
+	}
+	for i := range m.Entries {
+		if m.Entries[i].Name != name {
+			continue
+		}
+		e := m.Entries[i]
+		if err := e.Err(); err != nil {
+			return nil, plugind.Errorf(plugind.CodeOf(err), "cannot install plugin %q from marketplace %s: %w", name, m.label(), err)
+		}
+		return &e, nil
+	}
+	hint := ""
+	for i := range m.Entries {
+		if n := m.Entries[i].Name; n != "" && strings.EqualFold(n, name) {
+			hint = fmt.Sprintf(" (did you mean %q?)", n)
+			break
+		}
+	}
+	return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin named %q in marketplace %s, which lists %d entries%s", name, m.label(), len(m.Entries), hint)
+}
+
+func (m *Marketplace) label() string {
+	if m.Name == "" {
+		return "(unnamed)"
+	}
+	return fmt.Sprintf("%q", m.Name)
+}
