@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -66,17 +67,15 @@ func parse(data []byte, opts Options, f format) (*Marketplace, error) {
 	bad := func(format string, args ...any) error {
 		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %s", f.file, fmt.Sprintf(format, args...))
 	}
-	if !json.Valid(data) {
-		var probe any
-		err := json.Unmarshal(data, &probe)
-		return nil, bad("not valid JSON: %v", err)
-	}
-	if t := jsonType(data); t != "object" {
-		return nil, bad("expected a JSON object with a \"plugins\" array, found %s", describeType(t))
-	}
+	// Editors on Windows like to write a byte-order mark; JSON forbids it
+	// but it carries no meaning, so it is dropped rather than refused.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, bad("not a JSON object: %v", err)
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		if !json.Valid(data) {
+			return nil, bad("not valid JSON: %v", err)
+		}
+		return nil, bad("expected a JSON object with a \"plugins\" array, found %s", describeType(jsonType(data)))
 	}
 	rawPlugins, ok := top["plugins"]
 	if !ok {
@@ -97,9 +96,6 @@ func parse(data []byte, opts Options, f format) (*Marketplace, error) {
 	p.unknown("", top, f.topFields)
 	p.m.Name, _ = p.optString("name", top["name"])
 	p.m.Description, _ = p.optString("description", top["description"])
-	if raw, ok := top["pluginRoot"]; ok && !f.codex && raw != nil {
-		p.warn("pluginRoot: Claude Code reads this from metadata.pluginRoot; the top-level field is ignored")
-	}
 	if raw, ok := top["owner"]; ok && !f.codex {
 		p.object("owner", raw, ownerFields)
 	}
@@ -191,7 +187,11 @@ func (p *parser) unknown(path string, o map[string]json.RawMessage, known set) {
 		if known[k] {
 			continue
 		}
-		p.warn("%s: unknown field, ignored", joinPath(path, k))
+		hint := ""
+		if path == "" && k == "pluginRoot" && !p.f.codex {
+			hint = " (Claude Code reads metadata.pluginRoot)"
+		}
+		p.warn("%s: unknown field, ignored%s", joinPath(path, k), hint)
 	}
 }
 

@@ -130,8 +130,12 @@ func (m *Marketplace) Counts() (ready, skipped, errored int) {
 // is an error carrying its reason: what a bulk install only warns about is
 // fatal when asked for by name. The returned entry is a copy.
 func (m *Marketplace) Select(name string) (*Entry, error) {
-	if m == nil {
+	switch {
+	case m == nil:
 		return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin named %q: no marketplace", name)
+	case name == "":
+		// Unnamed entries carry Name ""; an empty selection must not pick one.
+		return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin name given to select from marketplace %s", m.label())
 	}
 	for i := range m.Entries {
 		if m.Entries[i].Name != name {
