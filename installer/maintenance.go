@@ -86,12 +86,8 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 		if e.Commit == "" {
 			continue
 		}
-		src := e.Source
-		if len(src) > 4 && src[:4] == "git:" {
-			src = "https://" + src[4:]
-		}
-		r, err := source.ParseRemote(src)
-		if err != nil {
+		r, err := source.ParseRemote(e.Source)
+		if err != nil { // a local folder or zip: no snapshot to keep
 			continue
 		}
 		if d, ok, err := m.Cache.GetSnapshot(ctx, "github.com/"+r.FullName(), e.Commit, ""); err == nil && ok {

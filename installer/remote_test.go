@@ -246,12 +246,8 @@ func TestRemoteUnsafeContentLeavesNothing(t *testing.T) {
 		if !bytes.Equal(before, env.registryBytes()) {
 			t.Fatal("registry changed")
 		}
+		// The local "keep" plugin was copied from a folder, not the store.
 		snaps, _ := env.st.List(context.Background())
-		if len(snaps) != 1 { // the local "keep" plugin is not in the store; only... see below
-			for _, s := range snaps {
-				t.Logf("snapshot %s", s.Digest)
-			}
-		}
 		if ents := env.storeStagingEntries(); len(ents) != 0 {
 			t.Fatalf("gitOff=%v: staging left behind: %v", gitOff, ents)
 		}

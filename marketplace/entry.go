@@ -249,13 +249,8 @@ func (p *parser) objectSource(s *entryState, at string, o map[string]json.RawMes
 }
 
 func (p *parser) urlSource(s *entryState, o map[string]json.RawMessage) {
-	u, present, err := stringField(o, "url")
-	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return
-	case !present || u == "":
-		s.fail("the \"url\" source has no \"url\"")
+	u, ok := requiredString(s, o, "url", "the \"url\" source has no \"url\"")
+	if !ok {
 		return
 	}
 	r, notGitHub, err := parseGitHubURL(u, false)
@@ -272,15 +267,11 @@ func (p *parser) urlSource(s *entryState, o map[string]json.RawMessage) {
 }
 
 func (p *parser) githubSource(s *entryState, o map[string]json.RawMessage) {
-	repo, present, err := stringField(o, "repo")
-	switch {
-	case err != nil:
-		s.fail("%v", err)
+	repo, ok := requiredString(s, o, "repo", "the \"github\" source has no \"repo\" (OWNER/REPO)")
+	if !ok {
 		return
-	case !present || repo == "":
-		s.fail("the \"github\" source has no \"repo\" (OWNER/REPO)")
-		return
-	case strings.Count(repo, "/") != 1:
+	}
+	if strings.Count(repo, "/") != 1 {
 		s.fail("source.repo %q must be OWNER/REPO", repo)
 		return
 	}
@@ -362,13 +353,8 @@ func (p *parser) readPin(s *entryState, o map[string]json.RawMessage) bool {
 // its pin: the resolver pins it to a SHA at plan time (sha, else ref, else
 // the default branch).
 func (p *parser) gitSubdirSource(s *entryState, o map[string]json.RawMessage) {
-	u, present, err := stringField(o, "url")
-	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return
-	case !present || u == "":
-		s.fail("the \"git-subdir\" source has no \"url\"")
+	u, ok := requiredString(s, o, "url", "the \"git-subdir\" source has no \"url\"")
+	if !ok {
 		return
 	}
 	r, notGitHub, err := parseGitHubURL(u, true)
@@ -403,6 +389,21 @@ func (p *parser) gitSubdirSource(s *entryState, o map[string]json.RawMessage) {
 
 // stringField reads an optional string field of a source object; null
 // counts as absent.
+// requiredString reads a string field that must be present and non-empty,
+// failing the entry with missing (or the type error) when it is not.
+func requiredString(s *entryState, o map[string]json.RawMessage, key, missing string) (string, bool) {
+	v, present, err := stringField(o, key)
+	switch {
+	case err != nil:
+		s.fail("%v", err)
+		return "", false
+	case !present || v == "":
+		s.fail("%s", missing)
+		return "", false
+	}
+	return v, true
+}
+
 func stringField(o map[string]json.RawMessage, key string) (string, bool, error) {
 	raw, ok := o[key]
 	if !ok || jsonType(raw) == "null" {

@@ -226,14 +226,14 @@ func (s *Sources) refNames(ctx context.Context, r *source.Remote) ([]string, err
 
 // splitTree splits a tree URL into REF and PATH. Offline, the refs this
 // cache has resolved before stand in for the remote's list.
-func (s *Sources) splitTree(ctx context.Context, r *source.Remote, offline bool) error {
+func (s *Sources) splitTree(ctx context.Context, r *source.Remote, offline bool) {
 	if !r.IsTree() {
-		return nil
+		return
 	}
 	segs := strings.Split(r.TreeRest, "/")
 	if len(segs) == 1 || source.IsSHA(segs[0]) {
 		r.SplitTree(nil)
-		return nil
+		return
 	}
 	if offline {
 		var known []string
@@ -244,7 +244,7 @@ func (s *Sources) splitTree(ctx context.Context, r *source.Remote, offline bool)
 			}
 		}
 		r.SplitTree(known)
-		return nil
+		return
 	}
 	names, err := s.refNames(ctx, r)
 	if err != nil {
@@ -253,7 +253,6 @@ func (s *Sources) splitTree(ctx context.Context, r *source.Remote, offline bool)
 		names = nil
 	}
 	r.SplitTree(names)
-	return nil
 }
 
 // gitAuth is the token as HTTP basic auth, or nil (no auth) without one.

@@ -26,9 +26,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if req.Link {
 		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", req.Source)
 	}
-	if err := s.splitTree(ctx, r, req.Offline); err != nil {
-		return nil, err
-	}
+	s.splitTree(ctx, r, req.Offline)
 	rr, err := s.resolveRef(ctx, r, r.Ref, req.Offline)
 	if err != nil {
 		return nil, err

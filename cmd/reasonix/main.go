@@ -40,7 +40,7 @@ func (e *exitError) Error() string {
 // usageError is an exit-2 error: the command line itself was wrong.
 func usageError(err error) error { return &exitError{code: 2, err: err} }
 
-// failed is an exit-1 error whose details were already printed.
+// errFailed is an exit-1 error whose details were already printed.
 var errFailed = &exitError{code: 1}
 
 // Run executes args and returns the process exit status.
