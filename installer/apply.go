@@ -34,12 +34,23 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
 	}
+	return in.decide(ctx, p, ap, nil)
+}
+
+// decide stores the plan by its planId and, when approved, applies it.
+// adjust, when set, may rewrite the response before anything is applied
+// (update uses it to report an unchanged plugin as up to date); returning
+// false stops there.
+func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval, adjust func(*Response) bool) (*Response, error) {
 	if in.plans != nil {
 		if body, err := p.MarshalStored(); err == nil {
 			_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
 		}
 	}
 	resp := p.Response()
+	if adjust != nil && resp.OK && !adjust(resp) {
+		return resp, nil
+	}
 	if ap.DryRun || !resp.OK {
 		return resp, responseErr(resp)
 	}

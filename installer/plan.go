@@ -69,8 +69,8 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	for _, c := range f.Candidates {
 		a := in.planCandidate(req, c, p.single, reg)
-		if a.Status == ActionSkipped && a.Error != "" {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("skipped %s: %s", a.Name, a.Error))
+		if !p.single && !a.applicable() && a.Error != "" {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Error))
 		}
 		p.Actions = append(p.Actions, a)
 	}
@@ -87,7 +87,7 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
-		Inventory: emptyInventory(), Warnings: []string{},
+		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
 		a.Action = ActionSkip
@@ -137,6 +137,7 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 			return a
 		}
 		a.Action = ActionReplace
+		a.PreviousCommit = existing.Commit
 	}
 	if a.Link {
 		a.Root = c.Dir

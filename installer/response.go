@@ -28,6 +28,8 @@ const (
 	StatusRefused = "refused"
 	StatusFailed  = "failed"
 	StatusRemoved = "removed"
+	// StatusUpToDate: update found the installed copy already matches its source.
+	StatusUpToDate = "up-to-date"
 )
 
 // Resolved says what a source turned into.
@@ -41,17 +43,19 @@ type Resolved struct {
 
 // Action is what a plan will do with one plugin.
 type Action struct {
-	Name          string `json:"name"`
-	Action        string `json:"action"` // install, replace, skip
-	Status        string `json:"status"` // ready, installed, skipped, blocked, conflict, failed
-	Source        string `json:"source"`
-	Commit        string `json:"commit,omitempty"`
-	ContentDigest string `json:"contentDigest,omitempty"`
-	Root          string `json:"root,omitempty"`
-	ManifestKind  string `json:"manifestKind,omitempty"`
-	Version       string `json:"version,omitempty"`
-	Description   string `json:"description,omitempty"`
-	Risk          string `json:"risk,omitempty"`
+	Name   string `json:"name"`
+	Action string `json:"action"` // install, replace, skip
+	Status string `json:"status"` // ready, installed, skipped, blocked, conflict, failed
+	Source string `json:"source"`
+	Commit string `json:"commit,omitempty"`
+	// PreviousCommit is the installed commit a replace moves from.
+	PreviousCommit string `json:"previousCommit,omitempty"`
+	ContentDigest  string `json:"contentDigest,omitempty"`
+	Root           string `json:"root,omitempty"`
+	ManifestKind   string `json:"manifestKind,omitempty"`
+	Version        string `json:"version,omitempty"`
+	Description    string `json:"description,omitempty"`
+	Risk           string `json:"risk,omitempty"`
 	Inventory
 	Warnings    []string `json:"warnings"`
 	Error       string   `json:"error,omitempty"`
@@ -69,6 +73,7 @@ const (
 	ActionInstall = "install"
 	ActionReplace = "replace"
 	ActionSkip    = "skip"
+	ActionKeep    = "keep" // update: the installed copy is current
 
 	ActionReady     = "ready"
 	ActionInstalled = "installed"
@@ -76,6 +81,7 @@ const (
 	ActionBlocked   = "blocked"
 	ActionConflict  = "conflict"
 	ActionFailed    = "failed"
+	ActionUpToDate  = "up-to-date"
 )
 
 // applicable reports whether apply will publish this action.

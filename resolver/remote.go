@@ -12,6 +12,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/source"
 )
 
@@ -31,7 +32,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, r, rr.SHA, req.Offline)
+	snap, err := s.snapshot(ctx, r, rr.SHA, fetchMode{offline: req.Offline})
 	if err != nil {
 		return nil, err
 	}
@@ -49,6 +50,10 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	dir, err := subdir(snap.root, r.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", remoteKey(r), short(rr.SHA), err)
+	}
+	if _, _, err := manifest.Detect(dir); err != nil && manifest.HasMarketplace(dir) {
+		f.Kind = "marketplace"
+		return s.resolveMarketplace(ctx, req, f, site{dir: dir, remote: r, sha: rr.SHA, base: r.Path})
 	}
 	digest, err := s.subdirDigest(ctx, r, rr.SHA, r.Path, dir)
 	if err != nil {
@@ -92,6 +97,12 @@ func subdir(root, p string) (string, error) {
 	return dir, nil
 }
 
+// fetchMode says how a snapshot may be obtained.
+type fetchMode struct {
+	offline bool // from the store only
+	gitOnly bool // git-subdir sources: no tarball fallback (SPEC §6)
+}
+
 type snapshotRef struct {
 	digest   string
 	root     string
@@ -102,7 +113,7 @@ type snapshotRef struct {
 // neither the cache nor the store has it. Concurrent callers in this process
 // share one fetch; across processes the store's per-digest lock keeps the
 // commit safe.
-func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, offline bool) (snapshotRef, error) {
+func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, mode fetchMode) (snapshotRef, error) {
 	key := remoteKey(r)
 	if d, ok := s.cachedSnapshot(ctx, key, sha, ""); ok {
 		s.count(ctx, cache.KindSnapshot, true)
@@ -110,7 +121,7 @@ func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, of
 		s.touch(ctx, d)
 		return snapshotRef{digest: d, root: root}, nil
 	}
-	if offline {
+	if mode.offline {
 		return snapshotRef{}, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the content of %s at %s was never fetched, so it is not in the store", key, sha)
 	}
 	s.count(ctx, cache.KindSnapshot, false)
@@ -118,7 +129,7 @@ func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, of
 		if d, ok := s.cachedSnapshot(ctx, key, sha, ""); ok {
 			return snapshotRef{digest: d}, nil
 		}
-		return s.fetch(ctx, r, sha)
+		return s.fetch(ctx, r, sha, mode.gitOnly)
 	})
 	if err != nil {
 		return snapshotRef{}, err
@@ -154,7 +165,7 @@ func (s *Sources) touch(ctx context.Context, digest string) {
 
 // fetch brings remote@sha into the store: git first, the tarball fallback
 // when git is off or fails.
-func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string) (snapshotRef, error) {
+func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string, gitOnly bool) (snapshotRef, error) {
 	var warnings []string
 	st, err := s.cfg.Store.Stage()
 	if err != nil {
@@ -164,11 +175,18 @@ func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string) (snap
 	var gitErr error
 	if s.cfg.GitOff {
 		gitErr = errors.New("git is off (REASONIX_GIT=off)")
+		if gitOnly {
+			_ = st.Discard()
+			return snapshotRef{}, plugind.Errorf(plugind.CodeNotPinnable, "%s: git-subdir sources need git, and git is off (REASONIX_GIT=off)", remoteKey(r))
+		}
 	} else {
 		gitErr = s.fetchGit(ctx, r, sha, st.Path("scratch"), dest)
 		if gitErr != nil {
-			if c := plugind.CodeOf(gitErr); c == plugind.CodeBudgetExceeded || c == plugind.CodeUnsafeArchive || ctx.Err() != nil {
+			if c := plugind.CodeOf(gitErr); gitOnly || c == plugind.CodeBudgetExceeded || c == plugind.CodeUnsafeArchive || ctx.Err() != nil {
 				_ = st.Discard()
+				if gitOnly && c == "" {
+					gitErr = plugind.Errorf(plugind.CodeSourceUnreadable, "git-subdir source %s at %s (no tarball fallback for git-subdir): %w", remoteKey(r), short(sha), gitErr)
+				}
 				return snapshotRef{}, gitErr
 			}
 			warnings = append(warnings, fmt.Sprintf("git fetch of %s failed (%v); used the tarball fallback", remoteKey(r), gitErr))

@@ -38,7 +38,8 @@ type Candidate struct {
 	// store snapshot whose digest is cached); "" means compute it.
 	Digest      string
 	Link        bool
-	Marketplace string
+	Marketplace string   // the marketplace source this candidate was listed by
+	Warnings    []string // about how the candidate was resolved
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error

@@ -77,6 +77,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	plugin := &cobra.Command{Use: "plugin", Short: "Install and manage plugin packages"}
 	plugin.AddCommand(
 		m.installCommand(),
+		m.updateCommand(),
 		m.listCommand(),
 		m.showCommand(),
 		m.doctorCommand(),

@@ -1,0 +1,367 @@
+package installer
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// under prefixes every path of files with dir.
+func under(dir string, files map[string]string) map[string]string {
+	out := make(map[string]string, len(files))
+	for k, v := range files {
+		out[dir+"/"+k] = v
+	}
+	return out
+}
+
+func marketplaceJSON(t testing.TB, name string, plugins ...map[string]any) string {
+	t.Helper()
+	doc := map[string]any{
+		"name": name, "owner": map[string]any{"name": "acme"},
+		"metadata": map[string]any{"pluginRoot": "./plugins"},
+		"plugins":  plugins,
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func entry(name string, src any, extra ...any) map[string]any {
+	e := map[string]any{"name": name, "source": src}
+	for i := 0; i+1 < len(extra); i += 2 {
+		e[extra[i].(string)] = extra[i+1]
+	}
+	return e
+}
+
+// kindsFixture is a marketplace with every entry kind of SPEC §7 over four
+// repositories on the fake.
+type kindsFixture struct {
+	gh                            *fakegithub.Server
+	tools, other, gsHead, gsSlash string
+	gsOld                         string
+	doc                           string
+	plugins                       map[string]string // the marketplace's own plugin folders
+}
+
+func newKindsFixture(t *testing.T) *kindsFixture {
+	t.Helper()
+	gh := fakegithub.New(t)
+	fx := &kindsFixture{gh: gh}
+	fx.tools = gh.CreateRepo("acme", "tools").Commit("main", under("plugins/u", pluginFiles("u-plug", "url")))
+	fx.other = gh.CreateRepo("acme", "other").Commit("main", pluginFiles("gh-plug", "github"))
+	gs := gh.CreateRepo("acme", "gs")
+	fx.gsOld = gs.Commit("main", merge(under("p1", pluginFiles("gs-default", "old")), under("p3", pluginFiles("gs-pinned", "old"))))
+	fx.gsSlash = gs.Commit("release/v2", under("p2", pluginFiles("gs-slashed", "slashed")))
+	fx.gsHead = gs.Commit("main", merge(under("p1", pluginFiles("gs-default", "new")), under("p3", pluginFiles("gs-pinned", "new"))))
+	fx.doc = marketplaceJSON(t, "kinds",
+		entry("rel-plug", "./plugins/rel"),
+		entry("bare-plug", "bare"),
+		entry("u-plug", map[string]any{"source": "url", "url": "https://github.com/acme/tools.git", "sha": fx.tools, "path": "plugins/u"}),
+		entry("gh-plug", map[string]any{"source": "github", "repo": "acme/other", "sha": fx.other}),
+		entry("gs-default", map[string]any{"source": "git-subdir", "url": "https://github.com/acme/gs", "path": "p1"}),
+		entry("gs-slashed", map[string]any{"source": "git-subdir", "url": "acme/gs", "path": "p2", "ref": "release/v2"}),
+		entry("gs-pinned", map[string]any{"source": "git-subdir", "url": "https://github.com/acme/gs", "path": "p3", "ref": "main", "sha": fx.gsOld}),
+		entry("npm-plug", map[string]any{"source": "npm", "package": "@acme/x"}),
+		entry("unpinned", map[string]any{"source": "github", "repo": "acme/other"}),
+		entry("loose", "./plugins/rel", "strict", false),
+		entry("elsewhere", "https://example.com/x.git"),
+	)
+	fx.plugins = merge(under("plugins/rel", pluginFiles("rel-plug", "rel")), under("plugins/bare", pluginFiles("bare-plug", "bare")))
+	return fx
+}
+
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// localCopy writes the fixture marketplace into a folder (without the fake's
+// Executable markers, which only the fake understands).
+func (fx *kindsFixture) localCopy(t *testing.T) string {
+	files := map[string]string{".claude-plugin/marketplace.json": fx.doc}
+	for k, v := range fx.plugins {
+		if strings.HasSuffix(k, ".sh") {
+			continue
+		}
+		files[k] = v
+	}
+	return writeTree(t, filepath.Join(t.TempDir(), "market"), files)
+}
+
+func (fx *kindsFixture) remote(t *testing.T) (src, sha string) {
+	sha = fx.gh.CreateRepo("acme", "market").Commit("main", merge(fx.plugins, map[string]string{".claude-plugin/marketplace.json": fx.doc}))
+	return "https://github.com/acme/market", sha
+}
+
+func actionsByName(resp *Response) map[string]Action {
+	out := map[string]Action{}
+	for _, a := range resp.Actions {
+		out[a.Name] = a
+	}
+	return out
+}
+
+func TestMarketplaceEveryEntryKind(t *testing.T) {
+	t.Parallel()
+	fx := newKindsFixture(t)
+	mkSrc, mkSHA := fx.remote(t)
+	local := fx.localCopy(t)
+	for _, tc := range []struct {
+		name   string
+		source string
+		relSrc func(p string) string
+		relSHA string
+	}{
+		{"local folder", local, func(p string) string { return filepath.Join(local, p) }, ""},
+		{"github", mkSrc, func(p string) string { return source.PinnedSource("acme", "market", mkSHA, p) }, mkSHA},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newRemoteEnv(t, fx.gh, remoteOpts{})
+			resp, err := env.install(Request{Source: tc.source}, Approval{DryRun: true})
+			if err != nil {
+				t.Fatalf("plan: %v", err)
+			}
+			if resp.Resolved.Kind != "marketplace" {
+				t.Fatalf("resolved kind %q", resp.Resolved.Kind)
+			}
+			want := map[string]struct{ source, commit string }{
+				"rel-plug":   {tc.relSrc("plugins/rel"), tc.relSHA},
+				"bare-plug":  {tc.relSrc("plugins/bare"), tc.relSHA},
+				"u-plug":     {source.PinnedSource("acme", "tools", fx.tools, "plugins/u"), fx.tools},
+				"gh-plug":    {source.PinnedSource("acme", "other", fx.other, ""), fx.other},
+				"gs-default": {source.PinnedSource("acme", "gs", fx.gsHead, "p1"), fx.gsHead},
+				"gs-slashed": {source.PinnedSource("acme", "gs", fx.gsSlash, "p2"), fx.gsSlash},
+				"gs-pinned":  {source.PinnedSource("acme", "gs", fx.gsOld, "p3"), fx.gsOld},
+			}
+			got := actionsByName(resp)
+			for name, w := range want {
+				a := got[name]
+				if a.Status != ActionReady || a.Source != w.source || a.Commit != w.commit || a.Marketplace != tc.source {
+					t.Errorf("%s: status %s source %s commit %s marketplace %s; want ready %s @ %s", name, a.Status, a.Source, a.Commit, a.Marketplace, w.source, w.commit)
+				}
+			}
+			for _, name := range []string{"npm-plug", "unpinned", "loose", "elsewhere"} {
+				if a := got[name]; a.Status != ActionSkipped {
+					t.Errorf("%s: status %s, want skipped", name, a.Status)
+				}
+				if !containsFragment(resp.Warnings, "skipped "+name+":") {
+					t.Errorf("no warning for skipped %s in %q", name, resp.Warnings)
+				}
+			}
+			if len(resp.Actions) != 11 || !sort.SliceIsSorted(resp.Actions, func(i, j int) bool { return resp.Actions[i].Name < resp.Actions[j].Name }) {
+				t.Errorf("want 11 actions sorted by name, got %d", len(resp.Actions))
+			}
+
+			// --name selects: an error naming why for a skipped kind, one action for a good one.
+			_, err = env.install(Request{Source: tc.source, Name: "npm-plug"}, Approval{DryRun: true})
+			wantCode(t, err, nil, plugind.CodeNotPinnable, "npm")
+			one, err := env.install(Request{Source: tc.source, Name: "gs-slashed"}, Approval{DryRun: true})
+			if err != nil || len(one.Actions) != 1 || one.Actions[0].Commit != fx.gsSlash {
+				t.Fatalf("--name gs-slashed: %v %+v", err, one)
+			}
+
+			// Apply: every ready plugin lands with one registry write, pinned.
+			writes := 0
+			env.hook = func(step string) {
+				if step == "after-registry" {
+					writes++
+				}
+			}
+			applied, err := env.install(Request{Source: tc.source}, Approval{Yes: true, PlanID: resp.PlanID})
+			if err != nil || !applied.Applied {
+				t.Fatalf("apply: %v %+v", err, applied)
+			}
+			reg, _ := LoadRegistry(env.home.RegistryPath())
+			if len(reg.Plugins) != 7 || writes != 1 {
+				t.Fatalf("registry has %d plugins after %d writes, want 7 after 1", len(reg.Plugins), writes)
+			}
+			for _, e := range reg.Plugins {
+				if e.Source != want[e.Name].source || e.Marketplace != tc.source {
+					t.Errorf("registry %s: source %s marketplace %s", e.Name, e.Source, e.Marketplace)
+				}
+				if d, _, _ := plugind.TreeDigest(e.Root, plugind.DefaultBudget); d != e.ContentDigest {
+					t.Errorf("%s: installed copy does not match its digest", e.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestMarketplaceGitOff(t *testing.T) {
+	t.Parallel()
+	fx := newKindsFixture(t)
+	mkSrc, _ := fx.remote(t)
+	env := newRemoteEnv(t, fx.gh, remoteOpts{gitOff: true})
+	resp, err := env.install(Request{Source: mkSrc}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actionsByName(resp)
+	for _, name := range []string{"rel-plug", "bare-plug", "u-plug", "gh-plug"} {
+		if got[name].Status != ActionReady || !source.IsSHA(got[name].Commit) {
+			t.Errorf("%s: %s %q, want ready via tarball", name, got[name].Status, got[name].Error)
+		}
+	}
+	for _, name := range []string{"gs-default", "gs-slashed", "gs-pinned"} {
+		if got[name].Status != ActionSkipped || !containsFragment(resp.Warnings, "skipped "+name+":") {
+			t.Errorf("%s: %s, want skipped with a warning", name, got[name].Status)
+		}
+	}
+	if c := fx.gh.Counts(); c.Git() != 0 || c.Archive == 0 {
+		t.Errorf("git off: %+v, want no git requests and tarballs", c)
+	}
+	_, err = env.install(Request{Source: mkSrc, Name: "gs-default"}, Approval{DryRun: true})
+	wantCode(t, err, nil, plugind.CodeNotPinnable, "git is off")
+}
+
+func TestMarketplaceGitSubdirShapesRefusedBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	sha := strings.Repeat("a", 40)
+	gs := func(fields ...any) map[string]any {
+		src := map[string]any{"source": "git-subdir", "url": "https://github.com/acme/gs"}
+		for i := 0; i+1 < len(fields); i += 2 {
+			if fields[i+1] == nil {
+				delete(src, fields[i].(string))
+				continue
+			}
+			src[fields[i].(string)] = fields[i+1]
+		}
+		return src
+	}
+	cases := map[string]map[string]any{
+		"no-path":    gs("sha", sha),
+		"dotdot":     gs("path", "a/../../b"),
+		"absolute":   gs("path", "/etc"),
+		"backslash":  gs("path", `a\b`),
+		"space":      gs("path", "a b"),
+		"tree-url":   gs("url", "https://github.com/acme/gs/tree/main/p", "path", "p"),
+		"short-sha":  gs("path", "p", "sha", "abc1234"),
+		"dash-ref":   gs("path", "p", "ref", "-upload-pack=x"),
+		"no-url":     gs("url", nil, "path", "p"),
+		"other-host": gs("url", "https://gitlab.com/acme/gs", "path", "p"),
+	}
+	var entries []map[string]any
+	for name, src := range cases {
+		entries = append(entries, entry(name, src))
+	}
+	dir := writeTree(t, filepath.Join(t.TempDir(), "m"), map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "shapes", entries...)})
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	for name := range cases {
+		resp, err := env.install(Request{Source: dir, Name: name}, Approval{DryRun: true})
+		if err == nil || plugind.CodeOf(err) != plugind.CodeInvalidSource {
+			t.Errorf("%s: err %v (%s), want install.invalid_source", name, err, resp.ErrorCode)
+		}
+	}
+	resp, err := env.install(Request{Source: dir}, Approval{DryRun: true})
+	if err == nil || len(resp.Actions) != len(cases) {
+		t.Errorf("bulk: want a refusal listing %d blocked actions, got %v %d", len(cases), err, len(resp.Actions))
+	}
+	if c := gh.Counts(); c.Total != 0 {
+		t.Fatalf("refused shapes reached the network: %+v", c)
+	}
+}
+
+func containsFragment(list []string, frag string) bool {
+	for _, s := range list {
+		if strings.Contains(s, frag) {
+			return true
+		}
+	}
+	return false
+}
+
+// bulkMarketplace puts a marketplace of entries url+sha entries over repos
+// repositories on the fake.
+func bulkMarketplace(t testing.TB, gh *fakegithub.Server, entries, repos int) (marketSHA string) {
+	t.Helper()
+	perRepo := entries / repos
+	var list []map[string]any
+	for r := 0; r < repos; r++ {
+		files := map[string]string{}
+		for p := 0; p < perRepo; p++ {
+			name := fmt.Sprintf("p%03d-%02d", r, p)
+			files["plugins/"+name+"/.claude-plugin/plugin.json"] = `{"name":"` + name + `","version":"1.0.0","description":"bulk plugin"}`
+			files["plugins/"+name+"/skills/s/SKILL.md"] = "---\ndescription: skill of " + name + "\n---\nbody\n"
+			files["plugins/"+name+"/commands/c.md"] = "---\ndescription: command\n---\nrun\n"
+		}
+		repoName := fmt.Sprintf("repo%02d", r)
+		sha := gh.CreateRepo("bulk", repoName).Commit("main", files)
+		for p := 0; p < perRepo; p++ {
+			name := fmt.Sprintf("p%03d-%02d", r, p)
+			list = append(list, entry(name, map[string]any{"source": "url", "url": "https://github.com/bulk/" + repoName, "sha": sha, "path": "plugins/" + name}))
+		}
+	}
+	mk := gh.CreateRepo("bulk", "market")
+	sha := mk.Commit("main", map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "bulk", list...)})
+	return sha
+}
+
+func TestMarketplaceBulkOneFetchPerRepoAtSHA(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	sha := bulkMarketplace(t, gh, 300, 50)
+	src := "https://github.com/bulk/market"
+	gh.ResetCounts()
+	env := newRemoteEnv(t, gh, remoteOpts{})
+
+	writes := 0
+	env.hook = func(step string) {
+		if step == "after-registry" {
+			writes++
+		}
+	}
+	resp, err := env.install(Request{Source: src}, Approval{Yes: true})
+	if err != nil || !resp.Applied {
+		t.Fatalf("install: %v %+v", err, resp.Error)
+	}
+	for r := 0; r < 50; r++ {
+		if c := gh.RepoCounts("bulk", fmt.Sprintf("repo%02d", r)); c.Content() != 1 {
+			t.Fatalf("repo%02d: %d content fetches (%+v), want 1", r, c.Content(), c)
+		}
+	}
+	reg, _ := LoadRegistry(env.home.RegistryPath())
+	if len(reg.Plugins) != 300 || writes != 1 {
+		t.Fatalf("%d plugins after %d registry writes, want 300 after 1", len(reg.Plugins), writes)
+	}
+
+	gh.ResetCounts()
+	warm, err := env.install(Request{Source: src, Replace: true}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := gh.Counts(); c.Content() != 0 || c.Total != 1 || c.APICommits304 != 1 {
+		t.Fatalf("warm re-plan: %+v, want one conditional request and no content fetch", c)
+	}
+	gh.ResetCounts()
+	pinned, err := env.install(Request{Source: "https://github.com/bulk/market/tree/" + sha, Replace: true}, Approval{DryRun: true})
+	if err != nil || len(pinned.Actions) != 300 {
+		t.Fatal(err)
+	}
+	if c := gh.Counts(); c.Total != 0 {
+		t.Fatalf("warm re-plan of the marketplace pinned to its commit: %+v, want no requests", c)
+	}
+	off, err := env.install(Request{Source: src, Replace: true, Offline: true}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := gh.Counts(); c.Total != 0 || off.PlanID != warm.PlanID {
+		t.Fatalf("offline re-plan: %+v, planId %s vs %s", c, off.PlanID, warm.PlanID)
+	}
+}
