@@ -1,0 +1,108 @@
+package installer
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"reasonix.io/plugind/internal/fakegithub"
+)
+
+func (e *testEnv) update(name string, offline bool, ap Approval) (*Response, error) {
+	e.t.Helper()
+	return e.in.Update(context.Background(), name, offline, ap)
+}
+
+func TestUpdatePinnedMarketplacePluginKeepsItsCommit(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	mk := gh.CreateRepo("acme", "market")
+	doc := marketplaceJSON(t, "m", entry("rel-plug", "./plugins/rel"))
+	first := mk.Commit("main", merge(under("plugins/rel", pluginFiles("rel-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": doc}))
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	if _, err := env.install(Request{Source: "https://github.com/acme/market"}, Approval{Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2"))) // the branch moves on
+	before := env.registryBytes()
+	gh.ResetCounts()
+
+	resp, err := env.update("rel-plug", false, Approval{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != StatusUpToDate || resp.Applied || resp.Actions[0].Commit != first || resp.Actions[0].Status != ActionUpToDate {
+		t.Fatalf("update = %s applied=%v commit %s, want up to date at %s", resp.Status, resp.Applied, resp.Actions[0].Commit, first)
+	}
+	if !containsFragment(resp.Warnings, "pinned at "+first+"; re-plan the marketplace to move") {
+		t.Fatalf("warnings %q do not say the plugin is pinned", resp.Warnings)
+	}
+	if c := gh.Counts(); c.Total != 0 {
+		t.Fatalf("a pinned update check made requests: %+v", c)
+	}
+	if string(env.registryBytes()) != string(before) {
+		t.Fatal("an up-to-date update rewrote the registry")
+	}
+}
+
+func TestUpdateBranchTrackingMovesToNewHead(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	repo := gh.CreateRepo("acme", "tools")
+	old := repo.Commit("main", pluginFiles("tools", "v1"))
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	env.mustInstall("git:github.com/acme/tools")
+	head := repo.Commit("main", pluginFiles("tools", "v2"))
+
+	dry, err := env.update("tools", false, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := dry.Actions[0]
+	if dry.Status != StatusPlanned || a.Action != ActionReplace || a.PreviousCommit != old || a.Commit != head {
+		t.Fatalf("dry-run = %s %s %s → %s, want replace %s → %s", dry.Status, a.Action, a.PreviousCommit, a.Commit, old, head)
+	}
+	if !containsFragment(dry.Warnings, old+" to "+head) {
+		t.Fatalf("warnings %q do not show old → new", dry.Warnings)
+	}
+	resp, err := env.update("tools", false, Approval{Yes: true})
+	if err != nil || !resp.Applied {
+		t.Fatalf("update --yes: %v %+v", err, resp)
+	}
+	reg, _ := LoadRegistry(env.home.RegistryPath())
+	if e, _ := reg.Find("tools"); e.Commit != head || e.Source != "git:github.com/acme/tools" {
+		t.Fatalf("registry after update: %+v", e)
+	}
+
+	gh.ResetCounts()
+	again, err := env.update("tools", false, Approval{Yes: true})
+	if err != nil || again.Status != StatusUpToDate || again.Applied {
+		t.Fatalf("second update: %v %s", err, again.Status)
+	}
+	if c := gh.Counts(); c.Total != 1 || c.APICommits304 != 1 {
+		t.Fatalf("unchanged branch: %+v, want exactly one 304", c)
+	}
+
+	gh.ResetCounts()
+	off, err := env.update("tools", true, Approval{DryRun: true})
+	if err != nil || off.Status != StatusUpToDate || gh.Counts().Total != 0 {
+		t.Fatalf("offline update: %v %s %+v", err, off.Status, gh.Counts())
+	}
+	if !containsFragment(off.Warnings, "offline") {
+		t.Fatalf("offline update does not say how old its answer is: %q", off.Warnings)
+	}
+}
+
+func TestUpdateRefusals(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	for _, name := range []string{"missing", "../etc"} {
+		resp, err := env.update(name, false, Approval{DryRun: true})
+		if err == nil || resp.OK || !strings.Contains(resp.Error, name) {
+			t.Errorf("update %q: %v %+v", name, err, resp)
+		}
+	}
+	if _, err := env.update("x", false, Approval{}); err != ErrNeedsApproval {
+		t.Errorf("update without approval: %v", err)
+	}
+}
