@@ -1,0 +1,88 @@
+// Command corpustable prints how every marketplace document of the shared
+// corpus classifies: per file, ready / skipped / error counts and the kinds
+// behind the skips and errors. go run ./bench/corpustable [CORPUS_DIR]
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind/marketplace"
+)
+
+func main() {
+	root := filepath.Join("..", "shared", "corpus")
+	if len(os.Args) > 1 {
+		root = os.Args[1]
+	}
+	var docs []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), "marketplace") && strings.HasSuffix(p, ".json") && !strings.Contains(p, "_schemas") {
+			docs = append(docs, p)
+		}
+		return nil
+	})
+	sort.Strings(docs)
+	fmt.Println("| file | entries | ready | skipped (why) | error (why) |")
+	fmt.Println("|---|---:|---:|---|---|")
+	for _, p := range docs {
+		rel, _ := filepath.Rel(root, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fmt.Printf("| %s | read error: %v |\n", rel, err)
+			continue
+		}
+		parse := marketplace.Parse
+		if strings.HasPrefix(filepath.Base(p), "codex-") {
+			parse = marketplace.ParseCodex
+		}
+		m, err := parse(data, marketplace.Options{})
+		if err != nil {
+			fmt.Printf("| %s | — | — | — | document: %s |\n", rel, err)
+			continue
+		}
+		ready, skipped, errored := m.Counts()
+		skips, errs := map[string]int{}, map[string]int{}
+		for _, e := range m.Entries {
+			switch e.Status {
+			case marketplace.StatusSkipped:
+				skips[why(e)]++
+			case marketplace.StatusError:
+				errs[why(e)]++
+			}
+		}
+		fmt.Printf("| %s | %d | %d | %d %s | %d %s |\n", rel, len(m.Entries), ready, skipped, tally(skips), errored, tally(errs))
+	}
+}
+
+// why names the reason class of a skipped or refused entry.
+func why(e marketplace.Entry) string {
+	r := e.Reason
+	switch {
+	case strings.Contains(r, "strict"):
+		return "strict:false"
+	case strings.Contains(r, "no \"sha\" pin"):
+		return string(e.Kind) + " without sha"
+	case strings.Contains(r, "not a GitHub"):
+		return "non-GitHub url"
+	case strings.Contains(r, "duplicate") || strings.Contains(r, "also named"):
+		return "duplicate name"
+	}
+	return string(e.Kind)
+}
+
+func tally(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(parts)
+	return "(" + strings.Join(parts, ", ") + ")"
+}
