@@ -107,6 +107,21 @@ func TestRoundTrips(t *testing.T) {
 				t.Fatal("root subdir hit a plugins/a entry")
 			}
 		}},
+		{"inventory", func(t *testing.T) {
+			if _, ok, err := db.GetInventory(ctx, "k1"); ok || err != nil {
+				t.Fatalf("miss expected, got %v %v", ok, err)
+			}
+			if err := db.PutInventory(ctx, "k1", []byte(`{"name":"x"}`)); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := db.GetInventory(ctx, "k1")
+			if err != nil || !ok || string(got) != `{"name":"x"}` {
+				t.Fatalf("GetInventory = %q %v %v", got, ok, err)
+			}
+			if err := db.PutInventory(ctx, "", []byte("x")); err == nil {
+				t.Fatal("PutInventory without a key succeeded")
+			}
+		}},
 		{"marketplace", func(t *testing.T) {
 			doc := []byte(`{"name":"m","plugins":[]}` + "\x00\xff")
 			if err := db.PutMarketplace(ctx, "github.com/o/m", sha, doc); err != nil {

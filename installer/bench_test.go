@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,7 +21,22 @@ func BenchmarkPlanRemote(b *testing.B) {
 		files["skills/s/ref/"+time.Duration(i).String()+".md"] = "reference text for the benchmark plugin\n"
 	}
 	gh.CreateRepo("acme", "tools").Commit("main", files)
-	req := Request{Source: "git:github.com/acme/tools"}
+	benchColdWarmOffline(b, gh, Request{Source: "git:github.com/acme/tools"})
+}
+
+// BenchmarkPlanMarketplace plans the 300-entry marketplace spread over 50
+// repositories of SPEC §14: cold, warm by branch (one conditional request),
+// warm pinned to the marketplace's commit (no request) and offline.
+//
+//	go test -run '^$' -bench PlanMarketplace -benchtime 20x ./installer
+func BenchmarkPlanMarketplace(b *testing.B) {
+	gh := fakegithub.New(b)
+	sha := bulkMarketplace(b, gh, 300, 50)
+	benchColdWarmOffline(b, gh, Request{Source: "https://github.com/bulk/market"})
+	benchColdWarmOffline(b, gh, Request{Source: "https://github.com/bulk/market/tree/" + sha})
+}
+
+func benchColdWarmOffline(b *testing.B, gh *fakegithub.Server, req Request) {
 	measure := func(b *testing.B, env func(i int) *remoteEnv, offline bool) {
 		b.Helper()
 		gh.ResetCounts()
@@ -38,7 +54,11 @@ func BenchmarkPlanRemote(b *testing.B) {
 		b.ReportMetric(float64(c.Total)/float64(b.N), "requests/plan")
 		b.ReportMetric(float64(c.Content())/float64(b.N), "fetches/plan")
 	}
-	b.Run("cold", func(b *testing.B) {
+	name := "branch"
+	if strings.Contains(req.Source, "/tree/") {
+		name = "pinned"
+	}
+	b.Run(name+"/cold", func(b *testing.B) {
 		measure(b, func(int) *remoteEnv {
 			b.StopTimer()
 			defer b.StartTimer()
@@ -49,6 +69,6 @@ func BenchmarkPlanRemote(b *testing.B) {
 	if _, err := warm.in.Install(context.Background(), req, Approval{DryRun: true}); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("warm", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, false) })
-	b.Run("offline", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, true) })
+	b.Run(name+"/warm", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, false) })
+	b.Run(name+"/offline", func(b *testing.B) { measure(b, func(int) *remoteEnv { return warm }, true) })
 }

@@ -18,6 +18,14 @@ type Installer struct {
 	log      *slog.Logger
 	stepHook func(step string)
 	plans    PlanStore
+	invs     InventoryStore
+}
+
+// InventoryStore remembers what manifest.Load made of a store tree, keyed by
+// its digest. The cache implements it.
+type InventoryStore interface {
+	GetInventory(ctx context.Context, key string) ([]byte, bool, error)
+	PutInventory(ctx context.Context, key string, body []byte) error
 }
 
 // PlanStore keeps plans by planId so a daemon restart between plan and
@@ -35,6 +43,9 @@ type Config struct {
 	Now     func() time.Time
 	Log     *slog.Logger
 	Plans   PlanStore // optional
+	// Inventories, when set, caches the manifests of read-only store trees
+	// so a warm re-plan of a large marketplace parses none of them.
+	Inventories InventoryStore
 	// StepHook is called at each named step of apply and publication
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.
@@ -43,7 +54,7 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories}
 	if in.budget == (plugind.Budget{}) {
 		in.budget = plugind.DefaultBudget
 	}

@@ -68,7 +68,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		single:    f.Kind != "marketplace",
 	}
 	for _, c := range f.Candidates {
-		a := in.planCandidate(req, c, p.single, reg)
+		a := in.planCandidate(ctx, req, c, p.single, reg)
 		if !p.single && !a.applicable() && a.Error != "" {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Error))
 		}
@@ -83,7 +83,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-func (in *Installer) planCandidate(req Request, c resolver.Candidate, single bool, reg *Registry) Action {
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
@@ -102,7 +102,7 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 	if single {
 		override = req.Name
 	}
-	pkg, err := manifest.Load(c.Dir, manifest.LoadOptions{Name: override})
+	pkg, err := in.loadManifest(ctx, c, override)
 	if err != nil {
 		a.Action = ActionSkip
 		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
@@ -156,6 +156,31 @@ func (in *Installer) planCandidate(req Request, c resolver.Candidate, single boo
 		a.ContentDigest = digest
 	}
 	return a
+}
+
+// loadManifest reads a candidate's manifest. A store tree with a known digest
+// never changes, so what Load made of it is cached by (loader version,
+// digest, name override) and a warm re-plan parses nothing.
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, override string) (*manifest.Package, error) {
+	opts := manifest.LoadOptions{Name: override}
+	if c.Digest == "" || in.invs == nil {
+		return manifest.Load(c.Dir, opts)
+	}
+	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s", manifest.LoaderVersion, c.Digest, override)
+	if body, ok, err := in.invs.GetInventory(ctx, key); err == nil && ok {
+		var pkg manifest.Package
+		if json.Unmarshal(body, &pkg) == nil {
+			return &pkg, nil
+		}
+	}
+	pkg, err := manifest.Load(c.Dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if body, err := json.Marshal(pkg); err == nil {
+		_ = in.invs.PutInventory(ctx, key, body)
+	}
+	return pkg, nil
 }
 
 func nonNil[T any](s []T) []T {

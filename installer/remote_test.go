@@ -54,7 +54,7 @@ func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv 
 		Store: st, Cache: db, GitHubURL: gh.URL, APIURL: gh.APIURL, GitOff: o.gitOff,
 		Timeout: o.timeout, MaxRetryAfter: 2 * time.Second,
 	})
-	env.in = New(Config{Home: env.home, Sources: res, Plans: db, StepHook: func(step string) {
+	env.in = New(Config{Home: env.home, Sources: res, Plans: db, Inventories: db, StepHook: func(step string) {
 		if env.hook != nil {
 			env.hook(step)
 		}
