@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
@@ -104,6 +105,10 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	}
 	pkg, err := in.loadManifest(ctx, c, override)
 	if err != nil {
+		if c.Digest != "" && c.Source != "" {
+			// A store path means nothing to the user; the source does.
+			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source)}
+		}
 		a.Action = ActionSkip
 		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
 		return a
