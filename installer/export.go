@@ -29,7 +29,7 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: name})
+	pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: name, Implied: name})
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
 	}

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -363,5 +364,38 @@ func TestMarketplaceBulkOneFetchPerRepoAtSHA(t *testing.T) {
 	}
 	if c := gh.Counts(); c.Total != 0 || off.PlanID != warm.PlanID {
 		t.Fatalf("offline re-plan: %+v, planId %s vs %s", c, off.PlanID, warm.PlanID)
+	}
+}
+
+// Claude Code reads a marketplace plugin folder without plugin.json by its
+// conventions; so does this installer, under the entry's name, everywhere
+// the plugin is read again (list, update, export).
+func TestMarketplaceEntryWithoutManifest(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	dir := writeTree(t, filepath.Join(t.TempDir(), "m"), map[string]string{
+		".claude-plugin/marketplace.json": marketplaceJSON(t, "m", entry("bare-claude", "./plugins/bare"), entry("empty", "./plugins/empty")),
+		"plugins/bare/commands/hi.md":     "---\ndescription: say hi\n---\nhi\n",
+		"plugins/empty/README.md":         "nothing here\n",
+	})
+	resp, err := env.install(Request{Source: dir}, Approval{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actionsByName(resp)
+	a := got["bare-claude"]
+	if a.Status != ActionInstalled || a.ManifestKind != "claude" || len(a.Commands) != 1 || a.Commands[0].Invocation != "/bare-claude:hi" || !containsFragment(a.Warnings, "no plugin manifest") {
+		t.Fatalf("bare-claude: %+v", a)
+	}
+	if e := got["empty"]; e.Status != ActionBlocked || !strings.Contains(e.Error, "nothing in this claude plugin maps") {
+		t.Fatalf("empty: %s %s", e.Status, e.Error)
+	}
+	info, err := env.in.Show(context.Background(), "bare-claude")
+	if err != nil || !info.Loaded || len(info.Commands) != 1 {
+		t.Fatalf("show: %v %+v", err, info)
+	}
+	up, err := env.update("bare-claude", false, Approval{DryRun: true})
+	if err != nil || up.Status != StatusUpToDate {
+		t.Fatalf("update: %v %+v", err, up)
 	}
 }

@@ -99,11 +99,11 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		}
 		return a
 	}
-	override := ""
+	opts := manifest.LoadOptions{Implied: c.Name}
 	if single {
-		override = req.Name
+		opts = manifest.LoadOptions{Name: req.Name, Implied: req.Name}
 	}
-	pkg, err := in.loadManifest(ctx, c, override)
+	pkg, err := in.loadManifest(ctx, c, opts)
 	if err != nil {
 		if c.Digest != "" && c.Source != "" {
 			// A store path means nothing to the user; the source does.
@@ -166,12 +166,11 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 // loadManifest reads a candidate's manifest. A store tree with a known digest
 // never changes, so what Load made of it is cached by (loader version,
 // digest, name override) and a warm re-plan parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, override string) (*manifest.Package, error) {
-	opts := manifest.LoadOptions{Name: override}
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions) (*manifest.Package, error) {
 	if c.Digest == "" || in.invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
-	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s", manifest.LoaderVersion, c.Digest, override)
+	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied)
 	if body, ok, err := in.invs.GetInventory(ctx, key); err == nil && ok {
 		var pkg manifest.Package
 		if json.Unmarshal(body, &pkg) == nil {

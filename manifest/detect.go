@@ -7,6 +7,7 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 
@@ -42,6 +43,9 @@ const (
 	CodexMarketplace  = ".agents/plugins/marketplace.json"
 )
 
+// ErrNoManifest is what Detect's error wraps when root has no manifest at all.
+var ErrNoManifest = errors.New("no plugin manifest")
+
 var manifestOrder = []struct {
 	kind Kind
 	path string
@@ -68,8 +72,8 @@ func Detect(root string) (Kind, string, error) {
 			return m.kind, m.path, nil
 		}
 	}
-	return "", "", plugind.Errorf(plugind.CodeInvalidSource,
-		"no plugin manifest in %s: looked for %s, %s and %s", root, NativeManifest, CodexManifest, ClaudeManifest)
+	return "", "", &plugind.Error{Code: plugind.CodeInvalidSource, Err: ErrNoManifest,
+		Msg: fmt.Sprintf("no plugin manifest in %s: looked for %s, %s and %s", root, NativeManifest, CodexManifest, ClaudeManifest)}
 }
 
 // HasMarketplace reports whether root holds a Claude marketplace

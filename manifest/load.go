@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 
 	"reasonix.io/plugind"
@@ -11,6 +13,11 @@ type LoadOptions struct {
 	// Name overrides the manifest's name (install --name); it is what the
 	// qualified invocations use.
 	Name string
+	// Implied names a package that has no manifest at all. Claude Code reads
+	// such a folder (in a marketplace, or when the user names it) by its
+	// conventions — skills/, commands/, agents/, hooks/hooks.json, .mcp.json
+	// — so Load does too, under this name, with a warning. "" refuses it.
+	Implied string
 }
 
 // Load detects root's manifest and reads the package. Errors carry
@@ -18,6 +25,9 @@ type LoadOptions struct {
 // CodeSourceUnreadable when root cannot be read.
 func Load(root string, opts LoadOptions) (*Package, error) {
 	kind, rel, err := Detect(root)
+	if errors.Is(err, ErrNoManifest) && opts.Implied != "" {
+		return loadImplied(root, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -49,4 +59,24 @@ func Parse(kind Kind, data []byte, root string, opts LoadOptions) (*Package, err
 func (p *Package) Counts() string {
 	return fmt.Sprintf("%d skills, %d commands, %d agents, %d hooks, %d MCP servers",
 		len(p.Skills), len(p.Commands), len(p.Agents), len(p.Hooks), len(p.MCPServers))
+}
+
+// loadImplied reads a manifest-less folder as a Claude plugin named
+// opts.Implied. A folder with nothing Claude's conventions map is blocked,
+// as any package with nothing mapped is.
+func loadImplied(root string, opts LoadOptions) (*Package, error) {
+	if opts.Name == "" {
+		opts.Name = opts.Implied
+	}
+	doc, err := json.Marshal(map[string]string{"name": opts.Name})
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := ParseClaude(doc, root, opts)
+	if err != nil {
+		return nil, err
+	}
+	pkg.ManifestPath = ""
+	pkg.Warnings = append([]string{fmt.Sprintf("no plugin manifest: read as a Claude plugin by its conventions (skills/, commands/, agents/, hooks/hooks.json, .mcp.json), named %q", pkg.Name)}, pkg.Warnings...)
+	return pkg, nil
 }

@@ -51,7 +51,12 @@ func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fet
 		if manifest.HasMarketplace(dir) {
 			return s.resolveLocalMarketplace(ctx, req, dir)
 		}
-		return nil, err
+		// A folder without a manifest is a Claude plugin by convention when
+		// the user names it (update does, for a marketplace entry that had
+		// none); the installer reads it under that name or refuses it.
+		if !errors.Is(err, manifest.ErrNoManifest) || req.Name == "" {
+			return nil, err
+		}
 	}
 	f.Candidates = []Candidate{{Source: dir, Dir: dir, Link: req.Link}}
 	return f, nil
