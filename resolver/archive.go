@@ -48,7 +48,7 @@ func (s *Sources) fetchTarball(ctx context.Context, r *source.Remote, sha, dest 
 	defer body.Close()
 	src := fmt.Sprintf("%s@%s", r.FullName(), short(sha))
 	opts := tarball.Options{Budget: s.cfg.Budget, StripRoot: true, ExpectCommit: sha}
-	if s.cfg.Progress != nil {
+	if s.cfg.Progress != nil && !bulkProgress(ctx) {
 		bar := progressbar.NewOptions64(resp.ContentLength,
 			progressbar.OptionSetWriter(s.cfg.Progress),
 			progressbar.OptionSetDescription("download "+src),

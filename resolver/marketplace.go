@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -100,6 +101,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 
 	bar := s.entryBar(len(plans))
 	defer bar.Finish()
+	ctx = context.WithValue(ctx, bulkProgressKey{}, true)
 	if err := s.pinEntries(ctx, req, plans); err != nil {
 		return nil, err
 	}
@@ -254,6 +256,7 @@ func (s *Sources) fetchEntries(ctx context.Context, req Request, plans []*entryP
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].repo+keys[i].sha < keys[j].repo+keys[j].sha })
 	results := make([]fetchResult, len(keys))
+	var fetched, repos atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(fetchParallelism)
 	for i, k := range keys {
@@ -261,6 +264,9 @@ func (s *Sources) fetchEntries(ctx context.Context, req Request, plans []*entryP
 		g.Go(func() error {
 			snap, err := s.snapshot(gctx, j.remote, k.sha, fetchMode{offline: req.Offline, gitOnly: j.gitOnly})
 			results[i] = fetchResult{snap, err}
+			if snap.bytes > 0 {
+				bar.Describe(fmt.Sprintf("marketplace entries (%d repos, %s fetched)", repos.Add(1), plugind.HumanBytes(fetched.Add(snap.bytes))))
+			}
 			_ = bar.Add(j.entries)
 			return nil
 		})
@@ -382,6 +388,15 @@ func readBounded(p string, limit int64) ([]byte, error) {
 		return nil, errors.New("larger than " + plugind.HumanBytes(limit))
 	}
 	return data, nil
+}
+
+// bulkProgressKey marks a context resolving many entries at once: one
+// aggregate bar, no per-download bars interleaving on the terminal.
+type bulkProgressKey struct{}
+
+func bulkProgress(ctx context.Context) bool {
+	v, _ := ctx.Value(bulkProgressKey{}).(bool)
+	return v
 }
 
 // entryBar shows entries resolved on a terminal; a no-op bar otherwise.

@@ -107,6 +107,7 @@ type snapshotRef struct {
 	digest   string
 	root     string
 	warnings []string
+	bytes    int64 // content fetched for it (only counted when progress shows)
 }
 
 // snapshot returns the store snapshot of remote@sha, fetching it only when
@@ -201,6 +202,12 @@ func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string, gitOn
 			return snapshotRef{}, err
 		}
 	}
+	var size int64
+	if s.cfg.Progress != nil {
+		if t, err := plugind.ScanTree(dest, s.cfg.Budget); err == nil {
+			size = t.Bytes
+		}
+	}
 	digest, err := s.cfg.Store.CommitDir(ctx, st, dest)
 	if err != nil {
 		return snapshotRef{}, fmt.Errorf("store %s@%s: %w", remoteKey(r), short(sha), err)
@@ -208,7 +215,7 @@ func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string, gitOn
 	if s.cfg.Cache != nil {
 		_ = s.cfg.Cache.PutSnapshot(ctx, remoteKey(r), sha, "", digest)
 	}
-	return snapshotRef{digest: digest, warnings: warnings}, nil
+	return snapshotRef{digest: digest, warnings: warnings, bytes: size}, nil
 }
 
 // subdirDigest is the tree digest of a plugin folder inside a snapshot. The
