@@ -67,7 +67,7 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 		{
 			name: "codex marketplace",
 			files: map[string]string{
-				".agents/plugins/marketplace.json":     `{"name":"m","plugins":[{"name":"c","source":{"source":"local","path":"./plugins/c"}}]}`,
+				".agents/plugins/marketplace.json":    `{"name":"m","plugins":[{"name":"c","source":{"source":"local","path":"./plugins/c"}}]}`,
 				"plugins/c/.codex-plugin/plugin.json": plugin,
 			},
 			wantKind: "marketplace", wantNames: []string{"c"},
