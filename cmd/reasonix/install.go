@@ -34,19 +34,10 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return &exitError{code: 1, err: err}
-			}
-			defer a.Close()
-			resp, _ := a.installer.Install(cmd.Context(), req, ap)
-			if err := writeJSON(m.Stdout, resp); err != nil {
-				return err
-			}
-			if !resp.OK {
-				return errFailed
-			}
-			return nil
+			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+				resp, _ := a.installer.Install(cmd.Context(), req, ap)
+				return resp
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -23,4 +25,22 @@ func fail(w io.Writer, err error) error {
 		fmt.Fprintf(w, "reasonix: %v\n", err)
 	}
 	return errFailed
+}
+
+// respond runs op against the backend and prints its structured response,
+// the same JSON the HTTP API returns; a refused or failed operation exits 1.
+func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response) error {
+	a, err := m.open(ctx)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	defer a.Close()
+	resp := op(a)
+	if err := writeJSON(m.Stdout, resp); err != nil {
+		return err
+	}
+	if !resp.OK {
+		return errFailed
+	}
+	return nil
 }

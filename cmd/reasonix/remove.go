@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
 )
 
 func (m *Main) removeCommand() *cobra.Command {
@@ -17,19 +19,10 @@ func (m *Main) removeCommand() *cobra.Command {
 			if !yes {
 				return usageError(errors.New("remove writes state and deletes the plugin's copied files: rerun with --yes"))
 			}
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer a.Close()
-			resp, _ := a.installer.Remove(cmd.Context(), args[0])
-			if err := writeJSON(m.Stdout, resp); err != nil {
-				return err
-			}
-			if !resp.OK {
-				return errFailed
-			}
-			return nil
+			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+				resp, _ := a.installer.Remove(cmd.Context(), args[0])
+				return resp
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "confirm the removal")

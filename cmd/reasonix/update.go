@@ -29,19 +29,10 @@ shows the old and the new commit. An unchanged branch costs one conditional requ
 				return usageError(installer.ErrNeedsApproval)
 			}
 			offline = offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return &exitError{code: 1, err: err}
-			}
-			defer a.Close()
-			resp, _ := a.installer.Update(cmd.Context(), args[0], offline, ap)
-			if err := writeJSON(m.Stdout, resp); err != nil {
-				return err
-			}
-			if !resp.OK {
-				return errFailed
-			}
-			return nil
+			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+				resp, _ := a.installer.Update(cmd.Context(), args[0], offline, ap)
+				return resp
+			})
 		},
 	}
 	f := cmd.Flags()
