@@ -1,0 +1,447 @@
+#!/usr/bin/env bash
+# Side by side with Claude Code (SPEC §14; issue 4). Not part of CI.
+#
+# Serves one generated marketplace (N relative plugins, each with a skill and
+# a command) from the fake GitHub on loopback, then times and counts the
+# fake's requests for
+#   Claude Code:  claude plugin marketplace add http://127.0.0.1:PORT/acme/market.git
+#                 + claude plugin install pK@acme-market   (K = 1..N)
+#   reasonix:     reasonix plugin install https://github.com/acme/market --yes
+# and, where each tool can, a warm re-install (caches kept, plugins removed
+# first, removal not timed) and, for reasonix, an --offline re-install.
+#
+# Claude Code is installed from npm into a throwaway directory and runs with a
+# throwaway HOME, no login, DISABLE_TELEMETRY=1,
+# CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and DISABLE_AUTOUPDATER=1.
+# Nothing here talks to github.com: reasonix is pointed at the fake with
+# REASONIX_GITHUB_URL / REASONIX_GITHUB_API_URL, Claude Code gets the fake's
+# git URL. Request counts come from the fake's access log.
+# Even with those variables, `claude plugin install` probes its API host
+# (`HEAD /` on api.anthropic.com, after a DNS lookup); ANTHROPIC_BASE_URL
+# points that probe at a closed loopback port so the run stays on loopback.
+# Claude runs in a throwaway project directory, so no project settings apply.
+# Claude Code has no bulk install, so its side is one process per plugin;
+# that per-process cost is part of what is measured.
+#
+# Usage: bench/claude-side-by-side.sh [options]
+#   -n, --plugins N        plugins in the marketplace (default 20; env SIDEBYSIDE_PLUGINS)
+#   --claude-bin PATH      use this claude instead of installing one from npm
+#                          (env SIDEBYSIDE_CLAUDE_BIN)
+#   --claude-pkg SPEC      npm package to install (default @anthropic-ai/claude-code;
+#                          env SIDEBYSIDE_CLAUDE_PKG), e.g. @anthropic-ai/claude-code@2.1.197
+#   --no-claude            only the reasonix side
+#   --wait-minutes M       if reasonix cannot plan the marketplace yet, re-build it and
+#                          retry `--dry-run` every 5 minutes for up to M minutes
+#                          (default 0; env SIDEBYSIDE_WAIT_MINUTES)
+#   --timeout S            per-command timeout in seconds (default 300)
+#   --keep                 keep the work directory (printed at the end)
+# Exit status: 0 when both sides installed every plugin, 1 otherwise (the
+# table is printed either way), 2 on usage errors.
+set -euo pipefail
+
+usage() { sed -n '/^# Usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+
+N=${SIDEBYSIDE_PLUGINS:-20}
+CLAUDE_BIN=${SIDEBYSIDE_CLAUDE_BIN:-}
+CLAUDE_PKG=${SIDEBYSIDE_CLAUDE_PKG:-@anthropic-ai/claude-code}
+WAIT_MIN=${SIDEBYSIDE_WAIT_MINUTES:-0}
+CMD_TIMEOUT=300
+WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
+KEEP=0
+SKIP_CLAUDE=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n|--plugins) N=${2:?}; shift 2 ;;
+    --claude-bin) CLAUDE_BIN=${2:?}; shift 2 ;;
+    --claude-pkg) CLAUDE_PKG=${2:?}; shift 2 ;;
+    --no-claude) SKIP_CLAUDE=1; shift ;;
+    --wait-minutes) WAIT_MIN=${2:?}; shift 2 ;;
+    --timeout) CMD_TIMEOUT=${2:?}; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    -h|--help) usage 0 ;;
+    *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
+  esac
+done
+case "$N" in ''|*[!0-9]*) echo "-n wants a number, got '$N'" >&2; exit 2 ;; esac
+if [ "$N" -lt 1 ] || [ "$N" -gt 1000 ]; then echo "-n wants 1..1000, got $N" >&2; exit 2; fi
+case "$WAIT_MIN" in ''|*[!0-9]*) echo "--wait-minutes wants a number" >&2; exit 2 ;; esac
+
+say() { printf '== %s\n' "$*" >&2; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-sidebyside.XXXXXX")
+BIN=$WORK/bin
+FAKE_LOG=$WORK/fake.log
+FAKE_PID=
+MKT=acme-market
+
+cleanup() {
+  local rc=$?
+  if [ -n "$FAKE_PID" ] && kill -0 "$FAKE_PID" 2>/dev/null; then
+    kill "$FAKE_PID" 2>/dev/null || true
+    wait "$FAKE_PID" 2>/dev/null || true
+  fi
+  if [ "$KEEP" = 1 ]; then
+    say "work directory kept: $WORK"
+  else
+    rm -rf "$WORK"
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+build() {
+  (cd "$REPO_ROOT" &&
+    go build -o "$BIN/reasonix" ./cmd/reasonix &&
+    go build -o "$BIN/fakegithub" ./internal/fakegithub/cmd/fakegithub &&
+    go build -o "$BIN/sidebyside" ./bench/sidebyside)
+}
+
+say "building reasonix, fakegithub and bench/sidebyside from $REPO_ROOT"
+build
+
+say "generating a marketplace of $N plugins"
+"$BIN/sidebyside" gen -n "$N" -name "$MKT" -out "$WORK/market"
+
+say "starting the fake GitHub on loopback"
+mkdir -p "$WORK/fake"
+"$BIN/fakegithub" -addr 127.0.0.1:0 -dir "$WORK/fake" -repo "acme/market=$WORK/market" \
+  >"$WORK/fake.env" 2>"$FAKE_LOG" &
+FAKE_PID=$!
+for _ in $(seq 1 200); do
+  grep -q '^export REASONIX_GITHUB_API_URL=' "$WORK/fake.env" 2>/dev/null && break
+  if ! kill -0 "$FAKE_PID" 2>/dev/null; then
+    echo "fakegithub exited:" >&2; cat "$FAKE_LOG" >&2; exit 1
+  fi
+  sleep 0.05
+done
+FAKE_URL=$(sed -n 's/^export REASONIX_GITHUB_URL=//p' "$WORK/fake.env")
+FAKE_API=$(sed -n 's/^export REASONIX_GITHUB_API_URL=//p' "$WORK/fake.env")
+[ -n "$FAKE_URL" ] || { echo "fakegithub printed no URL:" >&2; cat "$FAKE_LOG" >&2; exit 1; }
+case "$FAKE_URL" in http://127.*|http://localhost:*) ;; *) echo "fake is not on loopback: $FAKE_URL" >&2; exit 1 ;; esac
+GIT_URL=$FAKE_URL/acme/market.git
+RX_SOURCE=https://github.com/acme/market
+say "fake GitHub at $FAKE_URL (git: $GIT_URL)"
+
+# Counting: "reset" is remembering the log's length; a request is logged when
+# its response is done, so let the log settle before reading it.
+mark() { wc -l <"$FAKE_LOG" | tr -d ' '; }
+settle() {
+  local a b
+  a=$(mark)
+  while sleep 0.2; b=$(mark); [ "$a" != "$b" ]; do a=$b; done
+}
+counts_since() { settle; "$BIN/sidebyside" counts -log "$FAKE_LOG" -from "$1"; }
+cval() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# Table rows.
+ROW_NAME=() ROW_MS=() ROW_COUNTS=() ROW_INST=() ROW_NOTE=()
+add_row() { ROW_NAME+=("$1") ROW_MS+=("$2") ROW_COUNTS+=("$3") ROW_INST+=("$4") ROW_NOTE+=("$5"); }
+NOTES=()
+note() { NOTES+=("$*"); say "$*"; }
+
+# ---------------------------------------------------------------- Claude Code
+CLAUDE=()
+CLAUDE_VERSION=
+CLAUDE_HOME=$WORK/claude-home
+CLAUDE_OK=0
+CLAUDE_PROBLEM=
+
+CLAUDE_API_SINK=http://127.0.0.1:9
+run_claude() (
+  mkdir -p "$CLAUDE_HOME/project"
+  cd "$CLAUDE_HOME/project"
+  exec env -u ANTHROPIC_API_KEY -u ANTHROPIC_AUTH_TOKEN -u CLAUDE_CODE_OAUTH_TOKEN \
+    HOME="$CLAUDE_HOME" CLAUDE_CONFIG_DIR="$CLAUDE_HOME/.claude" \
+    XDG_CONFIG_HOME="$CLAUDE_HOME/.config" XDG_CACHE_HOME="$CLAUDE_HOME/.cache" \
+    XDG_DATA_HOME="$CLAUDE_HOME/.local/share" XDG_STATE_HOME="$CLAUDE_HOME/.local/state" \
+    DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 \
+    DISABLE_ERROR_REPORTING=1 GIT_TERMINAL_PROMPT=0 ANTHROPIC_BASE_URL="$CLAUDE_API_SINK" \
+    timeout "$CMD_TIMEOUT" "${CLAUDE[@]}" "$@" </dev/null
+)
+
+# try_claude CMD...: use CMD if `CMD --version` says it is Claude Code.
+try_claude() {
+  local out
+  CLAUDE=("$@")
+  if out=$(run_claude --version 2>&1) && printf '%s' "$out" | grep -q 'Claude Code'; then
+    CLAUDE_VERSION=$(printf '%s\n' "$out" | head -n 1)
+    return 0
+  fi
+  say "  not usable: $* --version -> $(printf '%s' "$out" | head -n 2 | tr '\n' ' ')"
+  CLAUDE=()
+  return 1
+}
+
+claude_setup() {
+  mkdir -p "$CLAUDE_HOME"
+  if [ -n "$CLAUDE_BIN" ]; then
+    try_claude "$CLAUDE_BIN" && return 0
+    CLAUDE_PROBLEM="--claude-bin $CLAUDE_BIN does not run (\`$CLAUDE_BIN --version\` failed)"
+    return 1
+  fi
+  if ! command -v npm >/dev/null; then
+    CLAUDE_PROBLEM="npm is not installed, so Claude Code cannot be installed"
+    return 1
+  fi
+  local dir=$WORK/claude t0
+  say "installing $CLAUDE_PKG from npm into $dir"
+  t0=$(now_ms)
+  if ! timeout "$CMD_TIMEOUT" npm install --prefix "$dir" --no-audit --no-fund "$CLAUDE_PKG" >"$WORK/npm.log" 2>&1; then
+    CLAUDE_PROBLEM="npm install --prefix $dir $CLAUDE_PKG failed: $(grep -i 'err' "$WORK/npm.log" | head -n 3 | tr '\n' ' ')"
+    return 1
+  fi
+  say "  npm install took $(( $(now_ms) - t0 )) ms"
+  # The package's bin is a native binary that its postinstall copies in
+  # (newer releases), or cli.js run by node (older ones). Try what is there.
+  local pkg=$dir/node_modules/@anthropic-ai/claude-code cand
+  for cand in "$dir/node_modules/.bin/claude" "$pkg/bin/claude.exe" \
+    "$dir"/node_modules/@anthropic-ai/claude-code-linux-*/claude; do
+    [ -x "$cand" ] || continue
+    say "  trying $cand"
+    try_claude "$cand" && return 0
+  done
+  for cand in "$pkg/cli-wrapper.cjs" "$pkg/cli.js"; do
+    [ -f "$cand" ] || continue
+    say "  trying node $cand"
+    try_claude node "$cand" && return 0
+  done
+  CLAUDE_PROBLEM="$CLAUDE_PKG installed but no claude entry point runs here (see the 'not usable' lines above; npm log: $WORK/npm.log)"
+  return 1
+}
+
+claude_installed() {
+  local out
+  if out=$(run_claude plugin list --json 2>/dev/null); then
+    printf '%s' "$out" | "$BIN/sidebyside" len . 2>/dev/null || echo "?"
+  else
+    echo "?"
+  fi
+}
+
+# claude_install_all LOG: installs p1..pN; sets INST_OK and INST_FAIL_MSG.
+claude_install_all() {
+  local i out
+  INST_OK=0 INST_FAIL_MSG=
+  for i in $(seq 1 "$N"); do
+    if out=$(run_claude plugin install "p$i@$MKT" 2>&1); then
+      INST_OK=$((INST_OK + 1))
+    elif [ -z "$INST_FAIL_MSG" ]; then
+      INST_FAIL_MSG="install p$i@$MKT: $(printf '%s' "$out" | tail -n 2 | tr '\n' ' ')"
+    fi
+    printf '%s\n' "$out" >>"$1"
+  done
+}
+
+claude_side() {
+  if [ "$SKIP_CLAUDE" = 1 ]; then
+    note "Claude Code: skipped (--no-claude)"
+    return 0
+  fi
+  if ! claude_setup; then
+    note "Claude Code: NOT RUN: $CLAUDE_PROBLEM"
+    add_row "claude code: add + install (cold)" "-" "" "-" "not run: see notes"
+    return 0
+  fi
+  say "Claude Code: $CLAUDE_VERSION (${CLAUDE[*]})"
+
+  local m t0 t1 t2 out c inst
+  say "Claude Code: marketplace add $GIT_URL, then install p1..p$N@$MKT"
+  m=$(mark); t0=$(now_ms)
+  if ! out=$(run_claude plugin marketplace add "$GIT_URL" 2>&1); then
+    t1=$(now_ms)
+    c=$(counts_since "$m")
+    note "Claude Code: \`claude plugin marketplace add $GIT_URL\` FAILED after $((t1 - t0)) ms: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+    add_row "claude code: add + install (cold)" "$((t1 - t0))" "$c" "0" "marketplace add failed"
+    return 0
+  fi
+  t1=$(now_ms)
+  claude_install_all "$WORK/claude-install.log"
+  t2=$(now_ms)
+  c=$(counts_since "$m")
+  inst=$(claude_installed)
+  local n1="add $((t1 - t0)) ms + $N installs $((t2 - t1)) ms"
+  if [ "$INST_OK" != "$N" ]; then
+    note "Claude Code: only $INST_OK of $N installs succeeded; first failure: $INST_FAIL_MSG"
+    n1="$n1; $((N - INST_OK)) installs FAILED"
+  fi
+  add_row "claude code: add + install (cold)" "$((t2 - t0))" "$c" "$inst" "$n1"
+  [ "$INST_OK" = "$N" ] && [ "$inst" = "$N" ] && CLAUDE_OK=1
+
+  # Warm: the marketplace stays added and cached; uninstall (not timed), re-install.
+  say "Claude Code: uninstall all, re-install from the added marketplace (warm)"
+  local i
+  for i in $(seq 1 "$N"); do
+    run_claude plugin uninstall "p$i@$MKT" >>"$WORK/claude-uninstall.log" 2>&1 || true
+  done
+  inst=$(claude_installed)
+  if [ "$inst" != 0 ]; then
+    note "Claude Code: $inst plugins still listed after uninstalling all; warm row re-installs over them"
+  fi
+  m=$(mark); t0=$(now_ms)
+  claude_install_all "$WORK/claude-reinstall.log"
+  t1=$(now_ms)
+  c=$(counts_since "$m")
+  inst=$(claude_installed)
+  local n2="$N installs, marketplace already added"
+  [ "$INST_OK" = "$N" ] || n2="$n2; $((N - INST_OK)) installs FAILED: $INST_FAIL_MSG"
+  add_row "claude code: re-install (warm)" "$((t1 - t0))" "$c" "$inst" "$n2"
+}
+
+# ------------------------------------------------------------------- reasonix
+RX_OK=0
+
+rx() {
+  local home=$1
+  shift
+  env -u REASONIX_OFFLINE -u REASONIX_GIT -u GITHUB_TOKEN -u GH_TOKEN \
+    REASONIX_HOME="$home" REASONIX_GITHUB_URL="$FAKE_URL" REASONIX_GITHUB_API_URL="$FAKE_API" \
+    timeout "$CMD_TIMEOUT" "$BIN/reasonix" "$@" </dev/null
+}
+
+rx_installed() {
+  local out
+  if out=$(rx "$1" plugin list --json 2>/dev/null); then
+    printf '%s' "$out" | "$BIN/sidebyside" len plugins 2>/dev/null || echo "?"
+  else
+    echo "?"
+  fi
+}
+
+# rx_probe: can this reasonix plan the marketplace? (a home of its own, so
+# the timed cold run below stays cold)
+rx_probe() {
+  local home=$WORK/rx-probe out
+  rm -rf "$home"
+  out=$(rx "$home" plugin install "$RX_SOURCE" --dry-run 2>"$WORK/rx-probe.err") || true
+  rm -rf "$home"
+  RX_PROBE=$(printf '%s' "$out" | "$BIN/sidebyside" response)
+  case "$RX_PROBE" in ok=true*) return 0 ;; esac
+  [ -s "$WORK/rx-probe.err" ] && RX_PROBE="$RX_PROBE stderr: $(head -n 3 "$WORK/rx-probe.err" | tr '\n' ' ')"
+  return 1
+}
+
+rx_wait() {
+  [ "$WAIT_MIN" -gt 0 ] || return 0
+  local waited=0
+  until rx_probe; do
+    if [ "$waited" -ge "$WAIT_MIN" ]; then
+      say "reasonix still cannot plan the marketplace after waiting $waited minutes"
+      return 0
+    fi
+    say "reasonix cannot plan the marketplace yet ($RX_PROBE); waiting ${WAIT_STEP}s ($waited of $WAIT_MIN minutes so far)"
+    sleep "$WAIT_STEP"
+    waited=$((waited + (WAIT_STEP + 59) / 60))
+    say "re-building reasonix"
+    if ! (cd "$REPO_ROOT" && go build -o "$BIN/reasonix.new" ./cmd/reasonix); then
+      say "  build failed (work in progress?); keeping the previous binary"
+    else
+      mv "$BIN/reasonix.new" "$BIN/reasonix"
+    fi
+  done
+  say "reasonix plans the marketplace: $RX_PROBE"
+}
+
+# rx_timed LABEL SLUG HOME ARGS...: one timed install, one table row; the
+# response is kept as rx-SLUG.json.
+rx_timed() {
+  local label=$1 slug=$2 home=$3 m t0 t1 c out summary inst rc=0
+  shift 3
+  m=$(mark); t0=$(now_ms)
+  out=$(rx "$home" plugin install "$RX_SOURCE" "$@" 2>"$WORK/rx.err") || rc=$?
+  t1=$(now_ms)
+  c=$(counts_since "$m")
+  printf '%s\n' "$out" >"$WORK/rx-$slug.json"
+  summary=$(printf '%s' "$out" | "$BIN/sidebyside" response)
+  inst=$(rx_installed "$home")
+  RX_LAST_OK=0
+  if [ "$rc" = 0 ] && [ "${summary#ok=true}" != "$summary" ]; then
+    RX_LAST_OK=1
+    add_row "reasonix: $label" "$((t1 - t0))" "$c" "$inst" \
+      "$(cval status "$summary"), $(cval actions "$summary") actions ($(cval by_status "$summary"))"
+  else
+    note "reasonix: \`reasonix plugin install $RX_SOURCE $*\` FAILED (exit $rc): $summary$( [ -s "$WORK/rx.err" ] && printf ' stderr: %s' "$(head -n 3 "$WORK/rx.err" | tr '\n' ' ')")"
+    add_row "reasonix: $label" "$((t1 - t0))" "$c" "$inst" "FAILED exit $rc: $(cval errorCode "$summary") (see notes)"
+  fi
+}
+
+rx_remove_all() {
+  local home=$1 i
+  for i in $(seq 1 "$N"); do
+    rx "$home" plugin remove "p$i" --yes >>"$WORK/rx-remove.log" 2>&1 || true
+  done
+  local left
+  left=$(rx_installed "$home")
+  [ "$left" = 0 ] || note "reasonix: $left plugins still listed after removing p1..p$N"
+}
+
+reasonix_side() {
+  local home=$WORK/rx
+  rx_wait
+  say "reasonix: plugin install $RX_SOURCE --yes (cold home $home)"
+  rx_timed "install --yes (cold)" cold "$home" --yes
+  if [ "$RX_LAST_OK" != 1 ]; then
+    note "reasonix: warm and offline re-runs skipped because the cold install failed"
+    return 0
+  fi
+  [ "$(rx_installed "$home")" = "$N" ] && RX_OK=1
+  say "reasonix: remove all (not timed), install --yes again (warm cache)"
+  rx_remove_all "$home"
+  rx_timed "re-install --yes (warm)" warm "$home" --yes
+  say "reasonix: remove all (not timed), install --yes --offline"
+  rx_remove_all "$home"
+  rx_timed "re-install --yes --offline" offline "$home" --yes --offline
+}
+
+# ---------------------------------------------------------------------- run
+claude_side
+reasonix_side
+
+# -------------------------------------------------------------------- table
+if rev=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null); then
+  git -C "$REPO_ROOT" diff --quiet HEAD 2>/dev/null || rev="$rev+dirty"
+else
+  rev="(not a git checkout)"
+fi
+echo
+echo "Side by side: $N plugins (relative entries, 1 skill + 1 command each), one repo on the fake GitHub ($FAKE_URL)"
+echo "  claude: ${CLAUDE_VERSION:-not run}    reasonix: $REPO_ROOT @ $rev    $(uname -sm), $(nproc) cpus"
+echo
+api_cell() {
+  local n304
+  n304=$(cval api_304 "$1")
+  if [ "${n304:-0}" != 0 ]; then echo "$(cval api "$1") (${n304}x304)"; else cval api "$1"; fi
+}
+fmt='%-38s %9s %9s %9s %11s %9s %7s %5s %6s %9s  %s\n'
+# shellcheck disable=SC2059
+printf "$fmt" "tool / phase" "wall ms" "ms/plugin" "info/refs" "upload-pack" "API" "archive" "other" "total" "installed" "note"
+for i in "${!ROW_NAME[@]}"; do
+  ms=${ROW_MS[$i]} c=${ROW_COUNTS[$i]}
+  per=-
+  case "$ms" in ''|*[!0-9]*) ;; *) per=$(awk -v t="$ms" -v n="$N" 'BEGIN { printf "%.1f", t / n }') ;; esac
+  if [ -n "$c" ]; then
+    # shellcheck disable=SC2059
+    printf "$fmt" "${ROW_NAME[$i]}" "$ms" "$per" "$(cval info_refs "$c")" "$(cval upload_pack "$c")" \
+      "$(api_cell "$c")" "$(cval archive "$c")" "$(cval other "$c")" "$(cval total "$c")" "${ROW_INST[$i]}" "${ROW_NOTE[$i]}"
+  else
+    # shellcheck disable=SC2059
+    printf "$fmt" "${ROW_NAME[$i]}" "$ms" "$per" - - - - - - "${ROW_INST[$i]}" "${ROW_NOTE[$i]}"
+  fi
+done
+if [ "${#NOTES[@]}" -gt 0 ]; then
+  echo
+  echo "Notes:"
+  for n in "${NOTES[@]}"; do echo "  - $n"; done
+fi
+if [ "$CLAUDE_OK" = 1 ] && [ "$RX_OK" = 1 ]; then
+  awk -v c="${ROW_MS[0]}" -v r="$(for i in "${!ROW_NAME[@]}"; do [ "${ROW_NAME[$i]}" = "reasonix: install --yes (cold)" ] && echo "${ROW_MS[$i]}"; done)" -v n="$N" \
+    'BEGIN { printf "\nCold, per plugin: claude %.1f ms, reasonix %.1f ms (%.1fx)\n", c / n, r / n, (r > 0 ? c / r : 0) }'
+fi
+
+if { [ "$SKIP_CLAUDE" = 1 ] || [ "$CLAUDE_OK" = 1 ]; } && [ "$RX_OK" = 1 ]; then
+  exit 0
+fi
+exit 1
