@@ -29,6 +29,17 @@ type app struct {
 const crashEnv = "REASONIX_TEST_CRASHPOINT"
 
 func (m *Main) open(ctx context.Context) (*app, error) {
+	return m.openWith(ctx, openOptions{progress: true})
+}
+
+// openOptions are what differs between the CLI commands and the daemon,
+// which share one backend constructor.
+type openOptions struct {
+	progress bool         // progress bars on stderr when it is a terminal
+	log      *slog.Logger // nil: errors only, as text on stderr
+}
+
+func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	dir, err := installer.DefaultHomeDir(m.Getenv)
 	if err != nil {
 		return nil, err
@@ -42,7 +53,10 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	log := o.log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	}
 	rcfg := resolver.Config{
 		Store:     st,
 		Cache:     db,
@@ -53,14 +67,15 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 		GitOff:    m.Getenv("REASONIX_GIT") == "off",
 		Offline:   m.Getenv("REASONIX_OFFLINE") == "1",
 	}
-	if f, ok := m.Stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
 		rcfg.Progress = f
 	}
 	cfg := installer.Config{
-		Home:    home,
-		Sources: resolver.New(rcfg),
-		Log:     log,
-		Plans:   db,
+		Home:        home,
+		Sources:     resolver.New(rcfg),
+		Log:         log,
+		Plans:       db,
+		Inventories: db,
 	}
 	if step := m.Getenv(crashEnv); step != "" {
 		cfg.StepHook = func(s string) {
@@ -68,6 +83,8 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
+	} else if hook := m.slowStepHook(); hook != nil {
+		cfg.StepHook = hook
 	}
 	return &app{home: home, store: st, cache: db, installer: installer.New(cfg)}, nil
 }

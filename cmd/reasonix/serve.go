@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/server"
+)
+
+func (m *Main) serveCommand() *cobra.Command {
+	var addr string
+	var allowRemote bool
+	var grace time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve [--addr 127.0.0.1:7878]",
+		Short: "Serve the backend to Studio over HTTP (loopback, bearer token)",
+		Long: `Serve the install backend over HTTP for the Studio desktop app (SPEC §12).
+
+It listens on loopback only unless --allow-remote is given. Every route but /healthz needs
+Authorization: Bearer <token>, where the token is the contents of serve.token in the Reasonix
+home (created with mode 0600 on first start). SIGINT or SIGTERM stops it gracefully: in-flight
+requests get --shutdown-timeout to finish; an install still running after that is discarded
+whole.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			remote, err := server.CheckAddr(addr, allowRemote)
+			if err != nil {
+				return usageError(err)
+			}
+			logger := server.NewLogger(m.Stderr, slog.LevelInfo)
+			a, err := m.openWith(cmd.Context(), openOptions{log: logger})
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			defer a.Close()
+			tokenPath := a.home.TokenPath()
+			token, created, err := server.LoadOrCreateToken(tokenPath)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			if grace <= 0 {
+				grace = -1 // cancel in-flight work at once
+			}
+			srv, err := server.New(server.Config{
+				Installer: a.installer, Token: token, Log: logger,
+				AllowRemote: allowRemote, ShutdownTimeout: grace,
+			})
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			if remote {
+				fmt.Fprintf(m.Stderr, "warning: listening on %s, beyond loopback: anyone who can reach it and holds the token can install code on this machine\n", ln.Addr())
+			}
+			if created {
+				fmt.Fprintf(m.Stdout, "token: created %s (mode 0600); send it as Authorization: Bearer <token>\n", tokenPath)
+			} else {
+				fmt.Fprintf(m.Stdout, "token: %s; send it as Authorization: Bearer <token>\n", tokenPath)
+			}
+			fmt.Fprintf(m.Stdout, "reasonix serve: listening on http://%s (home %s)\n", ln.Addr(), a.home.Dir)
+			if err := srv.Serve(cmd.Context(), ln); err != nil {
+				return fail(m.Stderr, err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless --allow-remote)")
+	f.BoolVar(&allowRemote, "allow-remote", false, "allow listening on a non-loopback address (prints a warning)")
+	f.DurationVar(&grace, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run before they are cancelled")
+	return cmd
+}

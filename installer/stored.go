@@ -1,0 +1,78 @@
+package installer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
+// the request it was made from and the response that was shown.
+type StoredPlan struct {
+	Request  Request   `json:"request"`
+	Response *Response `json:"response"`
+}
+
+// StoredPlan returns the plan stored under planID; ok is false when there
+// is none (or this installer keeps no plans).
+func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredPlan, ok bool, err error) {
+	if in.plans == nil || planID == "" {
+		return nil, false, nil
+	}
+	body, ok, err := in.plans.GetPlan(ctx, planID)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	sp = &StoredPlan{}
+	if err := json.Unmarshal(body, sp); err != nil {
+		return nil, false, fmt.Errorf("stored plan %s: %w", planID, err)
+	}
+	return sp, true, nil
+}
+
+// InstallApproved applies the plan the user approved as req.PlanID. It
+// never trusts the stored plan's content: it re-plans and applies only when
+// the fresh planId is still the approved one (Install with Yes and PlanID),
+// so a source that changed since is refused with install.approval_denied and
+// nothing is written.
+//
+// req may carry only the planId: then the request the plan was made from is
+// taken from the plan store, which survives restarts. A stored request whose
+// source was a relative path (a CLI plan made in some working directory) is
+// re-planned from the canonical, absolute source the plan resolved to.
+func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Response, error) {
+	if req.PlanID == "" {
+		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
+		return ErrorResponse(req.Source, err), err
+	}
+	if req.Source == "" {
+		sp, ok, err := in.StoredPlan(ctx, req.PlanID)
+		if err != nil {
+			return ErrorResponse(req.Source, err), err
+		}
+		if !ok {
+			err := plugind.Errorf(plugind.CodeApprovalDenied, "no stored plan has planId %s: plan again, review it, and approve the new planId", req.PlanID)
+			return ErrorResponse(req.Source, err), err
+		}
+		approved := req.PlanID
+		offline := req.Offline
+		req = sp.Request
+		req.PlanID = approved
+		req.Offline = req.Offline || offline
+		if sp.Response != nil && sp.Response.Source != "" && isRelativePath(req.Source) {
+			req.Source = sp.Response.Source
+		}
+	}
+	return in.Install(ctx, req, Approval{Yes: true, PlanID: req.PlanID})
+}
+
+// isRelativePath reports whether src is a local path relative to some
+// working directory. Remote sources always carry a scheme ("git:",
+// "https://").
+func isRelativePath(src string) bool {
+	return src != "" && !filepath.IsAbs(src) && !strings.Contains(src, ":")
+}

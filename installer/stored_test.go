@@ -1,0 +1,60 @@
+package installer
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+)
+
+// TestInstallApproved: a planId alone installs the stored plan through a
+// fresh Installer (a restarted daemon); without a stored plan, or without a
+// planId, nothing is guessed.
+func TestInstallApproved(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	db, err := cache.Open(context.Background(), env.home.CachePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	env.in.plans = db
+	ctx := context.Background()
+
+	resp, err := env.in.InstallApproved(ctx, Request{})
+	wantCode(t, err, resp, plugind.CodeApprovalDenied, "planId")
+	resp, err = env.in.InstallApproved(ctx, Request{PlanID: "low:sha256:00000000000000000000000000000000"})
+	wantCode(t, err, resp, plugind.CodeApprovalDenied, "no stored plan")
+
+	src := claudePlugin(t, "stored", "1.0.0")
+	dry, err := env.install(Request{Source: src}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, ok, err := env.in.StoredPlan(ctx, dry.PlanID)
+	if err != nil || !ok || sp.Request.Source != src || sp.Response.PlanID != dry.PlanID {
+		t.Fatalf("stored plan: %+v %v %v", sp, ok, err)
+	}
+	fresh := New(Config{Home: env.home, Sources: env.in.sources, Plans: db})
+	resp, err = fresh.InstallApproved(ctx, Request{PlanID: dry.PlanID})
+	if err != nil || !resp.Applied {
+		t.Fatalf("install by planId: %v %+v", err, resp)
+	}
+	if e, ok := mustRegistry(t, env.home).Find("stored"); !ok || e.Source != src {
+		t.Fatalf("registry entry: %+v", e)
+	}
+	if !isRelativePath("examples/x") || isRelativePath(filepath.Join(t.TempDir(), "x")) || isRelativePath("git:github.com/a/b") || isRelativePath("https://github.com/a/b") {
+		t.Fatal("isRelativePath")
+	}
+}
+
+func mustRegistry(t *testing.T, h Home) *Registry {
+	t.Helper()
+	reg, err := LoadRegistry(h.RegistryPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
+)
+
+// Error codes of requests the daemon refuses before they reach the backend.
+// The backend's own codes (install.*, registry.*) are SPEC §11's.
+const (
+	CodeBadRequest       = "request.invalid"
+	CodeUnauthorized     = "request.unauthorized"
+	CodeForbidden        = "request.forbidden"
+	CodeNoRoute          = "request.not_found"
+	CodeMethodNotAllowed = "request.method_not_allowed"
+	CodeTooLarge         = "request.too_large"
+	CodeInternal         = "server.internal"
+	CodeShuttingDown     = "server.shutting_down"
+	CodeCancelled        = "request.cancelled"
+)
+
+// ErrorBody is the JSON of every refusal and failure. Backend responses
+// (installer.Response) carry the same three fields among others.
+type ErrorBody struct {
+	OK        bool   `json:"ok"`
+	Error     string `json:"error"`
+	ErrorCode string `json:"errorCode"`
+}
+
+// writeJSON encodes v the way the CLI prints it (two-space indent, no HTML
+// escaping), so the API and `--json` output are byte-for-byte the same.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
+	writeJSON(w, status, ErrorBody{OK: false, Error: fmt.Sprintf(format, args...), ErrorCode: code})
+}
+
+// statusOf maps a backend error code to an HTTP status: 4xx for what the
+// request asked that cannot be done (422 for refusals of a well-formed
+// request), 5xx only when the daemon itself failed.
+func statusOf(code plugind.Code) int {
+	switch code {
+	case "":
+		return http.StatusInternalServerError
+	case plugind.CodeInvalidSource:
+		return http.StatusBadRequest
+	case plugind.CodeNotFound:
+		return http.StatusNotFound
+	case plugind.CodeRegistryUnreadable:
+		return http.StatusConflict
+	case plugind.CodePublicationFailed:
+		return http.StatusInternalServerError
+	default:
+		// conflict, approval_denied, digest_mismatch, budget_exceeded,
+		// unsafe_archive, not_pinnable, offline_miss, blocked,
+		// source_unreadable, and codes added later.
+		return http.StatusUnprocessableEntity
+	}
+}
+
+// fail answers err as an ErrorBody.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status, code := s.classify(r, err)
+	writeJSON(w, status, ErrorBody{OK: false, Error: err.Error(), ErrorCode: code})
+}
+
+// respond answers a backend response: 200 when it succeeded, else the
+// status of its error, with the whole response as the body (the CLI's JSON).
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer.Response, err error) {
+	if resp == nil {
+		if err == nil {
+			err = errors.New("no response")
+		}
+		s.fail(w, r, err)
+		return
+	}
+	if resp.OK && err == nil {
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	if err == nil {
+		err = &plugind.Error{Code: plugind.Code(resp.ErrorCode), Msg: resp.Error}
+	}
+	status, _ := s.classify(r, err)
+	writeJSON(w, status, resp)
+}
+
+// classify picks the status and code for err. An operation that failed
+// because the daemon is stopping is 503, whatever the backend called it.
+func (s *Server) classify(r *http.Request, err error) (int, string) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, CodeTooLarge
+	}
+	code := plugind.CodeOf(err)
+	status := statusOf(code)
+	if status >= 500 && s.stopping() {
+		return http.StatusServiceUnavailable, CodeShuttingDown
+	}
+	if code == "" {
+		return status, CodeInternal
+	}
+	return status, string(code)
+}

@@ -1,0 +1,291 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
+)
+
+const healthzPattern = "GET /healthz"
+
+// routes is the route table of SPEC §12.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc(healthzPattern, s.healthz)
+	mux.HandleFunc("GET /plugins", s.listPlugins)
+	mux.HandleFunc("POST /plugins/plan", s.plan)
+	mux.HandleFunc("POST /plugins/install", s.install)
+	mux.HandleFunc("POST /plugins/enabled", s.setEnabled)
+	mux.HandleFunc("DELETE /plugins/{name}", s.remove)
+	mux.HandleFunc("GET /plugins/{name}/export", s.export)
+	mux.HandleFunc("POST /extensions/reload", s.reload)
+	return mux
+}
+
+// noRoute answers what the mux has no route for, as JSON: 405 (with Allow)
+// when the path exists under another method, 400 for a path that is not in
+// canonical form (the mux would redirect it), else 404.
+func noRoute(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
+	h, _ := mux.Handler(r)
+	rec := &headerRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	switch {
+	case rec.status == http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", rec.header.Get("Allow"))
+		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), rec.header.Get("Allow"))
+	case rec.status >= 300 && rec.status < 400:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "path %q is not in canonical form", r.URL.EscapedPath())
+	default:
+		writeError(w, http.StatusNotFound, CodeNoRoute, "no route %s %s", r.Method, r.URL.EscapedPath())
+	}
+}
+
+// headerRecorder captures the status and headers of the mux's own 404, 405
+// and redirect answers, which are then rewritten as JSON.
+type headerRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *headerRecorder) Header() http.Header { return r.header }
+func (r *headerRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+func (r *headerRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// GET /healthz: no token needed; says only that the daemon answers.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// GET /plugins: installed packages with inventory, status and warnings, the
+// same JSON as `reasonix plugin list --json`.
+func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
+	body, err := s.list.get(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// POST /plugins/plan {source, name?, link?, replace?, offline?,
+// allowUnpinned?}: the plan, as `plugin install SOURCE --dry-run` prints it,
+// stored in the cache by planId. Identical requests in flight at the same
+// time share one plan (and so one fetch).
+func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
+	var req installer.Request
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.PlanID != "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
+		return
+	}
+	if err := checkSource(req.Source); err != nil {
+		s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
+		return
+	}
+	key, _ := json.Marshal(req)
+	ch := s.plans.DoChan(string(key), func() (any, error) {
+		ctx, cancel := s.detached()
+		defer cancel()
+		resp, err := s.in.Install(ctx, req, installer.Approval{DryRun: true})
+		return planResult{resp, err}, nil
+	})
+	select {
+	case res := <-ch:
+		pr := res.Val.(planResult)
+		s.respond(w, r, pr.resp, pr.err)
+	case <-r.Context().Done():
+		// The client left (or the daemon is stopping); a shared plan goes
+		// on for the others.
+		writeError(w, http.StatusServiceUnavailable, CodeCancelled, "request cancelled")
+	}
+}
+
+type planResult struct {
+	resp *installer.Response
+	err  error
+}
+
+// POST /plugins/install {…same, planId}: applies exactly the approved plan,
+// or refuses. planId alone is enough: the request is then the one stored
+// with the plan, which survives a restart. Either way the source is planned
+// again and applied only if its planId is still the approved one, and apply
+// re-checks every staged tree against its approved digest.
+func (s *Server) install(w http.ResponseWriter, r *http.Request) {
+	var req installer.Request
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.PlanID == "" {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
+		return
+	}
+	if req.Source != "" {
+		if err := checkSource(req.Source); err != nil {
+			s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
+			return
+		}
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	resp, err := s.in.InstallApproved(ctx, req)
+	s.respond(w, r, resp, err)
+}
+
+// POST /plugins/enabled {name, enabled}.
+func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Name    string `json:"name"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if !s.decode(w, r, &body) {
+		return
+	}
+	if body.Enabled == nil {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, `"enabled" (true or false) is required`)
+		return
+	}
+	if err := plugind.ValidateName(body.Name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	e, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e})
+}
+
+// DELETE /plugins/{name}: the same JSON as `plugin remove NAME --yes`.
+func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := plugind.ValidateName(name); err != nil {
+		s.respond(w, r, installer.ErrorResponse(name, err), err)
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	resp, err := s.in.Remove(ctx, name)
+	s.respond(w, r, resp, err)
+}
+
+// GET /plugins/{name}/export: the installed copy as a zip, credentials
+// replaced by ${VAR} references. The zip is built in a temporary file first,
+// so a failure is still a JSON error rather than a truncated download.
+func (s *Server) export(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := plugind.ValidateName(name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	tmp, err := os.CreateTemp("", "reasonix-export-*.zip")
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("export %s: %w", name, err))
+		return
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	info, err := s.in.Export(r.Context(), name, tmp)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("export %s: %w", name, err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/zip")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filepath.Base(name) + ".zip"}))
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	h.Set("X-Reasonix-Required-Env", strings.Join(info.RequiredEnv, ", "))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, tmp)
+}
+
+// POST /extensions/reload: re-reads the registry and re-checks every
+// installed root; 204, or 409 with the reason (a corrupt or unreadable
+// registry), keeping what was loaded before.
+func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
+	if err := s.list.reload(r.Context()); err != nil {
+		status, code := s.classify(r, err)
+		if status != http.StatusServiceUnavailable {
+			status = http.StatusConflict
+		}
+		writeJSON(w, status, ErrorBody{OK: false, Error: err.Error(), ErrorCode: code})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// decode reads a JSON request body strictly: one object, no unknown fields.
+// It answers 413 over the body cap and 400 for anything malformed.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var mbe *http.MaxBytesError
+	if err == nil {
+		if extra := dec.Decode(&struct{}{}); extra == io.EOF {
+			return true
+		} else if errors.As(extra, &mbe) {
+			err = extra
+		} else {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	if errors.As(err, &mbe) {
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
+		return false
+	}
+	if errors.Is(err, io.EOF) {
+		err = errors.New("empty body")
+	}
+	writeError(w, http.StatusBadRequest, CodeBadRequest, "request body: %v (want a JSON object)", err)
+	return false
+}
+
+// checkSource refuses what the daemon cannot resolve the way the client
+// meant: no source, or a relative local path (the daemon's working directory
+// is not the client's).
+func checkSource(src string) error {
+	switch {
+	case strings.TrimSpace(src) == "":
+		return plugind.Errorf(plugind.CodeInvalidSource, `"source" is required`)
+	case !strings.Contains(src, ":") && !filepath.IsAbs(src):
+		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, send an absolute path", src)
+	}
+	return nil
+}

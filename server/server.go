@@ -1,0 +1,207 @@
+// Package server is the HTTP daemon of SPEC §12 (`reasonix serve`): the
+// same installer backend as the CLI, behind a loopback listener, a bearer
+// token, Host and Origin checks and capped bodies.
+//
+// One concern per file: server.go the type and its lifecycle (graceful
+// shutdown), routes.go the handlers, security.go the request checks,
+// token.go the token file, logging.go the request log, errors.go the JSON
+// errors and status mapping, plugins.go the cached listing and reload.
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"reasonix.io/plugind/installer"
+)
+
+// DefaultShutdownTimeout is how long in-flight requests may run after a
+// stop signal before they are cancelled.
+const DefaultShutdownTimeout = 30 * time.Second
+
+// Config configures a Server.
+type Config struct {
+	Installer *installer.Installer
+	// Token is the bearer token every route but /healthz requires.
+	Token string
+	Log   *slog.Logger
+	// AllowRemote is set when the daemon listens beyond loopback: then a
+	// Host that is an IP literal is accepted too (IP literals cannot be
+	// rebound by DNS). Host names other than localhost never are.
+	AllowRemote bool
+	// MaxBodyBytes caps request bodies (default MaxBodyBytes).
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds the graceful part of a shutdown (default
+	// DefaultShutdownTimeout); negative means cancel in-flight work at once.
+	ShutdownTimeout time.Duration
+}
+
+// Server serves the backend over HTTP. Create it with New.
+type Server struct {
+	in          *installer.Installer
+	log         *slog.Logger
+	tokenSum    [32]byte
+	allowRemote bool
+	maxBody     int64
+	grace       time.Duration
+
+	// life is cancelled when in-flight work must stop (after the grace
+	// period of a shutdown): every request's context, and the detached
+	// contexts of mutations and shared plans, derive from it.
+	life     context.Context
+	stop     context.CancelFunc
+	inflight atomic.Int64
+
+	plans singleflight.Group // concurrent identical plan requests
+	list  listView
+}
+
+// New returns a Server over cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Installer == nil {
+		return nil, errors.New("server: no installer")
+	}
+	if len(cfg.Token) < minTokenLen {
+		return nil, fmt.Errorf("server: the token must be at least %d characters", minTokenLen)
+	}
+	s := &Server{
+		in: cfg.Installer, log: cfg.Log, tokenSum: sha256.Sum256([]byte(cfg.Token)),
+		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cfg.ShutdownTimeout,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = MaxBodyBytes
+	}
+	if s.grace == 0 {
+		s.grace = DefaultShutdownTimeout
+	}
+	s.life, s.stop = context.WithCancel(context.Background())
+	s.list.in, s.list.life = cfg.Installer, s.life
+	return s, nil
+}
+
+// stopping reports whether in-flight work has been told to stop.
+func (s *Server) stopping() bool { return s.life.Err() != nil }
+
+// Handler returns the daemon's handler: request log, panic recovery, Host,
+// Origin, body cap, then the token (every route but /healthz) and routing.
+func (s *Server) Handler() http.Handler {
+	mux := s.routes()
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pattern := mux.Handler(r)
+		if pattern != healthzPattern && !s.authorized(r) {
+			unauthorized(w)
+			return
+		}
+		if pattern == "" {
+			noRoute(w, r, mux)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	h = s.limitBody(h)
+	h = s.checkOrigin(h)
+	h = s.checkHost(h)
+	h = s.recoverPanics(h)
+	h = s.track(h)
+	return s.logRequests(h)
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: no new
+// connections, in-flight requests get the grace period to finish (an
+// install in progress completes), and after it their contexts are
+// cancelled, so an unfinished install is discarded whole (publication checks
+// its context before the registry write, the single commit point). Serve
+// then waits (at most cancelWait) for the cancelled handlers to clean up and
+// answer before it returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return s.life },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.stop()
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "inflight", s.inflight.Load(), "grace", s.grace.String())
+	graceCtx, cancel := context.WithTimeout(context.Background(), max(s.grace, 0))
+	err := srv.Shutdown(graceCtx)
+	cancel()
+	if err != nil {
+		s.log.Warn("in-flight requests did not finish in time; cancelling them", "inflight", s.inflight.Load())
+		s.stop()
+		// Cancelled handlers still run to their end (a cancelled install
+		// removes what it staged) and answer; wait for that, bounded.
+		waitCtx, cancel := context.WithTimeout(context.Background(), cancelWait)
+		err = srv.Shutdown(waitCtx)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			s.log.Error("requests still running after cancellation; closing their connections", "inflight", s.inflight.Load())
+			_ = srv.Close()
+		}
+	}
+	s.stop()
+	<-errc
+	s.log.Info("stopped")
+	return nil
+}
+
+// cancelWait bounds how long Serve waits for cancelled handlers to return.
+const cancelWait = 10 * time.Second
+
+// Close cancels in-flight work; for servers used through Handler only.
+func (s *Server) Close() { s.stop() }
+
+// track counts in-flight requests, for the shutdown log.
+func (s *Server) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a handler panic into a 500 JSON answer.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("handler panic", "method", r.Method, "path", r.URL.EscapedPath(), "panic", fmt.Sprint(v))
+			writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// detached returns a context for work that must not stop when one client
+// goes away (an install, a plan shared by several requests) but does stop
+// when the server cancels in-flight work.
+func (s *Server) detached() (context.Context, context.CancelFunc) {
+	return context.WithCancel(s.life)
+}
