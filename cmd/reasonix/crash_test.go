@@ -27,13 +27,7 @@ func writePlugin(t *testing.T, dir, version string) string {
 		"commands/c.md":              "---\ndescription: command\n---\n" + strings.Repeat(version, 1000),
 	}
 	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, p), c)
 	}
 	return dir
 }

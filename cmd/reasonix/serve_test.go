@@ -357,13 +357,7 @@ func writeNamedPlugin(t *testing.T, parent, name string) string {
 		"skills/s/SKILL.md":          "---\ndescription: skill of " + name + "\n---\nbody\n",
 	}
 	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, p), c)
 	}
 	return dir
 }
