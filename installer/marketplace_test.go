@@ -399,3 +399,56 @@ func TestMarketplaceEntryWithoutManifest(t *testing.T) {
 		t.Fatalf("update: %v %+v", err, up)
 	}
 }
+
+func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	repo := gh.CreateRepo("acme", "floating")
+	head := repo.Commit("main", pluginFiles("floating", "v1"))
+	dir := writeTree(t, filepath.Join(t.TempDir(), "m"), map[string]string{
+		".claude-plugin/marketplace.json": marketplaceJSON(t, "m", entry("floating", map[string]any{"source": "github", "repo": "acme/floating"})),
+	})
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	_, err := env.install(Request{Source: dir, Name: "floating"}, Approval{DryRun: true})
+	wantCode(t, err, nil, plugind.CodeNotPinnable, "--allow-unpinned")
+
+	resp, err := env.install(Request{Source: dir, Name: "floating", AllowUnpinned: true}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := resp.Actions[0]
+	if a.Status != ActionReady || a.Commit != head || a.Source != source.PinnedSource("acme", "floating", head, "") {
+		t.Fatalf("with --allow-unpinned: %s %s %s", a.Status, a.Commit, a.Source)
+	}
+	if !containsFragment(a.Warnings, "pinned at plan time to "+head) {
+		t.Fatalf("no warning that the entry was pinned at plan time: %q", a.Warnings)
+	}
+	// The pin is part of what is approved: once the branch moves, the old
+	// planId no longer installs.
+	repo.Commit("main", pluginFiles("floating", "v2"))
+	moved, err := env.install(Request{Source: dir, Name: "floating", AllowUnpinned: true}, Approval{Yes: true, PlanID: resp.PlanID})
+	wantCode(t, err, moved, plugind.CodeApprovalDenied)
+}
+
+func TestMarketplaceEntryNameMustMatchManifest(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	dir := writeTree(t, filepath.Join(t.TempDir(), "m"), map[string]string{
+		".claude-plugin/marketplace.json":      marketplaceJSON(t, "m", entry("listed-as", "p"), entry("ok", "q")),
+		"plugins/p/.claude-plugin/plugin.json": `{"name":"really-named"}`,
+		"plugins/p/commands/c.md":              "c\n",
+		"plugins/q/.claude-plugin/plugin.json": `{"name":"ok"}`,
+		"plugins/q/commands/c.md":              "c\n",
+	})
+	resp, err := env.install(Request{Source: dir}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actionsByName(resp)
+	if a := got["listed-as"]; a.Status != ActionBlocked || !strings.Contains(a.Error, `"listed-as"`) || !strings.Contains(a.Error, `"really-named"`) {
+		t.Fatalf("mismatch: %s %q", a.Status, a.Error)
+	}
+	if got["ok"].Status != ActionReady {
+		t.Fatalf("the other entry: %s", got["ok"].Status)
+	}
+}
