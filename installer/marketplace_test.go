@@ -452,3 +452,31 @@ func TestMarketplaceEntryNameMustMatchManifest(t *testing.T) {
 		t.Fatalf("the other entry: %s", got["ok"].Status)
 	}
 }
+
+// When git fails, url/github entries fall back to the tarball; git-subdir
+// entries do not (SPEC §6) and fail alone.
+func TestMarketplaceGitFailingGitSubdirHasNoTarballFallback(t *testing.T) {
+	t.Parallel()
+	fx := newKindsFixture(t)
+	mkSrc, _ := fx.remote(t)
+	env := newRemoteEnv(t, fx.gh, remoteOpts{})
+	fx.gh.RefuseGit(true)
+	resp, err := env.install(Request{Source: mkSrc}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actionsByName(resp)
+	for _, name := range []string{"rel-plug", "u-plug", "gh-plug"} {
+		if got[name].Status != ActionReady {
+			t.Errorf("%s: %s %q, want ready through the tarball", name, got[name].Status, got[name].Error)
+		}
+	}
+	for _, name := range []string{"gs-default", "gs-slashed", "gs-pinned"} {
+		if a := got[name]; a.Status != ActionBlocked || !strings.Contains(a.Error, "no tarball fallback") {
+			t.Errorf("%s: %s %q, want blocked without a tarball", name, a.Status, a.Error)
+		}
+	}
+	if n := fx.gh.RepoCounts("acme", "gs").Archive; n != 0 {
+		t.Fatalf("git-subdir repository fetched by tarball %d times", n)
+	}
+}
