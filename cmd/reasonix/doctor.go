@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
 )
 
 func (m *Main) doctorCommand() *cobra.Command {
@@ -13,30 +16,11 @@ func (m *Main) doctorCommand() *cobra.Command {
 		Short: "Check that an installed plugin's root, manifest and content are intact",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open(cmd.Context())
+			info, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.PluginInfo, error) {
+				return a.installer.Doctor(cmd.Context(), args[0])
+			}, printDoctor)
 			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer a.Close()
-			info, err := a.installer.Doctor(cmd.Context(), args[0])
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			if asJSON {
-				if err := writeJSON(m.Stdout, info); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(m.Stdout, "%s: root %s\n", info.Name, info.Root)
-				if len(info.Problems) == 0 {
-					fmt.Fprintf(m.Stdout, "ok: root present, manifest readable, content matches %s\n", info.ContentDigest)
-				}
-				for _, p := range info.Problems {
-					fmt.Fprintf(m.Stdout, "problem: %s\n", p)
-				}
-				for _, w := range info.Warnings {
-					fmt.Fprintf(m.Stdout, "warning: %s\n", w)
-				}
+				return err
 			}
 			if len(info.Problems) > 0 {
 				return errFailed
@@ -55,41 +39,48 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 		Short: "Report skills, hooks, MCP servers and package roots across installed plugins",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer a.Close()
-			r, err := a.installer.Capabilities(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			if asJSON {
-				return writeJSON(m.Stdout, r)
-			}
-			for _, p := range r.Plugins {
-				state := "loaded"
-				if !p.Loaded {
-					state = "not loaded (" + p.Status + ")"
-					if !p.Enabled {
-						state = "disabled"
-					}
-				}
-				fmt.Fprintf(m.Stdout, "%-24s %-20s skills=%d commands=%d agents=%d hooks=%d mcp=%d runtime=%v  %s\n",
-					p.Name, state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, p.Root)
-			}
-			for event, n := range r.Hooks {
-				fmt.Fprintf(m.Stdout, "hook %s: %d\n", event, n)
-			}
-			for _, c := range r.Conflicts {
-				fmt.Fprintf(m.Stdout, "conflict: %s\n", c)
-			}
-			for _, w := range r.Warnings {
-				fmt.Fprintf(m.Stdout, "warning: %s\n", w)
-			}
-			return nil
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.CapabilityReport, error) {
+				return a.installer.Capabilities(cmd.Context())
+			}, printCapabilities)
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func printDoctor(w io.Writer, info *installer.PluginInfo) {
+	fmt.Fprintf(w, "%s: root %s\n", info.Name, info.Root)
+	if len(info.Problems) == 0 {
+		fmt.Fprintf(w, "ok: root present, manifest readable, content matches %s\n", info.ContentDigest)
+	}
+	for _, p := range info.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	for _, warning := range info.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+}
+
+func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
+	for _, p := range r.Plugins {
+		state := "loaded"
+		if !p.Loaded {
+			state = "not loaded (" + p.Status + ")"
+			if !p.Enabled {
+				state = "disabled"
+			}
+		}
+		fmt.Fprintf(w, "%-24s %-20s skills=%d commands=%d agents=%d hooks=%d mcp=%d runtime=%v  %s\n",
+			p.Name, state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, p.Root)
+	}
+	for event, n := range r.Hooks {
+		fmt.Fprintf(w, "hook %s: %d\n", event, n)
+	}
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "conflict: %s\n", c)
+	}
+	for _, warning := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 }

@@ -18,24 +18,20 @@ func (m *Main) listCommand() *cobra.Command {
 		Short: "List installed plugins",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer a.Close()
-			infos, err := a.installer.List(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			if asJSON {
-				return writeJSON(m.Stdout, map[string]any{"plugins": infos})
-			}
-			printList(m.Stdout, infos)
-			return nil
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (pluginList, error) {
+				infos, err := a.installer.List(cmd.Context())
+				return pluginList{infos}, err
+			}, func(w io.Writer, l pluginList) { printList(w, l.Plugins) })
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// pluginList is the JSON of `list --json` and GET /plugins.
+type pluginList struct {
+	Plugins []installer.PluginInfo `json:"plugins"`
 }
 
 func printList(w io.Writer, infos []installer.PluginInfo) {

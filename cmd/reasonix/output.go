@@ -44,3 +44,24 @@ func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response)
 	}
 	return nil
 }
+
+// query runs a read-only command: it asks the backend for one value and
+// prints it as JSON with --json, else as text. A backend error prints on
+// stderr and exits 1.
+func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T, error), text func(io.Writer, T)) (T, error) {
+	var zero T
+	a, err := m.open(ctx)
+	if err != nil {
+		return zero, fail(m.Stderr, err)
+	}
+	defer a.Close()
+	v, err := get(a)
+	if err != nil {
+		return zero, fail(m.Stderr, err)
+	}
+	if asJSON {
+		return v, writeJSON(m.Stdout, v)
+	}
+	text(m.Stdout, v)
+	return v, nil
+}

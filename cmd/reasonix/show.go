@@ -17,20 +17,10 @@ func (m *Main) showCommand() *cobra.Command {
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer a.Close()
-			info, err := a.installer.Show(cmd.Context(), args[0])
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			if asJSON {
-				return writeJSON(m.Stdout, info)
-			}
-			printShow(m.Stdout, info)
-			return nil
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.PluginInfo, error) {
+				return a.installer.Show(cmd.Context(), args[0])
+			}, printShow)
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
