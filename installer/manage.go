@@ -54,18 +54,25 @@ func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error)
 // installed reads the registry entry of name, validating the name before
 // it is used for anything.
 func (in *Installer) installed(name string) (*Entry, error) {
+	_, e, err := in.lookup(name)
+	return e, err
+}
+
+// lookup reads the registry and name's entry in it, validating the name
+// first. Mutations call it under the home lock and save the same registry.
+func (in *Installer) lookup(name string) (*Registry, *Entry, error) {
 	if err := plugind.ValidateName(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e, ok := reg.Find(name)
 	if !ok {
-		return nil, notInstalled(name)
+		return nil, nil, notInstalled(name)
 	}
-	return e, nil
+	return reg, e, nil
 }
 
 func (in *Installer) inspect(e Entry) PluginInfo {
@@ -131,13 +138,9 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) 
 		return nil, err
 	}
 	defer unlock()
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
-	}
-	e, ok := reg.Find(name)
-	if !ok {
-		return nil, notInstalled(name)
 	}
 	if e.Enabled != enabled {
 		e.Enabled = enabled
@@ -164,13 +167,9 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 		return fail(err)
 	}
 	defer unlock()
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, e, err := in.lookup(name)
 	if err != nil {
 		return fail(err)
-	}
-	e, ok := reg.Find(name)
-	if !ok {
-		return fail(notInstalled(name))
 	}
 	old := *e
 	reg.Delete(name)
