@@ -94,8 +94,7 @@ func codeOr(err error, def plugind.Code) plugind.Code {
 // published.
 type staged struct {
 	action *Action
-	dir    string // the staging dir, renamed to root on publication
-	root   string // where it will be published
+	dir    string // the staging dir, renamed to its root on publication
 }
 
 // apply stages every action, re-checks each staged tree against its approved

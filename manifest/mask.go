@@ -10,7 +10,6 @@ const Masked = "***"
 
 var (
 	envRef     = regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
-	pureEnvRef = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*\}$`)
 	refFiller  = regexp.MustCompile(`^[A-Za-z \t:-]*$`)
 	authScheme = regexp.MustCompile(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
 	// secretWords are name parts that mark a credential: access_token,

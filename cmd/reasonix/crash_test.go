@@ -41,11 +41,9 @@ func TestCrashAtEveryStep(t *testing.T) {
 	steps := []string{"before-staging", "after-staging", "after-swap", "after-registry"}
 	for _, replace := range []bool{false, true} {
 		for _, step := range steps {
-			name := step
+			name := "first/" + step
 			if replace {
 				name = "replace/" + step
-			} else {
-				name = "first/" + step
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
