@@ -83,6 +83,10 @@ func ScanTree(root string, budget Budget) (*Tree, error) {
 		return nil, Errorf(CodeSourceUnreadable, "read %s: %w", root, err)
 	}
 	t := &Tree{Root: realRoot}
+	// The same name rules as archives and git trees: a local folder holding
+	// README.md beside readme.md is refused as they are, so one tree gets
+	// one verdict however it arrives.
+	var names PathSet
 	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return Errorf(CodeSourceUnreadable, "read %s: %w", p, err)
@@ -100,6 +104,16 @@ func ScanTree(root string, budget Budget) (*Tree, error) {
 				return filepath.SkipDir
 			}
 			return nil // a worktree's .git file
+		}
+		kind := EntryFile
+		if d.IsDir() {
+			kind = EntryDir
+		}
+		if _, err := CleanEntryName(slash, d.IsDir()); err != nil {
+			return Errorf(CodeUnsafeArchive, "refusing %q: %v", slash, err)
+		}
+		if _, err := names.Add(slash, kind); err != nil {
+			return Errorf(CodeUnsafeArchive, "refusing %s: %v", slash, err)
 		}
 		switch typ := d.Type(); {
 		case typ.IsDir():

@@ -1,10 +1,15 @@
 package tarball
 
 import (
+	"errors"
 	"strings"
 
 	"reasonix.io/plugind"
 )
+
+// ErrNeedsFull is returned (wrapped) when Options.Include left out a file
+// that a kept link needs: extract again without Include.
+var ErrNeedsFull = errors.New("a kept link needs a file outside the selected paths")
 
 // Options controls one extraction.
 type Options struct {
@@ -20,6 +25,12 @@ type Options struct {
 	// commit comment (the pax global header git archive writes, or a zip's
 	// archive comment), when present, must equal it.
 	ExpectCommit string
+	// Include, when set, selects the paths (relative to the tree root, after
+	// StripRoot) that are written: every entry is still name-checked, so a
+	// commit gets one verdict whatever is kept, but content outside the
+	// selection is read past and counts against no budget. A kept link whose
+	// target is left out fails with ErrNeedsFull.
+	Include func(rel string) bool
 	// Progress, when set, is called with the number of content bytes
 	// written so far: after each file and at least every progressStep
 	// bytes within a large one.

@@ -16,18 +16,18 @@ import (
 // overruns plugind.CodeBudgetExceeded, and damaged input
 // plugind.CodeSourceUnreadable.
 func ExtractTarGz(ctx context.Context, r io.Reader, dest string, opts Options) (*Result, error) {
-	x, err := newExtractor(ctx, dest, opts)
+	x, err := NewWriter(ctx, dest, opts)
 	if err != nil {
 		return nil, err
 	}
 	res, err := x.extractTarGz(r)
 	if err != nil {
-		return nil, x.abort(fmt.Errorf("extract tar.gz: %w", err))
+		return nil, x.Abort(fmt.Errorf("extract tar.gz: %w", err))
 	}
 	return res, nil
 }
 
-func (x *extractor) extractTarGz(r io.Reader) (*Result, error) {
+func (x *Writer) extractTarGz(r io.Reader) (*Result, error) {
 	// The multithreaded reader decompresses ahead of us on another core
 	// while this goroutine writes files, as tar -xzf does with its gzip child.
 	gz, err := archives.Gz{Multithreaded: true}.OpenReader(r)
@@ -75,24 +75,24 @@ func (x *extractor) extractTarGz(r io.Reader) (*Result, error) {
 	if err := x.drain(gz); err != nil {
 		return nil, err
 	}
-	return x.finish()
+	return x.Finish()
 }
 
-func (x *extractor) tarEntry(hdr *tar.Header, tr *tar.Reader) error {
+func (x *Writer) tarEntry(hdr *tar.Header, tr *tar.Reader) error {
 	switch hdr.Typeflag {
 	case tar.TypeXGlobalHeader:
 		if c, ok := hdr.PAXRecords["comment"]; ok {
-			return x.comment(hdr.Name, c)
+			return x.Comment(hdr.Name, c)
 		}
 		return nil
 	case tar.TypeDir:
-		return x.dir(hdr.Name)
+		return x.Dir(hdr.Name)
 	case tar.TypeReg, tar.TypeGNUSparse:
-		return x.file(hdr.Name, hdr.Mode&0o111 != 0, hdr.Size, tr)
+		return x.File(hdr.Name, hdr.Mode&0o111 != 0, hdr.Size, tr)
 	case tar.TypeSymlink:
-		return x.symlink(hdr.Name, hdr.Linkname)
+		return x.Symlink(hdr.Name, hdr.Linkname)
 	case tar.TypeLink:
-		return x.hardlink(hdr.Name, hdr.Linkname)
+		return x.Hardlink(hdr.Name, hdr.Linkname)
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
 		return unsafeEntry(hdr.Name, "%s entries are not allowed", typeName(hdr.Typeflag))
 	default:
@@ -114,7 +114,7 @@ func typeName(t byte) string {
 
 // drain reads what follows the tar end marker so the gzip trailer (CRC and
 // length) is verified and a download cut off there is still caught.
-func (x *extractor) drain(gz io.Reader) error {
+func (x *Writer) drain(gz io.Reader) error {
 	_, err := io.CopyBuffer(io.Discard, io.LimitReader(gz, maxTrailing), x.buf)
 	if err != nil {
 		if cerr := x.ctx.Err(); cerr != nil {

@@ -46,13 +46,13 @@ func TestTarGzRefusals(t *testing.T) {
 		{"symlink escapes stripped root", []ent{{name: r("x"), body: "x"}, {name: r("link"), typ: tar.TypeSymlink, link: "../" + testRoot + "/x"}}, strip, []string{"escapes"}},
 		{"symlink to directory", []ent{{name: "d/f", body: "x"}, {name: "link", typ: tar.TypeSymlink, link: "d"}}, Options{}, []string{`"link"`, "directory"}},
 		{"symlink to root", []ent{{name: "d/link", typ: tar.TypeSymlink, link: ".."}}, Options{}, []string{`"d/link"`, "directory"}},
-		{"symlink to missing", []ent{{name: "link", typ: tar.TypeSymlink, link: "nowhere"}}, Options{}, []string{`"link"`, "not in the archive"}},
+		{"symlink to missing", []ent{{name: "link", typ: tar.TypeSymlink, link: "nowhere"}}, Options{}, []string{`"link"`, "not in the tree"}},
 		{"symlink loop", []ent{{name: "a", typ: tar.TypeSymlink, link: "b"}, {name: "b", typ: tar.TypeSymlink, link: "a"}}, Options{}, []string{"loop"}},
 		{"symlink empty", []ent{{name: "a", typ: tar.TypeSymlink, link: ""}}, Options{}, []string{`"a"`, "empty"}},
 		{"hardlink escapes", []ent{{name: "h", typ: tar.TypeLink, link: "../etc/passwd"}}, Options{}, []string{`"h"`, `".."`}},
 		{"hardlink absolute", []ent{{name: "h", typ: tar.TypeLink, link: "/etc/passwd"}}, Options{}, []string{`"h"`, "absolute"}},
 		{"hardlink outside root", []ent{{name: r("h"), typ: tar.TypeLink, link: "other/x"}}, strip, []string{"escapes"}},
-		{"hardlink to missing", []ent{{name: "h", typ: tar.TypeLink, link: "gone"}}, Options{}, []string{`"h"`, "not in the archive"}},
+		{"hardlink to missing", []ent{{name: "h", typ: tar.TypeLink, link: "gone"}}, Options{}, []string{`"h"`, "not in the tree"}},
 		{"char device", []ent{{name: "dev/null", typ: tar.TypeChar}}, Options{}, []string{`"dev/null"`, "character device"}},
 		{"block device", []ent{{name: "sda", typ: tar.TypeBlock}}, Options{}, []string{`"sda"`, "block device"}},
 		{"fifo", []ent{{name: "pipe", typ: tar.TypeFifo}}, Options{}, []string{`"pipe"`, "fifo"}},
@@ -441,16 +441,16 @@ func TestRunningCountIgnoresDeclaredSize(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "out")
-	x, err := newExtractor(context.Background(), dest, Options{Budget: plugind.Budget{MaxBytes: 1 << 20, MaxFiles: 10}})
+	x, err := NewWriter(context.Background(), dest, Options{Budget: plugind.Budget{MaxBytes: 1 << 20, MaxFiles: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = x.file("liar", false, 10, io.LimitReader(zeroReader{}, 64<<20))
+	err = x.File("liar", false, 10, io.LimitReader(zeroReader{}, 64<<20))
 	wantErr(t, err, plugind.CodeBudgetExceeded, `"liar"`, "size budget exceeded")
 	if n := diskBytes(dest); n > 1<<20 {
 		t.Errorf("%d bytes written; the budget is 1 MiB", n)
 	}
-	if err := x.abort(err); err == nil {
+	if err := x.Abort(err); err == nil {
 		t.Fatal("abort lost the error")
 	}
 	assertNothingLeft(t, parent)

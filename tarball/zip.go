@@ -19,13 +19,13 @@ import (
 // ExtractTarGz. A zip's archive comment plays the part of the pax
 // comment: git archive --format=zip writes the commit id there.
 func ExtractZip(ctx context.Context, r io.ReaderAt, size int64, dest string, opts Options) (*Result, error) {
-	x, err := newExtractor(ctx, dest, opts)
+	x, err := NewWriter(ctx, dest, opts)
 	if err != nil {
 		return nil, err
 	}
 	res, err := x.extractZip(r, size)
 	if err != nil {
-		return nil, x.abort(fmt.Errorf("extract zip: %w", err))
+		return nil, x.Abort(fmt.Errorf("extract zip: %w", err))
 	}
 	return res, nil
 }
@@ -47,7 +47,7 @@ func ExtractZipFile(ctx context.Context, zipPath, dest string, opts Options) (*R
 	return ExtractZip(ctx, f, info.Size(), dest, opts)
 }
 
-func (x *extractor) extractZip(r io.ReaderAt, size int64) (*Result, error) {
+func (x *Writer) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 	// archive/zip only for the archive comment, which archives.Zip does not
 	// expose; it also rejects a damaged central directory with a clear error
 	// before anything is written.
@@ -70,7 +70,7 @@ func (x *extractor) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 		return nil, fmt.Errorf("the zip's central directory declares more than the budget allows, nothing was written: %w", err)
 	}
 	if zr.Comment != "" {
-		if err := x.comment("zip comment", zr.Comment); err != nil {
+		if err := x.Comment("zip comment", zr.Comment); err != nil {
 			return nil, err
 		}
 	}
@@ -91,23 +91,23 @@ func (x *extractor) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 		}
 		return nil, corrupt(err, "")
 	}
-	return x.finish()
+	return x.Finish()
 }
 
-func (x *extractor) zipEntry(f archives.FileInfo) error {
+func (x *Writer) zipEntry(f archives.FileInfo) error {
 	name, mode := f.NameInArchive, f.Mode()
 	switch {
 	case mode.IsDir():
-		return x.dir(name)
+		return x.Dir(name)
 	case mode&fs.ModeSymlink != 0:
-		return x.symlink(name, f.LinkTarget)
+		return x.Symlink(name, f.LinkTarget)
 	case mode.IsRegular():
 		rc, err := f.Open()
 		if err != nil {
 			return corrupt(err, "opening entry %q", name)
 		}
 		defer rc.Close()
-		return x.file(name, mode&0o111 != 0, f.Size(), rc)
+		return x.File(name, mode&0o111 != 0, f.Size(), rc)
 	default:
 		return unsafeEntry(name, "%s entries are not allowed", specialName(mode))
 	}

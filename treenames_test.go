@@ -1,4 +1,4 @@
-package tarball
+package plugind
 
 import (
 	"strings"
@@ -35,14 +35,14 @@ func TestCleanName(t *testing.T) {
 		{".", false, "", "not a local path"},
 	}
 	for _, tc := range tests {
-		got, err := cleanName(tc.name, tc.isDir)
+		got, err := CleanEntryName(tc.name, tc.isDir)
 		switch {
 		case tc.want == "" && err == nil:
-			t.Errorf("cleanName(%q) = %q, want refused (%s)", tc.name, got, tc.why)
+			t.Errorf("CleanEntryName(%q) = %q, want refused (%s)", tc.name, got, tc.why)
 		case tc.want == "" && !strings.Contains(err.Error(), tc.why):
-			t.Errorf("cleanName(%q) error %q does not say %q", tc.name, err, tc.why)
+			t.Errorf("CleanEntryName(%q) error %q does not say %q", tc.name, err, tc.why)
 		case tc.want != "" && (err != nil || got != tc.want):
-			t.Errorf("cleanName(%q) = %q, %v; want %q", tc.name, got, err, tc.want)
+			t.Errorf("CleanEntryName(%q) = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
 	}
 }
@@ -56,19 +56,17 @@ func TestFoldKey(t *testing.T) {
 		{"Straße", "STRAßE"},   // ß has no simple upper-case pair but the rest folds
 		{"Ωmega/ä", "ωMEGA/Ä"}, //
 		{"ǅ", "ǆ"},             // title case
+		{"caf\u00e9", "CAFE\u0301"}, // NFC and NFD spellings of one name
 	}
 	for _, p := range same {
-		if foldKey(p[0]) != foldKey(p[1]) {
-			t.Errorf("foldKey(%q) != foldKey(%q)", p[0], p[1])
-		}
-		if !strings.EqualFold(p[0], p[1]) {
-			t.Errorf("test pair %q/%q is not EqualFold", p[0], p[1])
+		if FoldKey(p[0]) != FoldKey(p[1]) {
+			t.Errorf("FoldKey(%q) != FoldKey(%q)", p[0], p[1])
 		}
 	}
 	differ := [][2]string{{"a", "b"}, {"ß", "ss"}, {"a/b", "a_b"}}
 	for _, p := range differ {
-		if foldKey(p[0]) == foldKey(p[1]) {
-			t.Errorf("foldKey(%q) == foldKey(%q)", p[0], p[1])
+		if FoldKey(p[0]) == FoldKey(p[1]) {
+			t.Errorf("FoldKey(%q) == FoldKey(%q)", p[0], p[1])
 		}
 	}
 }
@@ -77,26 +75,26 @@ func TestPathSet(t *testing.T) {
 	t.Parallel()
 	type add struct {
 		p    string
-		k    kind
+		k    EntryKind
 		want string // "" means accepted
 	}
 	tests := []struct {
 		name string
 		adds []add
 	}{
-		{"implicit then explicit dir", []add{{"a/b", kindFile, ""}, {"a", kindDir, ""}}},
-		{"explicit dir twice", []add{{"a", kindDir, ""}, {"a", kindDir, "twice"}}},
-		{"file twice", []add{{"a", kindFile, ""}, {"a", kindLink, "twice"}}},
-		{"file under file", []add{{"a", kindFile, ""}, {"a/b/c", kindFile, "both a file and a directory"}}},
-		{"file over dir", []add{{"a/b/c", kindFile, ""}, {"a/b", kindLink, "both a file and a directory"}}},
-		{"case of a parent", []add{{"A/b", kindFile, ""}, {"a/c", kindFile, "letter case"}}},
-		{"case of a leaf", []add{{"x/Read", kindFile, ""}, {"x/read", kindFile, "letter case"}}},
-		{"siblings", []add{{"a/b", kindFile, ""}, {"a/c", kindFile, ""}, {"a/d/e", kindFile, ""}}},
+		{"implicit then explicit dir", []add{{"a/b", EntryFile, ""}, {"a", EntryDir, ""}}},
+		{"explicit dir twice", []add{{"a", EntryDir, ""}, {"a", EntryDir, "twice"}}},
+		{"file twice", []add{{"a", EntryFile, ""}, {"a", EntryLink, "twice"}}},
+		{"file under file", []add{{"a", EntryFile, ""}, {"a/b/c", EntryFile, "both a file and a directory"}}},
+		{"file over dir", []add{{"a/b/c", EntryFile, ""}, {"a/b", EntryLink, "both a file and a directory"}}},
+		{"case of a parent", []add{{"A/b", EntryFile, ""}, {"a/c", EntryFile, "letter case"}}},
+		{"case of a leaf", []add{{"x/Read", EntryFile, ""}, {"x/read", EntryFile, "letter case"}}},
+		{"siblings", []add{{"a/b", EntryFile, ""}, {"a/c", EntryFile, ""}, {"a/d/e", EntryFile, ""}}},
 	}
 	for _, tc := range tests {
-		s := pathSet{}
+		s := &PathSet{}
 		for _, a := range tc.adds {
-			_, err := s.add(a.p, a.k)
+			_, err := s.Add(a.p, a.k)
 			switch {
 			case a.want == "" && err != nil:
 				t.Errorf("%s: add(%q) = %v", tc.name, a.p, err)
@@ -105,11 +103,11 @@ func TestPathSet(t *testing.T) {
 			}
 		}
 	}
-	s := pathSet{}
-	if _, err := s.add("Dir/File", kindFile); err != nil {
+	s := &PathSet{}
+	if _, err := s.Add("Dir/File", EntryFile); err != nil {
 		t.Fatal(err)
 	}
-	if s.lookup("Dir/File") == nil || s.lookup("dir/file") != nil || s.lookup("Dir").kind != kindImplicitDir {
+	if s.Lookup("Dir/File") == nil || s.Lookup("dir/file") != nil || s.Lookup("Dir").Kind != EntryImplicitDir {
 		t.Error("lookup must match exact paths only")
 	}
 }

@@ -7,28 +7,36 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
-	"strings"
 
 	"reasonix.io/plugind"
 )
 
-// extractor holds the state of one extraction. The format readers feed it
-// entries in archive order; finish resolves the links.
-type extractor struct {
+// Writer materializes a tree into a fresh directory one entry at a time, with
+// every refusal and budget of SPEC §8. The archive readers feed it archive
+// members; the git host feeds it tree entries, so a commit gets the same
+// verdict and the same files whichever transport brought it.
+//
+// Every write goes through an os.Root opened on the destination, and the
+// Writer never creates a symlink: links are recorded and materialized as
+// regular files by Finish, after every regular file exists. So no path
+// component the tree itself created can ever be followed out of the
+// destination, and an entry named through a "symlink" that shares its name
+// with a directory is refused as a file/directory conflict by the PathSet.
+type Writer struct {
 	ctx    context.Context
 	dest   string
+	root   *os.Root
 	opts   Options
 	budget plugind.Budget
 	expect string // lower-case ExpectCommit, or ""
 
-	paths pathSet
+	paths plugind.PathSet
 	made  map[string]bool // directories created below dest
 	links []pendingLink
 
-	root     string // the top-level directory being stripped
-	rootSeen bool
-	commit   string
+	stripRoot string // the top-level directory being stripped
+	rootSeen  bool
+	commit    string
 
 	files    int
 	dirs     int
@@ -41,13 +49,14 @@ type extractor struct {
 // pendingLink is a symlink or hardlink waiting to be materialized.
 type pendingLink struct {
 	rel    string // where it goes
-	entry  string // the name in the archive, for messages
+	entry  string // the name in the tree, for messages
 	target string // clean relative path it resolves to
 	hard   bool
 }
 
-// newExtractor validates opts and creates dest, which must not exist.
-func newExtractor(ctx context.Context, dest string, opts Options) (*extractor, error) {
+// NewWriter validates opts and creates dest, which must not exist (its
+// parent must).
+func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) {
 	expect, err := opts.expectedCommit()
 	if err != nil {
 		return nil, err
@@ -58,20 +67,26 @@ func newExtractor(ctx context.Context, dest string, opts Options) (*extractor, e
 		}
 		return nil, fmt.Errorf("extract into %s: %w", dest, err)
 	}
-	return &extractor{
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		_ = os.Remove(dest)
+		return nil, fmt.Errorf("extract into %s: %w", dest, err)
+	}
+	return &Writer{
 		ctx:    ctx,
 		dest:   dest,
+		root:   root,
 		opts:   opts,
 		budget: opts.budget(),
 		expect: expect,
-		paths:  pathSet{},
 		made:   map[string]bool{".": true},
 		buf:    make([]byte, bufSize),
 	}, nil
 }
 
-// abort removes everything the extraction wrote and returns err.
-func (x *extractor) abort(err error) error {
+// Abort removes everything the Writer wrote and returns err.
+func (x *Writer) Abort(err error) error {
+	_ = x.root.Close()
 	if rmErr := os.RemoveAll(x.dest); rmErr != nil {
 		return fmt.Errorf("%w (and removing the partial extraction failed: %v)", err, rmErr)
 	}
@@ -79,7 +94,7 @@ func (x *extractor) abort(err error) error {
 }
 
 func unsafeEntry(name, format string, args ...any) error {
-	return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing archive entry %q: %s", name, fmt.Sprintf(format, args...))
+	return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: %s", name, fmt.Sprintf(format, args...))
 }
 
 // corrupt reports damaged input: "archive truncated or corrupt: <where>:
@@ -93,10 +108,10 @@ func corrupt(cause error, format string, args ...any) error {
 }
 
 // place turns an entry name into its path below dest, applying StripRoot.
-// skip reports an entry that is the archive root or the stripped
-// top-level directory itself.
-func (x *extractor) place(name string, isDir bool) (rel string, skip bool, err error) {
-	p, err := cleanName(name, isDir)
+// skip reports an entry that is the tree root or the stripped top-level
+// directory itself.
+func (x *Writer) place(name string, isDir bool) (rel string, skip bool, err error) {
+	p, err := plugind.CleanEntryName(name, isDir)
 	if err != nil {
 		return "", false, unsafeEntry(name, "%v", err)
 	}
@@ -116,29 +131,43 @@ func (x *extractor) place(name string, isDir bool) (rel string, skip bool, err e
 	return rest, rest == "", nil
 }
 
-func (x *extractor) setRoot(root, name string) error {
+// splitRoot splits a clean path into its first segment and the rest.
+func splitRoot(p string) (root, rest string) {
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			return p[:i], p[i+1:]
+		}
+	}
+	return p, ""
+}
+
+func (x *Writer) setRoot(root, name string) error {
 	if x.rootSeen {
-		if root != x.root {
-			return unsafeEntry(name, "a second top-level directory %q (the archive must hold only %q)", root, x.root)
+		if root != x.stripRoot {
+			return unsafeEntry(name, "a second top-level directory %q (the archive must hold only %q)", root, x.stripRoot)
 		}
 		return nil
 	}
-	if x.expect != "" && !strings.HasSuffix(strings.ToLower(root), "-"+x.expect[:7]) {
+	if x.expect != "" && !hasSuffixFold(root, "-"+x.expect[:7]) {
 		return unsafeEntry(name, "the archive root %q does not match commit %s (expected a name ending in %q)", root, x.expect, "-"+x.expect[:7])
 	}
-	x.root, x.rootSeen = root, true
+	x.stripRoot, x.rootSeen = root, true
 	return nil
 }
 
-// comment checks a commit comment (pax global header or zip comment).
-func (x *extractor) comment(name, c string) error {
-	if x.expect != "" && !strings.EqualFold(c, x.expect) {
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && plugind.FoldKey(s[len(s)-len(suffix):]) == plugind.FoldKey(suffix)
+}
+
+// Comment checks a commit comment (pax global header or zip comment).
+func (x *Writer) Comment(name, c string) error {
+	if x.expect != "" && plugind.FoldKey(c) != plugind.FoldKey(x.expect) {
 		return unsafeEntry(name, "the archive says it is commit %q, expected %s", c, x.expect)
 	}
 	if !isCommitID(c) {
 		return nil
 	}
-	c = strings.ToLower(c)
+	c = lower(c)
 	if x.commit != "" && x.commit != c {
 		return unsafeEntry(name, "the archive names two commits, %s and %s", x.commit, c)
 	}
@@ -146,13 +175,22 @@ func (x *extractor) comment(name, c string) error {
 	return nil
 }
 
-func (x *extractor) dir(name string) error {
+// include reports whether rel is written (Options.Include).
+func (x *Writer) include(rel string) bool {
+	return x.opts.Include == nil || x.opts.Include(rel)
+}
+
+// Dir records a directory entry.
+func (x *Writer) Dir(name string) error {
 	rel, skip, err := x.place(name, true)
 	if err != nil || skip {
 		return err
 	}
-	if _, err := x.paths.add(rel, kindDir); err != nil {
+	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
 		return unsafeEntry(name, "%v", err)
+	}
+	if !x.include(rel) {
+		return nil
 	}
 	return x.ensureDir(rel, name)
 }
@@ -160,7 +198,7 @@ func (x *extractor) dir(name string) error {
 // ensureDir creates rel and its missing parents, one mkdir per new
 // directory: the made set spares the stat calls MkdirAll would repeat for
 // every file.
-func (x *extractor) ensureDir(rel, name string) error {
+func (x *Writer) ensureDir(rel, name string) error {
 	if x.made[rel] {
 		return nil
 	}
@@ -171,15 +209,25 @@ func (x *extractor) ensureDir(rel, name string) error {
 	if x.dirs > x.budget.MaxFiles {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: directory budget exceeded: %d directories, limit %d (over by %d)", name, x.dirs, x.budget.MaxFiles, x.dirs-x.budget.MaxFiles)
 	}
-	if err := os.Mkdir(filepath.Join(x.dest, filepath.FromSlash(rel)), 0o755); err != nil {
-		return fmt.Errorf("entry %q: create directory %s: %w", name, rel, err)
+	if err := x.root.Mkdir(rel, 0o755); err != nil {
+		return confined(name, "create directory "+rel, err)
 	}
 	x.made[rel] = true
 	return nil
 }
 
+// confined reports a failed write; one that os.Root refused because it
+// would leave the destination is an unsafe tree, not an I/O error.
+func confined(name, what string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+		return unsafeEntry(name, "%s would leave the destination", what)
+	}
+	return fmt.Errorf("entry %q: %s: %w", name, what, err)
+}
+
 // countFile admits one more file against the file-count budget.
-func (x *extractor) countFile(name string) error {
+func (x *Writer) countFile(name string) error {
 	x.files++
 	if err := x.budget.Check(x.files, x.bytes); err != nil {
 		return fmt.Errorf("entry %q: %w", name, err)
@@ -187,21 +235,25 @@ func (x *extractor) countFile(name string) error {
 	return nil
 }
 
-// file writes a regular file from r. declared is the size the archive
-// claims; the tar and zip readers both fail rather than deliver more or
-// fewer bytes, so an entry that cannot fit is refused before anything is
-// written, and the running count of bytes actually written is checked
-// before every write as well.
-func (x *extractor) file(name string, exec bool, declared int64, r io.Reader) error {
+// File writes a regular file from r. declared is the size the source
+// claims (-1 when unknown); the tar, zip and git readers all fail rather
+// than deliver more or fewer bytes, so an entry that cannot fit is refused
+// before anything is written, and the running count of bytes actually
+// written is checked before every write as well. An entry Options.Include
+// leaves out is name-checked, then read to its end and dropped.
+func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error {
 	rel, _, err := x.place(name, false)
 	if err != nil {
 		return err
 	}
-	n, err := x.paths.add(rel, kindFile)
+	n, err := x.paths.Add(rel, plugind.EntryFile)
 	if err != nil {
 		return unsafeEntry(name, "%v", err)
 	}
-	n.exec = exec
+	n.Exec = exec
+	if !x.include(rel) {
+		return nil
+	}
 	if err := x.countFile(name); err != nil {
 		return err
 	}
@@ -213,12 +265,12 @@ func (x *extractor) file(name string, exec bool, declared int64, r io.Reader) er
 	if err := x.ensureDir(path.Dir(rel), name); err != nil {
 		return err
 	}
-	out, err := os.OpenFile(filepath.Join(x.dest, filepath.FromSlash(rel)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(exec))
+	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(exec))
 	if err != nil {
-		return fmt.Errorf("entry %q: create %s: %w", name, rel, err)
+		return confined(name, "create "+rel, err)
 	}
 	written, err := x.copy(out, r, name)
-	n.size = written
+	n.Size = written
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("entry %q: write %s: %w", name, rel, cerr)
 	}
@@ -229,7 +281,7 @@ func (x *extractor) file(name string, exec bool, declared int64, r io.Reader) er
 	return nil
 }
 
-func (x *extractor) copy(out *os.File, r io.Reader, name string) (int64, error) {
+func (x *Writer) copy(out *os.File, r io.Reader, name string) (int64, error) {
 	var written int64
 	for {
 		if err := x.ctx.Err(); err != nil {
@@ -260,7 +312,7 @@ func (x *extractor) copy(out *os.File, r io.Reader, name string) (int64, error) 
 }
 
 // report calls Progress at the end of a file or every progressStep bytes.
-func (x *extractor) report(force bool) {
+func (x *Writer) report(force bool) {
 	if x.opts.Progress == nil {
 		return
 	}
@@ -277,9 +329,9 @@ func fileMode(exec bool) os.FileMode {
 	return 0o644
 }
 
-// finish materializes the links and checks what can only be checked once
-// the whole archive has been read.
-func (x *extractor) finish() (*Result, error) {
+// Finish materializes the links and checks what can only be checked once
+// the whole tree has been read. On error the caller calls Abort.
+func (x *Writer) Finish() (*Result, error) {
 	if x.opts.StripRoot && !x.rootSeen {
 		return nil, plugind.Errorf(plugind.CodeUnsafeArchive, "refusing archive: it has no top-level directory to strip (is it empty?)")
 	}
@@ -289,5 +341,18 @@ func (x *extractor) finish() (*Result, error) {
 	if x.opts.Progress != nil {
 		x.opts.Progress(x.bytes)
 	}
-	return &Result{Root: x.root, Commit: x.commit, Files: x.files, Bytes: x.bytes}, nil
+	if err := x.root.Close(); err != nil {
+		return nil, fmt.Errorf("close %s: %w", x.dest, err)
+	}
+	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes}, nil
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
