@@ -25,6 +25,7 @@ const (
 	CodePublicationFailed  Code = "install.publication_failed"
 	CodeOfflineMiss        Code = "install.offline_miss"
 	CodeBlocked            Code = "install.blocked"
+	CodeCancelled          Code = "install.cancelled"
 	CodeRegistryUnreadable Code = "registry.unreadable"
 )
 

@@ -218,7 +218,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
 			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
-			Link: a.Link, Marketplace: a.Marketplace,
+			Link: a.Link, Marketplace: a.Marketplace, Subdir: a.Subdir,
 		}
 		if old, ok := reg.Find(a.Name); ok {
 			e.Enabled = old.Enabled

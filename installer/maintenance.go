@@ -86,12 +86,18 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 		if e.Commit == "" {
 			continue
 		}
-		r, err := source.ParseRemote(e.Source)
-		if err != nil { // a local folder or zip: no snapshot to keep
+		s, err := source.Parse(e.Source)
+		if err != nil || !s.IsRemote() { // a local folder or zip: no snapshot to keep
 			continue
 		}
-		if d, ok, err := m.Cache.GetSnapshot(ctx, "github.com/"+r.FullName(), e.Commit, ""); err == nil && ok {
-			keep[d] = true
+		sub := s.Subdir
+		if e.Subdir != "" {
+			sub = e.Subdir
+		}
+		for _, k := range []string{"", "@" + sub} {
+			if d, ok, err := m.Cache.GetSnapshot(ctx, s.Key(), e.Commit, k); err == nil && ok {
+				keep[d] = true
+			}
 		}
 	}
 	return keep, nil

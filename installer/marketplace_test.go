@@ -130,7 +130,7 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 		relSHA string
 	}{
 		{"local folder", local, func(p string) string { return filepath.Join(local, p) }, ""},
-		{"github", mkSrc, func(p string) string { return source.PinnedSource("acme", "market", mkSHA, p) }, mkSHA},
+		{"github", mkSrc, func(p string) string { return source.PinnedGitHub("acme/market", mkSHA, p) }, mkSHA},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newRemoteEnv(t, fx.gh, remoteOpts{})
@@ -144,17 +144,17 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 			want := map[string]struct{ source, commit string }{
 				"rel-plug":   {tc.relSrc("plugins/rel"), tc.relSHA},
 				"bare-plug":  {tc.relSrc("plugins/bare"), tc.relSHA},
-				"u-plug":     {source.PinnedSource("acme", "tools", fx.tools, "plugins/u"), fx.tools},
-				"gh-plug":    {source.PinnedSource("acme", "other", fx.other, ""), fx.other},
-				"gs-default": {source.PinnedSource("acme", "gs", fx.gsHead, "p1"), fx.gsHead},
-				"gs-slashed": {source.PinnedSource("acme", "gs", fx.gsSlash, "p2"), fx.gsSlash},
-				"gs-pinned":  {source.PinnedSource("acme", "gs", fx.gsOld, "p3"), fx.gsOld},
+				"u-plug":     {source.PinnedGitHub("acme/tools", fx.tools, "plugins/u"), fx.tools},
+				"gh-plug":    {source.PinnedGitHub("acme/other", fx.other, ""), fx.other},
+				"gs-default": {source.PinnedGitHub("acme/gs", fx.gsHead, "p1"), fx.gsHead},
+				"gs-slashed": {source.PinnedGitHub("acme/gs", fx.gsSlash, "p2"), fx.gsSlash},
+				"gs-pinned":  {source.PinnedGitHub("acme/gs", fx.gsOld, "p3"), fx.gsOld},
 			}
 			got := actionsByName(resp)
 			for name, w := range want {
 				a := got[name]
 				if a.Status != ActionReady || a.Source != w.source || a.Commit != w.commit || a.Marketplace != tc.source {
-					t.Errorf("%s: status %s source %s commit %s marketplace %s; want ready %s @ %s", name, a.Status, a.Source, a.Commit, a.Marketplace, w.source, w.commit)
+					t.Errorf("%s: status %s source %s commit %s marketplace %s (%s); want ready %s @ %s", name, a.Status, a.Source, a.Commit, a.Marketplace, a.Error, w.source, w.commit)
 				}
 			}
 			for _, name := range []string{"npm-plug", "unpinned", "loose", "elsewhere"} {
@@ -214,21 +214,25 @@ func TestMarketplaceGitOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := actionsByName(resp)
-	for _, name := range []string{"rel-plug", "bare-plug", "u-plug", "gh-plug"} {
+	// Every GitHub entry kind, git-subdir included (SPEC §6: on GitHub the
+	// archive serves them, with the same digest), comes through archives.
+	for _, name := range []string{"rel-plug", "bare-plug", "u-plug", "gh-plug", "gs-default", "gs-slashed", "gs-pinned"} {
 		if got[name].Status != ActionReady || !source.IsSHA(got[name].Commit) {
 			t.Errorf("%s: %s %q, want ready via tarball", name, got[name].Status, got[name].Error)
-		}
-	}
-	for _, name := range []string{"gs-default", "gs-slashed", "gs-pinned"} {
-		if got[name].Status != ActionSkipped || !containsFragment(resp.Warnings, "skipped "+name+":") {
-			t.Errorf("%s: %s, want skipped with a warning", name, got[name].Status)
 		}
 	}
 	if c := fx.gh.Counts(); c.Git() != 0 || c.Archive == 0 {
 		t.Errorf("git off: %+v, want no git requests and tarballs", c)
 	}
-	_, err = env.install(Request{Source: mkSrc, Name: "gs-default"}, Approval{DryRun: true})
-	wantCode(t, err, nil, plugind.CodeNotPinnable, "git is off")
+	// The same digests as over git.
+	withGit := newRemoteEnv(t, fx.gh, remoteOpts{})
+	resp2, err := withGit.install(Request{Source: mkSrc}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp2.PlanID != resp.PlanID || resp2.ContentDigest != resp.ContentDigest {
+		t.Errorf("git and archive disagree: planId %s vs %s, contentDigest %s vs %s", resp2.PlanID, resp.PlanID, resp2.ContentDigest, resp.ContentDigest)
+	}
 }
 
 func TestMarketplaceGitSubdirShapesRefusedBeforeAnyRequest(t *testing.T) {
@@ -256,7 +260,7 @@ func TestMarketplaceGitSubdirShapesRefusedBeforeAnyRequest(t *testing.T) {
 		"short-sha":  gs("path", "p", "sha", "abc1234"),
 		"dash-ref":   gs("path", "p", "ref", "-upload-pack=x"),
 		"no-url":     gs("url", nil, "path", "p"),
-		"other-host": gs("url", "https://gitlab.com/acme/gs", "path", "p"),
+		"ip-host":    gs("url", "https://10.0.0.1/acme/gs", "path", "p"),
 	}
 	var entries []map[string]any
 	for name, src := range cases {
@@ -417,7 +421,7 @@ func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := resp.Actions[0]
-	if a.Status != ActionReady || a.Commit != head || a.Source != source.PinnedSource("acme", "floating", head, "") {
+	if a.Status != ActionReady || a.Commit != head || a.Source != source.PinnedGitHub("acme/floating", head, "") {
 		t.Fatalf("with --allow-unpinned: %s %s %s", a.Status, a.Commit, a.Source)
 	}
 	if !containsFragment(a.Warnings, "pinned at plan time to "+head) {
@@ -453,9 +457,10 @@ func TestMarketplaceEntryNameMustMatchManifest(t *testing.T) {
 	}
 }
 
-// When git fails, url/github entries fall back to the tarball; git-subdir
-// entries do not (SPEC §6) and fail alone.
-func TestMarketplaceGitFailingGitSubdirHasNoTarballFallback(t *testing.T) {
+// When git fails, every GitHub entry kind falls back to the archive, with
+// the pins of url, github and git-subdir entries checked through the API
+// (SPEC §6).
+func TestMarketplaceGitFailingFallsBackToArchive(t *testing.T) {
 	t.Parallel()
 	fx := newKindsFixture(t)
 	mkSrc, _ := fx.remote(t)
@@ -466,17 +471,15 @@ func TestMarketplaceGitFailingGitSubdirHasNoTarballFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := actionsByName(resp)
-	for _, name := range []string{"rel-plug", "u-plug", "gh-plug"} {
+	for _, name := range []string{"rel-plug", "u-plug", "gh-plug", "gs-default", "gs-slashed", "gs-pinned"} {
 		if got[name].Status != ActionReady {
-			t.Errorf("%s: %s %q, want ready through the tarball", name, got[name].Status, got[name].Error)
+			t.Errorf("%s: %s %q, want ready through the archive", name, got[name].Status, got[name].Error)
 		}
 	}
-	for _, name := range []string{"gs-default", "gs-slashed", "gs-pinned"} {
-		if a := got[name]; a.Status != ActionBlocked || !strings.Contains(a.Error, "no tarball fallback") {
-			t.Errorf("%s: %s %q, want blocked without a tarball", name, a.Status, a.Error)
-		}
+	if !containsFragment(resp.Warnings, "used the archive") {
+		t.Errorf("no warning about the fallback: %v", resp.Warnings)
 	}
-	if n := fx.gh.RepoCounts("acme", "gs").Archive; n != 0 {
-		t.Fatalf("git-subdir repository fetched by tarball %d times", n)
+	if n := fx.gh.RepoCounts("acme", "gs").Archive; n == 0 {
+		t.Fatalf("git-subdir repository not fetched by archive")
 	}
 }

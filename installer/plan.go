@@ -12,6 +12,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
@@ -22,7 +23,11 @@ type Request struct {
 	Link          bool   `json:"link,omitempty"`
 	Offline       bool   `json:"offline,omitempty"`
 	AllowUnpinned bool   `json:"allowUnpinned,omitempty"`
+	Refresh       bool   `json:"refresh,omitempty"`
 	PlanID        string `json:"planId,omitempty"`
+	// Subdir names the folder of a recorded source on a host whose pinned
+	// form cannot carry one (update re-plans from the registry with it).
+	Subdir string `json:"subdir,omitempty"`
 }
 
 // Plan is what an install would do. It is computed fresh for every install
@@ -49,13 +54,27 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 			return nil, err
 		}
 	}
+	src, err := source.Parse(req.Source)
+	if err != nil {
+		return nil, err
+	}
+	if req.Subdir != "" {
+		if !src.IsRemote() {
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "a subdir goes with a repository source, not %s", src.Kind)
+		}
+		clean, err := plugind.LocalPath(req.Subdir)
+		if err != nil {
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "subdir: %w", err)
+		}
+		src = src.WithSubdir(clean)
+	}
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
 	f, err := in.sources.Resolve(ctx, resolver.Request{
-		Source: req.Source, Name: req.Name, Link: req.Link,
-		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned,
+		Source: src, Name: req.Name, Link: req.Link,
+		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
 	if err != nil {
 		return nil, err
@@ -63,10 +82,10 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	p := &Plan{
 		Request:   req,
 		Source:    f.Source,
-		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir},
+		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
 		Warnings:  append([]string{}, f.Warnings...),
 		Snapshots: f.Snapshots,
-		single:    f.Kind != "marketplace",
+		single:    f.Kind != resolver.KindMarketplace,
 	}
 	for _, c := range f.Candidates {
 		a := in.planCandidate(ctx, req, c, p.single, reg)
@@ -86,7 +105,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
 	a := Action{
-		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source,
+		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}

@@ -33,6 +33,9 @@ type Entry struct {
 	Link bool `json:"link,omitempty"`
 	// Marketplace is the marketplace source an entry was planned from.
 	Marketplace string `json:"marketplace,omitempty"`
+	// Subdir is the plugin's folder in its repository, recorded beside a
+	// source on a host whose pinned form cannot carry it (SPEC §7).
+	Subdir string `json:"subdir,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what

@@ -14,6 +14,7 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/store"
 )
 
@@ -50,10 +51,17 @@ func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv 
 	if o.timeout == 0 {
 		o.timeout = 5 * time.Second
 	}
-	res := resolver.New(resolver.Config{
-		Store: st, Cache: db, GitHubURL: gh.URL, APIURL: gh.APIURL, GitOff: o.gitOff,
-		Timeout: o.timeout, MaxRetryAfter: 2 * time.Second,
+	// Any other host goes to a closed loopback port: nothing here may
+	// reach the internet.
+	rw, _ := host.ParseRewrite("https://=http://127.0.0.1:1/")
+	hosts, err := resolver.NewHosts(resolver.HostConfig{
+		GitHubURL: gh.URL, APIURL: gh.APIURL, GitOff: o.gitOff, Rewrite: rw,
+		Net: host.NetConfig{Timeout: o.timeout, MaxRetryAfter: 2 * time.Second},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := resolver.New(resolver.Config{Store: st, Cache: db, Hosts: hosts})
 	env.in = New(Config{Home: env.home, Sources: res, Plans: db, Inventories: db, StepHook: func(step string) {
 		if env.hook != nil {
 			env.hook(step)
@@ -158,7 +166,7 @@ func TestRemoteGitRefusedFallsBackToTarball(t *testing.T) {
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
-	if !strings.Contains(strings.Join(resp.Warnings, "\n"), "tarball fallback") {
+	if !strings.Contains(strings.Join(resp.Warnings, "\n"), "used the archive") {
 		t.Fatalf("no warning about the fallback: %v", resp.Warnings)
 	}
 	if c := gh.Counts(); c.Archive != 1 {

@@ -34,11 +34,14 @@ const (
 
 // Resolved says what a source turned into.
 type Resolved struct {
-	Kind   string `json:"kind"` // local, zip, github, marketplace
+	Kind   string `json:"kind"` // local, zip, github, git, marketplace
 	Repo   string `json:"repo,omitempty"`
 	Ref    string `json:"ref,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	Subdir string `json:"subdir,omitempty"`
+	// Transport says how the content arrived: git, archive, mirror, or
+	// store when it was already there.
+	Transport string `json:"transport,omitempty"`
 }
 
 // Action is what a plan will do with one plugin.
@@ -62,6 +65,8 @@ type Action struct {
 	ErrorCode   string   `json:"errorCode,omitempty"`
 	Link        bool     `json:"link,omitempty"`
 	Marketplace string   `json:"marketplace,omitempty"`
+	// Subdir is the folder recorded beside Source (hosts other than GitHub).
+	Subdir string `json:"subdir,omitempty"`
 
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.

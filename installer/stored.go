@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
@@ -71,8 +71,8 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Respons
 }
 
 // isRelativePath reports whether src is a local path relative to some
-// working directory. Remote sources always carry a scheme ("git:",
-// "https://").
+// working directory.
 func isRelativePath(src string) bool {
-	return src != "" && !filepath.IsAbs(src) && !strings.Contains(src, ":")
+	s, err := source.Parse(src)
+	return err == nil && s.IsLocal() && !filepath.IsAbs(s.Path)
 }

@@ -3,7 +3,6 @@ package installer
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"reasonix.io/plugind/resolver/source"
 )
@@ -29,7 +28,7 @@ func (in *Installer) Update(ctx context.Context, name string, offline bool, ap A
 		}
 		return resp, nil
 	}
-	req := Request{Source: e.Source, Name: e.Name, Replace: true, Offline: offline}
+	req := Request{Source: e.Source, Subdir: e.Subdir, Name: e.Name, Replace: true, Offline: offline}
 	p, err := in.Plan(ctx, req)
 	if err != nil {
 		return ErrorResponse(e.Source, err), err
@@ -62,27 +61,26 @@ func (in *Installer) Update(ctx context.Context, name string, offline bool, ap A
 	})
 }
 
-// pinnedCommit is the commit a recorded source is pinned to: the SHA of a
-// tree URL, or "" for a branch-tracking or local source.
+// pinnedCommit is the commit a recorded source is pinned to, or "" for a
+// branch-tracking or local source.
 func pinnedCommit(src string) string {
-	if !strings.HasPrefix(src, "https://") {
+	s, err := source.Parse(src)
+	if err != nil || !s.IsRemote() || !s.Pinned() {
 		return ""
 	}
-	r, err := source.ParseRemote(src)
-	if err != nil || !r.IsTree() {
-		return ""
-	}
-	first, _, _ := strings.Cut(r.TreeRest, "/")
-	if source.IsSHA(first) {
-		return first
-	}
-	return ""
+	return s.Ref
 }
 
 func describeSource(src string) string {
-	if r, err := source.ParseRemote(src); err == nil && r.IsTree() {
-		first, _, _ := strings.Cut(r.TreeRest, "/")
-		return fmt.Sprintf("github.com/%s (%s)", r.FullName(), first)
+	if s, err := source.Parse(src); err == nil && s.IsRemote() {
+		ref := s.Ref
+		if ref == "" {
+			ref = s.TreeRest()
+		}
+		if ref == "" {
+			return s.Key()
+		}
+		return fmt.Sprintf("%s (%s)", s.Key(), ref)
 	}
 	return src
 }

@@ -208,15 +208,15 @@ func checkInvariants(t *testing.T, m *Marketplace) {
 			}
 			switch e.Kind {
 			case KindRelative:
-				if e.Path == "" || e.Owner != "" {
+				if e.Path == "" || e.Remote.Kind != 0 {
 					t.Errorf("plugins[%d] relative %+v", i, e)
 				}
 			case KindURL, KindGitHub:
-				if e.Owner == "" || e.Repo == "" || (e.SHA == "") != e.Unpinned {
+				if !e.Remote.IsRemote() || (e.SHA == "") != e.Unpinned {
 					t.Errorf("plugins[%d] %s %+v", i, e.Kind, e)
 				}
 			case KindGitSubdir:
-				if e.Owner == "" || e.Repo == "" || e.Unpinned {
+				if !e.Remote.IsRemote() || e.Unpinned {
 					t.Errorf("plugins[%d] git-subdir %+v", i, e)
 				}
 			default:

@@ -253,16 +253,18 @@ func (p *parser) urlSource(s *entryState, o map[string]json.RawMessage) {
 	if !ok {
 		return
 	}
-	r, notGitHub, err := parseGitHubURL(u, false)
-	if notGitHub {
-		s.skip(plugind.CodeNotPinnable, "source.url %q is not a GitHub repository URL; only https://github.com/OWNER/REPO sources are supported", u)
+	if !source.LooksLikeRepoURL(u) {
+		// Not a URL at all ("./", a bare name): nothing this product can
+		// fetch, so skipped like other kinds it does not support.
+		s.skip(plugind.CodeNotPinnable, "source.url %q is not a repository URL (https://HOST/PATH)", source.Display(u))
 		return
 	}
+	r, err := source.ParseRepoURL(u, false)
 	if err != nil {
 		s.fail("source.url: %v", err)
 		return
 	}
-	s.Owner, s.Repo = r.Owner, r.Repo
+	s.Remote = r
 	p.pin(s, o, "url", false)
 }
 
@@ -272,15 +274,15 @@ func (p *parser) githubSource(s *entryState, o map[string]json.RawMessage) {
 		return
 	}
 	if strings.Count(repo, "/") != 1 {
-		s.fail("source.repo %q must be OWNER/REPO", repo)
+		s.fail("source.repo %q must be OWNER/REPO", source.Display(repo))
 		return
 	}
-	r, err := source.ParseRemote("https://github.com/" + repo)
+	r, err := source.GitHubRepo(repo)
 	if err != nil {
-		s.fail("source.repo %q is not a valid GitHub OWNER/REPO: %v", repo, err)
+		s.fail("source.repo %q is not a valid GitHub OWNER/REPO: %v", source.Display(repo), err)
 		return
 	}
-	s.Owner, s.Repo = r.Owner, r.Repo
+	s.Remote = r
 	_, hasCommit := o["commit"]
 	p.pin(s, o, "github", hasCommit)
 }
@@ -317,7 +319,7 @@ func (p *parser) pin(s *entryState, o map[string]json.RawMessage, typ string, ha
 	if hasCommit {
 		note = " (its non-standard \"commit\" key is not read; rename it to \"sha\")"
 	}
-	s.skip(plugind.CodeNotPinnable, "the %q source for %s/%s has no \"sha\" pin%s, so it would follow a moving branch; add a 40-hex \"sha\", or install with --allow-unpinned to pin the ref's current head at plan time", typ, s.Owner, s.Repo, note)
+	s.skip(plugind.CodeNotPinnable, "the %q source for %s has no \"sha\" pin%s, so it would follow a moving branch; add a 40-hex \"sha\", or install with --allow-unpinned to pin the ref's current head at plan time", typ, s.Remote.Key(), note)
 }
 
 // readPin validates and stores sha and ref; false when the entry failed.
@@ -329,7 +331,7 @@ func (p *parser) readPin(s *entryState, o map[string]json.RawMessage) bool {
 	}
 	if hasSHA {
 		if !source.IsSHA(sha) {
-			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", sha)
+			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", source.Display(sha))
 			return false
 		}
 		s.SHA = sha
@@ -357,23 +359,19 @@ func (p *parser) gitSubdirSource(s *entryState, o map[string]json.RawMessage) {
 	if !ok {
 		return
 	}
-	r, notGitHub, err := parseGitHubURL(u, true)
-	if notGitHub {
-		s.fail("source.url %q is not a GitHub repository; git-subdir sources must be https://github.com/OWNER/REPO (or OWNER/REPO)", u)
-		return
-	}
+	r, err := source.ParseRepoURL(u, true)
 	if err != nil {
 		s.fail("source.url: %v", err)
 		return
 	}
-	s.Owner, s.Repo = r.Owner, r.Repo
+	s.Remote = r
 	sub, present, err := stringField(o, "path")
 	switch {
 	case err != nil:
 		s.fail("%v", err)
 		return
 	case !present:
-		s.fail("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s/%s)", s.Owner, s.Repo)
+		s.fail("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())
 		return
 	}
 	clean, err := cleanPath("source.path", sub)

@@ -52,9 +52,9 @@ func check(t *testing.T, e Entry, w want) {
 	if e.Kind != w.kind || e.Status != w.status {
 		t.Fatalf("kind/status = %s/%s, want %s/%s (reason %q)", e.Kind, e.Status, w.kind, w.status, e.Reason)
 	}
-	if e.Path != w.path || e.Owner != w.owner || e.Repo != w.repo || e.SHA != w.sha || e.Ref != w.ref || e.Unpinned != w.unpinned {
+	if e.Path != w.path || e.Remote.Owner() != w.owner || e.Remote.Name() != w.repo || e.SHA != w.sha || e.Ref != w.ref || e.Unpinned != w.unpinned {
 		t.Errorf("got path=%q owner=%q repo=%q sha=%q ref=%q unpinned=%v, want path=%q owner=%q repo=%q sha=%q ref=%q unpinned=%v",
-			e.Path, e.Owner, e.Repo, e.SHA, e.Ref, e.Unpinned, w.path, w.owner, w.repo, w.sha, w.ref, w.unpinned)
+			e.Path, e.Remote.Owner(), e.Remote.Name(), e.SHA, e.Ref, e.Unpinned, w.path, w.owner, w.repo, w.sha, w.ref, w.unpinned)
 	}
 	if w.status == StatusReady {
 		if e.Reason != "" || e.Code != "" || e.Err() != nil {
@@ -151,11 +151,17 @@ func TestObjectSources(t *testing.T) {
 		{"url userinfo", `{"source":"url","url":"https://tok@github.com/acme/tools","sha":"` + sha1 + `"}`, Options{},
 			want{kind: KindURL, status: StatusError, code: inv, reason: "userinfo"}},
 		{"url non-github", `{"source":"url","url":"https://gitlab.com/acme/tools.git","sha":"` + sha1 + `"}`, Options{},
-			want{kind: KindURL, status: StatusSkipped, code: np, reason: "not a GitHub repository URL"}},
+			want{kind: KindURL, status: StatusReady, owner: "acme", repo: "tools", sha: sha1}},
 		{"url non-github unpinned allowed", `{"source":"url","url":"https://gitlab.com/acme/tools.git"}`, Options{AllowUnpinned: true},
-			want{kind: KindURL, status: StatusSkipped, code: np, reason: "not a GitHub repository URL"}},
+			want{kind: KindURL, status: StatusReady, owner: "acme", repo: "tools", unpinned: true}},
+		{"url non-github unpinned", `{"source":"url","url":"https://gitlab.com/acme/tools"}`, Options{},
+			want{kind: KindURL, status: StatusSkipped, owner: "acme", repo: "tools", code: np, reason: `source for gitlab.com/acme/tools has no "sha" pin`}},
+		{"url ip host", `{"source":"url","url":"https://10.0.0.1/acme/tools.git","sha":"` + sha1 + `"}`, Options{},
+			want{kind: KindURL, status: StatusError, code: inv, reason: "IP address"}},
+		{"url file", `{"source":"url","url":"file:///srv/git/tools.git","sha":"` + sha1 + `"}`, Options{},
+			want{kind: KindURL, status: StatusError, code: inv, reason: "file://"}},
 		{"url relative", `{"source":"url","url":"./"}`, Options{},
-			want{kind: KindURL, status: StatusSkipped, code: np, reason: `"./" is not a GitHub`}},
+			want{kind: KindURL, status: StatusSkipped, code: np, reason: `"./" is not a repository URL`}},
 		{"url short sha", `{"source":"url","url":"https://github.com/acme/tools","sha":"0123456"}`, Options{},
 			want{kind: KindURL, status: StatusError, owner: "acme", repo: "tools", code: inv, reason: `source.sha "0123456" is not a full 40-character`}},
 		{"url uppercase sha", `{"source":"url","url":"https://github.com/acme/tools","sha":"` + strings.ToUpper(sha1) + `"}`, Options{},
@@ -173,7 +179,7 @@ func TestObjectSources(t *testing.T) {
 		{"github pinned", `{"source":"github","repo":"acme/gh","sha":"` + sha1 + `","path":"sub"}`, Options{},
 			want{kind: KindGitHub, status: StatusReady, owner: "acme", repo: "gh", sha: sha1, path: "sub"}},
 		{"github unpinned", `{"source":"github","repo":"acme/gh"}`, Options{},
-			want{kind: KindGitHub, status: StatusSkipped, owner: "acme", repo: "gh", code: np, reason: `"github" source for acme/gh has no "sha" pin`}},
+			want{kind: KindGitHub, status: StatusSkipped, owner: "acme", repo: "gh", code: np, reason: `"github" source for github.com/acme/gh has no "sha" pin`}},
 		{"github unpinned allowed", `{"source":"github","repo":"acme/gh"}`, Options{AllowUnpinned: true},
 			want{kind: KindGitHub, status: StatusReady, owner: "acme", repo: "gh", unpinned: true}},
 		{"github commit key", `{"source":"github","repo":"acme/gh","commit":"` + sha1 + `"}`, Options{},
@@ -221,9 +227,9 @@ func TestObjectSources(t *testing.T) {
 		{"git-subdir tree url", `{"source":"git-subdir","url":"https://github.com/acme/mono/tree/main/plugins","path":"x"}`, Options{},
 			want{kind: KindGitSubdir, status: StatusError, code: inv, reason: "tree URL"}},
 		{"git-subdir non-github url", `{"source":"git-subdir","url":"https://gitlab.com/acme/mono.git","path":"x"}`, Options{},
-			want{kind: KindGitSubdir, status: StatusError, code: inv, reason: `source.url "https://gitlab.com/acme/mono.git" is not a GitHub repository`}},
+			want{kind: KindGitSubdir, status: StatusReady, owner: "acme", repo: "mono", path: "x"}},
 		{"git-subdir non-github scp", `{"source":"git-subdir","url":"git@gitlab.com:acme/mono.git","path":"x"}`, Options{},
-			want{kind: KindGitSubdir, status: StatusError, code: inv, reason: "is not a GitHub repository"}},
+			want{kind: KindGitSubdir, status: StatusReady, owner: "acme", repo: "mono", path: "x"}},
 		{"git-subdir missing url", `{"source":"git-subdir","path":"x"}`, Options{},
 			want{kind: KindGitSubdir, status: StatusError, code: inv, reason: `has no "url"`}},
 		{"git-subdir short sha", `{"source":"git-subdir","url":"https://github.com/acme/mono","path":"x","sha":"abc1234"}`, Options{},
@@ -364,7 +370,7 @@ func TestCodexSources(t *testing.T) {
 		{"not available", `{"name":"p","source":{"source":"local","path":"./p"},"policy":{"installation":"NOT_AVAILABLE"}}`, want{kind: KindRelative, status: StatusSkipped, path: "p", code: inv, reason: "NOT_AVAILABLE"}},
 		{"installed by default", `{"name":"p","source":{"source":"local","path":"./p"},"policy":{"installation":"INSTALLED_BY_DEFAULT"}}`, want{kind: KindRelative, status: StatusReady, path: "p"}},
 		{"url pinned", `{"name":"p","source":{"source":"url","url":"https://github.com/a/b","sha":"` + sha1 + `"}}`, want{kind: KindURL, status: StatusReady, owner: "a", repo: "b", sha: sha1}},
-		{"url relative", `{"name":"p","source":{"source":"url","url":"./"}}`, want{kind: KindURL, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: "not a GitHub repository URL"}},
+		{"url relative", `{"name":"p","source":{"source":"url","url":"./"}}`, want{kind: KindURL, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: "not a repository URL"}},
 		{"strict is not codex", `{"name":"p","source":"./p","strict":false}`, want{kind: KindRelative, status: StatusReady, path: "p"}},
 	}
 	for _, tt := range tests {

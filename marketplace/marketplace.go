@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 )
 
 // MaxEntries is the most entries one marketplace may list. SPEC §7 allows
@@ -21,7 +22,7 @@ type Kind string
 
 const (
 	KindRelative  Kind = "relative"   // a path inside the marketplace
-	KindURL       Kind = "url"        // {"source":"url"} on github.com
+	KindURL       Kind = "url"        // {"source":"url"} on any git host
 	KindGitHub    Kind = "github"     // {"source":"github","repo":"o/r"}
 	KindGitSubdir Kind = "git-subdir" // {"source":"git-subdir"}
 	KindNPM       Kind = "npm"
@@ -54,10 +55,13 @@ type Entry struct {
 	// marketplace root ("." for the root itself, metadata.pluginRoot applied
 	// to bare names); for url/github/git-subdir the subdirectory inside the
 	// repository ("" for its root).
-	Path        string
-	Owner, Repo string // url, github, git-subdir
-	SHA         string // the 40-hex pin, when given (it wins over Ref)
-	Ref         string // the ref, when given
+	Path string
+	// Remote is the repository of a url, github or git-subdir entry, on
+	// GitHub or any other git host (its Ref and Subdir are not set: SHA,
+	// Ref and Path say those).
+	Remote source.Source
+	SHA    string // the 40-hex pin, when given (it wins over Ref)
+	Ref    string // the ref, when given
 	// Unpinned marks a url/github entry without a sha that is ready only
 	// because Options.AllowUnpinned was set: the resolver resolves Ref (""
 	// meaning the default branch) and pins that commit.

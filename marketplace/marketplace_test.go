@@ -154,7 +154,7 @@ func TestFixtureClaude(t *testing.T) {
 	if e := m.Entries[0]; e.Version != "1.2.3" || e.Description != "Under the root, not pluginRoot" {
 		t.Errorf("version/description %q %q", e.Version, e.Description)
 	}
-	if e := m.Entries[4]; e.Owner != "acme" || e.Repo != "gh-plugin" || e.SHA != sha2 || e.Ref != "v2.0.0" {
+	if e := m.Entries[4]; e.Remote.Owner() != "acme" || e.Remote.Name() != "gh-plugin" || e.SHA != sha2 || e.Ref != "v2.0.0" {
 		t.Errorf("pinned-github %+v", e)
 	}
 	if r, s, e := m.Counts(); r != 6 || s != 5 || e != 2 {

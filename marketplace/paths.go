@@ -3,13 +3,11 @@ package marketplace
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // cleanPath checks a path declared by the document and returns it cleaned.
@@ -80,53 +78,6 @@ func checkRef(ref string) error {
 		}
 	}
 	return nil
-}
-
-var shorthand = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
-
-// parseGitHubURL reads a repository URL of a url or git-subdir source:
-// https://github.com/OWNER/REPO[.git], git@github.com:OWNER/REPO[.git],
-// and, where Claude's schema allows it (git-subdir), OWNER/REPO. notGitHub
-// is true when the URL is well away from GitHub (another host, or not a URL
-// at all); err when it is a GitHub URL SPEC §5 refuses, tree URLs included.
-func parseGitHubURL(raw string, allowShorthand bool) (r *source.Remote, notGitHub bool, err error) {
-	u := raw
-	switch {
-	case strings.HasPrefix(u, "git@"):
-		host, rest, ok := strings.Cut(strings.TrimPrefix(u, "git@"), ":")
-		if !ok || !isGitHubHost(host) {
-			return nil, true, nil
-		}
-		u = "https://github.com/" + rest
-	case allowShorthand && shorthand.MatchString(u):
-		u = "https://github.com/" + u
-	}
-	parsed, perr := url.Parse(u)
-	if perr != nil || parsed.Scheme == "" || parsed.Host == "" {
-		// Not parseable as an absolute URL: a GitHub one would still name
-		// the host, which sends it to ParseRemote for a precise error.
-		if !strings.Contains(strings.ToLower(u), "github.com") {
-			return nil, true, nil
-		}
-	} else if !isGitHubHost(parsed.Hostname()) {
-		return nil, true, nil
-	}
-	r, err = source.ParseRemote(u)
-	if err != nil {
-		return nil, false, err
-	}
-	if r.IsTree() {
-		return nil, false, fmt.Errorf("%q is a tree URL; give the repository URL, with the subdirectory in \"path\" and the commit in \"sha\"", raw)
-	}
-	return r, false, nil
-}
-
-func isGitHubHost(h string) bool {
-	switch strings.ToLower(h) {
-	case "github.com", "www.github.com":
-		return true
-	}
-	return false
 }
 
 // markDuplicates refuses every entry whose name another entry also uses.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -14,26 +15,18 @@ import (
 	"reasonix.io/plugind/tarball"
 )
 
-// isLocal reports whether src names something on this machine rather than a
-// remote source. Remote forms always carry a scheme.
-func isLocal(src string) bool {
-	if strings.HasPrefix(src, "git:") || strings.Contains(src, "://") {
-		return false
-	}
-	return true
-}
-
 func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, error) {
-	abs, err := filepath.Abs(req.Source)
+	given := req.Source.Path
+	abs, err := filepath.Abs(given)
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q: %w", req.Source, err)
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q: %w", given, err)
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory (sources are a local folder, a .zip, git:github.com/OWNER/REPO or https://github.com/OWNER/REPO[/tree/REF/PATH])", req.Source)
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given))
 	}
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", req.Source, err)
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", given, err)
 	}
 	switch {
 	case info.IsDir():
@@ -41,12 +34,33 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	case info.Mode().IsRegular() && strings.EqualFold(filepath.Ext(abs), ".zip"):
 		return s.resolveZip(ctx, req, abs)
 	default:
-		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a folder nor a .zip archive", req.Source)
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a folder nor a .zip archive", given)
 	}
 }
 
+var (
+	ownerRepoRE   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+	githubPathRE  = regexp.MustCompile(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	otherRemoteRE = regexp.MustCompile(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
+)
+
+// notFoundHint suggests the remote form a missing "local path" most likely
+// meant — never guessed, only suggested.
+func notFoundHint(p string) string {
+	switch {
+	case githubPathRE.MatchString(p):
+		return fmt.Sprintf("; did you mean git:github.com/%s?", githubPathRE.FindStringSubmatch(p)[1])
+	case ownerRepoRE.MatchString(p):
+		return fmt.Sprintf("; did you mean git:github.com/%s?", strings.TrimSuffix(p, ".git"))
+	case otherRemoteRE.MatchString(p):
+		m := otherRemoteRE.FindStringSubmatch(p)
+		return fmt.Sprintf("; did you mean https://%s/%s.git?", m[1], m[2])
+	}
+	return " (sources are a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET)"
+}
+
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: dir, Kind: "local"}
+	f := &Fetched{Source: dir, Kind: KindLocal}
 	if _, _, err := manifest.Detect(dir); err != nil {
 		if manifest.HasMarketplace(dir) {
 			return s.resolveLocalMarketplace(ctx, req, dir)
@@ -99,7 +113,7 @@ func (s *Sources) resolveZip(ctx context.Context, req Request, zipPath string) (
 		return nil, fmt.Errorf("zip %s: %w", zipPath, err)
 	}
 	return &Fetched{
-		Source: zipPath, Kind: "zip", Snapshots: []string{digest},
+		Source: zipPath, Kind: KindZip, Snapshots: []string{digest},
 		Candidates: []Candidate{{Source: zipPath, Dir: dir}},
 	}, nil
 }

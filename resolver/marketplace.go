@@ -8,59 +8,69 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // maxMarketplaceDoc bounds the bytes read from one marketplace document; the
 // largest in the corpus is well under 1 MiB.
 const maxMarketplaceDoc = 8 << 20
 
-// fetchParallelism bounds concurrent repository fetches of one bulk plan:
-// enough to overlap network latency, few enough not to trip rate limits.
-const fetchParallelism = 4
+// fetchParallelism sizes a bulk plan's concurrent repository fetches to the
+// work and the machine: fetches wait on the network more than the CPU, so
+// a few per core, never more than there are repositories.
+func (s *Sources) fetchParallelism(jobs int) int {
+	n := s.cfg.Parallel
+	if n <= 0 {
+		n = max(4, 4*runtime.GOMAXPROCS(0))
+	}
+	return max(1, min(n, jobs))
+}
 
 // site is where a marketplace document lives.
 type site struct {
-	dir    string         // the marketplace root on disk
-	remote *source.Remote // nil for a local folder
-	sha    string         // the marketplace's commit, when remote
-	base   string         // dir's path inside the repository ("" for its root)
+	dir  string    // the marketplace root on disk
+	repo host.Repo // nil for a local folder
+	sha  string    // the marketplace's commit, when remote
+	base string    // dir's path inside the repository ("" for its root)
+	// snapshot is the store snapshot holding dir (remote marketplaces).
+	snapshot string
 }
 
 func (st site) label() string {
-	if st.remote == nil {
+	if st.repo == nil {
 		return st.dir
 	}
-	return remoteKey(st.remote) + "@" + short(st.sha)
+	return st.repo.Source().Key() + "@" + host.Short(st.sha)
 }
 
 // resolveLocalMarketplace resolves a local marketplace folder.
 func (s *Sources) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: dir, Kind: "marketplace"}
+	f := &Fetched{Source: dir, Kind: KindMarketplace}
 	return s.resolveMarketplace(ctx, req, f, site{dir: dir})
 }
 
 // entryPlan is one marketplace entry on its way to a Candidate.
 type entryPlan struct {
-	entry  marketplace.Entry
-	cand   Candidate
-	remote *source.Remote // the repository the entry's tree comes from
-	ref    string         // to resolve when sha is "" ("" = default branch)
-	sha    string
-	path   string // the plugin's folder inside that repository
-	git    bool   // git-subdir: git only, no tarball fallback
+	entry marketplace.Entry
+	cand  Candidate
+	repo  host.Repo // where the entry's tree comes from; nil for a local folder
+	ref   string    // to resolve when sha is "" ("" = default branch)
+	sha   string
+	path  string // the plugin's folder inside that repository
+	// verify: the sha came from the document, not from resolving a ref,
+	// so it must be proven to be on a branch or tag.
+	verify bool
 }
 
 // repoAt identifies one fetch: a repository at a commit.
@@ -69,11 +79,15 @@ type repoAt struct{ repo, sha string }
 // resolveMarketplace turns every entry of the marketplace at st (or the one
 // --name selects) into a Candidate. Each (repository, commit) is fetched
 // once, however many entries point into it, with bounded parallelism across
-// repositories. A problem with one entry is that entry's, never the
-// others'; with --name it is the operation's.
+// repositories, and only the folders the entries name. A problem with one
+// entry is that entry's, never the others'; with --name it is the
+// operation's.
 func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetched, st site) (*Fetched, error) {
-	if req.Link && st.remote != nil {
+	if req.Link && st.repo != nil {
 		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", req.Source)
+	}
+	if st.repo != nil && len(f.Snapshots) > 0 {
+		st.snapshot = f.Snapshots[0]
 	}
 	m, err := s.marketplaceDoc(ctx, st, req.AllowUnpinned)
 	if err != nil {
@@ -88,51 +102,55 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		}
 		entries = []marketplace.Entry{*e}
 	}
-	label := f.Source
 	plans := make([]*entryPlan, 0, len(entries))
 	for _, e := range entries {
 		ep := s.classify(req, st, e)
-		ep.cand.Marketplace = label
+		ep.cand.Marketplace = f.Source
 		if ep.cand.Err != nil && req.Name != "" {
 			return nil, ep.cand.Err
 		}
 		plans = append(plans, ep)
 	}
 
-	bar := s.entryBar(len(plans))
-	defer bar.Finish()
-	ctx = context.WithValue(ctx, bulkProgressKey{}, true)
-	if err := s.pinEntries(ctx, req, plans); err != nil {
+	s.cfg.Progress.Start(len(plans))
+	defer s.cfg.Progress.Finish()
+	s.pinEntries(ctx, plans)
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	snaps, warnings, err := s.fetchEntries(ctx, req, plans, bar)
-	if err != nil {
+	results, warnings := s.fetchEntries(ctx, plans)
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, warnings...)
+	used := map[string]bool{}
+	for _, d := range f.Snapshots {
+		used[d] = true
+	}
 	for _, ep := range plans {
-		s.finishEntry(ctx, st, ep, snaps)
+		s.finishEntry(ctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
 			return nil, ep.cand.Err
 		}
 		f.Candidates = append(f.Candidates, ep.cand)
 	}
-	used := map[string]bool{}
-	for _, d := range f.Snapshots {
-		used[d] = true
-	}
-	for _, snap := range snaps {
-		if snap.digest != "" && !used[snap.digest] {
-			used[snap.digest] = true
-			f.Snapshots = append(f.Snapshots, snap.digest)
+	for _, r := range results {
+		if r.res == nil {
+			continue
+		}
+		for _, d := range r.res.snapshots {
+			if !used[d] {
+				used[d] = true
+				f.Snapshots = append(f.Snapshots, d)
+			}
 		}
 	}
 	sort.Strings(f.Snapshots)
 	return f, nil
 }
 
-// classify reads what an entry needs: nothing (a local relative folder), or
-// a repository at a commit or ref.
+// classify reads what an entry needs: nothing (a relative folder of the
+// marketplace), or a repository at a commit or ref.
 func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan {
 	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name}}
 	if err := e.Err(); err != nil {
@@ -142,26 +160,25 @@ func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan
 	}
 	switch e.Kind {
 	case marketplace.KindRelative:
-		if st.remote == nil {
+		if st.repo == nil {
 			ep.cand.Link = req.Link
 			return ep
 		}
-		ep.remote, ep.sha = st.remote, st.sha
+		ep.repo, ep.sha = st.repo, st.sha
 		ep.path = joinSlash(st.base, e.Path)
 	case marketplace.KindURL, marketplace.KindGitHub, marketplace.KindGitSubdir:
 		if req.Link {
-			ep.cand.Err = plugind.Errorf(plugind.CodeNotPinnable, "plugin %q comes from github.com/%s/%s: --link needs a local folder", e.Name, e.Owner, e.Repo)
+			ep.cand.Err = plugind.Errorf(plugind.CodeNotPinnable, "plugin %q comes from %s: --link needs a local folder", e.Name, e.Remote.Key())
 			return ep
 		}
-		ep.remote = &source.Remote{Owner: e.Owner, Repo: e.Repo}
-		ep.sha, ep.ref, ep.path = e.SHA, e.Ref, e.Path
-		if e.Kind == marketplace.KindGitSubdir {
-			ep.git = true
-			if s.cfg.GitOff {
-				ep.cand.Err = plugind.Errorf(plugind.CodeNotPinnable, "plugin %q is a git-subdir source (github.com/%s/%s), which needs git, and git is off (REASONIX_GIT=off)", e.Name, e.Owner, e.Repo)
-				ep.cand.Skip = true
-			}
+		repo, err := s.repo(e.Remote, req)
+		if err != nil {
+			ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
+			ep.cand.Skip = plugind.CodeOf(err) == plugind.CodeNotPinnable
+			return ep
 		}
+		ep.repo, ep.sha, ep.ref, ep.path = repo, e.SHA, e.Ref, e.Path
+		ep.verify = e.SHA != ""
 	default:
 		ep.cand.Err = plugind.Errorf(plugind.CodeNotPinnable, "plugin %q: source kind %q is not supported", e.Name, e.Kind)
 		ep.cand.Skip = true
@@ -171,40 +188,37 @@ func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan
 
 // pinEntries resolves the ref of every entry that has no sha yet (git-subdir
 // without sha, --allow-unpinned url/github): each (repository, ref) once.
-func (s *Sources) pinEntries(ctx context.Context, req Request, plans []*entryPlan) error {
+func (s *Sources) pinEntries(ctx context.Context, plans []*entryPlan) {
 	type repoRef struct{ repo, ref string }
-	want := map[repoRef]*source.Remote{}
+	want := map[repoRef]host.Repo{}
 	for _, ep := range plans {
-		if ep.cand.Err == nil && ep.remote != nil && ep.sha == "" {
-			want[repoRef{ep.remote.FullName(), ep.ref}] = ep.remote
+		if ep.cand.Err == nil && ep.repo != nil && ep.sha == "" {
+			want[repoRef{ep.repo.Source().Key(), ep.ref}] = ep.repo
 		}
 	}
 	if len(want) == 0 {
-		return nil
+		return
 	}
 	var mu sync.Mutex
-	got := map[repoRef]resolvedRef{}
+	got := map[repoRef]host.Pin{}
 	errs := map[repoRef]error{}
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(fetchParallelism)
+	g.SetLimit(s.fetchParallelism(len(want)))
 	for k, r := range want {
 		g.Go(func() error {
-			rr, err := s.resolveRef(gctx, r, k.ref, req.Offline)
+			pin, err := r.Resolve(gctx, k.ref, nil)
 			mu.Lock()
 			defer mu.Unlock()
-			got[k], errs[k] = rr, err
+			got[k], errs[k] = pin, err
 			return nil
 		})
 	}
 	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
 	for _, ep := range plans {
-		if ep.cand.Err != nil || ep.remote == nil || ep.sha != "" {
+		if ep.cand.Err != nil || ep.repo == nil || ep.sha != "" {
 			continue
 		}
-		k := repoRef{ep.remote.FullName(), ep.ref}
+		k := repoRef{ep.repo.Source().Key(), ep.ref}
 		if err := errs[k]; err != nil {
 			ep.cand.Err = fmt.Errorf("plugin %q: %w", ep.entry.Name, err)
 			continue
@@ -214,83 +228,95 @@ func (s *Sources) pinEntries(ctx context.Context, req Request, plans []*entryPla
 			ep.cand.Warnings = append(ep.cand.Warnings, w)
 		}
 		if ep.entry.Unpinned {
-			ep.cand.Warnings = append(ep.cand.Warnings, fmt.Sprintf("unpinned in the marketplace: %s of github.com/%s pinned at plan time to %s", describeRef(refOrHead(ep.ref)), ep.remote.FullName(), ep.sha))
+			ep.cand.Warnings = append(ep.cand.Warnings, fmt.Sprintf("unpinned in the marketplace: %s of %s pinned at plan time to %s", host.DescribeRef(ep.ref), k.repo, ep.sha))
 		}
 	}
-	return nil
 }
 
-type fetchResult struct {
-	snapshotRef
+type entryResult struct {
+	res *fetchResult
 	err error
 }
 
 // fetchEntries brings every (repository, commit) the entries need into the
-// store, each once, at most fetchParallelism at a time.
-func (s *Sources) fetchEntries(ctx context.Context, req Request, plans []*entryPlan, bar *progressbar.ProgressBar) (map[repoAt]fetchResult, []string, error) {
+// store, each once with every folder its entries name, a bounded number at
+// a time.
+func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[repoAt]entryResult, []string) {
 	type job struct {
-		remote  *source.Remote
-		gitOnly bool
+		repo    host.Repo
+		paths   map[string]bool
+		verify  bool
 		entries int
 	}
 	jobs := map[repoAt]*job{}
+	done := 0
 	for _, ep := range plans {
-		if ep.cand.Err != nil || ep.remote == nil {
-			_ = bar.Add(1)
+		if ep.cand.Err != nil || ep.repo == nil {
+			done++
 			continue
 		}
-		k := repoAt{ep.remote.FullName(), ep.sha}
+		k := repoAt{ep.repo.Source().Key(), ep.sha}
 		j, ok := jobs[k]
 		if !ok {
-			j = &job{remote: ep.remote, gitOnly: true}
+			j = &job{repo: ep.repo, paths: map[string]bool{}}
 			jobs[k] = j
 		}
-		// A tarball serves the same tree as git: the fallback is allowed as
-		// soon as one entry that may use it needs this commit.
-		j.gitOnly = j.gitOnly && ep.git
+		j.paths[ep.path] = true
+		j.verify = j.verify || ep.verify
 		j.entries++
 	}
+	var entriesDone, repos atomic.Int64
+	var fetched atomic.Int64
+	entriesDone.Store(int64(done))
+	s.cfg.Progress.Resolved(done, 0, 0)
 	keys := make([]repoAt, 0, len(jobs))
 	for k := range jobs {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].repo+keys[i].sha < keys[j].repo+keys[j].sha })
-	results := make([]fetchResult, len(keys))
-	var fetched, repos atomic.Int64
+	results := make([]entryResult, len(keys))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(fetchParallelism)
+	g.SetLimit(s.fetchParallelism(len(keys)))
 	for i, k := range keys {
 		j := jobs[k]
 		g.Go(func() error {
-			snap, err := s.snapshot(gctx, j.remote, k.sha, fetchMode{offline: req.Offline, gitOnly: j.gitOnly})
-			results[i] = fetchResult{snap, err}
-			if snap.bytes > 0 {
-				bar.Describe(fmt.Sprintf("marketplace entries (%d repos, %s fetched)", repos.Add(1), plugind.HumanBytes(fetched.Add(snap.bytes))))
+			paths := make([]string, 0, len(j.paths))
+			for p := range j.paths {
+				paths = append(paths, p)
 			}
-			_ = bar.Add(j.entries)
+			sort.Strings(paths)
+			res, err := s.locate(gctx, j.repo, k.sha, paths, j.verify)
+			results[i] = entryResult{res, err}
+			var b int64
+			if res != nil && res.transport != "store" {
+				b = fetched.Add(res.bytes)
+				repos.Add(1)
+			} else {
+				b = fetched.Load()
+			}
+			s.cfg.Progress.Resolved(int(entriesDone.Add(int64(j.entries))), int(repos.Load()), b)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	out := make(map[repoAt]fetchResult, len(keys))
+	out := make(map[repoAt]entryResult, len(keys))
 	var warnings []string
 	for i, k := range keys {
 		out[k] = results[i]
-		warnings = append(warnings, results[i].warnings...)
+		if results[i].res != nil {
+			warnings = append(warnings, results[i].res.warnings...)
+		}
 	}
-	return out, warnings, nil
+	return out, warnings
 }
 
 // finishEntry locates an entry's plugin folder and its digest.
-func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, snaps map[repoAt]fetchResult) {
+func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, results map[repoAt]entryResult) {
 	if ep.cand.Err != nil {
 		return
 	}
 	e := &ep.entry
-	if ep.remote == nil { // a relative entry of a local marketplace
+	if ep.repo == nil { // a relative entry of a local marketplace
 		dir, err := localEntryDir(st.dir, e.Path)
 		if err != nil {
 			ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
@@ -299,31 +325,40 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, snaps
 		ep.cand.Dir, ep.cand.Source = dir, dir
 		return
 	}
-	res := snaps[repoAt{ep.remote.FullName(), ep.sha}]
-	if res.err != nil {
-		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, res.err)
+	key := ep.repo.Source().Key()
+	r := results[repoAt{key, ep.sha}]
+	if r.err != nil {
+		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, r.err)
 		return
 	}
-	dir, err := subdir(res.root, ep.path)
-	if err != nil {
-		ep.cand.Err = fmt.Errorf("plugin %q: %s at %s: %w", e.Name, remoteKey(ep.remote), short(ep.sha), err)
+	loc := r.res.dirs[ep.path]
+	if err := s.checkFolder(ctx, ep.repo, ep.sha, ep.path, loc); err != nil {
+		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
 		return
 	}
-	digest, err := s.subdirDigest(ctx, ep.remote, ep.sha, ep.path, dir)
+	digest, err := s.folderDigest(ctx, key, ep.sha, ep.path, loc)
 	if err != nil {
 		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
 		return
 	}
-	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = dir, digest, ep.sha
-	ep.cand.Source = source.PinnedSource(ep.remote.Owner, ep.remote.Repo, ep.sha, ep.path)
+	src := ep.repo.Source()
+	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = loc.dir, digest, ep.sha
+	ep.cand.Source = src.Recorded(ep.sha, ep.path)
+	ep.cand.Subdir = src.RecordedSubdir(ep.path)
 }
 
 // localEntryDir resolves a relative entry of a local marketplace, refusing a
 // folder that leaves the marketplace through a symlink.
 func localEntryDir(root, p string) (string, error) {
-	dir, err := subdir(root, p)
-	if err != nil {
-		return "", err
+	dir := filepath.Join(root, filepath.FromSlash(p))
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", plugind.Errorf(plugind.CodeNotFound, "path %q does not exist", p)
+	case err != nil:
+		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "path %q: %w", p, err)
+	case !info.IsDir():
+		return "", plugind.Errorf(plugind.CodeInvalidSource, "path %q is not a folder", p)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -347,12 +382,13 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st site, allowUnpinned boo
 	if _, err := os.Lstat(filepath.Join(st.dir, filepath.FromSlash(rel))); err != nil {
 		rel, parse = manifest.CodexMarketplace, marketplace.ParseCodex
 	}
+	m := s.memo()
 	var key string
 	var data []byte
-	if st.remote != nil && s.cfg.Cache != nil {
-		key = remoteKey(st.remote) + "/" + joinSlash(st.base, rel)
-		if doc, ok, err := s.cfg.Cache.GetMarketplace(ctx, key, st.sha); err == nil && ok {
-			s.count(ctx, cache.KindMarketplace, true)
+	if st.repo != nil {
+		key = st.repo.Source().Key() + "/" + joinSlash(st.base, rel)
+		if doc, ok := m.marketplace(ctx, key, st.sha); ok {
+			m.count(ctx, cache.KindMarketplace, true)
 			data = doc
 		}
 	}
@@ -363,15 +399,15 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st site, allowUnpinned boo
 			return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "marketplace %s: %s: %w", st.label(), rel, err)
 		}
 		if key != "" {
-			s.count(ctx, cache.KindMarketplace, false)
-			_ = s.cfg.Cache.PutMarketplace(ctx, key, st.sha, data)
+			m.count(ctx, cache.KindMarketplace, false)
+			m.putMarketplace(ctx, key, st.sha, data)
 		}
 	}
-	m, err := parse(data, marketplace.Options{AllowUnpinned: allowUnpinned})
+	doc, err := parse(data, marketplace.Options{AllowUnpinned: allowUnpinned})
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}
-	return m, nil
+	return doc, nil
 }
 
 func readBounded(p string, limit int64) ([]byte, error) {
@@ -390,28 +426,6 @@ func readBounded(p string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// bulkProgressKey marks a context resolving many entries at once: one
-// aggregate bar, no per-download bars interleaving on the terminal.
-type bulkProgressKey struct{}
-
-func bulkProgress(ctx context.Context) bool {
-	v, _ := ctx.Value(bulkProgressKey{}).(bool)
-	return v
-}
-
-// entryBar shows entries resolved on a terminal; a no-op bar otherwise.
-func (s *Sources) entryBar(n int) *progressbar.ProgressBar {
-	if s.cfg.Progress == nil || n < 2 {
-		return progressbar.DefaultSilent(int64(n))
-	}
-	return progressbar.NewOptions(n,
-		progressbar.OptionSetWriter(s.cfg.Progress),
-		progressbar.OptionSetDescription("marketplace entries"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond))
-}
-
 func joinSlash(base, p string) string {
 	j := path.Join(base, p)
 	if j == "." {
@@ -420,9 +434,3 @@ func joinSlash(base, p string) string {
 	return j
 }
 
-func refOrHead(ref string) string {
-	if ref == "" {
-		return headRef
-	}
-	return ref
-}

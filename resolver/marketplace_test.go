@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -16,8 +17,8 @@ func newLocalSources(t *testing.T) *Sources {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// No cache and an unroutable GitHub: these tests must not need either.
-	return New(Config{Store: st, GitHubURL: "http://127.0.0.1:1", APIURL: "http://127.0.0.1:1"})
+	// No cache and no hosts: these tests must not need either.
+	return New(Config{Store: st})
 }
 
 func write(t *testing.T, root string, files map[string]string) string {
@@ -97,7 +98,7 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := write(t, t.TempDir(), tc.files)
-			f, err := newLocalSources(t).Resolve(context.Background(), Request{Source: dir, Link: tc.link})
+			f, err := newLocalSources(t).Resolve(context.Background(), Request{Source: localSrc(dir), Link: tc.link})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,14 +133,14 @@ func TestLocalMarketplaceEntryCannotLeaveThroughASymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newLocalSources(t)
-	f, err := s.Resolve(context.Background(), Request{Source: dir})
+	f, err := s.Resolve(context.Background(), Request{Source: localSrc(dir)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := f.Candidates[0]; plugind.CodeOf(c.Err) != plugind.CodeInvalidSource {
 		t.Fatalf("symlinked entry: %v", c.Err)
 	}
-	if _, err := s.Resolve(context.Background(), Request{Source: dir, Name: "esc"}); plugind.CodeOf(err) != plugind.CodeInvalidSource {
+	if _, err := s.Resolve(context.Background(), Request{Source: localSrc(dir), Name: "esc"}); plugind.CodeOf(err) != plugind.CodeInvalidSource {
 		t.Fatalf("--name on a symlinked entry: %v", err)
 	}
 }
@@ -152,9 +153,11 @@ func TestMarketplaceDocumentErrors(t *testing.T) {
 		"plugins not list": `{"plugins": {}}`,
 	} {
 		dir := write(t, t.TempDir(), map[string]string{".claude-plugin/marketplace.json": doc})
-		_, err := newLocalSources(t).Resolve(context.Background(), Request{Source: dir})
+		_, err := newLocalSources(t).Resolve(context.Background(), Request{Source: localSrc(dir)})
 		if plugind.CodeOf(err) != plugind.CodeInvalidSource {
 			t.Errorf("%s: %v, want install.invalid_source", name, err)
 		}
 	}
 }
+
+func localSrc(dir string) source.Source { return source.Source{Kind: source.LocalDir, Path: dir} }

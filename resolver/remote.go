@@ -2,236 +2,122 @@ package resolver
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
-	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 )
 
-// resolveRemote pins a GitHub source to a commit, makes sure its tree is in
-// the store (fetching it at most once per process per commit), and offers
-// the plugin at its path.
+// resolveRemote pins a repository source to a commit, makes sure the
+// folder it names is in the store, and offers the plugin there — or, when
+// the folder is a marketplace, every plugin it lists.
 func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, error) {
-	r, err := source.ParseRemote(req.Source)
-	if err != nil {
-		return nil, err
-	}
+	src := req.Source
 	if req.Link {
-		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", req.Source)
+		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", src)
 	}
-	s.splitTree(ctx, r, req.Offline)
-	rr, err := s.resolveRef(ctx, r, r.Ref, req.Offline)
+	repo, err := s.repo(src, req)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, r, rr.SHA, fetchMode{offline: req.Offline})
+	src, err = s.split(ctx, repo, src)
 	if err != nil {
 		return nil, err
 	}
-	f := &Fetched{
-		Source: canonicalSource(req.Source, r), Kind: "github", Repo: r.FullName(),
-		Ref: r.Ref, Commit: rr.SHA, Subdir: r.Path, Snapshots: []string{snap.digest},
+	f := &Fetched{Source: canonical(req.Source, src), Kind: KindGitHub, Repo: src.Key(), Ref: src.Ref, Subdir: src.Subdir}
+	if src.Kind == source.Git {
+		f.Kind = KindGit
 	}
-	if rr.Warning != "" {
-		f.Warnings = append(f.Warnings, rr.Warning)
+	pin, verify, err := s.pin(ctx, repo, src.Ref)
+	if err != nil {
+		return nil, err
 	}
-	f.Warnings = append(f.Warnings, snap.warnings...)
+	if pin.Warning != "" {
+		f.Warnings = append(f.Warnings, pin.Warning)
+	}
+	f.Commit = pin.SHA
 	if f.Ref == "" {
-		f.Ref = headRef
+		f.Ref = host.HeadRef
 	}
-	dir, err := subdir(snap.root, r.Path)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", remoteKey(r), short(rr.SHA), err)
-	}
-	if _, _, err := manifest.Detect(dir); err != nil && manifest.HasMarketplace(dir) {
-		f.Kind = "marketplace"
-		return s.resolveMarketplace(ctx, req, f, site{dir: dir, remote: r, sha: rr.SHA, base: r.Path})
-	}
-	digest, err := s.subdirDigest(ctx, r, rr.SHA, r.Path, dir)
+	// A folder of a repository is fetched alone; a repository's root is
+	// fetched whole, since it may be a marketplace whose entries live in it.
+	res, err := s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
 	if err != nil {
 		return nil, err
 	}
-	f.Candidates = []Candidate{{Source: f.Source, Commit: rr.SHA, Dir: dir, Digest: digest}}
+	f.Snapshots, f.Transport = res.snapshots, res.transport
+	f.Warnings = append(f.Warnings, res.warnings...)
+	loc := res.dirs[src.Subdir]
+	if err := s.checkFolder(ctx, repo, pin.SHA, src.Subdir, loc); err != nil {
+		return nil, err
+	}
+	if _, _, err := manifest.Detect(loc.dir); err != nil && manifest.HasMarketplace(loc.dir) {
+		if src.Subdir != "" {
+			// A marketplace in a folder: its relative entries may reach
+			// anywhere in that folder, so take the whole tree.
+			res, err = s.locate(ctx, repo, pin.SHA, []string{""}, false)
+			if err != nil {
+				return nil, err
+			}
+			f.Snapshots = res.snapshots
+			loc = located{snapshot: res.dirs[""].snapshot, dir: subdirOf(res.dirs[""].dir, src.Subdir)}
+		}
+		f.Kind = KindMarketplace
+		return s.resolveMarketplace(ctx, req, f, site{dir: loc.dir, repo: repo, sha: pin.SHA, base: src.Subdir})
+	}
+	digest, err := s.folderDigest(ctx, src.Key(), pin.SHA, src.Subdir, loc)
+	if err != nil {
+		return nil, err
+	}
+	f.Candidates = []Candidate{{
+		Source: f.Source, Subdir: src.RecordedSubdir(src.Subdir), Commit: pin.SHA, Dir: loc.dir, Digest: digest,
+	}}
 	return f, nil
 }
 
-// canonicalSource is what the registry records for a single-plugin remote
-// source: the user's form, normalized. git: and plain repository sources
-// track the default branch; tree URLs keep their ref (a SHA stays pinned).
-func canonicalSource(src string, r *source.Remote) string {
-	if strings.HasPrefix(src, "git:") {
-		return "git:github.com/" + r.FullName()
+// canonical is what the registry records for a single-plugin remote
+// source: the user's own form, normalized, with a tree URL's REF and PATH
+// as split.
+func canonical(orig, split source.Source) string {
+	if orig.NeedsSplit() {
+		return orig.String()
 	}
-	return r.String()
+	return split.String()
 }
 
-// subdir resolves a path inside a snapshot, refusing anything that is not
-// a folder strictly inside it.
-func subdir(root, p string) (string, error) {
-	if p == "" {
-		return root, nil
+// split separates a tree URL's REF from its PATH against the refs the
+// remote advertises (offline: the refs this cache has seen). SPEC §5: only
+// when the refs cannot be listed, the first segment is the ref.
+func (s *Sources) split(ctx context.Context, repo host.Repo, src source.Source) (source.Source, error) {
+	if !src.NeedsSplit() {
+		return src, nil
 	}
-	clean, err := plugind.LocalPath(p)
+	refs, err := repo.Refs(ctx)
 	if err != nil {
-		return "", plugind.Errorf(plugind.CodeInvalidSource, "path %q: %w", p, err)
-	}
-	dir := filepath.Join(root, filepath.FromSlash(clean))
-	info, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", plugind.Errorf(plugind.CodeNotFound, "path %q does not exist", p)
-	}
-	if err != nil {
-		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "path %q: %w", p, err)
-	}
-	if !info.IsDir() {
-		return "", plugind.Errorf(plugind.CodeInvalidSource, "path %q is not a folder", p)
-	}
-	return dir, nil
-}
-
-// fetchMode says how a snapshot may be obtained.
-type fetchMode struct {
-	offline bool // from the store only
-	gitOnly bool // git-subdir sources: no tarball fallback (SPEC §6)
-}
-
-type snapshotRef struct {
-	digest   string
-	root     string
-	warnings []string
-	bytes    int64 // content fetched for it (only counted when progress shows)
-}
-
-// snapshot returns the store snapshot of remote@sha, fetching it only when
-// neither the cache nor the store has it. Concurrent callers in this process
-// share one fetch; across processes the store's per-digest lock keeps the
-// commit safe.
-func (s *Sources) snapshot(ctx context.Context, r *source.Remote, sha string, mode fetchMode) (snapshotRef, error) {
-	key := remoteKey(r)
-	if d, ok := s.cachedSnapshot(ctx, key, sha, ""); ok {
-		s.count(ctx, cache.KindSnapshot, true)
-		root, _ := s.cfg.Store.Path(d)
-		s.touch(ctx, d)
-		return snapshotRef{digest: d, root: root}, nil
-	}
-	if mode.offline {
-		return snapshotRef{}, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the content of %s at %s was never fetched, so it is not in the store", key, sha)
-	}
-	s.count(ctx, cache.KindSnapshot, false)
-	v, err, _ := s.flight.Do(key+"@"+sha, func() (any, error) {
-		if d, ok := s.cachedSnapshot(ctx, key, sha, ""); ok {
-			return snapshotRef{digest: d}, nil
+		if host.IsNotFound(err) {
+			return source.Source{}, err
 		}
-		return s.fetch(ctx, r, sha, mode.gitOnly)
-	})
-	if err != nil {
-		return snapshotRef{}, err
+		s.cfg.Log.Warn("cannot list refs; taking the first segment as the ref", "repo", src.Key(), "err", err)
+		return src.Split(nil), nil
 	}
-	snap := v.(snapshotRef)
-	snap.root, err = s.cfg.Store.Path(snap.digest)
-	if err != nil {
-		return snapshotRef{}, err
-	}
-	s.touch(ctx, snap.digest)
-	return snap, nil
+	return src.Split(refs.Names()), nil
 }
 
-func (s *Sources) cachedSnapshot(ctx context.Context, key, sha, sub string) (string, bool) {
-	if s.cfg.Cache == nil {
-		return "", false
+// pin resolves ref to a commit. A commit given by the source itself must be
+// proven to be on a branch or tag (verify); a ref's head is by definition.
+func (s *Sources) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin, bool, error) {
+	if source.IsSHA(ref) {
+		return host.Pin{SHA: ref}, true, nil
 	}
-	d, ok, err := s.cfg.Cache.GetSnapshot(ctx, key, sha, sub)
-	if err != nil || !ok {
-		return "", false
+	pin, err := repo.Resolve(ctx, ref, nil)
+	if err != nil {
+		return host.Pin{}, false, err
 	}
-	if sub == "" && !s.cfg.Store.Has(d) {
-		return "", false // evicted by gc
-	}
-	return d, true
+	return pin, false, nil
 }
 
-func (s *Sources) touch(ctx context.Context, digest string) {
-	if s.cfg.Cache != nil {
-		_ = s.cfg.Cache.TouchSnapshot(ctx, digest, s.cfg.Now())
-	}
-}
-
-// fetch brings remote@sha into the store: git first, the tarball fallback
-// when git is off or fails.
-func (s *Sources) fetch(ctx context.Context, r *source.Remote, sha string, gitOnly bool) (snapshotRef, error) {
-	var warnings []string
-	st, err := s.cfg.Store.Stage()
-	if err != nil {
-		return snapshotRef{}, err
-	}
-	dest := st.Path("tree")
-	var gitErr error
-	if s.cfg.GitOff {
-		gitErr = errors.New("git is off (REASONIX_GIT=off)")
-		if gitOnly {
-			_ = st.Discard()
-			return snapshotRef{}, plugind.Errorf(plugind.CodeNotPinnable, "%s: git-subdir sources need git, and git is off (REASONIX_GIT=off)", remoteKey(r))
-		}
-	} else {
-		gitErr = s.fetchGit(ctx, r, sha, st.Path("scratch"), dest)
-		if gitErr != nil {
-			if c := plugind.CodeOf(gitErr); gitOnly || c == plugind.CodeBudgetExceeded || c == plugind.CodeUnsafeArchive || ctx.Err() != nil {
-				_ = st.Discard()
-				if gitOnly && c == "" {
-					gitErr = plugind.Errorf(plugind.CodeSourceUnreadable, "git-subdir source %s at %s (no tarball fallback for git-subdir): %w", remoteKey(r), short(sha), gitErr)
-				}
-				return snapshotRef{}, gitErr
-			}
-			warnings = append(warnings, fmt.Sprintf("git fetch of %s failed (%v); used the tarball fallback", remoteKey(r), gitErr))
-			s.cfg.Log.Warn("git fetch failed; using the tarball fallback", "repo", remoteKey(r), "err", gitErr)
-			_ = os.RemoveAll(dest)
-		}
-	}
-	_ = os.RemoveAll(st.Path("scratch"))
-	if gitErr != nil {
-		if err := s.fetchTarball(ctx, r, sha, dest); err != nil {
-			_ = st.Discard()
-			return snapshotRef{}, err
-		}
-	}
-	var size int64
-	if s.cfg.Progress != nil {
-		if t, err := plugind.ScanTree(dest, s.cfg.Budget); err == nil {
-			size = t.Bytes
-		}
-	}
-	digest, err := s.cfg.Store.CommitDir(ctx, st, dest)
-	if err != nil {
-		return snapshotRef{}, fmt.Errorf("store %s@%s: %w", remoteKey(r), short(sha), err)
-	}
-	if s.cfg.Cache != nil {
-		_ = s.cfg.Cache.PutSnapshot(ctx, remoteKey(r), sha, "", digest)
-	}
-	return snapshotRef{digest: digest, warnings: warnings, bytes: size}, nil
-}
-
-// subdirDigest is the tree digest of a plugin folder inside a snapshot. The
-// snapshot is read-only and content-addressed, so the digest is cached by
-// (remote, sha, path) and a warm re-plan hashes nothing.
-func (s *Sources) subdirDigest(ctx context.Context, r *source.Remote, sha, p, dir string) (string, error) {
-	sub := path.Clean("/" + p)[1:]
-	if d, ok := s.cachedSnapshot(ctx, remoteKey(r), sha, "/"+sub); ok {
-		return d, nil
-	}
-	d, _, err := plugind.TreeDigest(dir, s.cfg.Budget)
-	if err != nil {
-		return "", err
-	}
-	if s.cfg.Cache != nil {
-		_ = s.cfg.Cache.PutSnapshot(ctx, remoteKey(r), sha, "/"+sub, d)
-	}
-	return d, nil
+func subdirOf(root, p string) string {
+	return filepath.Join(root, filepath.FromSlash(p))
 }

@@ -1,26 +1,55 @@
-// Package resolver turns a source string (SPEC §5) into the plugin trees it
-// offers, pinned to a commit when remote, and materialized on local disk.
+// Package resolver turns a typed source (SPEC §5) into the plugin trees it
+// offers: pinned to a commit when remote, materialized once in the snapshot
+// store, and read from there. Where the bytes come from is the host layer's
+// business (resolver/host: GitHub, any git host, a mirror, with caching,
+// offline, fallback and retries as layers around one interface); this
+// package decides what a plan needs — which repository at which commit,
+// which folder, which marketplace entries — and asks for each thing once.
 package resolver
 
-import "context"
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/store"
+)
 
 // Request is what a caller asks to resolve.
 type Request struct {
-	Source        string
+	Source        source.Source
 	Name          string // selects a marketplace entry
 	Link          bool
 	Offline       bool
 	AllowUnpinned bool
+	// Refresh ignores remembered negative results (--refresh).
+	Refresh bool
 }
+
+// Kinds of resolved sources, as the response's resolved.kind says them.
+const (
+	KindLocal       = "local"
+	KindZip         = "zip"
+	KindGitHub      = "github"
+	KindGit         = "git"
+	KindMarketplace = "marketplace"
+)
 
 // Fetched is a resolved source.
 type Fetched struct {
 	Source     string // canonical form of the request's source
-	Kind       string // local, zip, github, marketplace
-	Repo       string
+	Kind       string // one of the Kind constants
+	Repo       string // the repository's key ("github.com/o/r")
 	Ref        string
 	Commit     string
 	Subdir     string
+	Transport  string // how content arrived: "git", "archive", "store" (already there), "mirror"
 	Candidates []Candidate
 	Warnings   []string
 	// Snapshots are the store digests the candidates are read from, so a
@@ -32,6 +61,9 @@ type Fetched struct {
 type Candidate struct {
 	Name   string // marketplace entry name; "" for a single-plugin source
 	Source string // what the registry records
+	// Subdir is recorded beside Source for repositories on hosts whose
+	// pinned source cannot carry a folder (SPEC §7).
+	Subdir string
 	Commit string // 40-hex for remote trees
 	Dir    string // where the tree is on disk now
 	// Digest is the tree digest of Dir when already known (a read-only
@@ -49,4 +81,67 @@ type Candidate struct {
 // Resolver resolves sources.
 type Resolver interface {
 	Resolve(ctx context.Context, req Request) (*Fetched, error)
+}
+
+// Config configures Sources. Zero values take defaults.
+type Config struct {
+	Store *store.Store
+	// Cache remembers refs, verdicts, negatives, snapshots and marketplace
+	// documents; nil works (nothing is remembered).
+	Cache *cache.DB
+	// Hosts opens the raw Repo of a remote source; the resolver stacks the
+	// caching and offline layers on top. Nil: remote sources fail.
+	Hosts  host.Opener
+	Budget plugind.Budget
+	Log    *slog.Logger
+	// Offline makes every request offline (REASONIX_OFFLINE=1).
+	Offline bool
+	// NegativeTTL is how long a not-found is remembered (default 1h).
+	NegativeTTL time.Duration
+	// Parallel bounds concurrent repository fetches of one bulk plan
+	// (default: sized to the work, see fetchParallelism).
+	Parallel int
+	// Progress, when set, hears about bulk work (the CLI draws bars).
+	Progress Progress
+	Now      func() time.Time
+}
+
+// Sources is the Resolver over every source kind of SPEC §5.
+type Sources struct {
+	cfg    Config
+	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
+	warn   warnOnce
+}
+
+// New returns a Resolver over cfg.
+func New(cfg Config) *Sources {
+	if cfg.Budget == (plugind.Budget{}) {
+		cfg.Budget = plugind.DefaultBudget
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
+	}
+	return &Sources{cfg: cfg}
+}
+
+// Resolve implements Resolver.
+func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
+	if s.cfg.Offline {
+		req.Offline = true
+	}
+	switch req.Source.Kind {
+	case source.LocalDir, source.LocalZip:
+		return s.resolveLocal(ctx, req)
+	case source.GitHub, source.Git:
+		return s.resolveRemote(ctx, req)
+	case source.MarketEntry:
+		return nil, plugind.Errorf(plugind.CodeNotFound, "%s names marketplace %q, which is not a known marketplace (add it with: reasonix marketplace add SOURCE)", req.Source, req.Source.Market)
+	}
+	return nil, plugind.Errorf(plugind.CodeInvalidSource, "no source given")
 }

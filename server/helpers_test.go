@@ -55,13 +55,18 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcfg := resolver.Config{Store: st, Cache: e.db}
+	hcfg := resolver.HostConfig{}
 	if o.gh != nil {
-		rcfg.GitHubURL, rcfg.APIURL = o.gh.URL, o.gh.APIURL
+		hcfg.GitHubURL, hcfg.APIURL = o.gh.URL, o.gh.APIURL
 	} else {
 		// Nothing here may reach the internet.
-		rcfg.GitHubURL, rcfg.APIURL = "http://127.0.0.1:1", "http://127.0.0.1:1/api/v3"
+		hcfg.GitHubURL, hcfg.APIURL = "http://127.0.0.1:1", "http://127.0.0.1:1/api/v3"
 	}
+	hosts, err := resolver.NewHosts(hcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcfg := resolver.Config{Store: st, Cache: e.db, Hosts: hosts}
 	e.in = installer.New(installer.Config{
 		Home: e.home, Sources: resolver.New(rcfg), Plans: e.db,
 		StepHook: func(step string) {

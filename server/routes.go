@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/installer"
 )
 
@@ -281,10 +282,14 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 // meant: no source, or a relative local path (the daemon's working directory
 // is not the client's).
 func checkSource(src string) error {
-	switch {
-	case strings.TrimSpace(src) == "":
+	if strings.TrimSpace(src) == "" {
 		return plugind.Errorf(plugind.CodeInvalidSource, `"source" is required`)
-	case !strings.Contains(src, ":") && !filepath.IsAbs(src):
+	}
+	s, err := source.Parse(src)
+	if err != nil {
+		return err
+	}
+	if s.IsLocal() && !filepath.IsAbs(s.Path) {
 		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, send an absolute path", src)
 	}
 	return nil

@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"syscall"
 
 	"golang.org/x/term"
 
-	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/store"
 )
 
 // app is the backend wired for one command.
 type app struct {
-	home      installer.Home
-	store     *store.Store
-	cache     *cache.DB
+	*installer.App
 	installer *installer.Installer
 }
 
@@ -40,66 +34,26 @@ type openOptions struct {
 }
 
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
-	dir, err := installer.DefaultHomeDir(m.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	home := installer.Home{Dir: dir}
-	st, err := store.Open(home.StoreDir(), store.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	db, err := cache.Open(ctx, home.CachePath())
-	if err != nil {
-		return nil, fmt.Errorf("open cache: %w", err)
-	}
 	log := o.log
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
-	rcfg := resolver.Config{
-		Store:     st,
-		Cache:     db,
-		Log:       log,
-		GitHubURL: m.Getenv("REASONIX_GITHUB_URL"),
-		APIURL:    m.Getenv("REASONIX_GITHUB_API_URL"),
-		Token:     firstNonEmpty(m.Getenv("GITHUB_TOKEN"), m.Getenv("GH_TOKEN")),
-		GitOff:    m.Getenv("REASONIX_GIT") == "off",
-		Offline:   m.Getenv("REASONIX_OFFLINE") == "1",
-	}
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log}
 	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
-		rcfg.Progress = f
-	}
-	cfg := installer.Config{
-		Home:        home,
-		Sources:     resolver.New(rcfg),
-		Log:         log,
-		Plans:       db,
-		Inventories: db,
+		opts.Progress = newBarProgress(f)
 	}
 	if step := m.Getenv(crashEnv); step != "" {
-		cfg.StepHook = func(s string) {
+		opts.StepHook = func(s string) {
 			if s == step {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
 	} else if hook := m.slowStepHook(); hook != nil {
-		cfg.StepHook = hook
+		opts.StepHook = hook
 	}
-	return &app{home: home, store: st, cache: db, installer: installer.New(cfg)}, nil
-}
-
-func (a *app) Close() {
-	if a.cache != nil {
-		_ = a.cache.Close()
+	a, err := installer.Open(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
-}
-
-func firstNonEmpty(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	return &app{App: a, installer: a.Installer}, nil
 }

@@ -17,7 +17,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 		if err != nil {
 			return nil, nil, err
 		}
-		return &installer.Maintenance{Installer: a.installer, Store: a.store, Cache: a.cache}, a.Close, nil
+		return &installer.Maintenance{Installer: a.installer, Store: a.Store, Cache: a.Cache}, a.Close, nil
 	}
 	stats := &cobra.Command{
 		Use: "stats", Short: "Store size and cache hit rates", Args: cobra.NoArgs,

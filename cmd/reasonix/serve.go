@@ -37,7 +37,7 @@ whole.`,
 				return fail(m.Stderr, err)
 			}
 			defer a.Close()
-			tokenPath := a.home.TokenPath()
+			tokenPath := a.Home.TokenPath()
 			token, created, err := server.LoadOrCreateToken(tokenPath)
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -64,7 +64,7 @@ whole.`,
 			} else {
 				fmt.Fprintf(m.Stdout, "token: %s; send it as Authorization: Bearer <token>\n", tokenPath)
 			}
-			fmt.Fprintf(m.Stdout, "reasonix serve: listening on http://%s (home %s)\n", ln.Addr(), a.home.Dir)
+			fmt.Fprintf(m.Stdout, "reasonix serve: listening on http://%s (home %s)\n", ln.Addr(), a.Home.Dir)
 			if err := srv.Serve(cmd.Context(), ln); err != nil {
 				return fail(m.Stderr, err)
 			}

@@ -1,171 +1,155 @@
-// Package source is the grammar of remote plugin sources (SPEC §5): GitHub
-// repository and tree URLs, parsed and refused before any network.
+// Package source is the grammar of plugin sources (SPEC §5): one detection
+// step turns what a user typed (or a marketplace entry named) into a typed
+// Source, refusing everything that cannot be right before any network or
+// file system access. Every other package asks a Source what it is; none
+// re-parses strings or decides "is this local?" on its own.
 package source
 
 import (
-	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
-	"unicode"
-
-	"reasonix.io/plugind"
 )
 
-// Remote is a parsed GitHub source (SPEC §5). A tree URL's REF may contain
-// '/', so its REF and PATH are only split once the remote's refs are known:
-// TreeRest keeps the raw segments until then.
-type Remote struct {
-	Owner    string
-	Repo     string
-	TreeRest string // segments after /tree/ ("release/v2/plugins/x"); "" for a plain repo
-	// Ref and Path are set for plain repos (Ref "" = the default branch) and
-	// once SplitTree has run.
-	Ref  string
-	Path string
+// Kind is what a source names.
+type Kind uint8
+
+const (
+	// LocalDir is a folder on this machine (existence is checked when it is
+	// resolved, not here).
+	LocalDir Kind = iota + 1
+	// LocalZip is a .zip archive on this machine.
+	LocalZip
+	// GitHub is a repository on github.com, or a tree (ref and folder) in one.
+	GitHub
+	// Git is a repository on any other host, over HTTPS.
+	Git
+	// MarketEntry is NAME@MARKET: entry NAME of the known marketplace MARKET.
+	MarketEntry
+)
+
+func (k Kind) String() string {
+	switch k {
+	case LocalDir:
+		return "local"
+	case LocalZip:
+		return "zip"
+	case GitHub:
+		return "github"
+	case Git:
+		return "git"
+	case MarketEntry:
+		return "marketplace entry"
+	}
+	return "invalid"
 }
 
-// FullName is "owner/repo".
-func (r *Remote) FullName() string { return r.Owner + "/" + r.Repo }
+// GitHubHost is the host GitHub sources name, whatever transport serves them.
+const GitHubHost = "github.com"
 
-// IsTree reports whether the source named a tree (a ref and maybe a path).
-func (r *Remote) IsTree() bool { return r.TreeRest != "" }
+// form is how a remote source was spelled, so String gives it back in the
+// user's own form.
+type form uint8
+
+const (
+	formGitScheme form = iota + 1 // git:github.com/O/R
+	formRepo                      // https://github.com/O/R or https://HOST/PATH[.git]
+	formTree                      // https://github.com/O/R/tree/REST
+)
+
+// Source is a parsed source. The zero value is not a valid source.
+type Source struct {
+	Kind Kind
+
+	// Path is a local source's path as given (LocalDir, LocalZip).
+	Path string
+
+	// Host is a remote source's lower-case host ("github.com" for GitHub).
+	Host string
+	// RepoPath is the repository's path on its host as written: "owner/repo"
+	// for GitHub; "team/tools.git" (or without ".git", as a marketplace
+	// entry may spell it) for other hosts.
+	RepoPath string
+	// Ref is a branch, tag or 40-hex commit; "" means the default branch.
+	Ref string
+	// Subdir is the plugin's folder inside the repository; "" for its root.
+	Subdir string
+	// tree holds a GitHub tree URL's segments until Split separates REF
+	// from PATH (a REF may contain '/').
+	tree string
+	form form
+
+	// Entry and Market name a marketplace entry (MarketEntry).
+	Entry, Market string
+}
 
 var (
-	ownerPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoPattern  = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-	hexSHA       = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hexSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 
-// IsSHA reports whether s is a full 40-hex commit id.
+// IsSHA reports whether s is a full 40-hex lower-case commit id.
 func IsSHA(s string) bool { return hexSHA.MatchString(s) }
 
-// ParseRemote parses git:github.com/OWNER/REPO[.git],
-// https://github.com/OWNER/REPO[.git] and
-// https://github.com/OWNER/REPO/tree/REF[/PATH], refusing everything SPEC §5
-// lists before any network is touched.
-func ParseRemote(src string) (*Remote, error) {
-	bad := func(format string, args ...any) error {
-		return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", src, fmt.Sprintf(format, args...))
-	}
-	for _, r := range src {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return nil, bad("contains whitespace or a control character")
-		}
-	}
-	var rawPath string
-	switch {
-	case strings.HasPrefix(src, "git:"):
-		rest := strings.TrimPrefix(src, "git:")
-		rest = strings.TrimPrefix(rest, "//")
-		host, p, _ := strings.Cut(rest, "/")
-		if err := checkHost(host); err != nil {
-			return nil, bad("%v", err)
-		}
-		if strings.ContainsAny(p, "?#") {
-			return nil, bad("queries and fragments are not allowed")
-		}
-		rawPath = p
-		segs := strings.Split(rawPath, "/")
-		if len(segs) != 2 {
-			return nil, bad("expected git:github.com/OWNER/REPO")
-		}
-	case strings.HasPrefix(src, "https://") || strings.HasPrefix(src, "http://"):
-		u, err := url.Parse(src)
-		if err != nil {
-			return nil, bad("not a valid URL: %v", err)
-		}
-		if u.Scheme != "https" {
-			return nil, bad("only https:// GitHub URLs are accepted")
-		}
-		if u.User != nil {
-			return nil, bad("credentials (userinfo) in the URL are not allowed; use GITHUB_TOKEN")
-		}
-		if u.Port() != "" {
-			return nil, bad("a port is not allowed")
-		}
-		if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(src, "?#") {
-			return nil, bad("queries and fragments are not allowed")
-		}
-		if err := checkHost(u.Hostname()); err != nil {
-			return nil, bad("%v", err)
-		}
-		rawPath = strings.TrimPrefix(u.EscapedPath(), "/")
-		rawPath = strings.TrimSuffix(rawPath, "/") // a pasted trailing slash
-	default:
-		return nil, bad("not a recognised source: use a local folder, a .zip, git:github.com/OWNER/REPO, or https://github.com/OWNER/REPO[/tree/REF/PATH]")
-	}
-	lower := strings.ToLower(rawPath)
-	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(rawPath, `\`) {
-		return nil, bad("encoded '/' or '\\' is not allowed")
-	}
-	decoded, err := url.PathUnescape(rawPath)
-	if err != nil {
-		return nil, bad("bad percent-encoding: %v", err)
-	}
-	for _, r := range decoded {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return nil, bad("contains whitespace or a control character")
-		}
-	}
-	segs := strings.Split(decoded, "/")
-	for _, s := range segs {
-		switch s {
-		case "":
-			return nil, bad("empty path segment")
-		case ".", "..":
-			return nil, bad("'.' and '..' segments are not allowed")
-		}
-	}
-	if len(segs) < 2 {
-		return nil, bad("expected https://github.com/OWNER/REPO")
-	}
-	r := &Remote{Owner: segs[0], Repo: strings.TrimSuffix(segs[1], ".git")}
-	if !ownerPattern.MatchString(r.Owner) {
-		return nil, bad("%q is not a valid GitHub owner name", r.Owner)
-	}
-	if !repoPattern.MatchString(r.Repo) || r.Repo == "." || r.Repo == ".." {
-		return nil, bad("%q is not a valid GitHub repository name", r.Repo)
-	}
-	switch {
-	case len(segs) == 2:
-		return r, nil
-	case segs[2] == "tree" && len(segs) >= 4 && !strings.HasSuffix(segs[1], ".git"):
-		r.TreeRest = strings.Join(segs[3:], "/")
-		if strings.HasPrefix(r.TreeRest, "-") {
-			return nil, bad("a ref may not start with '-'")
-		}
-		return r, nil
-	default:
-		return nil, bad("/%s/ is not a repository or a tree URL (blob, issue and pull-request pages cannot be installed)", segs[2])
-	}
+// IsLocal reports whether s names something on this machine.
+func (s Source) IsLocal() bool { return s.Kind == LocalDir || s.Kind == LocalZip }
+
+// IsRemote reports whether s is a git repository somewhere else.
+func (s Source) IsRemote() bool { return s.Kind == GitHub || s.Kind == Git }
+
+// Repo is the repository's path without a ".git" suffix: "owner/repo" on
+// GitHub, "team/tools" elsewhere.
+func (s Source) Repo() string { return strings.TrimSuffix(s.RepoPath, ".git") }
+
+// Owner and Name split a GitHub repository path.
+func (s Source) Owner() string {
+	o, _, _ := strings.Cut(s.Repo(), "/")
+	return o
 }
 
-func checkHost(host string) error {
-	switch strings.ToLower(host) {
-	case "github.com", "www.github.com":
-		return nil
-	case "":
-		return fmt.Errorf("no host")
-	}
-	return fmt.Errorf("host %q is not github.com; only GitHub sources are supported", host)
+// Name is a GitHub repository's name (the part after the owner).
+func (s Source) Name() string {
+	_, n, _ := strings.Cut(s.Repo(), "/")
+	return n
 }
 
-// SplitTree splits TreeRest into REF and PATH against the refs the remote
-// advertises: the longest ref that is a whole-segment prefix wins; a 40-hex
-// first segment is a commit. With no refs known, the first segment is the
-// ref.
-func (r *Remote) SplitTree(refs []string) {
-	if !r.IsTree() {
-		return
+// Key names the repository in caches and messages, independent of where its
+// transport points: "github.com/owner/repo", "git.example.test/team/tools".
+func (s Source) Key() string { return s.Host + "/" + s.Repo() }
+
+// URL is the repository's HTTPS address for git, before any transport
+// rewrite: "https://github.com/owner/repo.git".
+func (s Source) URL() string {
+	p := s.RepoPath
+	if s.Kind == GitHub {
+		p = s.Repo() + ".git"
 	}
-	segs := strings.Split(r.TreeRest, "/")
+	return "https://" + s.Host + "/" + p
+}
+
+// Pinned reports whether the source names a commit.
+func (s Source) Pinned() bool { return IsSHA(s.Ref) }
+
+// NeedsSplit reports whether a GitHub tree URL's REF and PATH are still to
+// be told apart (Split, once the remote's refs are known).
+func (s Source) NeedsSplit() bool { return s.tree != "" && s.Ref == "" && s.Subdir == "" }
+
+// TreeRest is a tree URL's segments after /tree/ ("release/v2/plugins/x").
+func (s Source) TreeRest() string { return s.tree }
+
+// Split returns s with its tree URL's REF and PATH separated against the
+// refs the remote advertises: the longest ref that is a whole-segment prefix
+// wins; a 40-hex first segment is a commit; with no ref known, the first
+// segment is the ref (SPEC §5).
+func (s Source) Split(refs []string) Source {
+	if !s.NeedsSplit() {
+		return s
+	}
+	segs := strings.Split(s.tree, "/")
 	best := 0
-	known := map[string]bool{}
-	for _, ref := range refs {
-		known[ref] = true
-	}
 	if !IsSHA(segs[0]) {
+		known := make(map[string]bool, len(refs))
+		for _, r := range refs {
+			known[r] = true
+		}
 		for i := len(segs); i >= 1; i-- {
 			if known[strings.Join(segs[:i], "/")] {
 				best = i
@@ -176,23 +160,98 @@ func (r *Remote) SplitTree(refs []string) {
 	if best == 0 {
 		best = 1
 	}
-	r.Ref = strings.Join(segs[:best], "/")
-	r.Path = strings.Join(segs[best:], "/")
+	s.Ref = strings.Join(segs[:best], "/")
+	s.Subdir = strings.Join(segs[best:], "/")
+	return s
 }
 
-// String is the canonical spelling of the remote as a source.
-func (r *Remote) String() string {
-	if !r.IsTree() {
-		return "https://github.com/" + r.FullName()
+// SplitCandidates lists the REF candidates of a tree URL, longest first, for
+// callers that can only test refs one by one (offline, against a cache).
+func (s Source) SplitCandidates() []string {
+	if !s.NeedsSplit() {
+		return nil
 	}
-	return "https://github.com/" + r.FullName() + "/tree/" + r.TreeRest
+	segs := strings.Split(s.tree, "/")
+	out := make([]string, 0, len(segs))
+	for i := len(segs); i >= 1; i-- {
+		out = append(out, strings.Join(segs[:i], "/"))
+	}
+	return out
 }
 
-// PinnedSource is the recorded source of a tree at a commit (SPEC §7).
-func PinnedSource(owner, repo, sha, path string) string {
-	s := "https://github.com/" + owner + "/" + repo + "/tree/" + sha
-	if path != "" {
-		s += "/" + path
+// String is the canonical spelling of the source, in the user's own form:
+// what the registry records for a branch-tracking source.
+func (s Source) String() string {
+	switch s.Kind {
+	case LocalDir, LocalZip:
+		return s.Path
+	case MarketEntry:
+		return s.Entry + "@" + s.Market
+	case GitHub:
+		switch {
+		case s.form == formGitScheme:
+			return "git:github.com/" + s.Repo()
+		case s.tree != "":
+			return "https://github.com/" + s.Repo() + "/tree/" + s.tree
+		case s.Ref != "" || s.Subdir != "":
+			return PinnedGitHub(s.Repo(), s.Ref, s.Subdir)
+		}
+		return "https://github.com/" + s.Repo()
+	case Git:
+		u := "https://" + s.Host + "/" + s.RepoPath
+		if s.Ref != "" {
+			u += "#" + s.Ref
+		}
+		return u
+	}
+	return ""
+}
+
+// At returns s pinned to commit sha, keeping its subdirectory.
+func (s Source) At(sha string) Source {
+	s.Ref, s.tree = sha, ""
+	if s.Kind == GitHub {
+		s.form = formTree
+	}
+	return s
+}
+
+// WithSubdir returns s naming folder p inside its repository.
+func (s Source) WithSubdir(p string) Source {
+	s.Subdir = p
+	if s.Kind == GitHub && s.form == formGitScheme {
+		s.form = formRepo
+	}
+	s.tree = ""
+	return s
+}
+
+// Recorded is what the registry records for a plugin installed from this
+// repository at commit sha, folder subdir (SPEC §7): a GitHub tree URL, or
+// on another host the repository URL with "#<sha>" (the folder is recorded
+// beside it, see RecordedSubdir).
+func (s Source) Recorded(sha, subdir string) string {
+	if s.Kind == GitHub {
+		return PinnedGitHub(s.Repo(), sha, subdir)
+	}
+	return "https://" + s.Host + "/" + s.RepoPath + "#" + sha
+}
+
+// RecordedSubdir is the folder recorded beside Recorded: "" on GitHub, whose
+// tree URL already holds it.
+func (s Source) RecordedSubdir(subdir string) string {
+	if s.Kind == GitHub {
+		return ""
+	}
+	return subdir
+}
+
+// PinnedGitHub is the tree URL of folder p of GitHub repository
+// "owner/repo" at ref (SPEC §7).
+func PinnedGitHub(repo, ref, p string) string {
+	s := "https://github.com/" + repo + "/tree/" + ref
+	if p != "" {
+		s += "/" + p
 	}
 	return s
 }

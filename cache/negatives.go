@@ -1,0 +1,92 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Negative is a remembered "does not exist": a repository, ref, commit or
+// path that a host said is not there, kept until Expires so re-plans do not
+// ask again (SPEC §8). Code and Message are the error as it was reported.
+type Negative struct {
+	Kind    string // "repo", "ref", "commit", "path"
+	Remote  string
+	SHA     string // the ref or commit asked for ("" for a repository)
+	Path    string // the path asked for ("" unless Kind is "path")
+	Code    string
+	Message string
+	Created time.Time
+	Expires time.Time
+}
+
+// GetNegative returns the negative result for the key, if one is recorded
+// and has not expired at now.
+func (db *DB) GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (Negative, bool, error) {
+	n := Negative{Kind: kind, Remote: remote, SHA: sha, Path: path}
+	var created, expires int64
+	err := db.sql.QueryRowContext(ctx,
+		`SELECT code, message, created_at, expires_at FROM negatives
+		 WHERE kind = ? AND remote = ? AND sha = ? AND path = ? AND expires_at > ?`,
+		kind, remote, sha, path, toNanos(now)).Scan(&n.Code, &n.Message, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Negative{}, false, nil
+	}
+	if err != nil {
+		return Negative{}, false, fmt.Errorf("cache: get negative %s %s: %w", kind, remote, err)
+	}
+	n.Created, n.Expires = fromNanos(created), fromNanos(expires)
+	return n, true, nil
+}
+
+// PutNegative records a negative result (replacing an older one).
+func (db *DB) PutNegative(ctx context.Context, n Negative) error {
+	if n.Kind == "" || n.Remote == "" {
+		return fmt.Errorf("cache: put negative: kind and remote are required")
+	}
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO negatives (kind, remote, sha, path, code, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (kind, remote, sha, path) DO UPDATE SET
+				code = excluded.code, message = excluded.message,
+				created_at = excluded.created_at, expires_at = excluded.expires_at`,
+			n.Kind, n.Remote, n.SHA, n.Path, n.Code, n.Message, toNanos(n.Created), toNanos(n.Expires))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache: put negative %s %s: %w", n.Kind, n.Remote, err)
+	}
+	return nil
+}
+
+// ForgetNegatives drops every negative result about remote (a host that
+// now answers, or --refresh).
+func (db *DB) ForgetNegatives(ctx context.Context, remote string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM negatives WHERE remote = ?`, remote)
+		return err
+	})
+}
+
+// ListRefs returns every cached ref of remote: what a tree URL's REF is
+// matched against offline.
+func (db *DB) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, remote)
+	if err != nil {
+		return nil, fmt.Errorf("cache: list refs of %s: %w", remote, err)
+	}
+	defer rows.Close()
+	var out []Ref
+	for rows.Next() {
+		r := Ref{Remote: remote}
+		var at int64
+		if err := rows.Scan(&r.Ref, &r.SHA, &r.ETag, &at); err != nil {
+			return nil, err
+		}
+		r.ResolvedAt = fromNanos(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,337 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// MetaStore is what the Cached layer remembers things in; the SQLite cache
+// implements it.
+type MetaStore interface {
+	GetRef(ctx context.Context, remote, ref string) (cache.Ref, bool, error)
+	PutRef(ctx context.Context, r cache.Ref) error
+	ListRefs(ctx context.Context, remote string) ([]cache.Ref, error)
+	GetVerdict(ctx context.Context, remote, sha string) (cache.Verdict, bool, error)
+	PutVerdict(ctx context.Context, v cache.Verdict) error
+	GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (cache.Negative, bool, error)
+	PutNegative(ctx context.Context, n cache.Negative) error
+	Count(ctx context.Context, kind string, hit bool) error
+}
+
+// CacheOptions tune the Cached layer.
+type CacheOptions struct {
+	// NegativeTTL is how long a "does not exist" is believed (default 1h).
+	NegativeTTL time.Duration
+	// Refresh ignores remembered negative results (they are still written).
+	Refresh bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// OnWriteError hears about cache writes that failed: the cache is an
+	// optimization, so the operation goes on.
+	OnWriteError func(error)
+}
+
+// DefaultNegativeTTL is how long a negative result is remembered.
+const DefaultNegativeTTL = time.Hour
+
+// Cached remembers what a Repo said: refs with their ETags (so an unchanged
+// ref costs one conditional request, and offline costs none), reachability
+// verdicts per commit, and negative results for a while. When the layer
+// below fails — offline, or the network down — it answers from what it
+// remembers, saying how old that is.
+type Cached struct {
+	inner Repo
+	db    MetaStore
+	opts  CacheOptions
+	key   string
+}
+
+// NewCached wraps inner.
+func NewCached(inner Repo, db MetaStore, opts CacheOptions) *Cached {
+	if opts.NegativeTTL == 0 {
+		opts.NegativeTTL = DefaultNegativeTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.OnWriteError == nil {
+		opts.OnWriteError = func(error) {}
+	}
+	return &Cached{inner: inner, db: db, opts: opts, key: inner.Source().Key()}
+}
+
+// Source implements Repo.
+func (c *Cached) Source() source.Source { return c.inner.Source() }
+
+func (c *Cached) wrote(err error) {
+	if err != nil {
+		c.opts.OnWriteError(err)
+	}
+}
+
+// Counter kinds (cache stats).
+const (
+	KindRef     = "ref"
+	KindVerdict = "verdict"
+)
+
+func (c *Cached) count(ctx context.Context, kind string, hit bool) {
+	c.wrote(c.db.Count(ctx, kind, hit))
+}
+
+// negative returns a remembered "does not exist" for the key.
+func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
+	if c.opts.Refresh {
+		return nil
+	}
+	n, ok, err := c.db.GetNegative(ctx, kind, c.key, sha, path, c.opts.Now())
+	if err != nil || !ok {
+		return nil
+	}
+	age := c.opts.Now().Sub(n.Created).Round(time.Second)
+	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: sentinelOf(kind)}
+}
+
+func sentinelOf(kind string) error {
+	switch kind {
+	case "repo":
+		return ErrRepoNotFound
+	case "ref":
+		return ErrRefNotFound
+	case "commit":
+		return ErrCommitNotFound
+	case "unreachable":
+		return ErrUnreachable
+	}
+	return ErrPathNotFound
+}
+
+func kindOf(err error) string {
+	switch {
+	case errors.Is(err, ErrRepoNotFound):
+		return "repo"
+	case errors.Is(err, ErrRefNotFound):
+		return "ref"
+	case errors.Is(err, ErrCommitNotFound):
+		return "commit"
+	case errors.Is(err, ErrUnreachable):
+		return "unreachable"
+	case errors.Is(err, ErrPathNotFound):
+		return "path"
+	}
+	return ""
+}
+
+// remember records a not-found answer for the key.
+func (c *Cached) remember(ctx context.Context, err error, sha, path string) {
+	kind := kindOf(err)
+	if kind == "" {
+		return
+	}
+	if kind == "repo" {
+		sha, path = "", "" // a missing repository is missing for every commit
+	}
+	now := c.opts.Now()
+	c.wrote(c.db.PutNegative(ctx, cache.Negative{
+		Kind: kind, Remote: c.key, SHA: sha, Path: path,
+		Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(c.opts.NegativeTTL),
+	}))
+}
+
+// known returns a remembered negative for the repository as a whole, or for
+// one commit or ref of it.
+func (c *Cached) known(ctx context.Context, kinds []string, sha string) error {
+	if err := c.negative(ctx, "repo", "", ""); err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		if err := c.negative(ctx, k, sha, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RememberMissingPath records that path does not exist at sha (the
+// resolver finds that out, not a host).
+func (c *Cached) RememberMissingPath(ctx context.Context, sha, path string, err error) {
+	c.remember(ctx, err, sha, path)
+}
+
+// MissingPath returns a remembered missing path.
+func (c *Cached) MissingPath(ctx context.Context, sha, path string) error {
+	return c.negative(ctx, "path", sha, path)
+}
+
+// Refs implements Repo. Online the listing is asked for and every ref is
+// remembered; when that fails (offline) the refs remembered before stand in.
+func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
+	if err := c.known(ctx, nil, ""); err != nil {
+		return nil, err
+	}
+	refs, err := c.inner.Refs(ctx)
+	if err == nil {
+		now := c.opts.Now()
+		for name, sha := range refs.Commits {
+			if old, ok, _ := c.db.GetRef(ctx, c.key, name); ok && old.SHA == sha {
+				continue // keep its ETag
+			}
+			c.wrote(c.db.PutRef(ctx, cache.Ref{Remote: c.key, Ref: name, SHA: sha, ResolvedAt: now}))
+		}
+		return refs, nil
+	}
+	if IsNotFound(err) {
+		c.remember(ctx, err, "", "")
+		return nil, err
+	}
+	cached, lerr := c.db.ListRefs(ctx, c.key)
+	if lerr != nil || len(cached) == 0 {
+		return nil, err
+	}
+	out := &Refs{Commits: map[string]string{}}
+	for _, r := range cached {
+		out.Commits[r.Ref] = r.SHA
+	}
+	return out, nil
+}
+
+// Resolve implements Repo.
+func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
+	if source.IsSHA(ref) {
+		return Pin{SHA: ref}, nil
+	}
+	name := ref
+	if name == "" {
+		name = HeadRef
+	}
+	if err := c.known(ctx, []string{"ref"}, name); err != nil {
+		return Pin{}, err
+	}
+	cached, hit, _ := c.db.GetRef(ctx, c.key, name)
+	var known *Pin
+	if hit {
+		known = &Pin{SHA: cached.SHA, ETag: cached.ETag, At: cached.ResolvedAt}
+	}
+	pin, err := c.inner.Resolve(ctx, ref, known)
+	switch {
+	case err == nil && pin.NotModified:
+		c.count(ctx, KindRef, true)
+		cached.ResolvedAt = c.opts.Now()
+		c.wrote(c.db.PutRef(ctx, cached))
+		return pin, nil
+	case err == nil:
+		c.count(ctx, KindRef, false)
+		c.wrote(c.db.PutRef(ctx, cache.Ref{Remote: c.key, Ref: name, SHA: pin.SHA, ETag: pin.ETag, ResolvedAt: c.opts.Now()}))
+		// A branch or tag head is on a branch or tag by definition.
+		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: pin.SHA, Reachable: true, CheckedAt: c.opts.Now()}))
+		return pin, nil
+	case IsNotFound(err):
+		c.remember(ctx, err, name, "")
+		return Pin{}, err
+	case !hit:
+		if errors.Is(err, ErrOffline) {
+			return Pin{}, plugind.Errorf(plugind.CodeOfflineMiss, "offline: %s of %s was never resolved, so it is not in the cache: %w", DescribeRef(name), c.key, ErrOffline)
+		}
+		return Pin{}, err
+	}
+	c.count(ctx, KindRef, true)
+	age := c.age(cached.ResolvedAt)
+	pin = Pin{SHA: cached.SHA, ETag: cached.ETag, At: cached.ResolvedAt}
+	if errors.Is(err, ErrOffline) {
+		pin.Warning = fmt.Sprintf("offline: %s of %s is %s as cached %s", DescribeRef(name), c.key, Short(cached.SHA), age)
+	} else {
+		pin.Warning = fmt.Sprintf("network failed (%v); planned from cache: %s of %s is %s as cached %s", err, DescribeRef(name), c.key, Short(cached.SHA), age)
+	}
+	return pin, nil
+}
+
+func (c *Cached) age(t time.Time) string {
+	d := c.opts.Now().Sub(t).Round(time.Second)
+	if d < 0 {
+		d = 0
+	}
+	return d.String() + " ago"
+}
+
+// verdict returns the remembered verdict: nil when reachable, the refusal
+// when not, errNoVerdict when unknown.
+func (c *Cached) verdict(ctx context.Context, sha string) error {
+	v, ok, err := c.db.GetVerdict(ctx, c.key, sha)
+	if err != nil || !ok {
+		return errNoVerdict
+	}
+	c.count(ctx, KindVerdict, true)
+	if v.Reachable {
+		return nil
+	}
+	return plugind.Errorf(plugind.CodeNotFound, "commit %s of %s: %w (checked %s)", sha, c.key, ErrUnreachable, c.age(v.CheckedAt))
+}
+
+var errNoVerdict = errors.New("no verdict")
+
+func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
+	switch {
+	case err == nil:
+		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: true, CheckedAt: c.opts.Now()}))
+	case errors.Is(err, ErrUnreachable):
+		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: false, CheckedAt: c.opts.Now()}))
+	case IsNotFound(err):
+		c.remember(ctx, err, sha, "")
+	}
+}
+
+// Reachable implements Repo: one check per (repository, commit), ever.
+func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
+	if err := c.known(ctx, []string{"commit"}, sha); err != nil {
+		return err
+	}
+	if err := c.verdict(ctx, sha); err != errNoVerdict {
+		return err
+	}
+	c.count(ctx, KindVerdict, false)
+	err := c.inner.Reachable(ctx, sha, hint)
+	if errors.Is(err, ErrOffline) {
+		return plugind.Errorf(plugind.CodeOfflineMiss, "offline: whether commit %s is on a branch or tag of %s was never checked: %w", sha, c.key, ErrOffline)
+	}
+	c.recordVerdict(ctx, sha, err)
+	return err
+}
+
+// Fetch implements Repo. A remembered verdict spares the check (or refuses
+// at once); a fetch that proved reachability records it.
+func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
+	if err := c.known(ctx, []string{"commit"}, sha); err != nil {
+		return nil, err
+	}
+	if opts.Verify {
+		switch err := c.verdict(ctx, sha); {
+		case err == nil:
+			opts.Verify = false
+		case err != errNoVerdict:
+			return nil, err
+		}
+	}
+	got, err := c.inner.Fetch(ctx, sha, dest, opts)
+	if err != nil {
+		c.recordVerdict(ctx, sha, errOnlyIfDefinitive(err))
+		return nil, err
+	}
+	if got.Verified {
+		c.recordVerdict(ctx, sha, nil)
+	}
+	return got, nil
+}
+
+// errOnlyIfDefinitive keeps only the errors worth remembering.
+func errOnlyIfDefinitive(err error) error {
+	if IsNotFound(err) {
+		return err
+	}
+	return errors.New("transient")
+}

@@ -1,0 +1,228 @@
+// Package git is the host for any git repository over smart HTTP(S)
+// (GitLab, Bitbucket, Gitea, Gerrit, GitHub's git side): refs from the
+// advertisement, content by a depth-1 fetch of the wanted commit, indexed
+// and written with bounded memory, reachability from the advertised refs.
+package git
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// Config is how one repository is reached.
+type Config struct {
+	// URL is the transport address, after any rewrite
+	// ("https://github.com/o/r.git", or a loopback fake in tests).
+	URL string
+	// Client makes the requests (timeouts, safe redirects).
+	Client *http.Client
+	// Token, when set, is sent as basic auth. Only ever set for the host
+	// the token belongs to (GitHub).
+	Token string
+	// Timeout fails a pack download that stalls this long (default 30s).
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// Repo is a repository over git.
+type Repo struct {
+	src source.Source
+	cfg Config
+}
+
+// New returns the git Repo of src, reached as cfg says.
+func New(src source.Source, cfg Config) *Repo {
+	if cfg.Client == nil {
+		cfg.Client = host.NewHTTPClient(http.DefaultTransport)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = host.DefaultTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Repo{src: src, cfg: cfg}
+}
+
+// Source implements host.Repo.
+func (r *Repo) Source() source.Source { return r.src }
+
+// Refs implements host.Repo: one info/refs request.
+func (r *Repo) Refs(ctx context.Context) (*host.Refs, error) {
+	sess, adv, err := r.advertise(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_ = sess.Close()
+	return adv.refs, nil
+}
+
+// Resolve implements host.Repo from the advertisement (git has no
+// conditional requests: one info/refs each time).
+func (r *Repo) Resolve(ctx context.Context, ref string, _ *host.Pin) (host.Pin, error) {
+	if source.IsSHA(ref) {
+		return host.Pin{SHA: ref}, nil
+	}
+	refs, err := r.Refs(ctx)
+	if err != nil {
+		return host.Pin{}, err
+	}
+	name := ref
+	if name == "" {
+		name = host.HeadRef
+	}
+	sha, ok := refs.Commits[name]
+	if !ok {
+		if name == host.HeadRef {
+			return host.Pin{}, plugind.Errorf(plugind.CodeNotFound, "%s advertises no default branch (HEAD): %w", r.src.Key(), host.ErrRefNotFound)
+		}
+		return host.Pin{}, plugind.Errorf(plugind.CodeNotFound, "%s has no branch or tag %q: %w", r.src.Key(), ref, host.ErrRefNotFound)
+	}
+	return host.Pin{SHA: sha, At: time.Now()}, nil
+}
+
+// Reachable implements host.Repo. A tip is reachable; otherwise the
+// commit is fetched (content discarded) the way Fetch does, which proves it
+// or fails.
+func (r *Repo) Reachable(ctx context.Context, sha, _ string) error {
+	scratch, err := os.MkdirTemp("", "reasonix-reach-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	_, err = r.Fetch(ctx, sha, filepath.Join(scratch, "tree"), host.FetchOptions{Verify: true, Paths: []string{"\x00none"}})
+	return err
+}
+
+// Fetch implements host.Repo. It wants exactly sha at depth 1 when the
+// server lets it (a tip, or allow-reachable/tip-sha1-in-want: the server
+// then refuses commits no branch or tag reaches, which proves
+// reachability); a server that allows no such wants gets a fetch of every
+// branch and tag with history, which proves it by construction. The pack is
+// indexed and the tree written with bounded memory; the object store lives
+// in a scratch folder beside dest and is removed.
+func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	if !source.IsSHA(sha) {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "fetch %s: %q is not a commit id", r.src.Key(), sha)
+	}
+	scratch := dest + ".git"
+	if err := os.Mkdir(scratch, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+
+	sess, adv, err := r.advertise(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	want := plumbing.NewHash(sha)
+	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
+	byConstruction := false
+	switch {
+	case adv.refs.Has(sha), adv.caps.Supports(capability.AllowReachableSHA1InWant):
+		req.Wants = []plumbing.Hash{want}
+		req.Depth = packp.DepthCommits(1)
+		_ = req.Capabilities.Set(capability.Shallow)
+	default:
+		// Only tips may be wanted: take every branch and tag, whole.
+		byConstruction = true
+		seen := map[string]bool{}
+		for _, c := range adv.refs.Commits {
+			if !seen[c] {
+				seen[c] = true
+				req.Wants = append(req.Wants, plumbing.NewHash(c))
+			}
+		}
+		if len(req.Wants) == 0 {
+			return nil, r.errNoSuchCommit(sha)
+		}
+	}
+	if adv.caps.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	budget := opts.Budget
+	if budget == (plugind.Budget{}) {
+		budget = plugind.DefaultBudget
+	}
+	packPath := filepath.Join(scratch, "incoming.pack")
+	if err := r.download(ctx, sess, req, packPath, packLimit(budget)); err != nil {
+		if notOurRef(err) {
+			return nil, r.errNoSuchCommit(sha)
+		}
+		return nil, err
+	}
+	px, err := indexPack(ctx, packPath, budget.MaxBytes)
+	if err != nil {
+		return nil, wrapf(err, "fetch %s@%s", r.src.Key(), host.Short(sha))
+	}
+	defer px.Close()
+	if err := px.writeIndex(packPath, scratch); err != nil {
+		return nil, fmt.Errorf("index pack of %s: %w", r.src.Key(), err)
+	}
+	if _, ok := px.byHash[want]; !ok {
+		if byConstruction {
+			return nil, r.errNoSuchCommit(sha)
+		}
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "%s sent a pack without commit %s", r.src.Key(), sha)
+	}
+	if len(opts.Paths) == 1 && opts.Paths[0] == "\x00none" { // Reachable's probe
+		return &host.Fetched{Transport: "git", Verified: true}, nil
+	}
+	res, err := writeCommitTree(ctx, scratch, want, dest, opts, budget, px.TooBig)
+	if err != nil {
+		return nil, err
+	}
+	return &host.Fetched{Transport: "git", Verified: true, Files: res.Files, Bytes: res.Bytes}, nil
+}
+
+// download runs the upload-pack request and stores the pack stream.
+func (r *Repo) download(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, path string, limit int64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		if notOurRef(err) {
+			return err
+		}
+		return r.classify(ctx, "fetch", err)
+	}
+	defer resp.Close()
+	var body io.Reader = resp
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		body = sideband.NewDemuxer(sideband.Sideband64k, resp)
+	case req.Capabilities.Supports(capability.Sideband):
+		body = sideband.NewDemuxer(sideband.Sideband, resp)
+	}
+	stall := host.NewStallReader(body, r.src.Host, r.cfg.Timeout, cancel)
+	defer stall.Close()
+	if _, err := receivePack(ctx, stall, path, limit); err != nil {
+		if plugind.CodeOf(err) != "" || notOurRef(err) {
+			return err
+		}
+		return r.classify(ctx, "fetch", err)
+	}
+	return nil
+}
+
+// packLimit bounds the bytes of one pack: a tree that fits the budget
+// compresses to less than it, and history (the tips-only fallback) gets
+// room on top.
+func packLimit(b plugind.Budget) int64 { return max(4*b.MaxBytes, 64<<20) }

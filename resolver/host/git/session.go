@@ -1,0 +1,132 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
+)
+
+// advertisement is what one info/refs request told us.
+type advertisement struct {
+	refs *host.Refs
+	// tags maps a tag's short name to the commit it peels to.
+	caps *capability.List
+}
+
+// session opens an upload-pack session on the repository's transport URL.
+// go-git's transport is used directly (not Remote.Fetch) so that the HTTP
+// client is ours — timeouts, safe redirects, no process-wide registration —
+// and so that the pack comes to us as a stream (see pack.go).
+func (r *Repo) session() (transport.UploadPackSession, error) {
+	ep, err := transport.NewEndpoint(r.cfg.URL)
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: transport address: %v", r.src.Key(), err)
+	}
+	tr := githttp.NewClient(r.cfg.Client)
+	var auth transport.AuthMethod
+	if r.cfg.Token != "" {
+		auth = &githttp.BasicAuth{Username: "x-access-token", Password: r.cfg.Token}
+	}
+	return tr.NewUploadPackSession(ep, auth)
+}
+
+// advertise asks the remote for its refs and capabilities (info/refs).
+func (r *Repo) advertise(ctx context.Context) (transport.UploadPackSession, *advertisement, error) {
+	sess, err := r.session()
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		_ = sess.Close()
+		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			return nil, nil, plugind.Errorf(plugind.CodeNotFound, "%s is an empty repository: %w", r.src.Key(), host.ErrRefNotFound)
+		}
+		return nil, nil, r.classify(ctx, "list refs", err)
+	}
+	return sess, &advertisement{refs: refsOf(ar), caps: ar.Capabilities}, nil
+}
+
+// refsOf turns an advertisement into short names. Annotated tags count by
+// the commit they peel to.
+func refsOf(ar *packp.AdvRefs) *host.Refs {
+	out := &host.Refs{Commits: map[string]string{}}
+	for name, h := range ar.References {
+		rn := plumbing.ReferenceName(name)
+		if !rn.IsBranch() && !rn.IsTag() {
+			continue
+		}
+		if peeled, ok := ar.Peeled[name]; ok {
+			h = peeled
+		}
+		out.Commits[rn.Short()] = h.String()
+	}
+	if ar.Capabilities != nil {
+		for _, v := range ar.Capabilities.Get(capability.SymRef) {
+			if src, dst, ok := strings.Cut(v, ":"); ok && src == "HEAD" {
+				out.Head = plumbing.ReferenceName(dst).Short()
+			}
+		}
+	}
+	switch {
+	case out.Head != "" && out.Commits[out.Head] != "":
+		out.Commits[host.HeadRef] = out.Commits[out.Head]
+	case ar.Head != nil:
+		out.Commits[host.HeadRef] = ar.Head.String()
+		// No symref: name the branch whose tip HEAD is, preferring main.
+		for _, b := range []string{"main", "master"} {
+			if out.Commits[b] == ar.Head.String() {
+				out.Head = b
+				break
+			}
+		}
+	}
+	return out
+}
+
+// classify turns a transport error into a coded one that names the cause.
+func (r *Repo) classify(ctx context.Context, what string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	key := r.src.Key()
+	var herr *githttp.Err
+	switch {
+	case errors.Is(err, transport.ErrRepositoryNotFound):
+		return plugind.Errorf(plugind.CodeNotFound, "%s: %w (the host answered 404)", key, host.ErrRepoNotFound)
+	case errors.Is(err, transport.ErrAuthenticationRequired):
+		// GitHub answers 401 for a repository that does not exist as for a
+		// private one it will not show: say both.
+		return plugind.Errorf(plugind.CodeNotFound, "%s: %w or not accessible without credentials (%v)", key, host.ErrRepoNotFound, err)
+	case errors.As(err, &herr) && herr.Response != nil && herr.Response.StatusCode == http.StatusNotFound:
+		return plugind.Errorf(plugind.CodeNotFound, "%s: %w (the host answered 404)", key, host.ErrRepoNotFound)
+	}
+	return plugind.Errorf(plugind.CodeSourceUnreadable, "%s over git of %s: %w", what, key, err)
+}
+
+// notOurRef reports the server's refusal of a wanted commit: git's
+// upload-pack says "not our ref" whether the commit is absent or merely
+// unreachable from the advertised refs.
+func notOurRef(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "not our ref")
+}
+
+// errNoSuchCommit is the answer to a want the server refused.
+func (r *Repo) errNoSuchCommit(sha string) error {
+	return plugind.Errorf(plugind.CodeNotFound, "commit %s is not on any branch or tag of %s, or does not exist there: %w", sha, r.src.Key(), host.ErrUnreachable)
+}
+
+func wrapf(err error, format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, err)...)
+}

@@ -1,0 +1,166 @@
+// Package github is the host for repositories on github.com: the REST API
+// for refs (conditional, so an unchanged ref costs one 304), reachability
+// (compare) and archives; git for content and ref listings, with the
+// archive as the fallback when git is off or fails (SPEC §6).
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v62/github"
+	"github.com/hashicorp/go-retryablehttp"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/host/git"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// Config is how GitHub is reached.
+type Config struct {
+	// GitURL is where github.com's git and web side is reached
+	// (REASONIX_GITHUB_URL; default https://github.com).
+	GitURL string
+	// APIURL is the REST API base (REASONIX_GITHUB_API_URL; default
+	// https://api.github.com).
+	APIURL string
+	// Token, when set, authenticates REST and git; it is sent to no other
+	// host.
+	Token  string
+	GitOff bool // REASONIX_GIT=off: no git transport at all
+	// REST makes API calls and archive downloads (retries, Retry-After).
+	REST *retryablehttp.Client
+	// Git makes git smart-HTTP requests.
+	Git     *http.Client
+	Timeout time.Duration // stall limit of a download
+	Log     *slog.Logger
+}
+
+// Host opens GitHub repositories.
+type Host struct {
+	cfg Config
+	api *gh.Client
+}
+
+// New returns the GitHub host.
+func New(cfg Config) (*Host, error) {
+	if cfg.GitURL == "" {
+		cfg.GitURL = "https://github.com"
+	}
+	if cfg.APIURL == "" {
+		cfg.APIURL = "https://api.github.com"
+	}
+	cfg.GitURL = strings.TrimSuffix(cfg.GitURL, "/")
+	cfg.APIURL = strings.TrimSuffix(cfg.APIURL, "/")
+	if cfg.REST == nil {
+		cfg.REST = host.NewRetryingClient(http.DefaultTransport, host.NetConfig{Log: cfg.Log})
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = host.DefaultTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	api := gh.NewClient(cfg.REST.StandardClient())
+	if cfg.Token != "" {
+		api = api.WithAuthToken(cfg.Token)
+	}
+	base, err := url.Parse(cfg.APIURL + "/")
+	if err != nil {
+		return nil, fmt.Errorf("REASONIX_GITHUB_API_URL %q: %w", cfg.APIURL, err)
+	}
+	api.BaseURL = base
+	return &Host{cfg: cfg, api: api}, nil
+}
+
+// Open implements host.Opener: git first for content and ref listings, the
+// REST API first for resolving refs, each falling back to the other.
+func (h *Host) Open(src source.Source) (host.Repo, error) {
+	if src.Kind != source.GitHub {
+		return nil, fmt.Errorf("github host: %s is not a GitHub source", src.Key())
+	}
+	rest := &restRepo{h: h, src: src}
+	if h.cfg.GitOff {
+		return rest, nil
+	}
+	g := git.New(src, git.Config{
+		URL: h.cfg.GitURL + "/" + src.Repo() + ".git", Client: h.cfg.Git,
+		Token: h.cfg.Token, Timeout: h.cfg.Timeout, Log: h.cfg.Log,
+	})
+	return &repo{
+		rest:    rest,
+		content: &host.Fallback{Primary: g, Secondary: rest, PrimaryLabel: "git", SecondaryLabel: "the archive"},
+		refs:    &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the GitHub API", SecondaryLabel: "the git remote"},
+	}, nil
+}
+
+// repo picks, per operation, which transport goes first.
+type repo struct {
+	rest    *restRepo
+	content *host.Fallback // git → archive: Refs, Fetch
+	refs    *host.Fallback // REST → git: Resolve
+}
+
+func (r *repo) Source() source.Source { return r.rest.src }
+
+func (r *repo) Refs(ctx context.Context) (*host.Refs, error) { return r.content.Refs(ctx) }
+
+func (r *repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.Pin, error) {
+	return r.refs.Resolve(ctx, ref, known)
+}
+
+// Reachable asks the REST API: one compare per ref tried.
+func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
+	return r.rest.Reachable(ctx, sha, hint)
+}
+
+// Fetch is git first. git's "not our ref" cannot tell an absent commit from
+// an unreachable one; the API can, so a refusal is explained by it.
+func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	got, err := r.content.Fetch(ctx, sha, dest, opts)
+	if errors.Is(err, host.ErrUnreachable) {
+		if rerr := r.rest.Reachable(ctx, sha, ""); rerr != nil && (errors.Is(rerr, host.ErrCommitNotFound) || errors.Is(rerr, host.ErrRepoNotFound) || errors.Is(rerr, host.ErrUnreachable)) {
+			return nil, rerr
+		}
+	}
+	return got, err
+}
+
+// apiError explains a failed REST call: not found (repository or ref),
+// rate limiting (with the fix), or the transport failure.
+func (r *restRepo) apiError(ctx context.Context, what string, resp *gh.Response, err error, notFound error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	key := r.src.Key()
+	if resp != nil {
+		switch resp.StatusCode {
+		case http.StatusNotFound, http.StatusUnprocessableEntity:
+			if !r.repoExists(ctx) {
+				return plugind.Errorf(plugind.CodeNotFound, "%s: %w", key, host.ErrRepoNotFound)
+			}
+			return plugind.Errorf(plugind.CodeNotFound, "%s of %s: %w", what, key, notFound)
+		case http.StatusUnauthorized:
+			return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: GitHub refused the credentials (HTTP 401); check GITHUB_TOKEN", what, key)
+		case http.StatusForbidden, http.StatusTooManyRequests:
+			if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.StatusCode == http.StatusTooManyRequests {
+				return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: the GitHub API rate limit is exhausted; set GITHUB_TOKEN, or retry later (or plan --offline from the cache)", what, key)
+			}
+		}
+	}
+	return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: %w", what, key, err)
+}
+
+// repoExists tells a missing repository from a missing ref or commit (one
+// request, only on an error path).
+func (r *restRepo) repoExists(ctx context.Context) bool {
+	_, resp, err := r.h.api.Repositories.Get(ctx, r.src.Owner(), r.src.Name())
+	return err == nil || resp == nil || resp.StatusCode != http.StatusNotFound
+}

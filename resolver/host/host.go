@@ -1,0 +1,187 @@
+// Package host is where the bytes of a remote repository come from. A Repo
+// is a small interface in the spirit of cmd/go's codehost.Repo — list refs,
+// pin a ref to a commit, check that a commit is on a branch or tag, write the
+// tree of a commit — with one implementation per subpackage (github: REST,
+// git and archives; git: any smart-HTTP host) and every cross-cutting
+// behaviour as a layer around the interface, each in a file of its own:
+// Cached (refs with ETags, reachability verdicts, negative results),
+// Offline, Fallback (git → archive) and Retry. The resolver stacks them; the
+// layers never know which host is underneath.
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// Repo is one remote repository.
+type Repo interface {
+	// Source is the repository this Repo reaches (its Key names it in
+	// caches and messages).
+	Source() source.Source
+	// Refs lists the branches and tags the remote advertises.
+	Refs(ctx context.Context) (*Refs, error)
+	// Resolve pins ref ("" = the default branch) to a commit. known, when
+	// not nil, is the previous answer: a host that can asks conditionally,
+	// and an unchanged ref answers known.SHA with NotModified set.
+	Resolve(ctx context.Context, ref string, known *Pin) (Pin, error)
+	// Reachable returns nil when commit sha is on one of the remote's
+	// branches or tags (SPEC §6), an error wrapping ErrUnreachable or
+	// ErrCommitNotFound when it is not. hint is a ref to check first.
+	Reachable(ctx context.Context, sha, hint string) error
+	// Fetch writes the tree of commit sha into dest, which must not exist
+	// (its parent must), with every refusal and budget of SPEC §8.
+	Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error)
+}
+
+// Refs is what a remote advertises.
+type Refs struct {
+	// Head is the default branch's short name ("main"); "" when unknown.
+	Head string
+	// Commits maps short names ("main", "release/v2", "v1.0") to commits;
+	// HeadRef maps to the default branch's head.
+	Commits map[string]string
+}
+
+// HeadRef names the default branch where a ref is expected.
+const HeadRef = "HEAD"
+
+// Names lists the branch and tag names, HEAD left out.
+func (r *Refs) Names() []string {
+	out := make([]string, 0, len(r.Commits))
+	for n := range r.Commits {
+		if n != HeadRef {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Has reports whether sha is the tip of an advertised branch or tag.
+func (r *Refs) Has(sha string) bool {
+	for _, c := range r.Commits {
+		if c == sha {
+			return true
+		}
+	}
+	return false
+}
+
+// Pin is a ref pinned to a commit.
+type Pin struct {
+	SHA  string
+	ETag string // for the next conditional request
+	// NotModified: the host confirmed the previous answer (a 304).
+	NotModified bool
+	// At is when the host answered (or, from a cache, when it last did).
+	At time.Time
+	// Warning says how the answer was obtained when that is worth knowing
+	// (from the cache while offline, from git when the API failed).
+	Warning string
+}
+
+// FetchOptions tune one Fetch.
+type FetchOptions struct {
+	// Paths, when not empty, are the folders (slash paths from the
+	// repository root) to write; everything else is left out. Names are
+	// checked everywhere, so a commit gets one verdict whatever is kept.
+	Paths []string
+	// Budget bounds what is written (SPEC §8).
+	Budget plugind.Budget
+	// Verify asks for proof that sha is on a branch or tag: the transport
+	// proves it (a git server that refuses unadvertised commits) or the
+	// host checks before downloading. Fetched.Verified reports it.
+	Verify bool
+	// Progress, when set, receives the content bytes written so far.
+	Progress func(n int64)
+}
+
+// Fetched describes a finished Fetch.
+type Fetched struct {
+	Transport string // "git", "archive", "mirror"
+	Verified  bool   // reachability of the commit was proven
+	Files     int
+	Bytes     int64
+	Warnings  []string
+}
+
+// Errors a Repo returns, wrapped in a plugind.Error carrying the code.
+var (
+	ErrRepoNotFound   = errors.New("repository not found")
+	ErrRefNotFound    = errors.New("ref not found")
+	ErrCommitNotFound = errors.New("commit not found in the repository")
+	ErrUnreachable    = errors.New("commit is not on any branch or tag")
+	ErrPathNotFound   = errors.New("path not found at that commit")
+	ErrOffline        = errors.New("offline")
+	ErrUnsupported    = errors.New("not supported by this host")
+)
+
+// IsNotFound reports whether err says something does not exist (and may be
+// remembered as such for a while).
+func IsNotFound(err error) bool {
+	return errors.Is(err, ErrRepoNotFound) || errors.Is(err, ErrRefNotFound) ||
+		errors.Is(err, ErrCommitNotFound) || errors.Is(err, ErrUnreachable) ||
+		errors.Is(err, ErrPathNotFound)
+}
+
+// Fatal reports whether a fetch error is about the content itself (unsafe,
+// over budget, cancelled, provably absent), so trying another transport
+// would give the same answer.
+func Fatal(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch plugind.CodeOf(err) {
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive, plugind.CodeCancelled:
+		return true
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, ErrUnreachable) || errors.Is(err, ErrCommitNotFound) || errors.Is(err, ErrRepoNotFound)
+}
+
+// Opener opens the Repo a remote source names.
+type Opener interface {
+	Open(src source.Source) (Repo, error)
+}
+
+// OpenerFunc adapts a function to Opener.
+type OpenerFunc func(src source.Source) (Repo, error)
+
+// Open implements Opener.
+func (f OpenerFunc) Open(src source.Source) (Repo, error) { return f(src) }
+
+// IncludeFunc keeps the given folders and what is under them (nil: all).
+func IncludeFunc(paths []string) func(string) bool {
+	if len(paths) == 0 {
+		return nil
+	}
+	return func(rel string) bool {
+		for _, p := range paths {
+			if p == "" || p == "." || rel == p || strings.HasPrefix(rel, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// DescribeRef names a ref in messages.
+func DescribeRef(ref string) string {
+	if ref == "" || ref == HeadRef {
+		return "the default branch"
+	}
+	return "ref " + ref
+}
+
+// Short abbreviates a commit id for messages.
+func Short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

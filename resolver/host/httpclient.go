@@ -1,0 +1,236 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+var _ retryablehttp.LeveledLogger = debugLogger{}
+
+// Network limits. A hostile or overloaded server must cost seconds, not an
+// hour: retries are bounded, and a Retry-After longer than maxRetryAfter ends
+// the attempt with a clear error instead of sleeping.
+const (
+	DefaultRetries       = 3
+	DefaultTimeout       = 30 * time.Second
+	DefaultMaxRetryAfter = 10 * time.Second
+)
+
+// NetConfig is how every request to a remote host is made.
+type NetConfig struct {
+	Timeout       time.Duration // connect, header and stall limit (default 30s)
+	MaxRetryAfter time.Duration // the longest Retry-After honoured (default 10s)
+	Retries       int           // default 3
+	Log           *slog.Logger  // retries at debug, one warning when all fail
+}
+
+func (c NetConfig) withDefaults() NetConfig {
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxRetryAfter == 0 {
+		c.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.Retries == 0 {
+		c.Retries = DefaultRetries
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// NewTransport is the connection pool every client shares: dial, TLS and
+// header timeouts, so a silent server costs seconds, not an hour.
+func NewTransport(cfg NetConfig) *http.Transport {
+	cfg = cfg.withDefaults()
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   cfg.Timeout,
+		ResponseHeaderTimeout: cfg.Timeout,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+}
+
+// NewHTTPClient is a plain client over rt (no retries: git's smart HTTP
+// retries at a higher level) whose redirects stay safe (see checkRedirect).
+func NewHTTPClient(rt http.RoundTripper) *http.Client {
+	return &http.Client{Transport: rt, CheckRedirect: checkRedirect}
+}
+
+// checkRedirect follows a redirect (GitHub's archive link is one, to its
+// download host) only where a source could have pointed: the same host and
+// scheme, or another https host with a real DNS name — never a downgrade to
+// http, an IP literal or this machine, which a hostile server could use to
+// reach the local network.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	prev := via[len(via)-1].URL
+	next := req.URL
+	if next.Host == prev.Host && next.Scheme == prev.Scheme {
+		return nil
+	}
+	if next.Scheme != "https" {
+		return fmt.Errorf("refusing redirect from %s to a %s:// URL", prev.Host, next.Scheme)
+	}
+	if err := checkPublicHost(next.Hostname()); err != nil {
+		return fmt.Errorf("refusing redirect from %s: %w", prev.Host, err)
+	}
+	return nil
+}
+
+func checkPublicHost(host string) error {
+	h := strings.ToLower(strings.Trim(host, "[]"))
+	switch {
+	case net.ParseIP(h) != nil:
+		return fmt.Errorf("%s is an IP address", host)
+	case h == "localhost" || strings.HasSuffix(h, ".localhost") || !strings.Contains(h, "."):
+		return fmt.Errorf("%s is not a public host name", host)
+	}
+	return nil
+}
+
+// NewRetryingClient builds the retrying client every REST call and archive
+// download goes through: backoff, Retry-After (a longer wait than
+// MaxRetryAfter ends the attempt with a clear error instead of sleeping),
+// retries logged at debug level and one warning when every attempt failed.
+func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *retryablehttp.Client {
+	cfg = cfg.withDefaults()
+	maxRetryAfter := cfg.MaxRetryAfter
+	c := retryablehttp.NewClient()
+	c.RetryMax = cfg.Retries
+	c.RetryWaitMin = 100 * time.Millisecond
+	c.RetryWaitMax = 2 * time.Second
+	c.Logger = debugLogger{cfg.Log}
+	c.HTTPClient = NewHTTPClient(rt)
+	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+			if wait, ok := retryAfter(resp); ok && wait > maxRetryAfter {
+				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}
+			}
+		}
+		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+	}
+	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+		if resp != nil {
+			if wait, ok := retryAfter(resp); ok {
+				return min(wait, maxRetryAfter)
+			}
+		}
+		return retryablehttp.DefaultBackoff(lo, hi, attempt, resp)
+	}
+	c.ErrorHandler = func(resp *http.Response, err error, attempts int) (*http.Response, error) {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		var ra *RetryAfterError
+		if errors.As(err, &ra) {
+			return nil, err
+		}
+		if err != nil {
+			err = fmt.Errorf("giving up after %d attempts: %w", attempts, err)
+		} else {
+			err = fmt.Errorf("giving up after %d attempts: %s answered %s", attempts, resp.Request.URL.Host, resp.Status)
+		}
+		cfg.Log.Warn("request failed after retries (offline? try --offline; rate limited? set GITHUB_TOKEN)", "err", err)
+		return nil, err
+	}
+	return c
+}
+
+// debugLogger sends retryablehttp's per-attempt messages (one per retry,
+// "[ERR] … retrying") to debug level: a retry that then succeeds is not an
+// error worth a user's attention.
+type debugLogger struct{ l *slog.Logger }
+
+func (d debugLogger) Error(msg string, kv ...any) { d.l.Debug(msg, kv...) }
+func (d debugLogger) Info(msg string, kv ...any)  { d.l.Debug(msg, kv...) }
+func (d debugLogger) Debug(msg string, kv ...any) { d.l.Debug(msg, kv...) }
+func (d debugLogger) Warn(msg string, kv ...any)  { d.l.Debug(msg, kv...) }
+
+// RetryAfterError is a server asking for a longer pause than we are willing
+// to wait.
+type RetryAfterError struct {
+	Host   string
+	Status int
+	Wait   time.Duration
+	Cap    time.Duration
+}
+
+func (e *RetryAfterError) Error() string {
+	return fmt.Sprintf("%s is rate limiting (HTTP %d) and asked to retry after %s, longer than the %s this tool waits; try again later or set GITHUB_TOKEN", e.Host, e.Status, e.Wait, e.Cap)
+}
+
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t), true
+	}
+	return 0, false
+}
+
+// StallReader fails a body read that makes no progress for timeout, so a
+// server that stops sending mid-body is an error naming the host, not a
+// hang.
+type StallReader struct {
+	r       io.Reader
+	host    string
+	timeout time.Duration
+	timer   *time.Timer
+	cancel  context.CancelFunc
+
+	mu      sync.Mutex
+	stalled bool
+}
+
+// NewStallReader wraps r; cancel is called when it stalls.
+func NewStallReader(r io.Reader, host string, timeout time.Duration, cancel context.CancelFunc) *StallReader {
+	s := &StallReader{r: r, host: host, timeout: timeout, cancel: cancel}
+	s.timer = time.AfterFunc(timeout, func() {
+		s.mu.Lock()
+		s.stalled = true
+		s.mu.Unlock()
+		cancel()
+	})
+	return s
+}
+
+func (s *StallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.timer.Reset(s.timeout)
+	}
+	if err != nil && err != io.EOF {
+		s.mu.Lock()
+		stalled := s.stalled
+		s.mu.Unlock()
+		if stalled {
+			return n, fmt.Errorf("download from %s stalled: no data for %s", s.host, s.timeout)
+		}
+	}
+	return n, err
+}
+
+func (s *StallReader) Close() { s.timer.Stop() }

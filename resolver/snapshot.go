@@ -1,0 +1,213 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/tarball"
+)
+
+// Snapshot cache keys (the subdir column of the snapshots table):
+//
+//	""       the store snapshot of the whole tree at the commit
+//	"@P"     a store snapshot holding folder P (and maybe others) of it
+//	"/P"     the tree digest of folder P itself, whichever snapshot holds it
+//
+// Budgets count what is stored and installed (SPEC §8): a plugin folder of a
+// repository far larger than the budget is fetched alone, never the rest.
+
+// located is a folder of a repository's commit, on disk in the store.
+type located struct {
+	snapshot string // store digest of the snapshot holding it
+	dir      string // the folder on disk
+}
+
+// fetchResult is what locate did for one (repository, commit).
+type fetchResult struct {
+	dirs      map[string]located // by requested path ("" = the whole tree)
+	snapshots []string
+	transport string
+	bytes     int64
+	warnings  []string
+}
+
+// locate makes sure every folder in paths of repo at sha is in the store
+// ("" meaning the whole tree), fetching what is missing at most once per
+// process however many callers ask, and returns where each is. verify asks
+// that sha be proven reachable from a branch or tag (a pin that came from
+// the user or a marketplace, not from resolving a ref).
+func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
+	key := repo.Source().Key()
+	m := s.memo()
+	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
+	var missing []string
+	full, haveFull := m.snapshot(ctx, key, sha, "")
+	if haveFull && !s.cfg.Store.Has(full) {
+		haveFull = false // evicted (gc) or quarantined since
+	}
+	for _, p := range paths {
+		switch d, ok := m.snapshot(ctx, key, sha, "@"+p); {
+		case haveFull:
+			res.dirs[p] = located{snapshot: full}
+		case p != "" && ok && s.cfg.Store.Has(d):
+			res.dirs[p] = located{snapshot: d}
+		default:
+			missing = append(missing, p)
+		}
+	}
+	m.count(ctx, cache.KindSnapshot, len(missing) == 0)
+	if len(missing) == 0 && verify {
+		if err := repo.Reachable(ctx, sha, ""); err != nil {
+			return nil, err
+		}
+	}
+	if len(missing) > 0 {
+		got, err := s.fetchOnce(ctx, repo, sha, missing, verify)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range missing {
+			res.dirs[p] = located{snapshot: got.digest}
+		}
+		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
+	}
+	seen := map[string]bool{}
+	for p, loc := range res.dirs {
+		root, err := s.cfg.Store.Path(loc.snapshot)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[loc.snapshot] {
+			seen[loc.snapshot] = true
+			res.snapshots = append(res.snapshots, loc.snapshot)
+			m.touch(ctx, loc.snapshot, s.cfg.Now())
+		}
+		loc.dir = filepath.Join(root, filepath.FromSlash(p))
+		res.dirs[p] = loc
+	}
+	sort.Strings(res.snapshots)
+	return res, nil
+}
+
+type fetched struct {
+	digest    string
+	transport string
+	bytes     int64
+	warnings  []string
+}
+
+// fetchOnce fetches paths of repo at sha into the store; concurrent callers
+// asking for the same thing share one fetch.
+func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+	sorted := append([]string(nil), paths...)
+	sort.Strings(sorted)
+	key := repo.Source().Key()
+	v, err, _ := s.flight.Do(key+"@"+sha+"\x00"+strings.Join(sorted, "\x00"), func() (any, error) {
+		return s.fetch(ctx, repo, sha, sorted, verify)
+	})
+	if err != nil {
+		return fetched{}, err
+	}
+	return v.(fetched), nil
+}
+
+// fetch brings repo at sha into the store: only the folders in paths, or
+// everything when one of them is "" (or when a link in a kept folder needs
+// a file outside them).
+func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+	key := repo.Source().Key()
+	keep := paths
+	for _, p := range paths {
+		if p == "" {
+			keep = nil
+			break
+		}
+	}
+	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify)
+	if errors.Is(err, tarball.ErrNeedsFull) && keep != nil {
+		keep = nil
+		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify)
+	}
+	if err != nil {
+		return fetched{}, err
+	}
+	m := s.memo()
+	if keep == nil {
+		m.putSnapshot(ctx, key, sha, "", digest)
+	} else {
+		for _, p := range keep {
+			m.putSnapshot(ctx, key, sha, "@"+p, digest)
+		}
+	}
+	return fetched{digest: digest, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
+}
+
+func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify bool) (*host.Fetched, string, error) {
+	st, err := s.cfg.Store.Stage()
+	if err != nil {
+		return nil, "", err
+	}
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify})
+	if err != nil {
+		_ = st.Discard()
+		return nil, "", err
+	}
+	digest, err := s.cfg.Store.Commit(ctx, st)
+	if err != nil {
+		return nil, "", fmt.Errorf("store %s@%s: %w", repo.Source().Key(), host.Short(sha), err)
+	}
+	return got, digest, nil
+}
+
+// folderDigest is the tree digest of folder p of repo at sha, on disk at
+// dir inside a read-only, content-addressed snapshot: it never changes, so
+// it is cached and a warm re-plan hashes nothing.
+func (s *Sources) folderDigest(ctx context.Context, key, sha, p string, loc located) (string, error) {
+	if p == "" {
+		// The snapshot of a whole tree is named by that tree's digest.
+		if full, ok := s.memo().snapshot(ctx, key, sha, ""); ok && full == loc.snapshot {
+			return full, nil
+		}
+	}
+	m := s.memo()
+	if d, ok := m.snapshot(ctx, key, sha, "/"+p); ok {
+		return d, nil
+	}
+	d, _, err := plugind.TreeDigest(loc.dir, s.cfg.Budget)
+	if err != nil {
+		return "", err
+	}
+	m.putSnapshot(ctx, key, sha, "/"+p, d)
+	return d, nil
+}
+
+// checkFolder makes sure a located folder exists and is a folder,
+// remembering a missing one so a re-plan does not fetch again to find out.
+func (s *Sources) checkFolder(ctx context.Context, repo host.Repo, sha, p string, loc located) error {
+	if p == "" {
+		return nil
+	}
+	info, err := os.Stat(loc.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		err = plugind.Errorf(plugind.CodeNotFound, "%s at %s: folder %q: %w", repo.Source().Key(), host.Short(sha), p, host.ErrPathNotFound)
+		if mp, ok := repo.(missingPaths); ok {
+			mp.RememberMissingPath(ctx, sha, p, err)
+		}
+		return err
+	case err != nil:
+		return plugind.Errorf(plugind.CodeSourceUnreadable, "%s at %s: folder %q: %w", repo.Source().Key(), host.Short(sha), p, err)
+	case !info.IsDir():
+		return plugind.Errorf(plugind.CodeInvalidSource, "%s at %s: %q is a file, not a folder", repo.Source().Key(), host.Short(sha), p)
+	}
+	return nil
+}
