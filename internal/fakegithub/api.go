@@ -26,7 +26,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 		writeAPIError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	repo := s.lookup(req.owner, req.name)
+	repo := s.lookup(req.repo)
 	if repo == nil {
 		writeAPIError(w, http.StatusNotFound, "Not Found")
 		return

@@ -27,7 +27,14 @@ func (s *Server) gitEnv(config [][2]string, extra ...string) []string {
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
 		"GIT_TERMINAL_PROMPT=0",
 	}
-	config = append([][2]string{{"gc.auto", "0"}, {"core.logAllRefUpdates", "false"}}, config...)
+	// core.bigFileThreshold: blobs over 1 MiB are streamed by fast-import,
+	// pack-objects and git archive instead of being read whole into memory,
+	// so a CommitLargeFile of 1 GiB costs git no more memory than 1 MiB.
+	config = append([][2]string{
+		{"gc.auto", "0"},
+		{"core.logAllRefUpdates", "false"},
+		{"core.bigFileThreshold", "1m"},
+	}, config...)
 	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
 	for i, kv := range config {
 		n := strconv.Itoa(i)

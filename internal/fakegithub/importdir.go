@@ -33,7 +33,7 @@ func (s *Server) ImportDir(owner, name, dir string) (*Repo, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	sha, err := repo.commit("main", files, nil, true)
+	sha, err := repo.commit("main", change{files: files, replace: true})
 	if err != nil {
 		return nil, "", err
 	}

@@ -29,11 +29,15 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 		return
 	}
 	if !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+		realm := "GitHub"
+		if s.plain {
+			realm = "fakegithub plain git"
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="`+realm+`"`)
 		http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
 		return
 	}
-	repo := s.lookup(req.owner, req.name)
+	repo := s.lookup(req.repo)
 	if repo == nil {
 		http.Error(w, "Repository not found.", http.StatusNotFound)
 		return
@@ -85,11 +89,16 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 }
 
 func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, tail string, refuseSHA bool) {
+	// GitHub lets a client want any commit reachable from a branch or tag,
+	// not any object in the store: a commit only a fork (or nothing) points
+	// at is refused over git, though REST and archives serve it. The
+	// environment carries no other config, so allowAnySHA1InWant stays
+	// off; it is not set to false here because git clears the tip and
+	// reachable bits along with it.
 	allow := strconv.FormatBool(!refuseSHA)
 	config := [][2]string{
 		{"uploadpack.allowTipSHA1InWant", allow},
 		{"uploadpack.allowReachableSHA1InWant", allow},
-		{"uploadpack.allowAnySHA1InWant", allow},
 		{"uploadpack.allowFilter", "true"},
 	}
 	var stderr bytes.Buffer
@@ -106,11 +115,11 @@ func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, 
 	// PATH_INFO names the repository as it lies on disk, whatever case or
 	// ".git" suffix the client used.
 	r2 := r.Clone(r.Context())
-	r2.URL.Path = "/" + repo.Owner + "/" + repo.Name + ".git/" + tail
+	r2.URL.Path = "/" + repo.path + ".git/" + tail
 	r2.URL.RawPath = ""
 	h.ServeHTTP(w, r2)
 	if s.log != nil && stderr.Len() > 0 {
-		s.log.Warn("git http-backend stderr", "repo", repo.Owner+"/"+repo.Name, "stderr", strings.TrimSpace(stderr.String()))
+		s.log.Warn("git http-backend stderr", "repo", repo.path, "stderr", strings.TrimSpace(stderr.String()))
 	}
 }
 
