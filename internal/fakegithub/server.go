@@ -78,6 +78,7 @@ type Server struct {
 	repoCounts     map[string]*Counts
 	refuseGit      bool
 	refuseSHAWants bool
+	serveAnyWants  bool
 	token          string
 	archives       map[string][]byte // made by git archive, keyed by repoKey@sha
 	craftedArchive map[string][]byte // SetArchive's, same keys; always win
@@ -220,14 +221,38 @@ func (s *Server) RefuseGit(on bool) {
 
 // RefuseSHAWants makes upload-pack refuse wants that are not advertised ref
 // tips: the allow-*-sha1-in-want capabilities disappear from the
-// advertisement and a client that asks anyway gets "not our ref". The
-// default is GitHub's behaviour: any commit reachable from a branch or tag
-// may be wanted by SHA; commits reachable from none (CommitUnreachable,
-// DeleteBranch, a backwards ResetBranch) are refused over git either way.
+// advertisement and a client that asks anyway gets "not our ref". It wins
+// over ServeUnreachableWants. The default is GitHub's behaviour as this fake
+// models it: any commit reachable from a branch or tag may be wanted by SHA;
+// commits reachable from none (CommitUnreachable, DeleteBranch, a backwards
+// ResetBranch) are refused over git, in protocol v0 and v2 alike.
 func (s *Server) RefuseSHAWants(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuseSHAWants = on
+}
+
+// ServeUnreachableWants makes upload-pack serve any object in the store by
+// SHA, reachable or not (git's uploadpack.allowAnySHA1InWant; also what a
+// stock git upload-pack does for protocol v2 clients, which it never checks).
+// A client can then fetch a commit no branch or tag reaches over git, so a
+// test can show that the client's own reachability check, not the server,
+// refuses an unreachable pin.
+func (s *Server) ServeUnreachableWants(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.serveAnyWants = on
+}
+
+// wantPolicy is what upload-pack serves by SHA now. The caller holds s.mu.
+func (s *Server) wantPolicy() wantPolicy {
+	switch {
+	case s.refuseSHAWants:
+		return wantTips
+	case s.serveAnyWants:
+		return wantAny
+	}
+	return wantReachable
 }
 
 // RequireToken makes REST and git requests without the token fail with 401.
