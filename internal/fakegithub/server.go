@@ -1,9 +1,17 @@
 // Package fakegithub serves a fake GitHub on loopback for tests (SPEC §13):
 // bare repositories built with real git, served over smart HTTP by real
-// `git http-backend`, the handful of REST endpoints the resolver uses, and
-// archives made by `git archive` with GitHub's `owner-repo-<sha7>/` root.
-// It counts requests and injects faults so tests can assert on network use
-// and exercise retries and fallbacks.
+// `git http-backend`, the handful of REST endpoints the resolver uses
+// (repository, commits, branches, tags, compare, tarball), and archives made
+// by `git archive` with GitHub's `owner-repo-<sha7>/` root. It counts
+// requests and injects faults so tests can assert on network use and
+// exercise retries and fallbacks.
+//
+// It also serves what an attacker would: trees no honest git would make
+// (CommitRawTree), hand-made archives (SetArchive), commits reachable from
+// no branch or tag, as GitHub serves fork-network commits
+// (CommitUnreachable), and cheap huge repositories (CommitLargeFile,
+// CommitManyFiles). WithPlainGit turns it into any other git host: smart
+// HTTP only, repositories at nested paths.
 //
 // The core server (Start/Close) does not depend on package testing, so the
 // standalone command in cmd/fakegithub can run it for people; New is the
