@@ -1,6 +1,7 @@
 package fakegithub
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 		writeAPIError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	repo := s.lookup(req.owner, req.name)
+	repo := s.lookup(req.repo)
 	if repo == nil {
 		writeAPIError(w, http.StatusNotFound, "Not Found")
 		return
@@ -43,6 +44,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 		s.apiCommit(w, r, req, repo, ref)
 	case cAPIRefs:
 		s.apiRefs(w, r, repo, strings.TrimPrefix(req.tail, "/"))
+	case cAPICompare:
+		s.apiCompare(w, r, repo, strings.TrimPrefix(req.tail, "/compare/"))
 	case cAPITarball:
 		ref, ok := unescapeRef(strings.TrimPrefix(strings.TrimPrefix(req.tail, "/tarball"), "/"))
 		if !ok {
@@ -204,26 +207,51 @@ type commitJSON struct {
 }
 
 func (s *Server) commitJSON(r *http.Request, repo *Repo, sha string) (*commitJSON, error) {
-	out, err := s.runGit(r.Context(), repo.gitDir, nil, "show", "-s",
-		"--format=%T%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B", sha)
+	cs, err := s.commitsJSON(r.Context(), repo, []string{sha})
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", sha, err)
+		return nil, err
 	}
-	f := strings.SplitN(string(out), "\x00", 9)
-	if len(f) != 9 {
-		return nil, fmt.Errorf("read commit %s: unexpected git show output", sha)
+	return cs[0], nil
+}
+
+// commitFormat prints what commitJSON needs, NUL-separated; the message
+// comes last because only it may span lines.
+const (
+	commitFormat = "--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B"
+	commitFields = 10
+)
+
+// commitsJSON reads distinct commits with one git process, in the given
+// order.
+func (s *Server) commitsJSON(ctx context.Context, repo *Repo, shas []string) ([]*commitJSON, error) {
+	args := append([]string{"log", "--no-walk=unsorted", "-z", commitFormat, "--end-of-options"}, shas...)
+	out, err := s.runGit(ctx, repo.gitDir, nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read commits %v: %w", shas, err)
+	}
+	f := strings.Split(string(out), "\x00")
+	if len(f)%commitFields == 1 && f[len(f)-1] == "" { // -z ends the last record too
+		f = f[:len(f)-1]
+	}
+	if len(f) != commitFields*len(shas) {
+		return nil, fmt.Errorf("read commits %v: unexpected git log output", shas)
 	}
 	base := s.repoAPIURL(repo)
-	c := &commitJSON{SHA: sha, URL: base + "/commits/" + sha,
-		HTMLURL: s.URL + "/" + repo.Owner + "/" + repo.Name + "/commit/" + sha, Parents: []shaURL{}}
-	for _, p := range strings.Fields(f[1]) {
-		c.Parents = append(c.Parents, shaURL{SHA: p, URL: base + "/commits/" + p})
+	cs := make([]*commitJSON, 0, len(shas))
+	for ; len(f) > 0; f = f[commitFields:] {
+		sha := f[0]
+		c := &commitJSON{SHA: sha, URL: base + "/commits/" + sha,
+			HTMLURL: s.URL + "/" + repo.Owner + "/" + repo.Name + "/commit/" + sha, Parents: []shaURL{}}
+		for _, p := range strings.Fields(f[2]) {
+			c.Parents = append(c.Parents, shaURL{SHA: p, URL: base + "/commits/" + p})
+		}
+		c.Commit.Tree = shaURL{SHA: f[1], URL: base + "/git/trees/" + f[1]}
+		c.Commit.Author = personJSON{Name: f[3], Email: f[4], Date: f[5]}
+		c.Commit.Committer = personJSON{Name: f[6], Email: f[7], Date: f[8]}
+		c.Commit.Message = strings.TrimRight(f[9], "\n")
+		cs = append(cs, c)
 	}
-	c.Commit.Tree = shaURL{SHA: f[0], URL: base + "/git/trees/" + f[0]}
-	c.Commit.Author = personJSON{Name: f[2], Email: f[3], Date: f[4]}
-	c.Commit.Committer = personJSON{Name: f[5], Email: f[6], Date: f[7]}
-	c.Commit.Message = strings.TrimRight(f[8], "\n")
-	return c, nil
+	return cs, nil
 }
 
 type refJSON struct {
@@ -261,16 +289,22 @@ func (s *Server) apiRefs(w http.ResponseWriter, r *http.Request, repo *Repo, kin
 		}
 		items = append(items, it)
 	}
-	perPage := queryInt(r, "per_page", 30)
-	perPage = min(max(perPage, 1), 100)
+	writeJSON(w, http.StatusOK, paginate(w, r, items, 30, 100, base+"/"+kind))
+}
+
+// paginate returns the page of items that per_page and page select (per_page
+// defaulting to def, at most limit) and sets GitHub's Link header when there
+// is more than one page.
+func paginate[T any](w http.ResponseWriter, r *http.Request, items []T, def, limit int, base string) []T {
+	perPage := min(max(queryInt(r, "per_page", def), 1), limit)
 	page := max(queryInt(r, "page", 1), 1)
 	last := max((len(items)+perPage-1)/perPage, 1)
 	start := min((page-1)*perPage, len(items))
 	end := min(start+perPage, len(items))
 	if last > 1 {
-		w.Header().Set("Link", linkHeader(base+"/"+kind, perPage, page, last))
+		w.Header().Set("Link", linkHeader(base, perPage, page, last))
 	}
-	writeJSON(w, http.StatusOK, items[start:end])
+	return items[start:end]
 }
 
 func queryInt(r *http.Request, key string, def int) int {

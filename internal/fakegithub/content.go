@@ -1,8 +1,8 @@
 package fakegithub
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 	"strings"
@@ -68,8 +68,8 @@ func checkPath(p string) error {
 
 // writeData appends a fast-import data block with an exact byte count, so
 // content is never parsed as commands.
-func writeData(b *bytes.Buffer, data string) {
-	fmt.Fprintf(b, "data %d\n%s\n", len(data), data)
+func writeData(w io.Writer, data string) {
+	fmt.Fprintf(w, "data %d\n%s\n", len(data), data)
 }
 
 // quotePath writes a path for fast-import: verbatim unless it would be

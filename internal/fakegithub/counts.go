@@ -15,9 +15,10 @@ type Counts struct {
 	APICommits    int // GET /repos/{o}/{r}/commits/{ref}, every outcome
 	APICommits304 int // the subset of APICommits answered 304 Not Modified
 	APIRefs       int // GET /repos/{o}/{r}/branches and /tags
+	APICompare    int // GET /repos/{o}/{r}/compare/{base}...{head}
 	APITarball    int // GET /repos/{o}/{r}/tarball[/{ref}] (the redirect)
 	Archive       int // GET of the archive the redirect points to
-	Other         int // anything else (404s, receive-pack, unknown API routes)
+	Other         int // anything else (404s, receive-pack, unknown API routes, API and archives in plain-git mode)
 	Total         int // every request, counted once (APICommits304 is not added again)
 }
 
@@ -28,7 +29,9 @@ func (c Counts) Git() int { return c.InfoRefs + c.UploadPack }
 func (c Counts) Content() int { return c.UploadPack + c.Archive }
 
 // API is the number of REST requests the fake recognised.
-func (c Counts) API() int { return c.APIRepo + c.APICommits + c.APIRefs + c.APITarball }
+func (c Counts) API() int {
+	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball
+}
 
 type counter int
 
@@ -40,6 +43,7 @@ const (
 	cAPICommits
 	cAPICommits304
 	cAPIRefs
+	cAPICompare
 	cAPITarball
 	cArchive
 )
@@ -59,6 +63,8 @@ func (c *Counts) add(which counter) {
 		return // already in Total as an APICommits request
 	case cAPIRefs:
 		c.APIRefs++
+	case cAPICompare:
+		c.APICompare++
 	case cAPITarball:
 		c.APITarball++
 	case cArchive:
@@ -73,10 +79,10 @@ func (s *Server) count(req request, which counter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts.add(which)
-	if req.owner == "" {
+	if req.repo == "" {
 		return
 	}
-	key := repoKey(req.owner, req.name)
+	key := pathKey(req.repo)
 	rc := s.repoCounts[key]
 	if rc == nil {
 		rc = &Counts{}
@@ -94,10 +100,15 @@ func (s *Server) Counts() Counts {
 
 // RepoCounts returns a snapshot of the counters of requests naming
 // owner/name (case-insensitive), whether or not that repository exists.
-func (s *Server) RepoCounts(owner, name string) Counts {
+func (s *Server) RepoCounts(owner, name string) Counts { return s.RepoCountsAt(owner + "/" + name) }
+
+// RepoCountsAt is RepoCounts for a repository path of any depth, as plain-git
+// servers have ("group/sub/tools"); it is the same counter as RepoCounts for
+// "owner/name".
+func (s *Server) RepoCountsAt(path string) Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if rc := s.repoCounts[repoKey(owner, name)]; rc != nil {
+	if rc := s.repoCounts[pathKey(path)]; rc != nil {
 		return *rc
 	}
 	return Counts{}
@@ -115,8 +126,7 @@ func (s *Server) ResetCounts() {
 type request struct {
 	kind    Route // RouteGit, RouteAPI, RouteArchive or "" (other)
 	counter counter
-	owner   string
-	name    string
+	repo    string // repository path as the client spelled it ("owner/name"), without ".git"; "" when none
 	tail    string // git: "info/refs" etc.; API: escaped path after /repos/{o}/{r}; archive: file name
 }
 
@@ -131,15 +141,18 @@ const apiPrefix = "/api/v3"
 
 // classify routes by the escaped path, so a ref such as release%2Fv2 in an
 // API path is still one segment until the handler decodes it.
-func classify(r *http.Request) request {
+func (s *Server) classify(r *http.Request) request {
 	p := r.URL.EscapedPath()
+	if s.plain {
+		return classifyPlainGit(p)
+	}
 	switch {
 	case p == apiPrefix || strings.HasPrefix(p, apiPrefix+"/"):
 		return classifyAPI(strings.TrimPrefix(p, apiPrefix))
 	case strings.HasPrefix(p, "/_archive/"):
 		parts := strings.Split(strings.TrimPrefix(p, "/_archive/"), "/")
 		if len(parts) == 3 && validOwner(parts[0]) && validName(parts[1]) {
-			return request{kind: RouteArchive, counter: cArchive, owner: parts[0], name: parts[1], tail: parts[2]}
+			return request{kind: RouteArchive, counter: cArchive, repo: parts[0] + "/" + parts[1], tail: parts[2]}
 		}
 		return request{kind: RouteArchive, counter: cOther}
 	}
@@ -155,7 +168,7 @@ func classifyAPI(p string) request {
 	if len(parts) < 2 || !validOwner(parts[0]) || !validName(parts[1]) {
 		return q
 	}
-	q.owner, q.name = parts[0], parts[1]
+	q.repo = parts[0] + "/" + parts[1]
 	if len(parts) == 3 {
 		q.tail = "/" + parts[2]
 	}
@@ -166,6 +179,8 @@ func classifyAPI(p string) request {
 		q.counter = cAPICommits
 	case t == "/branches" || t == "/tags":
 		q.counter = cAPIRefs
+	case strings.HasPrefix(t, "/compare/") && len(t) > len("/compare/"):
+		q.counter = cAPICompare
 	case t == "/tarball" || strings.HasPrefix(t, "/tarball/"):
 		q.counter = cAPITarball
 	}
@@ -182,18 +197,26 @@ func classifyGit(p string) request {
 	if !validName(name) {
 		return request{}
 	}
-	q := request{kind: RouteGit, owner: parts[0], name: name, tail: strings.Join(parts[2:], "/")}
-	switch q.tail {
-	case "info/refs":
-		q.counter = cInfoRefs
-	case "git-upload-pack":
-		q.counter = cUploadPack
-	case "git-receive-pack":
-		q.counter = cOther
-	default:
+	q := request{kind: RouteGit, repo: parts[0] + "/" + name, tail: strings.Join(parts[2:], "/")}
+	if q.counter = gitCounter(q.tail); q.counter == cNone {
 		return request{}
 	}
 	return q
+}
+
+// cNone marks a tail that is not a git smart-HTTP endpoint.
+const cNone counter = -1
+
+func gitCounter(tail string) counter {
+	switch tail {
+	case "info/refs":
+		return cInfoRefs
+	case "git-upload-pack":
+		return cUploadPack
+	case "git-receive-pack":
+		return cOther
+	}
+	return cNone
 }
 
 // validOwner and validName follow GitHub's character sets, which also keeps

@@ -26,8 +26,20 @@ func (s *Server) gitEnv(config [][2]string, extra ...string) []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
 		"GIT_TERMINAL_PROMPT=0",
+		// glibc otherwise returns the heap to the kernel after every blob
+		// and grows it again for the next: fast-import spent ~95% of a
+		// 25,000-file commit in brk (37 s instead of 1.7 s). Ignored by
+		// other C libraries.
+		"GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=16777216",
 	}
-	config = append([][2]string{{"gc.auto", "0"}, {"core.logAllRefUpdates", "false"}}, config...)
+	// core.bigFileThreshold: blobs over 1 MiB are streamed by fast-import,
+	// pack-objects and git archive instead of being read whole into memory,
+	// so a CommitLargeFile of 1 GiB costs git no more memory than 1 MiB.
+	config = append([][2]string{
+		{"gc.auto", "0"},
+		{"core.logAllRefUpdates", "false"},
+		{"core.bigFileThreshold", "1m"},
+	}, config...)
 	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
 	for i, kv := range config {
 		n := strconv.Itoa(i)
@@ -39,12 +51,17 @@ func (s *Server) gitEnv(config [][2]string, extra ...string) []string {
 // runGit runs git against gitDir (none when empty) and returns stdout. Names
 // of refs and files are passed as arguments or on stdin, never via a shell.
 func (s *Server) runGit(ctx context.Context, gitDir string, stdin io.Reader, args ...string) ([]byte, error) {
+	return s.runGitConfig(ctx, gitDir, nil, stdin, args...)
+}
+
+// runGitConfig is runGit with extra configuration for this one command.
+func (s *Server) runGitConfig(ctx context.Context, gitDir string, config [][2]string, stdin io.Reader, args ...string) ([]byte, error) {
 	full := args
 	if gitDir != "" {
 		full = append([]string{"--git-dir=" + gitDir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, s.gitBin, full...)
-	cmd.Env = s.gitEnv(nil)
+	cmd.Env = s.gitEnv(config)
 	cmd.Dir = s.dir
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer

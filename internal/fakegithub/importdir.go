@@ -13,6 +13,15 @@ import (
 // skipped, in-tree symlinks to files are materialized, anything unsafe is
 // refused.
 func (s *Server) ImportDir(owner, name, dir string) (*Repo, string, error) {
+	if !validOwner(owner) || !validName(name) || hasGitSuffix(name) {
+		return nil, "", fmt.Errorf("import %s: %q/%q is not a valid GitHub owner/name", dir, owner, name)
+	}
+	return s.ImportDirAt(owner+"/"+name, dir)
+}
+
+// ImportDirAt is ImportDir for a repository path, of any depth on a
+// plain-git server (see CreateRepoAt).
+func (s *Server) ImportDirAt(path, dir string) (*Repo, string, error) {
 	tree, err := plugind.ScanTree(dir, plugind.DefaultBudget)
 	if err != nil {
 		return nil, "", fmt.Errorf("import %s: %w", dir, err)
@@ -29,11 +38,11 @@ func (s *Server) ImportDir(owner, name, dir string) (*Repo, string, error) {
 		}
 		files = append(files, File{Path: f.Path, Content: string(data), Mode: mode})
 	}
-	repo, err := s.createRepo(owner, name)
+	repo, err := s.createRepoAt(path)
 	if err != nil {
 		return nil, "", err
 	}
-	sha, err := repo.commit("main", files, nil, true)
+	sha, err := repo.commit("main", change{files: files, replace: true})
 	if err != nil {
 		return nil, "", err
 	}

@@ -126,6 +126,26 @@ func TestHelperFailuresAreReported(t *testing.T) {
 		{"tag unknown sha", func() { r.Tag("v1", strings.Repeat("0", 40)) }},
 		{"bad route", func() { s.Fault("nowhere", Fault{Status: 500}) }},
 		{"negative times", func() { s.Fault(RouteAPI, Fault{Times: -1}) }},
+		{"nested path on GitHub", func() { s.CreateRepoAt("group/sub/tools") }},
+		{"raw NUL name", func() { r.CommitRawTree("main", []RawEntry{{Name: "a\x00b", Mode: "100644"}}) }},
+		{"raw bad mode", func() { r.CommitRawTree("main", []RawEntry{{Name: "a", Mode: "100600"}}) }},
+		{"raw dir with content", func() { r.CommitRawTree("main", []RawEntry{{Name: "a", Mode: "040000", Content: "x"}}) }},
+		{"raw file with entries", func() {
+			r.CommitRawTree("main", []RawEntry{{Name: "a", Mode: "100644", Entries: []RawEntry{{Name: "b", Mode: "100644"}}}})
+		}},
+		{"raw bad gitlink", func() { r.CommitRawTree("main", []RawEntry{{Name: "a", Mode: "160000", Content: "HEAD"}}) }},
+		{"raw nested error", func() {
+			r.CommitRawTree("main", []RawEntry{{Name: "d", Mode: "040000", Entries: []RawEntry{{Name: "x", Mode: "7"}}}})
+		}},
+		{"raw bad branch", func() { r.CommitRawTree("a..b", nil) }},
+		{"unreachable parent by name", func() { r.CommitUnreachable("main", nil) }},
+		{"unreachable unknown parent", func() { r.CommitUnreachable(strings.Repeat("0", 40), nil) }},
+		{"unreachable bad path", func() { r.CommitUnreachable("", map[string]string{"/abs": "x"}) }},
+		{"archive for a name", func() { r.SetArchive("main", nil) }},
+		{"large negative", func() { r.CommitLargeFile("main", "x", -1) }},
+		{"large bad path", func() { r.CommitLargeFile("main", "x/", 1) }},
+		{"many negative", func() { r.CommitManyFiles("main", "d", -1, 1) }},
+		{"many bad dir", func() { r.CommitManyFiles("main", "/d", 1, 1) }},
 	}
 	for _, st := range steps {
 		before := len(tb.msgs)
@@ -157,5 +177,116 @@ func TestNewlinePathRoundTrips(t *testing.T) {
 	}
 	if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); fmt.Sprint(got) != fmt.Sprint([]string{`"q"`, "new\nline"}) {
 		t.Fatalf("paths = %q", got)
+	}
+}
+
+func TestRepoPaths(t *testing.T) {
+	t.Parallel()
+	gh := &Server{}
+	plain := &Server{plain: true}
+	deep := strings.Repeat("a/", maxPathSegments) + "a"
+	tests := []struct {
+		path          string
+		github, plain bool
+	}{
+		{"acme/tools", true, true},
+		{"acme/tools.js", true, true},
+		{"tools", false, true},
+		{"group/sub/tools", false, true},
+		{"ac_me/tools", false, true}, // GitHub owners have no '_'
+		{"acme/tools.git", false, false},
+		{"group/x.GIT/tools", false, false},
+		{"group/../tools", false, false},
+		{"group/./tools", false, false},
+		{"group//tools", false, false},
+		{"/tools", false, false},
+		{"tools/", false, false},
+		{"", false, false},
+		{"a b/c", false, false},
+		{deep, false, false},
+	}
+	for _, tt := range tests {
+		if err := gh.checkRepoPath(tt.path); (err == nil) != tt.github {
+			t.Errorf("GitHub %q: %v", tt.path, err)
+		}
+		if err := plain.checkRepoPath(tt.path); (err == nil) != tt.plain {
+			t.Errorf("plain %q: %v", tt.path, err)
+		}
+	}
+}
+
+func TestClassifyPlainGit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path, repo, tail string
+		c                counter
+	}{
+		{"/team/tools.git/info/refs", "team/tools", "info/refs", cInfoRefs},
+		{"/team/tools/info/refs", "team/tools", "info/refs", cInfoRefs},
+		{"/g/s/tools.git/git-upload-pack", "g/s/tools", "git-upload-pack", cUploadPack},
+		{"/tools/git-receive-pack", "tools", "git-receive-pack", cOther},
+		{"/g/info/info/refs", "g/info", "info/refs", cInfoRefs},
+		{"/info/refs", "", "", cOther},
+		{"/.git/info/refs", "", "", cOther},
+		{"/a/../b/info/refs", "", "", cOther},
+		{"/a%2Fb/info/refs", "", "", cOther},
+		{"/api/v3/repos/team/tools", "", "", cOther},
+		{"/team/tools.git/HEAD", "", "", cOther},
+	}
+	for _, tt := range tests {
+		q := classifyPlainGit(tt.path)
+		if q.repo != tt.repo || q.tail != tt.tail || q.counter != tt.c || (q.repo != "") != (q.kind == RouteGit) {
+			t.Errorf("%s: %+v", tt.path, q)
+		}
+	}
+}
+
+func TestRawTreeOrder(t *testing.T) {
+	t.Parallel()
+	var blobs []string
+	nodes, err := parseRawEntries([]RawEntry{
+		{Name: "a-b", Mode: "100644", Content: "1"},
+		{Name: "a", Mode: "040000"},
+		{Name: "a", Mode: "120000", Content: "2"},
+		{Name: "a.c", Mode: "100644", Content: "3"},
+		{Name: "B", Mode: "100644", Content: "4"},
+		{Name: "a", Mode: "100755", Content: "5"},
+	}, "", &blobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range nodes {
+		got = append(got, n.mode+" "+n.name)
+	}
+	// git's order: "a" (blobs, in the order given) < "a-b" < "a.c" < "a/".
+	want := []string{"100644 B", "120000 a", "100755 a", "100644 a-b", "100644 a.c", "40000 a"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(blobs) != 5 {
+		t.Fatalf("order = %q (%d blobs), want %q", got, len(blobs), want)
+	}
+}
+
+func TestPlainHelperFailuresAreReported(t *testing.T) {
+	t.Parallel()
+	tb := &recordingTB{}
+	s, err := start(t.TempDir(), tb, []Option{WithPlainGit()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.CreateRepoAt("group/sub/tools")
+	sha := r.Commit("main", map[string]string{"a": "1"})
+	steps := map[string]func(){
+		"SetArchive":        func() { r.SetArchive(sha, []byte("x")) },
+		"dot-dot path":      func() { s.CreateRepoAt("group/../tools") },
+		"duplicate by case": func() { s.CreateRepoAt("GROUP/sub/Tools") },
+		"owner with slash":  func() { s.CreateRepo("group/sub", "x") },
+	}
+	for name, do := range steps {
+		before := len(tb.msgs)
+		do()
+		if len(tb.msgs) != before+1 {
+			t.Errorf("%s: no failure reported", name)
+		}
 	}
 }

@@ -13,12 +13,16 @@ import (
 )
 
 // Repo is a bare repository served by the fake. Its helpers fail the test
-// (or panic, for servers made with Start) on error.
+// (or panic, for servers made with Start) on error. For a repository at a
+// nested path (plain-git mode), Owner is everything before the last "/"
+// ("group/sub" for "group/sub/tools", "" for "tools") and Name the last
+// segment.
 type Repo struct {
 	Owner string
 	Name  string
 
 	s      *Server
+	path   string // as created: "owner/name" or a plain-git path
 	gitDir string
 
 	mu            sync.Mutex // serializes writes; guards seq and defaultBranch
@@ -47,19 +51,44 @@ func (s *Server) CreateRepo(owner, name string) *Repo {
 	return r
 }
 
+// CreateRepoAt creates an empty bare repository at path, whose default
+// branch is "main". On a plain-git server (WithPlainGit) path may have any
+// depth ("tools", "team/tools", "group/sub/tools"); on a GitHub server it
+// must be "owner/name". Paths are case-insensitive.
+func (s *Server) CreateRepoAt(path string) *Repo {
+	s.helper()
+	r, err := s.createRepoAt(path)
+	if err != nil {
+		s.fail(err)
+		return nil
+	}
+	return r
+}
+
 func (s *Server) createRepo(owner, name string) (*Repo, error) {
-	if !validOwner(owner) || !validName(name) || strings.HasSuffix(strings.ToLower(name), ".git") {
+	if !validOwner(owner) || !validName(name) || hasGitSuffix(name) {
 		return nil, fmt.Errorf("create repo %q/%q: not a valid GitHub owner/name", owner, name)
 	}
-	key := repoKey(owner, name)
-	r := &Repo{Owner: owner, Name: name, s: s, defaultBranch: "main",
-		gitDir: filepath.Join(s.repoRoot, owner, name+".git")}
+	return s.createRepoAt(owner + "/" + name)
+}
+
+func (s *Server) createRepoAt(path string) (*Repo, error) {
+	if err := s.checkRepoPath(path); err != nil {
+		return nil, fmt.Errorf("create repo: %w", err)
+	}
+	key := pathKey(path)
+	r := &Repo{s: s, path: path, defaultBranch: "main",
+		gitDir: filepath.Join(s.repoRoot, filepath.FromSlash(path)+".git")}
+	r.Name = path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		r.Owner, r.Name = path[:i], path[i+1:]
+	}
 	// Reserve the name first so two creations cannot both run git init; the
 	// repo is unusable (404) only for the few milliseconds init takes.
 	s.mu.Lock()
 	if _, dup := s.repos[key]; dup {
 		s.mu.Unlock()
-		return nil, fmt.Errorf("create repo %s/%s: already exists", owner, name)
+		return nil, fmt.Errorf("create repo %s: already exists", path)
 	}
 	s.repos[key] = nil
 	s.mu.Unlock()
@@ -73,7 +102,7 @@ func (s *Server) createRepo(owner, name string) (*Repo, error) {
 	defer s.mu.Unlock()
 	if err != nil {
 		delete(s.repos, key)
-		return nil, fmt.Errorf("create repo %s/%s: %w", owner, name, err)
+		return nil, fmt.Errorf("create repo %s: %w", path, err)
 	}
 	s.repos[key] = r
 	return r, nil
@@ -82,8 +111,12 @@ func (s *Server) createRepo(owner, name string) (*Repo, error) {
 // Dir is the bare repository's directory.
 func (r *Repo) Dir() string { return r.gitDir }
 
+// Path is the repository's path on the server: "owner/name", or a plain-git
+// path such as "group/sub/tools".
+func (r *Repo) Path() string { return r.path }
+
 // CloneURL is the repository's git URL on the fake (with ".git").
-func (r *Repo) CloneURL() string { return r.s.URL + "/" + r.Owner + "/" + r.Name + ".git" }
+func (r *Repo) CloneURL() string { return r.s.URL + "/" + r.path + ".git" }
 
 // Commit writes files on top of branch's current tree and returns the new
 // commit's SHA. A missing branch starts from the default branch's head, or
@@ -92,7 +125,7 @@ func (r *Repo) CloneURL() string { return r.s.URL + "/" + r.Owner + "/" + r.Name
 func (r *Repo) Commit(branch string, files map[string]string) string {
 	r.s.helper()
 	list, deletes := filesFromMap(files)
-	sha, err := r.commit(branch, list, deletes, false)
+	sha, err := r.commit(branch, change{files: list, deletes: deletes})
 	if err != nil {
 		r.s.fail(err)
 	}
@@ -103,7 +136,7 @@ func (r *Repo) Commit(branch string, files map[string]string) string {
 // these files, otherwise they are written over the current tree.
 func (r *Repo) CommitTree(branch string, files []File, replace bool) string {
 	r.s.helper()
-	sha, err := r.commit(branch, files, nil, replace)
+	sha, err := r.commit(branch, change{files: files, replace: replace})
 	if err != nil {
 		r.s.fail(err)
 	}
@@ -113,97 +146,11 @@ func (r *Repo) CommitTree(branch string, files []File, replace bool) string {
 // Delete commits the removal of paths from branch.
 func (r *Repo) Delete(branch string, paths ...string) string {
 	r.s.helper()
-	sha, err := r.commit(branch, nil, paths, false)
+	sha, err := r.commit(branch, change{deletes: paths})
 	if err != nil {
 		r.s.fail(err)
 	}
 	return sha
-}
-
-func (r *Repo) commit(branch string, files []File, deletes []string, replace bool) (string, error) {
-	fail := func(err error) (string, error) {
-		return "", fmt.Errorf("%s/%s: commit on %q: %w", r.Owner, r.Name, branch, err)
-	}
-	if err := checkRefName(branch); err != nil {
-		return fail(err)
-	}
-	for _, f := range files {
-		if err := checkPath(f.Path); err != nil {
-			return fail(err)
-		}
-	}
-	for _, p := range deletes {
-		if err := checkPath(p); err != nil {
-			return fail(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	parent, err := r.head(ctx, branch)
-	if err != nil {
-		return fail(err)
-	}
-	if parent == "" && branch != r.defaultBranch {
-		if parent, err = r.head(ctx, r.defaultBranch); err != nil {
-			return fail(err)
-		}
-	}
-	r.seq++
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "commit refs/heads/%s\nmark :1\n", branch)
-	r.writeIdentity(&b, "author")
-	r.writeIdentity(&b, "committer")
-	writeData(&b, fmt.Sprintf("fakegithub commit %d on %s\n", r.seq, branch))
-	if parent != "" {
-		fmt.Fprintf(&b, "from %s\n", parent)
-	}
-	if replace {
-		b.WriteString("deleteall\n")
-	}
-	for _, p := range deletes {
-		fmt.Fprintf(&b, "D %s\n", quotePath(p))
-	}
-	for _, f := range files {
-		mode, data := f.gitMode()
-		fmt.Fprintf(&b, "M %s inline %s\n", mode, quotePath(f.Path))
-		writeData(&b, data)
-	}
-	b.WriteString("\nget-mark :1\ndone\n")
-	out, err := r.fastImport(ctx, &b)
-	if err != nil {
-		return fail(err)
-	}
-	sha := strings.TrimSpace(string(out))
-	if !isHex40(sha) {
-		return fail(fmt.Errorf("fast-import printed %q, not a commit id", sha))
-	}
-	return sha, nil
-}
-
-func (r *Repo) writeIdentity(b *bytes.Buffer, role string) {
-	fmt.Fprintf(b, "%s %s %d +0000\n", role, identity, epoch+60*r.seq)
-}
-
-func (r *Repo) fastImport(ctx context.Context, stream *bytes.Buffer) ([]byte, error) {
-	// --force: ResetBranch may move a ref backwards; commits always name
-	// their parent explicitly, so nothing is lost by it.
-	return r.s.runGit(ctx, r.gitDir, stream, "fast-import", "--quiet", "--force", "--done", "--date-format=raw")
-}
-
-// head returns refs/heads/branch's commit, or "" when the branch does not
-// exist. The caller validated branch.
-func (r *Repo) head(ctx context.Context, branch string) (string, error) {
-	out, err := r.s.runGit(ctx, r.gitDir, nil, "rev-parse", "--quiet", "--verify", "refs/heads/"+branch+"^{commit}")
-	var ge *gitError
-	if errors.As(err, &ge) && ge.exitCode() == 1 {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // Head returns branch's head commit SHA, or "" when the branch does not exist.
@@ -217,7 +164,7 @@ func (r *Repo) Head(branch string) string {
 	defer cancel()
 	sha, err := r.head(ctx, branch)
 	if err != nil {
-		r.s.fail(fmt.Errorf("%s/%s: head of %q: %w", r.Owner, r.Name, branch, err))
+		r.s.fail(fmt.Errorf("%s: head of %q: %w", r.path, branch, err))
 	}
 	return sha
 }
@@ -243,7 +190,7 @@ func (r *Repo) setRef(prefix, name, sha string) error {
 		return err
 	}
 	if !isHex40(sha) {
-		return fmt.Errorf("%s/%s: set %s%s: %q is not a 40-hex commit id", r.Owner, r.Name, prefix, name, sha)
+		return fmt.Errorf("%s: set %s%s: %q is not a 40-hex commit id", r.path, prefix, name, sha)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -254,7 +201,7 @@ func (r *Repo) setRef(prefix, name, sha string) error {
 	defer r.mu.Unlock()
 	stream := bytes.NewBufferString(fmt.Sprintf("reset %s%s\nfrom %s\n\ndone\n", prefix, name, sha))
 	if _, err := r.fastImport(ctx, stream); err != nil {
-		return fmt.Errorf("%s/%s: set %s%s: %w", r.Owner, r.Name, prefix, name, err)
+		return fmt.Errorf("%s: set %s%s: %w", r.path, prefix, name, err)
 	}
 	return nil
 }
@@ -273,7 +220,7 @@ func (r *Repo) annotatedTag(name, sha, message string) error {
 		return err
 	}
 	if !isHex40(sha) {
-		return fmt.Errorf("%s/%s: tag %s: %q is not a 40-hex commit id", r.Owner, r.Name, name, sha)
+		return fmt.Errorf("%s: tag %s: %q is not a 40-hex commit id", r.path, name, sha)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -289,13 +236,14 @@ func (r *Repo) annotatedTag(name, sha, message string) error {
 	writeData(&b, message)
 	b.WriteString("done\n")
 	if _, err := r.fastImport(ctx, &b); err != nil {
-		return fmt.Errorf("%s/%s: tag %s: %w", r.Owner, r.Name, name, err)
+		return fmt.Errorf("%s: tag %s: %w", r.path, name, err)
 	}
 	return nil
 }
 
 // DeleteBranch removes a branch; its commits stay in the object store, so
-// they become unreachable-but-fetchable, as after a force push on GitHub.
+// they become unreachable, as after a force push on GitHub: REST and
+// archives still serve them by SHA, upload-pack refuses them.
 func (r *Repo) DeleteBranch(name string) {
 	r.s.helper()
 	if err := r.deleteRef("refs/heads/", name); err != nil {
@@ -320,7 +268,7 @@ func (r *Repo) deleteRef(prefix, name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.s.runGit(ctx, r.gitDir, nil, "update-ref", "-d", prefix+name); err != nil {
-		return fmt.Errorf("%s/%s: delete %s%s: %w", r.Owner, r.Name, prefix, name, err)
+		return fmt.Errorf("%s: delete %s%s: %w", r.path, prefix, name, err)
 	}
 	return nil
 }
@@ -343,7 +291,7 @@ func (r *Repo) setDefaultBranch(name string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.s.runGit(ctx, r.gitDir, nil, "symbolic-ref", "HEAD", "refs/heads/"+name); err != nil {
-		return fmt.Errorf("%s/%s: set default branch %s: %w", r.Owner, r.Name, name, err)
+		return fmt.Errorf("%s: set default branch %s: %w", r.path, name, err)
 	}
 	r.defaultBranch = name
 	return nil
@@ -361,7 +309,7 @@ func (r *Repo) DefaultBranch() string {
 func (r *Repo) mustBeCommit(ctx context.Context, sha string) error {
 	got, err := r.commitOf(ctx, sha)
 	if errors.Is(err, errNoRef) || (err == nil && got != sha) {
-		return fmt.Errorf("%s/%s: %s is not a commit in this repository", r.Owner, r.Name, sha)
+		return fmt.Errorf("%s: %s is not a commit in this repository", r.path, sha)
 	}
 	return err
 }

@@ -1,9 +1,17 @@
 // Package fakegithub serves a fake GitHub on loopback for tests (SPEC §13):
 // bare repositories built with real git, served over smart HTTP by real
-// `git http-backend`, the handful of REST endpoints the resolver uses, and
-// archives made by `git archive` with GitHub's `owner-repo-<sha7>/` root.
-// It counts requests and injects faults so tests can assert on network use
-// and exercise retries and fallbacks.
+// `git http-backend`, the handful of REST endpoints the resolver uses
+// (repository, commits, branches, tags, compare, tarball), and archives made
+// by `git archive` with GitHub's `owner-repo-<sha7>/` root. It counts
+// requests and injects faults so tests can assert on network use and
+// exercise retries and fallbacks.
+//
+// It also serves what an attacker would: trees no honest git would make
+// (CommitRawTree), hand-made archives (SetArchive), commits reachable from
+// no branch or tag, as GitHub serves fork-network commits
+// (CommitUnreachable), and cheap huge repositories (CommitLargeFile,
+// CommitManyFiles). WithPlainGit turns it into any other git host: smart
+// HTTP only, repositories at nested paths.
 //
 // The core server (Start/Close) does not depend on package testing, so the
 // standalone command in cmd/fakegithub can run it for people; New is the
@@ -33,8 +41,9 @@ import (
 type Option func(*options)
 
 type options struct {
-	addr   string
-	logger *slog.Logger
+	addr     string
+	logger   *slog.Logger
+	plainGit bool
 }
 
 // WithAddr sets the listen address; it must be a loopback address (the
@@ -53,7 +62,8 @@ type failer interface {
 
 // Server is a running fake GitHub. URL is what REASONIX_GITHUB_URL should be
 // set to, APIURL what REASONIX_GITHUB_API_URL should be set to (GitHub
-// Enterprise layout: URL + "/api/v3").
+// Enterprise layout: URL + "/api/v3"). In plain-git mode (WithPlainGit)
+// APIURL is empty: there is no API to point at.
 type Server struct {
 	URL    string
 	APIURL string
@@ -64,6 +74,7 @@ type Server struct {
 	backend  string // git-http-backend
 	log      *slog.Logger
 	tb       failer
+	plain    bool // WithPlainGit: smart HTTP only, nested repository paths
 
 	srv  *http.Server
 	done chan struct{} // closed by Close; ends stalls
@@ -75,8 +86,10 @@ type Server struct {
 	repoCounts     map[string]*Counts
 	refuseGit      bool
 	refuseSHAWants bool
+	serveAnyWants  bool
 	token          string
-	archives       map[string][]byte
+	archives       map[string][]byte // made by git archive, keyed by repoKey@sha
+	craftedArchive map[string][]byte // SetArchive's, same keys; always win
 
 	archiveFlight singleflight.Group
 
@@ -112,15 +125,17 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		return nil, fmt.Errorf("fakegithub dir %s: %w", dir, err)
 	}
 	s := &Server{
-		dir:        absDir,
-		repoRoot:   filepath.Join(absDir, "repos"),
-		gitBin:     gitBin,
-		log:        o.logger,
-		tb:         tb,
-		done:       make(chan struct{}),
-		repos:      map[string]*Repo{},
-		repoCounts: map[string]*Counts{},
-		archives:   map[string][]byte{},
+		dir:            absDir,
+		repoRoot:       filepath.Join(absDir, "repos"),
+		gitBin:         gitBin,
+		log:            o.logger,
+		tb:             tb,
+		plain:          o.plainGit,
+		done:           make(chan struct{}),
+		repos:          map[string]*Repo{},
+		repoCounts:     map[string]*Counts{},
+		archives:       map[string][]byte{},
+		craftedArchive: map[string][]byte{},
 	}
 	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
 	if err != nil {
@@ -142,7 +157,9 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		return nil, fmt.Errorf("fakegithub: %s is not a loopback address", ln.Addr())
 	}
 	s.URL = "http://" + ln.Addr().String()
-	s.APIURL = s.URL + "/api/v3"
+	if !s.plain {
+		s.APIURL = s.URL + apiPrefix
+	}
 	s.srv = &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
@@ -183,8 +200,12 @@ func (s *Server) Close() error {
 }
 
 // Env returns the environment entries that point a reasonix subprocess at
-// this server.
+// this server as its GitHub. A plain-git server is no GitHub: Env is nil and
+// tests point the product at CloneURL()s instead.
 func (s *Server) Env() []string {
+	if s.plain {
+		return nil
+	}
 	return []string{
 		"REASONIX_GITHUB_URL=" + s.URL,
 		"REASONIX_GITHUB_API_URL=" + s.APIURL,
@@ -208,12 +229,38 @@ func (s *Server) RefuseGit(on bool) {
 
 // RefuseSHAWants makes upload-pack refuse wants that are not advertised ref
 // tips: the allow-*-sha1-in-want capabilities disappear from the
-// advertisement and a client that asks anyway gets "not our ref". The
-// default is GitHub's behaviour: any SHA may be wanted.
+// advertisement and a client that asks anyway gets "not our ref". It wins
+// over ServeUnreachableWants. The default is GitHub's behaviour as this fake
+// models it: any commit reachable from a branch or tag may be wanted by SHA;
+// commits reachable from none (CommitUnreachable, DeleteBranch, a backwards
+// ResetBranch) are refused over git, in protocol v0 and v2 alike.
 func (s *Server) RefuseSHAWants(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuseSHAWants = on
+}
+
+// ServeUnreachableWants makes upload-pack serve any object in the store by
+// SHA, reachable or not (git's uploadpack.allowAnySHA1InWant; also what a
+// stock git upload-pack does for protocol v2 clients, which it never checks).
+// A client can then fetch a commit no branch or tag reaches over git, so a
+// test can show that the client's own reachability check, not the server,
+// refuses an unreachable pin.
+func (s *Server) ServeUnreachableWants(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.serveAnyWants = on
+}
+
+// wantPolicy is what upload-pack serves by SHA now. The caller holds s.mu.
+func (s *Server) wantPolicy() wantPolicy {
+	switch {
+	case s.refuseSHAWants:
+		return wantTips
+	case s.serveAnyWants:
+		return wantAny
+	}
+	return wantReachable
 }
 
 // RequireToken makes REST and git requests without the token fail with 401.
@@ -250,7 +297,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.leave()
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	req := classify(r)
+	req := s.classify(r)
 	s.count(req, req.counter)
 	if s.log != nil {
 		defer func() {
@@ -274,6 +321,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 	case RouteArchive:
 		s.serveArchive(w, r, req)
 	default:
+		if s.plain { // no GitHub-shaped JSON from a host that is not GitHub
+			http.NotFound(w, r)
+			return
+		}
 		writeAPIError(w, http.StatusNotFound, "Not Found")
 	}
 }
@@ -294,19 +345,23 @@ func (s *Server) authorized(r *http.Request) bool {
 	return ok && pass == token
 }
 
-func (s *Server) lookup(owner, name string) *Repo {
+// lookup finds a repository by its path as a client spelled it.
+func (s *Server) lookup(path string) *Repo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.repos[repoKey(owner, name)]
+	return s.repos[pathKey(path)]
 }
 
 // Repo returns the repository created as owner/name (case-insensitive, like
 // GitHub), or nil.
-func (s *Server) Repo(owner, name string) *Repo { return s.lookup(owner, name) }
+func (s *Server) Repo(owner, name string) *Repo { return s.lookup(owner + "/" + name) }
 
-func repoKey(owner, name string) string {
-	return strings.ToLower(owner) + "/" + strings.ToLower(name)
-}
+// RepoAt returns the repository created at path (case-insensitive), or nil.
+func (s *Server) RepoAt(path string) *Repo { return s.lookup(path) }
+
+// pathKey folds case: GitHub, GitLab and Gitea all treat repository paths
+// case-insensitively.
+func pathKey(path string) string { return strings.ToLower(path) }
 
 // fail reports a helper's error: a test failure for servers made by New, a
 // panic otherwise (the helpers have no error result, by design).

@@ -3,7 +3,6 @@ package fakegithub
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -22,18 +21,22 @@ const maxUploadPackRequest = 32 << 20
 // through the real git http-backend.
 func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 	s.mu.Lock()
-	refuseGit, refuseSHA := s.refuseGit, s.refuseSHAWants
+	refuseGit, policy := s.refuseGit, s.wantPolicy()
 	s.mu.Unlock()
 	if refuseGit {
 		http.Error(w, "fakegithub: git over HTTP is refused", http.StatusForbidden)
 		return
 	}
 	if !s.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+		realm := "GitHub"
+		if s.plain {
+			realm = "fakegithub plain git"
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="`+realm+`"`)
 		http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
 		return
 	}
-	repo := s.lookup(req.owner, req.name)
+	repo := s.lookup(req.repo)
 	if repo == nil {
 		http.Error(w, "Repository not found.", http.StatusNotFound)
 		return
@@ -59,16 +62,14 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if refuseSHA {
-			sha, err := repo.unadvertisedWant(r.Context(), body)
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusInternalServerError)
-				return
-			}
-			if sha != "" {
-				writeUploadPackError(w, "upload-pack: not our ref "+sha)
-				return
-			}
+		sha, err := repo.refusedWant(r.Context(), body, policy)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if sha != "" {
+			writeUploadPackError(w, "upload-pack: not our ref "+sha)
+			return
 		}
 		// net/http/cgi refuses chunked bodies (git sends those for large
 		// negotiations), so hand it the buffered, decoded body instead.
@@ -81,16 +82,22 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 		http.Error(w, "fakegithub does not accept pushes", http.StatusForbidden)
 		return
 	}
-	s.runBackend(w, r, repo, req.tail, refuseSHA)
+	s.runBackend(w, r, repo, req.tail, policy)
 }
 
-func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, tail string, refuseSHA bool) {
-	allow := strconv.FormatBool(!refuseSHA)
+func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, tail string, policy wantPolicy) {
+	// The capabilities advertised to protocol v0 clients follow the policy
+	// (refusedWant enforces it for every protocol). allowAnySHA1InWant is
+	// set only when wanted: setting it false would clear the tip and
+	// reachable bits along with it.
+	allow := strconv.FormatBool(policy != wantTips)
 	config := [][2]string{
 		{"uploadpack.allowTipSHA1InWant", allow},
 		{"uploadpack.allowReachableSHA1InWant", allow},
-		{"uploadpack.allowAnySHA1InWant", allow},
 		{"uploadpack.allowFilter", "true"},
+	}
+	if policy == wantAny {
+		config = append(config, [2]string{"uploadpack.allowAnySHA1InWant", "true"})
 	}
 	var stderr bytes.Buffer
 	h := &cgi.Handler{
@@ -106,11 +113,11 @@ func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, 
 	// PATH_INFO names the repository as it lies on disk, whatever case or
 	// ".git" suffix the client used.
 	r2 := r.Clone(r.Context())
-	r2.URL.Path = "/" + repo.Owner + "/" + repo.Name + ".git/" + tail
+	r2.URL.Path = "/" + repo.path + ".git/" + tail
 	r2.URL.RawPath = ""
 	h.ServeHTTP(w, r2)
 	if s.log != nil && stderr.Len() > 0 {
-		s.log.Warn("git http-backend stderr", "repo", repo.Owner+"/"+repo.Name, "stderr", strings.TrimSpace(stderr.String()))
+		s.log.Warn("git http-backend stderr", "repo", repo.path, "stderr", strings.TrimSpace(stderr.String()))
 	}
 }
 
@@ -136,57 +143,6 @@ func readRequestBody(r *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("request body over %d bytes", maxUploadPackRequest)
 	}
 	return body, nil
-}
-
-// unadvertisedWant returns the first wanted object that is not a ref tip (or
-// a peeled tag), reproducing a server without allow-*-sha1-in-want for every
-// protocol version: over stateless HTTP, git itself would still serve
-// reachable SHAs.
-func (r *Repo) unadvertisedWant(ctx context.Context, body []byte) (string, error) {
-	wants := pktWants(body)
-	if len(wants) == 0 {
-		return "", nil
-	}
-	refs, err := r.refs(ctx)
-	if err != nil {
-		return "", err
-	}
-	tips := map[string]bool{}
-	for _, q := range refs {
-		tips[q.object] = true
-		tips[q.commit] = true
-	}
-	for _, w := range wants {
-		if !tips[w] {
-			return w, nil
-		}
-	}
-	return "", nil
-}
-
-// pktWants extracts the object ids of "want <oid>" pkt-lines (protocol v0
-// and v2 use the same line).
-func pktWants(body []byte) []string {
-	var out []string
-	for len(body) >= 4 {
-		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
-		if err != nil {
-			break
-		}
-		if n < 4 { // flush, delim, response-end
-			body = body[4:]
-			continue
-		}
-		if int(n) > len(body) {
-			break
-		}
-		line := strings.TrimSuffix(string(body[4:n]), "\n")
-		if strings.HasPrefix(line, "want ") && len(line) >= 45 && isHex40(line[5:45]) {
-			out = append(out, line[5:45])
-		}
-		body = body[n:]
-	}
-	return out
 }
 
 // writeUploadPackError answers as upload-pack does when it dies on a bad

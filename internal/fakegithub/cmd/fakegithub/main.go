@@ -1,13 +1,24 @@
 // Command fakegithub serves the test fake GitHub for people trying reasonix
-// by hand:
+// by hand and for scripts:
 //
 //	go run ./internal/fakegithub/cmd/fakegithub -repo acme/tools=./my-plugin
 //	eval "$(…the printed export lines…)"
 //	reasonix plugin install git:github.com/acme/tools --dry-run
 //
-// Each -repo directory becomes one commit on main of that repository. The
-// server listens on loopback only, logs every request and runs until
-// interrupted.
+// Each -repo directory becomes one commit on main of that repository.
+// With -plain-git the server stands in for any other git host (GitLab,
+// Gitea, Gerrit): smart HTTP only, no REST API or archives, and -git-repo
+// serves a directory at a path of any depth:
+//
+//	fakegithub -plain-git -git-repo team/tools=./dir -git-repo group/sub/tools=./other
+//	git clone http://127.0.0.1:PORT/group/sub/tools.git
+//
+// Once every repository is served the command prints, as its last line on
+// stdout, "fakegithub: listening on http://127.0.0.1:PORT", and with
+// -ready-file writes that URL (and a newline) to the file, atomically, so a
+// script can wait for either instead of sleeping; the file is removed on
+// exit. The server listens on loopback only, logs every request to stderr
+// and runs until interrupted.
 package main
 
 import (
@@ -62,15 +73,35 @@ func (f *repoFlags) Set(v string) error {
 	return nil
 }
 
+// gitRepoSpec is a -git-repo PATH=DIR; the server checks PATH for its mode.
+type gitRepoSpec struct{ path, dir string }
+
+type gitRepoFlags []gitRepoSpec
+
+func (f *gitRepoFlags) String() string { return fmt.Sprint(*f) }
+
+func (f *gitRepoFlags) Set(v string) error {
+	path, dir, ok := strings.Cut(v, "=")
+	if !ok || path == "" || dir == "" {
+		return fmt.Errorf("want PATH=DIR, got %q", v)
+	}
+	*f = append(*f, gitRepoSpec{path: path, dir: dir})
+	return nil
+}
+
 // run serves until ctx ends. The export lines go to stdout so a shell can
-// eval them; everything else is logged.
+// eval them, then the ready line; everything else is logged.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *slog.Logger) error {
 	fs := flag.NewFlagSet("fakegithub", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address; loopback only")
 	dir := fs.String("dir", "", "directory for the bare repositories (default: a temporary directory removed on exit)")
+	plain := fs.Bool("plain-git", false, "serve a plain git host (no REST API, no archives, repository paths of any depth) instead of GitHub")
+	readyFile := fs.String("ready-file", "", "once serving, write the server URL to this file (removed on exit)")
 	var repos repoFlags
 	fs.Var(&repos, "repo", "OWNER/NAME=DIR: serve DIR's files as one commit on main (repeatable)")
+	var gitRepos gitRepoFlags
+	fs.Var(&gitRepos, "git-repo", "PATH=DIR: serve DIR's files as one commit on main at PATH, e.g. group/sub/tools with -plain-git, OWNER/NAME otherwise (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -89,25 +120,61 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		defer os.RemoveAll(tmp)
 		root = tmp
 	}
-	s, err := fakegithub.Start(root, fakegithub.WithAddr(*addr), fakegithub.WithLogger(logger))
+	opts := []fakegithub.Option{fakegithub.WithAddr(*addr), fakegithub.WithLogger(logger)}
+	if *plain {
+		opts = append(opts, fakegithub.WithPlainGit())
+	}
+	s, err := fakegithub.Start(root, opts...)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	all := make([]gitRepoSpec, 0, len(repos)+len(gitRepos))
 	for _, r := range repos {
-		repo, sha, err := s.ImportDir(r.owner, r.name, r.dir)
+		all = append(all, gitRepoSpec{path: r.owner + "/" + r.name, dir: r.dir})
+	}
+	all = append(all, gitRepos...)
+	served := make([]*fakegithub.Repo, 0, len(all))
+	for _, r := range all {
+		repo, sha, err := s.ImportDirAt(r.path, r.dir)
 		if err != nil {
-			return fmt.Errorf("-repo %s/%s=%s: %w", r.owner, r.name, r.dir, err)
+			return fmt.Errorf("%s=%s: %w", r.path, r.dir, err)
 		}
-		logger.Info("imported", "repo", repo.Owner+"/"+repo.Name, "dir", r.dir, "branch", "main", "commit", sha)
+		logger.Info("imported", "repo", repo.Path(), "dir", r.dir, "branch", "main", "commit", sha)
+		served = append(served, repo)
+	}
+	if *readyFile != "" {
+		if err := writeAtomic(*readyFile, s.URL+"\n"); err != nil {
+			return fmt.Errorf("-ready-file: %w", err)
+		}
+		defer os.Remove(*readyFile)
 	}
 	for _, kv := range s.Env() {
 		fmt.Fprintf(stdout, "export %s\n", kv)
 	}
-	for _, r := range repos {
-		fmt.Fprintf(stdout, "# try: reasonix plugin install git:github.com/%s/%s --dry-run\n", r.owner, r.name)
+	for _, repo := range served {
+		if *plain {
+			fmt.Fprintf(stdout, "# try: git clone %s\n", repo.CloneURL())
+		} else {
+			fmt.Fprintf(stdout, "# try: reasonix plugin install git:github.com/%s --dry-run\n", repo.Path())
+		}
 	}
-	logger.Info("serving; interrupt to stop", "url", s.URL, "api", s.APIURL, "repos", root)
+	fmt.Fprintf(stdout, "fakegithub: listening on %s\n", s.URL)
+	logger.Info("serving; interrupt to stop", "url", s.URL, "api", s.APIURL, "plain_git", *plain, "repos", root)
 	<-ctx.Done()
+	return nil
+}
+
+// writeAtomic writes data to path through a rename, so a script polling for
+// the file never reads a partial URL.
+func writeAtomic(path, data string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
 	return nil
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -97,15 +100,121 @@ func TestRunServesImportedRepo(t *testing.T) {
 func TestRunRejects(t *testing.T) {
 	t.Parallel()
 	tests := map[string][]string{
-		"non-loopback addr": {"-addr", "0.0.0.0:0"},
-		"bad repo spec":     {"-repo", "acme-tools"},
-		"missing dir":       {"-repo", "acme/tools=" + filepath.Join(t.TempDir(), "nope")},
-		"stray argument":    {"extra"},
+		"non-loopback addr":  {"-addr", "0.0.0.0:0"},
+		"bad repo spec":      {"-repo", "acme-tools"},
+		"missing dir":        {"-repo", "acme/tools=" + filepath.Join(t.TempDir(), "nope")},
+		"bad git-repo spec":  {"-git-repo", "team/tools"},
+		"nested on GitHub":   {"-git-repo", "group/sub/tools=" + t.TempDir()},
+		"bad plain path":     {"-plain-git", "-git-repo", "group/../tools=" + t.TempDir()},
+		"ready file nowhere": {"-ready-file", filepath.Join(t.TempDir(), "no", "such", "dir", "url")},
+		"stray argument":     {"extra"},
 	}
 	for name, args := range tests {
 		err := run(context.Background(), args, io.Discard, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if err == nil {
 			t.Errorf("%s: run(%q) succeeded", name, args)
 		}
+	}
+}
+
+// startRun runs the command and returns its stdout lines up to and including
+// the ready line, reading them as they come: no sleeping, as a script would.
+func startRun(t *testing.T, ctx context.Context, args []string) (lines []string, done <-chan error) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		err := run(ctx, args, pw, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		pw.CloseWithError(fmt.Errorf("run returned: %v", err))
+		errc <- err
+	}()
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.HasPrefix(sc.Text(), "fakegithub: listening on ") {
+			go func() { _, _ = io.Copy(io.Discard, pr) }()
+			return lines, errc
+		}
+	}
+	t.Fatalf("no ready line: %v; stdout %q", sc.Err(), lines)
+	return nil, nil
+}
+
+func TestRunPlainGitReady(t *testing.T) {
+	t.Parallel()
+	team, nested := t.TempDir(), t.TempDir()
+	for dir, content := range map[string]string{team: "team", nested: "nested"} {
+		if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := filepath.Join(t.TempDir(), "url")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, done := startRun(t, ctx, []string{"-plain-git", "-dir", t.TempDir(), "-ready-file", ready,
+		"-git-repo", "team/tools=" + team, "-git-repo", "group/sub/tools=" + nested})
+
+	url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("ready line %q", lines[len(lines)-1])
+	}
+	if b, err := os.ReadFile(ready); err != nil || string(b) != url+"\n" {
+		t.Fatalf("ready file = %q, %v; want %q", b, err, url+"\n")
+	}
+	want := []string{"# try: git clone " + url + "/team/tools.git", "# try: git clone " + url + "/group/sub/tools.git", lines[len(lines)-1]}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stdout = %q, want %q (no GitHub exports on a plain host)", lines, want)
+	}
+	for path, content := range map[string]string{"team/tools": "team", "group/sub/tools": "nested"} {
+		dir := t.TempDir()
+		cmd := exec.Command("git", "clone", "--quiet", url+"/"+path+".git", dir)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("clone %s: %v\n%s", path, err, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "README.md")); err != nil || string(b) != content {
+			t.Fatalf("%s README = %q, %v", path, b, err)
+		}
+	}
+	resp, err := http.Get(url + "/api/v3/repos/team/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("REST on a plain host: %d", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop on cancel")
+	}
+	if _, err := os.Stat(ready); !os.IsNotExist(err) {
+		t.Fatalf("ready file left behind: %v", err)
+	}
+}
+
+func TestRunGitHubReadyLineLast(t *testing.T) {
+	t.Parallel()
+	plugin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugin, "reasonix-plugin.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, done := startRun(t, ctx, []string{"-dir", t.TempDir(), "-git-repo", "acme/tools=" + plugin})
+	url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+	want := []string{"export REASONIX_GITHUB_URL=" + url, "export REASONIX_GITHUB_API_URL=" + url + "/api/v3",
+		"# try: reasonix plugin install git:github.com/acme/tools --dry-run", "fakegithub: listening on " + url}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("stdout = %q, want %q", lines, want)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
