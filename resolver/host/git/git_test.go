@@ -3,8 +3,8 @@ package git
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,21 +128,68 @@ func TestFetch(t *testing.T) {
 }
 
 // A commit in the object store that no branch or tag reaches, as GitHub
-// serves fork-network commits, is refused over git.
+// serves fork-network commits, is refused — whether the server refuses to
+// send it or, like git's protocol v2 and hosts that serve any object by id,
+// sends it anyway.
 func TestFetchUnreachable(t *testing.T) {
 	t.Parallel()
-	fake := fakegithub.New(t)
-	r := fake.CreateRepo("acme", "tools")
-	r.Commit("main", map[string]string{"a": "1"})
-	hidden := r.Commit("tmp", map[string]string{"evil": "x"})
-	r.DeleteBranch("tmp")
-	repo := newRepo(t, fake, "acme", "tools")
-	_, err := repo.Fetch(context.Background(), hidden, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{Verify: true})
-	if !errors.Is(err, host.ErrUnreachable) || plugind.CodeOf(err) != plugind.CodeNotFound {
-		t.Fatalf("unreachable commit: %v", err)
+	for _, serves := range []bool{false, true} {
+		t.Run(fmt.Sprintf("server serves it %v", serves), func(t *testing.T) {
+			t.Parallel()
+			fake := fakegithub.New(t)
+			fake.ServeUnreachableWants(serves)
+			r := fake.CreateRepo("acme", "tools")
+			old := r.Commit("main", map[string]string{"a": "1"})
+			r.Commit("main", map[string]string{"a": "2"})
+			hidden := r.CommitUnreachable("", map[string]string{"evil": "x"})
+			repo := newRepo(t, fake, "acme", "tools")
+			ctx := context.Background()
+			_, err := repo.Fetch(ctx, hidden, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{Verify: true})
+			if !errors.Is(err, host.ErrUnreachable) || plugind.CodeOf(err) != plugind.CodeNotFound {
+				t.Fatalf("unreachable commit: %v", err)
+			}
+			if err := repo.Reachable(ctx, hidden, ""); !errors.Is(err, host.ErrUnreachable) {
+				t.Errorf("Reachable(hidden) = %v", err)
+			}
+			// An ancestor of a branch is reachable, though not a tip.
+			if err := repo.Reachable(ctx, old, ""); err != nil {
+				t.Errorf("Reachable(old) = %v", err)
+			}
+			got, err := repo.Fetch(ctx, old, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{Verify: true})
+			if err != nil || !got.Verified {
+				t.Errorf("Fetch(old) = %+v, %v", got, err)
+			}
+		})
 	}
-	if err := repo.Reachable(context.Background(), hidden, ""); !errors.Is(err, host.ErrUnreachable) {
-		t.Errorf("Reachable = %v", err)
+}
+
+// Plain git hosts (GitLab, Gitea…: no REST, repositories at any depth).
+func TestPlainGitHost(t *testing.T) {
+	t.Parallel()
+	fake := fakegithub.New(t, fakegithub.WithPlainGit())
+	r := fake.CreateRepoAt("group/sub/tools")
+	c1 := r.Commit("main", map[string]string{"plugin/a.md": "v1"})
+	r.Tag("v1.2", c1)
+	r.Commit("main", map[string]string{"plugin/a.md": "v2"})
+	src, err := source.Parse("https://git.example.test/group/sub/tools.git#v1.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := New(src, Config{URL: fake.URL + "/group/sub/tools.git"})
+	ctx := context.Background()
+	pin, err := repo.Resolve(ctx, src.Ref, nil)
+	if err != nil || pin.SHA != c1 {
+		t.Fatalf("Resolve(v1.2) = %v, %v; want %s", pin.SHA, err, c1)
+	}
+	dest := filepath.Join(t.TempDir(), "tree")
+	if _, err := repo.Fetch(ctx, c1, dest, host.FetchOptions{Verify: true}); err != nil {
+		t.Fatal(err)
+	}
+	if tree := readTree(t, dest); tree["plugin/a.md"] != "v1" {
+		t.Errorf("tree = %v", tree)
+	}
+	if c := fake.RepoCountsAt("group/sub/tools"); c.API() != 0 || c.Archive != 0 {
+		t.Errorf("plain git host asked for REST or archives: %+v", c)
 	}
 }
 
@@ -198,19 +245,28 @@ func TestFetchBudget(t *testing.T) {
 func TestFetchHostileTrees(t *testing.T) {
 	t.Parallel()
 	outside := t.TempDir()
+	type raw = fakegithub.RawEntry
 	tests := []struct {
 		name    string
-		entries []rawEntry
+		entries []raw
 	}{
-		{"symlink beside folder", []rawEntry{
-			{mode: "120000", name: "a", content: outside},
-			{mode: "040000", name: "a", entries: []rawEntry{{mode: "100644", name: "pwned", content: "x"}}},
+		{"symlink beside folder", []raw{
+			{Mode: "120000", Name: "a", Content: outside},
+			{Mode: "040000", Name: "a", Entries: []raw{{Mode: "100644", Name: "pwned", Content: "x"}}},
 		}},
-		{"case collision", []rawEntry{{mode: "100644", name: "README.md", content: "1"}, {mode: "100644", name: "readme.md", content: "2"}}},
-		{"kelvin sign", []rawEntry{{mode: "100644", name: "k.md", content: "1"}, {mode: "100644", name: "\u212a.md", content: "2"}}},
-		{"dot dot", []rawEntry{{mode: "100644", name: "..", content: "1"}}},
-		{"escaping link", []rawEntry{{mode: "120000", name: "l", content: "../../etc/passwd"}}},
-		{"absolute link", []rawEntry{{mode: "120000", name: "l", content: "/etc/passwd"}}},
+		{"relative symlink beside folder", []raw{
+			{Mode: "120000", Name: "a", Content: "../../../../../../../../../.." + outside},
+			{Mode: "040000", Name: "a", Entries: []raw{{Mode: "100644", Name: "pwned", Content: "x"}}},
+		}},
+		{"case collision", []raw{{Mode: "100644", Name: "README.md", Content: "1"}, {Mode: "100644", Name: "readme.md", Content: "2"}}},
+		{"kelvin sign", []raw{{Mode: "100644", Name: "k.md", Content: "1"}, {Mode: "100644", Name: "\u212a.md", Content: "2"}}},
+		{"nfd and nfc", []raw{{Mode: "100644", Name: "caf\u00e9", Content: "1"}, {Mode: "100644", Name: "cafe\u0301", Content: "2"}}},
+		{"duplicate", []raw{{Mode: "100644", Name: "x", Content: "1"}, {Mode: "100644", Name: "x", Content: "2"}}},
+		{"dot dot", []raw{{Mode: "100644", Name: "..", Content: "1"}}},
+		{"slash in name", []raw{{Mode: "100644", Name: "../escape", Content: "1"}}},
+		{"escaping link", []raw{{Mode: "120000", Name: "l", Content: "../../etc/passwd"}}},
+		{"absolute link", []raw{{Mode: "120000", Name: "l", Content: "/etc/passwd"}}},
+		{"link to folder", []raw{{Mode: "120000", Name: "l", Content: "d"}, {Mode: "040000", Name: "d", Entries: []raw{{Mode: "100644", Name: "f", Content: "1"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +274,7 @@ func TestFetchHostileTrees(t *testing.T) {
 			fake := fakegithub.New(t)
 			r := fake.CreateRepo("acme", "tools")
 			r.Commit("main", map[string]string{"ok": "1"})
-			sha := rawCommit(t, r.Dir(), "main", tt.entries)
+			sha := r.CommitRawTree("main", tt.entries)
 			repo := newRepo(t, fake, "acme", "tools")
 			parent := t.TempDir()
 			_, err := repo.Fetch(context.Background(), sha, filepath.Join(parent, "tree"), host.FetchOptions{})
@@ -233,70 +289,6 @@ func TestFetchHostileTrees(t *testing.T) {
 			}
 		})
 	}
-}
-
-type rawEntry struct {
-	mode, name, content string
-	entries             []rawEntry
-}
-
-// rawCommit builds a tree verbatim (git hash-object --literally, which
-// checks nothing) and commits it on branch.
-func rawCommit(t *testing.T, gitDir, branch string, entries []rawEntry) string {
-	t.Helper()
-	tree := rawTree(t, gitDir, entries)
-	sha := gitOut(t, gitDir, nil, "commit-tree", tree, "-m", "hostile")
-	gitOut(t, gitDir, nil, "update-ref", "refs/heads/"+branch, sha)
-	return sha
-}
-
-func rawTree(t *testing.T, gitDir string, entries []rawEntry) string {
-	var buf []byte
-	for _, e := range entries {
-		var h string
-		if e.mode == "040000" {
-			h = rawTree(t, gitDir, e.entries)
-		} else {
-			h = gitOut(t, gitDir, strings.NewReader(e.content), "hash-object", "-w", "--stdin")
-		}
-		buf = append(buf, []byte(e.mode[strings.IndexFunc(e.mode, func(r rune) bool { return r != '0' }):]+" "+e.name+"\x00")...)
-		buf = append(buf, hexBytes(t, h)...)
-	}
-	return gitOut(t, gitDir, strings.NewReader(string(buf)), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-}
-
-func gitOut(t *testing.T, gitDir string, stdin *strings.Reader, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func hexBytes(t *testing.T, h string) []byte {
-	out := make([]byte, len(h)/2)
-	for i := range out {
-		var b byte
-		for _, c := range h[2*i : 2*i+2] {
-			b <<= 4
-			switch {
-			case c >= '0' && c <= '9':
-				b |= byte(c - '0')
-			case c >= 'a' && c <= 'f':
-				b |= byte(c - 'a' + 10)
-			default:
-				t.Fatalf("bad hex %q", h)
-			}
-		}
-		out[i] = b
-	}
-	return out
 }
 
 func equal(a, b map[string]string) bool {

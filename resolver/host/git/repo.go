@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -97,26 +98,77 @@ func (r *Repo) Resolve(ctx context.Context, ref string, _ *host.Pin) (host.Pin, 
 	return host.Pin{SHA: sha, At: time.Now()}, nil
 }
 
-// Reachable implements host.Repo. A tip is reachable; otherwise the
-// commit is fetched (content discarded) the way Fetch does, which proves it
-// or fails.
+// Reachable implements host.Repo. A tip is reachable. Otherwise the
+// history of every branch and tag is fetched — commits only, where the
+// server supports filters — and the commit must be in it: a server sends
+// exactly what its wants reach. Nothing here trusts the server's own want
+// checks, which many servers (git's protocol v2, hosts that serve any
+// object by id) do not make.
 func (r *Repo) Reachable(ctx context.Context, sha, _ string) error {
-	scratch, err := os.MkdirTemp("", "reasonix-reach-")
+	sess, adv, err := r.advertise(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	if adv.refs.Has(sha) {
+		return nil
+	}
+	scratch, err := os.MkdirTemp("", "reasonix-history-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	_, err = r.Fetch(ctx, sha, filepath.Join(scratch, "tree"), host.FetchOptions{Verify: true, Paths: []string{"\x00none"}})
-	return err
+	return r.history(ctx, sess, adv, sha, scratch)
 }
 
-// Fetch implements host.Repo. It wants exactly sha at depth 1 when the
-// server lets it (a tip, or allow-reachable/tip-sha1-in-want: the server
-// then refuses commits no branch or tag reaches, which proves
-// reachability); a server that allows no such wants gets a fetch of every
-// branch and tag with history, which proves it by construction. The pack is
-// indexed and the tree written with bounded memory; the object store lives
-// in a scratch folder beside dest and is removed.
+// history fetches the tips' histories into scratch and looks for sha.
+func (r *Repo) history(ctx context.Context, sess transport.UploadPackSession, adv *advertisement, sha, scratch string) error {
+	req := r.tipsRequest(adv)
+	if len(req.Wants) == 0 {
+		return r.errNoSuchCommit(sha)
+	}
+	if adv.caps.Supports(capability.Filter) {
+		req.Filter = packp.FilterTreeDepth(0) // commits, no trees, no blobs
+		_ = req.Capabilities.Set(capability.Filter)
+	}
+	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "history.pack"), maxHistoryPack, smallObject)
+	if err != nil {
+		return err
+	}
+	defer px.Close()
+	if _, ok := px.byHash[plumbing.NewHash(sha)]; !ok {
+		return r.errNoSuchCommit(sha)
+	}
+	return nil
+}
+
+// maxHistoryPack bounds the commit history a reachability check downloads.
+const maxHistoryPack = 512 << 20
+
+// tipsRequest wants every branch and tag tip, with history.
+func (r *Repo) tipsRequest(adv *advertisement) *packp.UploadPackRequest {
+	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
+	seen := map[string]bool{}
+	for _, c := range adv.refs.Commits {
+		if !seen[c] {
+			seen[c] = true
+			req.Wants = append(req.Wants, plumbing.NewHash(c))
+		}
+	}
+	sort.Slice(req.Wants, func(i, j int) bool { return req.Wants[i].String() < req.Wants[j].String() })
+	if adv.caps.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	return req
+}
+
+// Fetch implements host.Repo: the commit at depth 1 when the server lets it
+// be wanted (a tip, or allow-tip/reachable-sha1-in-want), else every branch
+// and tag with history, which proves reachability by construction. With
+// Verify, a commit that is not a tip is first looked for in the history
+// (Reachable). The pack is indexed and the tree written with bounded
+// memory; the object store lives in a scratch folder beside dest and is
+// removed.
 func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
 	if !source.IsSHA(sha) {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "fetch %s: %q is not a commit id", r.src.Key(), sha)
@@ -132,45 +184,40 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		return nil, err
 	}
 	defer sess.Close()
+	tip := adv.refs.Has(sha)
+	verified := tip
+	if opts.Verify && !tip {
+		if err := r.history(ctx, sess, adv, sha, scratch); err != nil {
+			return nil, err
+		}
+		verified = true
+	}
 	want := plumbing.NewHash(sha)
-	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
+	var req *packp.UploadPackRequest
 	byConstruction := false
-	switch {
-	case adv.refs.Has(sha), adv.caps.Supports(capability.AllowReachableSHA1InWant):
+	if tip || adv.caps.Supports(capability.AllowReachableSHA1InWant) || adv.caps.Supports(capability.AllowTipSHA1InWant) {
+		req = packp.NewUploadPackRequestFromCapabilities(adv.caps)
 		req.Wants = []plumbing.Hash{want}
 		req.Depth = packp.DepthCommits(1)
 		_ = req.Capabilities.Set(capability.Shallow)
-	default:
-		// Only tips may be wanted: take every branch and tag, whole.
-		byConstruction = true
-		seen := map[string]bool{}
-		for _, c := range adv.refs.Commits {
-			if !seen[c] {
-				seen[c] = true
-				req.Wants = append(req.Wants, plumbing.NewHash(c))
-			}
+		if adv.caps.Supports(capability.NoProgress) {
+			_ = req.Capabilities.Set(capability.NoProgress)
 		}
+	} else {
+		// Only tips may be wanted: take every branch and tag, whole.
+		req, byConstruction = r.tipsRequest(adv), true
 		if len(req.Wants) == 0 {
 			return nil, r.errNoSuchCommit(sha)
 		}
-	}
-	if adv.caps.Supports(capability.NoProgress) {
-		_ = req.Capabilities.Set(capability.NoProgress)
 	}
 	budget := opts.Budget
 	if budget == (plugind.Budget{}) {
 		budget = plugind.DefaultBudget
 	}
 	packPath := filepath.Join(scratch, "incoming.pack")
-	if err := r.download(ctx, sess, req, packPath, packLimit(budget)); err != nil {
-		if notOurRef(err) {
-			return nil, r.errNoSuchCommit(sha)
-		}
-		return nil, err
-	}
-	px, err := indexPack(ctx, packPath, budget.MaxBytes)
+	px, err := r.fetchPack(ctx, sess, req, packPath, packLimit(budget), budget.MaxBytes)
 	if err != nil {
-		return nil, wrapf(err, "fetch %s@%s", r.src.Key(), host.Short(sha))
+		return nil, err
 	}
 	defer px.Close()
 	if err := px.writeIndex(packPath, scratch); err != nil {
@@ -182,14 +229,26 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "%s sent a pack without commit %s", r.src.Key(), sha)
 	}
-	if len(opts.Paths) == 1 && opts.Paths[0] == "\x00none" { // Reachable's probe
-		return &host.Fetched{Transport: "git", Verified: true}, nil
-	}
 	res, err := writeCommitTree(ctx, scratch, want, dest, opts, budget, px.TooBig)
 	if err != nil {
 		return nil, err
 	}
-	return &host.Fetched{Transport: "git", Verified: true, Files: res.Files, Bytes: res.Bytes}, nil
+	return &host.Fetched{Transport: "git", Verified: verified || byConstruction, Files: res.Files, Bytes: res.Bytes}, nil
+}
+
+// fetchPack runs req and indexes the pack it brings (at packPath).
+func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, packPath string, limit, maxObject int64) (*packIndex, error) {
+	if err := r.download(ctx, sess, req, packPath, limit); err != nil {
+		if notOurRef(err) {
+			return nil, r.errNoSuchCommit(req.Wants[0].String())
+		}
+		return nil, err
+	}
+	px, err := indexPack(ctx, packPath, maxObject)
+	if err != nil {
+		return nil, wrapf(err, "fetch %s", r.src.Key())
+	}
+	return px, nil
 }
 
 // download runs the upload-pack request and stores the pack stream.

@@ -105,7 +105,7 @@ func (h *Host) Open(src source.Source) (host.Repo, error) {
 type repo struct {
 	rest    *restRepo
 	content *host.Fallback // git → archive: Refs, Fetch
-	refs    *host.Fallback // REST → git: Resolve
+	refs    *host.Fallback // REST → git: Resolve, Reachable
 }
 
 func (r *repo) Source() source.Source { return r.rest.src }
@@ -116,15 +116,30 @@ func (r *repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.P
 	return r.refs.Resolve(ctx, ref, known)
 }
 
-// Reachable asks the REST API: one compare per ref tried.
+// Reachable asks the REST API (one compare per ref tried), and when the API
+// fails, git (the branches' and tags' history).
 func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
-	return r.rest.Reachable(ctx, sha, hint)
+	return r.refs.Reachable(ctx, sha, hint)
 }
 
-// Fetch is git first. git's "not our ref" cannot tell an absent commit from
-// an unreachable one; the API can, so a refusal is explained by it.
+// Fetch is git first, the archive when git fails. A pin is proven
+// reachable before anything is downloaded, through the API: GitHub serves
+// any commit of a repository's fork network by id, over git as through
+// archives, so no transport's willingness to serve a commit proves
+// anything. git's "not our ref" cannot tell an absent commit from an
+// unreachable one; the API can, so a refusal is explained by it.
 func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	verified := false
+	if opts.Verify {
+		if err := r.Reachable(ctx, sha, ""); err != nil {
+			return nil, err
+		}
+		opts.Verify, verified = false, true
+	}
 	got, err := r.content.Fetch(ctx, sha, dest, opts)
+	if got != nil {
+		got.Verified = got.Verified || verified
+	}
 	if errors.Is(err, host.ErrUnreachable) {
 		if rerr := r.rest.Reachable(ctx, sha, ""); rerr != nil && (errors.Is(rerr, host.ErrCommitNotFound) || errors.Is(rerr, host.ErrRepoNotFound) || errors.Is(rerr, host.ErrUnreachable)) {
 			return nil, rerr
