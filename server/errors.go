@@ -44,8 +44,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
+// writeError answers a refusal. Its message may quote the request (a
+// source, a name), so credentials in it are masked.
 func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
-	writeJSON(w, status, ErrorBody{OK: false, Error: fmt.Sprintf(format, args...), ErrorCode: code})
+	writeJSON(w, status, ErrorBody{OK: false, Error: plugind.RedactSecrets(fmt.Sprintf(format, args...)), ErrorCode: code})
 }
 
 // statusOf maps a backend error code to an HTTP status: 4xx for what the
@@ -71,15 +73,17 @@ func statusOf(code plugind.Code) int {
 	}
 }
 
-// fail answers err as an ErrorBody.
+// fail answers err as an ErrorBody, credentials masked.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := s.classify(r, err)
-	writeJSON(w, status, ErrorBody{OK: false, Error: err.Error(), ErrorCode: code})
+	writeJSON(w, status, ErrorBody{OK: false, Error: plugind.RedactSecrets(err.Error()), ErrorCode: code})
 }
 
 // respond answers a backend response: 200 when it succeeded, else the
-// status of its error, with the whole response as the body (the CLI's JSON).
+// status of its error, with the whole response as the body (the CLI's JSON),
+// its source, errors and warnings with credentials masked.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer.Response, err error) {
+	resp = resp.Redacted()
 	if resp == nil {
 		if err == nil {
 			err = errors.New("no response")
