@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
@@ -55,7 +56,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	}
 	log := o.log
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: plugind.RedactAttr}))
 	}
 	rcfg := resolver.Config{
 		Store:     st,
