@@ -101,6 +101,12 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 func FindSecrets(s string) []SecretSpan {
 	f := finder{s: s}
 	for i := 0; i < len(s); i++ {
+		// Whatever starts inside a credential already found would overlap
+		// it and be dropped: skipping it keeps the scan linear on texts
+		// like "key=key=key=…".
+		if i < f.end {
+			continue
+		}
 		switch c := s[i]; {
 		case c == ':':
 			if strings.HasPrefix(s[i:], "://") {
@@ -120,10 +126,12 @@ func FindSecrets(s string) []SecretSpan {
 type finder struct {
 	s     string
 	spans []SecretSpan
+	end   int // the furthest end of a span found so far
 }
 
 func (f *finder) add(start, end int, kind SecretKind, name string) {
 	f.spans = append(f.spans, SecretSpan{Start: start, End: end, Kind: kind, Name: name})
+	f.end = max(f.end, end)
 }
 
 // result orders the spans and drops any that overlaps an earlier one: the
@@ -465,6 +473,11 @@ func IsSecretReference(v string) bool {
 // literal worth hiding: not empty, not already masked, not a reference or
 // an expansion ($(…), {placeholder}), not a boolean.
 func isLiteralSecret(v string) bool {
+	// A reference may sit in quotes of its own: an exported shell command
+	// writes 'token='"${VAR}"'' so that the shell expands it.
+	if u := strings.Trim(v, `"'`); u != v && (u == "" || u == Masked || IsSecretReference(u)) {
+		return false
+	}
 	if v == "" || v == Masked || IsSecretReference(v) {
 		return false
 	}

@@ -226,3 +226,26 @@ func BenchmarkRedactSecrets(b *testing.B) {
 		}
 	}
 }
+
+// FuzzRedactSecrets checks the invariants on any text: the result holds
+// nothing FindSecrets would still mask, redacting again changes nothing,
+// and text without a credential comes back byte for byte.
+func FuzzRedactSecrets(f *testing.F) {
+	for _, s := range []string{
+		"https://user:pass@github.com/o/r?access_token=abc&x=1#sig=z",
+		`curl -H "Authorization: Bearer abc123" 'X-Api-Key: k' ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz`,
+		`{"token": "abc", "password":"p w"} Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.x AKIAIOSFODNN7EXAMPLE`,
+		"plain text, nothing to see", "a=b=c==d", "https://@h", "Authorization:", "token=\"unterminated",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r := RedactSecrets(s)
+		if sp := FindSecrets(r); len(sp) != 0 {
+			t.Fatalf("RedactSecrets(%q) = %q still holds %q", s, r, r[sp[0].Start:sp[0].End])
+		}
+		if len(FindSecrets(s)) == 0 && r != s {
+			t.Fatalf("RedactSecrets(%q) = %q changed text with no credential", s, r)
+		}
+	})
+}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind"
 )
 
 func TestStripCredentials(t *testing.T) {
@@ -220,6 +222,8 @@ func TestStripHookCommands(t *testing.T) {
 			`curl -H "Authorization: Bearer ${HOOK_AUTH_TOKEN}" https://h/x`, []string{"HOOK_AUTH_TOKEN"}},
 		{"bearer in single quotes", `{"type":"command","command":"curl -H 'Authorization: Bearer abc123' https://h/x"}`,
 			`curl -H 'Authorization: Bearer '"${HOOK_AUTH_TOKEN}"'' https://h/x`, []string{"HOOK_AUTH_TOKEN"}},
+		{"pair in single quotes", `{"type":"command","command":"curl 'https://h/notify?token=abc&x=1'"}`,
+			`curl 'https://h/notify?token='"${HOOK_TOKEN}"'&x=1'`, []string{"HOOK_TOKEN"}},
 		{"query token", `{"type":"command","command":"curl https://h/notify?token=abc&x=1"}`,
 			`curl https://h/notify?token=${HOOK_TOKEN}&x=1`, []string{"HOOK_TOKEN"}},
 		{"env prefix keeps its name", `{"type":"command","command":"ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz node hook.js"}`,
@@ -338,4 +342,39 @@ func TestStrippedShellCommandsStillWork(t *testing.T) {
 			t.Errorf("%s\nexported as %s\nprints %q, want %q", tc.command, stripped, after, before)
 		}
 	}
+}
+
+// FuzzStripHookCommand checks, for any hook command in any shell, that
+// export is idempotent (what it wrote has nothing left to strip) and that
+// the displayed command holds nothing credential-like.
+func FuzzStripHookCommand(f *testing.F) {
+	for _, s := range []string{
+		`curl -H "Authorization: Bearer abc123" https://h/x?token=abc`,
+		`curl -H 'Authorization: Bearer abc123' -u a:b https://u:p@h`,
+		`ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz node x.js --password 'a b' --token=t`,
+		`x 'it''s Bearer x9y8z7w6' "--api-key=a b" \"token=q\"`,
+	} {
+		for _, shell := range []string{"", "powershell", "cmd"} {
+			f.Add(s, shell)
+		}
+	}
+	f.Fuzz(func(t *testing.T, command, shell string) {
+		doc, err := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{
+			map[string]any{"type": "command", "command": command, "shell": shell}}}}}})
+		if err != nil {
+			return
+		}
+		out, _, _, err := StripCredentials("hooks/hooks.json", doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _, changed, err := StripCredentials("hooks/hooks.json", out)
+		if err != nil || changed {
+			t.Fatalf("export of %q (shell %q) is not stable:\n%s\n%s", command, shell, out, again)
+		}
+		shown := maskCommand(command, true, shell)
+		if sp := plugind.FindSecrets(shown); len(sp) != 0 {
+			t.Fatalf("maskCommand(%q) = %q still shows %q", command, shown, shown[sp[0].Start:sp[0].End])
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -42,6 +43,9 @@ func maskMap(m map[string]string) map[string]string {
 // URL is re-encoded.
 func maskURL(s string) string { return plugind.RedactSecrets(s) }
 
+// flagWord is an option that may take a value: -u, --api-key, --auth.token.
+var flagWord = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
 // secret is one credential inside a string the manifest declares.
 type secret struct {
 	start, end int
@@ -66,7 +70,7 @@ func spansOf(s string) []secret {
 // "--api-key X", and curl's "-u user:password". It returns the name the
 // value is bound to.
 func flagSecret(flag, value string) (string, bool) {
-	if !strings.HasPrefix(flag, "-") || strings.Contains(flag, "=") || value == "" || value == Masked ||
+	if !flagWord.MatchString(flag) || value == "" || value == Masked ||
 		strings.HasPrefix(value, "-") || strings.HasPrefix(value, "$") || isReference(value) {
 		return "", false
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"sort"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -171,7 +172,11 @@ func (t *shellText) secrets() []secret {
 			found = append(found, secret{start: w.start, end: w.end, kind: plugind.SecretPair, name: name, word: true, literal: w.text})
 		}
 	}
+	last := -1
 	for _, f := range spansOf(t.s) {
+		if f.start < last {
+			continue // inside the quoted value the previous one ran to
+		}
 		// Inside quotes a value may hold blanks ("--api-key=a b"): the
 		// shell passes the quoted text whole, so the secret runs to the
 		// closing quote, not to the first blank.
@@ -186,6 +191,7 @@ func (t *shellText) secrets() []secret {
 			}
 			f.literal = t.s[f.start:f.end]
 		}
+		last = f.end
 		found = append(found, f)
 	}
 	return mergeSecrets(found)
@@ -260,10 +266,10 @@ func (t *shellText) singleAt(pos int) (span, bool) {
 	if t.quote[pos] != singleQuoted {
 		return span{}, false
 	}
-	for _, r := range t.singles {
-		if pos > r.start && pos < r.contentEnd {
-			return r, true
-		}
+	// singles are in text order: the last one starting before pos.
+	i := sort.Search(len(t.singles), func(i int) bool { return t.singles[i].start >= pos }) - 1
+	if i >= 0 && pos < t.singles[i].contentEnd {
+		return t.singles[i], true
 	}
 	return span{}, false
 }
