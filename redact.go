@@ -199,6 +199,9 @@ func (f *finder) pair(i int) {
 		// line): keep the scheme word in sight, as for the header.
 		kind = SecretHeader
 		start = skipAuthScheme(s[:end], start)
+		if authSchemes[strings.ToLower(s[start:end])] {
+			return
+		}
 	}
 	if isLiteralSecret(s[start:end]) {
 		f.add(start, end, kind, key)
@@ -276,7 +279,9 @@ func (f *finder) header(i int) {
 	for e < len(s) && !isValueEnd(s[e]) {
 		e++
 	}
-	if v := s[p:e]; isLiteralSecret(v) {
+	// A scheme word alone ("needs Authorization: Bearer" at a line's end)
+	// names the kind of credential, not one.
+	if v := s[p:e]; isLiteralSecret(v) && !(auth && authSchemes[strings.ToLower(v)]) {
 		f.add(p, e, SecretHeader, name)
 	}
 }

@@ -105,6 +105,8 @@ func TestRedactSecretsLeavesOrdinaryText(t *testing.T) {
 		"AKIA is a prefix, AKIAshort too",
 		"ghp_short",
 		"send it as Authorization: Bearer <token>",
+		"every route needs `Authorization: Bearer",
+		"Authorization: Basic\nnext line",
 		"bearer tokens expire; Bearer xyz",
 		"the syntax is NAME=VALUE",
 		"C:\\Users\\me\\plugins",

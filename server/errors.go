@@ -34,7 +34,16 @@ type ErrorBody struct {
 
 // writeJSON encodes v the way the CLI prints it (two-space indent, no HTML
 // escaping), so the API and `--json` output are byte-for-byte the same.
+// Error bodies and backend responses quote the request's source and the
+// backend's errors: their credentials are masked here, on every route.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	switch b := v.(type) {
+	case ErrorBody:
+		b.Error = plugind.RedactSecrets(b.Error)
+		v = b
+	case *installer.Response:
+		v = b.Redacted()
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -44,10 +53,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// writeError answers a refusal. Its message may quote the request (a
-// source, a name), so credentials in it are masked.
 func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
-	writeJSON(w, status, ErrorBody{OK: false, Error: plugind.RedactSecrets(fmt.Sprintf(format, args...)), ErrorCode: code})
+	writeJSON(w, status, ErrorBody{OK: false, Error: fmt.Sprintf(format, args...), ErrorCode: code})
 }
 
 // statusOf maps a backend error code to an HTTP status: 4xx for what the
@@ -73,17 +80,15 @@ func statusOf(code plugind.Code) int {
 	}
 }
 
-// fail answers err as an ErrorBody, credentials masked.
+// fail answers err as an ErrorBody.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, code := s.classify(r, err)
-	writeJSON(w, status, ErrorBody{OK: false, Error: plugind.RedactSecrets(err.Error()), ErrorCode: code})
+	writeJSON(w, status, ErrorBody{OK: false, Error: err.Error(), ErrorCode: code})
 }
 
 // respond answers a backend response: 200 when it succeeded, else the
-// status of its error, with the whole response as the body (the CLI's JSON),
-// its source, errors and warnings with credentials masked.
+// status of its error, with the whole response as the body (the CLI's JSON).
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer.Response, err error) {
-	resp = resp.Redacted()
 	if resp == nil {
 		if err == nil {
 			err = errors.New("no response")
