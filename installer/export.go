@@ -22,8 +22,11 @@ type ExportInfo struct {
 }
 
 // Export writes name's installed copy to w as a zip with the package at the
-// archive root, credentials stripped: literal env/header values become ${VAR}
-// references, listed in RequiredEnv for the person who installs it.
+// archive root, credentials stripped (manifest.StripCredentials): literal
+// env/header values, URL credentials, credential arguments of MCP servers
+// and hooks, and credential text in hook commands become ${VAR} references
+// the host expands, listed in RequiredEnv for the person who installs it.
+// Nothing is replaced by a mask: a masked value would break the plugin.
 func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*ExportInfo, error) {
 	e, err := in.installed(name)
 	if err != nil {

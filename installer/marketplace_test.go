@@ -251,16 +251,16 @@ func TestMarketplaceGitSubdirShapesRefusedBeforeAnyRequest(t *testing.T) {
 		return src
 	}
 	cases := map[string]map[string]any{
-		"no-path":    gs("sha", sha),
-		"dotdot":     gs("path", "a/../../b"),
-		"absolute":   gs("path", "/etc"),
-		"backslash":  gs("path", `a\b`),
-		"space":      gs("path", "a b"),
-		"tree-url":   gs("url", "https://github.com/acme/gs/tree/main/p", "path", "p"),
-		"short-sha":  gs("path", "p", "sha", "abc1234"),
-		"dash-ref":   gs("path", "p", "ref", "-upload-pack=x"),
-		"no-url":     gs("url", nil, "path", "p"),
-		"ip-host":    gs("url", "https://10.0.0.1/acme/gs", "path", "p"),
+		"no-path":   gs("sha", sha),
+		"dotdot":    gs("path", "a/../../b"),
+		"absolute":  gs("path", "/etc"),
+		"backslash": gs("path", `a\b`),
+		"space":     gs("path", "a b"),
+		"tree-url":  gs("url", "https://github.com/acme/gs/tree/main/p", "path", "p"),
+		"short-sha": gs("path", "p", "sha", "abc1234"),
+		"dash-ref":  gs("path", "p", "ref", "-upload-pack=x"),
+		"no-url":    gs("url", nil, "path", "p"),
+		"ip-host":   gs("url", "https://10.0.0.1/acme/gs", "path", "p"),
 	}
 	var entries []map[string]any
 	for name, src := range cases {

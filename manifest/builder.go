@@ -43,8 +43,10 @@ func newBuilder(t *tree, pkg *Package) *builder {
 	}
 }
 
+// warn records a warning. Warnings quote what the package declared
+// (commands, URLs, matchers), so credentials in them are masked here.
 func (b *builder) warn(format string, args ...any) {
-	b.pkg.Warnings = append(b.pkg.Warnings, fmt.Sprintf(format, args...))
+	b.pkg.Warnings = append(b.pkg.Warnings, plugind.RedactSecrets(fmt.Sprintf(format, args...)))
 }
 
 // skip records a declared thing that was not mapped.

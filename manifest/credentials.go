@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -20,23 +21,33 @@ var (
 	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	refNames = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 	notAlnum = regexp.MustCompile(`[^A-Za-z0-9]+`)
+	// authScheme splits an Authorization value into its scheme word and
+	// credentials.
+	authScheme = regexp.MustCompile(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
 )
 
-// StripCredentials returns a copy of a manifest, .mcp.json or
-// .claude/settings.json document with every literal env and header value
-// replaced by a ${VAR} reference (VAR is the env key; for headers an
-// UPPER_SNAKE name from the server and header names), URL userinfo,
-// token-like query values and credential flag arguments masked, and the
-// variables the user must set for the result to work. Values already
-// written as references are left alone. When nothing changes, out is data
-// itself; otherwise keys keep their order and the JSON is re-indented.
+// StripCredentials returns a copy of a manifest, .mcp.json, hooks or
+// .claude/settings.json document with every literal credential replaced by
+// an environment variable reference the host expands, so the exported
+// plugin keeps working once the user sets the variables, and the list of
+// those variables. Literal env values become ${KEY}; header values
+// ${SERVER_HEADER} (an auth scheme stays visible: "Bearer ${X}"); URL
+// userinfo and token-like query values, credential flag arguments
+// ("--token X"), KEY=VALUE arguments and well-known token literals in args
+// become ${VAR}s named after what holds them; and credential-bearing text in
+// shell-form hook commands ("Authorization: Bearer …", "?token=…",
+// "API_KEY=sk-… cmd", "--password …") becomes a reference in the hook
+// shell's own syntax (${VAR}, ${env:VAR} for PowerShell, %VAR% for cmd),
+// quoted so it still expands. Values already written as references are
+// left alone. When nothing changes, out is data itself; otherwise keys keep
+// their order and the JSON is re-indented.
 func StripCredentials(relPath string, data []byte) ([]byte, []string, bool, error) {
 	doc, err := parseJSON(relPath, data)
 	if err != nil {
 		return nil, nil, false, plugind.WithCode(plugind.CodeInvalidSource, err)
 	}
-	s := &stripper{required: map[string]bool{}}
-	s.walk(doc, "")
+	s := &stripper{required: map[string]bool{}, literals: map[string]string{}}
+	s.walk(doc, "", false)
 	vars := make([]string, 0, len(s.required))
 	for v := range s.required {
 		vars = append(vars, v)
@@ -50,18 +61,28 @@ func StripCredentials(relPath string, data []byte) ([]byte, []string, bool, erro
 
 type stripper struct {
 	required map[string]bool
+	// literals maps each variable a literal was moved to to that literal,
+	// so the same secret keeps one name and different ones never share it.
+	literals map[string]string
 	changed  bool
 }
 
 // walk visits every object; owner is the key the object sits under, which
-// names the server a headers block belongs to.
-func (s *stripper) walk(n *node, owner string) {
+// names the server a headers block belongs to; inHooks is true below a
+// "hooks" member, where an object with a command is a hook.
+func (s *stripper) walk(n *node, owner string, inHooks bool) {
 	switch n.kind {
 	case kindArray:
 		for _, it := range n.items {
-			s.walk(it, "")
+			s.walk(it, "", inHooks)
 		}
 	case kindObject:
+		cmd := n.get("command")
+		hook := inHooks && cmd != nil && cmd.kind == kindString
+		argsOwner := owner
+		if hook {
+			argsOwner = "hook"
+		}
 		for i, k := range n.keys {
 			v := n.vals[i]
 			switch {
@@ -70,11 +91,18 @@ func (s *stripper) walk(n *node, owner string) {
 			case k == "headers" && v.kind == kindObject:
 				s.strings(v, func(key string) string { return upperSnake(owner, key) })
 			case k == "url" && v.kind == kindString:
-				s.set(v, maskURL(v.str))
+				s.set(v, replaceSecrets(v.str, spansOf(v.str), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
 			case k == "args" && v.kind == kindArray:
-				s.args(v)
+				s.args(v, argsOwner)
+			case hook && k == "command" && n.get("args") == nil:
+				shell := ""
+				if sh := n.get("shell"); sh != nil && sh.kind == kindString {
+					shell = sh.str
+				}
+				t := lexShell(v.str, dialectOf(shell))
+				s.set(v, t.rewrite(func(f secret) string { return s.varFor("hook", f) }))
 			default:
-				s.walk(v, k)
+				s.walk(v, k, inHooks || k == "hooks")
 			}
 		}
 	}
@@ -97,6 +125,9 @@ func (s *stripper) strings(obj *node, name func(key string) string) {
 		}
 		vr := name(key)
 		s.required[vr] = true
+		if _, taken := s.literals[vr]; !taken {
+			s.literals[vr] = v.str
+		}
 		// Keep an auth scheme visible: "Bearer ${X}" still tells the user
 		// what X holds.
 		if m := authScheme.FindStringSubmatch(v.str); m != nil {
@@ -107,21 +138,69 @@ func (s *stripper) strings(obj *node, name func(key string) string) {
 	}
 }
 
-func (s *stripper) args(arr *node) {
+// args replaces the credentials of an argument list by ${VAR} references,
+// which MCP launchers expand in args as they do in env and url.
+func (s *stripper) args(arr *node, owner string) {
 	list := make([]string, len(arr.items))
 	for i, it := range arr.items {
 		if it.kind == kindString {
 			list[i] = it.str
 		}
 	}
-	masked := maskArgs(list)
+	found := argSecrets(list)
 	for i, it := range arr.items {
 		if it.kind == kindString {
-			s.set(it, masked[i])
+			s.set(it, replaceSecrets(it.str, found[i], func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
 		} else {
-			s.walk(it, "")
+			s.walk(it, "", false)
 		}
 	}
+}
+
+// varFor names the variable a literal credential moves to: an UPPER_SNAKE
+// variable it was assigned to keeps its name (API_KEY=… → API_KEY), a
+// well-known token its conventional one (GITHUB_TOKEN), anything else is
+// named after its owner and key (a "db" server's --password → DB_PASSWORD,
+// a hook's Authorization header → HOOK_AUTH_TOKEN). A name already holding
+// a different literal gets a numeric suffix.
+func (s *stripper) varFor(owner string, f secret) string {
+	var base string
+	switch f.kind {
+	case plugind.SecretPair:
+		if envName.MatchString(f.name) && f.name == strings.ToUpper(f.name) && !f.word {
+			base = f.name
+		} else {
+			base = upperSnake(owner, f.name)
+		}
+	case plugind.SecretHeader:
+		switch strings.ToLower(f.name) {
+		case "authorization":
+			base = upperSnake(owner, "auth_token")
+		case "proxy-authorization":
+			base = upperSnake(owner, "proxy_auth_token")
+		default:
+			base = upperSnake(owner, f.name)
+		}
+	case plugind.SecretBearer:
+		base = upperSnake(owner, "auth_token")
+	case plugind.SecretUserinfo:
+		base = upperSnake(owner, "url_credentials")
+	default:
+		base = f.name
+		if base == "" {
+			base = upperSnake(owner, "secret")
+		}
+	}
+	name := base
+	for n := 2; ; n++ {
+		if prev, taken := s.literals[name]; !taken || prev == f.literal {
+			break
+		}
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	s.literals[name] = f.literal
+	s.required[name] = true
+	return name
 }
 
 func (s *stripper) set(n *node, v string) {

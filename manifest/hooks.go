@@ -132,6 +132,7 @@ func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
 	if s := h.get("shell"); s != nil && s.kind == kindString {
 		hook.Shell = s.str
 	}
+	hook.Command = maskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 	if t := h.get("timeout"); t != nil && t.kind == kindNumber {
 		hook.Timeout, _ = strconv.ParseFloat(t.str, 64)
 	}

@@ -2,38 +2,21 @@ package manifest
 
 import (
 	"regexp"
+	"sort"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // Masked replaces a credential wherever one is shown.
-const Masked = "***"
+const Masked = plugind.Masked
 
-var (
-	envRef     = regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
-	refFiller  = regexp.MustCompile(`^[A-Za-z \t:-]*$`)
-	authScheme = regexp.MustCompile(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
-	// secretWords are name parts that mark a credential: access_token,
-	// apiKey, X-Amz-Signature, client_secret, --password.
-	secretWords = map[string]bool{
-		"token": true, "secret": true, "password": true, "passwd": true, "pwd": true, "passphrase": true,
-		"key": true, "apikey": true, "auth": true, "authorization": true, "credential": true, "credentials": true,
-		"signature": true, "sig": true, "session": true, "sessionid": true, "cookie": true, "private": true,
-		"privatekey": true, "accesstoken": true, "authtoken": true, "clientsecret": true, "pat": true, "bearer": true,
-	}
-	nameWord = regexp.MustCompile(`[A-Z]+[a-z0-9]*|[a-z0-9]+`)
-	// Well-known credential prefixes: such a value is a secret whatever the
-	// key it sits under.
-	secretPrefixes = []string{"ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "glpat-", "sk-", "sk_live_", "rk_live_", "xoxb-", "xoxp-", "xoxa-", "AKIA", "npm_", "hf_"}
-)
+// Credential detection (names, token formats, references) is
+// plugind.FindSecrets and friends: one definition shared with error and log
+// redaction. This file adds what needs a manifest's structure: whole env
+// and header values, argument lists, and shell command lines.
 
-// isReference reports whether v names its secret instead of holding it:
-// "${VAR}", "$VAR", or such a reference behind a plain word like "Bearer ".
-func isReference(v string) bool {
-	if !envRef.MatchString(v) {
-		return false
-	}
-	return refFiller.MatchString(envRef.ReplaceAllString(v, ""))
-}
+func isReference(v string) bool { return plugind.IsSecretReference(v) }
 
 // maskValue hides a literal env or header value; references and empty
 // values are shown as they are.
@@ -55,67 +38,65 @@ func maskMap(m map[string]string) map[string]string {
 	return out
 }
 
-func secretName(name string) bool {
-	for _, w := range nameWord.FindAllString(name, -1) {
-		if secretWords[strings.ToLower(w)] {
-			return true
-		}
-	}
-	return false
-}
-
-func secretValue(v string) bool {
-	for _, p := range secretPrefixes {
-		if strings.HasPrefix(v, p) && len(v) > len(p)+8 {
-			return true
-		}
-	}
-	return false
-}
-
 // maskURL hides URL userinfo and credential-looking query or fragment
 // values. It works on the text, not a parsed URL, so nothing else of the
 // URL is re-encoded.
-func maskURL(s string) string {
-	rest, frag, hasFrag := strings.Cut(s, "#")
-	base, query, hasQuery := strings.Cut(rest, "?")
-	if i := strings.Index(base, "://"); i >= 0 {
-		auth := base[i+3:]
-		end := strings.IndexAny(auth, "/")
-		if end < 0 {
-			end = len(auth)
-		}
-		if at := strings.LastIndex(auth[:end], "@"); at >= 0 && !isReference(auth[:at]) {
-			base = base[:i+3] + Masked + auth[at:]
-		}
-	}
-	out := base
-	if hasQuery {
-		out += "?" + maskPairs(query)
-	}
-	if hasFrag {
-		if strings.Contains(frag, "=") {
-			frag = maskPairs(frag)
-		} else if secretValue(frag) {
-			frag = Masked
-		}
-		out += "#" + frag
+func maskURL(s string) string { return plugind.RedactSecrets(s) }
+
+// flagWord is an option that may take a value: -u, --api-key, --auth.token.
+var flagWord = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// secret is one credential inside a string the manifest declares.
+type secret struct {
+	start, end int
+	kind       plugind.SecretKind
+	name       string // see plugind.SecretSpan.Name; a flag's name for flag values
+	// word marks a whole shell word (the value after a credential flag),
+	// quotes included; its literal is the word's unquoted text.
+	word    bool
+	literal string
+}
+
+func spansOf(s string) []secret {
+	var out []secret
+	for _, sp := range plugind.FindSecrets(s) {
+		out = append(out, secret{start: sp.Start, end: sp.End, kind: sp.Kind, name: sp.Name, literal: s[sp.Start:sp.End]})
 	}
 	return out
 }
 
-func maskPairs(q string) string {
-	parts := strings.Split(q, "&")
-	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || v == "" || isReference(v) {
-			continue
-		}
-		if secretName(k) || secretValue(v) {
-			parts[i] = k + "=" + Masked
-		}
+// flagSecret reports whether value, following flag in an argument list or
+// command line, is the credential the flag names: "--token X",
+// "--api-key X", and curl's "-u user:password". It returns the name the
+// value is bound to.
+func flagSecret(flag, value string) (string, bool) {
+	if !flagWord.MatchString(flag) || value == "" || value == Masked ||
+		strings.HasPrefix(value, "-") || strings.HasPrefix(value, "$") || isReference(value) {
+		return "", false
 	}
-	return strings.Join(parts, "&")
+	name := strings.TrimLeft(flag, "-")
+	if (flag == "-u" || flag == "--user") && strings.Contains(value, ":") {
+		return "user", true
+	}
+	if name == "" || !plugind.IsSecretName(name) {
+		return "", false
+	}
+	return name, true
+}
+
+// argSecrets finds the credentials of an argument list, per argument.
+func argSecrets(args []string) [][]secret {
+	out := make([][]secret, len(args))
+	for i, a := range args {
+		if i > 0 {
+			if name, ok := flagSecret(args[i-1], a); ok {
+				out[i] = []secret{{start: 0, end: len(a), kind: plugind.SecretPair, name: name, word: true, literal: a}}
+				continue
+			}
+		}
+		out[i] = spansOf(a)
+	}
+	return out
 }
 
 // maskArgs hides credential flag values ("--token X", "--api-key=X"),
@@ -124,34 +105,53 @@ func maskArgs(args []string) []string {
 	if len(args) == 0 {
 		return nil
 	}
+	found := argSecrets(args)
 	out := make([]string, len(args))
 	for i, a := range args {
-		out[i] = maskArg(a)
-		if i > 0 && isSecretFlag(args[i-1]) && !strings.HasPrefix(a, "-") && a != "" && !isReference(a) {
-			out[i] = Masked
-		}
+		out[i] = replaceSecrets(a, found[i], func(secret) string { return Masked })
 	}
 	return out
 }
 
-func maskArg(a string) string {
-	if strings.HasPrefix(a, "-") {
-		if flag, v, ok := strings.Cut(a, "="); ok && secretName(strings.TrimLeft(flag, "-")) && v != "" && !isReference(v) {
-			return flag + "=" + Masked
-		}
+// maskCommand is a hook's command as shown: a shell command line with its
+// credential-bearing text hidden, or (exec form) the executable with any
+// URL credential hidden.
+func maskCommand(command string, shellForm bool, shell string) string {
+	if !shellForm {
+		return plugind.RedactSecrets(command)
 	}
-	if secretValue(a) {
-		return Masked
-	}
-	if strings.Contains(a, "://") {
-		return maskURL(a)
-	}
-	if k, v, ok := strings.Cut(a, "="); ok && !strings.HasPrefix(a, "-") && secretName(k) && v != "" && !isReference(v) {
-		return k + "=" + Masked // "API_KEY=..." passed to env(1) or similar
-	}
-	return a
+	t := lexShell(command, dialectOf(shell))
+	return replaceSecrets(command, t.secrets(), func(secret) string { return Masked })
 }
 
-func isSecretFlag(a string) bool {
-	return strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretName(strings.TrimLeft(a, "-"))
+// replaceSecrets rewrites the non-overlapping, ordered secrets of s.
+func replaceSecrets(s string, found []secret, repl func(secret) string) string {
+	if len(found) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, f := range found {
+		b.WriteString(s[last:f.start])
+		b.WriteString(repl(f))
+		last = f.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// mergeSecrets orders secrets and drops any that overlaps an earlier one; on
+// equal starts the first listed wins (a flag's value before a token in it).
+func mergeSecrets(found []secret) []secret {
+	sort.SliceStable(found, func(i, j int) bool { return found[i].start < found[j].start })
+	out := found[:0]
+	end := -1
+	for _, f := range found {
+		if f.start < end {
+			continue
+		}
+		out = append(out, f)
+		end = f.end
+	}
+	return out
 }

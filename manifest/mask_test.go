@@ -91,19 +91,33 @@ func TestToolPrefix(t *testing.T) {
 	}
 }
 
-func TestSecretName(t *testing.T) {
+func TestMaskCommand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		want bool
+		name, in, shell, want string
+		shellForm             bool
 	}{
-		{"access_token", true}, {"apiKey", true}, {"api-key", true}, {"X-Amz-Signature", true}, {"client_secret", true},
-		{"password", true}, {"GITHUB_PAT", true}, {"Authorization", true}, {"sig", true},
-		{"author", false}, {"monkey", false}, {"keyword", false}, {"page", false}, {"lang", false}, {"team", false},
+		{"bearer header", `curl -s -H "Authorization: Bearer abc123" https://api.example.com/hook`, "", `curl -s -H "Authorization: Bearer ***" https://api.example.com/hook`, true},
+		{"query token", `curl "https://h.example.com/notify?token=abc&x=1"`, "", `curl "https://h.example.com/notify?token=***&x=1"`, true},
+		{"env prefix", `ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz node hook.js`, "", `ANTHROPIC_API_KEY=*** node hook.js`, true},
+		{"flag value", `mysql --user root --password hunter2 -e 'select 1'`, "", `mysql --user root --password *** -e 'select 1'`, true},
+		{"quoted flag value", `tool --api-key 'a b c' run`, "", `tool --api-key *** run`, true},
+		{"curl user", `curl -u admin:s3cret https://h`, "", `curl -u *** https://h`, true},
+		{"flag before separator", `tool --token; echo hi`, "", `tool --token; echo hi`, true},
+		{"flag reference", `tool --token "$TOKEN" --password=${PW}`, "", `tool --token "$TOKEN" --password=${PW}`, true},
+		{"url userinfo", `git clone https://me:ghp_0123456789abcdefghij@github.com/o/r`, "", `git clone https://***@github.com/o/r`, true},
+		{"plain", `${CLAUDE_PLUGIN_ROOT}/hooks/fmt.sh --check "$FILE"`, "", `${CLAUDE_PLUGIN_ROOT}/hooks/fmt.sh --check "$FILE"`, true},
+		{"powershell", `Invoke-RestMethod -Headers @{Authorization='Bearer abc123'} -Uri https://h`, "powershell", `Invoke-RestMethod -Headers @{Authorization='Bearer ***'} -Uri https://h`, true},
+		{"exec form executable", `https://u:p@h/bin`, "", `https://***@h/bin`, false},
+		{"exec form keeps words", `tool --password`, "", `tool --password`, false},
 	}
 	for _, tc := range tests {
-		if got := secretName(tc.name); got != tc.want {
-			t.Errorf("secretName(%q) = %v, want %v", tc.name, got, tc.want)
+		got := maskCommand(tc.in, tc.shellForm, tc.shell)
+		if got != tc.want {
+			t.Errorf("%s: maskCommand(%q)\n got %q\nwant %q", tc.name, tc.in, got, tc.want)
+		}
+		if again := maskCommand(got, tc.shellForm, tc.shell); again != got {
+			t.Errorf("%s: not idempotent: %q", tc.name, again)
 		}
 	}
 }

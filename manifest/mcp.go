@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // mcpSpec is an MCP server declaration in any of the manifest dialects.
@@ -90,7 +92,7 @@ func (b *builder) addMCP(name string, s mcpSpec, source string, autoStart bool, 
 	b.pkg.MCPServers = append(b.pkg.MCPServers, MCPServer{
 		Name:       name,
 		Transport:  tr,
-		Command:    s.Command,
+		Command:    plugind.RedactSecrets(s.Command),
 		Args:       maskArgs(s.Args),
 		URL:        maskURL(s.URL),
 		Env:        maskMap(s.Env),

@@ -300,6 +300,9 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 			default:
 				return fmt.Errorf("%s: needs a command or a contextFile", at)
 			}
+			if hook.Command != "" {
+				hook.Command = maskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
+			}
 			if h.Timeout < 0 {
 				return fmt.Errorf("%s: timeout must not be negative", at)
 			}
@@ -385,8 +388,9 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 			return nil, fmt.Errorf("%s: replaces[%d] %q is not a replacement slot", at, i, slot)
 		}
 	}
+	command := plugind.RedactSecrets(r.Command)
 	rt := &Runtime{
-		Command:      r.Command,
+		Command:      command,
 		Args:         nonNil(maskArgs(r.Args)),
 		Env:          maskMap(r.Env),
 		Required:     r.Required,
@@ -398,7 +402,7 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 		FullTrust:    true,
 		Warning: fmt.Sprintf("FULL TRUST: this plugin runs %s outside the sandbox with your unfiltered environment. "+
 			"It can read the whole session, bypass permissions and operate this machine directly. "+
-			"Installing it is the authorization; install only runtimes you trust completely.", r.Command),
+			"Installing it is the authorization; install only runtimes you trust completely.", command),
 	}
 	if len(r.Tools) > 0 && !caps["tools"] {
 		return nil, fmt.Errorf("%s: tools are declared but capabilities does not include \"tools\"", at)

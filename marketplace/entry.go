@@ -34,11 +34,14 @@ var statusRank = map[Status]int{StatusReady: 0, StatusSkipped: 1, StatusError: 2
 
 // set records a classification. A worse status replaces a milder one; among
 // equals the first problem found stands, since it is usually the cause.
+// Problems quote the entry's source strings, which may carry credentials
+// (https://user:token@…, ?access_token=…): they are masked here, once for
+// every reason, warning and error built from an entry.
 func (s *entryState) set(st Status, code plugind.Code, format string, args ...any) {
 	if s.Status != "" && statusRank[st] <= statusRank[s.Status] {
 		return
 	}
-	s.Status, s.Code, s.problem = st, code, fmt.Sprintf(format, args...)
+	s.Status, s.Code, s.problem = st, code, plugind.RedactSecrets(fmt.Sprintf(format, args...))
 }
 
 func (s *entryState) fail(format string, args ...any) {

@@ -433,4 +433,3 @@ func joinSlash(base, p string) string {
 	}
 	return j
 }
-

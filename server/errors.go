@@ -34,7 +34,16 @@ type ErrorBody struct {
 
 // writeJSON encodes v the way the CLI prints it (two-space indent, no HTML
 // escaping), so the API and `--json` output are byte-for-byte the same.
+// Error bodies and backend responses quote the request's source and the
+// backend's errors: their credentials are masked here, on every route.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	switch b := v.(type) {
+	case ErrorBody:
+		b.Error = plugind.RedactSecrets(b.Error)
+		v = b
+	case *installer.Response:
+		v = b.Redacted()
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)

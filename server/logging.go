@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"reasonix.io/plugind"
 )
 
 // NewLogger returns the daemon's logger: human-readable text when w is a
 // terminal, one JSON object per line otherwise (a service manager, a file).
+// Credentials in logged values are masked (plugind.RedactAttr).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}

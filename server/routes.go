@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver/source"
 )
 
 const healthzPattern = "GET /healthz"

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
 
@@ -36,7 +37,7 @@ type openOptions struct {
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	log := o.log
 	if log == nil {
-		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: plugind.RedactAttr}))
 	}
 	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log}
 	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {

@@ -84,7 +84,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 			} else {
 				fmt.Fprintf(m.Stdout, "checked %d snapshots, %d problems\n", rep.Checked, len(rep.Bad))
 				for _, b := range rep.Bad {
-					fmt.Fprintf(m.Stdout, "problem: %s: %s\n", b.Digest, b.Problem)
+					fmt.Fprintf(m.Stdout, "problem: %s: %s\n", safeText(b.Digest), safeText(b.Problem))
 				}
 			}
 			if len(rep.Bad) > 0 {

@@ -50,15 +50,15 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 }
 
 func printDoctor(w io.Writer, info *installer.PluginInfo) {
-	fmt.Fprintf(w, "%s: root %s\n", info.Name, info.Root)
+	fmt.Fprintf(w, "%s: root %s\n", safeText(info.Name), safeText(info.Root))
 	if len(info.Problems) == 0 {
-		fmt.Fprintf(w, "ok: root present, manifest readable, content matches %s\n", info.ContentDigest)
+		fmt.Fprintf(w, "ok: root present, manifest readable, content matches %s\n", safeText(info.ContentDigest))
 	}
 	for _, p := range info.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
+		fmt.Fprintf(w, "problem: %s\n", safeText(p))
 	}
 	for _, warning := range info.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warning)
+		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
 	}
 }
 
@@ -66,21 +66,21 @@ func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
 	for _, p := range r.Plugins {
 		state := "loaded"
 		if !p.Loaded {
-			state = "not loaded (" + p.Status + ")"
+			state = "not loaded (" + safeText(p.Status) + ")"
 			if !p.Enabled {
 				state = "disabled"
 			}
 		}
 		fmt.Fprintf(w, "%-24s %-20s skills=%d commands=%d agents=%d hooks=%d mcp=%d runtime=%v  %s\n",
-			p.Name, state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, p.Root)
+			safeText(p.Name), state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, safeText(p.Root))
 	}
 	for event, n := range r.Hooks {
-		fmt.Fprintf(w, "hook %s: %d\n", event, n)
+		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), n)
 	}
 	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "conflict: %s\n", c)
+		fmt.Fprintf(w, "conflict: %s\n", safeText(c))
 	}
 	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warning)
+		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
 	}
 }

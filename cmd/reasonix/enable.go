@@ -29,7 +29,7 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 			if e.Enabled {
 				state = "enabled"
 			}
-			fmt.Fprintf(m.Stdout, "%s is %s\n", e.Name, state)
+			fmt.Fprintf(m.Stdout, "%s is %s\n", safeText(e.Name), state)
 			return nil
 		},
 	}

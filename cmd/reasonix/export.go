@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
@@ -44,12 +45,12 @@ func (m *Main) exportCommand() *cobra.Command {
 			if asJSON {
 				return writeJSON(m.Stdout, map[string]any{"path": abs, "export": info})
 			}
-			fmt.Fprintf(m.Stdout, "exported %s to %s (%d files)\n", info.Name, abs, info.Files)
+			fmt.Fprintf(m.Stdout, "exported %s to %s (%d files)\n", safeText(info.Name), safeText(abs), info.Files)
 			for _, f := range info.Stripped {
-				fmt.Fprintf(m.Stdout, "credentials stripped from %s\n", f)
+				fmt.Fprintf(m.Stdout, "credentials stripped from %s\n", safeText(f))
 			}
 			if len(info.RequiredEnv) > 0 {
-				fmt.Fprintf(m.Stdout, "whoever installs it must set: %v\n", info.RequiredEnv)
+				fmt.Fprintf(m.Stdout, "whoever installs it must set: %s\n", safeText("["+strings.Join(info.RequiredEnv, " ")+"]"))
 			}
 			return nil
 		},

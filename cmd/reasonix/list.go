@@ -49,12 +49,13 @@ func printList(w io.Writer, infos []installer.PluginInfo) {
 		if len(p.Problems) > 0 {
 			state = "excluded"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.Version), state, p.ManifestKind, counts(p), p.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(p.Name), dash(safeCell(p.Version, 24)), state,
+			safeText(p.ManifestKind), counts(p), safeText(p.Source))
 	}
 	tw.Flush()
 	for _, p := range infos {
 		for _, prob := range p.Problems {
-			fmt.Fprintf(w, "warning: %s is excluded from loading: %s (run `reasonix plugin doctor %s`)\n", p.Name, prob, p.Name)
+			fmt.Fprintf(w, "warning: %s is excluded from loading: %s (run `reasonix plugin doctor %s`)\n", safeText(p.Name), safeText(prob), safeText(p.Name))
 		}
 	}
 }

@@ -57,12 +57,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(m.Stderr, "reasonix:", ee.err)
+			fmt.Fprintln(m.Stderr, "reasonix:", safeText(ee.err.Error()))
 		}
 		return ee.code
 	}
-	// Anything cobra itself rejects (unknown flag, wrong arg count) is usage.
-	fmt.Fprintln(m.Stderr, "reasonix:", err)
+	// Anything cobra itself rejects (unknown flag, wrong arg count) is usage;
+	// its message quotes the command line, which may hold a credential.
+	fmt.Fprintln(m.Stderr, "reasonix:", safeText(err.Error()))
 	return 2
 }
 

@@ -17,12 +17,13 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// fail prints err for a text command and returns the exit-1 error.
+// fail prints err for a text command and returns the exit-1 error. The
+// message may quote a source or a plugin's text: it is masked and escaped.
 func fail(w io.Writer, err error) error {
 	if code := plugind.CodeOf(err); code != "" {
-		fmt.Fprintf(w, "reasonix: %v [%s]\n", err, code)
+		fmt.Fprintf(w, "reasonix: %s [%s]\n", safeText(err.Error()), code)
 	} else {
-		fmt.Fprintf(w, "reasonix: %v\n", err)
+		fmt.Fprintf(w, "reasonix: %s\n", safeText(err.Error()))
 	}
 	return errFailed
 }
@@ -35,7 +36,9 @@ func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response)
 		return &exitError{code: 1, err: err}
 	}
 	defer a.Close()
-	resp := op(a)
+	// The response echoes the source and quotes it in errors and warnings:
+	// credentials in them are masked before printing.
+	resp := op(a).Redacted()
 	if err := writeJSON(m.Stdout, resp); err != nil {
 		return err
 	}

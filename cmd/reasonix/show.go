@@ -30,12 +30,14 @@ func (m *Main) showCommand() *cobra.Command {
 func printShow(w io.Writer, p *installer.PluginInfo) {
 	kv := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-14s %s\n", k+":", safeText(v))
 		}
 	}
 	kv("name", p.Name)
 	kv("version", p.Version)
-	kv("description", p.Description)
+	if p.Description != "" {
+		fmt.Fprintf(w, "%-14s %s\n", "description:", safeLine(p.Description, maxCell))
+	}
 	kv("manifest", p.ManifestKind)
 	kv("compatibility", p.Compatibility)
 	kv("enabled", fmt.Sprint(p.Enabled))
@@ -49,46 +51,47 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 		kv("link", "yes (runs from the folder above; no content pin)")
 	}
 	if p.Runtime != nil {
-		fmt.Fprintf(w, "\n!! FULL TRUST runtime: %s %s\n", p.Runtime.Command, strings.Join(p.Runtime.Args, " "))
+		fmt.Fprintf(w, "\n!! FULL TRUST runtime: %s\n", safeText(strings.Join(append([]string{p.Runtime.Command}, p.Runtime.Args...), " ")))
 		if p.Runtime.Warning != "" {
-			fmt.Fprintf(w, "   %s\n", p.Runtime.Warning)
+			fmt.Fprintf(w, "   %s\n", safeText(p.Runtime.Warning))
 		}
 	}
 	section(w, "skills", len(p.Skills), func() {
 		for _, s := range p.Skills {
-			fmt.Fprintf(w, "  %-32s %s\n", s.Invocation, s.Description)
+			fmt.Fprintf(w, "  %-32s %s\n", safeText(s.Invocation), safeLine(s.Description, maxCell))
 		}
 	})
 	section(w, "commands", len(p.Commands), func() {
 		for _, c := range p.Commands {
-			fmt.Fprintf(w, "  %-32s %s %s\n", c.Invocation, c.ArgumentHint, c.Description)
+			fmt.Fprintf(w, "  %-32s %s\n", safeText(c.Invocation), safeLine(strings.TrimSpace(c.ArgumentHint+" "+c.Description), maxCell))
 		}
 	})
 	section(w, "agents", len(p.Agents), func() {
 		for _, a := range p.Agents {
-			fmt.Fprintf(w, "  %-32s %s\n", a.Invocation, a.Description)
+			fmt.Fprintf(w, "  %-32s %s\n", safeText(a.Invocation), safeLine(a.Description, maxCell))
 		}
 	})
 	section(w, "hooks", len(p.Hooks), func() {
 		for _, h := range p.Hooks {
-			what := h.Command
+			what := strings.Join(append([]string{h.Command}, h.Args...), " ")
 			if h.ContextFile != "" {
 				what = "context " + h.ContextFile
 			}
-			fmt.Fprintf(w, "  %-16s %-12s %s\n", h.Event, dash(h.Matcher), what)
+			fmt.Fprintf(w, "  %-16s %-12s %s\n", safeText(h.Event), dash(safeCell(h.Matcher, 40)), safeCell(what, maxCell))
 		}
 	})
 	section(w, "mcp servers", len(p.MCPServers), func() {
 		for _, s := range p.MCPServers {
-			target := s.Command
+			target := strings.Join(append([]string{s.Command}, s.Args...), " ")
 			if s.URL != "" {
 				target = s.URL
 			}
-			fmt.Fprintf(w, "  %-16s %-6s %s  (tools %s*, autoStart=%v)\n", s.Name, s.Transport, target, s.ToolPrefix, s.AutoStart)
+			fmt.Fprintf(w, "  %-16s %-6s %s  (tools %s*, autoStart=%v)\n", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
+				safeText(s.ToolPrefix), s.AutoStart)
 		}
 	})
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		fmt.Fprintf(w, "warning: %s\n", safeText(warn))
 	}
 }
 

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"reasonix.io/plugind"
+)
+
+// Every string a text printer writes that came from a plugin, a
+// marketplace, a source or an error goes through safeText or safeLine. A
+// plugin's metadata must not drive the user's terminal: an escape sequence
+// can hide text (ESC[8m), plant a link (OSC 8), retitle the window or
+// rewrite earlier lines, and bidi controls can make the review show a
+// command other than the one that runs. Such characters are shown as
+// visible escapes instead (\x1b, \u202e); JSON output is left as it is, its
+// encoder already escapes control characters. Credentials are masked too
+// (plugind.RedactSecrets), so no text line repeats one.
+
+// maxCell bounds a description or command in a one-line row.
+const maxCell = 120
+
+// safeText returns s masked and escaped for a terminal, on one line: line
+// breaks show as \n.
+func safeText(s string) string {
+	return termEscape(plugind.RedactSecrets(s), false, 0)
+}
+
+// safeLine returns prose (a description) as one row: runs of blanks and
+// line breaks become one space, the rest is escaped as by safeText, and
+// beyond max characters it is cut with "…" (max <= 0: no limit).
+func safeLine(s string, max int) string {
+	return termEscape(plugind.RedactSecrets(s), true, max)
+}
+
+// safeCell is safeText cut to max characters, for a command in a row.
+func safeCell(s string, max int) string {
+	return termEscape(plugind.RedactSecrets(s), false, max)
+}
+
+// termEscape does the escaping. collapse folds blank runs to one space;
+// max > 0 cuts the result to max characters, an escape never split.
+func termEscape(s string, collapse bool, max int) string {
+	if collapse {
+		s = strings.Join(strings.FieldsFunc(s, isBlank), " ")
+	}
+	if isPlain(s) && (max <= 0 || len(s) <= max) {
+		return s
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		piece := ""
+		switch {
+		case r == utf8.RuneError && size == 1:
+			piece = fmt.Sprintf(`\x%02x`, s[i])
+		case r == '\n':
+			piece = `\n`
+		case r == '\r':
+			piece = `\r`
+		case r == '\t':
+			piece = `\t`
+		case r < 0x20 || r == 0x7f:
+			piece = fmt.Sprintf(`\x%02x`, r)
+		case r >= 0x80 && r <= 0x9f, isBidiOrSeparator(r):
+			piece = fmt.Sprintf(`\u%04x`, r)
+		}
+		width := 1
+		if piece != "" {
+			width = len(piece)
+		}
+		if max > 0 && n+width > max-1 && moreThan(s[i:], max-n) {
+			b.WriteString("…")
+			return b.String()
+		}
+		if piece != "" {
+			b.WriteString(piece)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		n += width
+		i += size
+	}
+	return b.String()
+}
+
+// moreThan reports whether rest, escaped, is wider than room: only then
+// is a cut needed.
+func moreThan(rest string, room int) bool {
+	w := 0
+	for _, r := range rest {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			w += 2
+		case r == utf8.RuneError || r < 0x20 || r == 0x7f:
+			w += 4
+		case r >= 0x80 && r <= 0x9f, isBidiOrSeparator(r):
+			w += 6
+		default:
+			w++
+		}
+		if w > room {
+			return true
+		}
+	}
+	return false
+}
+
+// isPlain reports whether s is printable ASCII only, which needs nothing.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func isBlank(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// isBidiOrSeparator reports the invisible characters that reorder or
+// break displayed text: bidi embeddings, overrides, isolates and marks,
+// and the Unicode line and paragraph separators.
+func isBidiOrSeparator(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x202a && r <= 0x202e:
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
+}

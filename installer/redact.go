@@ -1,0 +1,39 @@
+package installer
+
+import "reasonix.io/plugind"
+
+// Redacted returns a copy of r whose free-text fields (the source it
+// echoes, errors, warnings) have their credentials masked with
+// plugind.RedactSecrets. The CLI and the daemon print responses through it:
+// a refused source may carry user:password@ or ?access_token=, and the
+// error that refuses it quotes it.
+func (r *Response) Redacted() *Response {
+	if r == nil {
+		return nil
+	}
+	out := *r
+	out.Source = plugind.RedactSecrets(r.Source)
+	out.Error = plugind.RedactSecrets(r.Error)
+	out.Warnings = redactAll(r.Warnings)
+	if r.Actions != nil {
+		out.Actions = make([]Action, len(r.Actions))
+		for i, a := range r.Actions {
+			a.Source = plugind.RedactSecrets(a.Source)
+			a.Error = plugind.RedactSecrets(a.Error)
+			a.Warnings = redactAll(a.Warnings)
+			out.Actions[i] = a
+		}
+	}
+	return &out
+}
+
+func redactAll(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = plugind.RedactSecrets(s)
+	}
+	return out
+}
