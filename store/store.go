@@ -9,6 +9,7 @@
 //	staging/st-*/      trees being written; Staging.Dir lives inside one
 //	locks/<hex>.lock   per-digest inter-process locks
 //	trash/             snapshots being deleted
+//	quarantine/<hex>-<UTC time>/  snapshots that failed verification (see Quarantine)
 //
 // A snapshot appears in snapshots/ only by one rename of a complete, synced
 // tree, and leaves it by one rename into trash/, so readers never see a
@@ -44,13 +45,14 @@ type Options struct {
 // concurrent use by goroutines and by several processes sharing the
 // directory.
 type Store struct {
-	dir       string
-	snapshots string
-	staging   string
-	locks     string
-	trash     string
-	capBytes  int64
-	budget    plugind.Budget
+	dir        string
+	snapshots  string
+	staging    string
+	locks      string
+	trash      string
+	quarantine string
+	capBytes   int64
+	budget     plugind.Budget
 }
 
 // Open opens the store in dir, creating its layout if needed.
@@ -60,13 +62,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
 	s := &Store{
-		dir:       abs,
-		snapshots: filepath.Join(abs, "snapshots"),
-		staging:   filepath.Join(abs, "staging"),
-		locks:     filepath.Join(abs, "locks"),
-		trash:     filepath.Join(abs, "trash"),
-		capBytes:  opts.CapBytes,
-		budget:    opts.Budget,
+		dir:        abs,
+		snapshots:  filepath.Join(abs, "snapshots"),
+		staging:    filepath.Join(abs, "staging"),
+		locks:      filepath.Join(abs, "locks"),
+		trash:      filepath.Join(abs, "trash"),
+		quarantine: filepath.Join(abs, "quarantine"),
+		capBytes:   opts.CapBytes,
+		budget:     opts.Budget,
 	}
 	if s.capBytes <= 0 {
 		s.capBytes = DefaultCapBytes
@@ -74,7 +77,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.budget == (plugind.Budget{}) {
 		s.budget = plugind.DefaultBudget
 	}
-	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash} {
+	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash, s.quarantine} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open store %s: %w", abs, err)
 		}
