@@ -97,7 +97,7 @@ func (s *Store) CheckSnapshot(digest string) error {
 		return err
 	}
 	if problems := s.check(digest); len(problems) > 0 {
-		return fmt.Errorf("snapshot %s failed verification: %s", digest, strings.Join(problems, "; "))
+		return fmt.Errorf("stored snapshot %s failed verification: %s", digest, strings.Join(problems, "; "))
 	}
 	return nil
 }

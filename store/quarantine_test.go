@@ -144,3 +144,29 @@ func TestGCCleansQuarantine(t *testing.T) {
 		t.Fatalf("GC --all removed %d, left %v", rep.QuarantineRemoved, left)
 	}
 }
+
+func TestSnapshotOf(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, Options{})
+	hex := strings.Repeat("0a", 32)
+	snap := filepath.Join(s.snapshots, hex)
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{snap, "sha256:" + hex},
+		{filepath.Join(snap, "plugins", "x"), "sha256:" + hex},
+		{filepath.Join(snap, "..", hex, "a"), "sha256:" + hex},
+		{s.snapshots, ""},
+		{filepath.Join(s.snapshots, "junk", "a"), ""},
+		{filepath.Join(s.snapshots, strings.ToUpper(hex)), ""},
+		{filepath.Join(s.staging, hex), ""},
+		{filepath.Join(snap, "..", "..", "trash", hex), ""},
+		{t.TempDir(), ""},
+	} {
+		got, ok := s.SnapshotOf(tc.path)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("SnapshotOf(%s) = %q, %v; want %q", tc.path, got, ok, tc.want)
+		}
+	}
+}

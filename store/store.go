@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -128,6 +129,26 @@ func (s *Store) Path(digest string) (string, error) {
 		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "snapshot %s: %s is not a directory", digest, p)
 	}
 	return p, nil
+}
+
+// SnapshotOf says which snapshot holds path: the digest of the snapshot
+// directory that path is (or is inside), judged lexically. ok is false for
+// any path outside snapshots/.
+func (s *Store) SnapshotOf(path string) (digest string, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(s.snapshots, abs)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	d := digestPrefix + first
+	if ValidateDigest(d) != nil {
+		return "", false
+	}
+	return d, true
 }
 
 // Has reports whether snapshot digest is stored.
