@@ -115,10 +115,11 @@ func (db *DB) Warnings() []string {
 // survives, with the connection settings every pooled connection needs.
 func dsn(abs string) string {
 	q := url.Values{}
-	// busy_timeout is applied first by the driver, before journal_mode, so
-	// even the WAL switch on a fresh file waits instead of failing.
+	// busy_timeout is applied first, so even the WAL switch on a fresh file
+	// waits instead of failing. journal_mode is not set here: it rewrites
+	// the file's header, and Open switches it only once the file is known
+	// to be a cache (see openReady); the setting then persists in the file.
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")

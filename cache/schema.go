@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -36,21 +34,32 @@ func lockSchema(ctx context.Context, abs string) (unlock func(), err error) {
 // openReady opens the database at abs, applies pending migrations and checks
 // that every table and column this package reads is there. Called under
 // lockSchema. On error the handle is closed.
+//
+// Nothing is written to the file before it is known to be ours (or new):
+// the WAL switch, which rewrites the header, comes after checkNotForeign,
+// so a file that is moved aside is moved exactly as it was found.
 func openReady(ctx context.Context, abs string) (*sql.DB, error) {
-	if err := checkExisting(ctx, abs); err != nil {
-		return nil, err
-	}
 	sqldb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, sqldb); err != nil {
+	fail := func(err error) (*sql.DB, error) {
 		_ = sqldb.Close()
 		return nil, err
 	}
+	versioned, err := checkNotForeign(ctx, sqldb)
+	if err != nil {
+		return fail(err)
+	}
+	// Persistent in the file: one switch serves every pooled connection.
+	if _, err := sqldb.ExecContext(ctx, `PRAGMA journal_mode = WAL`); err != nil {
+		return fail(fmt.Errorf("switch to WAL: %w", err))
+	}
+	if err := migrate(ctx, sqldb, versioned); err != nil {
+		return fail(err)
+	}
 	if err := probeSchema(ctx, sqldb); err != nil {
-		_ = sqldb.Close()
-		return nil, err
+		return fail(err)
 	}
 	return sqldb, nil
 }
@@ -59,79 +68,73 @@ func openReady(ctx context.Context, abs string) (*sql.DB, error) {
 // no migration history.
 var errForeignSchema = errors.New("foreign schema")
 
-// checkExisting looks at an existing, non-empty database file through a
-// read-only connection, before anything (the WAL switch, the migrations)
-// writes to it: a file that is not a database, or one some other program
-// wrote, is then moved aside exactly as it was found.
-func checkExisting(ctx context.Context, abs string) error {
-	if info, err := os.Stat(abs); err != nil || !info.Mode().IsRegular() || info.Size() == 0 {
-		return nil // missing, empty or not a file: the real open says what is wrong
-	}
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Set("mode", "ro")
-	ro, err := sql.Open("sqlite", fileURI(abs, q))
-	if err != nil {
-		return err
-	}
-	defer ro.Close()
-	return checkNotForeign(ctx, ro)
-}
-
 // checkNotForeign refuses a database that has tables but no goose version
-// table. Reading the table list is also the first read of the file: a file
-// that is not a database fails here.
-func checkNotForeign(ctx context.Context, sqldb *sql.DB) error {
+// table, and says whether it has one. Reading the table list is also the
+// first read of the file: a file that is not a database fails here.
+func checkNotForeign(ctx context.Context, sqldb *sql.DB) (versioned bool, err error) {
 	rows, err := sqldb.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
 	if err != nil {
-		return fmt.Errorf("read schema: %w", err)
+		return false, fmt.Errorf("read schema: %w", err)
 	}
 	defer rows.Close()
 	var tables []string
-	versioned := false
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return fmt.Errorf("read schema: %w", err)
+			return false, fmt.Errorf("read schema: %w", err)
 		}
-		versioned = versioned || name == "goose_db_version"
+		versioned = versioned || name == versionTable
 		tables = append(tables, name)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read schema: %w", err)
+		return false, fmt.Errorf("read schema: %w", err)
 	}
 	if len(tables) > 0 && !versioned {
 		const show = 5
 		if len(tables) > show {
 			tables = append(tables[:show], "…")
 		}
-		return fmt.Errorf("%w: tables %v but no migration history", errForeignSchema, tables)
+		return false, fmt.Errorf("%w: tables %v but no migration history", errForeignSchema, tables)
 	}
-	return nil
+	return versioned, nil
 }
+
+// versionTable is goose's migration history table.
+const versionTable = "goose_db_version"
 
 // errNewerSchema marks a database migrated by a newer reasonix whose schema
 // this one cannot read: not corrupt, so it is left alone.
 var errNewerSchema = errors.New("newer schema")
 
-// migrate applies pending migrations. A database already past every known
-// migration was written by a newer reasonix; it is used as is when the probe
-// finds what this code reads, and never migrated down.
-func migrate(ctx context.Context, sqldb *sql.DB) error {
+// migrate applies pending migrations. A database already at the latest
+// version (every open but the first) is left alone without asking goose,
+// which would list and re-check the whole history. A database past every
+// known migration was written by a newer reasonix; it is used as is when the
+// probe finds what this code reads, and never migrated down.
+func migrate(ctx context.Context, sqldb *sql.DB, versioned bool) error {
 	p, err := goose.NewProvider(goose.DialectSQLite3, sqldb, migrations.FS,
 		goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
+	var target int64
+	for _, src := range p.ListSources() {
+		target = max(target, src.Version)
 	}
-	if current > target {
-		if err := probeSchema(ctx, sqldb); err != nil {
-			return fmt.Errorf("%w: the cache has schema version %d, this reasonix knows up to %d, and cannot read it: %v", errNewerSchema, current, target, err)
+	if versioned {
+		var current int64
+		if err := sqldb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM `+versionTable+` WHERE is_applied`).Scan(&current); err != nil {
+			return fmt.Errorf("migrate: read version: %w", err)
 		}
-		return nil
+		switch {
+		case current == target:
+			return nil
+		case current > target:
+			if err := probeSchema(ctx, sqldb); err != nil {
+				return fmt.Errorf("%w: the cache has schema version %d, this reasonix knows up to %d, and cannot read it: %v", errNewerSchema, current, target, err)
+			}
+			return nil
+		}
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)

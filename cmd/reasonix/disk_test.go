@@ -135,6 +135,26 @@ func TestDegradedDisk(t *testing.T) {
 					t.Fatalf("%v changed the registry", args)
 				}
 			}
+			// Maintenance: about the store, so it needs one; without a
+			// cache, stats and verify work and gc refuses to guess what is
+			// in use.
+			if tc.refused != "" {
+				if r := sb.run(t, env, "cache", "stats"); r.code != 1 || !strings.Contains(r.stderr, "snapshot store") {
+					t.Fatalf("cache stats with the store unusable: %d %s", r.code, r.stderr)
+				}
+			} else {
+				for _, args := range [][]string{{"cache", "stats"}, {"cache", "verify"}} {
+					if r := sb.run(t, env, args...); r.code != 0 {
+						t.Fatalf("%v: %d %s %s", args, r.code, r.stdout, r.stderr)
+					}
+				}
+				if tc.roWarn == unavailable {
+					r := sb.run(t, env, "cache", "gc", "--all")
+					if r.code != 1 || !strings.Contains(r.stderr, "nothing was evicted") {
+						t.Fatalf("cache gc without a cache: %d %s %s", r.code, r.stdout, r.stderr)
+					}
+				}
+			}
 			if !strings.Contains(sb.run(t, env, "plugin", "list").stdout, "hello-claude") {
 				t.Fatal("list lost the installed plugin")
 			}
