@@ -95,7 +95,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		if merr != nil {
 			return nil, fmt.Errorf("open cache %s: it is unusable (%v) and could not be moved aside: %w", abs, err, merr)
 		}
-		warnings = append(warnings, fmt.Sprintf("the cache %s was unusable (%v); moved it aside to %s and started an empty cache", abs, err, filepath.Base(aside)))
+		warnings = append(warnings, fmt.Sprintf("the cache %s was damaged or not a reasonix cache (%v); moved it aside to %s and started an empty cache", abs, err, filepath.Base(aside)))
 		if sqldb, err = openReady(ctx, abs); err != nil {
 			return nil, fmt.Errorf("open cache %s after moving the corrupt one aside: %w", abs, err)
 		}

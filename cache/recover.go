@@ -25,9 +25,6 @@ func isCorrupt(ctx context.Context, err error) bool {
 	if errors.Is(err, errNewerSchema) {
 		return false
 	}
-	if errors.Is(err, errForeignSchema) {
-		return true
-	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff { // the primary result code
@@ -43,10 +40,11 @@ func isCorrupt(ctx context.Context, err error) bool {
 			return false
 		}
 	}
-	// goose's own complaints about its version table (no zero version, a
-	// missing migration) describe the schema, not the disk. A lock failure
-	// never gets here: lockSchema runs before.
-	return true
+	// goose's own complaints about its history (no zero version, a
+	// missing migration) describe the file's schema. Anything else (a
+	// migration that cannot be loaded, which is this program's fault) is
+	// no reason to throw the user's cache away.
+	return errors.Is(err, errForeignSchema) || errors.Is(err, errHistory)
 }
 
 // moveAside renames a corrupt database to <path>.corrupt-<UTC time>, with

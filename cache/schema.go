@@ -102,6 +102,10 @@ func checkNotForeign(ctx context.Context, sqldb *sql.DB) (versioned bool, err er
 // versionTable is goose's migration history table.
 const versionTable = "goose_db_version"
 
+// errHistory marks a failure to read or apply the migration history: the
+// file's schema is not one the migrations lead to.
+var errHistory = errors.New("migration history")
+
 // errNewerSchema marks a database migrated by a newer reasonix whose schema
 // this one cannot read: not corrupt, so it is left alone.
 var errNewerSchema = errors.New("newer schema")
@@ -124,7 +128,7 @@ func migrate(ctx context.Context, sqldb *sql.DB, versioned bool) error {
 	if versioned {
 		var current int64
 		if err := sqldb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM `+versionTable+` WHERE is_applied`).Scan(&current); err != nil {
-			return fmt.Errorf("migrate: read version: %w", err)
+			return fmt.Errorf("migrate: %w: read version: %w", errHistory, err)
 		}
 		switch {
 		case current == target:
@@ -137,7 +141,7 @@ func migrate(ctx context.Context, sqldb *sql.DB, versioned bool) error {
 		}
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+		return fmt.Errorf("migrate: %w: %w", errHistory, err)
 	}
 	return nil
 }
