@@ -68,6 +68,9 @@ func (m *Main) cacheCommand() *cobra.Command {
 					_ = writeJSON(m.Stdout, rep)
 				} else {
 					fmt.Fprintf(m.Stdout, "evicted %d snapshots, freed %s, %s remain\n", len(rep.Evicted), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
+					if rep.QuarantineRemoved > 0 {
+						fmt.Fprintf(m.Stdout, "deleted %d quarantined snapshots\n", rep.QuarantineRemoved)
+					}
 				}
 			}
 			if err != nil {
