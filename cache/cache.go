@@ -8,23 +8,24 @@
 // case busy_timeout cannot retry), writes from one *DB are serialized in
 // process, and writers in other processes or other *DB handles wait on the
 // 10 s busy timeout instead of failing with SQLITE_BUSY.
+//
+// Degraded disks: the Get* lookups answer a miss, not an error, when the
+// storage fails (only a cancelled context is an error), and failed writes
+// are counted; Failures reports both. OpenWith moves a corrupt database
+// aside and starts empty; Warnings says so.
 package cache
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
-
-	"reasonix.io/plugind/migrations"
 )
 
 // busyTimeout bounds how long a writer waits for another one (another
@@ -37,41 +38,95 @@ type DB struct {
 	// wsem serializes this handle's writers so they queue here, cancellably,
 	// rather than spinning in SQLite's busy handler against each other.
 	wsem chan struct{}
+	// warnings say what Open had to do to get a usable cache (see Warnings).
+	warnings []string
+	// failures counts storage errors absorbed since Open (see Failures).
+	failures failureLog
+}
+
+// Options configure OpenWith. Zero values take the defaults.
+type Options struct {
+	// Log receives one warning the first time a cache operation fails and
+	// is absorbed (see Failures); nil logs nothing.
+	Log *slog.Logger
+	// Now stamps the name a corrupt database is moved aside to; default
+	// time.Now.
+	Now func() time.Time
 }
 
 // Open opens (creating it and its parent directory if needed) the cache at
-// path and brings its schema up to date.
+// path and brings its schema up to date. See OpenWith.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens the cache at path. A database that SQLite reports corrupt,
+// that is not a database at all, or whose schema the migrations cannot bring
+// to the one this code reads (a foreign or damaged schema) is moved aside to
+// path.corrupt-<UTC time> (with its -wal and -shm) and replaced by an empty
+// cache; Warnings says so. Anything else that stops the cache from opening
+// (the folder cannot be created, permissions, a full disk, a directory
+// where the file should be, a schema written by a newer reasonix) is
+// returned as an error and nothing is moved: the cache is an optimization,
+// and callers go on without one.
+func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", path, err)
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", abs, err)
 	}
-	sqldb, err := sql.Open("sqlite", dsn(abs))
+	unlock, err := lockSchema(ctx, abs)
 	if err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", abs, err)
 	}
-	db := &DB{sql: sqldb, wsem: make(chan struct{}, 1)}
-	if err := migrate(ctx, sqldb, abs); err != nil {
-		_ = sqldb.Close()
-		return nil, fmt.Errorf("open cache %s: %w", abs, err)
+	defer unlock()
+	sqldb, err := openReady(ctx, abs)
+	var warnings []string
+	if err != nil {
+		if !isCorrupt(ctx, err) {
+			return nil, fmt.Errorf("open cache %s: %w", abs, err)
+		}
+		aside, merr := moveAside(abs, opts.Now())
+		if merr != nil {
+			return nil, fmt.Errorf("open cache %s: it is unusable (%v) and could not be moved aside: %w", abs, err, merr)
+		}
+		warnings = append(warnings, fmt.Sprintf("the cache %s was damaged or not a reasonix cache (%v); moved it aside to %s and started an empty cache", abs, err, filepath.Base(aside)))
+		if sqldb, err = openReady(ctx, abs); err != nil {
+			return nil, fmt.Errorf("open cache %s after moving the corrupt one aside: %w", abs, err)
+		}
 	}
+	db := &DB{sql: sqldb, wsem: make(chan struct{}, 1), warnings: warnings}
+	db.failures.log = opts.Log
 	return db, nil
+}
+
+// Warnings says what Open had to do to get a usable cache, such as moving a
+// corrupt database aside. Callers show them to the user once.
+func (db *DB) Warnings() []string {
+	return append([]string(nil), db.warnings...)
 }
 
 // dsn builds a file: URI so any character in the path (even '?' or '#')
 // survives, with the connection settings every pooled connection needs.
 func dsn(abs string) string {
 	q := url.Values{}
-	// busy_timeout is applied first by the driver, before journal_mode, so
-	// even the WAL switch on a fresh file waits instead of failing.
+	// busy_timeout is applied first, so even the WAL switch on a fresh file
+	// waits instead of failing. journal_mode is not set here: it rewrites
+	// the file's header, and Open switches it only once the file is known
+	// to be a cache (see openReady); the setting then persists in the file.
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
+	return fileURI(abs, q)
+}
+
+func fileURI(abs string, q url.Values) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
 	if u.Path != "" && u.Path[0] != '/' { // a Windows drive path
 		u.Path = "/" + u.Path
@@ -79,44 +134,28 @@ func dsn(abs string) string {
 	return u.String()
 }
 
-// migrate applies pending migrations. goose has no SQLite locker, so two
-// processes opening a fresh cache at once are serialized with a lock file
-// beside it (never the database file itself: closing any descriptor of that
-// file would drop SQLite's own POSIX locks held by this process).
-func migrate(ctx context.Context, sqldb *sql.DB, abs string) error {
-	lock := flock.New(abs + ".migrate.lock")
-	ok, err := lock.TryLockContext(ctx, 20*time.Millisecond)
-	if err != nil {
-		return fmt.Errorf("lock for migration: %w", err)
-	}
-	if !ok {
-		return errors.New("lock for migration: not acquired")
-	}
-	defer lock.Unlock()
-	p, err := goose.NewProvider(goose.DialectSQLite3, sqldb, migrations.FS,
-		goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
-}
-
 // Close closes the database.
 func (db *DB) Close() error {
 	return db.sql.Close()
 }
 
-// write runs fn in one BEGIN IMMEDIATE transaction.
-func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// write runs fn in one BEGIN IMMEDIATE transaction. A failure is counted
+// (see Failures) under what, which names the write for the user.
+func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
 	select {
 	case db.wsem <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-db.wsem }()
+	err := db.writeTx(ctx, fn)
+	if err != nil {
+		db.failed(ctx, "write", fmt.Errorf("%s: %w", what, err))
+	}
+	return err
+}
+
+func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ func (db *DB) GetInventory(ctx context.Context, key string) ([]byte, bool, error
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("cache: get inventory: %w", err)
+		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get inventory: %w", err))
 	}
 	return body, true, nil
 }
@@ -27,7 +27,7 @@ func (db *DB) PutInventory(ctx context.Context, key string, body []byte) error {
 	if key == "" || body == nil {
 		return errors.New("cache: put inventory: key and body are required")
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put inventory", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO inventories (key, body, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (key) DO UPDATE SET body = excluded.body`,

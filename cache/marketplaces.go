@@ -18,7 +18,7 @@ func (db *DB) GetMarketplace(ctx context.Context, remote, sha string) ([]byte, b
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("cache: get marketplace %s@%s: %w", remote, sha, err)
+		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get marketplace %s@%s: %w", remote, sha, err))
 	}
 	if doc == nil {
 		doc = []byte{}
@@ -36,7 +36,7 @@ func (db *DB) PutMarketplace(ctx context.Context, remote, sha string, doc []byte
 	if doc == nil {
 		doc = []byte{} // the column is NOT NULL; an empty document is still a document
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put marketplace", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO marketplaces (remote, sha, document, fetched_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (remote, sha) DO UPDATE SET document = excluded.document, fetched_at = excluded.fetched_at`,

@@ -35,7 +35,7 @@ func (db *DB) GetNegative(ctx context.Context, kind, remote, sha, path string, n
 		return Negative{}, false, nil
 	}
 	if err != nil {
-		return Negative{}, false, fmt.Errorf("cache: get negative %s %s: %w", kind, remote, err)
+		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negative %s %s: %w", kind, remote, err))
 	}
 	n.Created, n.Expires = fromNanos(created), fromNanos(expires)
 	return n, true, nil
@@ -46,7 +46,7 @@ func (db *DB) PutNegative(ctx context.Context, n Negative) error {
 	if n.Kind == "" || n.Remote == "" {
 		return fmt.Errorf("cache: put negative: kind and remote are required")
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put negative", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO negatives (kind, remote, sha, path, code, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (kind, remote, sha, path) DO UPDATE SET
@@ -64,7 +64,7 @@ func (db *DB) PutNegative(ctx context.Context, n Negative) error {
 // ForgetNegatives drops every negative result about remote (a host that
 // now answers, or --refresh).
 func (db *DB) ForgetNegatives(ctx context.Context, remote string) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
+	return db.write(ctx, "forget negatives", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM negatives WHERE remote = ?`, remote)
 		return err
 	})
@@ -75,7 +75,7 @@ func (db *DB) ForgetNegatives(ctx context.Context, remote string) error {
 func (db *DB) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, remote)
 	if err != nil {
-		return nil, fmt.Errorf("cache: list refs of %s: %w", remote, err)
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: list refs of %s: %w", remote, err))
 	}
 	defer rows.Close()
 	var out []Ref

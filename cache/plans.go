@@ -16,7 +16,7 @@ func (db *DB) GetPlan(ctx context.Context, planID string) ([]byte, bool, error) 
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("cache: get plan %s: %w", planID, err)
+		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get plan %s: %w", planID, err))
 	}
 	if body == nil {
 		body = []byte{}
@@ -34,7 +34,7 @@ func (db *DB) PutPlan(ctx context.Context, planID string, body []byte, digests [
 	if body == nil {
 		body = []byte{}
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put plan", func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `
 			INSERT INTO plans (plan_id, body, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (plan_id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
@@ -92,7 +92,7 @@ func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]
 // forever. Plans are never pruned implicitly.
 func (db *DB) PrunePlans(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "prune plans", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM plans WHERE created_at <= ?`, toNanos(before))
 		if err != nil {
 			return err

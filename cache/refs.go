@@ -26,7 +26,7 @@ func (db *DB) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error)
 		return Ref{}, false, nil
 	}
 	if err != nil {
-		return Ref{}, false, fmt.Errorf("cache: get ref %s %s: %w", remote, ref, err)
+		return Ref{}, false, db.readFailed(ctx, fmt.Errorf("cache: get ref %s %s: %w", remote, ref, err))
 	}
 	r.ResolvedAt = fromNanos(at)
 	return r, true, nil
@@ -37,7 +37,7 @@ func (db *DB) PutRef(ctx context.Context, r Ref) error {
 	if r.Remote == "" || r.Ref == "" || r.SHA == "" {
 		return fmt.Errorf("cache: put ref: remote, ref and sha are required (got %q %q %q)", r.Remote, r.Ref, r.SHA)
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put ref", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (remote, ref) DO UPDATE SET

@@ -20,7 +20,7 @@ func (db *DB) GetSnapshot(ctx context.Context, remote, sha, subdir string) (stri
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("cache: get snapshot %s@%s:%s: %w", remote, sha, subdir, err)
+		return "", false, db.readFailed(ctx, fmt.Errorf("cache: get snapshot %s@%s:%s: %w", remote, sha, subdir, err))
 	}
 	return digest, true, nil
 }
@@ -30,7 +30,7 @@ func (db *DB) PutSnapshot(ctx context.Context, remote, sha, subdir, digest strin
 	if remote == "" || sha == "" || digest == "" {
 		return fmt.Errorf("cache: put snapshot: remote, sha and digest are required (got %q %q %q)", remote, sha, digest)
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put snapshot", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO snapshots (remote, sha, subdir, digest, created_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (remote, sha, subdir) DO UPDATE SET digest = excluded.digest`,
@@ -50,7 +50,7 @@ func (db *DB) TouchSnapshot(ctx context.Context, digest string, at time.Time) er
 	if digest == "" {
 		return errors.New("cache: touch snapshot: empty digest")
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "touch snapshot", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO snapshot_uses (digest, last_used) VALUES (?, ?)
 			ON CONFLICT (digest) DO UPDATE SET last_used = max(last_used, excluded.last_used)`,
@@ -93,7 +93,7 @@ func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
 	if len(digests) == 0 {
 		return nil
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "forget snapshots", func(tx *sql.Tx) error {
 		for _, d := range digests {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE digest = ?`, d); err != nil {
 				return err

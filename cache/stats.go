@@ -46,7 +46,7 @@ func (db *DB) Count(ctx context.Context, kind string, hit bool) error {
 	if hit {
 		h, m = 1, 0
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "count", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO counters (kind, hits, misses) VALUES (?, ?, ?)
 			ON CONFLICT (kind) DO UPDATE SET hits = hits + excluded.hits, misses = misses + excluded.misses`,

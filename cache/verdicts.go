@@ -27,7 +27,7 @@ func (db *DB) GetVerdict(ctx context.Context, remote, sha string) (Verdict, bool
 		return Verdict{}, false, nil
 	}
 	if err != nil {
-		return Verdict{}, false, fmt.Errorf("cache: get verdict %s@%s: %w", remote, sha, err)
+		return Verdict{}, false, db.readFailed(ctx, fmt.Errorf("cache: get verdict %s@%s: %w", remote, sha, err))
 	}
 	v.Reachable, v.CheckedAt = reachable != 0, fromNanos(at)
 	return v, true, nil
@@ -42,7 +42,7 @@ func (db *DB) PutVerdict(ctx context.Context, v Verdict) error {
 	if v.Reachable {
 		reachable = 1
 	}
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err := db.write(ctx, "put verdict", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `
 			INSERT INTO verdicts (remote, sha, reachable, checked_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (remote, sha) DO UPDATE SET reachable = excluded.reachable, checked_at = excluded.checked_at`,

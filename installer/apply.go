@@ -126,7 +126,7 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 	if err := os.MkdirAll(in.home.PluginsDir(), 0o755); err != nil {
 		return plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
 	}
-	in.sweepOrphans()
+	in.sweepOrphans(reg)
 
 	in.stepHook("before-staging")
 	var stages []staged
@@ -153,7 +153,8 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 }
 
 // stage copies an action's approved tree into a fresh staging dir under
-// plugins/ and checks the copy against the approved digest.
+// plugins/ and checks the copy against the approved digest. A mismatch is
+// explained (and a damaged store snapshot quarantined) by copyMismatch.
 func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
 	tree, err := plugind.ScanTree(a.origin, in.budget)
 	if err != nil {
@@ -165,7 +166,7 @@ func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
 	}
 	got, _, err := plugind.TreeDigest(dir, in.budget)
 	if err == nil && got != a.ContentDigest {
-		err = plugind.Errorf(plugind.CodeDigestMismatch, "%s changed after it was approved: approved %s, copied %s", a.Name, a.ContentDigest, got)
+		err = in.copyMismatch(ctx, a, got)
 	}
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -291,20 +292,6 @@ func (in *Installer) discard(dir string) {
 		return
 	}
 	_ = os.RemoveAll(trash)
-}
-
-// sweepOrphans deletes staging and trash folders left by a process that died.
-// Only called under the home lock, when no other process is staging.
-func (in *Installer) sweepOrphans() {
-	ents, err := os.ReadDir(in.home.PluginsDir())
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), stagingPrefix) || strings.HasPrefix(e.Name(), trashPrefix) {
-			_ = os.RemoveAll(filepath.Join(in.home.PluginsDir(), e.Name()))
-		}
-	}
 }
 
 func randomSuffix() string {

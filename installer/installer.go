@@ -7,6 +7,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/store"
 )
 
 // Installer is the backend shared by the CLI and the daemon.
@@ -19,6 +20,14 @@ type Installer struct {
 	stepHook func(step string)
 	plans    PlanStore
 	invs     InventoryStore
+	store    *store.Store
+	forget   SnapshotForgetter
+}
+
+// SnapshotForgetter drops what a cache derived from a snapshot that was
+// quarantined. The cache implements it.
+type SnapshotForgetter interface {
+	ForgetDigest(ctx context.Context, digest string) error
 }
 
 // InventoryStore remembers what manifest.Load made of a store tree, keyed by
@@ -46,6 +55,13 @@ type Config struct {
 	// Inventories, when set, caches the manifests of read-only store trees
 	// so a warm re-plan of a large marketplace parses none of them.
 	Inventories InventoryStore
+	// Store, when set, is the snapshot store Sources reads from: a staged
+	// copy of one of its snapshots that fails verification quarantines that
+	// snapshot, so the next plan fetches it again (see apply).
+	Store *store.Store
+	// Forget, when set with Store, forgets what the cache derived from a
+	// quarantined snapshot.
+	Forget SnapshotForgetter
 	// StepHook is called at each named step of apply and publication
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.
@@ -54,7 +70,7 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget}
 	if in.budget == (plugind.Budget{}) {
 		in.budget = plugind.DefaultBudget
 	}

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,14 +19,21 @@ const livePlanWindow = 7 * 24 * time.Hour
 type CacheStats struct {
 	Store *store.Stats             `json:"store"`
 	Cache map[string]cache.HitMiss `json:"cache"`
+	// CacheUnavailable says why Cache is empty: the cache could not be
+	// opened (see Maintenance.CacheErr).
+	CacheUnavailable string `json:"cacheUnavailable,omitempty"`
 }
 
 // Maintenance runs the cache and store commands against one home.
 type Maintenance struct {
 	Installer *Installer
 	Store     *store.Store
-	Cache     *cache.DB
-	Now       func() time.Time
+	// Cache may be nil when the cache could not be opened; CacheErr then
+	// says why. Stats and Verify work without it; GC refuses, because only
+	// the cache knows which snapshots live plans and installed plugins use.
+	Cache    *cache.DB
+	CacheErr error
+	Now      func() time.Time
 }
 
 // Stats reports store sizes and cache hit rates.
@@ -34,6 +42,9 @@ func (m *Maintenance) Stats(ctx context.Context) (*CacheStats, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.Cache == nil {
+		return &CacheStats{Store: st, Cache: map[string]cache.HitMiss{}, CacheUnavailable: m.cacheErr().Error()}, nil
+	}
 	hm, err := m.Cache.Stats(ctx)
 	if err != nil {
 		return nil, err
@@ -41,9 +52,19 @@ func (m *Maintenance) Stats(ctx context.Context) (*CacheStats, error) {
 	return &CacheStats{Store: st, Cache: hm}, nil
 }
 
+func (m *Maintenance) cacheErr() error {
+	if m.CacheErr != nil {
+		return m.CacheErr
+	}
+	return errors.New("no cache")
+}
+
 // GC evicts least recently used snapshots that no installed plugin and no
 // live plan uses, then forgets what the cache said about them.
 func (m *Maintenance) GC(ctx context.Context, all bool) (*store.GCReport, error) {
+	if m.Cache == nil {
+		return nil, fmt.Errorf("cache gc needs the cache to know which snapshots installed plugins and live plans use, and it is unavailable (%v); nothing was evicted", m.cacheErr())
+	}
 	keep, err := m.keep(ctx)
 	if err != nil {
 		return nil, err
@@ -106,4 +127,50 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 // Verify re-hashes the store.
 func (m *Maintenance) Verify(ctx context.Context) (*store.VerifyReport, error) {
 	return m.Store.Verify(ctx)
+}
+
+// RepairReport is what Repair found and did. Checked and Bad are Verify's;
+// Quarantined lists the snapshots moved to the store's quarantine/ (their
+// cache records forgotten), Unrepaired the problems left: stray entries,
+// which are reported and never deleted, and snapshots that could not be
+// moved.
+type RepairReport struct {
+	store.VerifyReport
+	Quarantined []string            `json:"quarantined"`
+	Unrepaired  []store.BadSnapshot `json:"unrepaired"`
+}
+
+// Repair re-hashes the store and quarantines every snapshot that fails, so
+// the next plan that needs one fetches it afresh (`cache verify --repair`).
+// It holds the home lock, so no install is copying from a snapshot while it
+// moves. Without a cache it still quarantines; there are no records to
+// forget.
+func (m *Maintenance) Repair(ctx context.Context) (*RepairReport, error) {
+	unlock, err := m.Installer.lockHome(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	vr, err := m.Store.Verify(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &RepairReport{VerifyReport: *vr, Quarantined: []string{}, Unrepaired: []store.BadSnapshot{}}
+	for _, b := range vr.Bad {
+		if store.ValidateDigest(b.Digest) != nil {
+			rep.Unrepaired = append(rep.Unrepaired, b)
+			continue
+		}
+		if err := m.Store.Quarantine(b.Digest); err != nil {
+			rep.Unrepaired = append(rep.Unrepaired, store.BadSnapshot{Digest: b.Digest, Problem: fmt.Sprintf("%s; quarantine failed: %v", b.Problem, err)})
+			continue
+		}
+		rep.Quarantined = append(rep.Quarantined, b.Digest)
+		if m.Cache != nil {
+			if err := m.Cache.ForgetDigest(ctx, b.Digest); err != nil {
+				rep.Unrepaired = append(rep.Unrepaired, store.BadSnapshot{Digest: b.Digest, Problem: fmt.Sprintf("quarantined, but its cache records could not be forgotten: %v", err)})
+			}
+		}
+	}
+	return rep, nil
 }

@@ -179,6 +179,9 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 	if !old.Link {
 		in.discard(old.Root)
 	}
+	// A mutation under the lock, with the registry just written: leftovers
+	// of crashed installs go now (see sweepOrphans).
+	in.sweepOrphans(reg)
 	return &Response{
 		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source,
 		Resolved: &Resolved{Kind: "installed", Commit: old.Commit},

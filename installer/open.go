@@ -33,15 +33,27 @@ type OpenOptions struct {
 
 // App is the backend wired for one home: what the CLI, the daemon, the
 // benchmarks and the tests all build the same way.
+//
+// Only the registry is essential (SPEC §8: the cache is an optimization).
+// When the cache cannot be opened, Cache is nil, CacheErr says why, and
+// everything runs without one; when the snapshot store cannot be opened,
+// Store is nil and every plan is refused with a clear install error, while
+// the commands that read or edit the registry work as usual. Warnings say
+// so, for the caller to show once.
 type App struct {
 	Home      Home
 	Store     *store.Store
+	StoreErr  error
 	Cache     *cache.DB
-	Resolver  *resolver.Sources
+	CacheErr  error
+	Resolver  resolver.Resolver
 	Installer *Installer
+	Warnings  []string
 }
 
-// Open wires the backend for $REASONIX_HOME (SPEC §4).
+// Open wires the backend for $REASONIX_HOME (SPEC §4). Only an unknown home
+// or a bad environment is an error: a broken store or cache degrades the
+// App instead of failing it.
 func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	dir, err := DefaultHomeDir(opts.Getenv)
 	if err != nil {
@@ -52,37 +64,84 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})
-	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	db, err := cache.Open(ctx, home.CachePath())
-	if err != nil {
-		return nil, fmt.Errorf("open cache: %w", err)
-	}
 	hosts := opts.Hosts
 	if hosts == nil {
 		hcfg, err := resolver.HostConfigFromEnv(opts.Getenv, log)
 		if err != nil {
-			db.Close()
 			return nil, err
 		}
 		h, err := resolver.NewHosts(hcfg)
 		if err != nil {
-			db.Close()
 			return nil, err
 		}
 		hosts = h
 	}
-	res := resolver.New(resolver.Config{
-		Store: st, Cache: db, Hosts: hosts, Budget: opts.Budget, Log: log,
-		Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
-	})
-	in := New(Config{
-		Home: home, Sources: res, Budget: opts.Budget, Now: opts.Now, Log: log,
-		Plans: db, Inventories: db, StepHook: opts.StepHook,
-	})
-	return &App{Home: home, Store: st, Cache: db, Resolver: res, Installer: in}, nil
+	a := &App{Home: home}
+	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})
+	if a.StoreErr != nil {
+		a.Store = nil
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the snapshot store is unusable (%v): installs and updates are refused until it is repaired; list, show, doctor, remove, enable, disable and export work from the registry", a.StoreErr))
+	}
+	a.Cache, a.CacheErr = cache.OpenWith(ctx, home.CachePath(), cache.Options{Log: log, Now: opts.Now})
+	if a.CacheErr != nil {
+		a.Cache = nil
+		a.Warnings = append(a.Warnings, fmt.Sprintf("the cache is unavailable (%v); going on without it: nothing fetched or planned is remembered, offline plans cannot use it, and the daemon cannot keep plans across restarts", a.CacheErr))
+	} else {
+		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
+	}
+	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook}
+	if a.Store != nil {
+		a.Resolver = resolver.New(resolver.Config{
+			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
+			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
+		})
+		cfg.Store = a.Store
+	} else {
+		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}
+	}
+	cfg.Sources = a.Resolver
+	// The installer's stores are interfaces: a nil *cache.DB in one would
+	// not be nil, so they are set only when the cache opened.
+	if a.Cache != nil {
+		cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
+	}
+	a.Installer = New(cfg)
+	return a, nil
+}
+
+// unusableStore is the resolver when the snapshot store cannot be opened:
+// every source (even a local folder, whose marketplace may name remote
+// entries) would need it, so every plan is refused, saying why.
+type unusableStore struct {
+	dir string
+	err error
+}
+
+func (u unusableStore) Resolve(context.Context, resolver.Request) (*resolver.Fetched, error) {
+	return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "the snapshot store %s is unusable (%v); nothing can be fetched or installed until it is repaired (fix its permissions or free space, or move it aside to start an empty one)", u.dir, u.err)
+}
+
+// CacheFailures describes, in one line, the cache operations that failed
+// and were absorbed so far; "" when there were none.
+func (a *App) CacheFailures() string {
+	if a.Cache == nil {
+		return ""
+	}
+	n, op, last := a.Cache.Failures()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the cache failed %d time(s) during this command and was bypassed (last: %s %v); the result does not depend on it, but it was not remembered", n, op, last)
+}
+
+// Notes are the warnings an install or update adds to its response: what
+// Open found, and whether the cache failed along the way.
+func (a *App) Notes() []string {
+	out := append([]string{}, a.Warnings...)
+	if w := a.CacheFailures(); w != "" {
+		out = append(out, w)
+	}
+	return out
 }
 
 // Close releases the cache.

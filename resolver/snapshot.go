@@ -49,16 +49,23 @@ func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths 
 	key := repo.Source().Key()
 	m := s.memo()
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
-	var missing []string
-	full, haveFull := m.snapshot(ctx, key, sha, "")
-	if haveFull && !s.cfg.Store.Has(full) {
-		haveFull = false // evicted (gc) or quarantined since
+	var missing, damaged []string
+	stored := func(d string) bool {
+		if s.cfg.Store.Has(d) {
+			return true
+		}
+		if s.cfg.Store.Quarantined(d) {
+			damaged = append(damaged, d)
+		}
+		return false // evicted (gc) or quarantined since
 	}
+	full, haveFull := m.snapshot(ctx, key, sha, "")
+	haveFull = haveFull && stored(full)
 	for _, p := range paths {
 		switch d, ok := m.snapshot(ctx, key, sha, "@"+p); {
 		case haveFull:
 			res.dirs[p] = located{snapshot: full}
-		case p != "" && ok && s.cfg.Store.Has(d):
+		case p != "" && ok && stored(d):
 			res.dirs[p] = located{snapshot: d}
 		default:
 			missing = append(missing, p)
@@ -73,6 +80,9 @@ func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths 
 	if len(missing) > 0 {
 		got, err := s.fetchOnce(ctx, repo, sha, missing, verify)
 		if err != nil {
+			if len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss {
+				return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
+			}
 			return nil, err
 		}
 		for _, p := range missing {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -248,34 +247,6 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// decode reads a JSON request body strictly: one object, no unknown fields.
-// It answers 413 over the body cap and 400 for anything malformed.
-func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var mbe *http.MaxBytesError
-	if err == nil {
-		if extra := dec.Decode(&struct{}{}); extra == io.EOF {
-			return true
-		} else if errors.As(extra, &mbe) {
-			err = extra
-		} else {
-			err = errors.New("more than one JSON value")
-		}
-	}
-	if errors.As(err, &mbe) {
-		w.Header().Set("Connection", "close")
-		writeError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
-		return false
-	}
-	if errors.Is(err, io.EOF) {
-		err = errors.New("empty body")
-	}
-	writeError(w, http.StatusBadRequest, CodeBadRequest, "request body: %v (want a JSON object)", err)
-	return false
 }
 
 // checkSource refuses what the daemon cannot resolve the way the client

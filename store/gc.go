@@ -33,11 +33,15 @@ type GCReport struct {
 	FreedBytes     int64
 	RemainingBytes int64
 	StaleRemoved   int // abandoned staging, trash and lock entries removed
+	// QuarantineRemoved counts quarantined snapshots deleted: those older
+	// than a week, or all of them with GCPolicy.All.
+	QuarantineRemoved int
 }
 
 // GC evicts least recently used snapshots that p does not keep until the
-// store fits its cap (or, with p.All, every snapshot not kept), and removes
-// staging and trash left behind by crashed writers. It keeps going past a
+// store fits its cap (or, with p.All, every snapshot not kept), removes
+// staging and trash left behind by crashed writers, and deletes quarantined
+// snapshots older than a week (all of them with p.All). It keeps going past a
 // failed removal and reports every failure joined in its error, along with
 // what it did manage.
 func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
@@ -97,6 +101,11 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 	if ctx.Err() == nil {
 		n, err := s.removeStale(time.Now().Add(-staleAfter))
 		rep.StaleRemoved = n
+		if err != nil {
+			errs = append(errs, err)
+		}
+		n, err = s.removeQuarantined(time.Now().Add(-quarantineKeep), p.All)
+		rep.QuarantineRemoved = n
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // Staging is a private place to build one snapshot before Commit.
@@ -30,7 +32,9 @@ type Staging struct {
 func (s *Store) Stage() (*Staging, error) {
 	root, err := os.MkdirTemp(s.staging, "st-")
 	if err != nil {
-		return nil, fmt.Errorf("stage snapshot: %w", err)
+		// Nothing can be fetched without a place to put it: say where and
+		// what to check, not just the system call that failed.
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "the snapshot store cannot take new content: creating a staging folder in %s failed (%w); check its permissions and free space", s.staging, err)
 	}
 	return &Staging{Dir: filepath.Join(root, "tree"), root: root, s: s}, nil
 }

@@ -9,6 +9,7 @@
 //	staging/st-*/      trees being written; Staging.Dir lives inside one
 //	locks/<hex>.lock   per-digest inter-process locks
 //	trash/             snapshots being deleted
+//	quarantine/<hex>-<UTC time>/  snapshots that failed verification (see Quarantine)
 //
 // A snapshot appears in snapshots/ only by one rename of a complete, synced
 // tree, and leaves it by one rename into trash/, so readers never see a
@@ -22,6 +23,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -44,13 +46,14 @@ type Options struct {
 // concurrent use by goroutines and by several processes sharing the
 // directory.
 type Store struct {
-	dir       string
-	snapshots string
-	staging   string
-	locks     string
-	trash     string
-	capBytes  int64
-	budget    plugind.Budget
+	dir        string
+	snapshots  string
+	staging    string
+	locks      string
+	trash      string
+	quarantine string
+	capBytes   int64
+	budget     plugind.Budget
 }
 
 // Open opens the store in dir, creating its layout if needed.
@@ -60,13 +63,14 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
 	s := &Store{
-		dir:       abs,
-		snapshots: filepath.Join(abs, "snapshots"),
-		staging:   filepath.Join(abs, "staging"),
-		locks:     filepath.Join(abs, "locks"),
-		trash:     filepath.Join(abs, "trash"),
-		capBytes:  opts.CapBytes,
-		budget:    opts.Budget,
+		dir:        abs,
+		snapshots:  filepath.Join(abs, "snapshots"),
+		staging:    filepath.Join(abs, "staging"),
+		locks:      filepath.Join(abs, "locks"),
+		trash:      filepath.Join(abs, "trash"),
+		quarantine: filepath.Join(abs, "quarantine"),
+		capBytes:   opts.CapBytes,
+		budget:     opts.Budget,
 	}
 	if s.capBytes <= 0 {
 		s.capBytes = DefaultCapBytes
@@ -74,7 +78,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if s.budget == (plugind.Budget{}) {
 		s.budget = plugind.DefaultBudget
 	}
-	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash} {
+	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash, s.quarantine} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("open store %s: %w", abs, err)
 		}
@@ -125,6 +129,26 @@ func (s *Store) Path(digest string) (string, error) {
 		return "", plugind.Errorf(plugind.CodeSourceUnreadable, "snapshot %s: %s is not a directory", digest, p)
 	}
 	return p, nil
+}
+
+// SnapshotOf says which snapshot holds path: the digest of the snapshot
+// directory that path is (or is inside), judged lexically. ok is false for
+// any path outside snapshots/.
+func (s *Store) SnapshotOf(path string) (digest string, ok bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(s.snapshots, abs)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	d := digestPrefix + first
+	if ValidateDigest(d) != nil {
+		return "", false
+	}
+	return d, true
 }
 
 // Has reports whether snapshot digest is stored.

@@ -36,7 +36,7 @@ func (s *Store) Verify(ctx context.Context) (*VerifyReport, error) {
 	}
 	for _, e := range top {
 		switch e.Name() {
-		case "snapshots", "staging", "locks", "trash":
+		case "snapshots", "staging", "locks", "trash", "quarantine":
 		default:
 			rep.Bad = append(rep.Bad, BadSnapshot{Digest: e.Name(), Problem: "stray entry in the store directory"})
 		}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"syscall"
@@ -12,10 +14,12 @@ import (
 	"reasonix.io/plugind/installer"
 )
 
-// app is the backend wired for one command.
+// app is the backend wired for one command (installer.Open), and where its
+// warnings go.
 type app struct {
 	*installer.App
 	installer *installer.Installer
+	stderr    io.Writer
 }
 
 // crashEnv names the test-only crash switch: when set to a step name of
@@ -34,6 +38,9 @@ type openOptions struct {
 	log      *slog.Logger // nil: errors only, as text on stderr
 }
 
+// openWith wires the backend. Only an unknown home or a bad environment is
+// an error: a broken store or cache degrades the app instead, and says so
+// once (on stderr, or in the daemon's log).
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	log := o.log
 	if log == nil {
@@ -56,5 +63,21 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{App: a, installer: a.Installer}, nil
+	for _, w := range a.Warnings {
+		if o.log != nil {
+			log.Warn(w)
+		} else {
+			fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+		}
+	}
+	return &app{App: a, installer: a.Installer, stderr: m.Stderr}, nil
+}
+
+// Close closes the cache, first saying once on stderr if it failed along
+// the way.
+func (a *app) Close() {
+	if w := a.CacheFailures(); w != "" {
+		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+	}
+	a.App.Close()
 }

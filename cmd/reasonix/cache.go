@@ -11,13 +11,20 @@ import (
 
 func (m *Main) cacheCommand() *cobra.Command {
 	c := &cobra.Command{Use: "cache", Short: "Inspect and maintain the snapshot store and the cache"}
-	var asJSON, all bool
+	var asJSON, all, repair bool
+	// maint wires the maintenance commands. They are about the store, so
+	// an unusable store fails them; an unavailable cache does not (see
+	// installer.Maintenance).
 	maint := func(cmd *cobra.Command) (*installer.Maintenance, func(), error) {
 		a, err := m.open(cmd.Context())
 		if err != nil {
 			return nil, nil, err
 		}
-		return &installer.Maintenance{Installer: a.installer, Store: a.Store, Cache: a.Cache}, a.Close, nil
+		if a.Store == nil {
+			a.Close()
+			return nil, nil, fmt.Errorf("the snapshot store %s is unusable: %w", a.Home.StoreDir(), a.StoreErr)
+		}
+		return &installer.Maintenance{Installer: a.installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}, a.Close, nil
 	}
 	stats := &cobra.Command{
 		Use: "stats", Short: "Store size and cache hit rates", Args: cobra.NoArgs,
@@ -35,6 +42,10 @@ func (m *Main) cacheCommand() *cobra.Command {
 				return writeJSON(m.Stdout, s)
 			}
 			fmt.Fprintf(m.Stdout, "store: %d snapshots, %d files, %s of %s cap\n", s.Store.Snapshots, s.Store.Files, plugind.HumanBytes(s.Store.Bytes), plugind.HumanBytes(s.Store.CapBytes))
+			if s.CacheUnavailable != "" {
+				fmt.Fprintf(m.Stdout, "cache: unavailable (%s)\n", s.CacheUnavailable)
+				return nil
+			}
 			for _, kind := range []string{"ref", "snapshot", "marketplace", "plan"} {
 				h := s.Cache[kind]
 				fmt.Fprintf(m.Stdout, "%-12s %6d entries  %6d hits  %6d misses  hit rate %5.1f%%\n", kind, h.Rows, h.Hits, h.Misses, 100*h.Rate)
@@ -57,6 +68,9 @@ func (m *Main) cacheCommand() *cobra.Command {
 					_ = writeJSON(m.Stdout, rep)
 				} else {
 					fmt.Fprintf(m.Stdout, "evicted %d snapshots, freed %s, %s remain\n", len(rep.Evicted), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
+					if rep.QuarantineRemoved > 0 {
+						fmt.Fprintf(m.Stdout, "deleted %d quarantined snapshots\n", rep.QuarantineRemoved)
+					}
 				}
 			}
 			if err != nil {
@@ -68,13 +82,23 @@ func (m *Main) cacheCommand() *cobra.Command {
 	gc.Flags().BoolVar(&all, "all", false, "evict every snapshot that is not in use, whatever the cap")
 	gc.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	verify := &cobra.Command{
-		Use: "verify", Short: "Re-hash every snapshot in the store", Args: cobra.NoArgs,
+		Use: "verify [--repair]", Short: "Re-hash every snapshot in the store (--repair: quarantine the damaged ones)", Args: cobra.NoArgs,
+		Long: `Verify re-hashes every snapshot in the store and reports each one whose content no longer
+matches its digest, or that is no longer a plain read-only tree.
+
+With --repair, every damaged snapshot is moved to the store's quarantine/ folder (kept a week
+for inspection, then deleted by cache gc; cache gc --all deletes it at once) and the cache forgets
+what it derived from it, so the next plan that needs it fetches it afresh. Stray entries are
+reported and left alone. The exit status is 1 while any problem remains unrepaired.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
 			defer done()
+			if repair {
+				return m.printRepair(cmd, mt, asJSON)
+			}
 			rep, err := mt.Verify(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -94,6 +118,33 @@ func (m *Main) cacheCommand() *cobra.Command {
 		},
 	}
 	verify.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	verify.Flags().BoolVar(&repair, "repair", false, "quarantine every damaged snapshot and forget its cache records")
 	c.AddCommand(stats, gc, verify)
 	return c
+}
+
+// printRepair runs `cache verify --repair` and prints what it did.
+func (m *Main) printRepair(cmd *cobra.Command, mt *installer.Maintenance, asJSON bool) error {
+	rep, err := mt.Repair(cmd.Context())
+	if err != nil {
+		return fail(m.Stderr, err)
+	}
+	if asJSON {
+		_ = writeJSON(m.Stdout, rep)
+	} else {
+		fmt.Fprintf(m.Stdout, "checked %d snapshots, %d problems, %d quarantined\n", rep.Checked, len(rep.Bad), len(rep.Quarantined))
+		for _, b := range rep.Bad {
+			fmt.Fprintf(m.Stdout, "problem: %s: %s\n", b.Digest, b.Problem)
+		}
+		for _, d := range rep.Quarantined {
+			fmt.Fprintf(m.Stdout, "quarantined: %s (the next plan that needs it fetches it again)\n", d)
+		}
+		for _, b := range rep.Unrepaired {
+			fmt.Fprintf(m.Stdout, "not repaired: %s: %s\n", b.Digest, b.Problem)
+		}
+	}
+	if len(rep.Unrepaired) > 0 {
+		return errFailed
+	}
+	return nil
 }

@@ -33,12 +33,18 @@ func fail(w io.Writer, err error) error {
 func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response) error {
 	a, err := m.open(ctx)
 	if err != nil {
+		// Still the structured response: scripts read stdout.
+		_ = writeJSON(m.Stdout, installer.ErrorResponse("", err))
 		return &exitError{code: 1, err: err}
 	}
 	defer a.Close()
+	resp := op(a)
+	// What opening found (a cache moved aside or unavailable, a broken
+	// store) and cache failures belong to the answer too.
+	resp.Warnings = append(a.Notes(), resp.Warnings...)
 	// The response echoes the source and quotes it in errors and warnings:
 	// credentials in them are masked before printing.
-	resp := op(a).Redacted()
+	resp = resp.Redacted()
 	if err := writeJSON(m.Stdout, resp); err != nil {
 		return err
 	}

@@ -1,0 +1,72 @@
+package cache
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// ForgetDigest drops what the cache derived from the stored tree of snapshot
+// digest, for when that snapshot failed verification and was quarantined:
+//
+//   - the subdirectory digests of every (remote, sha) whose tree it is, and
+//     the inventories keyed by any of those digests or by digest itself:
+//     they were computed by reading the stored tree, which may have been
+//     damaged before they were, so they are recomputed from a fresh fetch;
+//   - its use time.
+//
+// The (remote, sha) → digest rows of whole trees stay: they were recorded
+// from the fetched content as it was committed, they name what a fresh
+// fetch must hash to, and they let an offline plan name the quarantined
+// snapshot instead of saying the commit was never fetched. The snapshot
+// being gone from the store already makes every lookup through them a miss
+// (callers check the store), so the next online plan fetches again.
+func (db *DB) ForgetDigest(ctx context.Context, digest string) error {
+	if digest == "" {
+		return fmt.Errorf("cache: forget digest: empty digest")
+	}
+	err := db.write(ctx, "forget digest", func(tx *sql.Tx) error {
+		// Every digest recorded under the same trees: the root's own and
+		// its subdirectories'.
+		rows, err := tx.QueryContext(ctx, `
+			SELECT DISTINCT s.digest FROM snapshots s
+			JOIN snapshots root ON root.remote = s.remote AND root.sha = s.sha AND root.subdir = ''
+			WHERE root.digest = ?`, digest)
+		if err != nil {
+			return err
+		}
+		derived := []string{digest}
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return err
+			}
+			if d != digest {
+				derived = append(derived, d)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `
+			DELETE FROM snapshots WHERE subdir != '' AND (remote, sha) IN
+				(SELECT remote, sha FROM snapshots WHERE digest = ? AND subdir = '')`, digest); err != nil {
+			return err
+		}
+		// Inventory keys embed the tree digest they describe (instr, not
+		// LIKE: no character of a digest is then special).
+		for _, d := range derived {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE instr(key, ?) > 0`, d); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, digest)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache: forget digest %s: %w", digest, err)
+	}
+	return nil
+}
