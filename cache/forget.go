@@ -15,7 +15,9 @@ import (
 //     damaged before they were, so they are recomputed from a fresh fetch;
 //   - its use time.
 //
-// The (remote, sha) → digest rows of whole trees stay: they were recorded
+// Snapshot rows are keyed by subdir: "" for a whole tree, "@P" for a
+// snapshot holding folder P, "/P" for folder P's own digest (see the
+// resolver). The rows of whole or partial trees stay: they were recorded
 // from the fetched content as it was committed, they name what a fresh
 // fetch must hash to, and they let an offline plan name the quarantined
 // snapshot instead of saying the commit was never fetched. The snapshot
@@ -30,7 +32,8 @@ func (db *DB) ForgetDigest(ctx context.Context, digest string) error {
 		// its subdirectories'.
 		rows, err := tx.QueryContext(ctx, `
 			SELECT DISTINCT s.digest FROM snapshots s
-			JOIN snapshots root ON root.remote = s.remote AND root.sha = s.sha AND root.subdir = ''
+			JOIN snapshots root ON root.remote = s.remote AND root.sha = s.sha
+				AND (root.subdir = '' OR substr(root.subdir, 1, 1) = '@')
 			WHERE root.digest = ?`, digest)
 		if err != nil {
 			return err
@@ -51,8 +54,9 @@ func (db *DB) ForgetDigest(ctx context.Context, digest string) error {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `
-			DELETE FROM snapshots WHERE subdir != '' AND (remote, sha) IN
-				(SELECT remote, sha FROM snapshots WHERE digest = ? AND subdir = '')`, digest); err != nil {
+			DELETE FROM snapshots WHERE substr(subdir, 1, 1) = '/' AND (remote, sha) IN
+				(SELECT remote, sha FROM snapshots WHERE digest = ?
+					AND (subdir = '' OR substr(subdir, 1, 1) = '@'))`, digest); err != nil {
 			return err
 		}
 		// Inventory keys embed the tree digest they describe (instr, not

@@ -56,7 +56,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval, adjust fu
 	}
 	if ap.PlanID != "" && ap.PlanID != p.PlanID {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "the source no longer matches the approved plan: approved %s, now %s; review the new plan and approve it", ap.PlanID, p.PlanID)
-		resp.OK, resp.Status, resp.Error, resp.ErrorCode = false, StatusRefused, err.Error(), string(plugind.CodeApprovalDenied)
+		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
 		return resp, err
 	}
 	if err := in.apply(ctx, p); err != nil {
@@ -64,7 +64,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval, adjust fu
 		if plugind.CodeOf(err) == plugind.CodeApprovalDenied {
 			resp.Status = StatusRefused
 		}
-		resp.Error, resp.ErrorCode = err.Error(), string(codeOr(err, plugind.CodePublicationFailed))
+		resp.Err = plugind.WithCode(plugind.CodePublicationFailed, err)
 		return resp, err
 	}
 	resp.Status, resp.Applied = StatusApplied, true
@@ -80,7 +80,7 @@ func responseErr(r *Response) error {
 	if r.OK {
 		return nil
 	}
-	return &plugind.Error{Code: plugind.Code(r.ErrorCode), Msg: r.Error}
+	return r.Err
 }
 
 func codeOr(err error, def plugind.Code) plugind.Code {

@@ -115,8 +115,8 @@ func wantCode(t *testing.T, err error, resp *Response, code plugind.Code, fragme
 	if got := plugind.CodeOf(err); got != code {
 		t.Fatalf("code = %q, want %q (err: %v)", got, code, err)
 	}
-	if resp != nil && (resp.OK || resp.ErrorCode != string(code)) {
-		t.Fatalf("response ok=%v errorCode=%q, want %q", resp.OK, resp.ErrorCode, code)
+	if resp != nil && (resp.OK || resp.Code() != code) {
+		t.Fatalf("response ok=%v errorCode=%q, want %q", resp.OK, resp.Code(), code)
 	}
 	for _, f := range fragments {
 		if !strings.Contains(err.Error(), f) {

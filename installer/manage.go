@@ -186,7 +186,7 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source,
 		Resolved: &Resolved{Kind: "installed", Commit: old.Commit},
 		Actions: []Action{{
-			Name: old.Name, Action: "remove", Status: StatusRemoved, Source: old.Source,
+			Name: old.Name, Action: ActionRemove, Status: ActionRemoved, Source: old.Source,
 			Commit: old.Commit, ContentDigest: old.ContentDigest, Root: old.Root,
 			ManifestKind: old.ManifestKind, Version: old.Version, Link: old.Link,
 			Inventory: emptyInventory(), Warnings: []string{},

@@ -89,8 +89,8 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	for _, c := range f.Candidates {
 		a := in.planCandidate(ctx, req, c, p.single, reg)
-		if !p.single && !a.applicable() && a.Error != "" {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Error))
+		if !p.single && !a.applicable() && a.Err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
 		}
 		p.Actions = append(p.Actions, a)
 	}
@@ -229,22 +229,22 @@ func checkDuplicateNames(actions []Action) error {
 
 // risk grades what a package can do: a runtime is full trust; hooks that run
 // commands and launchable MCP servers execute code; the rest is text.
-func risk(p *manifest.Package) string {
+func risk(p *manifest.Package) Risk {
 	if p.Runtime != nil {
-		return "high"
+		return RiskHigh
 	}
 	for _, h := range p.Hooks {
 		if h.Command != "" {
-			return "medium"
+			return RiskMedium
 		}
 	}
 	if len(p.MCPServers) > 0 {
-		return "medium"
+		return RiskMedium
 	}
-	return "low"
+	return RiskLow
 }
 
-var riskRank = map[string]int{"low": 0, "medium": 1, "high": 2}
+var riskRank = map[Risk]int{RiskLow: 0, RiskMedium: 1, RiskHigh: 2}
 
 // contentDigest binds the plan to exact content: sha256 over each applicable
 // action's (name, source, commit, tree digest). A linked action has no
@@ -274,8 +274,8 @@ func contentDigest(actions []Action) string {
 // same planId online or offline, anywhere.
 func planID(p *Plan) string {
 	type act struct {
-		Name, Action, Status, Source, Commit, Digest, Kind, Compat, Code, Risk string
-		Link                                                                   bool
+		Name, Action, Status, Source, Commit, Digest, Kind, Compat, Risk string
+		Link                                                             bool
 	}
 	body := struct {
 		Source        string
@@ -284,16 +284,23 @@ func planID(p *Plan) string {
 		AllowUnpinned bool
 		Actions       []act
 	}{Source: p.Source, Name: p.Request.Name, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
-	top := "low"
+	top := RiskLow
 	for _, a := range p.Actions {
-		body.Actions = append(body.Actions, act{a.Name, a.Action, a.Status, a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, a.ErrorCode, a.Risk, a.Link})
+		if !a.applicable() {
+			// SPEC §9: skipped and blocked entries count by name and status
+			// only, so an online and an offline plan of the same inputs
+			// agree even when their reasons are worded differently.
+			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
+			continue
+		}
+		body.Actions = append(body.Actions, act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link})
 		if a.applicable() && riskRank[a.Risk] > riskRank[top] {
 			top = a.Risk
 		}
 	}
 	data, _ := json.Marshal(body)
 	sum := sha256.Sum256(data)
-	return top + ":sha256:" + hex.EncodeToString(sum[:16])
+	return string(top) + ":sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // Response renders p as the structured response.
@@ -307,7 +314,7 @@ func (p *Plan) Response() *Response {
 	}
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused
-		r.Error, r.ErrorCode = err.Error(), string(plugind.CodeOf(err))
+		r.Err = err
 	}
 	return r
 }
@@ -324,7 +331,7 @@ func (p *Plan) failure() error {
 	if p.single || len(p.Actions) == 1 {
 		for _, a := range p.Actions {
 			if !a.applicable() {
-				return &plugind.Error{Code: plugind.Code(a.ErrorCode), Msg: a.Error}
+				return a.Err
 			}
 		}
 	}

@@ -13,13 +13,13 @@ func (r *Response) Redacted() *Response {
 	}
 	out := *r
 	out.Source = plugind.RedactSecrets(r.Source)
-	out.Error = plugind.RedactSecrets(r.Error)
+	out.Err = redactErr(r.Err)
 	out.Warnings = redactAll(r.Warnings)
 	if r.Actions != nil {
 		out.Actions = make([]Action, len(r.Actions))
 		for i, a := range r.Actions {
 			a.Source = plugind.RedactSecrets(a.Source)
-			a.Error = plugind.RedactSecrets(a.Error)
+			a.Err = redactErr(a.Err)
 			a.Warnings = redactAll(a.Warnings)
 			out.Actions[i] = a
 		}
@@ -36,4 +36,13 @@ func redactAll(list []string) []string {
 		out[i] = plugind.RedactSecrets(s)
 	}
 	return out
+}
+
+// redactErr masks err's message, keeping its code and (for errors.Is) the
+// error itself underneath.
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &plugind.Error{Code: plugind.CodeOf(err), Msg: plugind.RedactSecrets(err.Error()), Err: err}
 }

@@ -1,15 +1,33 @@
 package installer
 
 import (
+	"encoding/json"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 )
 
+// Status is a response's outcome.
+type Status string
+
+// Response statuses.
+const (
+	StatusPlanned Status = "planned"
+	StatusApplied Status = "applied"
+	StatusRefused Status = "refused"
+	StatusFailed  Status = "failed"
+	StatusRemoved Status = "removed"
+	// StatusUpToDate: update found the installed copy already matches its source.
+	StatusUpToDate Status = "up-to-date"
+)
+
 // Response is the structured answer of install, update and remove, printed
-// by the CLI and returned by the HTTP API alike (SPEC §11).
+// by the CLI and returned by the HTTP API alike (SPEC §11). Its error
+// travels as a value (errors.Is works on it to the edge); the JSON fields
+// error and errorCode are derived from it when the response is written.
 type Response struct {
 	OK            bool      `json:"ok"`
-	Status        string    `json:"status"`
+	Status        Status    `json:"status"`
 	Applied       bool      `json:"applied"`
 	PlanID        string    `json:"planId"`
 	ContentDigest string    `json:"contentDigest"`
@@ -17,20 +35,69 @@ type Response struct {
 	Resolved      *Resolved `json:"resolved"`
 	Actions       []Action  `json:"actions"`
 	Warnings      []string  `json:"warnings"`
-	Error         string    `json:"error,omitempty"`
-	ErrorCode     string    `json:"errorCode,omitempty"`
+	Err           error     `json:"-"`
 }
 
-// Response statuses.
-const (
-	StatusPlanned = "planned"
-	StatusApplied = "applied"
-	StatusRefused = "refused"
-	StatusFailed  = "failed"
-	StatusRemoved = "removed"
-	// StatusUpToDate: update found the installed copy already matches its source.
-	StatusUpToDate = "up-to-date"
-)
+// errorFields is how an error is written in JSON (SPEC §11).
+type errorFields struct {
+	Error     string `json:"error,omitempty"`
+	ErrorCode string `json:"errorCode,omitempty"`
+}
+
+func fieldsOf(err error) errorFields {
+	if err == nil {
+		return errorFields{}
+	}
+	code := plugind.CodeOf(err)
+	if code == "" {
+		code = plugind.CodeSourceUnreadable
+	}
+	return errorFields{Error: err.Error(), ErrorCode: string(code)}
+}
+
+func (f errorFields) err() error {
+	if f.Error == "" && f.ErrorCode == "" {
+		return nil
+	}
+	return &plugind.Error{Code: plugind.Code(f.ErrorCode), Msg: f.Error}
+}
+
+// MarshalJSON writes the response with error and errorCode from Err.
+func (r Response) MarshalJSON() ([]byte, error) {
+	type plain Response
+	return json.Marshal(struct {
+		plain
+		errorFields
+	}{plain(r), fieldsOf(r.Err)})
+}
+
+// UnmarshalJSON reads a written response back (stored plans, clients).
+func (r *Response) UnmarshalJSON(data []byte) error {
+	type plain Response
+	var v struct {
+		plain
+		errorFields
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = Response(v.plain)
+	r.Err = v.errorFields.err()
+	return nil
+}
+
+// Code is the response's error code, "" when it has none.
+func (r Response) Code() plugind.Code {
+	if r.Err == nil {
+		return ""
+	}
+	return fieldsOf(r.Err).code()
+}
+
+// ErrorText is the response's error message, "" when it has none.
+func (r Response) ErrorText() string { return fieldsOf(r.Err).Error }
+
+func (f errorFields) code() plugind.Code { return plugind.Code(f.ErrorCode) }
 
 // Resolved says what a source turned into.
 type Resolved struct {
@@ -44,12 +111,13 @@ type Resolved struct {
 	Transport string `json:"transport,omitempty"`
 }
 
-// Action is what a plan will do with one plugin.
+// Action is what a plan will do with one plugin. Like a Response, it keeps
+// its error as a value; error and errorCode are derived when it is written.
 type Action struct {
-	Name   string `json:"name"`
-	Action string `json:"action"` // install, replace, skip
-	Status string `json:"status"` // ready, installed, skipped, blocked, conflict, failed
-	Source string `json:"source"`
+	Name   string       `json:"name"`
+	Action ActionKind   `json:"action"`
+	Status ActionStatus `json:"status"`
+	Source string       `json:"source"`
 	Commit string `json:"commit,omitempty"`
 	// PreviousCommit is the installed commit a replace moves from.
 	PreviousCommit string `json:"previousCommit,omitempty"`
@@ -58,11 +126,10 @@ type Action struct {
 	ManifestKind   string `json:"manifestKind,omitempty"`
 	Version        string `json:"version,omitempty"`
 	Description    string `json:"description,omitempty"`
-	Risk           string `json:"risk,omitempty"`
+	Risk           Risk   `json:"risk,omitempty"`
 	Inventory
 	Warnings    []string `json:"warnings"`
-	Error       string   `json:"error,omitempty"`
-	ErrorCode   string   `json:"errorCode,omitempty"`
+	Err         error    `json:"-"`
 	Link        bool     `json:"link,omitempty"`
 	Marketplace string   `json:"marketplace,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
@@ -73,41 +140,85 @@ type Action struct {
 	origin string
 }
 
-// Action kinds and statuses.
-const (
-	ActionInstall = "install"
-	ActionReplace = "replace"
-	ActionSkip    = "skip"
-	ActionKeep    = "keep" // update: the installed copy is current
+// ActionKind is what an action does.
+type ActionKind string
 
-	ActionReady     = "ready"
-	ActionInstalled = "installed"
-	ActionSkipped   = "skipped"
-	ActionBlocked   = "blocked"
-	ActionConflict  = "conflict"
-	ActionFailed    = "failed"
-	ActionUpToDate  = "up-to-date"
+// ActionStatus is where an action stands.
+type ActionStatus string
+
+// Risk grades what a package can do (SPEC §9).
+type Risk string
+
+// Action kinds, statuses and risks.
+const (
+	ActionInstall ActionKind = "install"
+	ActionReplace ActionKind = "replace"
+	ActionSkip    ActionKind = "skip"
+	ActionKeep    ActionKind = "keep" // update: the installed copy is current
+	ActionRemove  ActionKind = "remove"
+
+	ActionReady     ActionStatus = "ready"
+	ActionInstalled ActionStatus = "installed"
+	ActionSkipped   ActionStatus = "skipped"
+	ActionBlocked   ActionStatus = "blocked"
+	ActionConflict  ActionStatus = "conflict"
+	ActionFailed    ActionStatus = "failed"
+	ActionUpToDate  ActionStatus = "up-to-date"
+	ActionRemoved   ActionStatus = "removed"
+
+	RiskLow    Risk = "low"
+	RiskMedium Risk = "medium"
+	RiskHigh   Risk = "high"
 )
+
+// MarshalJSON writes the action with error and errorCode from Err.
+func (a Action) MarshalJSON() ([]byte, error) {
+	type plain Action
+	return json.Marshal(struct {
+		plain
+		errorFields
+	}{plain(a), fieldsOf(a.Err)})
+}
+
+// UnmarshalJSON reads a written action back.
+func (a *Action) UnmarshalJSON(data []byte) error {
+	type plain Action
+	var v struct {
+		plain
+		errorFields
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*a = Action(v.plain)
+	a.Err = v.errorFields.err()
+	return nil
+}
+
+// Code is the action's error code, "" when it has none.
+func (a Action) Code() plugind.Code {
+	if a.Err == nil {
+		return ""
+	}
+	return fieldsOf(a.Err).code()
+}
+
+// ErrorText is the action's error message, "" when it has none.
+func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
 
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }
 
-func (a *Action) fail(status string, err error) {
+func (a *Action) fail(status ActionStatus, err error) {
 	a.Status = status
-	a.Error = err.Error()
-	a.ErrorCode = string(plugind.CodeOf(err))
+	a.Err = err
 }
 
 // ErrorResponse is the response for an operation refused before any plan.
 func ErrorResponse(source string, err error) *Response {
-	code := plugind.CodeOf(err)
-	if code == "" {
-		code = plugind.CodeSourceUnreadable
-	}
 	return &Response{
 		OK: false, Status: StatusRefused, Source: source,
-		Actions: []Action{}, Warnings: []string{},
-		Error: err.Error(), ErrorCode: string(code),
+		Actions: []Action{}, Warnings: []string{}, Err: err,
 	}
 }
 

@@ -98,7 +98,7 @@ func TestUpdateRefusals(t *testing.T) {
 	env := newEnv(t)
 	for _, name := range []string{"missing", "../etc"} {
 		resp, err := env.update(name, false, Approval{DryRun: true})
-		if err == nil || resp.OK || !strings.Contains(resp.Error, name) {
+		if err == nil || resp.OK || !strings.Contains(resp.ErrorText(), name) {
 			t.Errorf("update %q: %v %+v", name, err, resp)
 		}
 	}

@@ -101,7 +101,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer
 		return
 	}
 	if err == nil {
-		err = &plugind.Error{Code: plugind.Code(resp.ErrorCode), Msg: resp.Error}
+		err = resp.Err
 	}
 	status, _ := s.classify(r, err)
 	writeJSON(w, status, resp)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -41,10 +42,15 @@ type Config struct {
 	Log     *slog.Logger
 }
 
-// Repo is a repository over git.
+// Repo is a repository over git. One Repo serves one plan: the first
+// advertisement it gets is kept, so listing refs, resolving, checking and
+// fetching cost one info/refs request together.
 type Repo struct {
 	src source.Source
 	cfg Config
+
+	mu  sync.Mutex
+	adv *advertisement
 }
 
 // New returns the git Repo of src, reached as cfg says.

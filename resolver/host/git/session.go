@@ -41,11 +41,17 @@ func (r *Repo) session() (transport.UploadPackSession, error) {
 	return tr.NewUploadPackSession(ep, auth)
 }
 
-// advertise asks the remote for its refs and capabilities (info/refs).
+// advertise asks the remote for its refs and capabilities (info/refs), once
+// per Repo.
 func (r *Repo) advertise(ctx context.Context) (transport.UploadPackSession, *advertisement, error) {
 	sess, err := r.session()
 	if err != nil {
 		return nil, nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.adv != nil {
+		return sess, r.adv, nil
 	}
 	ar, err := sess.AdvertisedReferencesContext(ctx)
 	if err != nil {
@@ -55,7 +61,8 @@ func (r *Repo) advertise(ctx context.Context) (transport.UploadPackSession, *adv
 		}
 		return nil, nil, r.classify(ctx, "list refs", err)
 	}
-	return sess, &advertisement{refs: refsOf(ar), caps: ar.Capabilities}, nil
+	r.adv = &advertisement{refs: refsOf(ar), caps: ar.Capabilities}
+	return sess, r.adv, nil
 }
 
 // refsOf turns an advertisement into short names. Annotated tags count by

@@ -96,6 +96,7 @@ func (h *Host) Open(src source.Source) (host.Repo, error) {
 	})
 	return &repo{
 		rest:    rest,
+		git:     g,
 		content: &host.Fallback{Primary: g, Secondary: rest, PrimaryLabel: "git", SecondaryLabel: "the archive"},
 		refs:    &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the GitHub API", SecondaryLabel: "the git remote"},
 	}, nil
@@ -104,6 +105,7 @@ func (h *Host) Open(src source.Source) (host.Repo, error) {
 // repo picks, per operation, which transport goes first.
 type repo struct {
 	rest    *restRepo
+	git     *git.Repo
 	content *host.Fallback // git → archive: Refs, Fetch
 	refs    *host.Fallback // REST → git: Resolve, Reachable
 }
@@ -131,8 +133,12 @@ func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
 func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
 	verified := false
 	if opts.Verify {
-		if err := r.Reachable(ctx, sha, ""); err != nil {
-			return nil, err
+		// A tip of a branch or tag needs no API call: git's advertisement,
+		// which the fetch needs anyway, shows it.
+		if refs, err := r.git.Refs(ctx); err != nil || !refs.Has(sha) {
+			if err := r.Reachable(ctx, sha, ""); err != nil {
+				return nil, err
+			}
 		}
 		opts.Verify, verified = false, true
 	}
