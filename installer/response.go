@@ -118,7 +118,7 @@ type Action struct {
 	Action ActionKind   `json:"action"`
 	Status ActionStatus `json:"status"`
 	Source string       `json:"source"`
-	Commit string `json:"commit,omitempty"`
+	Commit string       `json:"commit,omitempty"`
 	// PreviousCommit is the installed commit a replace moves from.
 	PreviousCommit string `json:"previousCommit,omitempty"`
 	ContentDigest  string `json:"contentDigest,omitempty"`
