@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,14 +18,16 @@ import (
 
 // Request is an install (or plan) request from the CLI or the API.
 type Request struct {
-	Source        string `json:"source"`
-	Name          string `json:"name,omitempty"`
-	Replace       bool   `json:"replace,omitempty"`
-	Link          bool   `json:"link,omitempty"`
-	Offline       bool   `json:"offline,omitempty"`
-	AllowUnpinned bool   `json:"allowUnpinned,omitempty"`
-	Refresh       bool   `json:"refresh,omitempty"`
-	PlanID        string `json:"planId,omitempty"`
+	Source string `json:"source"`
+	Name   string `json:"name,omitempty"`
+	// Names narrows a marketplace plan to these entries.
+	Names         []string `json:"names,omitempty"`
+	Replace       bool     `json:"replace,omitempty"`
+	Link          bool     `json:"link,omitempty"`
+	Offline       bool     `json:"offline,omitempty"`
+	AllowUnpinned bool     `json:"allowUnpinned,omitempty"`
+	Refresh       bool     `json:"refresh,omitempty"`
+	PlanID        string   `json:"planId,omitempty"`
 	// Subdir names the folder of a recorded source on a host whose pinned
 	// form cannot carry one (update re-plans from the registry with it).
 	Subdir string `json:"subdir,omitempty"`
@@ -49,11 +52,18 @@ type Plan struct {
 // Plan resolves req's source and plans every plugin it offers. It writes
 // nothing outside the cache and the store.
 func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
-	if req.Name != "" {
-		if err := plugind.ValidateName(req.Name); err != nil {
+	for _, n := range append([]string{req.Name}, req.Names...) {
+		if n == "" && n == req.Name {
+			continue
+		}
+		if err := plugind.ValidateName(n); err != nil {
 			return nil, err
 		}
 	}
+	if req.Name != "" && len(req.Names) > 0 {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "name selects one entry and names several: give one or the other")
+	}
+	req.Names = sortedUnique(req.Names)
 	src, err := source.Parse(req.Source)
 	if err != nil {
 		return nil, err
@@ -73,7 +83,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	f, err := in.sources.Resolve(ctx, resolver.Request{
-		Source: src, Name: req.Name, Link: req.Link,
+		Source: src, Name: req.Name, Names: req.Names, Link: req.Link,
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
 	if err != nil {
@@ -280,10 +290,11 @@ func planID(p *Plan) string {
 	body := struct {
 		Source        string
 		Name          string
+		Names         []string `json:",omitempty"`
 		Replace, Link bool
 		AllowUnpinned bool
 		Actions       []act
-	}{Source: p.Source, Name: p.Request.Name, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
 	top := RiskLow
 	for _, a := range p.Actions {
 		if !a.applicable() {
@@ -350,4 +361,13 @@ func (p *Plan) MarshalStored() ([]byte, error) {
 		Request  Request   `json:"request"`
 		Response *Response `json:"response"`
 	}{p.Request, p.Response()})
+}
+
+func sortedUnique(list []string) []string {
+	if len(list) == 0 {
+		return nil
+	}
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -6,6 +6,7 @@ package marketplace
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -166,4 +167,30 @@ func (m *Marketplace) label() string {
 		return "(unnamed)"
 	}
 	return fmt.Sprintf("%q", m.Name)
+}
+
+// Narrow returns the entries named in names, in document order, whatever
+// their status (a bulk plan reports each). A name the marketplace does not
+// list is an error naming it.
+func (m *Marketplace) Narrow(names []string) ([]Entry, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var out []Entry
+	for _, e := range m.Entries {
+		if want[e.Name] {
+			out = append(out, e)
+			delete(want, e.Name)
+		}
+	}
+	if len(want) > 0 {
+		missing := make([]string, 0, len(want))
+		for n := range want {
+			missing = append(missing, n)
+		}
+		sort.Strings(missing)
+		return nil, plugind.Errorf(plugind.CodeNotFound, "marketplace %s lists no plugin named %s", m.label(), strings.Join(quoteAll(missing), ", "))
+	}
+	return out, nil
 }

@@ -101,6 +101,11 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 			return nil, err
 		}
 		entries = []marketplace.Entry{*e}
+	} else if len(req.Names) > 0 {
+		entries, err = m.Narrow(req.Names)
+		if err != nil {
+			return nil, err
+		}
 	}
 	plans := make([]*entryPlan, 0, len(entries))
 	for _, e := range entries {
@@ -112,8 +117,9 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		plans = append(plans, ep)
 	}
 
-	s.cfg.Progress.Start(len(plans))
-	defer s.cfg.Progress.Finish()
+	progress := s.progress(ctx)
+	progress.Start(len(plans))
+	defer progress.Finish()
 	s.pinEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -268,7 +274,8 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 	var entriesDone, repos atomic.Int64
 	var fetched atomic.Int64
 	entriesDone.Store(int64(done))
-	s.cfg.Progress.Resolved(done, 0, 0)
+	progress := s.progress(ctx)
+	progress.Resolved(done, 0, 0)
 	keys := make([]repoAt, 0, len(jobs))
 	for k := range jobs {
 		keys = append(keys, k)
@@ -294,7 +301,7 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 			} else {
 				b = fetched.Load()
 			}
-			s.cfg.Progress.Resolved(int(entriesDone.Add(int64(j.entries))), int(repos.Load()), b)
+			progress.Resolved(int(entriesDone.Add(int64(j.entries))), int(repos.Load()), b)
 			return nil
 		})
 	}

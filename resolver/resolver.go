@@ -23,8 +23,11 @@ import (
 
 // Request is what a caller asks to resolve.
 type Request struct {
-	Source        source.Source
-	Name          string // selects a marketplace entry
+	Source source.Source
+	Name   string // selects one marketplace entry (an error when it cannot be planned)
+	// Names narrows a marketplace to these entries (each must exist; they
+	// are planned as in a bulk plan).
+	Names         []string
 	Link          bool
 	Offline       bool
 	AllowUnpinned bool
