@@ -52,10 +52,11 @@ type Plan struct {
 // Plan resolves req's source and plans every plugin it offers. It writes
 // nothing outside the cache and the store.
 func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
-	for _, n := range append([]string{req.Name}, req.Names...) {
-		if n == "" && n == req.Name {
-			continue
-		}
+	names := req.Names
+	if req.Name != "" {
+		names = append([]string{req.Name}, names...)
+	}
+	for _, n := range names {
 		if err := plugind.ValidateName(n); err != nil {
 			return nil, err
 		}
