@@ -22,16 +22,21 @@ type testEnv struct {
 	hook func(step string)
 }
 
-func newEnv(t *testing.T) *testEnv {
+func newEnv(t *testing.T) *testEnv { return newEnvBudget(t, plugind.Budget{}) }
+
+// newEnvBudget is newEnv with budget injected everywhere (store, resolver,
+// installer): refusal tests use small ones instead of writing 20,000 files.
+func newEnvBudget(t *testing.T, budget plugind.Budget) *testEnv {
 	t.Helper()
 	env := &testEnv{t: t, home: Home{Dir: filepath.Join(t.TempDir(), "home")}}
-	st, err := store.Open(env.home.StoreDir(), store.Options{})
+	st, err := store.Open(env.home.StoreDir(), store.Options{Budget: budget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.in = New(Config{
 		Home:    env.home,
-		Sources: resolver.New(resolver.Config{Store: st}),
+		Budget:  budget,
+		Sources: resolver.New(resolver.Config{Store: st, Budget: budget}),
 		StepHook: func(step string) {
 			if env.hook != nil {
 				env.hook(step)
@@ -374,21 +379,22 @@ func TestSizeBudgets(t *testing.T) {
 			t.Fatal("something was written")
 		}
 	})
-	t.Run("over 20000 files refused", func(t *testing.T) {
+	t.Run("over the file budget refused", func(t *testing.T) {
 		t.Parallel()
-		env := newEnv(t)
+		// The default budget's count is tarball's and plugind's business
+		// (TestTarGzDefaultFileBudget); here a small injected one.
+		env := newEnvBudget(t, plugind.Budget{MaxBytes: 1 << 20, MaxFiles: 50})
 		dir := claudePlugin(t, "many", "1")
-		for i := 0; i < 20000; i++ {
-			sub := filepath.Join(dir, "data", string(rune('a'+i%26)))
-			if i < 26 {
-				_ = os.MkdirAll(sub, 0o755)
-			}
-			if err := os.WriteFile(filepath.Join(sub, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
+		for i := 0; i < 60; i++ {
+			if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 		resp, err := env.install(Request{Source: dir}, Approval{Yes: true})
-		wantCode(t, err, resp, plugind.CodeBudgetExceeded, "file-count budget", "over by")
+		wantCode(t, err, resp, plugind.CodeBudgetExceeded, "file-count budget", "limit 50", "over by")
+		if len(env.pluginsDirEntries()) != 0 || env.registryBytes() != nil {
+			t.Fatal("something was written")
+		}
 	})
 }
 

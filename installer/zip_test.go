@@ -78,8 +78,8 @@ func TestZipRefusalsLeaveNothing(t *testing.T) {
 	manifest := zipEntry{name: ".claude-plugin/plugin.json", content: `{"name":"z"}`}
 	skill := zipEntry{name: "skills/a/SKILL.md", content: "---\ndescription: a\n---\n"}
 	many := []zipEntry{manifest, skill}
-	for i := range 20000 {
-		many = append(many, zipEntry{name: "data/" + strconv.Itoa(i%100) + "/" + strconv.Itoa(i)})
+	for i := range 60 {
+		many = append(many, zipEntry{name: "data/" + strconv.Itoa(i%10) + "/" + strconv.Itoa(i)})
 	}
 	tests := []struct {
 		name    string
@@ -90,13 +90,13 @@ func TestZipRefusalsLeaveNothing(t *testing.T) {
 		{"dot-dot", []zipEntry{manifest, skill, {name: "../x", content: "escape"}}, plugind.CodeUnsafeArchive, "../x"},
 		{"absolute", []zipEntry{manifest, skill, {name: "/etc/x", content: "escape"}}, plugind.CodeUnsafeArchive, "/etc/x"},
 		{"escaping symlink", []zipEntry{manifest, skill, {name: "skills/a/leak", content: "../../../../etc/passwd", symlink: true}}, plugind.CodeUnsafeArchive, "leak"},
-		{"over 20000 files", many, plugind.CodeBudgetExceeded, "20000"},
-		{"over 256 MiB", []zipEntry{manifest, skill, {name: "big.bin", size: 257 << 20}}, plugind.CodeBudgetExceeded, "256"},
+		{"over the file budget", many, plugind.CodeBudgetExceeded, "limit 50"},
+		{"over the size budget", []zipEntry{manifest, skill, {name: "big.bin", size: 2 << 20}}, plugind.CodeBudgetExceeded, "size budget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			env := newEnv(t)
+			env := newEnvBudget(t, plugind.Budget{MaxBytes: 1 << 20, MaxFiles: 50})
 			env.mustInstall(claudePlugin(t, "keep", "1"))
 			before := env.registryBytes()
 			zipPath := buildZip(t, tt.entries)
