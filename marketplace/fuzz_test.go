@@ -2,6 +2,7 @@ package marketplace
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,8 +13,8 @@ import (
 
 // FuzzParseClaude and FuzzParseCodex feed a parser arbitrary bytes. Seeds:
 // testdata/fuzz/<name>/, the synthetic documents under testdata/corpus, and,
-// when REASONIX_CORPUS is set, every real-world entry as a one-entry
-// document. Whatever the input: no panic; a document error is coded and
+// when fuzzing with REASONIX_CORPUS set, every real-world entry as a
+// one-entry document. Whatever the input: no panic; a document error is coded and
 // names the document; otherwise every invariant of invariants holds with
 // and without AllowUnpinned, the flag only readies unpinned url/github
 // entries, and parsing is deterministic.
@@ -52,42 +53,18 @@ func fuzzParse(f *testing.F, codex bool) {
 	})
 }
 
-// maxWholeSeed bounds a corpus document added whole. The fuzzer spends
-// each execution on one input and minimizes every new finding for up to a
-// minute; real documents of 100–170 KB took ~40 ms per execution and
-// stalled it (44 executions in 60 s). Larger documents are split into
-// one-entry documents instead, which keep every real entry shape.
-const maxWholeSeed = 4 << 10
+// maxWholeSeed bounds a document added as a seed whole; larger ones are
+// split into one-entry documents, which keep every entry shape. Seed size
+// is what made fuzzing crawl (44 executions in 60 s when the corpus
+// documents of up to 170 KB were seeds): an execution costs ~40 ms on such
+// a document, and the fuzzer minimizes every input that finds new
+// coverage, for up to a minute each, with a number of executions that
+// grows with the square of its length.
+const maxWholeSeed = 1 << 10
 
 func addSeeds(f *testing.F) {
-	docs, err := marketplaceDocs(syntheticRoot)
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, rel := range docs {
-		data, err := os.ReadFile(filepath.Join(syntheticRoot, filepath.FromSlash(rel)))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	root, ok, err := fakegithub.LookupCorpus()
-	if err != nil {
-		f.Fatal(err)
-	}
-	if !ok {
-		return
-	}
-	docs, err = marketplaceDocs(root)
-	if err != nil {
-		f.Fatal(err)
-	}
 	seen := map[string]bool{}
-	for _, rel := range docs {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			f.Fatal(err)
-		}
+	add := func(data []byte) {
 		seeds := [][]byte{data}
 		if len(data) > maxWholeSeed {
 			seeds = oneEntryDocs(data)
@@ -99,6 +76,38 @@ func addSeeds(f *testing.F) {
 			}
 		}
 	}
+	addDocs := func(root string) {
+		docs, err := marketplaceDocs(root)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, rel := range docs {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil {
+				f.Fatal(err)
+			}
+			add(data)
+		}
+	}
+	addDocs(syntheticRoot)
+	// The real-world entries seed a fuzzing run only: as plain tests they
+	// would repeat TestCorpus, which checks the same invariants on them.
+	if !fuzzing() {
+		return
+	}
+	root, ok, err := fakegithub.LookupCorpus()
+	if err != nil {
+		f.Fatal(err)
+	}
+	if ok {
+		addDocs(root)
+	}
+}
+
+// fuzzing reports whether this is a fuzzing run (go test -fuzz).
+func fuzzing() bool {
+	fl := flag.Lookup("test.fuzz")
+	return fl != nil && fl.Value.String() != ""
 }
 
 // oneEntryDocs splits a document into copies of it holding one entry each;
