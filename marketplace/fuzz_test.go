@@ -12,12 +12,12 @@ import (
 )
 
 // FuzzParseClaude and FuzzParseCodex feed a parser arbitrary bytes. Seeds:
-// testdata/fuzz/<name>/, the synthetic documents under testdata/corpus, and,
-// when fuzzing with REASONIX_CORPUS set, every real-world entry as a
-// one-entry document. Whatever the input: no panic; a document error is coded and
-// names the document; otherwise every invariant of invariants holds with
-// and without AllowUnpinned, the flag only readies unpinned url/github
-// entries, and parsing is deterministic.
+// testdata/fuzz/<name>/, the synthetic documents under testdata/corpus and,
+// when fuzzing with REASONIX_CORPUS set, the real-world documents; any
+// document over maxWholeSeed is split into one-entry documents. Whatever
+// the input: no panic; a document error is coded and names the document;
+// otherwise invariants holds with and without AllowUnpinned, the flag only
+// readies unpinned url/github entries, and parsing is deterministic.
 func FuzzParseClaude(f *testing.F) { fuzzParse(f, false) }
 
 func FuzzParseCodex(f *testing.F) { fuzzParse(f, true) }
