@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -275,12 +276,18 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 			case h.Command != "" && h.ContextFile != "":
 				return fmt.Errorf("%s: declares both command and contextFile; use one", at)
 			case h.ContextFile != "":
-				rel, _, err := b.t.resolve(h.ContextFile)
+				rel, real, err := b.t.resolve(h.ContextFile)
 				switch {
 				case errors.Is(err, errMissing):
 					b.warn("%s: contextFile %q does not exist", at, h.ContextFile)
 				case err != nil:
 					return fmt.Errorf("%s: contextFile %q: %w", at, h.ContextFile, err)
+				default:
+					// The host reads the file at session start; a directory
+					// (".", "context") would fail there, not here.
+					if info, err := os.Stat(real); err != nil || !info.Mode().IsRegular() {
+						return fmt.Errorf("%s: contextFile %q is not a regular file", at, h.ContextFile)
+					}
 				}
 				hook.ContextFile, hook.Form = rel, HookContext
 			case h.Command != "":

@@ -3,7 +3,7 @@ package manifest
 // LoaderVersion names what Load makes of a tree. Callers that cache Load's
 // result by tree digest key it with this; bump it whenever the same tree
 // would load differently.
-const LoaderVersion = 2 // 2: hook commands and MCP/runtime commands masked
+const LoaderVersion = 3 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file
 
 // Package is what a plugin directory is and what it contributes. The item
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins

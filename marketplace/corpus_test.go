@@ -2,6 +2,7 @@ package marketplace
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -11,13 +12,13 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/fakegithub"
 )
 
-// corpusRoot is the shared real-world corpus (see its INDEX.md).
-var corpusRoot = filepath.Join("..", "..", "shared", "corpus")
-
-// corpusFile is the pinned classification of one corpus document with
-// default options; readyUnpinned is the ready count with AllowUnpinned.
+// corpusFile is the pinned classification of one marketplace document
+// with default options; readyUnpinned is the ready count with
+// AllowUnpinned. The real-world corpus and the synthetic one under
+// testdata/corpus are pinned the same way.
 type corpusFile struct {
 	file                    string
 	entries                 int
@@ -70,15 +71,28 @@ var corpusWant = []corpusFile{
 	{"wshobson__agents/marketplace.json", 92, 92, 0, 0, 92, ""},
 }
 
-// corpusDocs lists the corpus's marketplace documents, slash paths relative
-// to its root. A missing corpus fails: these are the real-world cases.
-func corpusDocs(t testing.TB) []string {
+// corpusDocs returns the real-world corpus (REASONIX_CORPUS) and its
+// marketplace documents, skipping the test when the corpus is not set.
+func corpusDocs(t testing.TB) (root string, docs []string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(corpusRoot, "INDEX.md")); err != nil {
-		t.Fatalf("corpus not found at %s: %v", corpusRoot, err)
+	root = fakegithub.CorpusDir(t)
+	if _, err := os.Stat(filepath.Join(root, "INDEX.md")); err != nil {
+		t.Fatalf("%s=%s does not hold the marketplace corpus (no INDEX.md): %v", fakegithub.CorpusEnv, root, err)
 	}
+	docs, err := marketplaceDocs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, docs
+}
+
+// marketplaceDocs lists the marketplace documents under root, slash paths
+// relative to it, laid out as the corpus INDEX.md describes:
+// marketplace.json, codex-marketplace.json, marketplace.at-*.json and
+// anything under nested-marketplaces/. _schemas/ is not a marketplace.
+func marketplaceDocs(root string) ([]string, error) {
 	var docs []string
-	err := filepath.WalkDir(corpusRoot, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -88,7 +102,7 @@ func corpusDocs(t testing.TB) []string {
 			}
 			return nil
 		}
-		rel, err := filepath.Rel(corpusRoot, p)
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
@@ -102,18 +116,22 @@ func corpusDocs(t testing.TB) []string {
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, fmt.Errorf("list the marketplace documents under %s: %w", root, err)
 	}
 	sort.Strings(docs)
-	return docs
+	return docs, nil
 }
 
-// parserFor picks the parser: codex-marketplace.json files are Codex's;
+// isCodexDoc picks the parser: codex-marketplace.json files are Codex's;
 // other files, nested ones included, are decided by content — a top-level
 // "interface" or a {"source":"local"} entry is Codex's shape, anything else
 // Claude's.
-func parserFor(rel string, data []byte) func([]byte, Options) (*Marketplace, error) {
-	if path.Base(rel) == "codex-marketplace.json" || looksCodex(data) {
+func isCodexDoc(rel string, data []byte) bool {
+	return path.Base(rel) == "codex-marketplace.json" || looksCodex(data)
+}
+
+func parserOf(codex bool) func([]byte, Options) (*Marketplace, error) {
+	if codex {
 		return ParseCodex
 	}
 	return Parse
@@ -145,91 +163,80 @@ func looksCodex(data []byte) bool {
 
 func TestCorpus(t *testing.T) {
 	t.Parallel()
-	docs := corpusDocs(t)
-	want := map[string]corpusFile{}
-	for _, w := range corpusWant {
-		want[w.file] = w
+	root, docs := corpusDocs(t)
+	checkCorpus(t, root, docs, corpusWant)
+}
+
+// checkCorpus checks that docs (found under root) are exactly the pinned
+// files of want, and that each classifies as pinned.
+func checkCorpus(t *testing.T, root string, docs []string, want []corpusFile) {
+	t.Helper()
+	pinned := map[string]bool{}
+	for _, w := range want {
+		pinned[w.file] = true
 	}
 	for _, rel := range docs {
-		if _, ok := want[rel]; !ok {
-			t.Errorf("corpus document %s has no pinned counts", rel)
+		if !pinned[rel] {
+			t.Errorf("document %s has no pinned counts", rel)
 		}
 	}
-	if len(docs) != len(corpusWant) {
-		t.Errorf("found %d corpus documents, the table pins %d", len(docs), len(corpusWant))
+	if len(docs) != len(want) {
+		t.Errorf("found %d documents, the table pins %d", len(docs), len(want))
 	}
-	for _, w := range corpusWant {
+	for _, w := range want {
 		t.Run(w.file, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(filepath.Join(corpusRoot, filepath.FromSlash(w.file)))
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(w.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			parse := parserFor(w.file, data)
-			m, err := parse(data, Options{})
-			if w.docErr != "" {
-				if err == nil || !strings.Contains(err.Error(), w.docErr) || plugind.CodeOf(err) != plugind.CodeInvalidSource {
-					t.Fatalf("err = %v, want an invalid_source error containing %q", err, w.docErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, s, e := m.Counts()
-			if len(m.Entries) != w.entries || r != w.ready || s != w.skipped || e != w.errored {
-				t.Errorf("entries/ready/skipped/error = %d/%d/%d/%d, want %d/%d/%d/%d",
-					len(m.Entries), r, s, e, w.entries, w.ready, w.skipped, w.errored)
-			}
-			checkInvariants(t, m)
-			mu, err := parse(data, Options{AllowUnpinned: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r, _, _ := mu.Counts(); r != w.readyUnpinned {
-				t.Errorf("ready with AllowUnpinned = %d, want %d", r, w.readyUnpinned)
-			}
-			checkInvariants(t, mu)
+			checkDocument(t, w, data)
 		})
 	}
 }
 
-// checkInvariants holds for every classified entry of every document.
-func checkInvariants(t *testing.T, m *Marketplace) {
+// checkDocument parses one document with the parser its name and content
+// call for, with and without AllowUnpinned, and checks the pinned counts
+// and every invariant. It returns both parses (nil for a document error).
+func checkDocument(t *testing.T, w corpusFile, data []byte) (m, mu *Marketplace) {
 	t.Helper()
-	for i, e := range m.Entries {
-		switch e.Status {
-		case StatusReady:
-			if e.Reason != "" || e.Code != "" {
-				t.Errorf("plugins[%d] ready with reason %q", i, e.Reason)
-			}
-			if plugind.ValidateName(e.Name) != nil {
-				t.Errorf("plugins[%d] ready with invalid name %q", i, e.Name)
-			}
-			switch e.Kind {
-			case KindRelative:
-				if e.Path == "" || e.Remote.Kind != 0 {
-					t.Errorf("plugins[%d] relative %+v", i, e)
-				}
-			case KindURL, KindGitHub:
-				if !e.Remote.IsRemote() || (e.SHA == "") != e.Unpinned {
-					t.Errorf("plugins[%d] %s %+v", i, e.Kind, e)
-				}
-			case KindGitSubdir:
-				if !e.Remote.IsRemote() || e.Unpinned {
-					t.Errorf("plugins[%d] git-subdir %+v", i, e)
-				}
-			default:
-				t.Errorf("plugins[%d] ready with kind %q", i, e.Kind)
-			}
-		case StatusSkipped, StatusError:
-			if !strings.HasPrefix(e.Reason, "marketplace entry ") || e.Code == "" {
-				t.Errorf("plugins[%d] %s without a proper reason/code: %q %q", i, e.Status, e.Reason, e.Code)
-			}
-		default:
-			t.Errorf("plugins[%d] status %q", i, e.Status)
+	codex := isCodexDoc(w.file, data)
+	parse := parserOf(codex)
+	m, err := parse(data, Options{})
+	if w.docErr != "" {
+		if err == nil || !strings.Contains(err.Error(), w.docErr) || plugind.CodeOf(err) != plugind.CodeInvalidSource {
+			t.Fatalf("err = %v, want an invalid_source error containing %q", err, w.docErr)
 		}
+		if err := docErrorInvariants(err, codex); err != nil {
+			t.Error(err)
+		}
+		return nil, nil
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, s, e := m.Counts()
+	if len(m.Entries) != w.entries || r != w.ready || s != w.skipped || e != w.errored {
+		t.Errorf("entries/ready/skipped/error = %d/%d/%d/%d, want %d/%d/%d/%d",
+			len(m.Entries), r, s, e, w.entries, w.ready, w.skipped, w.errored)
+	}
+	if err := invariants(m, Options{}); err != nil {
+		t.Error(err)
+	}
+	mu, err = parse(data, Options{AllowUnpinned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := mu.Counts(); r != w.readyUnpinned {
+		t.Errorf("ready with AllowUnpinned = %d, want %d", r, w.readyUnpinned)
+	}
+	if err := invariants(mu, Options{AllowUnpinned: true}); err != nil {
+		t.Error(err)
+	}
+	if err := unpinnedOnlyAdds(m, mu); err != nil {
+		t.Error(err)
+	}
+	return m, mu
 }
 
 // TestCorpusOfficialKinds cross-checks the classification against the
@@ -237,8 +244,8 @@ func checkInvariants(t *testing.T, m *Marketplace) {
 // url, 53 relative.
 func TestCorpusOfficialKinds(t *testing.T) {
 	t.Parallel()
-	corpusDocs(t)
-	data, err := os.ReadFile(filepath.Join(corpusRoot, "anthropics__claude-plugins-official", "marketplace.json"))
+	root, _ := corpusDocs(t)
+	data, err := os.ReadFile(filepath.Join(root, "anthropics__claude-plugins-official", "marketplace.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

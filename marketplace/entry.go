@@ -66,6 +66,10 @@ func (s *entryState) finish() Entry {
 	}
 	if e.Status != StatusReady {
 		e.Reason = s.label() + ": " + s.problem
+		// Unpinned means "ready only because of AllowUnpinned"; an entry
+		// refused for another reason (strict: false, a duplicate name) is
+		// not ready at all.
+		e.Unpinned = false
 	} else {
 		e.Code = ""
 	}

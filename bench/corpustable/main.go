@@ -1,9 +1,15 @@
-// Command corpustable prints how every marketplace document of the shared
-// corpus classifies: per file, ready / skipped / error counts and the kinds
-// behind the skips and errors. go run ./bench/corpustable [CORPUS_DIR]
+// Command corpustable prints how every marketplace document of the
+// real-world corpus classifies: per file, ready / skipped / error counts and
+// the kinds behind the skips and errors.
+//
+//	go run ./bench/corpustable [-corpus DIR]
+//
+// DIR defaults to $REASONIX_CORPUS (a relative value is the module root's,
+// as in the tests); a positional DIR is still accepted.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,13 +17,15 @@ import (
 	"sort"
 	"strings"
 
+	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/marketplace"
 )
 
 func main() {
-	root := filepath.Join("..", "shared", "corpus")
-	if len(os.Args) > 1 {
-		root = os.Args[1]
+	root, err := corpusRoot(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "corpustable:", err)
+		os.Exit(2)
 	}
 	var docs []string
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -57,6 +65,37 @@ func main() {
 		}
 		fmt.Printf("| %s | %d | %d | %d %s | %d %s |\n", rel, len(m.Entries), ready, skipped, tally(skips), errored, tally(errs))
 	}
+}
+
+// corpusRoot reads -corpus (or one positional directory), defaulting to
+// REASONIX_CORPUS.
+func corpusRoot(args []string) (string, error) {
+	fl := flag.NewFlagSet("corpustable", flag.ContinueOnError)
+	env, _, err := fakegithub.LookupCorpus()
+	if err != nil {
+		return "", err
+	}
+	dir := fl.String("corpus", env, "the corpus directory (default $"+fakegithub.CorpusEnv+")")
+	if err := fl.Parse(args); err != nil {
+		return "", err
+	}
+	switch {
+	case fl.NArg() > 1:
+		return "", fmt.Errorf("one corpus directory at most, got %q", fl.Args())
+	case fl.NArg() == 1:
+		*dir = fl.Arg(0)
+	}
+	if *dir == "" {
+		return "", fmt.Errorf("no corpus: set %s or pass -corpus DIR", fakegithub.CorpusEnv)
+	}
+	info, err := os.Stat(*dir)
+	if err != nil {
+		return "", fmt.Errorf("corpus: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("corpus %s is not a directory", *dir)
+	}
+	return *dir, nil
 }
 
 // why names the reason class of a skipped or refused entry.
