@@ -59,7 +59,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 				if replace {
 					args = append(args, "--replace")
 				}
-				r := run(t, home, []string{"REASONIX_TEST_CRASHPOINT=" + step}, args...)
+				r := runBinary(t, home, []string{"REASONIX_TEST_CRASHPOINT=" + step}, args...)
 				if r.code != -1 {
 					t.Fatalf("process was not killed at %s: code %d, %s %s", step, r.code, r.stdout, r.stderr)
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -48,8 +49,26 @@ func (r result) json(t *testing.T) map[string]any {
 	return v
 }
 
-// run executes the built binary with REASONIX_HOME=home.
+// run executes a command in-process through Main.Run, as the binary would
+// with REASONIX_HOME=home and env added to the environment. Most tests use
+// it; the few that need a process of their own (crashes, signals, a daemon,
+// the working folder) use runBinary.
 func run(t *testing.T, home string, env []string, args ...string) result {
+	t.Helper()
+	vars := map[string]string{}
+	for _, kv := range append(append(os.Environ(), "REASONIX_HOME="+home), env...) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	var out, errb bytes.Buffer
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
+	code := m.Run(context.Background(), args)
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// runBinary executes the built binary with REASONIX_HOME=home.
+func runBinary(t *testing.T, home string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
@@ -94,12 +113,12 @@ func TestLifecycleFromTheBinary(t *testing.T) {
 	home := t.TempDir()
 	src := copyDir(t, filepath.Join("..", "..", "examples", "hello-claude"), filepath.Join(t.TempDir(), "hello-claude"))
 
-	r := run(t, home, nil, "plugin", "install", src)
+	r := runBinary(t, home, nil, "plugin", "install", src)
 	if r.code != 2 || !strings.Contains(r.stderr, "--dry-run") || !strings.Contains(r.stderr, "--yes") {
 		t.Fatalf("install without approval: code %d, stderr %q", r.code, r.stderr)
 	}
 
-	r = run(t, home, nil, "plugin", "install", src, "--dry-run")
+	r = runBinary(t, home, nil, "plugin", "install", src, "--dry-run")
 	if r.code != 0 {
 		t.Fatalf("dry-run: %d %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -115,63 +134,63 @@ func TestLifecycleFromTheBinary(t *testing.T) {
 		t.Fatal("plan shows a credential unmasked")
 	}
 
-	r = run(t, home, nil, "plugin", "install", src, "--yes", "--plan-id", planID)
+	r = runBinary(t, home, nil, "plugin", "install", src, "--yes", "--plan-id", planID)
 	if r.code != 0 || r.json(t)["applied"] != true {
 		t.Fatalf("install: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	r = run(t, home, nil, "plugin", "list")
+	r = runBinary(t, home, nil, "plugin", "list")
 	if r.code != 0 || !strings.Contains(r.stdout, "hello-claude") || !strings.Contains(r.stdout, "enabled") {
 		t.Fatalf("list: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	r = run(t, home, nil, "plugin", "show", "hello-claude")
+	r = runBinary(t, home, nil, "plugin", "show", "hello-claude")
 	if r.code != 0 || !strings.Contains(r.stdout, "/hello-claude:greet") || !strings.Contains(r.stdout, "/hello-claude:wave") {
 		t.Fatalf("show: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if r = run(t, home, nil, "plugin", "disable", "hello-claude"); r.code != 0 {
+	if r = runBinary(t, home, nil, "plugin", "disable", "hello-claude"); r.code != 0 {
 		t.Fatalf("disable: %d %s", r.code, r.stderr)
 	}
-	r = run(t, home, nil, "plugin", "list", "--json")
+	r = runBinary(t, home, nil, "plugin", "list", "--json")
 	if !strings.Contains(r.stdout, `"enabled": false`) {
 		t.Fatalf("list after disable: %s", r.stdout)
 	}
-	if r = run(t, home, nil, "plugin", "enable", "hello-claude"); r.code != 0 {
+	if r = runBinary(t, home, nil, "plugin", "enable", "hello-claude"); r.code != 0 {
 		t.Fatalf("enable: %d %s", r.code, r.stderr)
 	}
-	if r = run(t, home, nil, "plugin", "doctor", "hello-claude"); r.code != 0 {
+	if r = runBinary(t, home, nil, "plugin", "doctor", "hello-claude"); r.code != 0 {
 		t.Fatalf("doctor: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	r = run(t, home, nil, "doctor", "capabilities", "--json")
+	r = runBinary(t, home, nil, "doctor", "capabilities", "--json")
 	if r.code != 0 || !strings.Contains(r.stdout, "/hello-claude:greet") {
 		t.Fatalf("capabilities: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	zipPath := filepath.Join(t.TempDir(), "out.zip")
-	r = run(t, home, nil, "plugin", "export", "hello-claude", "-o", zipPath)
+	r = runBinary(t, home, nil, "plugin", "export", "hello-claude", "-o", zipPath)
 	if r.code != 0 || !strings.Contains(r.stdout, "WEATHER_API_KEY") {
 		t.Fatalf("export: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if data, _ := os.ReadFile(zipPath); bytes.Contains(data, []byte("sk-example-not-a-real-key")) || len(data) == 0 {
 		t.Fatal("export left a secret in the zip, or wrote nothing")
 	}
-	if r = run(t, home, nil, "plugin", "remove", "hello-claude"); r.code != 2 {
+	if r = runBinary(t, home, nil, "plugin", "remove", "hello-claude"); r.code != 2 {
 		t.Fatalf("remove without --yes: %d", r.code)
 	}
-	if r = run(t, home, nil, "plugin", "uninstall", "hello-claude", "--yes"); r.code != 0 || r.json(t)["ok"] != true {
+	if r = runBinary(t, home, nil, "plugin", "uninstall", "hello-claude", "--yes"); r.code != 0 || r.json(t)["ok"] != true {
 		t.Fatalf("uninstall: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	r = run(t, home, nil, "plugin", "install", zipPath, "--yes")
+	r = runBinary(t, home, nil, "plugin", "install", zipPath, "--yes")
 	if r.code != 0 || r.json(t)["applied"] != true {
 		t.Fatalf("install exported zip: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 
 	// The zip went through the store; maintenance commands see it.
-	if r = run(t, home, nil, "cache", "verify"); r.code != 0 || !strings.Contains(r.stdout, "checked 1 snapshots, 0 problems") {
+	if r = runBinary(t, home, nil, "cache", "verify"); r.code != 0 || !strings.Contains(r.stdout, "checked 1 snapshots, 0 problems") {
 		t.Fatalf("cache verify: %d %s %s", r.code, r.stdout, r.stderr)
 	}
-	if r = run(t, home, nil, "cache", "stats"); r.code != 0 || !strings.Contains(r.stdout, "store: 1 snapshots") {
+	if r = runBinary(t, home, nil, "cache", "stats"); r.code != 0 || !strings.Contains(r.stdout, "store: 1 snapshots") {
 		t.Fatalf("cache stats: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	// The plan that named the zip's snapshot is still live, so gc keeps it.
-	if r = run(t, home, nil, "cache", "gc"); r.code != 0 || !strings.Contains(r.stdout, "evicted 0 snapshots") {
+	if r = runBinary(t, home, nil, "cache", "gc"); r.code != 0 || !strings.Contains(r.stdout, "evicted 0 snapshots") {
 		t.Fatalf("cache gc: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
