@@ -213,6 +213,19 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 		{"conflict", "POST", "/plugins/plan", installer.Request{Source: src}, 422, "install.conflict"},
 		{"missing source", "POST", "/plugins/plan", map[string]any{"name": "x"}, 400, "install.invalid_source"},
 		{"relative source", "POST", "/plugins/plan", installer.Request{Source: "examples/hello-claude"}, 400, "install.invalid_source"},
+		// Relative or ambiguous sources the daemon could only resolve
+		// against its own working folder: all refused before any access.
+		{"dot-relative with a colon", "POST", "/plugins/plan", installer.Request{Source: "./a:b"}, 400, "install.invalid_source"},
+		{"relative with a colon", "POST", "/plugins/plan", installer.Request{Source: "a:b"}, 400, "install.invalid_source"},
+		{"dot", "POST", "/plugins/plan", installer.Request{Source: "."}, 400, "install.invalid_source"},
+		{"parent", "POST", "/plugins/plan", installer.Request{Source: "../x"}, 400, "install.invalid_source"},
+		{"relative zip", "POST", "/plugins/plan", installer.Request{Source: "x.zip"}, 400, "install.invalid_source"},
+		{"owner/repo", "POST", "/plugins/plan", installer.Request{Source: "acme/tools"}, 400, "install.invalid_source"},
+		{"blank source", "POST", "/plugins/plan", installer.Request{Source: "  "}, 400, "install.invalid_source"},
+		{"scp form", "POST", "/plugins/plan", installer.Request{Source: "git@github.com:acme/tools.git"}, 400, "install.invalid_source"},
+		{"file url", "POST", "/plugins/plan", installer.Request{Source: "file:///etc"}, 400, "install.invalid_source"},
+		{"remote helper", "POST", "/plugins/plan", installer.Request{Source: "ext::sh"}, 400, "install.invalid_source"},
+		{"ip host", "POST", "/plugins/plan", installer.Request{Source: "https://127.0.0.1/x.git"}, 400, "install.invalid_source"},
 		{"bad source", "POST", "/plugins/plan", installer.Request{Source: "https://user:pw@github.com/a/b"}, 400, "install.invalid_source"},
 		{"no such folder", "POST", "/plugins/plan", installer.Request{Source: "/nonexistent/reasonix/plugin"}, 404, "install.not_found"},
 		{"no manifest", "POST", "/plugins/plan", installer.Request{Source: marketplace}, 400, "install.invalid_source"},
@@ -423,5 +436,30 @@ func TestConcurrentAPIInstalls(t *testing.T) {
 	reg, err := installer.LoadRegistry(e.home.RegistryPath())
 	if err != nil || len(reg.Plugins) != n {
 		t.Fatalf("registry: %v %+v", err, reg)
+	}
+}
+
+// The plan route reaches the same fetching code as the CLI: a hostile tree
+// (a symlink beside a folder of the same name) is refused with 422
+// install.unsafe_archive and nothing is written outside the home.
+func TestPlanRouteRefusesHostileTree(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	e := newEnv(t, envOpts{gh: gh})
+	outside := t.TempDir()
+	repo := gh.CreateRepo("evil", "tools")
+	repo.Commit("main", map[string]string{"x": "1"})
+	repo.CommitRawTree("main", []fakegithub.RawEntry{
+		{Mode: "120000", Name: "a", Content: outside},
+		{Mode: "040000", Name: "a", Entries: []fakegithub.RawEntry{{Mode: "100644", Name: "pwned", Content: "x"}}},
+	})
+	before := e.registryBytes()
+	r := e.do("POST", "/plugins/plan", installer.Request{Source: "git:github.com/evil/tools"}, nil)
+	r.wantError(t, 422, "install.unsafe_archive")
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("written outside the home: %v", ents)
+	}
+	if !bytes.Equal(before, e.registryBytes()) {
+		t.Fatal("the registry changed")
 	}
 }
