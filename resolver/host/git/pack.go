@@ -2,6 +2,7 @@ package git
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type packObject struct {
 	size     int64               // inflated size (a delta's target size)
 	baseOff  int64               // OFS delta base
 	baseRef  plumbing.Hash       // REF delta base
+	deltaLen int64               // a delta's instructions, inflated
 	crc      uint32
 	hash     plumbing.Hash
 	resolved bool
@@ -47,13 +49,16 @@ func (o *packObject) isDelta() bool {
 
 // packIndex is an indexed pack file on disk.
 type packIndex struct {
-	f        *os.File
-	size     int64
-	objects  []*packObject
-	byOffset map[int64]*packObject
-	byHash   map[plumbing.Hash]*packObject
-	checksum plumbing.Hash
-	small    *contentCache
+	f    *os.File
+	size int64
+	// sc reads small objects while deltas are resolved, from one goroutine:
+	// one scanner for all of them rather than one (and its buffers) each.
+	sc         *packfile.Scanner
+	objects    []*packObject
+	byOffset   map[int64]*packObject
+	byHash     map[plumbing.Hash]*packObject
+	checksum   plumbing.Hash
+	smallCache *contentCache
 	// TooBig counts objects left unread for their size.
 	TooBig int
 }
@@ -109,7 +114,7 @@ func indexPack(ctx context.Context, path string, maxObject int64) (*packIndex, e
 		f.Close()
 		return nil, err
 	}
-	px := &packIndex{f: f, size: info.Size(), byOffset: map[int64]*packObject{}, byHash: map[plumbing.Hash]*packObject{}, small: newContentCache(smallCacheBytes)}
+	px := &packIndex{f: f, size: info.Size(), byOffset: map[int64]*packObject{}, byHash: map[plumbing.Hash]*packObject{}, smallCache: newContentCache(smallCacheBytes)}
 	if err := px.scan(ctx, maxObject); err != nil {
 		f.Close()
 		return nil, err
@@ -143,6 +148,7 @@ func (px *packIndex) scan(ctx context.Context, maxObject int64) error {
 		o := &packObject{offset: oh.Offset, diskType: oh.Type, size: oh.Length, baseOff: oh.OffsetReference, baseRef: oh.Reference}
 		switch {
 		case o.isDelta():
+			o.deltaLen = oh.Length
 			var hd deltaHeader
 			_, o.crc, err = sc.NextObject(&hd)
 			if err != nil {
@@ -176,8 +182,10 @@ func (px *packIndex) scan(ctx context.Context, maxObject int64) error {
 
 // resolveDeltas hashes every delta object, bases first. A REF delta may name
 // a base that comes later in the pack, so passes repeat until nothing
-// changes.
+// changes. Small objects are patched in memory from small cached bases;
+// only a delta on a large base streams.
 func (px *packIndex) resolveDeltas(ctx context.Context, maxObject int64) error {
+	px.sc = packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
 	for {
 		progress, pending := false, 0
 		for _, o := range px.objects {
@@ -200,15 +208,23 @@ func (px *packIndex) resolveDeltas(ctx context.Context, maxObject int64) error {
 				continue
 			}
 			o.typ = base.typ
-			rc, err := px.open(o)
-			if err != nil {
-				return err
-			}
 			h := plumbing.NewHasher(o.typ, o.size)
-			n, err := io.Copy(h, rc)
-			rc.Close()
-			if err != nil {
-				return corruptPack(err)
+			var n int64
+			if data, ok, err := px.small(o); err != nil {
+				return err
+			} else if ok {
+				w, _ := h.Write(data)
+				n = int64(w)
+			} else {
+				rc, err := px.open(o)
+				if err != nil {
+					return err
+				}
+				n, err = io.Copy(h, rc)
+				rc.Close()
+				if err != nil {
+					return corruptPack(err)
+				}
 			}
 			if n != o.size {
 				return corruptPack(fmt.Errorf("delta at offset %d produced %d bytes, its header says %d", o.offset, n, o.size))
@@ -233,6 +249,60 @@ func (px *packIndex) resolveDeltas(ctx context.Context, maxObject int64) error {
 	return nil
 }
 
+// small returns a small object's content, patched in memory when it is a
+// delta on a small base; ok is false when the object (or its base) is too
+// large to hold and must stream.
+func (px *packIndex) small(o *packObject) (data []byte, ok bool, err error) {
+	if o.size > smallObject {
+		return nil, false, nil
+	}
+	if data, ok := px.smallCache.get(o.offset); ok {
+		return data, true, nil
+	}
+	raw, err := px.readRaw(o)
+	if err != nil {
+		return nil, false, err
+	}
+	if o.isDelta() {
+		base := px.base(o)
+		if base == nil || !base.resolved {
+			return nil, false, corruptPack(fmt.Errorf("delta at offset %d has no usable base", o.offset))
+		}
+		baseData, ok, err := px.small(base)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		if raw, err = packfile.PatchDelta(baseData, raw); err != nil {
+			return nil, false, corruptPack(err)
+		}
+	}
+	if int64(len(raw)) != o.size {
+		return nil, false, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, len(raw), o.size))
+	}
+	px.smallCache.put(o.offset, raw)
+	return raw, true, nil
+}
+
+// readRaw inflates the stored bytes of a small object (a delta's
+// instructions for a delta) with the shared scanner.
+func (px *packIndex) readRaw(o *packObject) ([]byte, error) {
+	n := o.size
+	if o.isDelta() {
+		n = o.deltaLen
+	}
+	if n > smallObject*4 {
+		return nil, corruptPack(fmt.Errorf("object at offset %d: %d bytes of delta instructions for a small object", o.offset, n))
+	}
+	if _, err := px.sc.SeekObjectHeader(o.offset); err != nil {
+		return nil, corruptPack(err)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n))
+	if _, _, err := px.sc.NextObject(buf); err != nil {
+		return nil, corruptPack(err)
+	}
+	return buf.Bytes(), nil
+}
+
 func (px *packIndex) base(o *packObject) *packObject {
 	if o.diskType == plumbing.OFSDeltaObject {
 		return px.byOffset[o.baseOff]
@@ -242,7 +312,7 @@ func (px *packIndex) base(o *packObject) *packObject {
 
 // open streams a resolved object's content, re-reading the pack.
 func (px *packIndex) open(o *packObject) (io.ReadCloser, error) {
-	if data, ok := px.small.get(o.offset); ok {
+	if data, ok := px.smallCache.get(o.offset); ok {
 		return io.NopCloser(newBytesReader(data)), nil
 	}
 	rc, err := px.openUncached(o)
@@ -255,7 +325,7 @@ func (px *packIndex) open(o *packObject) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, corruptPack(err)
 	}
-	px.small.put(o.offset, data)
+	px.smallCache.put(o.offset, data)
 	return io.NopCloser(newBytesReader(data)), nil
 }
 

@@ -1,0 +1,159 @@
+// Command rss is the peak-memory benchmark of the hardening issue and SPEC
+// §14: it serves repositories that are cheap to download and expensive to
+// hold — one 300 MiB blob, one 1 GiB blob (zeros: a few hundred KiB on the
+// wire), 25,000 small files, and a small plugin in a folder beside a huge
+// file — from the fake GitHub on loopback, runs the real reasonix binary
+// against each over git and over archives, and reports the outcome and the
+// peak RSS of the reasonix process. Every run must stay under 64 MiB.
+//
+//	go run ./bench/rss            (builds ./reasonix into a temp dir)
+//	go run ./bench/rss -bin ./reasonix -runs 3
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"reasonix.io/plugind/internal/fakegithub"
+)
+
+const limitMiB = 64
+
+func main() {
+	bin := flag.String("bin", "", "reasonix binary (default: build one)")
+	runs := flag.Int("runs", 1, "runs per case; the highest RSS counts")
+	flag.Parse()
+	if err := bench(*bin, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "rss bench:", err)
+		os.Exit(1)
+	}
+}
+
+type benchCase struct {
+	name, source, want string // want: an error code, or "ok"
+}
+
+func bench(bin string, runs int) error {
+	work, err := os.MkdirTemp("", "reasonix-rss-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if bin == "" {
+		bin = filepath.Join(work, "reasonix")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/reasonix")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	}
+	fake, err := fakegithub.Start(filepath.Join(work, "fake"))
+	if err != nil {
+		if err := os.MkdirAll(filepath.Join(work, "fake"), 0o755); err != nil {
+			return err
+		}
+		if fake, err = fakegithub.Start(filepath.Join(work, "fake")); err != nil {
+			return err
+		}
+	}
+	defer fake.Close()
+	plugin := map[string]string{
+		"plugin/.claude-plugin/plugin.json": `{"name":"small","version":"1.0.0"}`,
+		"plugin/skills/s/SKILL.md":          "---\ndescription: small\n---\n",
+	}
+	fmt.Fprintln(os.Stderr, "building repositories…")
+	start := time.Now()
+	r300 := fake.CreateRepo("rss", "blob300")
+	r300.Commit("main", plugin)
+	r300.CommitLargeFile("main", "assets/blob.bin", 300<<20)
+	r1g := fake.CreateRepo("rss", "blob1g")
+	r1g.Commit("main", plugin)
+	r1g.CommitLargeFile("main", "assets/blob.bin", 1<<30)
+	many := fake.CreateRepo("rss", "files25k")
+	many.Commit("main", plugin)
+	many.CommitManyFiles("main", "data", 25000, 64)
+	fmt.Fprintf(os.Stderr, "repositories ready in %s\n", time.Since(start).Round(time.Millisecond))
+
+	cases := []benchCase{
+		{"300 MiB blob, whole repository", "git:github.com/rss/blob300", "install.budget_exceeded"},
+		{"300 MiB blob, plugin folder beside it", "https://github.com/rss/blob300/tree/main/plugin", "ok"},
+		{"1 GiB blob, whole repository", "git:github.com/rss/blob1g", "install.budget_exceeded"},
+		{"1 GiB blob, plugin folder beside it", "https://github.com/rss/blob1g/tree/main/plugin", "ok"},
+		{"25,000 files, whole repository", "git:github.com/rss/files25k", "install.budget_exceeded"},
+		{"25,000 files, plugin folder beside them", "https://github.com/rss/files25k/tree/main/plugin", "ok"},
+	}
+	fmt.Printf("%-42s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
+	failed := false
+	for _, c := range cases {
+		for _, via := range []string{"git", "archive"} {
+			var worst result
+			for i := 0; i < runs; i++ {
+				res, err := runCase(bin, fake, work, c, via)
+				if err != nil {
+					return err
+				}
+				if res.rssKiB > worst.rssKiB {
+					worst = res
+				}
+			}
+			verdict := "ok"
+			if worst.outcome != c.want || worst.rssKiB > limitMiB<<10 {
+				verdict, failed = "FAIL", true
+			}
+			fmt.Printf("%-42s %-8s %-26s %8s %7.1f MiB %s\n", c.name, via, worst.outcome, worst.wall.Round(time.Millisecond), float64(worst.rssKiB)/1024, verdict)
+		}
+	}
+	if failed {
+		return fmt.Errorf("a case gave the wrong outcome or went over %d MiB", limitMiB)
+	}
+	return nil
+}
+
+type result struct {
+	outcome string
+	wall    time.Duration
+	rssKiB  int64
+}
+
+// runCase plans then installs c.source in a fresh home, returning the
+// install's outcome and the highest peak RSS of the two processes.
+func runCase(bin string, fake *fakegithub.Server, work string, c benchCase, via string) (result, error) {
+	home, err := os.MkdirTemp(work, "home-")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(home)
+	env := append(os.Environ(), "REASONIX_HOME="+home)
+	env = append(env, fake.Env()...)
+	if via == "archive" {
+		env = append(env, "REASONIX_GIT=off")
+	}
+	start := time.Now()
+	cmd := exec.CommandContext(context.Background(), bin, "plugin", "install", c.source, "--yes")
+	cmd.Env = env
+	out, _ := cmd.Output()
+	res := result{wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		res.rssKiB = ru.Maxrss
+	}
+	var resp struct {
+		OK        bool   `json:"ok"`
+		ErrorCode string `json:"errorCode"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return res, fmt.Errorf("%s: not JSON (%v): %s", c.name, err, strings.TrimSpace(string(out)))
+	}
+	res.outcome = resp.ErrorCode
+	if resp.OK {
+		res.outcome = "ok"
+	}
+	return res, nil
+}
