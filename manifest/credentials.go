@@ -92,6 +92,8 @@ func (s *stripper) walk(n *node, owner string, inHooks bool) {
 				s.strings(v, func(key string) string { return upperSnake(owner, key) })
 			case k == "url" && v.kind == kindString:
 				s.set(v, replaceSecrets(v.str, spansOf(v.str), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
+			case k == "args" && v.kind == kindArray && hook:
+				// After the loop: it may rewrite this object's keys.
 			case k == "args" && v.kind == kindArray:
 				s.args(v, argsOwner)
 			case hook && k == "command" && n.get("args") == nil:
@@ -104,6 +106,9 @@ func (s *stripper) walk(n *node, owner string, inHooks bool) {
 			default:
 				s.walk(v, k, inHooks || k == "hooks")
 			}
+		}
+		if args := n.get("args"); hook && args != nil && args.kind == kindArray {
+			s.execHook(n, cmd, args)
 		}
 	}
 }
@@ -155,6 +160,63 @@ func (s *stripper) args(arr *node, owner string) {
 			s.walk(it, "", false)
 		}
 	}
+}
+
+// execHook handles an exec-form hook (command plus args). Exec form passes
+// every argument literally — the host expands only the plugin-root
+// variables — so a ${VAR} written into an argument would reach the program
+// as those six characters and break it. A hook whose arguments hold a
+// credential is rewritten as the same command line in bash form instead:
+// each literal argument single-quoted, each credential a double-quoted
+// "${VAR}" the shell expands, "shell": "bash" (the seeds: an explicit Bash
+// hook runs under Bash on every platform). Arguments without credentials
+// stay exec form, untouched.
+func (s *stripper) execHook(hook, cmd, arr *node) {
+	list := make([]string, 0, len(arr.items))
+	for _, it := range arr.items {
+		if it.kind != kindString {
+			s.walk(arr, "", false)
+			return
+		}
+		list = append(list, it.str)
+	}
+	found := argSecrets(list)
+	any := false
+	for _, f := range found {
+		any = any || len(f) > 0
+	}
+	if !any {
+		return
+	}
+	line := []string{bashQuote(cmd.str)}
+	for i, a := range list {
+		var b strings.Builder
+		last := 0
+		for _, f := range found[i] {
+			b.WriteString(bashQuote(a[last:f.start]))
+			b.WriteString(`"${` + s.varFor("hook", f) + `}"`)
+			last = f.end
+		}
+		b.WriteString(bashQuote(a[last:]))
+		line = append(line, b.String())
+	}
+	s.set(cmd, strings.Join(line, " "))
+	hook.remove("args")
+	if sh := hook.get("shell"); sh == nil {
+		hook.put("shell", &node{kind: kindString, str: "bash"})
+	} else if sh.kind == kindString {
+		s.set(sh, "bash")
+	}
+	s.changed = true
+}
+
+// bashQuote single-quotes s for bash ('' for an empty piece between two
+// credentials stays empty, so "x${A}y" pieces concatenate).
+func bashQuote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // varFor names the variable a literal credential moves to: an UPPER_SNAKE

@@ -240,8 +240,12 @@ func TestStripHookCommands(t *testing.T) {
 			"x \"it's `$a Bearer ${env:HOOK_AUTH_TOKEN} `\"q`\"\"", []string{"HOOK_AUTH_TOKEN"}},
 		{"cmd", `{"type":"command","shell":"cmd","command":"curl -H \"Authorization: Bearer abc123\" https://h?key=k1"}`,
 			`curl -H "Authorization: Bearer %HOOK_AUTH_TOKEN%" https://h?key=%HOOK_KEY%`, []string{"HOOK_AUTH_TOKEN", "HOOK_KEY"}},
+		// Exec form passes arguments literally: a reference there would not
+		// expand, so the hook becomes the same command line in bash form.
 		{"exec args", `{"type":"command","command":"tool","args":["--api-key","k-literal","--url","https://u:p@h/x?sig=s1"]}`,
-			`--api-key | ${HOOK_API_KEY} | --url | https://${HOOK_URL_CREDENTIALS}@h/x?sig=${HOOK_SIG}`, []string{"HOOK_API_KEY", "HOOK_SIG", "HOOK_URL_CREDENTIALS"}},
+			`'tool' '--api-key' "${HOOK_API_KEY}" '--url' 'https://'"${HOOK_URL_CREDENTIALS}"'@h/x?sig='"${HOOK_SIG}"`, []string{"HOOK_API_KEY", "HOOK_SIG", "HOOK_URL_CREDENTIALS"}},
+		{"exec args without credentials stay exec form", `{"type":"command","command":"tool","args":["--verbose","x"]}`,
+			`--verbose | x`, []string{}},
 		{"references left alone", `{"type":"command","command":"curl -H \"Authorization: Bearer ${API_TOKEN}\" \"https://h?token=$T\""}`,
 			`curl -H "Authorization: Bearer ${API_TOKEN}" "https://h?token=$T"`, []string{}},
 	}
@@ -377,4 +381,51 @@ func FuzzStripHookCommand(f *testing.F) {
 			t.Fatalf("maskCommand(%q) = %q still shows %q", command, shown, shown[sp[0].Start:sp[0].End])
 		}
 	})
+}
+
+// An exec-form hook whose arguments held a credential still runs the same
+// program with the same arguments once exported: bash expands the
+// references the export wrote.
+func TestExportedExecHookRunsTheSame(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("skipped: bash is not installed")
+	}
+	args := []string{"%s|", "--token", "s3cr3t value'9", "--url", "https://u:p@h/x?sig=s1", "plain"}
+	orig, err := exec.Command("printf", args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{
+		map[string]any{"type": "command", "command": "printf", "args": args}}}}}})
+	out, env, changed, err := StripCredentials("hooks/hooks.json", raw)
+	if err != nil || !changed {
+		t.Fatalf("strip: %v %v", err, changed)
+	}
+	var parsed struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string   `json:"command"`
+				Shell   string   `json:"shell"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(out, &parsed); err != nil {
+		t.Fatal(err)
+	}
+	h := parsed.Hooks["Stop"][0].Hooks[0]
+	if h.Shell != "bash" || h.Args != nil || strings.Contains(h.Command, "s3cr3t") {
+		t.Fatalf("exported hook %+v", h)
+	}
+	cmd := exec.Command(bash, "-c", h.Command)
+	cmd.Env = append(os.Environ(), "HOOK_TOKEN=s3cr3t value'9", "HOOK_URL_CREDENTIALS=u:p", "HOOK_SIG=s1")
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run %q: %v", h.Command, err)
+	}
+	if string(got) != string(orig) {
+		t.Errorf("exported hook printed %q, the original %q (env %v)", got, orig, env)
+	}
 }

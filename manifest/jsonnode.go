@@ -50,6 +50,26 @@ func (n *node) get(key string) *node {
 }
 
 // isEmpty reports whether n declares nothing: absent, null, "", [] or {}.
+// remove deletes key from an object (no-op when absent).
+func (n *node) remove(key string) {
+	i := indexOf(n.keys, key)
+	if i < 0 {
+		return
+	}
+	n.keys = append(n.keys[:i], n.keys[i+1:]...)
+	n.vals = append(n.vals[:i], n.vals[i+1:]...)
+}
+
+// put adds or replaces key in an object, keeping the order of the others.
+func (n *node) put(key string, v *node) {
+	if i := indexOf(n.keys, key); i >= 0 {
+		n.vals[i] = v
+		return
+	}
+	n.keys = append(n.keys, key)
+	n.vals = append(n.vals, v)
+}
+
 func (n *node) isEmpty() bool {
 	if n == nil {
 		return true
