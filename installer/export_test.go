@@ -105,8 +105,9 @@ func TestExportSecretHooks(t *testing.T) {
 			`notify?token=${HOOK_TOKEN}&event=write`,
 			`"command": "ANTHROPIC_API_KEY=${ANTHROPIC_API_KEY} node ${CLAUDE_PLUGIN_ROOT}/hooks/check.js"`,
 			`--password \"${HOOK_PASSWORD}\" -e 'insert into runs values (1)'`,
-			`"--api-key",
-              "${HOOK_API_KEY}",`,
+			// exec form with a credential: the same command line in bash form
+			`"command": "'${CLAUDE_PLUGIN_ROOT}/hooks/report' '--api-key' \"${HOOK_API_KEY}\" '--verbose'"`,
+			`"shell": "bash"`,
 		},
 		".mcp.json": {
 			`"--password",
