@@ -34,24 +34,21 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
 	}
-	return in.decide(ctx, p, ap, nil)
+	return in.decide(ctx, p, ap)
 }
 
 // decide stores the plan by its planId and, when approved, applies it.
 // adjust, when set, may rewrite the response before anything is applied
 // (update uses it to report an unchanged plugin as up to date); returning
 // false stops there.
-func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval, adjust func(*Response) bool) (*Response, error) {
+func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
 	if in.plans != nil {
 		if body, err := p.MarshalStored(); err == nil {
 			_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
 		}
 	}
 	resp := p.Response()
-	if adjust != nil && resp.OK && !adjust(resp) {
-		return resp, nil
-	}
-	if ap.DryRun || !resp.OK {
+	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
 		return resp, responseErr(resp)
 	}
 	if ap.PlanID != "" && ap.PlanID != p.PlanID {
@@ -71,6 +68,13 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval, adjust fu
 	for i := range resp.Actions {
 		if resp.Actions[i].applicable() {
 			resp.Actions[i].Status = ActionInstalled
+		}
+	}
+	// Installing from a marketplace makes it known (SPEC §7); the registry
+	// is already written, so a failure here is a warning.
+	for _, m := range p.markets {
+		if _, err := in.recordMarket(ctx, m.market, m.subdir, m.entries, nil); err != nil {
+			resp.Warnings = append(resp.Warnings, fmt.Sprintf("marketplace %s was not recorded as known: %v", m.market.Name, err))
 		}
 	}
 	return resp, nil
@@ -219,7 +223,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
 			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
-			Link: a.Link, Marketplace: a.Marketplace, Subdir: a.Subdir,
+			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 		}
 		if old, ok := reg.Find(a.Name); ok {
 			e.Enabled = old.Enabled

@@ -33,5 +33,8 @@ func (h Home) StoreDir() string     { return filepath.Join(h.Dir, "store") }
 func (h Home) TokenPath() string    { return filepath.Join(h.Dir, "serve.token") }
 func (h Home) LockPath() string     { return filepath.Join(h.Dir, ".lock") }
 
+// MarketplacesPath is marketplaces.json, the known marketplaces (SPEC §7).
+func (h Home) MarketplacesPath() string { return filepath.Join(h.Dir, "marketplaces.json") }
+
 // PluginRoot is the canonical root of an installed copy.
 func (h Home) PluginRoot(name string) string { return filepath.Join(h.PluginsDir(), name) }

@@ -31,6 +31,9 @@ type Request struct {
 	// Subdir names the folder of a recorded source on a host whose pinned
 	// form cannot carry one (update re-plans from the registry with it).
 	Subdir string `json:"subdir,omitempty"`
+	// Update, when set, makes this an update of installed plugins instead of
+	// an install of Source.
+	Update *UpdateRequest `json:"update,omitempty"`
 }
 
 // Plan is what an install would do. It is computed fresh for every install
@@ -47,11 +50,26 @@ type Plan struct {
 	// single is set when the source offers one plugin (not a marketplace):
 	// then that plugin's failure is the operation's failure.
 	single bool
+	// update marks an update plan: keep actions make it up to date.
+	update bool
+	// markets are the marketplaces read for this plan, recorded as known
+	// when it is applied.
+	markets []marketRecord
+}
+
+// marketRecord is a marketplace a plan read.
+type marketRecord struct {
+	market  *resolver.Market
+	subdir  string
+	entries int
 }
 
 // Plan resolves req's source and plans every plugin it offers. It writes
 // nothing outside the cache and the store.
 func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
+	if req.Update != nil {
+		return in.planUpdate(ctx, req)
+	}
 	names := req.Names
 	if req.Name != "" {
 		names = append([]string{req.Name}, names...)
@@ -68,6 +86,20 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	src, err := source.Parse(req.Source)
 	if err != nil {
 		return nil, err
+	}
+	if src.Kind == source.MarketEntry {
+		// NAME@MARKET: entry NAME of the known marketplace MARKET.
+		if req.Name != "" || len(req.Names) > 0 {
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", src)
+		}
+		k, err := in.knownMarketplace(src.Market)
+		if err != nil {
+			return nil, err
+		}
+		if src, err = source.Parse(k.Source); err != nil {
+			return nil, err
+		}
+		req.Name, req.Subdir = srcEntry(req.Source), k.Subdir
 	}
 	if req.Subdir != "" {
 		if !src.IsRemote() {
@@ -98,8 +130,15 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		Snapshots: f.Snapshots,
 		single:    f.Kind != resolver.KindMarketplace,
 	}
+	marketName := ""
+	if f.Market != nil {
+		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
+			p.markets = append(p.markets, marketRecord{market: f.Market, subdir: recordedSubdir(f), entries: len(f.Candidates)})
+		}
+	}
 	for _, c := range f.Candidates {
 		a := in.planCandidate(ctx, req, c, p.single, reg)
+		a.MarketplaceName = marketName
 		if !p.single && !a.applicable() && a.Err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
 		}
@@ -240,19 +279,47 @@ func checkDuplicateNames(actions []Action) error {
 
 // risk grades what a package can do: a runtime is full trust; hooks that run
 // commands and launchable MCP servers execute code; the rest is text.
-func risk(p *manifest.Package) Risk {
-	if p.Runtime != nil {
+func risk(p *manifest.Package) Risk { return inventoryRisk(inventoryOf(p)) }
+
+// inventoryRisk grades an inventory as risk grades a package.
+func inventoryRisk(inv Inventory) Risk {
+	if inv.Runtime != nil {
 		return RiskHigh
 	}
-	for _, h := range p.Hooks {
+	for _, h := range inv.Hooks {
 		if h.Command != "" {
 			return RiskMedium
 		}
 	}
-	if len(p.MCPServers) > 0 {
+	if len(inv.MCPServers) > 0 {
 		return RiskMedium
 	}
 	return RiskLow
+}
+
+// srcEntry is the NAME of a NAME@MARKET source.
+func srcEntry(s string) string {
+	n, _, _ := strings.Cut(s, "@")
+	return n
+}
+
+// marketNameFor is the name the plugins of marketplace f are recorded
+// under: the document's, unless another source is known by that name (then
+// they are not linked to any, with a warning).
+func (in *Installer) marketNameFor(f *resolver.Fetched, warnings *[]string) string {
+	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	if err != nil {
+		*warnings = append(*warnings, err.Error())
+		return ""
+	}
+	if k, ok := known.Find(f.Market.Name); ok && (k.Source != f.Market.Source || k.Subdir != recordedSubdir(f)) {
+		*warnings = append(*warnings, fmt.Sprintf("another marketplace is known as %q (%s): these plugins are not linked to a known marketplace; update follows their pinned sources", f.Market.Name, k.Source))
+		return ""
+	}
+	if plugind.ValidateName(f.Market.Name) != nil {
+		return ""
+	}
+	return f.Market.Name
 }
 
 var riskRank = map[Risk]int{RiskLow: 0, RiskMedium: 1, RiskHigh: 2}
@@ -287,15 +354,19 @@ func planID(p *Plan) string {
 	type act struct {
 		Name, Action, Status, Source, Commit, Digest, Kind, Compat, Risk string
 		Link                                                             bool
+		// An update's approval covers where it moves from and what it adds.
+		Previous *Previous `json:",omitempty"`
+		Diff     []string  `json:",omitempty"`
 	}
 	body := struct {
 		Source        string
 		Name          string
-		Names         []string `json:",omitempty"`
+		Names         []string       `json:",omitempty"`
+		Update        *UpdateRequest `json:",omitempty"`
 		Replace, Link bool
 		AllowUnpinned bool
 		Actions       []act
-	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.Request.Update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
 	top := RiskLow
 	for _, a := range p.Actions {
 		if !a.applicable() {
@@ -305,7 +376,11 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		body.Actions = append(body.Actions, act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link})
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil}
+		if a.Diff != nil {
+			it.Diff = a.Diff.Summary
+		}
+		body.Actions = append(body.Actions, it)
 		if a.applicable() && riskRank[a.Risk] > riskRank[top] {
 			top = a.Risk
 		}
@@ -327,18 +402,38 @@ func (p *Plan) Response() *Response {
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused
 		r.Err = err
+	} else if p.update && p.upToDate() {
+		r.Status = StatusUpToDate
 	}
 	return r
+}
+
+// upToDate reports an update plan that moves nothing.
+func (p *Plan) upToDate() bool {
+	for _, a := range p.Actions {
+		if a.Action != ActionKeep {
+			return false
+		}
+	}
+	return true
 }
 
 // failure is the reason a plan cannot be applied at all: a single-plugin
 // source whose plugin is not ready, or a marketplace with nothing to do.
 func (p *Plan) failure() error {
-	ready := 0
+	ready, kept, conflicts := 0, 0, 0
 	for _, a := range p.Actions {
-		if a.applicable() {
+		switch {
+		case a.applicable():
 			ready++
+		case a.Action == ActionKeep:
+			kept++
+		case a.Status == ActionConflict:
+			conflicts++
 		}
+	}
+	if p.update && ready == 0 && kept == len(p.Actions) {
+		return nil // up to date
 	}
 	if p.single || len(p.Actions) == 1 {
 		for _, a := range p.Actions {
@@ -350,6 +445,9 @@ func (p *Plan) failure() error {
 	if ready == 0 {
 		if len(p.Actions) == 0 {
 			return plugind.Errorf(plugind.CodeNotFound, "%s offers no plugins", p.Source)
+		}
+		if conflicts == len(p.Actions)-kept {
+			return plugind.Errorf(plugind.CodeConflict, "every plugin in %s is already installed; rerun with --replace to replace them", p.Source)
 		}
 		return plugind.Errorf(plugind.CodeBlocked, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
 	}

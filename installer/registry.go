@@ -31,8 +31,11 @@ type Entry struct {
 	// Link marks a --link install: Root is the user's own directory, which
 	// is never copied, deleted or digest-checked.
 	Link bool `json:"link,omitempty"`
-	// Marketplace is the marketplace source an entry was planned from.
-	Marketplace string `json:"marketplace,omitempty"`
+	// Marketplace is the marketplace source an entry was planned from, and
+	// MarketplaceName the name it is known by (marketplaces.json): update
+	// re-reads it to follow the entry's pin.
+	Marketplace     string `json:"marketplace,omitempty"`
+	MarketplaceName string `json:"marketplaceName,omitempty"`
 	// Subdir is the plugin's folder in its repository, recorded beside a
 	// source on a host whose pinned form cannot carry it (SPEC §7).
 	Subdir string `json:"subdir,omitempty"`

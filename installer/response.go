@@ -131,9 +131,14 @@ type Action struct {
 	Warnings    []string `json:"warnings"`
 	Err         error    `json:"-"`
 	Link        bool     `json:"link,omitempty"`
-	Marketplace string   `json:"marketplace,omitempty"`
+	Marketplace     string `json:"marketplace,omitempty"`
+	MarketplaceName string `json:"marketplaceName,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
 	Subdir string `json:"subdir,omitempty"`
+	// Previous and Diff describe what an update moves from and what it
+	// changes in what the plugin contributes.
+	Previous *Previous `json:"previous,omitempty"`
+	Diff     *Diff     `json:"diff,omitempty"`
 
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.

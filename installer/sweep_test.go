@@ -49,7 +49,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 			// A changed source, so the update applies (an up-to-date one
 			// writes nothing, and sweeps nothing).
 			writeTree(t, srcA, map[string]string{".claude-plugin/plugin.json": `{"name":"a","version":"2.0.0"}`})
-			_, err := env.in.Update(context.Background(), "a", false, Approval{Yes: true})
+			_, err := env.in.Update(context.Background(), UpdateRequest{Names: []string{"a"}}, Request{}, Approval{Yes: true})
 			return err
 		}},
 		{"remove", func(t *testing.T, env *testEnv, srcA, other string) error {

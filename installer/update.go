@@ -3,74 +3,309 @@ package installer
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
+	"golang.org/x/sync/errgroup"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/source"
 )
 
-// Update re-plans an installed plugin from its recorded source (SPEC §7, §11).
-// A source pinned to a commit keeps that commit; a branch-tracking one moves
-// to the branch's head, and the plan shows the old and the new commit. An
-// installed copy that already matches is reported up to date, and nothing is
-// written even with --yes.
-func (in *Installer) Update(ctx context.Context, name string, offline bool, ap Approval) (*Response, error) {
+// UpdateRequest asks to update installed plugins (SPEC §7): the ones named,
+// or all of them (those of one marketplace with Marketplace).
+type UpdateRequest struct {
+	Names       []string `json:"names,omitempty"`
+	All         bool     `json:"all,omitempty"`
+	Marketplace string   `json:"marketplace,omitempty"`
+}
+
+// Update plans, and when approved applies, an update: a plugin that came
+// from a marketplace moves to its entry's current pin (the marketplace is
+// re-read at its branch head: one conditional request when unchanged,
+// offline its cached document); any other follows its recorded source (a
+// commit stays, a branch moves to its head). One plan, one planId, one
+// registry write, however many plugins.
+func (in *Installer) Update(ctx context.Context, ur UpdateRequest, req Request, ap Approval) (*Response, error) {
 	if !ap.DryRun && !ap.Yes {
 		return nil, ErrNeedsApproval
 	}
-	e, err := in.installed(name)
-	if err != nil {
-		return ErrorResponse(name, err), err
-	}
-	if e.Link {
-		resp := &Response{
-			OK: true, Status: StatusUpToDate, Source: e.Source,
-			Resolved: &Resolved{Kind: "local"}, Actions: []Action{},
-			Warnings: []string{fmt.Sprintf("%s is linked to %s: it always runs that folder's current content, so there is nothing to update", e.Name, e.Source)},
-		}
-		return resp, nil
-	}
-	req := Request{Source: e.Source, Subdir: e.Subdir, Name: e.Name, Replace: true, Offline: offline}
-	p, err := in.Plan(ctx, req)
-	if err != nil {
-		return ErrorResponse(e.Source, err), err
-	}
-	var notes []string
-	if sha := pinnedCommit(e.Source); sha != "" {
-		note := fmt.Sprintf("pinned at %s; re-plan the marketplace to move", sha)
-		if e.Marketplace != "" {
-			note += fmt.Sprintf(" (reasonix plugin install %s --name %s --replace --yes)", e.Marketplace, e.Name)
-		}
-		notes = append(notes, note)
-	}
-	p.Warnings = append(notes, p.Warnings...)
-	return in.decide(ctx, p, ap, func(resp *Response) bool {
-		for i := range resp.Actions {
-			a := &resp.Actions[i]
-			if a.Name != e.Name || !a.applicable() {
-				continue
-			}
-			if a.Commit == e.Commit && a.ContentDigest == e.ContentDigest {
-				a.Action, a.Status = ActionKeep, ActionUpToDate
-				resp.Status = StatusUpToDate
-				return false
-			}
-			if a.Commit != e.Commit && e.Commit != "" {
-				resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s moves from %s to %s", describeSource(e.Source), e.Commit, a.Commit))
-			}
-		}
-		return true
-	})
+	req.Update = &ur
+	req.PlanID = ap.PlanID
+	return in.Install(ctx, req, ap)
 }
 
-// pinnedCommit is the commit a recorded source is pinned to, or "" for a
-// branch-tracking or local source.
-func pinnedCommit(src string) string {
-	s, err := source.Parse(src)
-	if err != nil || !s.IsRemote() || !s.Pinned() {
-		return ""
-	}
-	return s.Ref
+// target is one installed plugin an update covers.
+type updateGroup struct {
+	market   string // marketplace source ("" for a plugin of its own)
+	subdir   string
+	entries  []Entry
+	name     string // known marketplace name
+	resolved *resolver.Fetched
+	err      error
 }
 
+// planUpdate is Plan for an update request.
+func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error) {
+	ur := req.Update
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	targets, err := in.updateTargets(reg, ur)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Request: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
+	// Plugins of one marketplace are planned together (one read of it, one
+	// fetch per repo@SHA); every other plugin from its own source.
+	groups := map[string]*updateGroup{}
+	var order []*updateGroup
+	for _, e := range targets {
+		switch {
+		case e.Link:
+			p.Actions = append(p.Actions, keepAction(e, fmt.Sprintf("%s is linked to %s: it always runs that folder's current content, so there is nothing to update", e.Name, e.Source)))
+			continue
+		case e.Marketplace != "":
+			key := e.Marketplace + "\x00" + e.MarketplaceName
+			g, ok := groups[key]
+			if !ok {
+				g = &updateGroup{market: e.Marketplace, name: e.MarketplaceName}
+				if k, err := in.knownMarketplace(e.MarketplaceName); err == nil && k.Source == e.Marketplace {
+					g.subdir = k.Subdir
+				}
+				groups[key] = g
+				order = append(order, g)
+			}
+			g.entries = append(g.entries, e)
+		default:
+			order = append(order, &updateGroup{entries: []Entry{e}})
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, grp := range order {
+		g.Go(func() error {
+			grp.resolved, grp.err = in.resolveUpdate(gctx, req, grp)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	snaps := map[string]bool{}
+	for _, grp := range order {
+		if grp.err != nil {
+			if p.single {
+				return nil, grp.err
+			}
+			for _, e := range grp.entries {
+				a := keepAction(e, "")
+				a.Action = ActionSkip
+				a.fail(ActionBlocked, fmt.Errorf("update %s: %w", e.Name, grp.err))
+				p.Actions = append(p.Actions, a)
+			}
+			continue
+		}
+		f := grp.resolved
+		p.Warnings = append(p.Warnings, f.Warnings...)
+		for _, d := range f.Snapshots {
+			snaps[d] = true
+		}
+		if f.Market != nil && grp.name != "" {
+			// Re-read at its head: the known marketplace records the commit
+			// (under its known name, whatever the document says now).
+			m := *f.Market
+			m.Name = grp.name
+			p.markets = append(p.markets, marketRecord{market: &m, subdir: grp.subdir, entries: len(f.Candidates)})
+		}
+		p.Actions = append(p.Actions, in.updateActions(ctx, req, grp, f, reg)...)
+	}
+	for d := range snaps {
+		p.Snapshots = append(p.Snapshots, d)
+	}
+	sort.Strings(p.Snapshots)
+	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
+	p.ContentDigest = contentDigest(p.Actions)
+	p.PlanID = planID(p)
+	return p, nil
+}
+
+// updateTargets are the installed plugins an update request covers.
+func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, error) {
+	if ur.All {
+		if len(ur.Names) > 0 {
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "give plugin names or --all, not both")
+		}
+		if ur.Marketplace != "" {
+			if err := plugind.ValidateName(ur.Marketplace); err != nil {
+				return nil, err
+			}
+		}
+		var out []Entry
+		for _, e := range reg.Plugins {
+			if ur.Marketplace == "" || e.MarketplaceName == ur.Marketplace {
+				out = append(out, e)
+			}
+		}
+		if len(out) == 0 {
+			if ur.Marketplace != "" {
+				return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
+			}
+			return nil, plugind.Errorf(plugind.CodeNotFound, "nothing is installed")
+		}
+		return out, nil
+	}
+	if len(ur.Names) == 0 {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "name the plugins to update, or --all")
+	}
+	var out []Entry
+	for _, n := range sortedUnique(ur.Names) {
+		if err := plugind.ValidateName(n); err != nil {
+			return nil, err
+		}
+		e, ok := reg.Find(n)
+		if !ok {
+			return nil, notInstalled(n)
+		}
+		out = append(out, *e)
+	}
+	return out, nil
+}
+
+// resolveUpdate resolves one group: a marketplace narrowed to its installed
+// entries (a vanished one is listed missing, not an error), or one plugin's
+// recorded source.
+func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGroup) (*resolver.Fetched, error) {
+	rr := resolver.Request{Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh}
+	srcString, subdir := g.market, g.subdir
+	if g.market == "" {
+		e := g.entries[0]
+		srcString, subdir = e.Source, e.Subdir
+		rr.Name = e.Name // a manifest-less plugin is read under its name
+	} else {
+		for _, e := range g.entries {
+			rr.Names = append(rr.Names, e.Name)
+		}
+		sort.Strings(rr.Names)
+		rr.KeepMissing = true
+	}
+	src, err := source.Parse(srcString)
+	if err != nil {
+		return nil, err
+	}
+	if subdir != "" {
+		src = src.WithSubdir(subdir)
+	}
+	rr.Source = src
+	return in.sources.Resolve(ctx, rr)
+}
+
+// updateActions turns a resolved group into one action per installed
+// plugin: a move (with what it moves from and the capability diff), or a
+// keep (up to date, or a vanished or now-unpinned entry, with a warning).
+func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGroup, f *resolver.Fetched, reg *Registry) []Action {
+	byName := map[string]resolver.Candidate{}
+	for _, c := range f.Candidates {
+		byName[c.Name] = c
+	}
+	missing := map[string]bool{}
+	for _, n := range f.Missing {
+		missing[n] = true
+	}
+	var out []Action
+	for _, e := range g.entries {
+		switch {
+		case missing[e.Name]:
+			out = append(out, keepAction(e, fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, short(e.Commit))))
+			continue
+		}
+		c, ok := byName[e.Name]
+		if g.market == "" && len(f.Candidates) == 1 {
+			c, ok = f.Candidates[0], true
+		}
+		if !ok {
+			out = append(out, keepAction(e, fmt.Sprintf("%s offered no plugin named %s; the installed copy stays", marketLabel(g), e.Name)))
+			continue
+		}
+		single := g.market == ""
+		r := Request{Replace: true, Name: e.Name}
+		a := in.planCandidate(ctx, r, c, single, reg)
+		if a.Name == "" {
+			a.Name = e.Name
+		}
+		a.MarketplaceName = e.MarketplaceName
+		if g.market != "" && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
+			// The entry became unpinned: never move to a moving head.
+			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", e.Name, a.Err, short(e.Commit))))
+			continue
+		}
+		if !a.applicable() {
+			out = append(out, a)
+			continue
+		}
+		if a.Commit == e.Commit && a.ContentDigest == e.ContentDigest {
+			k := keepAction(e, "")
+			k.Warnings = a.Warnings
+			out = append(out, k)
+			continue
+		}
+		old := in.inspect(e)
+		a.Previous = &Previous{Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
+		a.PreviousCommit = e.Commit
+		a.Diff = diffInventories(old.Inventory, a.Inventory)
+		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
+		if e.Commit != "" && a.Commit != e.Commit {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", short(e.Commit), short(a.Commit)))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// keepAction is an installed plugin an update leaves where it is.
+func keepAction(e Entry, warning string) Action {
+	a := Action{
+		Name: e.Name, Action: ActionKeep, Status: ActionUpToDate, Source: e.Source, Subdir: e.Subdir,
+		Commit: e.Commit, ContentDigest: e.ContentDigest, ManifestKind: e.ManifestKind, Version: e.Version,
+		Description: e.Description, Inventory: emptyInventory(), Warnings: []string{},
+		Link: e.Link, Marketplace: e.Marketplace, MarketplaceName: e.MarketplaceName, Root: e.Root,
+	}
+	if warning != "" {
+		a.Warnings = append(a.Warnings, warning)
+	}
+	return a
+}
+
+func marketLabel(g *updateGroup) string {
+	if g.name != "" {
+		return g.name
+	}
+	return g.market
+}
+
+func updateLabel(ur *UpdateRequest) string {
+	switch {
+	case ur.All && ur.Marketplace != "":
+		return "update --all --marketplace " + ur.Marketplace
+	case ur.All:
+		return "update --all"
+	}
+	return "update " + strings.Join(sortedUnique(ur.Names), " ")
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+
+// describeSource names a recorded source in messages: its repository and
+// ref for a remote one.
 func describeSource(src string) string {
 	if s, err := source.Parse(src); err == nil && s.IsRemote() {
 		ref := s.Ref

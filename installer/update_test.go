@@ -10,10 +10,39 @@ import (
 
 func (e *testEnv) update(name string, offline bool, ap Approval) (*Response, error) {
 	e.t.Helper()
-	return e.in.Update(context.Background(), name, offline, ap)
+	return e.in.Update(context.Background(), UpdateRequest{Names: []string{name}}, Request{Offline: offline}, ap)
 }
 
-func TestUpdatePinnedMarketplacePluginKeepsItsCommit(t *testing.T) {
+// A plugin installed from a tree URL pinned to a commit keeps it: update
+// costs no request and writes nothing.
+func TestUpdatePinnedTreeURLKeepsItsCommit(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	repo := gh.CreateRepo("acme", "tools")
+	first := repo.Commit("main", pluginFiles("tools", "v1"))
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	env.mustInstall("https://github.com/acme/tools/tree/" + first)
+	repo.Commit("main", pluginFiles("tools", "v2")) // the branch moves on
+	before := env.registryBytes()
+	gh.ResetCounts()
+
+	resp, err := env.update("tools", false, Approval{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != StatusUpToDate || resp.Applied || resp.Actions[0].Commit != first || resp.Actions[0].Status != ActionUpToDate {
+		t.Fatalf("update = %s applied=%v commit %s, want up to date at %s", resp.Status, resp.Applied, resp.Actions[0].Commit, first)
+	}
+	if c := gh.Counts(); c.Total != 0 {
+		t.Fatalf("a pinned update check made requests: %+v", c)
+	}
+	if string(env.registryBytes()) != string(before) {
+		t.Fatal("an up-to-date update rewrote the registry")
+	}
+}
+
+// A plugin that lives in its marketplace follows the marketplace's commit.
+func TestUpdateRelativeEntryFollowsItsMarketplace(t *testing.T) {
 	t.Parallel()
 	gh := fakegithub.New(t)
 	mk := gh.CreateRepo("acme", "market")
@@ -23,25 +52,19 @@ func TestUpdatePinnedMarketplacePluginKeepsItsCommit(t *testing.T) {
 	if _, err := env.install(Request{Source: "https://github.com/acme/market"}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2"))) // the branch moves on
-	before := env.registryBytes()
-	gh.ResetCounts()
+	second := mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
 
 	resp, err := env.update("rel-plug", false, Approval{Yes: true})
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || !resp.Applied {
+		t.Fatalf("update: %v %+v", err, resp)
 	}
-	if resp.Status != StatusUpToDate || resp.Applied || resp.Actions[0].Commit != first || resp.Actions[0].Status != ActionUpToDate {
-		t.Fatalf("update = %s applied=%v commit %s, want up to date at %s", resp.Status, resp.Applied, resp.Actions[0].Commit, first)
+	a := resp.Actions[0]
+	if a.Commit != second || a.Previous == nil || a.Previous.Commit != first {
+		t.Fatalf("update moved %+v, want %s → %s", a, first, second)
 	}
-	if !containsFragment(resp.Warnings, "pinned at "+first+"; re-plan the marketplace to move") {
-		t.Fatalf("warnings %q do not say the plugin is pinned", resp.Warnings)
-	}
-	if c := gh.Counts(); c.Total != 0 {
-		t.Fatalf("a pinned update check made requests: %+v", c)
-	}
-	if string(env.registryBytes()) != string(before) {
-		t.Fatal("an up-to-date update rewrote the registry")
+	reg, _ := LoadRegistry(env.home.RegistryPath())
+	if e, _ := reg.Find("rel-plug"); e.Commit != second || e.MarketplaceName != "m" {
+		t.Fatalf("registry after update: %+v", e)
 	}
 }
 
@@ -59,11 +82,11 @@ func TestUpdateBranchTrackingMovesToNewHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := dry.Actions[0]
-	if dry.Status != StatusPlanned || a.Action != ActionReplace || a.PreviousCommit != old || a.Commit != head {
-		t.Fatalf("dry-run = %s %s %s → %s, want replace %s → %s", dry.Status, a.Action, a.PreviousCommit, a.Commit, old, head)
+	if dry.Status != StatusPlanned || a.Action != ActionReplace || a.Previous == nil || a.Previous.Commit != old || a.Commit != head {
+		t.Fatalf("dry-run = %s %s %+v → %s, want replace %s → %s", dry.Status, a.Action, a.Previous, a.Commit, old, head)
 	}
-	if !containsFragment(dry.Warnings, old+" to "+head) {
-		t.Fatalf("warnings %q do not show old → new", dry.Warnings)
+	if !containsFragment(a.Warnings, "moves from "+old[:12]+" to "+head[:12]) {
+		t.Fatalf("warnings %q do not show old → new", a.Warnings)
 	}
 	resp, err := env.update("tools", false, Approval{Yes: true})
 	if err != nil || !resp.Applied {

@@ -173,6 +173,16 @@ func (m *Marketplace) label() string {
 // their status (a bulk plan reports each). A name the marketplace does not
 // list is an error naming it.
 func (m *Marketplace) Narrow(names []string) ([]Entry, error) {
+	out, missing := m.NarrowKeep(names)
+	if len(missing) > 0 {
+		return nil, plugind.Errorf(plugind.CodeNotFound, "marketplace %s lists no plugin named %s", m.label(), strings.Join(quoteAll(missing), ", "))
+	}
+	return out, nil
+}
+
+// NarrowKeep is Narrow that returns the names it does not list (sorted)
+// instead of failing.
+func (m *Marketplace) NarrowKeep(names []string) ([]Entry, []string) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
@@ -184,13 +194,10 @@ func (m *Marketplace) Narrow(names []string) ([]Entry, error) {
 			delete(want, e.Name)
 		}
 	}
-	if len(want) > 0 {
-		missing := make([]string, 0, len(want))
-		for n := range want {
-			missing = append(missing, n)
-		}
-		sort.Strings(missing)
-		return nil, plugind.Errorf(plugind.CodeNotFound, "marketplace %s lists no plugin named %s", m.label(), strings.Join(quoteAll(missing), ", "))
+	missing := make([]string, 0, len(want))
+	for n := range want {
+		missing = append(missing, n)
 	}
-	return out, nil
+	sort.Strings(missing)
+	return out, missing
 }

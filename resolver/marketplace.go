@@ -94,14 +94,25 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, m.Warnings...)
+	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha}
+	if st.repo != nil {
+		f.Market.Repo = st.repo.Source().Key()
+	}
+	if req.DocumentOnly {
+		f.Entries = s.listEntries(st, m)
+		return f, nil
+	}
 	entries := m.Entries
-	if req.Name != "" {
+	switch {
+	case req.Name != "":
 		e, err := m.Select(req.Name)
 		if err != nil {
 			return nil, err
 		}
 		entries = []marketplace.Entry{*e}
-	} else if len(req.Names) > 0 {
+	case len(req.Names) > 0 && req.KeepMissing:
+		entries, f.Missing = m.NarrowKeep(req.Names)
+	case len(req.Names) > 0:
 		entries, err = m.Narrow(req.Names)
 		if err != nil {
 			return nil, err
@@ -153,6 +164,29 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	sort.Strings(f.Snapshots)
 	return f, nil
+}
+
+// listEntries describes every entry of m without fetching any.
+func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
+	out := make([]Entry, 0, len(m.Entries))
+	for _, e := range m.Entries {
+		it := Entry{Name: e.Name, Kind: string(e.Kind), Status: string(e.Status), Reason: e.Reason, Version: e.Version, Description: e.Description}
+		if e.Status == marketplace.StatusReady {
+			switch {
+			case e.Kind == marketplace.KindRelative && st.repo != nil:
+				src := st.repo.Source()
+				it.Commit = st.sha
+				it.Source = src.Recorded(st.sha, joinSlash(st.base, e.Path))
+			case e.Kind == marketplace.KindRelative:
+				it.Source = filepath.Join(st.dir, filepath.FromSlash(e.Path))
+			case e.SHA != "":
+				it.Commit = e.SHA
+				it.Source = e.Remote.Recorded(e.SHA, e.Path)
+			}
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // classify reads what an entry needs: nothing (a relative folder of the

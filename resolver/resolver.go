@@ -25,9 +25,16 @@ import (
 type Request struct {
 	Source source.Source
 	Name   string // selects one marketplace entry (an error when it cannot be planned)
-	// Names narrows a marketplace to these entries (each must exist; they
-	// are planned as in a bulk plan).
-	Names         []string
+	// Names narrows a marketplace to these entries (each must exist, unless
+	// KeepMissing; they are planned as in a bulk plan).
+	Names []string
+	// KeepMissing lists names the marketplace no longer has in
+	// Fetched.Missing instead of failing (update: a vanished entry keeps
+	// its installed copy).
+	KeepMissing bool
+	// DocumentOnly reads a marketplace's document and lists its entries
+	// (Fetched.Entries) without fetching any of them.
+	DocumentOnly  bool
 	Link          bool
 	Offline       bool
 	AllowUnpinned bool
@@ -54,10 +61,43 @@ type Fetched struct {
 	Subdir     string
 	Transport  string // how content arrived: "git", "archive", "store" (already there), "mirror"
 	Candidates []Candidate
-	Warnings   []string
+	// Market describes the marketplace a marketplace source is (nil for a
+	// single plugin).
+	Market *Market
+	// Entries lists a marketplace's entries (DocumentOnly).
+	Entries []Entry
+	// Missing are the names of Request.Names the marketplace does not list
+	// (KeepMissing).
+	Missing  []string
+	Warnings []string
 	// Snapshots are the store digests the candidates are read from, so a
 	// live plan keeps them from garbage collection.
 	Snapshots []string
+}
+
+// Market is a marketplace document as read: its name and where it was read.
+type Market struct {
+	Name        string // the document's "name"
+	Description string
+	Source      string // canonical source of the marketplace
+	Repo        string // its repository's key, when remote
+	Commit      string // the commit it was read at, when remote
+}
+
+// Entry is one marketplace entry as the document lists it (DocumentOnly):
+// where it points, without fetching it.
+type Entry struct {
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Status      string `json:"status"` // ready, skipped, error
+	Reason      string `json:"reason,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Source is what an install would record for it when the document pins
+	// it (a relative entry at the marketplace's commit, or a sha pin); ""
+	// when it is resolved only at plan time.
+	Source string `json:"source,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Candidate is one plugin tree a source offers.

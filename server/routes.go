@@ -29,6 +29,12 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE /plugins/{name}", s.remove)
 	mux.HandleFunc("GET /plugins/{name}/export", s.export)
 	mux.HandleFunc("POST /extensions/reload", s.reload)
+	mux.HandleFunc("POST /plugins/update", s.update)
+	mux.HandleFunc("GET /plugins/available", s.available)
+	mux.HandleFunc("GET /marketplaces", s.listMarketplaces)
+	mux.HandleFunc("POST /marketplaces", s.addMarketplace)
+	mux.HandleFunc("POST /marketplaces/{name}/update", s.updateMarketplace)
+	mux.HandleFunc("DELETE /marketplaces/{name}", s.removeMarketplace)
 	return mux
 }
 

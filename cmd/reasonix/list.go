@@ -12,12 +12,23 @@ import (
 )
 
 func (m *Main) listCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, available bool
+	var market string
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List installed plugins",
+		Use:   "list [--available [--marketplace M]]",
+		Short: "List installed plugins, or what the known marketplaces offer",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if market != "" && !available {
+				return usageError(fmt.Errorf("--marketplace goes with --available"))
+			}
+			if available {
+				_, err := query(cmd.Context(), m, asJSON, func(a *app) (availableList, error) {
+					list, err := a.installer.Available(cmd.Context(), market)
+					return availableList{list}, err
+				}, func(w io.Writer, l availableList) { printAvailable(w, l.Plugins) })
+				return err
+			}
 			_, err := query(cmd.Context(), m, asJSON, func(a *app) (pluginList, error) {
 				infos, err := a.installer.List(cmd.Context())
 				return pluginList{infos}, err
@@ -26,7 +37,43 @@ func (m *Main) listCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer (as last read; `reasonix marketplace update` reads them again)")
+	cmd.Flags().StringVar(&market, "marketplace", "", "with --available: one known marketplace")
 	return cmd
+}
+
+// availableList is the JSON of `list --available --json`.
+type availableList struct {
+	Plugins []installer.Available `json:"plugins"`
+}
+
+func printAvailable(w io.Writer, list []installer.Available) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "The known marketplaces offer nothing (add one with: reasonix marketplace add SOURCE).")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME	MARKETPLACE	STATE	COMMIT	DESCRIPTION")
+	for _, a := range list {
+		state := a.Status
+		switch {
+		case a.UpdateAvailable:
+			state = "update available"
+		case a.Installed:
+			state = "installed"
+		case a.Status == "ready":
+			state = "available"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(a.Name), safeText(a.Marketplace), state, dash(commitOrEmpty(a.Commit)), safeLine(a.Description, 60))
+	}
+	tw.Flush()
+}
+
+func commitOrEmpty(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // pluginList is the JSON of `list --json` and GET /plugins.

@@ -10,34 +10,61 @@ import (
 
 func (m *Main) updateCommand() *cobra.Command {
 	var ap installer.Approval
-	var offline bool
+	var ur installer.UpdateRequest
+	var req installer.Request
 	cmd := &cobra.Command{
-		Use:   "update NAME (--dry-run | --yes)",
-		Short: "Re-plan an installed plugin from its recorded source, and with --yes apply it",
-		Long: `Update re-plans NAME from the source recorded when it was installed.
+		Use:   "update NAME… | --all [--marketplace M] (--dry-run | --yes)",
+		Short: "Plan, and with --yes apply, updates of installed plugins",
+		Long: `Update moves installed plugins to what their sources name now, in one plan with one planId.
 
-A source pinned to a commit (every plugin installed from a marketplace is) keeps that commit:
-re-plan the marketplace to move it. A branch-tracking source (git:github.com/OWNER/REPO,
-https://github.com/OWNER/REPO, .../tree/BRANCH/PATH) moves to the branch's head, and the plan
-shows the old and the new commit. An unchanged branch costs one conditional request.`,
-		Args: cobra.ExactArgs(1),
+A plugin that came from a marketplace follows it: the marketplace is read again at its branch
+head (one conditional request when it has not moved; --offline reads its cached document), and
+the plugin moves to its entry's current pin — the entry's new sha, or the marketplace's new
+commit for a plugin that lives in the marketplace itself. Never to an unpinned head: an entry
+that lost its pin, or vanished, keeps the installed copy, with a warning. Any other plugin
+follows its recorded source: a commit stays, a branch moves to its head.
+
+Every move shows where it moves from and what it changes — skills, commands, agents, hooks, MCP
+servers, runtime, credential references — and one that adds a hook, an MCP server, a runtime or
+a credential reference is riskier than what is installed. --yes --plan-id ID applies exactly
+the plan that was shown.`,
+		Example: `  reasonix plugin update hello --dry-run
+  reasonix plugin update --all --dry-run
+  reasonix plugin update --all --marketplace acme --yes --plan-id medium:sha256:…`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ap.DryRun && ap.Yes {
 				return usageError(errors.New("--dry-run and --yes exclude each other"))
 			}
+			if ap.PlanID != "" && !ap.Yes {
+				return usageError(errors.New("--plan-id goes with --yes"))
+			}
 			if !ap.DryRun && !ap.Yes {
 				return usageError(installer.ErrNeedsApproval)
 			}
-			offline = offline || m.Getenv("REASONIX_OFFLINE") == "1"
+			switch {
+			case ur.All && len(args) > 0:
+				return usageError(errors.New("name plugins or give --all, not both"))
+			case !ur.All && len(args) == 0:
+				return usageError(errors.New("name the plugins to update, or give --all"))
+			case ur.Marketplace != "" && !ur.All:
+				return usageError(errors.New("--marketplace goes with --all"))
+			}
+			ur.Names = args
+			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
 			return m.respond(cmd.Context(), func(a *app) *installer.Response {
-				resp, _ := a.installer.Update(cmd.Context(), args[0], offline, ap)
+				resp, _ := a.installer.Update(cmd.Context(), ur, req, ap)
 				return resp
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&ap.DryRun, "dry-run", false, "plan the update without writing files")
-	f.BoolVar(&ap.Yes, "yes", false, "apply the update")
-	f.BoolVar(&offline, "offline", false, "no network: answer from the cache and store only")
+	f.BoolVarP(&ap.Yes, "yes", "y", false, "apply the update")
+	f.StringVar(&ap.PlanID, "plan-id", "", "with --yes: apply only if the fresh plan has this planId")
+	f.BoolVar(&ur.All, "all", false, "update every installed plugin")
+	f.StringVar(&ur.Marketplace, "marketplace", "", "with --all: only the plugins of this known marketplace")
+	f.BoolVar(&req.Offline, "offline", false, "no network: answer from the cache and store only")
+	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
+	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found")
 	return cmd
 }

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
+)
+
+// marketplaceCommand is `reasonix marketplace …`: the known marketplaces of
+// SPEC §7.
+func (m *Main) marketplaceCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "marketplace",
+		Short: "Add, list, update and remove known marketplaces",
+		Long: `Known marketplaces are the ones plugins are installed from by name (reasonix plugin install
+NAME@MARKET) and that update follows. Installing from a marketplace source makes it known too.`,
+	}
+	var offline bool
+	var asJSON bool
+	add := &cobra.Command{
+		Use:   "add SOURCE",
+		Short: "Read a marketplace and remember it under the name its document gives",
+		Example: `  reasonix marketplace add https://github.com/anthropics/claude-plugins-official
+  reasonix marketplace add https://git.example.com/team/market.git
+  reasonix marketplace add ./my-marketplace`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.MarketplaceUpdate, error) {
+				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
+			}, func(w io.Writer, up *installer.MarketplaceUpdate) {
+				fmt.Fprintf(w, "Known marketplace %s: %s at %s, %d entries\n", safeText(up.Name), safeText(up.Source), commitOrLocal(up.Commit), up.Entries)
+				printWarnings(w, up.Warnings)
+			})
+			return err
+		},
+	}
+	add.Flags().BoolVar(&offline, "offline", false, "no network: read it from the cache")
+	list := &cobra.Command{
+		Use: "list", Short: "List the known marketplaces", Args: cobra.NoArgs,
+		Aliases: []string{"ls"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketList, error) {
+				ms, err := a.installer.Marketplaces(cmd.Context())
+				return marketList{ms}, err
+			}, func(w io.Writer, l marketList) { printMarkets(w, l.Marketplaces, time.Now()) })
+			return err
+		},
+	}
+	update := &cobra.Command{
+		Use:   "update [NAME]",
+		Short: "Read the known marketplaces (or one) again at their branch heads",
+		Long:  "An unchanged branch costs one conditional request; --offline reads the cached documents.",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketUpdates, error) {
+				ups, err := a.installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
+				return marketUpdates{ups}, err
+			}, func(w io.Writer, l marketUpdates) {
+				for _, up := range l.Updated {
+					state := "unchanged"
+					if up.Changed {
+						state = fmt.Sprintf("%s → %s", commitOrLocal(up.Previous), commitOrLocal(up.Commit))
+					}
+					fmt.Fprintf(w, "%s: %s (%d entries)\n", safeText(up.Name), state, up.Entries)
+					printWarnings(w, up.Warnings)
+				}
+			})
+			return err
+		},
+	}
+	update.Flags().BoolVar(&offline, "offline", false, "no network: read the cached documents")
+	var force bool
+	remove := &cobra.Command{
+		Use:     "remove NAME",
+		Aliases: []string{"rm"},
+		Short:   "Forget a known marketplace",
+		Long: `Forget a known marketplace. Refused while installed plugins came from it, unless --force, which
+keeps them installed, unlinked from it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketRemoval, error) {
+				k, users, err := a.installer.RemoveMarketplace(cmd.Context(), args[0], force)
+				if err != nil {
+					return marketRemoval{}, err
+				}
+				return marketRemoval{Removed: *k, Unlinked: nonNilStrings(users)}, nil
+			}, func(w io.Writer, r marketRemoval) {
+				fmt.Fprintf(w, "Removed marketplace %s (%s)\n", safeText(r.Removed.Name), safeText(r.Removed.Source))
+				if len(r.Unlinked) > 0 {
+					fmt.Fprintf(w, "Still installed, no longer linked to it: %s\n", safeText(strings.Join(r.Unlinked, ", ")))
+				}
+			})
+			return err
+		},
+	}
+	remove.Flags().BoolVar(&force, "force", false, "remove it even though installed plugins came from it (they stay installed)")
+	for _, c := range []*cobra.Command{add, list, update, remove} {
+		c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	}
+	root.AddCommand(add, list, update, remove)
+	return root
+}
+
+type marketList struct {
+	Marketplaces []installer.KnownMarketplace `json:"marketplaces"`
+}
+
+type marketUpdates struct {
+	Updated []installer.MarketplaceUpdate `json:"marketplaces"`
+}
+
+type marketRemoval struct {
+	Removed  installer.KnownMarketplace `json:"removed"`
+	Unlinked []string                   `json:"unlinked"`
+}
+
+func printMarkets(w io.Writer, ms []installer.KnownMarketplace, now time.Time) {
+	if len(ms) == 0 {
+		fmt.Fprintln(w, "No known marketplaces. Add one with: reasonix marketplace add SOURCE")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCOMMIT\tREAD\tSOURCE")
+	for _, k := range ms {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(k.Name), commitOrLocal(k.Commit), ago(now, k.ReadAt), safeText(k.Source))
+	}
+	tw.Flush()
+}
+
+func commitOrLocal(sha string) string {
+	if sha == "" {
+		return "(local)"
+	}
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+func printWarnings(w io.Writer, ws []string) {
+	for _, x := range ws {
+		fmt.Fprintf(w, "warning: %s\n", safeLine(x, 300))
+	}
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,232 @@
+package installer
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+)
+
+// Previous is what an update action moves from (SPEC §9).
+type Previous struct {
+	Commit        string `json:"commit,omitempty"`
+	ContentDigest string `json:"contentDigest,omitempty"`
+	Version       string `json:"version,omitempty"`
+	Risk          Risk   `json:"risk,omitempty"`
+}
+
+// Diff is what an update changes in what a plugin contributes: the review
+// that approving the update approves (its planId covers it).
+type Diff struct {
+	Added   []Change `json:"added"`
+	Removed []Change `json:"removed"`
+	Changed []Change `json:"changed"`
+	// Summary says it in words, one line each: "adds hook PreToolUse Bash
+	// → scripts/guard.sh".
+	Summary []string `json:"summary"`
+}
+
+// Change is one contribution added, removed or changed.
+type Change struct {
+	Kind   string `json:"kind"` // skill, command, agent, hook, mcpServer, runtime, env
+	Name   string `json:"name"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Kinds of changes.
+const (
+	ChangeSkill   = "skill"
+	ChangeCommand = "command"
+	ChangeAgent   = "agent"
+	ChangeHook    = "hook"
+	ChangeMCP     = "mcpServer"
+	ChangeRuntime = "runtime"
+	ChangeEnv     = "env"
+)
+
+// Empty reports whether nothing changes.
+func (d *Diff) Empty() bool {
+	return d == nil || len(d.Added)+len(d.Removed)+len(d.Changed) == 0
+}
+
+// raisesRisk reports whether the diff adds something that runs code or
+// reads a credential: a hook that runs a command, an MCP server, a runtime,
+// or a new environment reference.
+func (d *Diff) raisesRisk() bool {
+	for _, c := range d.Added {
+		switch c.Kind {
+		case ChangeHook, ChangeMCP, ChangeRuntime, ChangeEnv:
+			return true
+		}
+	}
+	for _, c := range d.Changed {
+		if c.Kind == ChangeRuntime || c.Kind == ChangeMCP || c.Kind == ChangeHook {
+			return true
+		}
+	}
+	return false
+}
+
+// item is one contribution, keyed for comparison.
+type item struct {
+	kind, key, name, detail string
+}
+
+// diffInventories compares what the installed copy contributes with what
+// the update would.
+func diffInventories(old, new Inventory) *Diff {
+	before, after := itemsOf(old), itemsOf(new)
+	d := &Diff{Added: []Change{}, Removed: []Change{}, Changed: []Change{}, Summary: []string{}}
+	keys := map[string]bool{}
+	for k := range before {
+		keys[k] = true
+	}
+	for k := range after {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		b, inBefore := before[k]
+		a, inAfter := after[k]
+		switch {
+		case !inBefore:
+			d.Added = append(d.Added, Change{Kind: a.kind, Name: a.name, Detail: a.detail})
+			d.Summary = append(d.Summary, "adds "+describe(a))
+		case !inAfter:
+			d.Removed = append(d.Removed, Change{Kind: b.kind, Name: b.name, Detail: b.detail})
+			d.Summary = append(d.Summary, "removes "+describe(b))
+		case a.detail != b.detail:
+			d.Changed = append(d.Changed, Change{Kind: a.kind, Name: a.name, Detail: b.detail + " → " + a.detail})
+			d.Summary = append(d.Summary, fmt.Sprintf("changes %s: %s → %s", kindWord(a.kind)+" "+a.name, b.detail, a.detail))
+		}
+	}
+	return d
+}
+
+func describe(it item) string {
+	s := kindWord(it.kind) + " " + it.name
+	if it.detail != "" && it.kind != ChangeSkill && it.kind != ChangeCommand && it.kind != ChangeAgent {
+		s += " → " + it.detail
+	}
+	return s
+}
+
+func kindWord(kind string) string {
+	switch kind {
+	case ChangeMCP:
+		return "MCP server"
+	case ChangeEnv:
+		return "credential reference"
+	}
+	return kind
+}
+
+// itemsOf lists an inventory's contributions. Skills, commands, agents and
+// MCP servers are keyed by name; hooks by event, matcher and what they run
+// (a hook has no name: a changed command is one removed and one added); the
+// runtime by itself; environment references by variable name.
+func itemsOf(inv Inventory) map[string]item {
+	out := map[string]item{}
+	add := func(it item) { out[it.kind+"\x00"+it.key] = it }
+	for _, s := range inv.Skills {
+		add(item{ChangeSkill, s.Name, s.Invocation, s.Description})
+	}
+	for _, c := range inv.Commands {
+		add(item{ChangeCommand, c.Name, c.Invocation, c.Description})
+	}
+	for _, a := range inv.Agents {
+		add(item{ChangeAgent, a.Name, a.Invocation, a.Description})
+	}
+	envs := map[string]bool{}
+	for _, h := range inv.Hooks {
+		run := h.Command
+		if len(h.Args) > 0 {
+			run += " " + strings.Join(h.Args, " ")
+		}
+		if h.ContextFile != "" {
+			run = "context " + h.ContextFile
+		}
+		name := h.Event
+		if h.Matcher != "" {
+			name += " " + h.Matcher
+		}
+		add(item{ChangeHook, name + "\x00" + run, name, run})
+		refsOf(envs, h.Env, run)
+	}
+	for _, m := range inv.MCPServers {
+		target := m.Transport + " " + m.Command
+		if len(m.Args) > 0 {
+			target += " " + strings.Join(m.Args, " ")
+		}
+		if m.URL != "" {
+			target = m.Transport + " " + m.URL
+		}
+		add(item{ChangeMCP, m.Name, m.Name, strings.TrimSpace(target)})
+		refsOf(envs, m.Env, strings.Join(append(append([]string{m.URL}, m.Args...), mapValues(m.Headers)...), " "))
+		refsOf(envs, m.Headers, "")
+	}
+	if r := inv.Runtime; r != nil {
+		add(item{ChangeRuntime, "runtime", "runtime", strings.TrimSpace(r.Command + " " + strings.Join(r.Args, " "))})
+		refsOf(envs, r.Env, strings.Join(r.Args, " "))
+	}
+	for e := range envs {
+		add(item{ChangeEnv, e, e, ""})
+	}
+	return out
+}
+
+var envRefRE = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
+
+// refsOf collects the environment variables a contribution reads: its env
+// keys and the ${VAR} references in its text.
+func refsOf(into map[string]bool, env map[string]string, text string) {
+	for k, v := range env {
+		into[k] = true
+		text += " " + v
+	}
+	for _, m := range envRefRE.FindAllStringSubmatch(text, -1) {
+		name := m[1] + m[2]
+		if !hostVar(name) {
+			into[name] = true
+		}
+	}
+}
+
+func hostVar(name string) bool {
+	switch name {
+	case "REASONIX_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "REASONIX_PLUGIN_NAME", "REASONIX_PLUGIN_VERSION", "REASONIX_HOME", "REASONIX_WORKSPACE_ROOT", "CLAUDE_PROJECT_DIR":
+		return true
+	}
+	return false
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// updateRisk is the risk of an update: what the new version can do, and one
+// level above what the installed one could when the update adds something
+// that runs code or reads a credential — approving it approves more power.
+func updateRisk(newRisk, oldRisk Risk, d *Diff) Risk {
+	r := newRisk
+	if d.raisesRisk() {
+		bumped := RiskMedium
+		if riskRank[oldRisk] >= riskRank[RiskMedium] {
+			bumped = RiskHigh
+		}
+		if riskRank[bumped] > riskRank[r] {
+			r = bumped
+		}
+	}
+	return r
+}
+

@@ -1,0 +1,285 @@
+package installer
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// MarketplaceUpdate is what marketplace add and update did to one known
+// marketplace.
+type MarketplaceUpdate struct {
+	KnownMarketplace
+	// Previous is the commit it was read at before ("" when just added or
+	// local).
+	Previous string `json:"previousCommit,omitempty"`
+	Changed  bool   `json:"changed"`
+	Entries  int    `json:"entries"`
+	Warnings []string `json:"warnings"`
+}
+
+// readMarketplace reads the document of a marketplace source (its branch
+// head, or the commit it names), without fetching any entry.
+func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, offline bool) (*resolver.Fetched, error) {
+	s, err := source.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	if s.Kind == source.MarketEntry {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s names a plugin of a marketplace; give the marketplace's source", src)
+	}
+	if subdir != "" {
+		s = s.WithSubdir(subdir)
+	}
+	f, err := in.sources.Resolve(ctx, resolver.Request{Source: s, DocumentOnly: true, Offline: offline})
+	if err != nil {
+		return nil, err
+	}
+	if f.Market == nil {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is a plugin, not a marketplace (no .claude-plugin/marketplace.json or .agents/plugins/marketplace.json at its root)", src)
+	}
+	if err := plugind.ValidateName(f.Market.Name); err != nil {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "marketplace %s has no usable \"name\": %v", src, err)
+	}
+	return f, nil
+}
+
+// AddMarketplace reads the marketplace at src and records it as known
+// (SPEC §7), under the name its document gives. A name already known from
+// another source is a conflict; the same source is read again.
+func (in *Installer) AddMarketplace(ctx context.Context, src string, offline bool) (*MarketplaceUpdate, error) {
+	f, err := in.readMarketplace(ctx, src, "", offline)
+	if err != nil {
+		return nil, err
+	}
+	return in.recordMarket(ctx, f.Market, recordedSubdir(f), len(f.Entries), f.Warnings)
+}
+
+// recordedSubdir is the folder to record beside a marketplace's source: on
+// GitHub its tree URL holds it already.
+func recordedSubdir(f *resolver.Fetched) string {
+	if f.Kind == resolver.KindMarketplace && f.Repo != "" && !isGitHubKey(f.Repo) {
+		return f.Subdir
+	}
+	return ""
+}
+
+func isGitHubKey(key string) bool {
+	return len(key) > len(source.GitHubHost) && key[:len(source.GitHubHost)+1] == source.GitHubHost+"/"
+}
+
+// recordMarket writes a marketplace that was just read into
+// marketplaces.json, under the home lock.
+func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdir string, entries int, warnings []string) (*MarketplaceUpdate, error) {
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	if err != nil {
+		return nil, err
+	}
+	now := in.now().UTC()
+	up := &MarketplaceUpdate{Entries: entries, Warnings: nonNil(warnings)}
+	k, ok := known.Find(m.Name)
+	switch {
+	case ok && (k.Source != m.Source || k.Subdir != subdir):
+		return nil, plugind.Errorf(plugind.CodeConflict, "a marketplace named %q is already known, from %s; remove it first (reasonix marketplace remove %s)", m.Name, k.Source, m.Name)
+	case ok:
+		up.Previous, up.Changed = k.Commit, k.Commit != m.Commit
+		k.Commit, k.ReadAt, k.Description = m.Commit, now, m.Description
+		up.KnownMarketplace = *k
+	default:
+		up.Changed = true
+		nk := KnownMarketplace{Name: m.Name, Source: m.Source, Subdir: subdir, Description: m.Description, Commit: m.Commit, ReadAt: now, AddedAt: now}
+		known.Marketplaces = append(known.Marketplaces, nk)
+		up.KnownMarketplace = nk
+	}
+	if err := known.Save(in.home.MarketplacesPath()); err != nil {
+		return nil, err
+	}
+	return up, nil
+}
+
+// Marketplaces lists the known marketplaces.
+func (in *Installer) Marketplaces(context.Context) ([]KnownMarketplace, error) {
+	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	if err != nil {
+		return nil, err
+	}
+	return nonNil(known.Marketplaces), nil
+}
+
+// knownMarketplace returns the marketplace named name.
+func (in *Installer) knownMarketplace(name string) (*KnownMarketplace, error) {
+	if err := plugind.ValidateName(name); err != nil {
+		return nil, err
+	}
+	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	if err != nil {
+		return nil, err
+	}
+	k, ok := known.Find(name)
+	if !ok {
+		names := make([]string, 0, len(known.Marketplaces))
+		for _, m := range known.Marketplaces {
+			names = append(names, m.Name)
+		}
+		hint := "none is known yet; add one with: reasonix marketplace add SOURCE"
+		if len(names) > 0 {
+			hint = fmt.Sprintf("known: %v", names)
+		}
+		return nil, plugind.Errorf(plugind.CodeNotFound, "no known marketplace is named %q (%s)", name, hint)
+	}
+	return k, nil
+}
+
+// UpdateMarketplaces re-reads every known marketplace (or the one named) at
+// its branch head: an unchanged branch costs one conditional request, and
+// offline the cached document answers.
+func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offline bool) ([]MarketplaceUpdate, error) {
+	var targets []KnownMarketplace
+	if name != "" {
+		k, err := in.knownMarketplace(name)
+		if err != nil {
+			return nil, err
+		}
+		targets = []KnownMarketplace{*k}
+	} else {
+		all, err := in.Marketplaces(ctx)
+		if err != nil {
+			return nil, err
+		}
+		targets = all
+	}
+	out := make([]MarketplaceUpdate, 0, len(targets))
+	for _, k := range targets {
+		f, err := in.readMarketplace(ctx, k.Source, k.Subdir, offline)
+		if err != nil {
+			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
+		}
+		if f.Market.Name != k.Name {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("its document now calls itself %q; it stays known as %q", f.Market.Name, k.Name))
+			f.Market.Name = k.Name
+		}
+		up, err := in.recordMarket(ctx, f.Market, k.Subdir, len(f.Entries), f.Warnings)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *up)
+	}
+	return out, nil
+}
+
+// RemoveMarketplace forgets a known marketplace. Installed plugins that came
+// from it keep it from being removed, unless force: then they stay
+// installed, unlinked from it (they keep their pinned sources; update
+// keeps them where they are).
+func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force bool) (*KnownMarketplace, []string, error) {
+	if err := plugind.ValidateName(name); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	k, ok := known.Find(name)
+	if !ok {
+		return nil, nil, plugind.Errorf(plugind.CodeNotFound, "no known marketplace is named %q", name)
+	}
+	removed := *k
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, nil, err
+	}
+	var users []string
+	for _, e := range reg.Plugins {
+		if e.MarketplaceName == name {
+			users = append(users, e.Name)
+		}
+	}
+	sort.Strings(users)
+	if len(users) > 0 && !force {
+		return nil, users, plugind.Errorf(plugind.CodeConflict, "marketplace %q is where %d installed plugins came from (%v); remove them first, or rerun with --force to keep them installed, unlinked from it", name, len(users), users)
+	}
+	if len(users) > 0 {
+		for i := range reg.Plugins {
+			if reg.Plugins[i].MarketplaceName == name {
+				reg.Plugins[i].MarketplaceName, reg.Plugins[i].Marketplace = "", ""
+			}
+		}
+		if err := reg.Save(in.home.RegistryPath()); err != nil {
+			return nil, nil, err
+		}
+	}
+	known.Delete(name)
+	if err := known.Save(in.home.MarketplacesPath()); err != nil {
+		return nil, nil, err
+	}
+	return &removed, users, nil
+}
+
+// Available is one entry a known marketplace offers, with what is
+// installed of it.
+type Available struct {
+	Marketplace string `json:"marketplace"`
+	resolver.Entry
+	Installed       bool   `json:"installed"`
+	InstalledCommit string `json:"installedCommit,omitempty"`
+	UpdateAvailable bool   `json:"updateAvailable"`
+}
+
+// Available lists what the known marketplaces (or the one named) offer, as
+// last read (no network: update the marketplaces to see newer pins).
+func (in *Installer) Available(ctx context.Context, name string) ([]Available, error) {
+	var targets []KnownMarketplace
+	if name != "" {
+		k, err := in.knownMarketplace(name)
+		if err != nil {
+			return nil, err
+		}
+		targets = []KnownMarketplace{*k}
+	} else {
+		all, err := in.Marketplaces(ctx)
+		if err != nil {
+			return nil, err
+		}
+		targets = all
+	}
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	out := []Available{}
+	for _, k := range targets {
+		src := k.Source
+		if k.Commit != "" {
+			if s, err := source.Parse(k.Source); err == nil && s.IsRemote() {
+				src = s.At(k.Commit).String()
+			}
+		}
+		f, err := in.readMarketplace(ctx, src, k.Subdir, true)
+		if err != nil {
+			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
+		}
+		for _, e := range f.Entries {
+			a := Available{Marketplace: k.Name, Entry: e}
+			if inst, ok := reg.Find(e.Name); ok && inst.MarketplaceName == k.Name {
+				a.Installed, a.InstalledCommit = true, inst.Commit
+				a.UpdateAvailable = e.Commit != "" && inst.Commit != "" && e.Commit != inst.Commit
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}

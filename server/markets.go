@@ -1,0 +1,148 @@
+package server
+
+import (
+	"net/http"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
+)
+
+// Routes of SPEC §12 for updates and known marketplaces (SPEC §7).
+
+// POST /plugins/update {names? | name? | all: true, marketplace?, offline?,
+// allowUnpinned?, refresh?}: the update plan, as `plugin update --dry-run`
+// prints it, stored by planId; POST /plugins/install {planId} applies it.
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Name          string   `json:"name"`
+		Names         []string `json:"names"`
+		All           bool     `json:"all"`
+		Marketplace   string   `json:"marketplace"`
+		Offline       bool     `json:"offline"`
+		AllowUnpinned bool     `json:"allowUnpinned"`
+		Refresh       bool     `json:"refresh"`
+	}
+	if !s.decode(w, r, &body) {
+		return
+	}
+	ur := installer.UpdateRequest{Names: body.Names, All: body.All, Marketplace: body.Marketplace}
+	if body.Name != "" {
+		ur.Names = append(ur.Names, body.Name)
+	}
+	switch {
+	case ur.All && len(ur.Names) > 0:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, `give "name"/"names" or "all", not both`)
+		return
+	case !ur.All && len(ur.Names) == 0:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, `"name", "names" or "all": true is required`)
+		return
+	case ur.Marketplace != "" && !ur.All:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, `"marketplace" goes with "all": true`)
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	resp, err := s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh}, installer.Approval{DryRun: true})
+	s.respond(w, r, resp, err)
+}
+
+// GET /marketplaces: the known marketplaces.
+func (s *Server) listMarketplaces(w http.ResponseWriter, r *http.Request) {
+	ms, err := s.in.Marketplaces(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"marketplaces": ms})
+}
+
+// POST /marketplaces {source, offline?}: read a marketplace and make it
+// known.
+func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Source  string `json:"source"`
+		Offline bool   `json:"offline"`
+	}
+	if !s.decode(w, r, &body) {
+		return
+	}
+	if err := checkSource(body.Source); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	up, err := s.in.AddMarketplace(ctx, body.Source, body.Offline)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "marketplace": up})
+}
+
+// POST /marketplaces/{name}/update {offline?}: read it again at its branch
+// head.
+func (s *Server) updateMarketplace(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := plugind.ValidateName(name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var body struct {
+		Offline bool `json:"offline"`
+	}
+	if r.ContentLength != 0 && !s.decode(w, r, &body) {
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	ups, err := s.in.UpdateMarketplaces(ctx, name, body.Offline)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "marketplaces": ups})
+}
+
+// DELETE /marketplaces/{name}[?force=true]: forget it; refused (409) while
+// installed plugins came from it, unless force.
+func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := plugind.ValidateName(name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	force := false
+	switch v := r.URL.Query().Get("force"); v {
+	case "", "false", "0":
+	case "true", "1":
+		force = true
+	default:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "force=%q: want true or false", v)
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	k, users, err := s.in.RemoveMarketplace(ctx, name, force)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if users == nil {
+		users = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": k, "unlinked": users})
+}
+
+// GET /plugins/available[?marketplace=NAME]: what the known marketplaces
+// offer, as last read, with installed and update-available marks (the JSON
+// of `plugin list --available --json`).
+func (s *Server) available(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("marketplace")
+	list, err := s.in.Available(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"plugins": list})
+}
