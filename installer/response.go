@@ -128,11 +128,11 @@ type Action struct {
 	Description    string `json:"description,omitempty"`
 	Risk           Risk   `json:"risk,omitempty"`
 	Inventory
-	Warnings    []string `json:"warnings"`
-	Err         error    `json:"-"`
-	Link        bool     `json:"link,omitempty"`
-	Marketplace     string `json:"marketplace,omitempty"`
-	MarketplaceName string `json:"marketplaceName,omitempty"`
+	Warnings        []string `json:"warnings"`
+	Err             error    `json:"-"`
+	Link            bool     `json:"link,omitempty"`
+	Marketplace     string   `json:"marketplace,omitempty"`
+	MarketplaceName string   `json:"marketplaceName,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
 	Subdir string `json:"subdir,omitempty"`
 	// Previous and Diff describe what an update moves from and what it

@@ -303,7 +303,6 @@ func short(sha string) string {
 	return sha
 }
 
-
 // describeSource names a recorded source in messages: its repository and
 // ref for a remote one.
 func describeSource(src string) string {

@@ -210,7 +210,7 @@ func (s *stripper) execHook(hook, cmd, arr *node) {
 	s.changed = true
 }
 
-// bashQuote single-quotes s for bash ('' for an empty piece between two
+// bashQuote single-quotes s for bash (” for an empty piece between two
 // credentials stays empty, so "x${A}y" pieces concatenate).
 func bashQuote(s string) string {
 	if s == "" {
