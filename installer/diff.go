@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-
 )
 
 // Previous is what an update action moves from (SPEC §9).
@@ -229,4 +228,3 @@ func updateRisk(newRisk, oldRisk Risk, d *Diff) Risk {
 	}
 	return r
 }
-

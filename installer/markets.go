@@ -16,9 +16,9 @@ type MarketplaceUpdate struct {
 	KnownMarketplace
 	// Previous is the commit it was read at before ("" when just added or
 	// local).
-	Previous string `json:"previousCommit,omitempty"`
-	Changed  bool   `json:"changed"`
-	Entries  int    `json:"entries"`
+	Previous string   `json:"previousCommit,omitempty"`
+	Changed  bool     `json:"changed"`
+	Entries  int      `json:"entries"`
 	Warnings []string `json:"warnings"`
 }
 

@@ -27,6 +27,8 @@ type remoteEnv struct {
 }
 
 type remoteOpts struct {
+	// plain, when set, serves git.example.test (a plain git host).
+	plain   *fakegithub.Server
 	gitOff  bool
 	timeout time.Duration
 	home    string
@@ -53,7 +55,11 @@ func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv 
 	}
 	// Any other host goes to a closed loopback port: nothing here may
 	// reach the internet.
-	rw, _ := host.ParseRewrite("https://=http://127.0.0.1:1/")
+	rules := "https://=http://127.0.0.1:1/"
+	if o.plain != nil {
+		rules = "https://git.example.test/=" + o.plain.URL + "/ " + rules
+	}
+	rw, _ := host.ParseRewrite(rules)
 	hosts, err := resolver.NewHosts(resolver.HostConfig{
 		GitHubURL: gh.URL, APIURL: gh.APIURL, GitOff: o.gitOff, Rewrite: rw,
 		Net: host.NetConfig{Timeout: o.timeout, MaxRetryAfter: 2 * time.Second},
