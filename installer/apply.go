@@ -48,6 +48,12 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	resp := p.Response()
+	if ap.Yes && resp.Status == StatusUpToDate {
+		// Nothing to apply; leftovers of a crashed run still go.
+		if err := in.Sweep(ctx); err != nil {
+			resp.Warnings = append(resp.Warnings, "leftovers under plugins/ were not swept: "+err.Error())
+		}
+	}
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
 		return resp, responseErr(resp)
 	}

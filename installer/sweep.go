@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,4 +63,21 @@ func sameAsAny(p string, infos []os.FileInfo) bool {
 		}
 	}
 	return false
+}
+
+// Sweep takes the home lock and sweeps leftovers: what an approved command
+// (--yes) that finds nothing to apply still does, so a home a crashed
+// process left untidy converges on the next run.
+func (in *Installer) Sweep(ctx context.Context) error {
+	unlock, err := in.lockHome(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return err
+	}
+	in.sweepOrphans(reg)
+	return nil
 }

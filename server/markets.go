@@ -104,8 +104,8 @@ func (s *Server) updateMarketplace(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "marketplaces": ups})
 }
 
-// DELETE /marketplaces/{name}[?force=true]: forget it; refused (409) while
-// installed plugins came from it, unless force.
+// DELETE /marketplaces/{name}[?force=true]: forget it; refused while
+// installed plugins came from it (422 install.conflict), unless force.
 func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := plugind.ValidateName(name); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/fakegithub"
 )
 
 type registryFile struct {
@@ -15,6 +16,7 @@ type registryFile struct {
 		Name          string `json:"name"`
 		Root          string `json:"root"`
 		Version       string `json:"version"`
+		Commit        string `json:"commit"`
 		ContentDigest string `json:"contentDigest"`
 	} `json:"plugins"`
 }
@@ -142,4 +144,71 @@ func checkConsistent(t *testing.T, home string, replace bool, step string) {
 		}
 	}
 	assertRootDigest(t, e.Root, e.ContentDigest)
+}
+
+// TestUpdateAllCrashAtEveryStep kills `plugin update --all --yes` (SIGKILL)
+// at each step of apply and publication: every plugin is either wholly at
+// its old commit or wholly at its new one (the registry rename is the one
+// commit point), its root holds exactly what the registry records, and the
+// next run converges with no leftovers.
+func TestUpdateAllCrashAtEveryStep(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{"before-staging", "after-staging", "after-swap", "after-registry"} {
+		t.Run(step, func(t *testing.T) {
+			t.Parallel()
+			gh := fakegithub.New(t)
+			repo := gh.CreateRepo("acme", "market")
+			files := func(v string) map[string]string {
+				out := map[string]string{".claude-plugin/marketplace.json": `{"name":"acme","plugins":[{"name":"a","source":"./a"},{"name":"b","source":"./b"},{"name":"c","source":"./c"}]}`}
+				for _, n := range []string{"a", "b", "c"} {
+					out[n+"/.claude-plugin/plugin.json"] = `{"name":"` + n + `","version":"` + v + `"}`
+					out[n+"/skills/s/SKILL.md"] = "---\ndescription: " + n + " " + v + "\n---\n"
+				}
+				return out
+			}
+			old := repo.Commit("main", files("1.0.0"))
+			home, env := t.TempDir(), gh.Env()
+			if r := run(t, home, env, "plugin", "install", "https://github.com/acme/market", "--yes"); r.code != 0 {
+				t.Fatalf("install: %s %s", r.stdout, r.stderr)
+			}
+			moved := repo.Commit("main", files("2.0.0"))
+			r := runBinary(t, home, append([]string{"REASONIX_TEST_CRASHPOINT=" + step}, env...), "plugin", "update", "--all", "--yes")
+			if r.code != -1 {
+				t.Fatalf("process was not killed at %s: code %d, %s %s", step, r.code, r.stdout, r.stderr)
+			}
+			want := old
+			if step == "after-registry" {
+				want = moved
+			}
+			reg := readRegistry(t, home)
+			if len(reg.Plugins) != 3 {
+				t.Fatalf("registry holds %d plugins after a crash at %s", len(reg.Plugins), step)
+			}
+			for _, e := range reg.Plugins {
+				if e.Commit != want {
+					t.Fatalf("crash at %s: %s is at %s, want every plugin at %s", step, e.Name, e.Commit, want)
+				}
+				assertRootDigest(t, e.Root, e.ContentDigest)
+			}
+			r = run(t, home, env, "plugin", "update", "--all", "--yes")
+			if r.code != 0 {
+				t.Fatalf("update after the crash: %d %s %s", r.code, r.stdout, r.stderr)
+			}
+			reg = readRegistry(t, home)
+			roots := map[string]bool{}
+			for _, e := range reg.Plugins {
+				if e.Commit != moved {
+					t.Fatalf("after recovery %s is at %s, want %s", e.Name, e.Commit, moved)
+				}
+				assertRootDigest(t, e.Root, e.ContentDigest)
+				roots[filepath.Base(e.Root)] = true
+			}
+			ents, _ := os.ReadDir(filepath.Join(home, "plugins"))
+			for _, d := range ents {
+				if !roots[d.Name()] {
+					t.Fatalf("plugins/ after recovery holds %s, which the registry does not name", d.Name())
+				}
+			}
+		})
+	}
 }
