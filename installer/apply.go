@@ -93,13 +93,6 @@ func responseErr(r *Response) error {
 	return r.Err
 }
 
-func codeOr(err error, def plugind.Code) plugind.Code {
-	if c := plugind.CodeOf(err); c != "" {
-		return c
-	}
-	return def
-}
-
 // staged is one action copied and verified under plugins/, waiting to be
 // published.
 type staged struct {

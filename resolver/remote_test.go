@@ -80,8 +80,6 @@ func (e *env) resolve(src string, mod ...func(*Request)) (*Fetched, error) {
 
 func offline(r *Request) { r.Offline = true }
 
-func named(n string) func(*Request) { return func(r *Request) { r.Name = n } }
-
 func (e *env) requests() int { return e.gh.Counts().Total + e.plain.Counts().Total }
 
 func (e *env) content() int { return e.gh.Counts().Content() + e.plain.Counts().Content() }
