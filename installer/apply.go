@@ -223,6 +223,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
+			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 		}
 		if old, ok := reg.Find(a.Name); ok {
 			e.Enabled = old.Enabled

@@ -32,7 +32,14 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: name, Implied: name})
+	pkg, err := manifest.Load(e.Root, e.loadOptions())
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", name, err)
+	}
+	// A plugin its marketplace entry described (strict: false, or entry
+	// components) is exported with the manifest that reads it the same way
+	// on its own.
+	entryDoc, ownManifest, err := manifest.EntryDocument(e.Root, e.loadOptions())
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
 	}
@@ -47,7 +54,22 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	info := &ExportInfo{Name: name, RequiredEnv: []string{}, Stripped: []string{}}
 	env := map[string]bool{}
 	zw := zip.NewWriter(w)
+	if ownManifest {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: manifest.ClaudeManifest, Method: zip.Deflate})
+		if err != nil {
+			return nil, err
+		}
+		n, err := in.exportBytes(manifest.ClaudeManifest, entryDoc, fw, info, env)
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %s: %w", name, manifest.ClaudeManifest, err)
+		}
+		info.Files++
+		info.Bytes += n
+	}
 	for _, f := range tree.Files {
+		if ownManifest && f.Path == manifest.ClaudeManifest {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -90,12 +112,18 @@ func (in *Installer) exportFile(f plugind.File, strip bool, w io.Writer, info *E
 	if err != nil {
 		return 0, err
 	}
-	out, vars, changed, err := manifest.StripCredentials(f.Path, data)
+	return in.exportBytes(f.Path, data, w, info, env)
+}
+
+// exportBytes writes one credential-bearing document with its credentials
+// replaced by references.
+func (in *Installer) exportBytes(rel string, data []byte, w io.Writer, info *ExportInfo, env map[string]bool) (int64, error) {
+	out, vars, changed, err := manifest.StripCredentials(rel, data)
 	if err != nil {
 		return 0, err
 	}
 	if changed {
-		info.Stripped = append(info.Stripped, f.Path)
+		info.Stripped = append(info.Stripped, rel)
 	}
 	for _, v := range vars {
 		env[v] = true

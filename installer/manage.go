@@ -80,7 +80,7 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 		Entry: e, Inventory: emptyInventory(), Warnings: []string{}, Problems: []string{},
 	}
 	info.Problems = in.checkRoot(e)
-	if pkg, err := manifest.Load(e.Root, manifest.LoadOptions{Name: e.Name, Implied: e.Name}); err != nil {
+	if pkg, err := manifest.Load(e.Root, e.loadOptions()); err != nil {
 		if len(info.Problems) == 0 {
 			info.Problems = append(info.Problems, "manifest: "+err.Error())
 		}

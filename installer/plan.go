@@ -168,10 +168,13 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		}
 		return a
 	}
-	opts := manifest.LoadOptions{Implied: c.Name}
+	// A marketplace entry's name is the installed name (SPEC §7), whatever
+	// the manifest calls itself.
+	opts := manifest.LoadOptions{Name: c.Name, Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer}
 	if single {
-		opts = manifest.LoadOptions{Name: req.Name, Implied: req.Name}
+		opts = manifest.LoadOptions{Name: req.Name, Implied: req.Name, Entry: c.Manifest, Prefer: c.Prefer}
 	}
+	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
 	pkg, err := in.loadManifest(ctx, c, opts)
 	if err != nil {
 		if c.Digest != "" && c.Source != "" {
@@ -184,11 +187,10 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	}
 	if a.Name == "" {
 		a.Name = pkg.Name
-	} else if pkg.Name != "" && pkg.Name != a.Name {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "marketplace entry %q holds a plugin whose manifest is named %q", a.Name, pkg.Name))
-		return a
+	} else if pkg.ManifestName != "" && pkg.ManifestName != a.Name {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("its manifest calls it %q; it is installed under its marketplace entry's name %q", pkg.ManifestName, a.Name))
 	}
+	a.ManifestSource = pkg.ManifestSource
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
 	a.Inventory = inventoryOf(pkg)
@@ -239,7 +241,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 	if c.Digest == "" || in.invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
-	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied)
+	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 	if body, ok, err := in.invs.GetInventory(ctx, key); err == nil && ok {
 		var pkg manifest.Package
 		if json.Unmarshal(body, &pkg) == nil {
@@ -469,4 +471,13 @@ func sortedUnique(list []string) []string {
 	out := append([]string(nil), list...)
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// entryKey identifies an entry manifest in cache keys.
+func entryKey(e *manifest.EntryManifest) string {
+	if e == nil {
+		return ""
+	}
+	sum := sha256.Sum256(e.Doc)
+	return fmt.Sprintf("%t:%x", e.Strict, sum[:8])
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
 )
 
 // Entry is one installed plugin in plugin-packages.json (SPEC §9).
@@ -39,6 +40,11 @@ type Entry struct {
 	// Subdir is the plugin's folder in its repository, recorded beside a
 	// source on a host whose pinned form cannot carry it (SPEC §7).
 	Subdir string `json:"subdir,omitempty"`
+	// EntryManifest is what its marketplace entry said about the plugin
+	// (strict: false: its whole manifest), and ManifestPrefer the
+	// marketplace's format: the installed copy is read with them again.
+	EntryManifest  *manifest.EntryManifest `json:"entryManifest,omitempty"`
+	ManifestPrefer manifest.Kind           `json:"manifestPrefer,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what
@@ -145,4 +151,9 @@ func (r *Registry) usesRoot(root string) bool {
 		}
 	}
 	return false
+}
+
+// loadOptions read the installed copy as it was read when planned.
+func (e *Entry) loadOptions() manifest.LoadOptions {
+	return manifest.LoadOptions{Name: e.Name, Implied: e.Name, Entry: e.EntryManifest, Prefer: e.ManifestPrefer}
 }

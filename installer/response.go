@@ -124,6 +124,9 @@ type Action struct {
 	ContentDigest  string `json:"contentDigest,omitempty"`
 	Root           string `json:"root,omitempty"`
 	ManifestKind   string `json:"manifestKind,omitempty"`
+	// ManifestSource says where the manifest came from: the plugin's own
+	// file, its marketplace entry (strict: false), or both merged.
+	ManifestSource string `json:"manifestSource,omitempty"`
 	Version        string `json:"version,omitempty"`
 	Description    string `json:"description,omitempty"`
 	Risk           Risk   `json:"risk,omitempty"`
@@ -135,6 +138,11 @@ type Action struct {
 	MarketplaceName string   `json:"marketplaceName,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
 	Subdir string `json:"subdir,omitempty"`
+	// EntryManifest and ManifestPrefer are how the package was read (its
+	// marketplace entry's fields, its marketplace's format), recorded so the
+	// installed copy is read the same way again.
+	EntryManifest  *manifest.EntryManifest `json:"entryManifest,omitempty"`
+	ManifestPrefer manifest.Kind           `json:"-"`
 	// Previous and Diff describe what an update moves from and what it
 	// changes in what the plugin contributes.
 	Previous *Previous `json:"previous,omitempty"`
@@ -236,6 +244,9 @@ type Inventory struct {
 	Hooks         []manifest.Hook      `json:"hooks"`
 	MCPServers    []manifest.MCPServer `json:"mcpServers"`
 	Runtime       *manifest.Runtime    `json:"runtime"`
+	// LSPServers are declared, never mapped: Reasonix has no runtime for
+	// them.
+	LSPServers []manifest.LSPServer `json:"lspServers,omitempty"`
 }
 
 // emptyInventory has empty lists rather than nulls, so clients can iterate.
@@ -249,5 +260,6 @@ func inventoryOf(pkg *manifest.Package) Inventory {
 		Compatibility: string(pkg.Compatibility),
 		Skills:        nonNil(pkg.Skills), Commands: nonNil(pkg.Commands), Agents: nonNil(pkg.Agents),
 		Hooks: nonNil(pkg.Hooks), MCPServers: nonNil(pkg.MCPServers), Runtime: pkg.Runtime,
+		LSPServers: pkg.LSPServers,
 	}
 }

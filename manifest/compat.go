@@ -27,7 +27,7 @@ var claudeFields = map[string]fieldRole{
 	"skills":   roleCapability, "commands": roleCapability, "agents": roleCapability,
 	"hooks": roleCapability, "mcpServers": roleCapability,
 	"dependencies": roleUnsupported, "outputStyles": roleUnsupported, "themes": roleUnsupported,
-	"channels": roleUnsupported, "lspServers": roleUnsupported, "monitors": roleUnsupported,
+	"channels": roleUnsupported, "lspServers": roleCapability, "monitors": roleUnsupported,
 	"settings": roleUnsupported, "userConfig": roleUnsupported,
 }
 
@@ -81,7 +81,7 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 	if err != nil {
 		return nil, err
 	}
-	pkg := &Package{Kind: kind, ManifestPath: manifestRel, Name: name}
+	pkg := &Package{Kind: kind, ManifestPath: manifestRel, Name: name, ManifestName: manifestName}
 	b := newBuilder(t, pkg)
 	pkg.Version = b.metaString(manifestRel, doc, "version")
 	pkg.Description = b.metaString(manifestRel, doc, "description")
@@ -115,6 +115,9 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 		b.codexConventions()
 	}
 	b.compatMCP(manifestRel, doc.get("mcpServers"))
+	if kind == KindClaude {
+		b.compatLSP(manifestRel, doc.get("lspServers"))
+	}
 	b.conventionalConfigFiles()
 	b.finish()
 
@@ -123,7 +126,9 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 		pkg.Compatibility = CompatNone
 		pkg.Blocked = true
 		pkg.BlockReason = fmt.Sprintf("nothing in this %s plugin maps to Reasonix: no skills, commands, agents, hooks or MCP servers were found", kind)
-		if b.skipped > 0 {
+		if held := declaredButUnmapped(pkg); held != "" {
+			pkg.BlockReason += "; " + held
+		} else if b.skipped > 0 {
 			pkg.BlockReason += fmt.Sprintf(" (%d declared item(s) skipped; see warnings)", b.skipped)
 		}
 	case b.skipped > 0:
@@ -301,18 +306,30 @@ func (b *builder) compatAgents(src string, declared *node) {
 
 func (b *builder) compatHooks(src string, declared *node) {
 	loaded := map[string]bool{}
-	if declared != nil && declared.kind == kindObject {
-		b.claudeHooks(src, declared)
-	} else {
-		for _, p := range b.paths(src, "hooks", declared) {
-			rel, _, ok := b.declaredPath(src, "hooks", p)
+	// An object, a path, or (a plugin's hooks merged with its marketplace
+	// entry's) a list of either.
+	var visit func(n *node)
+	visit = func(n *node) {
+		switch {
+		case n == nil || n.kind == kindNull:
+		case n.kind == kindObject:
+			b.claudeHooks(src, n)
+		case n.kind == kindArray:
+			for _, it := range n.items {
+				visit(it)
+			}
+		case n.kind == kindString:
+			rel, _, ok := b.declaredPath(src, "hooks", n.str)
 			if !ok || loaded[rel] {
-				continue
+				return
 			}
 			loaded[rel] = true
 			b.hookFile(rel)
+		default:
+			b.skip("%s: hooks must be an object, a path or a list; skipped", src)
 		}
 	}
+	visit(declared)
 	if !loaded["hooks/hooks.json"] {
 		if ok, _ := b.t.regularFile("hooks/hooks.json"); ok {
 			b.hookFile("hooks/hooks.json")

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,7 +61,7 @@ func TestClaudeFixture(t *testing.T) {
 	}
 	for _, w := range []string{
 		`unknown field "category" ignored`,
-		"lspServers is not supported",
+		"LSP server \"gopls\" (gopls serve) is declared, but Reasonix has no language-server runtime",
 		`PreToolUse[0].hooks[1]: "prompt" hook skipped`,
 		"Stop hooks are mapped but cannot block",
 		"Notification hooks have no Reasonix event",
@@ -76,8 +78,38 @@ func TestClaudeFixture(t *testing.T) {
 			t.Errorf("Claude package mapped a context file: %+v", h)
 		}
 	}
-	if got, want := CredentialFiles(p), []string{".claude-plugin/plugin.json", ".claude/settings.json", ".mcp.json", "hooks/hooks.json"}; !reflect.DeepEqual(got, want) {
+	if got, want := CredentialFiles(p), []string{".claude-plugin/plugin.json", ".claude/settings.json", ".lsp.json", ".mcp.json", "hooks/hooks.json"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("CredentialFiles = %q, want %q", got, want)
+	}
+	if len(p.LSPServers) != 1 || p.LSPServers[0].Name != "gopls" || p.LSPServers[0].Mapped || !reflect.DeepEqual(p.LSPServers[0].Extensions, []string{".go"}) {
+		t.Errorf("LSPServers = %+v", p.LSPServers)
+	}
+}
+
+// A plugin that holds only LSP servers maps nothing: it is blocked, and the
+// reason says what it does hold (the official marketplace's LSP plugins).
+func TestLSPOnlyPluginSaysWhatItHolds(t *testing.T) {
+	t.Parallel()
+	for name, files := range map[string]map[string]string{
+		"inline": {".claude-plugin/plugin.json": `{"name":"go-lsp","lspServers":{"gopls":{"command":"gopls","extensionToLanguage":{".go":"go"}}}}`},
+		"file":   {".claude-plugin/plugin.json": `{"name":"go-lsp"}`, ".lsp.json": `{"gopls":{"command":"gopls"},"rust":{"command":"rust-analyzer"}}`},
+	} {
+		root := t.TempDir()
+		for p, c := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pkg, err := Load(root, LoadOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !pkg.Blocked || !strings.Contains(pkg.BlockReason, "declares only LSP servers (gopls") || len(pkg.LSPServers) == 0 {
+			t.Errorf("%s: blocked %v reason %q servers %+v", name, pkg.Blocked, pkg.BlockReason, pkg.LSPServers)
+		}
 	}
 }
 

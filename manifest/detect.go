@@ -58,12 +58,24 @@ var manifestOrder = []struct {
 // Detect finds the manifest in root and returns its kind and slash path
 // relative to root. A manifest that is a symlink leaving root does not
 // count.
-func Detect(root string) (Kind, string, error) {
+func Detect(root string) (Kind, string, error) { return DetectPrefer(root, "") }
+
+// DetectPrefer is Detect with prefer (Claude or Codex) tried right after
+// the native manifest (SPEC §10: native; then the format of the
+// marketplace the package came from; then the other).
+func DetectPrefer(root string, prefer Kind) (Kind, string, error) {
 	t, err := openTree(root)
 	if err != nil {
 		return "", "", err
 	}
-	for _, m := range manifestOrder {
+	order := manifestOrder
+	if prefer == KindClaude {
+		order = []struct {
+			kind Kind
+			path string
+		}{manifestOrder[0], manifestOrder[2], manifestOrder[1]}
+	}
+	for _, m := range order {
 		ok, err := t.regularFile(m.path)
 		if err != nil {
 			return "", "", coded(plugind.CodeInvalidSource, "%s: %w", m.path, err)

@@ -18,13 +18,34 @@ type LoadOptions struct {
 	// conventions — skills/, commands/, agents/, hooks/hooks.json, .mcp.json
 	// — so Load does too, under this name, with a warning. "" refuses it.
 	Implied string
+	// Prefer is the manifest kind read after a native one when a folder
+	// ships several: the format of the marketplace the package came from
+	// (Claude for .claude-plugin/marketplace.json, Codex for .agents/…).
+	Prefer Kind
+	// Entry is the package's marketplace entry, when it has manifest
+	// fields of its own (see EntryManifest).
+	Entry *EntryManifest
+}
+
+// EntryManifest is what a Claude marketplace entry says about its plugin,
+// as a plugin.json document: metadata and component fields (commands,
+// agents, skills, hooks, mcpServers, lspServers…). With Strict (Claude's
+// default) the plugin's own manifest is authoritative and the entry's
+// component fields supplement it; without, the entry is the manifest and
+// the folder needs none.
+type EntryManifest struct {
+	Doc    json.RawMessage `json:"doc"`
+	Strict bool            `json:"strict"`
 }
 
 // Load detects root's manifest and reads the package. Errors carry
 // plugind codes: CodeInvalidSource for a bad or missing manifest,
 // CodeSourceUnreadable when root cannot be read.
 func Load(root string, opts LoadOptions) (*Package, error) {
-	kind, rel, err := Detect(root)
+	kind, rel, err := DetectPrefer(root, opts.Prefer)
+	if opts.Entry != nil && kind != KindReasonix && (errors.Is(err, ErrNoManifest) || err == nil) {
+		return loadWithEntry(root, kind, rel, opts)
+	}
 	if errors.Is(err, ErrNoManifest) && opts.Implied != "" {
 		return loadImplied(root, opts)
 	}

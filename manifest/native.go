@@ -130,7 +130,7 @@ func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 		return nil, err
 	}
 	pkg := &Package{
-		Kind: KindReasonix, ManifestPath: src, Name: name,
+		Kind: KindReasonix, ManifestPath: src, Name: name, ManifestName: m.Name,
 		Version: m.Version, Description: m.Description, Compatibility: CompatFull,
 	}
 	b := newBuilder(t, pkg)

@@ -9,9 +9,12 @@ const LoaderVersion = 3 // 2: hook commands and MCP/runtime commands masked; 3: 
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins
 // (SPEC §11 actions[]), so every credential in them is already masked.
 type Package struct {
-	Kind          Kind          `json:"manifestKind"`
-	ManifestPath  string        `json:"manifestPath"`
-	Name          string        `json:"name"`
+	Kind         Kind   `json:"manifestKind"`
+	ManifestPath string `json:"manifestPath"`
+	Name         string `json:"name"`
+	// ManifestName is the name the manifest gives itself, when the package
+	// is read under another (--name, or its marketplace entry's name).
+	ManifestName  string        `json:"manifestName,omitempty"`
 	Version       string        `json:"version,omitempty"`
 	Description   string        `json:"description,omitempty"`
 	Compatibility Compatibility `json:"compatibility"`
@@ -20,11 +23,15 @@ type Package struct {
 	Agents        []Agent       `json:"agents"`
 	Hooks         []Hook        `json:"hooks"`
 	MCPServers    []MCPServer   `json:"mcpServers"`
+	LSPServers    []LSPServer   `json:"lspServers,omitempty"`
 	Themes        []string      `json:"themes,omitempty"`
 	Runtime       *Runtime      `json:"runtime,omitempty"`
 	Warnings      []string      `json:"warnings"`
-	Blocked       bool          `json:"blocked,omitempty"`
-	BlockReason   string        `json:"blockReason,omitempty"`
+	// ManifestSource says where the manifest came from: the plugin's own
+	// file, the marketplace entry (strict: false), or both merged.
+	ManifestSource string `json:"manifestSource,omitempty"`
+	Blocked        bool   `json:"blocked,omitempty"`
+	BlockReason    string `json:"blockReason,omitempty"`
 
 	// configFiles are the package's JSON documents that may hold
 	// credentials (manifest aside); CredentialFiles reports them for export.

@@ -99,6 +99,7 @@ func (p *parser) entry(i int, raw json.RawMessage) entryState {
 			s.fail("%v", err)
 		}
 	}
+	s.Manifest = manifestFields(obj)
 	s.Version, _ = p.optString(at+".version", obj["version"])
 	s.Description, _ = p.optString(at+".description", obj["description"])
 	if !p.f.codex {
@@ -137,9 +138,6 @@ func (p *parser) strict(s *entryState, raw json.RawMessage) {
 		var b bool
 		_ = json.Unmarshal(raw, &b)
 		s.Strict = &b
-		if !b {
-			s.skip(plugind.CodeInvalidSource, "strict: false entries are not supported (the marketplace entry, not the plugin, would supply the manifest)")
-		}
 	case "null":
 	default:
 		// A mistyped strict ("false") may mean false; guessing true could
@@ -422,4 +420,29 @@ func stringField(o map[string]json.RawMessage, key string) (string, bool, error)
 		return "", false, fmt.Errorf("source.%s: %v", key, err)
 	}
 	return v, true, nil
+}
+
+// entryManifestKeys are the fields of an entry that say what its plugin is
+// and holds, as its plugin.json would (Claude's strict semantics): with
+// strict: false they are the plugin's manifest.
+var entryManifestKeys = []string{"version", "description", "author", "homepage", "repository", "license", "keywords", "dependencies",
+	"commands", "agents", "skills", "hooks", "mcpServers", "lspServers", "outputStyles", "themes", "channels", "monitors", "settings", "userConfig"}
+
+// manifestFields is the entry's manifest fields as a JSON object, or nil
+// when it has none.
+func manifestFields(obj map[string]json.RawMessage) json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, k := range entryManifestKeys {
+		if v, ok := obj[k]; ok {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return data
 }

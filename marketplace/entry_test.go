@@ -303,14 +303,14 @@ func TestEntryFields(t *testing.T) {
 				}
 			}},
 		{"strict false", `{"name":"p","source":"./x","strict":false}`,
-			want{kind: KindRelative, status: StatusSkipped, path: "x", code: inv, reason: "strict: false entries are not supported"},
+			want{kind: KindRelative, status: StatusReady, path: "x"},
 			func(t *testing.T, e Entry) {
 				if e.Strict == nil || *e.Strict {
 					t.Errorf("Strict not recorded as false")
 				}
 			}},
-		{"strict false beats unpinned", `{"name":"p","source":{"source":"url","url":"https://github.com/a/b"},"strict":false}`,
-			want{kind: KindURL, status: StatusSkipped, owner: "a", repo: "b", code: inv, reason: "strict: false"}, nil},
+		{"strict false unpinned", `{"name":"p","source":{"source":"url","url":"https://github.com/a/b"},"strict":false}`,
+			want{kind: KindURL, status: StatusSkipped, owner: "a", repo: "b", code: plugind.CodeNotPinnable, reason: `has no "sha" pin`}, nil},
 		{"error beats strict false", `{"name":"p","source":"../x","strict":false}`,
 			want{kind: KindRelative, status: StatusError, code: inv, reason: `".."`}, nil},
 		{"strict string", `{"name":"p","source":"./x","strict":"false"}`,

@@ -172,17 +172,18 @@ var syntheticWant = []fixtureDoc{
 			ready("nested", KindRelative, "plugins/nested", ""),
 			ready("dot-slash", KindRelative, "plugins/dot-slash", ""),
 		}},
-	{corpusFile: corpusFile{"strict/marketplace.json", 7, 3, 2, 2, 3, ""},
+	{corpusFile: corpusFile{"strict/marketplace.json", 7, 4, 1, 2, 5, ""},
 		rows: []fixtureEntry{
 			ready("strict-true", KindRelative, "plugins/strict-true", ""),
 			ready("strict-default", KindRelative, "plugins/strict-default", ""),
 			ready("strict-null", KindRelative, "plugins/strict-null", ""),
-			skipped("strict-false", KindRelative, invalid, "strict: false entries are not supported"),
+			// strict: false: the entry supplies the manifest (Claude's semantics).
+			ready("strict-false", KindRelative, "plugins/strict-false", ""),
 			refused("strict-string", KindRelative, `"strict" must be true or false, found a string`),
 			refused("strict-number", KindRelative, `"strict" must be true or false, found a number`),
-			// Unpinned too, but strict: false keeps it skipped with
-			// AllowUnpinned, and not marked unpinned.
-			skipped("strict-false-unpinned", KindURL, invalid, "strict: false entries are not supported"),
+			// Unpinned: skipped like any unpinned entry (ready with
+			// AllowUnpinned).
+			skipped("strict-false-unpinned", KindURL, unpinable, `the "url" source for github.com/acme/loose has no "sha" pin`),
 		}},
 	{corpusFile: corpusFile{"top-array/marketplace.json", 0, 0, 0, 0, 0, `expected a JSON object with a "plugins" array, found an array`}},
 	{corpusFile: corpusFile{"unknown-fields/marketplace.json", 3, 3, 0, 0, 3, ""},

@@ -5,6 +5,7 @@
 package marketplace
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -69,8 +70,18 @@ type Entry struct {
 	Unpinned    bool
 	Version     string
 	Description string
-	Strict      *bool
+	// Strict is the entry's strict field: nil (Claude's default, true) or
+	// true keeps the plugin's own manifest authoritative, with Manifest's
+	// component fields supplementing it; false makes Manifest the plugin's
+	// manifest.
+	Strict *bool
+	// Manifest is the entry's manifest fields (metadata and components) as
+	// a JSON object; nil when it has none.
+	Manifest json.RawMessage
 }
+
+// IsStrict reports the entry's strictness (true unless it says false).
+func (e *Entry) IsStrict() bool { return e.Strict == nil || *e.Strict }
 
 // Err is nil for a ready entry and otherwise the coded error a by-name
 // selection reports.

@@ -137,7 +137,7 @@ func TestFixtureClaude(t *testing.T) {
 		{"floating", KindURL, StatusSkipped, ""},
 		{"old-commit", KindGitHub, StatusSkipped, ""},
 		{"from-npm", KindNPM, StatusSkipped, ""},
-		{"loose", KindRelative, StatusSkipped, "plugins/loose"},
+		{"loose", KindRelative, StatusReady, "plugins/loose"}, // strict: false: the entry is the manifest
 		{"escapes", KindRelative, StatusError, ""},
 		{"short-sha", KindGitSubdir, StatusError, "p"},
 		{"mystery", KindUnknown, StatusSkipped, ""},
@@ -157,8 +157,8 @@ func TestFixtureClaude(t *testing.T) {
 	if e := m.Entries[4]; e.Remote.Owner() != "acme" || e.Remote.Name() != "gh-plugin" || e.SHA != sha2 || e.Ref != "v2.0.0" {
 		t.Errorf("pinned-github %+v", e)
 	}
-	if r, s, e := m.Counts(); r != 6 || s != 5 || e != 2 {
-		t.Errorf("counts %d/%d/%d, want 6/5/2", r, s, e)
+	if r, s, e := m.Counts(); r != 7 || s != 4 || e != 2 {
+		t.Errorf("counts %d/%d/%d, want 7/4/2", r, s, e)
 	}
 	wantWarnings := []string{
 		"x-extra: unknown field, ignored",
@@ -257,7 +257,7 @@ func TestSelect(t *testing.T) {
 		{"floating", plugind.CodeNotPinnable, []string{`cannot install plugin "floating" from marketplace "fixture-market"`, `has no "sha" pin`, "--allow-unpinned"}},
 		{"from-npm", plugind.CodeNotPinnable, []string{"npm sources are not supported"}},
 		{"mystery", plugind.CodeNotPinnable, []string{`source type "hg"`}},
-		{"loose", plugind.CodeInvalidSource, []string{"strict: false"}},
+		{"loose", "", nil},
 		{"escapes", plugind.CodeInvalidSource, []string{`marketplace entry "escapes" (plugins[10])`, `".."`}},
 		{"short-sha", plugind.CodeInvalidSource, []string{"source.sha"}},
 		{"nope", plugind.CodeNotFound, []string{`no plugin named "nope" in marketplace "fixture-market", which lists 13 entries`}},
@@ -307,8 +307,8 @@ func TestSelectAllowUnpinned(t *testing.T) {
 	if _, err := m.Select("from-npm"); plugind.CodeOf(err) != plugind.CodeNotPinnable {
 		t.Errorf("npm still selectable with AllowUnpinned: %v", err)
 	}
-	if r, s, e := m.Counts(); r != 8 || s != 3 || e != 2 {
-		t.Errorf("counts %d/%d/%d, want 8/3/2", r, s, e)
+	if r, s, e := m.Counts(); r != 9 || s != 2 || e != 2 {
+		t.Errorf("counts %d/%d/%d, want 9/2/2", r, s, e)
 	}
 }
 

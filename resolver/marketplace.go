@@ -45,6 +45,9 @@ type site struct {
 	base string    // dir's path inside the repository ("" for its root)
 	// snapshot is the store snapshot holding dir (remote marketplaces).
 	snapshot string
+	// format is the marketplace's manifest format: its plugins' manifest of
+	// that kind is read first (SPEC §10).
+	format manifest.Kind
 }
 
 func (st site) label() string {
@@ -89,7 +92,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	if st.repo != nil && len(f.Snapshots) > 0 {
 		st.snapshot = f.Snapshots[0]
 	}
-	m, err := s.marketplaceDoc(ctx, st, req.AllowUnpinned)
+	m, err := s.marketplaceDoc(ctx, &st, req.AllowUnpinned)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +195,14 @@ func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 // classify reads what an entry needs: nothing (a relative folder of the
 // marketplace), or a repository at a commit or ref.
 func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan {
-	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name}}
+	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format}}
+	if e.Manifest != nil || !e.IsStrict() {
+		doc := e.Manifest
+		if doc == nil {
+			doc = []byte("{}")
+		}
+		ep.cand.Manifest = &manifest.EntryManifest{Doc: doc, Strict: e.IsStrict()}
+	}
 	if err := e.Err(); err != nil {
 		ep.cand.Err = err
 		ep.cand.Skip = e.Status == marketplace.StatusSkipped
@@ -418,10 +428,12 @@ func localEntryDir(root, p string) (string, error) {
 // marketplaceDoc reads and parses the marketplace document at st. A remote
 // document is cached by (repository path, commit), so an offline re-plan
 // reads it without touching the store's tree.
-func (s *Sources) marketplaceDoc(ctx context.Context, st site, allowUnpinned bool) (*marketplace.Marketplace, error) {
+func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bool) (*marketplace.Marketplace, error) {
 	rel, parse := manifest.ClaudeMarketplace, marketplace.Parse
+	st.format = manifest.KindClaude
 	if _, err := os.Lstat(filepath.Join(st.dir, filepath.FromSlash(rel))); err != nil {
 		rel, parse = manifest.CodexMarketplace, marketplace.ParseCodex
+		st.format = manifest.KindCodex
 	}
 	m := s.memo()
 	var key string

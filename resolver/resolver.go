@@ -16,6 +16,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/store"
@@ -113,8 +114,12 @@ type Candidate struct {
 	// store snapshot whose digest is cached); "" means compute it.
 	Digest      string
 	Link        bool
-	Marketplace string   // the marketplace source this candidate was listed by
-	Warnings    []string // about how the candidate was resolved
+	Marketplace string // the marketplace source this candidate was listed by
+	// Manifest is what its marketplace entry says about the plugin (nil
+	// when nothing), and Prefer the marketplace's manifest format.
+	Manifest *manifest.EntryManifest
+	Prefer   manifest.Kind
+	Warnings []string // about how the candidate was resolved
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error

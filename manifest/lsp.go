@@ -1,0 +1,119 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LSPServer is a language server a package declares (Claude's lspServers,
+// or a .lsp.json file). Reasonix has no runtime for language servers, so
+// they are listed as declared and not mapped: the inventory says what the
+// package holds, and a package with nothing else is blocked saying so.
+type LSPServer struct {
+	Name       string   `json:"name"`
+	Command    string   `json:"command,omitempty"`
+	Args       []string `json:"args,omitempty"`
+	Extensions []string `json:"extensions,omitempty"` // file extensions it serves
+	Source     string   `json:"source"`
+	Mapped     bool     `json:"mapped"` // always false: declared, not run
+}
+
+type lspSpec struct {
+	Command             string            `json:"command"`
+	Args                []string          `json:"args"`
+	ExtensionToLanguage map[string]string `json:"extensionToLanguage"`
+	Transport           string            `json:"transport"`
+}
+
+// compatLSP lists the LSP servers a manifest declares (an object, a path to
+// a JSON file, or a list of either) and the conventional .lsp.json.
+func (b *builder) compatLSP(src string, declared *node) {
+	loaded := map[string]bool{}
+	var visit func(at string, n *node)
+	visit = func(at string, n *node) {
+		switch n.kind {
+		case kindObject:
+			b.lspMap(at, n)
+		case kindString:
+			rel, _, ok := b.declaredPath(src, "lspServers", n.str)
+			if !ok || loaded[rel] {
+				return
+			}
+			loaded[rel] = true
+			b.lspFile(rel)
+		case kindArray:
+			for _, it := range n.items {
+				visit(at, it)
+			}
+		case kindNull:
+		default:
+			b.warn("%s: lspServers must be an object, a path or a list; ignored", src)
+		}
+	}
+	if declared != nil {
+		visit(src, declared)
+	}
+	if !loaded[".lsp.json"] {
+		if ok, _ := b.t.regularFile(".lsp.json"); ok {
+			b.lspFile(".lsp.json")
+		}
+	}
+	sort.Slice(b.pkg.LSPServers, func(i, j int) bool { return b.pkg.LSPServers[i].Name < b.pkg.LSPServers[j].Name })
+}
+
+func (b *builder) lspFile(rel string) {
+	doc, ok := b.sidecarJSON(rel)
+	if !ok {
+		return
+	}
+	if doc.kind != kindObject {
+		b.warn("%s: must hold a JSON object; ignored", rel)
+		return
+	}
+	if inner := doc.get("lspServers"); inner != nil {
+		b.lspMap(rel, inner)
+		return
+	}
+	b.lspMap(rel, doc)
+}
+
+func (b *builder) lspMap(src string, m *node) {
+	if m.kind != kindObject {
+		return
+	}
+	for i, name := range m.keys {
+		var s lspSpec
+		if m.vals[i].kind != kindObject || json.Unmarshal(m.vals[i].marshal(), &s) != nil {
+			b.warn("%s: LSP server %q is malformed; ignored", src, name)
+			continue
+		}
+		exts := make([]string, 0, len(s.ExtensionToLanguage))
+		for e := range s.ExtensionToLanguage {
+			exts = append(exts, e)
+		}
+		sort.Strings(exts)
+		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNilStrings(s.Args), Extensions: exts, Source: src})
+		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
+	}
+}
+
+// declaredButUnmapped says what a package that maps nothing does hold.
+func declaredButUnmapped(p *Package) string {
+	if len(p.LSPServers) == 0 {
+		return ""
+	}
+	names := make([]string, len(p.LSPServers))
+	for i, s := range p.LSPServers {
+		names[i] = s.Name
+	}
+	return fmt.Sprintf("it declares only LSP servers (%s), which Reasonix has no runtime for", strings.Join(names, ", "))
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
