@@ -165,7 +165,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.Info("sign-in refused", "reason", err.Error())
 		var buf bytes.Buffer
-		if terr := s.page.login.Execute(&buf, map[string]string{"Reason": err.Error()}); terr != nil {
+		reason := err.Error()
+		reason = strings.ToUpper(reason[:1]) + reason[1:]
+		if terr := s.page.login.Execute(&buf, map[string]string{"Reason": reason}); terr != nil {
 			writeError(w, http.StatusInternalServerError, CodeInternal, "render: %v", terr)
 			return
 		}

@@ -104,7 +104,10 @@
 
   // errorText is "message (code)" for a daemon error body.
   function errorText(body, fallback) {
-    if (body && body.error) return body.error + (body.errorCode ? ' (' + body.errorCode + ')' : '');
+    if (body && body.error) {
+      const msg = String(body.error);
+      return msg.charAt(0).toUpperCase() + msg.slice(1) + (body.errorCode ? ' (' + body.errorCode + ')' : '');
+    }
     return fallback;
   }
 
@@ -244,6 +247,7 @@
 
   // withProgress runs op(progressId) while following its stream. The
   // stream is opened first; one that opens late still gets the latest state.
+  // doneLabel names the end by the response's status (default: any other).
   async function withProgress(label, doneLabel, op) {
     const id = newID();
     const box = $('add-progress');
@@ -287,7 +291,8 @@
         bar.value = 1;
       }
       box.classList.add('finished');
-      $('add-progress-text').textContent = visible(doneLabel + ' in ' + secs + ' s' + (line ? ': ' + line : '') + '.');
+      const label = (last && doneLabel[last.status]) || doneLabel.default;
+      $('add-progress-text').textContent = visible(label + ' in ' + secs + ' s' + (line ? ': ' + line : '') + '.');
     }
   }
 
@@ -329,7 +334,7 @@
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('Planning', 'Plan ready', (pid) => api('POST', '/plugins/plan', body, { progress: pid }));
+      res = await withProgress('Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed' }, (pid) => api('POST', '/plugins/plan', body, { progress: pid }));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
@@ -360,7 +365,7 @@
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('Installing', 'Install finished', (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }));
+      res = await withProgress('Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' }, (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
@@ -389,6 +394,10 @@
     const where = [resolved.kind, resolved.repo, resolved.ref && 'at ' + resolved.ref, resolved.commit && 'commit ' + short(resolved.commit), resolved.subdir && 'folder ' + resolved.subdir]
       .filter(Boolean).join(' · ');
 
+    // The plan's warnings repeat each entry that is not installable
+    // ("skipped NAME: reason"); those are listed with their entry below.
+    const listed = new Set(r.actions.filter((a) => a.status !== 'ready').map((a) => a.status + ' ' + a.name + ':'));
+    const warnings = (r.warnings || []).filter((w) => !Array.from(listed).some((prefix) => w.startsWith(prefix)));
     const head = el('div', { class: 'panel plan-head' },
       el('h3', { id: 'plan-title', tabindex: '-1' }, 'Plan for ', el('code', { class: 'wrap', text: r.source || add.source })),
       el('dl', { class: 'facts' },
@@ -396,7 +405,7 @@
         el('dt', {}, 'Plan'), el('dd', {}, el('code', { id: 'plan-id', class: 'wrap', text: r.planId || '—' })),
         el('dt', {}, 'Plugins'), el('dd', { id: 'plan-counts' }, Object.entries(counts).map(([s, n]) => n + ' ' + s).join(' · ') || 'none'),
       ),
-      r.warnings && r.warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, r.warnings.map((w) => el('li', { text: w }))) : null,
+      warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, warnings.map((w) => el('li', { text: w }))) : null,
       !r.ok && r.error ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
     );
     root.append(head);
@@ -479,11 +488,13 @@
     const ready = readyNames(r).length;
     const matches = selectionMatches();
     const done = add.result && add.result.applied;
-    const can = r.ok && ready > 0 && matches && !done;
+    const refused = add.result && !add.result.applied;
+    const can = r.ok && ready > 0 && matches && !done && !refused;
     let why = 'Installs exactly plan ' + (r.planId || '') + '. If the source changed since, the install is refused and nothing is written.';
     if (!r.ok) why = 'This plan cannot be installed.';
     else if (!matches) why = 'Review the selection first: Install applies only a plan you have seen.';
     else if (done) why = 'This plan was installed.';
+    else if (refused) why = 'This plan was not installed: see below, then review the source again.';
     return el('div', { class: 'panel install-bar' },
       el('button', { type: 'button', id: 'install-button', class: 'primary', 'data-off': can ? 'false' : 'true', disabled: !can, onclick: installShown },
         'Install ' + plural(ready, 'plugin')),
@@ -555,21 +566,24 @@
     box.append(el('p', { class: 'counts' },
       [plural(n(p.skills), 'skill'), plural(n(p.commands), 'command'), plural(n(p.agents), 'agent'),
         plural(n(p.hooks), 'hook'), plural(n(p.mcpServers), 'MCP server')].join(' · ')));
-    const section = (title, items, row) => {
+    // What runs (hooks, MCP servers) is always open; what is invoked by
+    // name is folded in long plans.
+    const section = (title, items, row, always) => {
       if (!items || !items.length) return null;
-      return el('details', { open: open || undefined, class: 'items' },
+      return el('details', { open: open || always || undefined, class: 'items', 'data-kind': title },
         el('summary', {}, title + ' (' + items.length + ')'),
         el('ul', {}, items.map((x) => el('li', {}, row(x)))));
     };
-    box.append(
+    const sections = [
       section('Skills', p.skills, (s) => [el('code', { text: s.invocation || s.name }), s.description ? ' — ' + s.description : '',
         s.allowedTools && s.allowedTools.length ? el('span', { class: 'muted', text: ' (tools: ' + s.allowedTools.join(', ') + ')' }) : null]),
       section('Commands', p.commands, (c) => [el('code', { text: (c.invocation || c.name) + (c.argumentHint ? ' ' + c.argumentHint : '') }),
         c.description ? ' — ' + c.description : '']),
       section('Agents', p.agents, (a) => [el('code', { text: a.invocation || a.name }), a.description ? ' — ' + a.description : '']),
-      section('Hooks', p.hooks, hookRow),
-      section('MCP servers', p.mcpServers, mcpRow),
-    );
+      section('Hooks', p.hooks, hookRow, true),
+      section('MCP servers', p.mcpServers, mcpRow, true),
+    ];
+    box.append(...sections.filter(Boolean));
     if (p.warnings && p.warnings.length) {
       box.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, p.warnings.map((w) => el('li', { text: w }))));
     }
