@@ -90,7 +90,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
 	doctor.AddCommand(m.capabilitiesCommand())
 	root.AddCommand(plugin, doctor, m.cacheCommand())
-	root.AddCommand(m.serveCommand())
+	root.AddCommand(m.serveCommand(), m.studioCommand())
 	return root
 }
 
