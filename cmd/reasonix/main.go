@@ -22,6 +22,10 @@ type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// terminal, when set, says whether w is a terminal (tests); nil checks
+	// the file descriptor.
+	terminal func(w io.Writer) bool
 }
 
 // exitError carries an exit status through cobra.
