@@ -155,6 +155,15 @@ func (p *tab) bodyText() string {
 	return s
 }
 
+// logTail is the end of the daemon's log, for failure messages.
+func (p *tab) logTail() string {
+	log := p.e.log.String()
+	if len(log) > 4000 {
+		log = "…" + log[len(log)-4000:]
+	}
+	return log
+}
+
 func (p *tab) open(path string) { p.t.Helper(); p.do(chromedp.Navigate(p.e.ts.URL + path)) }
 
 func (p *tab) text(sel string) string {
@@ -181,7 +190,7 @@ func (p *tab) until(what, js string) {
 	defer cancel()
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(25*time.Second)))
 	if err != nil {
-		p.t.Fatalf("waiting for %s: %v\npage says: %s", what, err, p.bodyText())
+		p.t.Fatalf("waiting for %s: %v\npage says: %s\ndaemon log ends with:\n%s", what, err, p.bodyText(), p.logTail())
 	}
 }
 

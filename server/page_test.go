@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
@@ -234,6 +235,9 @@ func TestBrowserMarketplace(t *testing.T) {
 	rows := eval[[]string](p, `Array.from(document.querySelectorAll("#installed-list article")).map(a => a.dataset.name)`)
 	if strings.Join(rows, ",") != "alpha,beta" {
 		t.Fatalf("installed rows: %v", rows)
+	}
+	if got := p.text(`#installed-list article[data-name="beta"] .prow-head`); !strings.Contains(got, "FULL TRUST runtime") {
+		t.Errorf("beta's collapsed row does not say it runs a FULL TRUST runtime: %q", got)
 	}
 	p.shot("installed")
 	p.click(`#installed-list article[data-name="alpha"] .expander`)
@@ -513,4 +517,52 @@ func TestBrowserCrossOriginCannotMutate(t *testing.T) {
 	// The signed-in page itself still works.
 	p.open("/#installed")
 	p.visible(`#installed-list article[data-name="victim"]`)
+}
+
+// TestBrowserKeyboard: the whole flow works from the keyboard: Enter plans,
+// Enter installs, a tab link, a row expander, and the Remove dialog, which
+// opens on Cancel and closes with Escape.
+func TestBrowserKeyboard(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	src := plugin(t, t.TempDir(), "keys", "1.0.0")
+	p := newTab(t, e)
+	p.signIn()
+	p.do(chromedp.SendKeys(chromedp.CSS("#source"), src+"\n"))
+	p.visible(`#plan-cards article[data-name="keys"]`)
+	if got := eval[string](p, `document.activeElement.id`); got != "plan-title" {
+		t.Errorf("after planning, focus is on %q, want the plan's heading", got)
+	}
+	press := func(sel, key string) {
+		t.Helper()
+		p.do(chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent(key))
+	}
+	press("#install-button", "\r")
+	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
+	if got := eval[string](p, `document.activeElement.id`); got != "install-result" {
+		t.Errorf("after installing, focus is on %q, want the result", got)
+	}
+	press(`#tabs a[data-screen="installed"]`, "\r")
+	p.visible(`#installed-list article[data-name="keys"]`)
+	press(`#installed-list article[data-name="keys"] .expander`, " ")
+	p.visible(`#installed-list article[data-name="keys"] .prow-body`)
+	if got := eval[bool](p, `document.activeElement.classList.contains("expander")`); !got {
+		t.Error("focus left the expander when the row opened")
+	}
+	press(`#installed-list article[data-name="keys"] button[data-action="remove"]`, "\r")
+	p.visible("#confirm")
+	if got := eval[string](p, `document.activeElement.id`); got != "confirm-cancel" {
+		t.Errorf("the Remove dialog opened with focus on %q, want Cancel", got)
+	}
+	p.do(chromedp.KeyEvent(kb.Escape))
+	p.do(chromedp.WaitNotVisible(chromedp.CSS("#confirm")))
+	if _, ok := e.installed()["keys"]; !ok {
+		t.Fatal("Escape removed the plugin")
+	}
+	press(`#installed-list article[data-name="keys"] button[data-action="remove"]`, "\r")
+	p.visible("#confirm")
+	press("#confirm-ok", "\r")
+	p.until("the row gone", `document.querySelector('#installed-list article[data-name="keys"]') === null`)
+	if _, ok := e.installed()["keys"]; ok {
+		t.Fatal("keyboard Remove did not remove")
+	}
 }

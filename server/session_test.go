@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -432,5 +433,82 @@ func TestAddrFile(t *testing.T) {
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%q: %v, want %q", content, err, want)
 		}
+	}
+}
+
+// TestProgressFanout: a request that joins a shared plan late hears what it
+// missed, then what follows.
+func TestProgressFanout(t *testing.T) {
+	t.Parallel()
+	var f progressFanout
+	early := newProgressStream(time.Now())
+	early.begin(false)
+	f.add(early)
+	f.Start(10)
+	f.Resolved(4, 2, 2048)
+	late := newProgressStream(time.Now())
+	late.begin(true)
+	f.add(late)
+	f.add(nil)            // a request without a stream
+	f.Resolved(3, 1, 100) // out of order: never goes back
+	for name, p := range map[string]*progressStream{"early": early, "late": late} {
+		got, done, _ := p.snapshot()
+		if done || got.Phase != "resolving" || got.Total != 10 || got.Entries != 4 || got.Repos != 2 || got.Bytes != 2048 {
+			t.Errorf("%s: %+v done=%v", name, got, done)
+		}
+	}
+	f.Finish()
+	if got, _, _ := late.snapshot(); got.Phase != "applying" {
+		t.Errorf("an install's stream after resolving: %q", got.Phase)
+	}
+	if got, _, _ := early.snapshot(); got.Phase != "resolved" {
+		t.Errorf("a plan's stream after resolving: %q", got.Phase)
+	}
+	late.finish("applied")
+	late.Resolved(9, 9, 9) // nothing changes a finished stream
+	if got, done, _ := late.snapshot(); !done || got.Phase != "done" || got.Status != "applied" || got.Entries != 4 {
+		t.Errorf("finished: %+v done=%v", got, done)
+	}
+}
+
+// TestShutdownEndsEventStreams: an open event stream does not hold a
+// shutdown for its grace period.
+func TestShutdownEndsEventStreams(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	srv, err := New(Config{Installer: e.in, Token: testToken, ShutdownTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+
+	req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/events?progress=nobody-reports-here", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("events: %d", resp.StatusCode)
+	}
+	start := time.Now()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an open event stream held the shutdown")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("shutdown took %v", d)
 	}
 }

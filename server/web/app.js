@@ -280,7 +280,8 @@
     } finally {
       await Promise.race([done, sleep(1500)]);
       es.close();
-      const secs = ((last && last.elapsedMs ? last.elapsedMs : performance.now() - started) / 1000).toFixed(1);
+      const ms = last && last.elapsedMs ? last.elapsedMs : performance.now() - started;
+      const took = ms < 1000 ? Math.max(1, Math.round(ms)) + ' ms' : (ms / 1000).toFixed(1) + ' s';
       const line = last ? progressLine(last) : '';
       const bar = $('add-progress-bar');
       if (last && last.total > 0) {
@@ -292,7 +293,7 @@
       }
       box.classList.add('finished');
       const label = (last && doneLabel[last.status]) || doneLabel.default;
-      $('add-progress-text').textContent = visible(label + ' in ' + secs + ' s' + (line ? ': ' + line : '') + '.');
+      $('add-progress-text').textContent = visible(label + ' in ' + took + (line ? ': ' + line : '') + '.');
     }
   }
 
@@ -418,7 +419,7 @@
     const other = list.filter((a) => !installable.includes(a));
 
     if (market) root.append(selectionBar());
-    const cards = el('div', { class: 'cards', id: 'plan-cards' });
+    const cards = el('div', { class: 'cards' + (installable.length === 1 ? ' one' : ''), id: 'plan-cards' });
     for (const a of installable) {
       const inPlan = shownByName.get(a.name);
       cards.append(planCard(inPlan || a, { market, inPlan: !!inPlan, open: list.length <= 3 }));
@@ -682,6 +683,7 @@
       el('h3', {}, expander),
       el('span', { class: 'badge ' + (p.enabled ? 'on' : 'off'), text: p.enabled ? 'enabled' : 'disabled' }),
       el('span', { class: 'badge status-' + status, text: status }),
+      p.runtime ? el('span', { class: 'badge risk-high', text: 'FULL TRUST runtime' }) : null,
       p.problems && p.problems.length ? el('span', { class: 'badge status-blocked', text: plural(p.problems.length, 'problem') }) : null,
       el('span', { class: 'meta wrap', text: [p.source, p.commit && 'commit ' + short(p.commit), p.link && 'linked'].filter(Boolean).join(' · ') }),
     ));
@@ -775,10 +777,18 @@
     $('confirm-title').textContent = visible('Remove ' + name + '?');
     $('confirm-text').textContent = visible('This uninstalls ' + name + ' and deletes its installed copy. A linked folder is left in place.');
     d.returnValue = '';
-    const closed = new Promise((r) => d.addEventListener('close', r, { once: true }));
     d.showModal();
     $('confirm-cancel').focus();
-    await closed;
+    // The close event is queued: one from an earlier answer can arrive
+    // after this dialog opened, so only a close that left it shut counts.
+    await new Promise((resolve) => {
+      const onClose = () => {
+        if (d.open) return;
+        d.removeEventListener('close', onClose);
+        resolve();
+      };
+      d.addEventListener('close', onClose);
+    });
     return d.returnValue === 'ok';
   }
 
