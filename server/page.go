@@ -152,6 +152,12 @@ func (s *Server) authCode(w http.ResponseWriter, r *http.Request) {
 // the browser to the page. A missing, spent, expired or unknown code gets a
 // page that says which, and how to get a new link.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		// A HEAD (a link checker, a preview) must not spend the code.
+		w.Header().Set("Allow", http.MethodGet)
+		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "sign in with GET /login?code=…")
+		return
+	}
 	value, err := s.sessions.redeem(r.URL.Query().Get("code"))
 	h := w.Header()
 	pageHeaders(h)

@@ -335,7 +335,20 @@ func TestBrowserRefusedInstall(t *testing.T) {
 	e := newEnv(t, envOpts{gh: gh})
 	p := newTab(t, e)
 	p.signIn()
-	p.do(chromedp.SendKeys(chromedp.CSS("#source"), "https://github.com/acme/alpha"))
+
+	// A source the daemon refuses before planning is said so, with no plan.
+	p.do(chromedp.SendKeys(chromedp.CSS("#source"), "https://github.com/acme/alpha/blob/main/x"))
+	p.click("#plan-button")
+	p.until("the refusal", `!document.getElementById("add-notice").hidden`)
+	if got := p.text("#add-notice"); !strings.Contains(got, "Could not plan") || !strings.Contains(got, "install.invalid_source") {
+		t.Fatalf("notice: %q", got)
+	}
+	if !eval[bool](p, `document.getElementById("plan").hidden && document.getElementById("add-progress").hidden`) {
+		t.Fatal("a refused source shows a plan or a progress line")
+	}
+	p.shot("add-invalid-source")
+
+	p.do(chromedp.SetValue(chromedp.CSS("#source"), "https://github.com/acme/alpha"))
 	p.click("#plan-button")
 	p.visible(`#plan-cards article[data-name="alpha"]`)
 

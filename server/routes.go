@@ -119,24 +119,28 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 // time share one plan (and so one fetch), and each hears its progress when
 // it names a stream in ProgressHeader.
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
-	var req installer.Request
-	if !s.decode(w, r, &req) {
-		return
-	}
-	if req.PlanID != "" {
-		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
-		return
-	}
-	if err := checkSource(req.Source); err != nil {
-		s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
-		return
-	}
 	progress, ok := s.progressFor(w, r)
 	if !ok {
 		return
 	}
 	if progress != nil {
 		progress.begin(false)
+	}
+	var req installer.Request
+	if !s.decode(w, r, &req) {
+		finishProgress(progress, nil)
+		return
+	}
+	if req.PlanID != "" {
+		finishProgress(progress, nil)
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
+		return
+	}
+	if err := checkSource(req.Source); err != nil {
+		resp := installer.ErrorResponse(req.Source, err)
+		finishProgress(progress, resp)
+		s.respond(w, r, resp, err)
+		return
 	}
 	key, _ := json.Marshal(req)
 	fan := s.joinFlight(string(key), progress)
@@ -184,28 +188,34 @@ type planResult struct {
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
+	progress, ok := s.progressFor(w, r)
+	if !ok {
+		return
+	}
+	if progress != nil {
+		progress.begin(true)
+	}
 	var req installer.Request
 	if !s.decode(w, r, &req) {
+		finishProgress(progress, nil)
 		return
 	}
 	if req.PlanID == "" {
+		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
 		return
 	}
 	if req.Source != "" {
 		if err := checkSource(req.Source); err != nil {
-			s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
+			resp := installer.ErrorResponse(req.Source, err)
+			finishProgress(progress, resp)
+			s.respond(w, r, resp, err)
 			return
 		}
-	}
-	progress, ok := s.progressFor(w, r)
-	if !ok {
-		return
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
 	if progress != nil {
-		progress.begin(true)
 		ctx = resolver.WithProgress(ctx, progress)
 	}
 	resp, err := s.in.InstallApproved(ctx, req)

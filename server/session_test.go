@@ -133,6 +133,15 @@ func TestLoginCodes(t *testing.T) {
 			t.Errorf("%s: headers %v", c.name, resp.Header)
 		}
 	}
+	// A HEAD (a link preview) does not spend a code.
+	headed := e.loginCode()
+	req, _ := http.NewRequest("HEAD", e.ts.URL+"/login?code="+headed, nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("HEAD /login: %v %v", resp, err)
+	}
+	if resp := e.visit("/login?code=" + headed); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a code after a HEAD: %d %s", resp.StatusCode, readAll(t, resp))
+	}
 	// A code used within its minute works, at the edge too.
 	fresh := e.loginCode()
 	clock.Advance(CodeTTL - time.Second)
@@ -385,6 +394,21 @@ func TestProgressStreams(t *testing.T) {
 	events := readEvents(t, strings.NewReader(string(data)))
 	if len(events) != 1 || events[0].name != "progress" || events[0].data.Phase != "waiting" {
 		t.Fatalf("another client's stream leaked: %+v", events)
+	}
+
+	// A request refused before any work still ends its stream.
+	r := e.do("POST", "/plugins/plan", map[string]string{"source": "relative/path"}, hdr{ProgressHeader: "refused-early"})
+	r.wantError(t, 400, "install.invalid_source")
+	req, _ = http.NewRequest("GET", e.ts.URL+"/events?progress=refused-early", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	early, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := readEvents(t, early.Body)
+	early.Body.Close()
+	if len(evs) != 1 || evs[0].name != "done" || evs[0].data.Status != "refused" {
+		t.Fatalf("stream of a refused plan: %+v", evs)
 	}
 
 	// Bad ids are refused.

@@ -25,7 +25,8 @@ It listens on loopback only unless --allow-remote is given. Every JSON route nee
 Authorization: Bearer <token>, where the token is the contents of serve.token in the Reasonix
 home (created with mode 0600 on first start), or a browser session: ` + "`reasonix studio`" + ` opens
 the page signed in with a single-use code, without showing the token to the browser. The
-address it listens on is written to serve.addr in the home while it runs. SIGINT or SIGTERM
+address it listens on is written to serve.addr in the home while it runs. Browser sessions live
+in memory (12 hours at most, 2 idle): after a restart, sign in again. SIGINT or SIGTERM
 stops it gracefully: in-flight requests get --shutdown-timeout to finish; an install still
 running after that is discarded whole.`,
 		Args: cobra.NoArgs,

@@ -343,7 +343,9 @@
     }
     setAddBusy(false);
     const r = res.body;
-    if (!r || !Array.isArray(r.actions)) {
+    if (!r || !Array.isArray(r.actions) || (!r.ok && !r.actions.length)) {
+      // Refused before any plan: the error says it all.
+      $('add-progress').hidden = true;
       notice('add-notice', 'error', 'Could not plan ' + source + ': ' + errorText(r, 'the daemon answered ' + res.status));
       return;
     }
