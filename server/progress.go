@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -57,7 +58,7 @@ type progressStream struct {
 	doneAt  time.Time
 	changed chan struct{} // closed (and replaced) on every change
 	install bool          // after resolving comes applying
-	touched time.Time
+	touched time.Time     // last begun or changed: streams idle too long are dropped
 }
 
 func newProgressStream(now time.Time) *progressStream {
@@ -72,7 +73,8 @@ func (p *progressStream) update(f func(*ProgressEvent)) {
 		return
 	}
 	f(&p.state)
-	p.state.Elapsed = time.Since(p.start).Milliseconds()
+	p.touched = time.Now()
+	p.state.Elapsed = p.touched.Sub(p.start).Milliseconds()
 	close(p.changed)
 	p.changed = make(chan struct{})
 }
@@ -259,8 +261,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeEvent(w http.ResponseWriter, name string, e ProgressEvent) error {
-	_, err := fmt.Fprintf(w, "event: %s\ndata: {\"phase\":%q,\"total\":%d,\"entries\":%d,\"repos\":%d,\"bytes\":%d,\"status\":%q,\"elapsedMs\":%d}\n\n",
-		name, e.Phase, e.Total, e.Entries, e.Repos, e.Bytes, e.Status, e.Elapsed)
+	data, err := json.Marshal(e) // one line: JSON has no raw newlines
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
 	return err
 }
 
