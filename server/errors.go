@@ -22,6 +22,7 @@ const (
 	CodeInternal         = "server.internal"
 	CodeShuttingDown     = "server.shutting_down"
 	CodeCancelled        = "request.cancelled"
+	CodeBusy             = "server.busy"
 )
 
 // ErrorBody is the JSON of every refusal and failure. Backend responses

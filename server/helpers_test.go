@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
@@ -39,6 +40,7 @@ type env struct {
 type envOpts struct {
 	home string             // default: a fresh temp dir
 	gh   *fakegithub.Server // remote sources go here when set
+	now  func() time.Time   // the sessions' clock; default time.Now
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -78,7 +80,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 			}
 		},
 	})
-	e.srv, err = New(Config{Installer: e.in, Token: testToken, Log: NewLogger(e.log, -4)})
+	e.srv, err = New(Config{Installer: e.in, Token: testToken, Log: NewLogger(e.log, -4), Now: o.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,4 +267,24 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// testClock is a settable clock for session and code expiry.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newTestClock() *testClock { return &testClock{t: time.Now()} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

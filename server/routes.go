@@ -13,12 +13,15 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/source"
 )
 
 const healthzPattern = "GET /healthz"
 
-// routes is the route table of SPEC §12.
+// routes is the route table of SPEC §12. Who may use each route is in
+// routeAccess; a route not listed there takes the bearer token or a
+// browser session (with the CSRF token on mutations).
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(healthzPattern, s.healthz)
@@ -35,7 +38,28 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /marketplaces", s.addMarketplace)
 	mux.HandleFunc("POST /marketplaces/{name}/update", s.updateMarketplace)
 	mux.HandleFunc("DELETE /marketplaces/{name}", s.removeMarketplace)
+	mux.HandleFunc("GET /events", s.events)
+
+	// The page and its sign-in.
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /assets/{file}", s.assets)
+	mux.HandleFunc("GET /login", s.login)
+	mux.HandleFunc("POST /auth/code", s.authCode)
+	mux.HandleFunc("GET /session", s.sessionInfo)
+	mux.HandleFunc("POST /logout", s.logout)
 	return mux
+}
+
+// routeAccess is who may use the routes that differ from the default
+// (accessAny), by mux pattern.
+var routeAccess = map[string]access{
+	healthzPattern:       accessPublic,
+	"GET /{$}":           accessPublic,
+	"GET /assets/{file}": accessPublic,
+	"GET /login":         accessPublic,
+	"POST /auth/code":    accessToken,
+	"GET /session":       accessSession,
+	"POST /logout":       accessSession,
 }
 
 // noRoute answers what the mux has no route for, as JSON: 405 (with Allow)
@@ -95,39 +119,68 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// POST /plugins/plan {source, name?, link?, replace?, offline?,
+// POST /plugins/plan {source, name?, names?, link?, replace?, offline?,
 // allowUnpinned?}: the plan, as `plugin install SOURCE --dry-run` prints it,
 // stored in the cache by planId. Identical requests in flight at the same
-// time share one plan (and so one fetch).
+// time share one plan (and so one fetch), and each hears its progress when
+// it names a stream in ProgressHeader.
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
+	progress, ok := s.progressFor(w, r)
+	if !ok {
+		return
+	}
+	if progress != nil {
+		progress.begin(false)
+	}
 	var req installer.Request
 	if !s.decode(w, r, &req) {
+		finishProgress(progress, nil)
 		return
 	}
 	if req.PlanID != "" {
+		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
 		return
 	}
 	if err := checkSource(req.Source); err != nil {
-		s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
+		resp := installer.ErrorResponse(req.Source, err)
+		finishProgress(progress, resp)
+		s.respond(w, r, resp, err)
 		return
 	}
 	key, _ := json.Marshal(req)
+	fan := s.joinFlight(string(key), progress)
 	ch := s.plans.DoChan(string(key), func() (any, error) {
+		defer s.leaveFlight(string(key), fan)
 		ctx, cancel := s.detached()
 		defer cancel()
+		ctx = resolver.WithProgress(ctx, fan)
 		resp, err := s.in.Install(ctx, req, installer.Approval{DryRun: true})
 		return planResult{resp, err}, nil
 	})
 	select {
 	case res := <-ch:
 		pr := res.Val.(planResult)
+		finishProgress(progress, pr.resp)
 		s.respond(w, r, pr.resp, pr.err)
 	case <-r.Context().Done():
 		// The client left (or the daemon is stopping); a shared plan goes
 		// on for the others.
+		finishProgress(progress, nil)
 		writeError(w, http.StatusServiceUnavailable, CodeCancelled, "request cancelled")
 	}
+}
+
+// finishProgress ends a progress stream with the response's status.
+func finishProgress(p *progressStream, resp *installer.Response) {
+	if p == nil {
+		return
+	}
+	status := string(installer.StatusFailed)
+	if resp != nil {
+		status = string(resp.Status)
+	}
+	p.finish(status)
 }
 
 type planResult struct {
@@ -141,23 +194,38 @@ type planResult struct {
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
+	progress, ok := s.progressFor(w, r)
+	if !ok {
+		return
+	}
+	if progress != nil {
+		progress.begin(true)
+	}
 	var req installer.Request
 	if !s.decode(w, r, &req) {
+		finishProgress(progress, nil)
 		return
 	}
 	if req.PlanID == "" {
+		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
 		return
 	}
 	if req.Source != "" {
 		if err := checkSource(req.Source); err != nil {
-			s.respond(w, r, installer.ErrorResponse(req.Source, err), err)
+			resp := installer.ErrorResponse(req.Source, err)
+			finishProgress(progress, resp)
+			s.respond(w, r, resp, err)
 			return
 		}
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
+	if progress != nil {
+		ctx = resolver.WithProgress(ctx, progress)
+	}
 	resp, err := s.in.InstallApproved(ctx, req)
+	finishProgress(progress, resp)
 	s.respond(w, r, resp, err)
 }
 

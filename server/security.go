@@ -87,7 +87,10 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 // Origin on every cross-origin request (and on same-origin POSTs); a page is
 // allowed only when it is itself served from a loopback name. Non-browser
 // clients send no Origin at all. No CORS headers are ever sent, so a
-// browser never lets another origin read an answer either.
+// browser never lets another origin read an answer either. Requests that
+// a session cookie authorizes must come from the daemon's own origin
+// exactly (sessionAuth): a page on another loopback port is same-site, and
+// would otherwise ride on the cookie.
 func (s *Server) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origins, present := r.Header["Origin"]; present {
@@ -121,9 +124,13 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], s.tokenSum[:]) == 1
 }
 
-func unauthorized(w http.ResponseWriter) {
+// unauthorized answers 401; msg "" is the bearer token's own message.
+func unauthorized(w http.ResponseWriter, msg string) {
+	if msg == "" {
+		msg = "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>"
+	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="reasonix"`)
-	writeError(w, http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>")
+	writeError(w, http.StatusUnauthorized, CodeUnauthorized, "%s", msg)
 }
 
 // limitBody caps request bodies: a declared length over the cap is refused

@@ -5,7 +5,10 @@
 // One concern per file: server.go the type and its lifecycle (graceful
 // shutdown), routes.go the handlers, security.go the request checks,
 // token.go the token file, logging.go the request log, errors.go the JSON
-// errors and status mapping, plugins.go the cached listing and reload.
+// errors and status mapping, plugins.go the cached listing and reload,
+// page.go the installer page and route access, session.go browser sign-in
+// (login codes, sessions, CSRF), progress.go live progress (server-sent
+// events), addrfile.go the serve.addr file.
 package server
 
 import (
@@ -16,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +47,8 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful part of a shutdown (default
 	// DefaultShutdownTimeout); negative means cancel in-flight work at once.
 	ShutdownTimeout time.Duration
+	// Now is the clock of login codes and sessions (tests); nil: time.Now.
+	Now func() time.Time
 }
 
 // Server serves the backend over HTTP. Create it with New.
@@ -63,6 +69,17 @@ type Server struct {
 
 	plans singleflight.Group // concurrent identical plan requests
 	list  listView
+
+	page     *pageAssets
+	sessions *sessionStore
+	progress progressHub
+	flightMu sync.Mutex
+	flights  map[string]*progressFanout // progress of shared plans, by plan key
+
+	// draining is closed when a shutdown begins: long-lived answers (event
+	// streams) end then instead of holding the shutdown for its grace.
+	draining  chan struct{}
+	drainOnce sync.Once
 }
 
 // New returns a Server over cfg.
@@ -86,22 +103,37 @@ func New(cfg Config) (*Server, error) {
 	if s.grace == 0 {
 		s.grace = DefaultShutdownTimeout
 	}
+	page, err := loadPageAssets()
+	if err != nil {
+		return nil, err
+	}
+	s.page = page
+	s.sessions = newSessionStore(cfg.Now)
+	s.flights = map[string]*progressFanout{}
+	s.draining = make(chan struct{})
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.list.in, s.list.life = cfg.Installer, s.life
 	return s, nil
 }
 
+// drain tells long-lived answers to end: a shutdown has begun.
+func (s *Server) drain() { s.drainOnce.Do(func() { close(s.draining) }) }
+
 // stopping reports whether in-flight work has been told to stop.
 func (s *Server) stopping() bool { return s.life.Err() != nil }
 
 // Handler returns the daemon's handler: request log, panic recovery, Host,
-// Origin, body cap, then the token (every route but /healthz) and routing.
+// Origin, body cap, then authentication (what each route requires: see
+// routeAccess) and routing.
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", apiCSP)
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Referrer-Policy", "no-referrer")
 		_, pattern := mux.Handler(r)
-		if pattern != healthzPattern && !s.authorized(r) {
-			unauthorized(w)
+		r, ok := s.authenticate(w, r, routeAccess[pattern])
+		if !ok {
 			return
 		}
 		if pattern == "" {
@@ -143,6 +175,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	s.drain()
 	s.log.Info("shutting down", "inflight", s.inflight.Load(), "grace", s.grace.String())
 	graceCtx, cancel := context.WithTimeout(context.Background(), max(s.grace, 0))
 	err := srv.Shutdown(graceCtx)
@@ -170,7 +203,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 const cancelWait = 10 * time.Second
 
 // Close cancels in-flight work; for servers used through Handler only.
-func (s *Server) Close() { s.stop() }
+func (s *Server) Close() {
+	s.drain()
+	s.stop()
+}
 
 // track counts in-flight requests, for the shutdown log.
 func (s *Server) track(next http.Handler) http.Handler {

@@ -87,3 +87,14 @@ func readToken(path string) (string, error) {
 	}
 	return tok, nil
 }
+
+// ReadToken reads the token file a running daemon created, with the same
+// checks as LoadOrCreateToken (regular file, mode 0600, one token line),
+// and never creates one: `reasonix studio` uses it to talk to the daemon.
+func ReadToken(path string) (string, error) {
+	tok, err := readToken(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no token file at %s: start the daemon with `reasonix serve`: %w", path, err)
+	}
+	return tok, err
+}

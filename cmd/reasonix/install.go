@@ -36,6 +36,11 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
 			return m.respond(cmd.Context(), func(a *app) *installer.Response {
 				resp, _ := a.installer.Install(cmd.Context(), req, ap)
+				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
+					// The same plan, readable, on the terminal; stdout keeps
+					// the JSON for scripts.
+					writeReview(m.Stderr, resp, approveCommand(args[0], req, resp.PlanID))
+				}
 				return resp
 			})
 		},

@@ -23,6 +23,10 @@ type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+
+	// terminal, when set, says whether w is a terminal (tests); nil checks
+	// the file descriptor.
+	terminal func(w io.Writer) bool
 }
 
 // exitError carries an exit status through cobra.
@@ -91,7 +95,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
 	doctor.AddCommand(m.capabilitiesCommand())
 	root.AddCommand(plugin, doctor, m.cacheCommand(), m.marketplaceCommand())
-	root.AddCommand(m.serveCommand())
+	root.AddCommand(m.serveCommand(), m.studioCommand())
 	return root
 }
 

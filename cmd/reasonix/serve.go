@@ -18,13 +18,17 @@ func (m *Main) serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7878]",
 		Short: "Serve the backend to Studio over HTTP (loopback, bearer token)",
-		Long: `Serve the install backend over HTTP for the Studio desktop app (SPEC §12).
+		Long: `Serve the install backend over HTTP for the Studio desktop app (SPEC §12), and the
+installer page at http://ADDR/.
 
-It listens on loopback only unless --allow-remote is given. Every route but /healthz needs
+It listens on loopback only unless --allow-remote is given. Every JSON route needs
 Authorization: Bearer <token>, where the token is the contents of serve.token in the Reasonix
-home (created with mode 0600 on first start). SIGINT or SIGTERM stops it gracefully: in-flight
-requests get --shutdown-timeout to finish; an install still running after that is discarded
-whole.`,
+home (created with mode 0600 on first start), or a browser session: ` + "`reasonix studio`" + ` opens
+the page signed in with a single-use code, without showing the token to the browser. The
+address it listens on is written to serve.addr in the home while it runs. Browser sessions live
+in memory (12 hours at most, 2 idle): after a restart, sign in again. SIGINT or SIGTERM
+stops it gracefully: in-flight requests get --shutdown-timeout to finish; an install still
+running after that is discarded whole.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := server.CheckAddr(addr, allowRemote)
@@ -64,7 +68,22 @@ whole.`,
 			} else {
 				fmt.Fprintf(m.Stdout, "token: %s; send it as Authorization: Bearer <token>\n", tokenPath)
 			}
+			// serve.addr tells `reasonix studio` where this daemon listens
+			// (the port may have been picked by the system). It goes once
+			// the daemon stops, unless another daemon has replaced it.
+			addrPath := server.AddrPath(a.Home.Dir)
+			bound := ln.Addr().String()
+			if err := server.WriteAddrFile(addrPath, bound); err != nil {
+				ln.Close()
+				return fail(m.Stderr, err)
+			}
+			defer func() {
+				if err := server.RemoveAddrFile(addrPath, bound); err != nil {
+					fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", safeText(err.Error()))
+				}
+			}()
 			fmt.Fprintf(m.Stdout, "reasonix serve: listening on http://%s (home %s)\n", ln.Addr(), a.Home.Dir)
+			fmt.Fprintf(m.Stdout, "page: run `reasonix studio` to open http://%s/ signed in\n", ln.Addr())
 			if err := srv.Serve(cmd.Context(), ln); err != nil {
 				return fail(m.Stderr, err)
 			}

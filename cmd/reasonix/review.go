@@ -1,0 +1,271 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/term"
+
+	"reasonix.io/plugind/installer"
+)
+
+// The terminal review of a dry run (SPEC §11): what `plugin install
+// --dry-run` prints on stderr when that is a terminal, beside the JSON on
+// stdout. One line per plugin that would be installed, every FULL TRUST
+// runtime in full, the entries that would not be installed grouped by
+// reason, and the exact command that approves this plan. Every string that
+// came from a plugin, a marketplace or a source is escaped (safeText,
+// safeCell, safeLine): a review that the reviewed package can repaint
+// reviews nothing.
+
+// stderrIsTerminal reports whether the review should be printed: stderr
+// is a terminal (tests replace the check through Main.terminal).
+func (m *Main) stderrIsTerminal() bool {
+	if m.terminal != nil {
+		return m.terminal(m.Stderr)
+	}
+	f, ok := m.Stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// entryPrefix is how a marketplace entry's error begins; grouping by
+// reason drops it, so entries refused for the same reason share a line.
+var entryPrefix = regexp.MustCompile(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
+
+// writeReview prints the review of resp, a dry-run response, to w.
+// approve is the command line that applies exactly this plan (its planId
+// included); nil when the plan cannot be applied.
+func writeReview(w io.Writer, resp *installer.Response, approve []string) {
+	var ready, other []installer.Action
+	for _, a := range resp.Actions {
+		if a.Status == installer.ActionReady {
+			ready = append(ready, a)
+		} else {
+			other = append(other, a)
+		}
+	}
+
+	fmt.Fprintf(w, "\nReview of %s\n", safeText(resp.Source))
+	if r := resp.Resolved; r != nil {
+		var parts []string
+		for _, p := range []string{r.Kind, r.Repo, prefixed("at ", r.Ref), prefixed("commit ", shortCommit(r.Commit)), prefixed("folder ", r.Subdir)} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		fmt.Fprintf(w, "  resolved: %s\n", safeText(strings.Join(parts, ", ")))
+	}
+	if resp.PlanID != "" {
+		fmt.Fprintf(w, "  plan: %s\n", safeText(resp.PlanID))
+	}
+
+	if len(ready) > 0 {
+		fmt.Fprintf(w, "\n%s to install:\n", plural(len(ready), "plugin"))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tCOMMIT\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
+		for _, a := range ready {
+			name := safeCell(a.Name, 40)
+			if a.Action == installer.ActionReplace {
+				name += " (replaces " + dash(shortCommit(a.PreviousCommit)) + ")"
+			}
+			risk := string(a.Risk)
+			if a.Runtime != nil {
+				risk += " FULL TRUST"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, dash(safeText(shortCommit(a.Commit))), dash(safeText(risk)),
+				len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
+		}
+		_ = tw.Flush()
+	}
+
+	for _, a := range ready {
+		if a.Runtime == nil {
+			continue
+		}
+		rt := a.Runtime
+		fmt.Fprintf(w, "\n!! FULL TRUST runtime in %s: %s\n", safeText(a.Name), safeText(strings.Join(append([]string{rt.Command}, rt.Args...), " ")))
+		if rt.Warning != "" {
+			fmt.Fprintf(w, "   %s\n", safeText(rt.Warning))
+		}
+		if len(rt.Env) > 0 {
+			keys := make([]string, 0, len(rt.Env))
+			for k := range rt.Env {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			env := make([]string, 0, len(keys))
+			for _, k := range keys {
+				env = append(env, k+"="+rt.Env[k])
+			}
+			fmt.Fprintf(w, "   env: %s\n", safeText(strings.Join(env, " ")))
+		}
+		fmt.Fprintf(w, "   capabilities: %s; intercepts: %s; replaces: %s\n",
+			safeText(listOrNone(rt.Capabilities)), safeText(listOrNone(rt.Intercepts)), safeText(listOrNone(rt.Replaces)))
+		for _, tool := range rt.Tools {
+			ro := ""
+			if tool.ReadOnly {
+				ro = " (read-only)"
+			}
+			fmt.Fprintf(w, "   tool %s%s: %s\n", safeText(tool.ModelName), ro, safeLine(tool.Description, maxCell))
+		}
+		if rt.Required {
+			fmt.Fprintln(w, "   required: sessions do not start without it")
+		}
+	}
+
+	writeNotInstalled(w, other)
+
+	var warnings []string
+	for _, warn := range resp.Warnings {
+		if !repeatsAction(warn, other) { // else listed with its entry above
+			warnings = append(warnings, warn)
+		}
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintf(w, "\nwarnings:\n")
+		for _, warn := range warnings {
+			fmt.Fprintf(w, "  %s\n", safeLine(warn, 0))
+		}
+	}
+
+	if approve == nil || !resp.OK {
+		reason := resp.ErrorText()
+		if reason == "" {
+			reason = "nothing in it can be installed"
+		}
+		fmt.Fprintf(w, "\nThis plan cannot be installed: %s\n", safeText(reason))
+		return
+	}
+	fmt.Fprintf(w, "\nTo install exactly this plan:\n  %s\n", safeText(shellJoin(approve)))
+}
+
+// writeNotInstalled groups what will not be installed by status and
+// reason: one line per reason, naming its entries.
+func writeNotInstalled(w io.Writer, other []installer.Action) {
+	type group struct {
+		status, reason string
+		names          []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, a := range other {
+		reason := entryPrefix.ReplaceAllString(a.ErrorText(), "")
+		if reason == "" {
+			reason = "no reason given"
+		}
+		if code := a.Code(); code != "" {
+			reason += " [" + string(code) + "]"
+		}
+		key := string(a.Status) + "\x00" + reason
+		g, ok := byKey[key]
+		if !ok {
+			g = &group{status: string(a.Status), reason: reason}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.names = append(g.names, a.Name)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].status < groups[j].status })
+	last := ""
+	for _, g := range groups {
+		if g.status != last {
+			n := 0
+			for _, h := range groups {
+				if h.status == g.status {
+					n += len(h.names)
+				}
+			}
+			fmt.Fprintf(w, "\n%s (%d):\n", safeText(g.status), n)
+			last = g.status
+		}
+		names := make([]string, len(g.names))
+		for i, n := range g.names {
+			names[i] = safeCell(n, 40)
+		}
+		fmt.Fprintf(w, "  %s: %s\n", safeLine(g.reason, 0), strings.Join(names, ", "))
+	}
+}
+
+// repeatsAction reports whether a plan warning only repeats an entry that
+// is not installed ("skipped NAME: reason"), which the review lists by
+// reason already.
+func repeatsAction(warn string, other []installer.Action) bool {
+	for _, a := range other {
+		if strings.HasPrefix(warn, string(a.Status)+" "+a.Name+": ") {
+			return true
+		}
+	}
+	return false
+}
+
+// approveCommand is the install command line that applies exactly the plan
+// of req, as reviewed: the same source and the flags that shape the plan,
+// with --yes and --plan-id.
+func approveCommand(source string, req installer.Request, planID string) []string {
+	args := []string{"reasonix", "plugin", "install", source}
+	if req.Name != "" {
+		args = append(args, "--name", req.Name)
+	}
+	for _, f := range []struct {
+		on   bool
+		flag string
+	}{{req.Replace, "--replace"}, {req.Link, "--link"}, {req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}} {
+		if f.on {
+			args = append(args, f.flag)
+		}
+	}
+	return append(args, "--yes", "--plan-id", planID)
+}
+
+// shellJoin quotes args for a POSIX shell: words of safe characters as
+// they are, anything else in single quotes.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shortCommit(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/server"
+)
+
+// studio opens the installer page of the home's daemon in a browser,
+// signed in, starting the daemon first when none answers. The bearer token
+// stays in this process: the browser gets a single-use login code.
+func (m *Main) studioCommand() *cobra.Command {
+	var noOpen bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "studio",
+		Short: "Open the installer page in a browser, signed in (starts the daemon if needed)",
+		Long: `Open the installer page of ` + "`reasonix serve`" + ` in your browser, signed in.
+
+studio finds the daemon of the Reasonix home through serve.addr; when nothing answers there it
+starts ` + "`reasonix serve --addr 127.0.0.1:0`" + ` in the background (its log goes to serve.log in the
+home) and waits for it. It then asks the daemon, with the token in serve.token, for a sign-in
+link that works once, for one minute, and opens it with xdg-open (open on macOS). With no
+browser opener, or with --no-open, it prints the link instead. The token never reaches the
+browser: the link becomes a session cookie there.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			dir, err := installer.DefaultHomeDir(m.Getenv)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			home := installer.Home{Dir: dir}
+			addr, err := m.ensureDaemon(ctx, home, wait)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			token, err := server.ReadToken(home.TokenPath())
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			code, err := loginCode(ctx, addr, token)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			link := "http://" + addr + "/login?code=" + code
+			opener := ""
+			if !noOpen {
+				opener = m.browserOpener()
+			}
+			if opener == "" {
+				fmt.Fprintf(m.Stdout, "Open this link in your browser within a minute (it signs you in once):\n%s\n", link)
+				return nil
+			}
+			if err := openLink(ctx, opener, link); err != nil {
+				fmt.Fprintf(m.Stderr, "reasonix: %s could not open a browser (%s)\n", filepath.Base(opener), safeText(err.Error()))
+				fmt.Fprintf(m.Stdout, "Open this link in your browser within a minute (it signs you in once):\n%s\n", link)
+				return nil
+			}
+			fmt.Fprintf(m.Stdout, "Opened http://%s/ in your browser, signed in.\n", addr)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&noOpen, "no-open", false, "print the sign-in link instead of opening a browser")
+	f.DurationVar(&wait, "wait", 20*time.Second, "how long to wait for a daemon started in the background")
+	return cmd
+}
+
+// daemonClient talks to the loopback daemon: no proxy, a short timeout,
+// no redirects followed.
+func daemonClient() *http.Client {
+	return &http.Client{
+		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// healthy reports whether a reasonix daemon answers at addr.
+func healthy(ctx context.Context, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := daemonClient().Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var body struct {
+		OK bool `json:"ok"`
+	}
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body) == nil && body.OK
+}
+
+// ensureDaemon returns the address of the home's running daemon, starting
+// one in the background when serve.addr names none that answers.
+func (m *Main) ensureDaemon(ctx context.Context, home installer.Home, wait time.Duration) (string, error) {
+	addrPath := server.AddrPath(home.Dir)
+	stale, err := server.ReadAddrFile(addrPath)
+	switch {
+	case err == nil && healthy(ctx, stale):
+		return stale, nil
+	case err == nil:
+		// A daemon that died without cleaning up: its address is ours to drop.
+		if err := server.RemoveAddrFile(addrPath, stale); err != nil {
+			return "", err
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", err
+	}
+	return m.startDaemon(ctx, home, wait)
+}
+
+// startDaemon starts `reasonix serve --addr 127.0.0.1:0` detached from
+// this terminal (its own session, stdin from /dev/null, output appended to
+// serve.log) and waits until it has written serve.addr and answers there.
+func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.Duration) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("start the daemon: find this program: %w", err)
+	}
+	if err := os.MkdirAll(home.Dir, 0o755); err != nil {
+		return "", fmt.Errorf("start the daemon: %w", err)
+	}
+	logPath := filepath.Join(home.Dir, "serve.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("start the daemon: %w", err)
+	}
+	defer logFile.Close()
+	child := exec.Command(exe, "serve", "--addr", "127.0.0.1:0")
+	// The daemon serves this home whatever its environment would pick.
+	child.Env = append(os.Environ(), "REASONIX_HOME="+home.Dir)
+	child.Stdout, child.Stderr = logFile, logFile
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := child.Start(); err != nil {
+		return "", fmt.Errorf("start the daemon: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	fmt.Fprintf(m.Stderr, "reasonix: started the daemon (pid %d; log %s)\n", child.Process.Pid, logPath)
+
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if addr, err := server.ReadAddrFile(server.AddrPath(home.Dir)); err == nil && healthy(ctx, addr) {
+			return addr, nil
+		}
+		select {
+		case err := <-exited:
+			return "", fmt.Errorf("the daemon exited before it listened (%v); its log %s ends with:\n%s", err, logPath, safeText(logTail(logPath, 2048)))
+		case <-deadline.C:
+			return "", fmt.Errorf("the daemon (pid %d) did not answer within %s; see %s", child.Process.Pid, wait, logPath)
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// logTail returns the last n bytes of a log, for an error message.
+func logTail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	if info.Size() > n {
+		if _, err := f.Seek(info.Size()-n, io.SeekStart); err != nil {
+			return ""
+		}
+	}
+	b, _ := io.ReadAll(f)
+	return strings.TrimSpace(string(b))
+}
+
+// loginCode asks the daemon at addr for a single-use sign-in code.
+func loginCode(ctx context.Context, addr, token string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/auth/code", nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := daemonClient().Do(req)
+	if err != nil {
+		return "", fmt.Errorf("ask the daemon at %s for a sign-in code: %w", addr, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Code  string `json:"code"`
+		Error string `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err != nil {
+		return "", fmt.Errorf("the daemon at %s answered %d, not a sign-in code: %w", addr, resp.StatusCode, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		return "", fmt.Errorf("the daemon at %s refused this home's token: it serves another home, or serve.token changed since it started (restart it)", addr)
+	case resp.StatusCode != http.StatusOK || body.Code == "":
+		return "", fmt.Errorf("the daemon at %s refused a sign-in code (%d): %s", addr, resp.StatusCode, body.Error)
+	}
+	return body.Code, nil
+}
+
+// browserOpener finds the program that opens a link in the user's browser
+// (xdg-open; open on macOS) on the PATH, "" when there is none.
+func (m *Main) browserOpener() string {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	for _, dir := range filepath.SplitList(m.Getenv("PATH")) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// openLink runs the opener on link. xdg-open returns once the browser has
+// the link; a browser it starts outlives it and may keep its output open,
+// so that output goes to a file (a pipe would make this wait for the
+// browser to exit).
+func openLink(ctx context.Context, opener, link string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := os.CreateTemp("", "reasonix-open-*.log")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
+	c := exec.CommandContext(ctx, opener, link)
+	c.Stdout, c.Stderr = out, out
+	if err := c.Run(); err != nil {
+		if msg := strings.TrimSpace(logTail(out.Name(), 512)); msg != "" {
+			return fmt.Errorf("%w: %s", err, msg)
+		}
+		return err
+	}
+	return nil
+}

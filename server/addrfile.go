@@ -1,0 +1,68 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+)
+
+// AddrFileName is the file in the Reasonix home where a running daemon
+// writes the address it listens on (host:port, one line), so `reasonix
+// studio` finds it without knowing the port it picked.
+const AddrFileName = "serve.addr"
+
+// AddrPath returns the address file of the home dir.
+func AddrPath(homeDir string) string { return filepath.Join(homeDir, AddrFileName) }
+
+// WriteAddrFile records addr in path atomically (a reader never sees half
+// a line). The address is not a secret: the token guards the daemon.
+func WriteAddrFile(path, addr string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := renameio.WriteFile(path, []byte(addr+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveAddrFile removes path if it still names addr: another daemon may
+// have started over the same home since and written its own.
+func RemoveAddrFile(path, addr string) error {
+	got, err := ReadAddrFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil || got != addr {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadAddrFile returns the address in path; fs.ErrNotExist when there is
+// no file. An address that is not a loopback host:port is an error: the
+// file must not send a token anywhere else.
+func ReadAddrFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	addr := strings.TrimSpace(string(data))
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" || port == "0" {
+		return "", fmt.Errorf("%s does not hold a HOST:PORT address (%q); remove it", path, addr)
+	}
+	if !isLoopbackHost(host) {
+		return "", fmt.Errorf("%s names %s, which is not a loopback address; refusing to send the token there", path, addr)
+	}
+	return addr, nil
+}

@@ -1,0 +1,350 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"reasonix.io/plugind/resolver"
+)
+
+// Live progress of long plans and installs (SPEC §12). The client picks a
+// progress id, opens GET /events?progress=ID (server-sent events), and sends
+// the same id in ProgressHeader with POST /plugins/plan or
+// /plugins/install. Whichever arrives first creates the stream; a
+// subscriber that comes late gets the latest state at once, and a finished
+// stream is kept for progressKeep so a slow subscriber still sees the end.
+// Streams belong to the client that made them (the token holder or one
+// browser session): another client cannot read them by guessing an id.
+const (
+	// ProgressHeader names the progress stream a plan or install reports to.
+	ProgressHeader = "X-Reasonix-Progress"
+
+	progressKeep      = time.Minute      // a finished stream stays readable
+	progressUnused    = 10 * time.Minute // a stream nothing reports to
+	progressHeartbeat = 15 * time.Second // keeps idle proxies and browsers connected
+	progressCoalesce  = 100 * time.Millisecond
+	maxProgressStream = 256
+)
+
+var progressIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+
+// ProgressEvent is one state of a stream, sent as the data of an SSE event
+// ("progress" while work runs, "done" at the end).
+type ProgressEvent struct {
+	// Phase is planning, resolving, resolved, installing, applying or done.
+	Phase   string `json:"phase"`
+	Total   int    `json:"total"`   // marketplace entries to resolve (0: one plugin)
+	Entries int    `json:"entries"` // entries resolved so far
+	Repos   int    `json:"repos"`   // repositories fetched
+	Bytes   int64  `json:"bytes"`   // bytes those fetches brought
+	// Status is the response's status when Phase is done (planned,
+	// applied, refused, failed).
+	Status  string `json:"status,omitempty"`
+	Elapsed int64  `json:"elapsedMs"`
+}
+
+// progressStream is one id's progress. It implements resolver.Progress;
+// the resolver calls it from several goroutines.
+type progressStream struct {
+	mu      sync.Mutex
+	state   ProgressEvent
+	start   time.Time
+	done    bool
+	doneAt  time.Time
+	changed chan struct{} // closed (and replaced) on every change
+	install bool          // after resolving comes applying
+	touched time.Time     // last begun or changed: streams idle too long are dropped
+}
+
+func newProgressStream(now time.Time) *progressStream {
+	return &progressStream{changed: make(chan struct{}), start: now, touched: now, state: ProgressEvent{Phase: "waiting"}}
+}
+
+// update changes the state under the lock and wakes subscribers.
+func (p *progressStream) update(f func(*ProgressEvent)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return
+	}
+	f(&p.state)
+	p.touched = time.Now()
+	p.state.Elapsed = p.touched.Sub(p.start).Milliseconds()
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// snapshot returns the state, whether it is final, and a channel closed at
+// the next change.
+func (p *progressStream) snapshot() (ProgressEvent, bool, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.state, p.done, p.changed
+}
+
+// begin marks the start of a plan or install on this stream (an id used
+// again starts over).
+func (p *progressStream) begin(install bool) {
+	p.mu.Lock()
+	p.install, p.done = install, false
+	p.start = time.Now()
+	p.touched = p.start
+	p.mu.Unlock()
+	phase := "planning"
+	if install {
+		phase = "installing"
+	}
+	p.update(func(e *ProgressEvent) { *e = ProgressEvent{Phase: phase} })
+}
+
+// finish ends the stream with the response's status.
+func (p *progressStream) finish(status string) {
+	p.update(func(e *ProgressEvent) { e.Phase, e.Status = "done", status })
+	p.mu.Lock()
+	p.done, p.doneAt = true, time.Now()
+	p.mu.Unlock()
+}
+
+func (p *progressStream) Start(n int) {
+	p.update(func(e *ProgressEvent) { e.Phase, e.Total = "resolving", n })
+}
+
+func (p *progressStream) Resolved(entries, repos int, bytes int64) {
+	p.update(func(e *ProgressEvent) {
+		// Reports race each other from the fetch goroutines: never go back.
+		e.Entries, e.Repos, e.Bytes = max(e.Entries, entries), max(e.Repos, repos), max(e.Bytes, bytes)
+	})
+}
+
+func (p *progressStream) Finish() {
+	p.mu.Lock()
+	install := p.install
+	p.mu.Unlock()
+	p.update(func(e *ProgressEvent) {
+		e.Phase = "resolved"
+		if install {
+			e.Phase = "applying"
+		}
+	})
+}
+
+var _ resolver.Progress = (*progressStream)(nil)
+
+// progressHub holds the streams by (principal, id).
+type progressHub struct {
+	mu      sync.Mutex
+	streams map[string]*progressStream
+}
+
+var errTooManyStreams = errors.New("too many progress streams are open; try again shortly")
+
+func (h *progressHub) get(who principal, id string) (*progressStream, error) {
+	key := string(who) + "\x00" + id
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	if h.streams == nil {
+		h.streams = map[string]*progressStream{}
+	}
+	for k, p := range h.streams {
+		p.mu.Lock()
+		stale := (p.done && now.Sub(p.doneAt) > progressKeep) || (!p.done && now.Sub(p.touched) > progressUnused)
+		p.mu.Unlock()
+		if stale {
+			delete(h.streams, k)
+		}
+	}
+	if p, ok := h.streams[key]; ok {
+		return p, nil
+	}
+	if len(h.streams) >= maxProgressStream {
+		return nil, errTooManyStreams
+	}
+	p := newProgressStream(now)
+	h.streams[key] = p
+	return p, nil
+}
+
+// progressFor returns the stream r asks to report to, nil when it names
+// none. ok is false when the request was answered (a bad id).
+func (s *Server) progressFor(w http.ResponseWriter, r *http.Request) (p *progressStream, ok bool) {
+	id := r.Header.Get(ProgressHeader)
+	if id == "" {
+		return nil, true
+	}
+	return s.progressStream(w, r, id)
+}
+
+func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id string) (*progressStream, bool) {
+	if !progressIDPattern.MatchString(id) {
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "progress id must be 8 to 64 letters, digits, - or _")
+		return nil, false
+	}
+	p, err := s.progress.get(principalOf(r), id)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, CodeBusy, "%v", err)
+		return nil, false
+	}
+	return p, true
+}
+
+// GET /events?progress=ID: the stream as server-sent events. It ends after
+// the "done" event, when the client leaves, or when the daemon stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.progressStream(w, r, r.URL.Query().Get("progress"))
+	if !ok {
+		return
+	}
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	// Browsers reconnect an EventSource after a drop; a finished stream
+	// answers at once, so a long retry costs nothing.
+	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {
+		return
+	}
+	heartbeat := time.NewTicker(progressHeartbeat)
+	defer heartbeat.Stop()
+	// A stream nothing finishes is not followed forever; a browser that
+	// still wants it reconnects and gets the latest state.
+	giveUp := time.NewTimer(progressUnused)
+	defer giveUp.Stop()
+	sent := -1
+	var last ProgressEvent
+	for {
+		state, done, changed := p.snapshot()
+		if sent < 0 || state != last {
+			name := "progress"
+			if done {
+				name = "done"
+			}
+			if err := writeEvent(w, name, state); err != nil {
+				return
+			}
+			sent++
+			last = state
+		}
+		if err := rc.Flush(); err != nil {
+			return
+		}
+		if done {
+			return
+		}
+		select {
+		case <-changed:
+			// Let a burst of reports settle into one event.
+			select {
+			case <-time.After(progressCoalesce):
+			case <-r.Context().Done():
+				return
+			}
+		case <-heartbeat.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.draining:
+			return
+		case <-giveUp.C:
+			return
+		}
+	}
+}
+
+func writeEvent(w http.ResponseWriter, name string, e ProgressEvent) error {
+	data, err := json.Marshal(e) // one line: JSON has no raw newlines
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
+	return err
+}
+
+// progressFanout forwards one shared plan's progress to every request that
+// joined it (identical plans in flight share one resolution). A request
+// that joins late is first told what it missed.
+type progressFanout struct {
+	mu       sync.Mutex
+	streams  []*progressStream
+	started  bool
+	total    int
+	entries  int
+	repos    int
+	bytes    int64
+	finished bool
+}
+
+func (f *progressFanout) add(p *progressStream) {
+	if p == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.streams = append(f.streams, p)
+	if f.started {
+		p.Start(f.total)
+		p.Resolved(f.entries, f.repos, f.bytes)
+	}
+	if f.finished {
+		p.Finish()
+	}
+}
+
+func (f *progressFanout) Start(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started, f.total = true, n
+	for _, p := range f.streams {
+		p.Start(n)
+	}
+}
+
+func (f *progressFanout) Resolved(entries, repos int, bytes int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.entries, f.repos, f.bytes = max(f.entries, entries), max(f.repos, repos), max(f.bytes, bytes)
+	for _, p := range f.streams {
+		p.Resolved(entries, repos, bytes)
+	}
+}
+
+func (f *progressFanout) Finish() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.finished = true
+	for _, p := range f.streams {
+		p.Finish()
+	}
+}
+
+// joinFlight returns the fanout of the shared plan under key, creating it,
+// with p added.
+func (s *Server) joinFlight(key string, p *progressStream) *progressFanout {
+	s.flightMu.Lock()
+	defer s.flightMu.Unlock()
+	f, ok := s.flights[key]
+	if !ok {
+		f = &progressFanout{}
+		s.flights[key] = f
+	}
+	f.add(p)
+	return f
+}
+
+// leaveFlight forgets the fanout of a finished shared plan.
+func (s *Server) leaveFlight(key string, f *progressFanout) {
+	s.flightMu.Lock()
+	defer s.flightMu.Unlock()
+	if s.flights[key] == f {
+		delete(s.flights, key)
+	}
+}
