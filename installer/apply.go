@@ -224,9 +224,13 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
+			Dependencies: a.DependsOn, Dependency: a.Dependency,
 		}
 		if old, ok := reg.Find(a.Name); ok {
 			e.Enabled = old.Enabled
+			// Installing a dependency by name makes it the user's own;
+			// updating it leaves it what it was.
+			e.Dependency = old.Dependency && (a.Dependency || p.update)
 		}
 		if a.Link {
 			e.Root = a.origin

@@ -200,7 +200,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 	if info, _ := env.in.Show(context.Background(), "hello"); info.Enabled || info.Loaded {
 		t.Fatalf("disable did not stick: %+v", info.Entry)
 	}
-	rm, err := env.in.Remove(context.Background(), "hello")
+	rm, err := env.in.Remove(context.Background(), "hello", false)
 	if err != nil || !rm.OK {
 		t.Fatalf("remove: %v %+v", err, rm)
 	}
@@ -450,7 +450,7 @@ func TestCorruptRegistryFailsClosed(t *testing.T) {
 	_, checks["list"] = env.in.List(ctx)
 	_, checks["show"] = env.in.Show(ctx, "hello")
 	_, checks["enable"] = env.in.SetEnabled(ctx, "hello", true)
-	_, checks["remove"] = env.in.Remove(ctx, "hello")
+	_, checks["remove"] = env.in.Remove(ctx, "hello", false)
 	_, checks["install"] = env.install(Request{Source: claudePlugin(t, "new", "1")}, Approval{Yes: true})
 	_, checks["export"] = env.in.Export(ctx, "hello", &bytes.Buffer{})
 	_, checks["capabilities"] = env.in.Capabilities(ctx)
@@ -580,7 +580,7 @@ func TestLinkInstall(t *testing.T) {
 	if resp.ContentDigest != "" || resp.Actions[0].Root != src {
 		t.Fatalf("link: %+v", resp)
 	}
-	if _, err := env.in.Remove(context.Background(), "dev"); err != nil {
+	if _, err := env.in.Remove(context.Background(), "dev", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(src, ".claude-plugin", "plugin.json")); err != nil {

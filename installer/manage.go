@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
@@ -154,7 +155,8 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) 
 
 // Remove uninstalls name: the registry entry goes first (the commit point),
 // then the copied root. A linked plugin's folder is the user's and stays.
-func (in *Installer) Remove(ctx context.Context, name string) (*Response, error) {
+// A plugin another installed plugin needs is refused unless force.
+func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Response, error) {
 	fail := func(err error) (*Response, error) {
 		r := ErrorResponse(name, err)
 		return r, err
@@ -172,6 +174,14 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 		return fail(err)
 	}
 	old := *e
+	warnings := []string{}
+	if users := reg.Dependents(name); len(users) > 0 {
+		if !force {
+			return fail(plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s; remove %s first, or rerun with --force (%s then stay installed without it)",
+				name, strings.Join(users, ", "), plural(len(users), "it", "them"), plural(len(users), "it", "they")))
+		}
+		warnings = append(warnings, fmt.Sprintf("%s needed %s; %s stay installed without it", strings.Join(users, ", "), name, plural(len(users), "it", "they")))
+	}
 	reg.Delete(name)
 	if err := reg.Save(in.home.RegistryPath()); err != nil {
 		return fail(err)
@@ -185,12 +195,25 @@ func (in *Installer) Remove(ctx context.Context, name string) (*Response, error)
 	return &Response{
 		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source,
 		Resolved: &Resolved{Kind: "installed", Commit: old.Commit},
-		Actions: []Action{{
-			Name: old.Name, Action: ActionRemove, Status: ActionRemoved, Source: old.Source,
-			Commit: old.Commit, ContentDigest: old.ContentDigest, Root: old.Root,
-			ManifestKind: old.ManifestKind, Version: old.Version, Link: old.Link,
-			Inventory: emptyInventory(), Warnings: []string{},
-		}},
-		Warnings: []string{},
+		Actions:  []Action{removeAction(old, ActionRemoved)},
+		Warnings: warnings,
 	}, nil
+}
+
+// removeAction describes removing an installed plugin.
+func removeAction(e Entry, status ActionStatus) Action {
+	return Action{
+		Name: e.Name, Action: ActionRemove, Status: status, Source: e.Source,
+		Commit: e.Commit, ContentDigest: e.ContentDigest, Root: e.Root,
+		ManifestKind: e.ManifestKind, Version: e.Version, Link: e.Link,
+		Inventory: emptyInventory(), Warnings: []string{},
+		DependsOn: e.Dependencies, Dependency: e.Dependency,
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

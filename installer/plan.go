@@ -136,16 +136,22 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 			p.markets = append(p.markets, marketRecord{market: f.Market, subdir: recordedSubdir(f), entries: len(f.Candidates)})
 		}
 	}
+	site := siteOf(src, f, marketName)
 	for _, c := range f.Candidates {
 		a := in.planCandidate(ctx, req, c, p.single, reg)
-		a.MarketplaceName = marketName
-		if !p.single && !a.applicable() && a.Err != nil {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
-		}
+		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
+	}
+	if err := in.planDependencies(ctx, req, p, reg); err != nil {
+		return nil, err
+	}
+	for _, a := range p.Actions {
+		if (!p.single || a.Dependency) && !a.applicable() && a.Err != nil {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
+		}
 	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
@@ -191,6 +197,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		a.Warnings = append(a.Warnings, fmt.Sprintf("its manifest calls it %q; it is installed under its marketplace entry's name %q", pkg.ManifestName, a.Name))
 	}
 	a.ManifestSource = pkg.ManifestSource
+	a.Dependencies = pkg.Dependencies
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
 	a.Inventory = inventoryOf(pkg)
@@ -359,6 +366,9 @@ func planID(p *Plan) string {
 		// An update's approval covers where it moves from and what it adds.
 		Previous *Previous `json:",omitempty"`
 		Diff     []string  `json:",omitempty"`
+		// What it needs and whether it goes in only as a dependency.
+		DependsOn  []string `json:",omitempty"`
+		Dependency bool     `json:",omitempty"`
 	}
 	body := struct {
 		Source        string
@@ -378,7 +388,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}
@@ -437,8 +447,16 @@ func (p *Plan) failure() error {
 	if p.update && ready == 0 && kept == len(p.Actions) {
 		return nil // up to date
 	}
-	if p.single || len(p.Actions) == 1 {
-		for _, a := range p.Actions {
+	// What the user asked for, as opposed to what it pulled in: when that
+	// is one plugin, its failure is the plan's.
+	var asked []Action
+	for _, a := range p.Actions {
+		if !a.Dependency {
+			asked = append(asked, a)
+		}
+	}
+	if p.single || len(asked) == 1 {
+		for _, a := range asked {
 			if !a.applicable() {
 				return a.Err
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -45,6 +46,11 @@ type Entry struct {
 	// marketplace's format: the installed copy is read with them again.
 	EntryManifest  *manifest.EntryManifest `json:"entryManifest,omitempty"`
 	ManifestPrefer manifest.Kind           `json:"manifestPrefer,omitempty"`
+	// Dependencies are the installed plugins this one needs; Dependency
+	// marks one installed only because others needed it (prune removes it
+	// once none does).
+	Dependencies []string `json:"dependencies,omitempty"`
+	Dependency   bool     `json:"dependency,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what
@@ -138,6 +144,18 @@ func (r *Registry) clone() *Registry {
 	c := &Registry{Version: r.Version, Plugins: make([]Entry, len(r.Plugins))}
 	copy(c.Plugins, r.Plugins)
 	return c
+}
+
+// Dependents are the installed plugins that need name, sorted.
+func (r *Registry) Dependents(name string) []string {
+	var out []string
+	for _, e := range r.Plugins {
+		if e.Name != name && slices.Contains(e.Dependencies, name) {
+			out = append(out, e.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func notInstalled(name string) error {

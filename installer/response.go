@@ -147,10 +147,22 @@ type Action struct {
 	// changes in what the plugin contributes.
 	Previous *Previous `json:"previous,omitempty"`
 	Diff     *Diff     `json:"diff,omitempty"`
+	// Dependencies are the plugins this one declares it needs; DependsOn
+	// the names they resolved to (planned here or already installed);
+	// DependencyOf the planned plugins that need this one. Dependency marks
+	// a plugin planned only because others need it: prune removes it once
+	// nothing does.
+	Dependencies []manifest.Dependency `json:"dependencies,omitempty"`
+	DependsOn    []string              `json:"dependsOn,omitempty"`
+	DependencyOf []string              `json:"dependencyOf,omitempty"`
+	Dependency   bool                  `json:"dependency,omitempty"`
 
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.
 	origin string
+	// site is the marketplace its bare-named dependencies are looked up in
+	// (nil when it came from none).
+	site *depSite
 }
 
 // ActionKind is what an action does.

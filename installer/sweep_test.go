@@ -58,7 +58,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 			}
 			// Orphans planted after that install: only remove sweeps them.
 			plantOrphans(t, env.home)
-			_, err := env.in.Remove(context.Background(), "b")
+			_, err := env.in.Remove(context.Background(), "b", false)
 			return err
 		}},
 	}

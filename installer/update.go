@@ -44,6 +44,9 @@ type updateGroup struct {
 	name     string // known marketplace name
 	resolved *resolver.Fetched
 	err      error
+	// site is where the group's plugins' dependencies are looked up (nil
+	// for a plugin of its own).
+	site *depSite
 }
 
 // planUpdate is Plan for an update request.
@@ -127,6 +130,9 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 		p.Snapshots = append(p.Snapshots, d)
 	}
 	sort.Strings(p.Snapshots)
+	if err := in.planDependencies(ctx, req, p, reg); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
@@ -200,7 +206,12 @@ func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGr
 		src = src.WithSubdir(subdir)
 	}
 	rr.Source = src
-	return in.sources.Resolve(ctx, rr)
+	f, err := in.sources.Resolve(ctx, rr)
+	if err != nil {
+		return nil, err
+	}
+	g.site = siteOf(src, f, g.name)
+	return f, nil
 }
 
 // updateActions turns a resolved group into one action per installed
@@ -236,7 +247,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		if a.Name == "" {
 			a.Name = e.Name
 		}
-		a.MarketplaceName = e.MarketplaceName
+		a.MarketplaceName, a.site = e.MarketplaceName, g.site
 		if g.market != "" && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
 			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", e.Name, a.Err, short(e.Commit))))

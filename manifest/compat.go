@@ -26,7 +26,7 @@ var claudeFields = map[string]fieldRole{
 	"keywords": roleMeta,
 	"skills":   roleCapability, "commands": roleCapability, "agents": roleCapability,
 	"hooks": roleCapability, "mcpServers": roleCapability,
-	"dependencies": roleUnsupported, "outputStyles": roleUnsupported, "themes": roleUnsupported,
+	"dependencies": roleMeta, "outputStyles": roleUnsupported, "themes": roleUnsupported,
 	"channels": roleUnsupported, "lspServers": roleCapability, "monitors": roleUnsupported,
 	"settings": roleUnsupported, "userConfig": roleUnsupported,
 }
@@ -85,6 +85,11 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 	b := newBuilder(t, pkg)
 	pkg.Version = b.metaString(manifestRel, doc, "version")
 	pkg.Description = b.metaString(manifestRel, doc, "description")
+	if kind == KindClaude {
+		if pkg.Dependencies, err = parseDependencies(manifestRel, doc.get("dependencies")); err != nil {
+			return nil, err
+		}
+	}
 
 	fields := claudeFields
 	if kind == KindCodex {

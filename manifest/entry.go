@@ -118,7 +118,7 @@ func entryManifestDoc(root string, kind Kind, rel string, opts LoadOptions) (*no
 		return own, rel, notes, nil
 	}
 	source := rel
-	if hasComponents(entry) {
+	if hasComponents(entry) || !entry.get("dependencies").isEmpty() {
 		source = rel + " + " + entryLabel
 	}
 	return mergeComponents(own, entry), source, nil, nil
@@ -151,12 +151,13 @@ func hasComponents(doc *node) bool {
 }
 
 // mergeComponents is the plugin's own manifest with the entry's component
-// fields added (Claude's strict: true): a field only the entry has is
-// taken as is; one both have keeps both, as a list (paths, hook sets, MCP
-// and LSP server maps are read from lists). The plugin's metadata stands.
+// fields and dependencies added (Claude's strict: true): a field only the
+// entry has is taken as is; one both have keeps both, as a list (paths,
+// hook sets, MCP and LSP server maps are read from lists; dependencies
+// are their union). The plugin's other metadata stands.
 func mergeComponents(own, entry *node) *node {
 	out := &node{kind: kindObject, keys: append([]string{}, own.keys...), vals: append([]*node{}, own.vals...)}
-	for _, k := range componentKeys {
+	for _, k := range append(componentKeys[:len(componentKeys):len(componentKeys)], "dependencies") {
 		ev := entry.get(k)
 		if ev == nil || ev.isEmpty() {
 			continue

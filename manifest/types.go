@@ -3,7 +3,7 @@ package manifest
 // LoaderVersion names what Load makes of a tree. Callers that cache Load's
 // result by tree digest key it with this; bump it whenever the same tree
 // would load differently.
-const LoaderVersion = 3 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file
+const LoaderVersion = 4 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies
 
 // Package is what a plugin directory is and what it contributes. The item
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins
@@ -26,7 +26,10 @@ type Package struct {
 	LSPServers    []LSPServer   `json:"lspServers,omitempty"`
 	Themes        []string      `json:"themes,omitempty"`
 	Runtime       *Runtime      `json:"runtime,omitempty"`
-	Warnings      []string      `json:"warnings"`
+	// Dependencies are the other plugins this one needs (Claude's
+	// "dependencies", from its manifest or its marketplace entry).
+	Dependencies []Dependency `json:"dependencies,omitempty"`
+	Warnings     []string     `json:"warnings"`
 	// ManifestSource says where the manifest came from: the plugin's own
 	// file, the marketplace entry (strict: false), or both merged.
 	ManifestSource string `json:"manifestSource,omitempty"`

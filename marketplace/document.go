@@ -102,6 +102,9 @@ func parse(data []byte, opts Options, f format) (*Marketplace, error) {
 	if raw, ok := top["metadata"]; ok && !f.codex {
 		p.metadata(raw)
 	}
+	if raw, ok := top["allowCrossMarketplaceDependenciesOn"]; ok && !f.codex {
+		p.m.AllowCrossMarketplaceDependenciesOn = p.optStrings("allowCrossMarketplaceDependenciesOn", raw)
+	}
 
 	entries := make([]entryState, len(plugins))
 	for i, raw := range plugins {
@@ -214,6 +217,17 @@ func (p *parser) optString(path string, raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// optStrings reads an optional list of strings; anything else is a
+// warning and reads as none.
+func (p *parser) optStrings(path string, raw json.RawMessage) []string {
+	var list []string
+	if err := json.Unmarshal(raw, &list); err != nil {
+		p.warn("%s: expected an array of strings, found %s; ignored", path, describeType(jsonType(raw)))
+		return nil
+	}
+	return list
 }
 
 func (p *parser) warn(format string, args ...any) {

@@ -103,8 +103,12 @@ type Marketplace struct {
 	// PluginRoot is metadata.pluginRoot cleaned ("plugins" for
 	// "./plugins"); "" when unset or unusable.
 	PluginRoot string
-	Entries    []Entry  // document order
-	Warnings   []string // unknown fields (by JSON path), mistyped optional fields
+	// AllowCrossMarketplaceDependenciesOn names the other marketplaces its
+	// plugins may pull dependencies from (Claude's allowlist; only the
+	// marketplace a plan starts from counts).
+	AllowCrossMarketplaceDependenciesOn []string
+	Entries                             []Entry  // document order
+	Warnings                            []string // unknown fields (by JSON path), mistyped optional fields
 }
 
 // Options tune classification.

@@ -97,7 +97,8 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, m.Warnings...)
-	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha}
+	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha,
+		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn}
 	if st.repo != nil {
 		f.Market.Repo = st.repo.Source().Key()
 	}

@@ -83,6 +83,9 @@ type Market struct {
 	Source      string // canonical source of the marketplace
 	Repo        string // its repository's key, when remote
 	Commit      string // the commit it was read at, when remote
+	// AllowDependenciesFrom names the other marketplaces its plugins may
+	// pull dependencies from (allowCrossMarketplaceDependenciesOn).
+	AllowDependenciesFrom []string
 }
 
 // Entry is one marketplace entry as the document lists it (DocumentOnly):

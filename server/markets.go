@@ -112,13 +112,8 @@ func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	force := false
-	switch v := r.URL.Query().Get("force"); v {
-	case "", "false", "0":
-	case "true", "1":
-		force = true
-	default:
-		writeError(w, http.StatusBadRequest, CodeBadRequest, "force=%q: want true or false", v)
+	force, ok := queryBool(w, r, "force")
+	if !ok {
 		return
 	}
 	ctx, cancel := s.detached()
@@ -145,4 +140,18 @@ func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"plugins": list})
+}
+
+// queryBool reads an optional boolean query parameter. A value that is not
+// one is answered 400 (ok false).
+func queryBool(w http.ResponseWriter, r *http.Request, key string) (value, ok bool) {
+	switch v := r.URL.Query().Get(key); v {
+	case "", "false", "0":
+		return false, true
+	case "true", "1":
+		return true, true
+	default:
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "%s=%q: want true or false", key, v)
+		return false, false
+	}
 }

@@ -33,6 +33,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /plugins/{name}/export", s.export)
 	mux.HandleFunc("POST /extensions/reload", s.reload)
 	mux.HandleFunc("POST /plugins/update", s.update)
+	mux.HandleFunc("POST /plugins/prune", s.prune)
 	mux.HandleFunc("GET /plugins/available", s.available)
 	mux.HandleFunc("GET /marketplaces", s.listMarketplaces)
 	mux.HandleFunc("POST /marketplaces", s.addMarketplace)
@@ -256,16 +257,34 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e})
 }
 
-// DELETE /plugins/{name}: the same JSON as `plugin remove NAME --yes`.
+// DELETE /plugins/{name}[?force=true]: the same JSON as `plugin remove
+// NAME --yes [--force]`; a plugin others need is refused unless force.
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := plugind.ValidateName(name); err != nil {
 		s.respond(w, r, installer.ErrorResponse(name, err), err)
 		return
 	}
+	force, ok := queryBool(w, r, "force")
+	if !ok {
+		return
+	}
 	ctx, cancel := s.detached()
 	defer cancel()
-	resp, err := s.in.Remove(ctx, name)
+	resp, err := s.in.Remove(ctx, name, force)
+	s.respond(w, r, resp, err)
+}
+
+// POST /plugins/prune[?dryRun=true]: the same JSON as `plugin prune
+// --yes|--dry-run`.
+func (s *Server) prune(w http.ResponseWriter, r *http.Request) {
+	dryRun, ok := queryBool(w, r, "dryRun")
+	if !ok {
+		return
+	}
+	ctx, cancel := s.detached()
+	defer cancel()
+	resp, err := s.in.Prune(ctx, dryRun)
 	s.respond(w, r, resp, err)
 }
 

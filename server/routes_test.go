@@ -336,7 +336,7 @@ func TestListSeesOtherProcesses(t *testing.T) {
 	if r := e.do("GET", "/plugins", nil, nil); !strings.Contains(string(r.body), `"enabled": false`) {
 		t.Fatalf("list after a CLI disable: %s", r.body)
 	}
-	if _, err := cli.Remove(ctx, "behind"); err != nil {
+	if _, err := cli.Remove(ctx, "behind", false); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.do("GET", "/plugins", nil, nil); strings.Contains(string(r.body), "behind") {

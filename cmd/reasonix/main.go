@@ -90,6 +90,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		m.enableCommand(true),
 		m.enableCommand(false),
 		m.removeCommand(),
+		m.pruneCommand(),
 		m.exportCommand(),
 	)
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}

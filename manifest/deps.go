@@ -1,0 +1,152 @@
+package manifest
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+
+	"reasonix.io/plugind"
+)
+
+// Dependency is another plugin a package needs (Claude's "dependencies"):
+// by name, in the dependent's own marketplace unless Marketplace names
+// another, at any version unless Version constrains it.
+type Dependency struct {
+	Name        string `json:"name"`
+	Marketplace string `json:"marketplace,omitempty"`
+	// Version is a semantic version range ("^2.0", "~2.1.0", ">=1.2 <2");
+	// "" accepts any version.
+	Version string `json:"version,omitempty"`
+}
+
+// String is the dependency as a manifest writes it: NAME[@MARKETPLACE][@RANGE].
+func (d Dependency) String() string {
+	s := d.Name
+	if d.Marketplace != "" {
+		s += "@" + d.Marketplace
+	}
+	if d.Version != "" {
+		s += " " + d.Version
+	}
+	return s
+}
+
+// Allows reports whether version satisfies the dependency's range. No range
+// allows anything; a range with a version that is not semantic allows
+// nothing.
+func (d Dependency) Allows(version string) bool {
+	if d.Version == "" {
+		return true
+	}
+	c, err := semver.NewConstraint(d.Version)
+	if err != nil {
+		return false
+	}
+	v, err := semver.NewVersion(version)
+	if err != nil {
+		return false
+	}
+	return c.Check(v)
+}
+
+// depName is Claude's grammar for a dependency's plugin and marketplace
+// names.
+var depName = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+
+// parseDependencies reads a manifest's "dependencies": a list of
+// "NAME", "NAME@MARKETPLACE", either followed by "@^RANGE", or objects
+// {"name", "marketplace"?, "version"?}. Anything else is an error that
+// names the item: a plugin whose dependencies cannot be read cannot be
+// installed with them (Claude refuses it too). Repeats are merged.
+func parseDependencies(src string, n *node) ([]Dependency, error) {
+	if n == nil || n.kind == kindNull {
+		return nil, nil
+	}
+	bad := func(at, format string, args ...any) error {
+		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %s: %s", src, at, fmt.Sprintf(format, args...))
+	}
+	if n.kind != kindArray {
+		hint := ""
+		if n.kind == kindObject {
+			hint = " (an object of package versions is npm's form; it belongs in package.json)"
+		}
+		return nil, bad("dependencies", "must be a list of plugins (NAME, NAME@MARKETPLACE or {\"name\": …}), not %s%s", n.kind, hint)
+	}
+	var out []Dependency
+	seen := map[string]int{}
+	for i, it := range n.items {
+		at := fmt.Sprintf("dependencies[%d]", i)
+		var d Dependency
+		switch it.kind {
+		case kindString:
+			parts := strings.Split(it.str, "@")
+			d.Name = parts[0]
+			for _, p := range parts[1:] {
+				switch {
+				case strings.HasPrefix(p, "^") && d.Version == "":
+					d.Version = p
+				case d.Marketplace == "" && d.Version == "":
+					d.Marketplace = p
+				default:
+					return nil, bad(at, "%q must be NAME, NAME@MARKETPLACE or either followed by @^RANGE", clip(it.str))
+				}
+			}
+			if d.Marketplace == "" && len(parts) > 1 && d.Version == "" {
+				return nil, bad(at, "%q has an empty marketplace", clip(it.str))
+			}
+		case kindObject:
+			for j, k := range it.keys {
+				v := it.vals[j]
+				if k != "name" && k != "marketplace" && k != "version" {
+					continue // Claude allows more; they say nothing we act on
+				}
+				if v.kind != kindString {
+					return nil, bad(at+"."+k, "must be a string, not %s", v.kind)
+				}
+				switch k {
+				case "name":
+					d.Name = v.str
+				case "marketplace":
+					d.Marketplace = v.str
+				case "version":
+					d.Version = strings.TrimSpace(v.str)
+				}
+			}
+		default:
+			return nil, bad(at, "must be a plugin name or a {\"name\": …} object, not %s", it.kind)
+		}
+		if !depName.MatchString(d.Name) {
+			return nil, bad(at, "%q is not a plugin name (letters, digits, '.', '_' and '-', starting with a letter or digit)", clip(d.Name))
+		}
+		if d.Marketplace != "" && !depName.MatchString(d.Marketplace) {
+			return nil, bad(at, "%q is not a marketplace name", clip(d.Marketplace))
+		}
+		if d.Version != "" {
+			if _, err := semver.NewConstraint(d.Version); err != nil {
+				return nil, bad(at, "version %q is not a semantic version range: %v", clip(d.Version), err)
+			}
+		}
+		key := d.Name + "@" + d.Marketplace
+		if j, ok := seen[key]; ok {
+			if out[j].Version == "" {
+				out[j].Version = d.Version
+			} else if d.Version != "" && d.Version != out[j].Version {
+				out[j].Version += ", " + d.Version // both must hold
+			}
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// clip keeps an author's string short enough to quote in an error.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
