@@ -91,6 +91,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	doctor.AddCommand(m.capabilitiesCommand())
 	root.AddCommand(plugin, doctor, m.cacheCommand())
 	root.AddCommand(m.serveCommand())
+	root.AddCommand(m.mirrorCommand())
 	return root
 }
 
