@@ -52,5 +52,13 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 	}
 	reg.MustRegister(m.requests, m.duration, m.upstream, m.leaseWaits, m.waitTime, m.takeovers, m.cache, m.served,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Every series exists from the start, so a dashboard sees zeros rather
+	// than gaps.
+	for _, op := range []string{"refs", "resolve", "reachable", "fetch"} {
+		m.leaseWaits.WithLabelValues(op)
+		m.waitTime.WithLabelValues(op)
+		m.cache.WithLabelValues(op, "hit")
+		m.cache.WithLabelValues(op, "miss")
+	}
 	return m
 }

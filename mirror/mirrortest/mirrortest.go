@@ -24,6 +24,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
@@ -221,6 +222,7 @@ type Options struct {
 	ReplicaID string
 	LeaseTTL  time.Duration
 	RefTTL    time.Duration
+	Budget    plugind.Budget
 	Log       *slog.Logger
 }
 
@@ -239,7 +241,7 @@ func (e *Engines) StartReplica(t testing.TB, o Options) *Replica {
 func (e *Engines) Start(o Options) (*Replica, error) {
 	srv, err := mirror.New(mirror.Config{
 		DB: e.DB, Objects: e.Objects, Upstream: o.Upstream, Policy: o.Policy, Log: o.Log,
-		ReplicaID: o.ReplicaID, LeaseTTL: o.LeaseTTL, RefTTL: o.RefTTL,
+		ReplicaID: o.ReplicaID, LeaseTTL: o.LeaseTTL, RefTTL: o.RefTTL, Budget: o.Budget,
 	})
 	if err != nil {
 		return nil, err
