@@ -56,7 +56,7 @@ func TestBlockedMarketplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, mirrortest.Options{Policy: pol})
-	src, err := mirrortest.BulkMarketplace(f.gh, 6, 2)
+	src, err := mirrortest.BulkMarketplace(f.gh, "bulk", 6, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -244,11 +244,11 @@ func TestAuthProbesAndMetrics(t *testing.T) {
 	// Bad requests name what is wrong.
 	tok := f.eng.Token(t, "other")
 	for path, want := range map[string]string{
-		"/v1/resolve":                                       "repo is required",
-		"/v1/resolve?repo=file:///etc":                      "repo",
-		"/v1/snapshot?repo=https://github.com/a/b.git":      "40-hex",
+		"/v1/resolve":                                  "repo is required",
+		"/v1/resolve?repo=file:///etc":                 "repo",
+		"/v1/snapshot?repo=https://github.com/a/b.git": "40-hex",
 		"/v1/snapshot?repo=https://github.com/a/b.git&sha=" + strings.Repeat("a", 40) + "&path=../x": "not a clean",
-		"/v1/resolve?repo=https://github.com/a/b.git&ref=a..b": "ref",
+		"/v1/resolve?repo=https://github.com/a/b.git&ref=a..b":                                       "ref",
 		"/v2/nothing": "no such route",
 	} {
 		resp, body := f.get(t, path, tok)

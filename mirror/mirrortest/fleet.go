@@ -46,11 +46,11 @@ func OpenClient(ctx context.Context, home string, env map[string]string, upstrea
 	return installer.Open(ctx, installer.OpenOptions{Getenv: getenv, Hosts: hosts, Log: log})
 }
 
-// BulkMarketplace builds, on the fake GitHub, repos repositories holding
-// entries plugins between them (entries/repos each) and a marketplace
-// bulk/market listing every one pinned to its commit, as SPEC §14's bulk
-// marketplaces are. It returns the marketplace's source.
-func BulkMarketplace(gh *fakegithub.Server, entries, repos int) (string, error) {
+// BulkMarketplace builds, on the fake GitHub, repos repositories
+// OWNER/repoNN holding entries plugins between them (entries/repos each)
+// and a marketplace OWNER/market listing every one pinned to its commit, as
+// SPEC §14's bulk marketplaces are. It returns the marketplace's source.
+func BulkMarketplace(gh *fakegithub.Server, owner string, entries, repos int) (string, error) {
 	perRepo := entries / repos
 	var list []map[string]any
 	for r := range repos {
@@ -63,20 +63,20 @@ func BulkMarketplace(gh *fakegithub.Server, entries, repos int) (string, error) 
 		}
 		files["README.md"] = fmt.Sprintf("repository %d\n", r)
 		repoName := fmt.Sprintf("repo%02d", r)
-		sha := gh.CreateRepo("bulk", repoName).Commit("main", files)
+		sha := gh.CreateRepo(owner, repoName).Commit("main", files)
 		for p := range perRepo {
 			name := fmt.Sprintf("p%03d-%02d", r, p)
 			list = append(list, map[string]any{"name": name, "source": map[string]any{
-				"source": "url", "url": "https://github.com/bulk/" + repoName, "sha": sha, "path": "plugins/" + name,
+				"source": "url", "url": "https://github.com/" + owner + "/" + repoName, "sha": sha, "path": "plugins/" + name,
 			}})
 		}
 	}
 	doc, err := json.MarshalIndent(map[string]any{
-		"name": "bulk", "owner": map[string]any{"name": "acme"}, "plugins": list,
+		"name": owner, "owner": map[string]any{"name": "acme"}, "plugins": list,
 	}, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	gh.CreateRepo("bulk", "market").Commit("main", map[string]string{".claude-plugin/marketplace.json": string(doc)})
-	return "https://github.com/bulk/market", nil
+	gh.CreateRepo(owner, "market").Commit("main", map[string]string{".claude-plugin/marketplace.json": string(doc)})
+	return "https://github.com/" + owner + "/market", nil
 }
