@@ -36,17 +36,17 @@ type neg struct{ kind, key string }
 // negatives returns the first remembered negative result among want (and
 // the repository's own), as the error it stands for.
 func (s *Server) negatives(ctx context.Context, repo string, want ...neg) error {
-	for _, w := range append([]neg{{"repo", ""}}, want...) {
-		n, ok, err := s.cfg.DB.GetNegative(ctx, w.kind, repo, w.key)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return &plugind.Error{Code: plugind.Code(n.Code), Err: sentinelOf(n.Kind),
-				Msg: fmt.Sprintf("%s (the mirror remembers this from %s ago)", n.Message, n.Age.Round(1e9))}
-		}
+	ws := make([]meta.Want, 0, len(want)+1)
+	ws = append(ws, meta.Want{Kind: "repo"})
+	for _, w := range want {
+		ws = append(ws, meta.Want{Kind: w.kind, Key: w.key})
 	}
-	return nil
+	n, ok, err := s.cfg.DB.FirstNegative(ctx, repo, ws...)
+	if err != nil || !ok {
+		return err
+	}
+	return &plugind.Error{Code: plugind.Code(n.Code), Err: sentinelOf(n.Kind),
+		Msg: fmt.Sprintf("%s (the mirror remembers this from %s ago)", n.Message, n.Age.Round(1e9))}
 }
 
 func sentinelOf(kind string) error {
@@ -116,12 +116,17 @@ func (s *Server) open(src source.Source) (host.Repo, error) {
 // refs returns the branches and tags of src, at most RefTTL old.
 func (s *Server) refs(ctx context.Context, src source.Source) (meta.RefList, string, error) {
 	key := src.Key()
+	var got meta.RefList
 	check := func(ctx context.Context) (bool, error) {
 		if err := s.negatives(ctx, key, neg{"failed", "refs"}); err != nil {
 			return false, err
 		}
 		l, ok, err := s.cfg.DB.GetRefList(ctx, key)
-		return ok && l.Age <= s.cfg.RefTTL, err
+		if ok && l.Age <= s.cfg.RefTTL {
+			got = l
+			return true, nil
+		}
+		return false, err
 	}
 	work := func(ctx context.Context) error {
 		r, err := s.open(src)
@@ -140,6 +145,11 @@ func (s *Server) refs(ctx context.Context, src source.Source) (meta.RefList, str
 	if err != nil {
 		return meta.RefList{}, "", err
 	}
+	if outcome == outcomeHit {
+		// A hit was read by this request's own check; anything else by
+		// whichever request led, so it is read again below.
+		return got, outcome, nil
+	}
 	l, ok, err := s.cfg.DB.GetRefList(ctx, key)
 	if err == nil && !ok {
 		err = fmt.Errorf("the ref listing of %s vanished from the mirror's database", key)
@@ -155,12 +165,17 @@ func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (me
 	if name == "" {
 		name = host.HeadRef
 	}
+	var got meta.Ref
 	check := func(ctx context.Context) (bool, error) {
 		if err := s.negatives(ctx, key, neg{"ref", name}, neg{"failed", "ref:" + name}); err != nil {
 			return false, err
 		}
 		r, ok, err := s.cfg.DB.GetRef(ctx, key, name)
-		return ok && r.Age <= s.cfg.RefTTL, err
+		if ok && r.Age <= s.cfg.RefTTL {
+			got = r
+			return true, nil
+		}
+		return false, err
 	}
 	work := func(ctx context.Context) error {
 		r, err := s.open(src)
@@ -197,6 +212,9 @@ func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (me
 	outcome, err := s.once(ctx, "resolve", leaseKey("ref", key, name), check, work)
 	if err != nil {
 		return meta.Ref{}, "", err
+	}
+	if outcome == outcomeHit {
+		return got, outcome, nil
 	}
 	r, ok, err := s.cfg.DB.GetRef(ctx, key, name)
 	if err == nil && !ok {
@@ -264,17 +282,24 @@ func splitPaths(key string) []string {
 func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
 	key := src.Key()
 	pk := pathsKey(paths)
+	var got meta.Object
 	check := func(ctx context.Context) (bool, error) {
 		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{"failed", "fetch@" + sha}); err != nil {
 			return false, err
 		}
-		_, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
+		o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
+		if ok {
+			got = o
+		}
 		return ok, err
 	}
 	work := func(ctx context.Context) error { return s.materialize(ctx, src, sha, pk) }
 	outcome, err := s.once(ctx, "fetch", leaseKey("fetch", key, sha), check, work)
 	if err != nil {
 		return meta.Object{}, "", err
+	}
+	if outcome == outcomeHit {
+		return got, outcome, nil
 	}
 	o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
 	if err == nil && !ok {

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -351,4 +352,57 @@ func (d *DB) ForgetObject(ctx context.Context, digest string) error {
 		return fmt.Errorf("forget object %s: %w", digest, err)
 	}
 	return nil
+}
+
+// SnapshotRow is one (repository, commit, folders) → archive record.
+type SnapshotRow struct {
+	Repo, SHA string
+	Paths     []string // nil: the whole tree
+	Object
+}
+
+// Snapshots lists up to limit snapshot records, newest first.
+func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
+	rows, err := d.pool.Query(ctx, `SELECT s.repo, s.sha, s.paths, o.digest, o.size, o.archive_sha256, o.files, o.bytes
+		FROM snapshots s JOIN objects o ON o.digest = s.digest ORDER BY s.created_at DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (SnapshotRow, error) {
+		var s SnapshotRow
+		var paths string
+		err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
+		if paths != "" {
+			s.Paths = strings.Split(paths, "\n")
+		}
+		return s, err
+	})
+}
+
+// Want names one negative result to look for.
+type Want struct{ Kind, Key string }
+
+// FirstNegative returns the first unexpired negative result of repo among
+// want, in want's order, in one query.
+func (d *DB) FirstNegative(ctx context.Context, repo string, want ...Want) (Negative, bool, error) {
+	kinds := make([]string, len(want))
+	keys := make([]string, len(want))
+	for i, w := range want {
+		kinds[i], keys[i] = w.Kind, w.Key
+	}
+	n := Negative{Repo: repo}
+	var age float64
+	err := d.pool.QueryRow(ctx, `SELECT n.kind, n.key, n.code, n.message, extract(epoch FROM now() - n.created_at)
+		FROM negatives n JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS w(kind, key, ord)
+			ON n.kind = w.kind AND n.key = w.key
+		WHERE n.repo = $1 AND n.expires_at > now()
+		ORDER BY w.ord LIMIT 1`, repo, kinds, keys).Scan(&n.Kind, &n.Key, &n.Code, &n.Message, &age)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Negative{}, false, nil
+	}
+	if err != nil {
+		return Negative{}, false, fmt.Errorf("read negative results of %s: %w", repo, err)
+	}
+	n.Age = time.Duration(age * float64(time.Second))
+	return n, true, nil
 }
