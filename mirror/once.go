@@ -95,7 +95,7 @@ func (s *Server) hold(ctx context.Context, op string, l meta.Lease, check func(c
 	if l.Previous != "" {
 		s.m.takeovers.Inc()
 		s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
-		s.audit(ctx, meta.Entry{Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name})
+		s.audit(ctx, meta.Entry{Client: "mirror", Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name})
 	}
 	stop := s.renew(ctx, l.Name)
 	defer func() {

@@ -39,7 +39,7 @@ const (
 	DefaultRefTTL          = time.Minute
 	DefaultNegativeTTL     = host.DefaultNegativeTTL
 	DefaultLeaseTTL        = 30 * time.Second
-	DefaultWaitTimeout     = 5 * time.Minute
+	DefaultWaitTimeout     = 2 * time.Minute
 	DefaultFetchTimeout    = 10 * time.Minute
 	DefaultUpstreamLimit   = 8
 	DefaultShutdownTimeout = 30 * time.Second
