@@ -28,6 +28,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -55,11 +56,24 @@ func main() {
 	flag.IntVar(&o.fleetReplicas, "fleet-replicas", 3, "replicas serving the fleet")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent clients of the load phase")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "how long each load measurement runs (at most 60s)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench/mirror:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if o.duration > time.Minute {
 		o.duration = time.Minute
 	}
 	if err := run(o); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "bench/mirror:", err)
 		os.Exit(1)
 	}
