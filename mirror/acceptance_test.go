@@ -165,3 +165,43 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 		t.Fatalf("fell back to upstream after a digest mismatch: %+v", c)
 	}
 }
+
+// The client's cache and offline mode work on top of the mirror: a warm
+// re-plan asks the mirror one conditional question and downloads nothing,
+// and with every replica gone an offline re-plan is the same plan.
+func TestCacheAndOfflineOnTopOfTheMirror(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mirrortest.Options{})
+	src, err := mirrortest.BulkMarketplace(f.gh, "bulk", 6, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := f.client(t, true)
+	ctx := context.Background()
+	if resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
+		t.Fatalf("install: %v", err)
+	}
+	before, err := f.eng.DB.AuditLog(ctx, meta.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := a.Installer.Install(ctx, installer.Request{Source: src, Replace: true}, installer.Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.eng.DB.AuditLog(ctx, meta.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := after[len(before):]
+	if len(added) != 1 || added[0].Action != "resolve" || !strings.HasSuffix(added[0].Outcome, "not_modified") {
+		t.Fatalf("a warm re-plan should cost one conditional resolve, got %+v", added)
+	}
+	if err := f.rep.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	off, err := a.Installer.Install(ctx, installer.Request{Source: src, Replace: true, Offline: true}, installer.Approval{DryRun: true})
+	if err != nil || off.PlanID != warm.PlanID {
+		t.Fatalf("offline re-plan: %v, planId %s vs %s", err, off.PlanID, warm.PlanID)
+	}
+}
