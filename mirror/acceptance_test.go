@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 
@@ -16,6 +17,7 @@ import (
 	"reasonix.io/plugind/mirror/mirrortest"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // client opens one machine's backend using the fixture's mirror.
@@ -164,6 +166,31 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 	if c := f.gh.Counts(); c.Content() != 0 {
 		t.Fatalf("fell back to upstream after a digest mismatch: %+v", c)
 	}
+	// The mirror noticed while sending it (the archive's hash is on
+	// record) and dropped it: the next machine gets the real tree,
+	// fetched again from upstream.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, ok, _ := f.eng.DB.Snapshot(ctx, "github.com/acme/plug", sha, ""); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the mirror kept the altered archive")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	third := f.client(t, false)
+	if resp, err := third.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
+		t.Fatalf("after the mirror healed: %v", err)
+	}
+	if c := f.gh.Counts(); c.Content() != 1 {
+		t.Fatalf("%+v: want one content fetch, the healed archive's", c)
+	}
+	first0, _ := installer.LoadRegistry(first.Home.RegistryPath())
+	third0, _ := installer.LoadRegistry(third.Home.RegistryPath())
+	if len(third0.Plugins) != 1 || third0.Plugins[0].ContentDigest != first0.Plugins[0].ContentDigest {
+		t.Fatalf("healed install %+v, first %+v", third0.Plugins, first0.Plugins)
+	}
 }
 
 // The client's cache and offline mode work on top of the mirror: a warm
@@ -203,5 +230,40 @@ func TestCacheAndOfflineOnTopOfTheMirror(t *testing.T) {
 	off, err := a.Installer.Install(ctx, installer.Request{Source: src, Replace: true, Offline: true}, installer.Approval{DryRun: true})
 	if err != nil || off.PlanID != warm.PlanID {
 		t.Fatalf("offline re-plan: %v, planId %s vs %s", err, off.PlanID, warm.PlanID)
+	}
+}
+
+// A whole tree altered in the store is caught when a folder is cut from it,
+// dropped, and fetched again.
+func TestAlteredWholeIsHealedWhenCut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mirrortest.Options{})
+	sha := f.gh.CreateRepo("acme", "tools").Commit("main", map[string]string{"a/x.md": "x", "b/y.md": "y"})
+	r := f.repo(t, "acme/tools")
+	ctx := context.Background()
+	if _, err := r.Fetch(ctx, sha, filepath.Join(t.TempDir(), "whole"), host.FetchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o, _, err := f.eng.DB.Snapshot(ctx, "github.com/acme/tools", sha, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evil bytes.Buffer
+	if err := writeTestArchive(&evil, map[string]string{"a/x.md": "evil", "b/y.md": "y"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := mirrortest.RawS3(f.eng.Endpoint)
+	if _, err := raw.PutObject(ctx, f.eng.Bucket, objects.Key(o.Digest), &evil, int64(evil.Len()), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "a")
+	if _, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	if tree := readTree(t, dest); tree["a/x.md"] != "x" || len(tree) != 1 {
+		t.Fatalf("%v", tree)
+	}
+	if c := f.gh.RepoCounts("acme", "tools").Content(); c != 2 {
+		t.Fatalf("%d content fetches, want 2 (the altered whole fetched again)", c)
 	}
 }

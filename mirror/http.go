@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -408,10 +410,21 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	h.Set(HeaderFiles, strconv.Itoa(o.Files))
 	h.Set(HeaderBytes, strconv.FormatInt(o.Bytes, 10))
 	w.WriteHeader(http.StatusOK)
-	n, err := io.Copy(w, body)
+	// The archive is streamed as it comes: clients check the tree digest
+	// themselves. Its hash is checked on the way, so an object altered in
+	// the store is refused by this client and gone for the next one.
+	h256 := sha256.New()
+	n, err := io.Copy(w, io.TeeReader(body, h256))
 	s.m.served.Add(float64(n))
-	if err != nil && r.Context().Err() == nil {
+	switch {
+	case err != nil && r.Context().Err() == nil:
 		s.log.Warn("snapshot download cut short", "digest", o.Digest, "sent", n, "of", size, "err", err)
+	case err == nil && hex.EncodeToString(h256.Sum(nil)) != o.ArchiveSHA256:
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+		defer cancel()
+		if herr := s.heal(hctx, o.Digest); herr != nil {
+			s.log.Error("heal an altered archive", "digest", o.Digest, "err", herr)
+		}
 	}
 }
 

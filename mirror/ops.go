@@ -325,6 +325,14 @@ func (s *Server) materialize(ctx context.Context, src source.Source, sha, pk str
 		return err
 	case ok:
 		files, err = s.unpack(ctx, full, filepath.Join(tmp, "full"))
+		if plugind.CodeOf(err) == plugind.CodeDigestMismatch {
+			// The stored whole was altered: drop it and start over, which
+			// fetches it from upstream again (its record is gone now).
+			if err := s.heal(ctx, full.Digest); err != nil {
+				return err
+			}
+			return s.materialize(ctx, src, sha, pk)
+		}
 		if err != nil {
 			return err
 		}
@@ -480,4 +488,14 @@ func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files [
 			s.log.Warn("store a marketplace document", "repo", repo, "sha", sha, "err", err)
 		}
 	}
+}
+
+// heal forgets an archive found altered in the object store and removes
+// it, so the next request for it stores it again from upstream.
+func (s *Server) heal(ctx context.Context, digest string) error {
+	s.log.Error("an archive in the object store does not match its record; removing it so it is fetched again", "digest", digest)
+	if err := s.cfg.DB.ForgetObject(ctx, digest); err != nil {
+		return err
+	}
+	return s.cfg.Objects.Remove(ctx, digest)
 }

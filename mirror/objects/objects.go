@@ -170,3 +170,12 @@ func (s *Store) Get(ctx context.Context, digest string) (io.ReadCloser, int64, e
 	}
 	return obj, info.Size, nil
 }
+
+// Remove deletes the archive of digest: only for one found altered, so the
+// next request stores it again.
+func (s *Store) Remove(ctx context.Context, digest string) error {
+	if err := s.c.RemoveObject(ctx, s.bucket, Key(digest), minio.RemoveObjectOptions{}); err != nil {
+		return fmt.Errorf("object store %s: remove %s: %w", s.where, Key(digest), err)
+	}
+	return nil
+}
