@@ -10,6 +10,7 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/store"
 )
 
@@ -74,7 +75,10 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		if err != nil {
 			return nil, err
 		}
-		hosts = h
+		// A team mirror (REASONIX_MIRROR) goes in front of them.
+		if hosts, err = mirror.FromEnv(h, opts.Getenv, log); err != nil {
+			return nil, err
+		}
 	}
 	a := &App{Home: home}
 	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})

@@ -96,7 +96,7 @@ func (m *Main) rootCommand() *cobra.Command {
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
 	doctor.AddCommand(m.capabilitiesCommand())
 	root.AddCommand(plugin, doctor, m.cacheCommand(), m.marketplaceCommand())
-	root.AddCommand(m.serveCommand(), m.studioCommand())
+	root.AddCommand(m.serveCommand(), m.studioCommand(), m.mirrorCommand())
 	return root
 }
 

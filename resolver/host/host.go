@@ -130,14 +130,17 @@ func IsNotFound(err error) bool {
 }
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
-// over budget, cancelled, provably absent), so trying another transport
-// would give the same answer.
+// over budget, cancelled, provably absent) or a refusal no transport may
+// overrule (a mirror's policy, a snapshot that failed its digest check),
+// so trying another transport would give the same answer or must not be
+// tried.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
 	switch plugind.CodeOf(err) {
-	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive, plugind.CodeCancelled:
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive, plugind.CodeCancelled,
+		plugind.CodeBlocked, plugind.CodeDigestMismatch:
 		return true
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||

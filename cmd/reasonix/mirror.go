@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/mirror"
+	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/mirror/objects"
+	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/server"
+)
+
+// DefaultMirrorAddr is where `reasonix mirror serve` listens by default.
+const DefaultMirrorAddr = "127.0.0.1:7979"
+
+func (m *Main) mirrorCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mirror",
+		Short: "Run a team mirror (PostgreSQL + S3-compatible storage) and manage its client tokens",
+		Long: `The team mirror (SPEC §15) sits between an organization's machines and GitHub or any git host:
+one upstream fetch per repo@SHA for everyone, an operator policy, an audit log. Clients use it
+with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
+	}
+	token := &cobra.Command{Use: "token", Short: "Create and revoke client tokens"}
+	token.AddCommand(m.mirrorTokenCreate(), m.mirrorTokenRevoke())
+	cmd.AddCommand(m.mirrorServe(), token, m.mirrorAudit())
+	return cmd
+}
+
+// requireFlags is a usage error naming every required flag left empty.
+func requireFlags(pairs ...string) error {
+	var missing []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			missing = append(missing, "--"+pairs[i])
+		}
+	}
+	if len(missing) > 0 {
+		return usageError(fmt.Errorf("missing %s", strings.Join(missing, ", ")))
+	}
+	return nil
+}
+
+func (m *Main) mirrorServe() *cobra.Command {
+	var addr, dsn, endpoint, bucket, policyPath, replica, addrFile string
+	var refTTL, negTTL, leaseTTL, wait, grace time.Duration
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE]",
+		Short: "Serve the team mirror (run as many replicas as needed over one database and bucket)",
+		Long: `Serve the team mirror over HTTP. Replicas are stateless: run several over the same PostgreSQL
+database and bucket, behind a load balancer or listed together in the clients' REASONIX_MIRROR.
+
+Metadata (refs, verdicts, snapshot index, tokens, audit log) lives in PostgreSQL, whose schema
+is migrated on start; snapshot archives live in the S3-compatible bucket (created if missing).
+S3 credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (none: anonymous); a
+database password is best given by PGPASSWORD or ~/.pgpass rather than in the DSN. Upstream is
+reached as a client would: REASONIX_GITHUB_URL, REASONIX_GITHUB_API_URL, REASONIX_URL_REWRITE,
+GITHUB_TOKEN.
+
+Policy file: {"allow": [RULE…], "block": [RULE…]}, RULE = host, host/owner or host/owner/repo;
+block wins; an empty allow list allows all. A refused source is install.blocked naming the rule.
+
+GET /healthz and /readyz need no token; /metrics (Prometheus) and the /v1 API need
+Authorization: Bearer <token> (reasonix mirror token create). SIGINT or SIGTERM stops it
+gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlags("postgres", dsn, "s3-endpoint", endpoint, "s3-bucket", bucket); err != nil {
+				return err
+			}
+			if _, _, err := net.SplitHostPort(addr); err != nil {
+				return usageError(fmt.Errorf("--addr %q: want HOST:PORT", addr))
+			}
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			logger := server.NewLogger(m.Stderr, level)
+			var pol *policy.Policy
+			if policyPath != "" {
+				p, err := policy.Load(policyPath)
+				if err != nil {
+					return fail(m.Stderr, err)
+				}
+				pol = p
+			}
+			ctx := cmd.Context()
+			db, err := meta.Open(ctx, dsn)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			defer db.Close()
+			objs, err := objects.Open(ctx, objects.Config{
+				Endpoint: endpoint, Bucket: bucket,
+				AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
+				SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
+			})
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			hcfg, err := resolver.HostConfigFromEnv(m.Getenv, logger)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			hosts, err := resolver.NewHosts(hcfg)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			srv, err := mirror.New(mirror.Config{
+				DB: db, Objects: objs, Upstream: hosts, Policy: pol, Log: logger, ReplicaID: replica,
+				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
+			})
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			if addrFile != "" {
+				if err := renameio.WriteFile(addrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+					_ = ln.Close()
+					return fail(m.Stderr, fmt.Errorf("--addr-file: %w", err))
+				}
+			}
+			allow, block := pol.Rules()
+			logger.Info("mirror starting", "addr", ln.Addr().String(), "replica", srv.ReplicaID(),
+				"policy_allow", allow, "policy_block", block, "credentials", m.Getenv("AWS_ACCESS_KEY_ID") != "")
+			if err := srv.Serve(ctx, ln, grace); err != nil {
+				return fail(m.Stderr, err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", DefaultMirrorAddr, "address to listen on, HOST:PORT (port 0: any free port; see --addr-file)")
+	f.StringVar(&dsn, "postgres", "", "PostgreSQL connection string (postgres://USER@HOST:PORT/DB?sslmode=…)")
+	f.StringVar(&endpoint, "s3-endpoint", "", "S3-compatible endpoint, http(s)://HOST[:PORT]")
+	f.StringVar(&bucket, "s3-bucket", "", "bucket for snapshot archives (created if missing)")
+	f.StringVar(&policyPath, "policy", "", `policy file {"allow": [RULE…], "block": [RULE…]}`)
+	f.StringVar(&replica, "replica-id", "", "this replica's name in leases and the audit log (default host/pid/random)")
+	f.StringVar(&addrFile, "addr-file", "", "write the address it listens on to this file once listening")
+	f.DurationVar(&refTTL, "ref-ttl", mirror.DefaultRefTTL, "how long a resolved ref is served before asking upstream again (one conditional request)")
+	f.DurationVar(&negTTL, "negative-ttl", mirror.DefaultNegativeTTL, "how long not-found answers are remembered")
+	f.DurationVar(&leaseTTL, "lease-ttl", mirror.DefaultLeaseTTL, "lease on an upstream fetch: how long a dead replica's fetch blocks others before it is taken over")
+	f.DurationVar(&wait, "wait-timeout", mirror.DefaultWaitTimeout, "how long a request waits for another replica's upstream fetch")
+	f.DurationVar(&grace, "shutdown-timeout", mirror.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run")
+	f.BoolVarP(&verbose, "verbose", "v", false, "log every request (debug level)")
+	return cmd
+}
+
+// openMeta opens the database for the token and audit commands.
+func (m *Main) openMeta(ctx context.Context, dsn string) (*meta.DB, error) {
+	if err := requireFlags("postgres", dsn); err != nil {
+		return nil, err
+	}
+	return meta.Open(ctx, dsn)
+}
+
+func (m *Main) mirrorTokenCreate() *cobra.Command {
+	var dsn, name string
+	cmd := &cobra.Command{
+		Use:   "create --postgres DSN --name NAME",
+		Short: "Create a client token (printed alone on stdout; only its hash is stored)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlags("postgres", dsn, "name", name); err != nil {
+				return err
+			}
+			db, err := m.openMeta(cmd.Context(), dsn)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			defer db.Close()
+			token, err := db.CreateToken(cmd.Context(), name)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			fmt.Fprintln(m.Stdout, token)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
+	cmd.Flags().StringVar(&name, "name", "", "the client's name (shown in the audit log)")
+	return cmd
+}
+
+func (m *Main) mirrorTokenRevoke() *cobra.Command {
+	var dsn, name string
+	cmd := &cobra.Command{
+		Use:   "revoke --postgres DSN --name NAME",
+		Short: "Revoke a client token",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlags("postgres", dsn, "name", name); err != nil {
+				return err
+			}
+			db, err := m.openMeta(cmd.Context(), dsn)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			defer db.Close()
+			if err := db.RevokeToken(cmd.Context(), name); err != nil {
+				return fail(m.Stderr, err)
+			}
+			fmt.Fprintf(m.Stderr, "revoked token %q\n", name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
+	cmd.Flags().StringVar(&name, "name", "", "the client's name")
+	return cmd
+}
+
+func (m *Main) mirrorAudit() *cobra.Command {
+	var dsn string
+	var f meta.AuditFilter
+	var since time.Duration
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "audit --postgres DSN [--repo R] [--action A] [--outcome O] [--client C] [--since 24h] [--json]",
+		Short: "Show the mirror's audit log: who asked for what, when, and what was served",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := m.openMeta(cmd.Context(), dsn)
+			if err != nil {
+				var ee *exitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return fail(m.Stderr, err)
+			}
+			defer db.Close()
+			if since > 0 {
+				f.Since = time.Now().Add(-since)
+			}
+			entries, err := db.AuditLog(cmd.Context(), f)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			if asJSON {
+				if entries == nil {
+					entries = []meta.Entry{}
+				}
+				enc := json.NewEncoder(m.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(entries)
+			}
+			tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TIME\tCLIENT\tACTION\tREPO\tREF/SHA\tOUTCOME\tDETAIL")
+			for _, e := range entries {
+				what := e.Ref
+				if e.SHA != "" {
+					what = strings.TrimSpace(e.Ref + " " + e.SHA[:min(12, len(e.SHA))])
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), safeText(e.Client), e.Action,
+					safeText(e.Repo), safeText(what), e.Outcome, safeText(firstNonEmpty(e.Detail, e.Digest)))
+			}
+			return tw.Flush()
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
+	fl.StringVar(&f.Repo, "repo", "", "only this repository (github.com/OWNER/REPO)")
+	fl.StringVar(&f.Action, "action", "", "only this action (refs, resolve, reachable, snapshot, marketplace, lease.takeover)")
+	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, not_found, error)")
+	fl.StringVar(&f.Client, "client", "", "only this client (token name)")
+	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
+	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")
+	fl.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

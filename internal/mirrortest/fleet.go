@@ -1,0 +1,82 @@
+package mirrortest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
+	mirrorclient "reasonix.io/plugind/resolver/host/mirror"
+)
+
+// Upstream is how a replica (or a client falling back) reaches the fake
+// GitHub: exactly as a client would, every other host sent to a closed
+// loopback port so nothing can reach the internet.
+func Upstream(gh *fakegithub.Server) (host.Opener, error) {
+	rw, err := host.ParseRewrite("https://=http://127.0.0.1:1/")
+	if err != nil {
+		return nil, err
+	}
+	return resolver.NewHosts(resolver.HostConfig{
+		GitHubURL: gh.URL, APIURL: gh.APIURL, Rewrite: rw,
+		Net: host.NetConfig{Timeout: 30 * time.Second, MaxRetryAfter: 2 * time.Second},
+	})
+}
+
+// OpenClient opens one machine's backend, its REASONIX_HOME at home, with
+// env as its environment (REASONIX_MIRROR, REASONIX_MIRROR_TOKEN,
+// REASONIX_MIRROR_ONLY…), wired as installer.Open wires it when
+// REASONIX_MIRROR is set: the mirror's client in front of upstream.
+func OpenClient(ctx context.Context, home string, env map[string]string, upstream host.Opener, log *slog.Logger) (*installer.App, error) {
+	getenv := func(k string) string {
+		if k == "REASONIX_HOME" {
+			return home
+		}
+		return env[k]
+	}
+	hosts, err := mirrorclient.FromEnv(upstream, getenv, log)
+	if err != nil {
+		return nil, err
+	}
+	return installer.Open(ctx, installer.OpenOptions{Getenv: getenv, Hosts: hosts, Log: log})
+}
+
+// BulkMarketplace builds, on the fake GitHub, repos repositories
+// OWNER/repoNN holding entries plugins between them (entries/repos each)
+// and a marketplace OWNER/market listing every one pinned to its commit, as
+// SPEC §14's bulk marketplaces are. It returns the marketplace's source.
+func BulkMarketplace(gh *fakegithub.Server, owner string, entries, repos int) (string, error) {
+	perRepo := entries / repos
+	var list []map[string]any
+	for r := range repos {
+		files := map[string]string{}
+		for p := range perRepo {
+			name := fmt.Sprintf("p%03d-%02d", r, p)
+			files["plugins/"+name+"/.claude-plugin/plugin.json"] = `{"name":"` + name + `","version":"1.0.0","description":"bulk plugin"}`
+			files["plugins/"+name+"/skills/s/SKILL.md"] = "---\ndescription: skill of " + name + "\n---\nbody\n"
+			files["plugins/"+name+"/commands/c.md"] = "---\ndescription: command\n---\nrun\n"
+		}
+		files["README.md"] = fmt.Sprintf("repository %d\n", r)
+		repoName := fmt.Sprintf("repo%02d", r)
+		sha := gh.CreateRepo(owner, repoName).Commit("main", files)
+		for p := range perRepo {
+			name := fmt.Sprintf("p%03d-%02d", r, p)
+			list = append(list, map[string]any{"name": name, "source": map[string]any{
+				"source": "url", "url": "https://github.com/" + owner + "/" + repoName, "sha": sha, "path": "plugins/" + name,
+			}})
+		}
+	}
+	doc, err := json.MarshalIndent(map[string]any{
+		"name": owner, "owner": map[string]any{"name": "acme"}, "plugins": list,
+	}, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	gh.CreateRepo(owner, "market").Commit("main", map[string]string{".claude-plugin/marketplace.json": string(doc)})
+	return "https://github.com/" + owner + "/market", nil
+}

@@ -1,0 +1,80 @@
+package meta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Lease is one held lease.
+type Lease struct {
+	Name, Holder string
+	// Previous is the holder whose expired lease this one took over; ""
+	// when the lease was free.
+	Previous string
+}
+
+// Acquire takes the lease name for holder for ttl, when it is free, has
+// expired (its holder died or hung: the lease is taken over) or is already
+// holder's. ok is false while another holder's lease runs.
+func (d *DB) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (Lease, bool, error) {
+	var prev string
+	err := d.pool.QueryRow(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at, previous_holder)
+		VALUES ($1, $2, now(), now() + make_interval(secs => $3), '')
+		ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, acquired_at = now(),
+			expires_at = EXCLUDED.expires_at, previous_holder = leases.holder
+		WHERE leases.expires_at < now() OR leases.holder = EXCLUDED.holder
+		RETURNING previous_holder`, name, holder, seconds(ttl)).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Lease{}, false, nil
+	}
+	if err != nil {
+		return Lease{}, false, fmt.Errorf("acquire lease %s: %w", name, err)
+	}
+	if prev == holder {
+		prev = ""
+	}
+	return Lease{Name: name, Holder: holder, Previous: prev}, true, nil
+}
+
+// Renew extends holder's lease by ttl from now; false when it is no longer
+// holder's (it expired and was taken over).
+func (d *DB) Renew(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `UPDATE leases SET expires_at = now() + make_interval(secs => $3)
+		WHERE name = $1 AND holder = $2`, name, holder, seconds(ttl))
+	if err != nil {
+		return false, fmt.Errorf("renew lease %s: %w", name, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Release gives up holder's lease (nothing when it is no longer holder's).
+func (d *DB) Release(ctx context.Context, name, holder string) error {
+	if _, err := d.pool.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder); err != nil {
+		return fmt.Errorf("release lease %s: %w", name, err)
+	}
+	return nil
+}
+
+// LeaseInfo describes a lease as it stands.
+type LeaseInfo struct {
+	Name, Holder, Previous string
+	Expired                bool
+}
+
+// Leases lists the current leases whose name starts with prefix.
+func (d *DB) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) {
+	rows, err := d.pool.Query(ctx, `SELECT name, holder, previous_holder, expires_at < now() FROM leases
+		WHERE starts_with(name, $1) ORDER BY name`, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("list leases: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (LeaseInfo, error) {
+		var l LeaseInfo
+		err := r.Scan(&l.Name, &l.Holder, &l.Previous, &l.Expired)
+		return l, err
+	})
+}

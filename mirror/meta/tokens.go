@@ -1,0 +1,82 @@
+package meta
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TokenPrefix starts every client token, so one found in a log or a
+// repository is recognisable (and plugind's redaction can be taught it).
+const TokenPrefix = "rxm_"
+
+var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
+
+// ErrTokenExists: a live token already has that name.
+var ErrTokenExists = errors.New("a token with that name exists")
+
+// ErrNoToken: no live token has that name.
+var ErrNoToken = errors.New("no live token with that name")
+
+func hashToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// CreateToken makes a new bearer token for the client name and stores only
+// its hash: the token itself is returned once and never kept. A revoked
+// name may be reused.
+func (d *DB) CreateToken(ctx context.Context, name string) (string, error) {
+	if !tokenName.MatchString(name) {
+		return "", fmt.Errorf("token name %q: use 1 to 100 letters, digits and . _ @ -, starting with a letter or digit", name)
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("make a token: %w", err)
+	}
+	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	var got string
+	err := d.pool.QueryRow(ctx, `INSERT INTO tokens (name, hash) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now(), revoked_at = NULL
+		WHERE tokens.revoked_at IS NOT NULL
+		RETURNING name`, name, hashToken(token)).Scan(&got)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("token %q: %w; revoke it first (reasonix mirror token revoke --name %s)", name, ErrTokenExists, name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store token %q: %w", name, err)
+	}
+	return token, nil
+}
+
+// RevokeToken revokes the live token called name.
+func (d *DB) RevokeToken(ctx context.Context, name string) error {
+	tag, err := d.pool.Exec(ctx, `UPDATE tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`, name)
+	if err != nil {
+		return fmt.Errorf("revoke token %q: %w", name, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("revoke token %q: %w", name, ErrNoToken)
+	}
+	return nil
+}
+
+// Authenticate returns the name of the live token, ok false when there is
+// none (unknown or revoked).
+func (d *DB) Authenticate(ctx context.Context, token string) (string, bool, error) {
+	var name string
+	err := d.pool.QueryRow(ctx, `SELECT name FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, hashToken(token)).Scan(&name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("check a token: %w", err)
+	}
+	return name, true, nil
+}

@@ -1,0 +1,182 @@
+// Package policy is the team mirror's operator policy (SPEC §15): a JSON
+// file {"allow": [RULE…], "block": [RULE…]} whose RULE is "host",
+// "host/owner" or "host/owner/repo". A repository is refused when a block
+// rule matches it, or when the allow list is not empty and no allow rule
+// matches it; block wins. The refusal names the rule, so a user who gets
+// install.blocked knows what to ask the operator about.
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+)
+
+// Policy is a parsed policy. The zero value allows everything.
+type Policy struct {
+	allow []rule
+	block []rule
+}
+
+// rule is one RULE, lower-cased and split into its segments.
+type rule struct {
+	text string   // as the operator wrote it (for messages)
+	segs []string // host, owner, repo — lower case, 1 to 3 of them
+}
+
+// file is the document's shape; unknown members are errors, since a typo in
+// an operator's policy ("blok") must not silently allow everything.
+type file struct {
+	Allow []string `json:"allow"`
+	Block []string `json:"block"`
+}
+
+// Load reads the policy file at path.
+func Load(path string) (*Policy, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Parse reads a policy document.
+func Parse(b []byte) (*Policy, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("not a policy document ({\"allow\": [RULE…], \"block\": [RULE…]}): %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the policy document")
+	}
+	p := &Policy{}
+	for _, list := range []struct {
+		name string
+		in   []string
+		out  *[]rule
+	}{{"allow", f.Allow, &p.allow}, {"block", f.Block, &p.block}} {
+		for i, s := range list.in {
+			r, err := parseRule(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s[%d]: %w", list.name, i, err)
+			}
+			*list.out = append(*list.out, r)
+		}
+	}
+	return p, nil
+}
+
+// parseRule checks one RULE: 1 to 3 non-empty segments, a host name first,
+// no scheme, no whitespace; a trailing ".git" on the repository is dropped
+// as sources drop it.
+func parseRule(s string) (rule, error) {
+	if s == "" {
+		return rule{}, errors.New("empty rule; write host, host/owner or host/owner/repo")
+	}
+	if strings.Contains(s, "://") {
+		return rule{}, fmt.Errorf("rule %q has a scheme; write host, host/owner or host/owner/repo", s)
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return rule{}, fmt.Errorf("rule %q contains whitespace or a control character", s)
+		}
+	}
+	segs := strings.Split(strings.ToLower(s), "/")
+	if len(segs) > 3 {
+		return rule{}, fmt.Errorf("rule %q has %d segments; write host, host/owner or host/owner/repo", s, len(segs))
+	}
+	for _, seg := range segs {
+		if seg == "" || seg == "." || seg == ".." {
+			return rule{}, fmt.Errorf("rule %q has an empty, \".\" or \"..\" segment", s)
+		}
+	}
+	if strings.ContainsAny(segs[0], ":@") || !strings.Contains(segs[0], ".") && segs[0] != "localhost" {
+		return rule{}, fmt.Errorf("rule %q does not start with a host name (such as github.com)", s)
+	}
+	if len(segs) == 3 {
+		segs[2] = strings.TrimSuffix(segs[2], ".git")
+	}
+	return rule{text: s, segs: segs}, nil
+}
+
+// matches reports whether the rule covers the repository key
+// ("github.com/owner/repo", "git.example.test/group/sub/tools"): its
+// segments are a whole-segment prefix of the key's.
+func (r rule) matches(key []string) bool {
+	if len(r.segs) > len(key) {
+		return false
+	}
+	for i, s := range r.segs {
+		if key[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// Decision is the policy's answer for one repository.
+type Decision struct {
+	Allowed bool
+	// Rule is the rule that decided, as written in the file: the block rule
+	// that refused, the allow rule that admitted; "" when the allow list is
+	// empty (everything allowed) or when nothing in a non-empty allow list
+	// matched.
+	Rule string
+	// List is "block" or "allow": the list Rule is from, or, for a refusal
+	// with no Rule, "allow" (nothing in it matched).
+	List string
+}
+
+// Reason says, in one sentence, why a refused repository was refused.
+func (d Decision) Reason(key string) string {
+	if d.Allowed {
+		return ""
+	}
+	if d.Rule != "" {
+		return fmt.Sprintf("%s is blocked by the mirror's policy (block rule %q)", key, d.Rule)
+	}
+	return fmt.Sprintf("%s is not allowed by the mirror's policy (no allow rule matches it)", key)
+}
+
+// Check decides for the repository key (host/path, as source.Key spells
+// it). Hosts and paths compare case-insensitively: GitHub names are, and a
+// block must not be side-stepped by spelling a name differently.
+func (p *Policy) Check(key string) Decision {
+	if p == nil {
+		return Decision{Allowed: true}
+	}
+	segs := strings.Split(strings.ToLower(strings.TrimSuffix(key, ".git")), "/")
+	for _, r := range p.block {
+		if r.matches(segs) {
+			return Decision{Allowed: false, Rule: r.text, List: "block"}
+		}
+	}
+	if len(p.allow) == 0 {
+		return Decision{Allowed: true}
+	}
+	for _, r := range p.allow {
+		if r.matches(segs) {
+			return Decision{Allowed: true, Rule: r.text, List: "allow"}
+		}
+	}
+	return Decision{Allowed: false, List: "allow"}
+}
+
+// Rules returns the number of allow and block rules (for the start-up log).
+func (p *Policy) Rules() (allow, block int) {
+	if p == nil {
+		return 0, 0
+	}
+	return len(p.allow), len(p.block)
+}

@@ -1,0 +1,215 @@
+// Package mirror is the team mirror of SPEC §15: a stateless HTTP service,
+// run as several replicas, that stands between an organization's machines
+// and upstream (GitHub, any git host). Clients ask it for refs,
+// reachability verdicts and snapshots through the host layer
+// (resolver/host/mirror); it answers from PostgreSQL (package meta) and an
+// S3-compatible object store (package objects), and goes upstream — exactly
+// as a client would, through resolver.Hosts — at most once per thing
+// across all replicas: a lease row in PostgreSQL names the one replica
+// doing it, everyone else waits for what it stores, and a lease whose
+// holder died expires and is taken over. An operator policy (package
+// policy) refuses sources with install.blocked, and every request lands in
+// the audit log.
+package mirror
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/mirror/objects"
+	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver/host"
+)
+
+// Defaults of Config.
+const (
+	DefaultRefTTL          = time.Minute
+	DefaultNegativeTTL     = host.DefaultNegativeTTL
+	DefaultLeaseTTL        = 30 * time.Second
+	DefaultWaitTimeout     = 2 * time.Minute
+	DefaultFetchTimeout    = 10 * time.Minute
+	DefaultUpstreamLimit   = 8
+	DefaultShutdownTimeout = 30 * time.Second
+	// failTTL is how long a transient upstream failure is shared with the
+	// requests waiting on it, so they fail with it rather than each trying
+	// upstream again at once.
+	failTTL = 5 * time.Second
+)
+
+// Config configures a Server. DB, Objects and Upstream are required.
+type Config struct {
+	DB       *meta.DB
+	Objects  *objects.Store
+	Upstream host.Opener // how upstream is reached: resolver.NewHosts of the environment
+	Policy   *policy.Policy
+	Log      *slog.Logger
+	// ReplicaID names this replica in leases and the audit log (default:
+	// host name, process id and a random suffix).
+	ReplicaID string
+	// RefTTL is how long a resolved ref or ref listing is served without
+	// asking upstream again (then one conditional request refreshes it).
+	RefTTL time.Duration
+	// NegativeTTL is how long "does not exist" answers are remembered.
+	NegativeTTL time.Duration
+	// LeaseTTL is how long a lease lasts without renewal: the time a dead
+	// replica's work stays blocked before another takes it over. Holders
+	// renew every LeaseTTL/3.
+	LeaseTTL time.Duration
+	// WaitTimeout bounds how long a request waits for another replica.
+	WaitTimeout time.Duration
+	// FetchTimeout bounds one upstream operation.
+	FetchTimeout time.Duration
+	// UpstreamLimit bounds this replica's concurrent upstream operations.
+	UpstreamLimit int
+	// Budget bounds a snapshot (default SPEC §8's).
+	Budget plugind.Budget
+	// TempDir is where fetched trees are staged (default os.TempDir()).
+	TempDir string
+	// Registry receives the metrics (default: a new one).
+	Registry *prometheus.Registry
+}
+
+// Server is one mirror replica.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	m       *metrics
+	flight  singleflight.Group
+	slots   chan struct{} // upstream concurrency
+	handler http.Handler
+	// base outlives requests: upstream work runs under it so a client
+	// that gives up does not waste what others wait for. Serve cancels it
+	// after shutdown.
+	base   context.Context
+	cancel context.CancelFunc
+}
+
+// New returns a replica over cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.DB == nil || cfg.Objects == nil || cfg.Upstream == nil {
+		return nil, errors.New("mirror: DB, Objects and Upstream are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = DefaultReplicaID()
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.RefTTL, DefaultRefTTL)
+	def(&cfg.NegativeTTL, DefaultNegativeTTL)
+	def(&cfg.LeaseTTL, DefaultLeaseTTL)
+	def(&cfg.WaitTimeout, DefaultWaitTimeout)
+	def(&cfg.FetchTimeout, DefaultFetchTimeout)
+	if cfg.UpstreamLimit <= 0 {
+		cfg.UpstreamLimit = DefaultUpstreamLimit
+	}
+	if cfg.Budget == (plugind.Budget{}) {
+		cfg.Budget = plugind.DefaultBudget
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	base, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
+		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// DefaultReplicaID is "host/pid/random": unique per process, and telling an
+// operator reading a lease or the audit log which machine and process it was.
+func DefaultReplicaID() string {
+	h, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", h, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// ReplicaID returns the replica's name.
+func (s *Server) ReplicaID() string { return s.cfg.ReplicaID }
+
+// Handler is the replica's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close stops upstream work that is still running (Serve does it itself).
+func (s *Server) Close() { s.cancel() }
+
+// Serve answers on ln until ctx ends, then shuts down gracefully: no new
+// connections, in-flight requests get up to grace to finish, then upstream
+// work is cancelled and its leases released.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	if grace <= 0 {
+		grace = DefaultShutdownTimeout
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	go s.sweep(ctx)
+	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
+	select {
+	case err := <-done:
+		s.cancel()
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "grace", grace.String())
+	sctx, stop := context.WithTimeout(context.Background(), grace)
+	defer stop()
+	err := srv.Shutdown(sctx)
+	s.cancel()
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+		s.log.Warn("requests still running after the grace period were cut off")
+		err = nil
+	}
+	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// sweep clears expired rows now and then.
+func (s *Server) sweep(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.cfg.DB.Sweep(ctx); err != nil {
+				s.log.Warn("sweep", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,349 @@
+package mirror
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
+)
+
+// Response headers of GET /v1/snapshot (see package reasonix.io/plugind/mirror).
+const (
+	headerDigest   = "X-Reasonix-Digest"
+	headerVerified = "X-Reasonix-Verified"
+)
+
+// maxErrorBody bounds what is read of an error answer.
+const maxErrorBody = 64 << 10
+
+// Repo is one repository as the mirror serves it.
+type Repo struct {
+	c   *Client
+	src source.Source
+}
+
+// Source implements host.Repo.
+func (r *Repo) Source() source.Source { return r.src }
+
+// apiError is the mirror's error document.
+type apiError struct {
+	Msg  string       `json:"error"`
+	Code plugind.Code `json:"errorCode"`
+	Kind string       `json:"kind"`
+	Rule string       `json:"rule"`
+}
+
+// errorOf rebuilds the host package's typed error from a mirror's error
+// answer, so every layer above treats it as it would upstream's: a
+// not-found is remembered, install.blocked and refused content are final,
+// anything else may fall back to upstream.
+func (r *Repo) errorOf(resp *http.Response, base string) error {
+	var e apiError
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if json.Unmarshal(body, &e) != nil || e.Msg == "" {
+		e.Msg = strings.TrimSpace(string(body))
+		if e.Msg == "" {
+			e.Msg = resp.Status
+		}
+	}
+	msg := plugind.RedactSecrets(e.Msg)
+	switch {
+	case resp.StatusCode == http.StatusForbidden && e.Code == plugind.CodeBlocked:
+		return &plugind.Error{Code: plugind.CodeBlocked, Msg: "the team mirror refused it: " + msg}
+	case resp.StatusCode == http.StatusNotFound && e.Kind != "":
+		code := e.Code
+		if code == "" {
+			code = plugind.CodeNotFound
+		}
+		return &plugind.Error{Code: code, Msg: msg, Err: sentinel(e.Kind)}
+	case resp.StatusCode == http.StatusUnprocessableEntity && (e.Code == plugind.CodeBudgetExceeded || e.Code == plugind.CodeUnsafeArchive):
+		return &plugind.Error{Code: e.Code, Msg: msg}
+	}
+	return &replicaError{status: resp.StatusCode, err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s answered %s: %s", base, resp.Status, msg)}
+}
+
+func sentinel(kind string) error {
+	switch kind {
+	case "repo":
+		return host.ErrRepoNotFound
+	case "ref":
+		return host.ErrRefNotFound
+	case "commit":
+		return host.ErrCommitNotFound
+	case "unreachable":
+		return host.ErrUnreachable
+	}
+	return host.ErrPathNotFound
+}
+
+// replicaError is a failure of one replica (it is down, overloaded, or
+// upstream failed for it): the next replica may do better.
+type replicaError struct {
+	status int
+	err    error
+}
+
+func (e *replicaError) Error() string { return e.err.Error() }
+func (e *replicaError) Unwrap() error { return e.err }
+
+// retryable reports whether another replica is worth asking.
+func retryable(err error) bool {
+	var re *replicaError
+	if errors.As(err, &re) {
+		// A 4xx other than those rebuilt as typed errors (401: the token)
+		// would be the same on every replica.
+		return re.status == 0 || re.status >= 500 || re.status == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// do sends the request built for each replica in turn, starting with the
+// one that answered last, until one gives an answer that is not a replica
+// failure; handle reads that answer (a replica failure in it — a body cut
+// short — moves on too). Two rounds, so a replica restarting between them
+// is not fatal.
+func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.Header, handle func(resp *http.Response, base string) error) error {
+	urls := r.c.cfg.URLs
+	start := int(r.c.preferred.Load())
+	var last error
+	for round := 0; round < 2; round++ {
+		if round > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+		for k := range urls {
+			i := (start + k) % len(urls)
+			err := r.try(ctx, urls[i], path, q, hdr, handle)
+			if err == nil {
+				r.c.preferred.Store(int32(i))
+				return nil
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !retryable(err) {
+				return err
+			}
+			r.c.cfg.Log.Debug("mirror replica failed; trying the next", "op", op, "mirror", urls[i], "err", err)
+			last = err
+		}
+	}
+	return fmt.Errorf("%s of %s: every team mirror replica failed (%d tried): %w", op, r.src.Key(), len(urls), last)
+}
+
+func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr http.Header, handle func(*http.Response, string) error) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+q.Encode(), nil)
+	if err != nil {
+		return fmt.Errorf("team mirror %s: %w", base, err)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	if r.c.cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.c.cfg.Token)
+	}
+	resp, err := r.c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s: %v", base, stripURL(err))}
+	}
+	defer resp.Body.Close()
+	return handle(resp, base)
+}
+
+// stripURL drops the request URL from a transport error: it is long and
+// says nothing the message does not.
+func stripURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func (r *Repo) query() url.Values { return url.Values{"repo": {r.src.URL()}} }
+
+// decode reads a JSON answer.
+func decode(resp *http.Response, base string, v any) error {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(v); err != nil {
+		return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s: unreadable answer: %v", base, err)}
+	}
+	return nil
+}
+
+// Refs implements host.Repo.
+func (r *Repo) Refs(ctx context.Context) (*host.Refs, error) {
+	var out *host.Refs
+	err := r.do(ctx, "listing the refs", "/v1/refs", r.query(), nil, func(resp *http.Response, base string) error {
+		if resp.StatusCode != http.StatusOK {
+			return r.errorOf(resp, base)
+		}
+		var body struct {
+			Head    string            `json:"head"`
+			Commits map[string]string `json:"commits"`
+		}
+		if err := decode(resp, base, &body); err != nil {
+			return err
+		}
+		out = &host.Refs{Head: body.Head, Commits: body.Commits}
+		if out.Commits == nil {
+			out.Commits = map[string]string{}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Resolve implements host.Repo: conditional on the known commit, so an
+// unchanged ref is a 304.
+func (r *Repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.Pin, error) {
+	if source.IsSHA(ref) {
+		return host.Pin{SHA: ref}, nil
+	}
+	q := r.query()
+	q.Set("ref", ref)
+	hdr := http.Header{}
+	if known != nil && source.IsSHA(known.SHA) {
+		hdr.Set("If-None-Match", `"`+known.SHA+`"`)
+	}
+	var pin host.Pin
+	err := r.do(ctx, "resolving "+host.DescribeRef(ref), "/v1/resolve", q, hdr, func(resp *http.Response, base string) error {
+		switch resp.StatusCode {
+		case http.StatusNotModified:
+			pin = host.Pin{SHA: known.SHA, ETag: resp.Header.Get("ETag"), NotModified: true, At: time.Now()}
+			return nil
+		case http.StatusOK:
+		default:
+			return r.errorOf(resp, base)
+		}
+		var body struct {
+			SHA string `json:"sha"`
+		}
+		if err := decode(resp, base, &body); err != nil {
+			return err
+		}
+		if !source.IsSHA(body.SHA) {
+			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s answered %q for %s of %s, not a commit id", base, body.SHA, host.DescribeRef(ref), r.src.Key())}
+		}
+		pin = host.Pin{SHA: body.SHA, ETag: resp.Header.Get("ETag"), At: time.Now()}
+		return nil
+	})
+	return pin, err
+}
+
+// Reachable implements host.Repo.
+func (r *Repo) Reachable(ctx context.Context, sha, hint string) error {
+	q := r.query()
+	q.Set("sha", sha)
+	if hint != "" {
+		q.Set("hint", hint)
+	}
+	return r.do(ctx, "checking commit "+host.Short(sha), "/v1/reachable", q, nil, func(resp *http.Response, base string) error {
+		if resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusOK {
+			return nil
+		}
+		return r.errorOf(resp, base)
+	})
+}
+
+// Fetch implements host.Repo: the mirror's archive of the commit (or of
+// the folders in opts.Paths), extracted by tarball with every refusal and
+// budget of SPEC §8, then hashed: a tree whose digest is not the one the
+// mirror named is removed and refused as install.digest_mismatch, and no
+// other replica or upstream is asked to overrule that.
+func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	q := r.query()
+	q.Set("sha", sha)
+	for _, p := range opts.Paths {
+		q.Add("path", p)
+	}
+	var got *host.Fetched
+	err := r.do(ctx, "fetching "+host.Short(sha), "/v1/snapshot", q, nil, func(resp *http.Response, base string) error {
+		if resp.StatusCode != http.StatusOK {
+			return r.errorOf(resp, base)
+		}
+		want := resp.Header.Get(headerDigest)
+		if !validDigest(want) {
+			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s sent a snapshot of %s@%s without a valid %s header", base, r.src.Key(), host.Short(sha), headerDigest)}
+		}
+		f, err := r.extract(ctx, resp, base, sha, want, dest, opts)
+		if err != nil {
+			return err
+		}
+		got = f
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts.Verify && !got.Verified {
+		if err := r.Reachable(ctx, sha, ""); err != nil {
+			_ = os.RemoveAll(dest)
+			return nil, err
+		}
+		got.Verified = true
+	}
+	return got, nil
+}
+
+func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	body := host.NewStallReader(resp.Body, base, r.c.cfg.Net.Timeout, cancel)
+	defer body.Close()
+	res, err := tarball.ExtractTarGz(sctx, body, dest, tarball.Options{
+		Budget: opts.Budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		switch plugind.CodeOf(err) {
+		case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
+			return nil, fmt.Errorf("%s@%s from team mirror %s: %w", r.src.Key(), host.Short(sha), base, err)
+		}
+		// Cut short or damaged in transit: another replica may send it whole.
+		return nil, &replicaError{err: plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("%s@%s from team mirror %s: %w", r.src.Key(), host.Short(sha), base, err))}
+	}
+	d, _, err := plugind.TreeDigest(dest, opts.Budget)
+	if err == nil && d != want {
+		err = plugind.Errorf(plugind.CodeDigestMismatch, "%s@%s from team mirror %s: the snapshot's tree digest is %s, but the mirror named it %s; refusing it (the mirror's object store holds altered content)", r.src.Key(), host.Short(sha), base, d, want)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dest)
+		return nil, err
+	}
+	verified, _ := strconv.ParseBool(resp.Header.Get(headerVerified))
+	return &host.Fetched{Transport: "mirror", Verified: verified, Files: res.Files, Bytes: res.Bytes}, nil
+}
+
+// validDigest checks "sha256:" and 64 lower-case hex digits.
+func validDigest(d string) bool {
+	hexPart, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(hexPart) != 64 {
+		return false
+	}
+	for _, c := range hexPart {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
