@@ -48,10 +48,15 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf builds a coded error. A %w verb in format wraps as fmt.Errorf does.
+// Errorf builds a coded error. %w verbs in format wrap as fmt.Errorf does,
+// several of them included (errors.Is then sees every one).
 func Errorf(code Code, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
-	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
+	cause := errors.Unwrap(err)
+	if _, multi := err.(interface{ Unwrap() []error }); multi {
+		cause = err
+	}
+	return &Error{Code: code, Msg: err.Error(), Err: cause}
 }
 
 // WithCode attaches code to err unless err already carries one.

@@ -108,12 +108,20 @@ func sentinelOf(kind string) error {
 		return ErrCommitNotFound
 	case "unreachable":
 		return ErrUnreachable
+	case kindCommitOrUnreachable:
+		return errors.Join(ErrUnreachable, ErrCommitNotFound)
 	}
 	return ErrPathNotFound
 }
 
+// kindCommitOrUnreachable is a commit a host would not serve and no branch
+// or tag reaches, on a host that does not say whether it exists at all.
+const kindCommitOrUnreachable = "commit-or-unreachable"
+
 func kindOf(err error) string {
 	switch {
+	case errors.Is(err, ErrCommitNotFound) && errors.Is(err, ErrUnreachable):
+		return kindCommitOrUnreachable
 	case errors.Is(err, ErrRepoNotFound):
 		return "repo"
 	case errors.Is(err, ErrRefNotFound):
@@ -271,6 +279,12 @@ func (c *Cached) verdict(ctx context.Context, sha string) error {
 	if err != nil || !ok {
 		return errNoVerdict
 	}
+	if !v.Reachable && (c.opts.Refresh || c.opts.Now().Sub(v.CheckedAt) > c.opts.NegativeTTL) {
+		// A refusal is a negative result like any other: --refresh asks
+		// again, and it is believed for NegativeTTL (a branch may come to
+		// reach the commit).
+		return errNoVerdict
+	}
 	c.count(ctx, KindVerdict, true)
 	if v.Reachable {
 		return nil
@@ -284,7 +298,7 @@ func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
 	switch {
 	case err == nil:
 		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: true, CheckedAt: c.opts.Now()}))
-	case errors.Is(err, ErrUnreachable):
+	case errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrCommitNotFound):
 		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: false, CheckedAt: c.opts.Now()}))
 	case IsNotFound(err):
 		c.remember(ctx, err, sha, "")
@@ -293,7 +307,7 @@ func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
 
 // Reachable implements Repo: one check per (repository, commit), ever.
 func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
-	if err := c.known(ctx, []string{"commit"}, sha); err != nil {
+	if err := c.known(ctx, []string{"commit", kindCommitOrUnreachable}, sha); err != nil {
 		return err
 	}
 	if err := c.verdict(ctx, sha); err != errNoVerdict {
@@ -311,7 +325,7 @@ func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
 // Fetch implements Repo. A remembered verdict spares the check (or refuses
 // at once); a fetch that proved reachability records it.
 func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
-	if err := c.known(ctx, []string{"commit"}, sha); err != nil {
+	if err := c.known(ctx, []string{"commit", kindCommitOrUnreachable}, sha); err != nil {
 		return nil, err
 	}
 	if opts.Verify {

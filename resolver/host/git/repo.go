@@ -6,6 +6,7 @@ package git
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -143,10 +144,50 @@ func (r *Repo) history(ctx context.Context, sess transport.UploadPackSession, ad
 	}
 	defer px.Close()
 	if _, ok := px.byHash[plumbing.NewHash(sha)]; !ok {
-		return r.errNoSuchCommit(sha)
+		return r.notInHistory(ctx, sess, adv, sha, scratch)
 	}
 	return nil
 }
+
+// notInHistory says why a commit no branch or tag reaches is refused. A
+// host that serves objects by SHA (git's allowAnySHA1InWant, what stock
+// git does) shows whether the commit exists at all, at the price of one
+// small request: only the commit, no trees. A host that serves only what
+// its refs reach answers "not our ref" either way, and the error says it
+// cannot tell.
+func (r *Repo) notInHistory(ctx context.Context, sess transport.UploadPackSession, adv *advertisement, sha, scratch string) error {
+	if !adv.caps.Supports(capability.Filter) ||
+		!(adv.caps.Supports(capability.AllowReachableSHA1InWant) || adv.caps.Supports(capability.AllowTipSHA1InWant)) {
+		return r.errNoSuchCommit(sha)
+	}
+	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
+	req.Wants = []plumbing.Hash{plumbing.NewHash(sha)}
+	req.Depth = packp.DepthCommits(1)
+	_ = req.Capabilities.Set(capability.Shallow)
+	req.Filter = packp.FilterTreeDepth(0)
+	_ = req.Capabilities.Set(capability.Filter)
+	if adv.caps.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "probe.pack"), maxProbePack, smallObject)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if errors.Is(err, host.ErrUnreachable) {
+			return r.errNoSuchCommit(sha) // "not our ref": cannot tell
+		}
+		return err
+	}
+	defer px.Close()
+	if _, ok := px.byHash[plumbing.NewHash(sha)]; !ok {
+		return r.errNoSuchCommit(sha)
+	}
+	return plugind.Errorf(plugind.CodeNotFound, "commit %s is in %s, but %w; a pin must name a commit one of its branches or tags reaches", sha, r.src.Key(), host.ErrUnreachable)
+}
+
+// maxProbePack bounds the one-commit pack notInHistory asks for.
+const maxProbePack = 1 << 20
 
 // maxHistoryPack bounds the commit history a reachability check downloads.
 const maxHistoryPack = 512 << 20

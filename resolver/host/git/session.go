@@ -129,9 +129,11 @@ func notOurRef(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "not our ref")
 }
 
-// errNoSuchCommit is the answer to a want the server refused.
+// errNoSuchCommit is the answer to a want the server refused, or to a
+// commit no branch or tag reaches on a host that does not say whether it
+// exists at all: it is either, and says so (errors.Is finds both).
 func (r *Repo) errNoSuchCommit(sha string) error {
-	return plugind.Errorf(plugind.CodeNotFound, "commit %s is not on any branch or tag of %s, or does not exist there: %w", sha, r.src.Key(), host.ErrUnreachable)
+	return plugind.Errorf(plugind.CodeNotFound, "commit %s: %w of %s, or %w (the host serves only what its branches and tags reach, so it does not say which)", sha, host.ErrUnreachable, r.src.Key(), host.ErrCommitNotFound)
 }
 
 func wrapf(err error, format string, args ...any) error {
