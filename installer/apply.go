@@ -76,6 +76,10 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 			resp.Actions[i].Status = ActionInstalled
 		}
 	}
+	if err := partial(resp.Actions); err != nil {
+		// SPEC §11: applied, but not everything asked for is installed.
+		resp.OK, resp.Status, resp.Err = false, StatusPartial, err
+	}
 	// Installing from a marketplace makes it known (SPEC §7); the registry
 	// is already written, so a failure here is a warning.
 	for _, m := range p.markets {
@@ -84,6 +88,36 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	return resp, nil
+}
+
+// partial says what of an applied plan was not installed: its blocked,
+// conflicting and failed actions (entries skipped by policy, such as an
+// unpinned or npm entry, are not counted). nil when there are none.
+func partial(actions []Action) error {
+	byStatus := map[ActionStatus][]string{}
+	code := plugind.Code("")
+	for _, a := range actions {
+		switch a.Status {
+		case ActionBlocked, ActionConflict, ActionFailed:
+			byStatus[a.Status] = append(byStatus[a.Status], a.Name)
+			if code == "" || a.Status == ActionBlocked {
+				code = a.Code()
+			}
+		}
+	}
+	if len(byStatus) == 0 {
+		return nil
+	}
+	if code == "" {
+		code = plugind.CodeBlocked
+	}
+	var parts []string
+	for _, st := range []ActionStatus{ActionBlocked, ActionConflict, ActionFailed} {
+		if names := byStatus[st]; len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %s", st, strings.Join(names, ", ")))
+		}
+	}
+	return plugind.Errorf(code, "applied, but not everything was installed (%s; see actions)", strings.Join(parts, "; "))
 }
 
 func responseErr(r *Response) error {

@@ -22,6 +22,8 @@ type PluginInfo struct {
 	// Problems are why the root is excluded from loading; empty when healthy.
 	Problems []string `json:"problems"`
 	Loaded   bool     `json:"loaded"`
+	// NeededBy are the installed plugins that need this one.
+	NeededBy []string `json:"neededBy,omitempty"`
 }
 
 // List reads the registry and checks every registered root. A broken root
@@ -37,18 +39,21 @@ func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out = append(out, in.inspect(e))
+		info := in.inspect(e)
+		info.NeededBy = reg.Dependents(e.Name)
+		out = append(out, info)
 	}
 	return out, nil
 }
 
 // Show reports one installed plugin.
 func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error) {
-	e, err := in.installed(name)
+	reg, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	info := in.inspect(*e)
+	info.NeededBy = reg.Dependents(name)
 	return &info, nil
 }
 
@@ -177,10 +182,10 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	warnings := []string{}
 	if users := reg.Dependents(name); len(users) > 0 {
 		if !force {
-			return fail(plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s; remove %s first, or rerun with --force (%s then stay installed without it)",
-				name, strings.Join(users, ", "), plural(len(users), "it", "them"), plural(len(users), "it", "they")))
+			return fail(plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s; remove %s first, or rerun with --force (%s then installed without it)",
+				name, strings.Join(users, ", "), plural(len(users), "it", "them"), plural(len(users), "it stays", "they stay")))
 		}
-		warnings = append(warnings, fmt.Sprintf("%s needed %s; %s stay installed without it", strings.Join(users, ", "), name, plural(len(users), "it", "they")))
+		warnings = append(warnings, fmt.Sprintf("%s needed %s; %s installed without it", strings.Join(users, ", "), name, plural(len(users), "it stays", "they stay")))
 	}
 	reg.Delete(name)
 	if err := reg.Save(in.home.RegistryPath()); err != nil {

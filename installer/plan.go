@@ -466,8 +466,12 @@ func (p *Plan) failure() error {
 		if len(p.Actions) == 0 {
 			return plugind.Errorf(plugind.CodeNotFound, "%s offers no plugins", p.Source)
 		}
-		if conflicts == len(p.Actions)-kept {
+		switch {
+		case conflicts == len(p.Actions)-kept:
 			return plugind.Errorf(plugind.CodeConflict, "every plugin in %s is already installed; rerun with --replace to replace them", p.Source)
+		case conflicts > 0:
+			// --replace is what would make this plan do something.
+			return plugind.Errorf(plugind.CodeConflict, "%d of the %d plugins in %s are already installed (rerun with --replace to replace them) and the others cannot be installed (see actions)", conflicts, len(p.Actions), p.Source)
 		}
 		return plugind.Errorf(plugind.CodeBlocked, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
 	}

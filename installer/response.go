@@ -19,6 +19,9 @@ const (
 	StatusRemoved Status = "removed"
 	// StatusUpToDate: update found the installed copy already matches its source.
 	StatusUpToDate Status = "up-to-date"
+	// StatusPartial: a bulk plan was applied, but some of its plugins were
+	// blocked, conflicting or failed (ok is false; SPEC §11).
+	StatusPartial Status = "partial"
 )
 
 // Response is the structured answer of install, update and remove, printed

@@ -97,7 +97,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer
 		s.fail(w, r, err)
 		return
 	}
-	if resp.OK && err == nil {
+	if (resp.OK && err == nil) || resp.Applied {
+		// Applied is a success at the HTTP level even when partial: the
+		// body says what was not installed.
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}

@@ -16,27 +16,7 @@ func TestMarketplaceFromTheBinary(t *testing.T) {
 	t.Parallel()
 	gh := fakegithub.New(t)
 	repo := gh.CreateRepo("acme", "market")
-	files := map[string]string{}
-	examples := filepath.Join("..", "..", "examples")
-	err := filepath.Walk(examples, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(examples, p)
-		content := string(data)
-		if info.Mode()&0o100 != 0 {
-			content = fakegithub.Executable(content)
-		}
-		files[filepath.ToSlash(rel)] = content
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := treeFiles(t, filepath.Join("..", "..", "examples"))
 	sha := repo.Commit("main", files)
 	home := t.TempDir()
 	env := gh.Env()
@@ -142,4 +122,31 @@ func TestKnownMarketplacesFromTheBinary(t *testing.T) {
 	if show := run(t, home, env, "plugin", "list", "--json"); !strings.Contains(show.stdout, `"name": "one"`) || strings.Contains(show.stdout, `"marketplaceName"`) {
 		t.Fatalf("after remove --force the plugin stays, unlinked: %s", show.stdout)
 	}
+}
+
+// treeFiles reads the folder dir as a fake repository's files (slash path
+// → content, executables marked).
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		content := string(data)
+		if info.Mode()&0o100 != 0 {
+			content = fakegithub.Executable(content)
+		}
+		files[filepath.ToSlash(rel)] = content
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -50,6 +50,11 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 	if p.Link {
 		kv("link", "yes (runs from the folder above; no content pin)")
 	}
+	kv("needs", strings.Join(p.Dependencies, ", "))
+	kv("needed by", strings.Join(p.NeededBy, ", "))
+	if p.Dependency {
+		kv("installed as", "a dependency (plugin prune removes it once nothing needs it)")
+	}
 	if p.Runtime != nil {
 		fmt.Fprintf(w, "\n!! FULL TRUST runtime: %s\n", safeText(strings.Join(append([]string{p.Runtime.Command}, p.Runtime.Args...), " ")))
 		if p.Runtime.Warning != "" {
