@@ -87,6 +87,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		m.enableCommand(false),
 		m.removeCommand(),
 		m.exportCommand(),
+		m.validateCommand(),
 	)
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
 	doctor.AddCommand(m.capabilitiesCommand())
