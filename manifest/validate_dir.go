@@ -172,22 +172,15 @@ func checkFrontMatter(text, kind string, r *Report) {
 		r.Warnf("frontmatter", "no front matter: add a YAML block between \"---\" lines at the top with at least a description")
 		return
 	}
-	var v any
-	if err := yaml.Unmarshal([]byte(m[1]), &v); err != nil {
+	v, err := parseYAMLLoose(m[1])
+	if err != nil {
 		r.Errorf("frontmatter", "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
 		return
 	}
 	fields, ok := v.(map[string]any)
 	if !ok {
-		if other, isMap := v.(map[any]any); isMap {
-			fields = map[string]any{}
-			for k, val := range other {
-				fields[fmt.Sprint(k)] = val
-			}
-		} else {
-			r.Errorf("frontmatter", "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
-			return
-		}
+		r.Errorf("frontmatter", "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
+		return
 	}
 	if d, present := fields["description"]; !present {
 		r.Warnf("description", "no description in the front matter: it tells users and the model when to use this %s", kind)
@@ -224,6 +217,60 @@ func checkFrontMatter(text, kind string, r *Report) {
 	}
 }
 
+// parseYAMLLoose decodes YAML as Claude Code's parser does where yaml.v3
+// is stricter: a key given twice is not an error, the last one wins.
+func parseYAMLLoose(text string) (any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind == 0 {
+		return nil, nil // empty
+	}
+	return yamlValue(&doc, 0)
+}
+
+// yamlValue converts a node; depth bounds alias chains.
+func yamlValue(n *yaml.Node, depth int) (any, error) {
+	if depth > 100 {
+		return nil, errors.New("nested too deeply")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return yamlValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return yamlValue(n.Alias, depth+1)
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := yamlValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[n.Content[i].Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := yamlValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 func yamlError(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
@@ -242,7 +289,7 @@ func yamlKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "nothing (null)"
-	case map[string]any, map[any]any:
+	case map[string]any:
 		return "a mapping"
 	case []any:
 		return "a list"

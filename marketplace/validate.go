@@ -147,7 +147,13 @@ func entryLabel(i int, name string) string {
 }
 
 // docCheck records the document's findings.
-type docCheck struct{ r *manifest.Report }
+type docCheck struct {
+	r *manifest.Report
+	// bareRelative accepts a relative source without "./" (the install
+	// path: SPEC §7 reads it under metadata.pluginRoot, which Claude Code
+	// does not).
+	bareRelative bool
+}
 
 func (v *docCheck) want(at, what string, raw json.RawMessage) {
 	v.r.Errorf(at, "must be %s, found %s", what, describeType(jsonType(raw)))
@@ -491,6 +497,8 @@ func (v *docCheck) stringSource(at, s string) string {
 	}
 	if !strings.HasPrefix(s, "./") {
 		switch {
+		case v.bareRelative && !isExternal(s):
+			return ""
 		case isExternal(s):
 			v.r.Errorf(at, "%q is not a plugin source: a path string must start with \"./\"; a repository is an object such as {\"source\": \"url\", \"url\": \"https://github.com/OWNER/REPO\", \"sha\": \"<40-hex commit>\"}", truncate(s, 80))
 		default:
