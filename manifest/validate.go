@@ -3,9 +3,9 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -447,24 +447,58 @@ func (c *checker) pathOrList(at string, n *node, suffix ...string) {
 	c.relPath(at, n, suffix...)
 }
 
-// isURL follows the WHATWG URL parser closely enough for the fields Claude
-// Code validates as URLs: a scheme, and a host for the schemes that need
-// one.
-func isURL(s string) bool {
+// IsURL follows the WHATWG URL parser (which Claude Code's schema uses)
+// closely enough for the fields validated as URLs: a scheme; for the web
+// schemes, a host with no space or forbidden character and a numeric port.
+// Slashes after the scheme are optional there ("https:x.com" parses), and
+// the path is free ("%zz" and spaces are kept, percent-encoded).
+func IsURL(s string) bool {
 	s = strings.TrimSpace(s)
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" {
+	scheme := urlScheme.FindString(s)
+	if scheme == "" {
 		return false
 	}
-	switch strings.ToLower(u.Scheme) {
+	rest := s[len(scheme):]
+	switch strings.ToLower(strings.TrimSuffix(scheme, ":")) {
 	case "http", "https", "ws", "wss", "ftp":
-		return u.Host != "" && u.Hostname() != ""
+	default:
+		return true // file: and the non-special schemes take any rest
 	}
-	return true
+	rest = strings.TrimLeft(rest, `/\`)
+	host := rest
+	if end := strings.IndexAny(rest, `/\?#`); end >= 0 {
+		host = rest[:end]
+	}
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:]
+	}
+	port := ""
+	if strings.HasPrefix(host, "[") {
+		end := strings.Index(host, "]")
+		if end < 0 {
+			return false
+		}
+		host, port = host[:end+1], host[end+1:]
+		if port != "" && !strings.HasPrefix(port, ":") {
+			return false
+		}
+		port = strings.TrimPrefix(port, ":")
+	} else if i := strings.LastIndex(host, ":"); i >= 0 {
+		host, port = host[:i], host[i+1:]
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 0 || n > 65535 || strings.ContainsAny(port, "+-") {
+			return false
+		}
+	}
+	return host != "" && !strings.ContainsAny(host, " \t\n\r<>^|\"")
 }
 
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
 func (c *checker) url(at string, n *node) {
-	if c.str(at, n) && !isURL(n.str) {
+	if c.str(at, n) && !IsURL(n.str) {
 		c.fail(at, "%q is not a valid URL", truncate(n.str, 80))
 	}
 }
@@ -931,7 +965,7 @@ func (c *checker) serverPath(at string, n *node, what string, bundles []string) 
 	s := n.str
 	for _, b := range bundles {
 		if strings.HasSuffix(s, b) {
-			if strings.HasPrefix(s, "./") || isURL(s) {
+			if strings.HasPrefix(s, "./") || IsURL(s) {
 				return
 			}
 			c.fail(at, "bundle %q must be a \"./\" path or a URL", truncate(s, 80))
@@ -1072,7 +1106,7 @@ func (c *checker) oauth(at string, n *node) {
 		c.number(join(at, "callbackPort"), v, true, true, false)
 	}
 	if v := n.get("authServerMetadataUrl"); v != nil && c.str(join(at, "authServerMetadataUrl"), v) {
-		if !isURL(v.str) || !strings.HasPrefix(v.str, "https://") {
+		if !IsURL(v.str) || !strings.HasPrefix(v.str, "https://") {
 			c.fail(join(at, "authServerMetadataUrl"), "must be an https:// URL")
 		}
 	}

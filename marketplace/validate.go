@@ -462,7 +462,7 @@ func (v *docCheck) source(at string, raw json.RawMessage) (string, bool) {
 		}
 		optStr("version")
 		if raw, present := o["registry"]; present {
-			if s, ok := v.str(at+".registry", raw); ok && !looksLikeURL(s) {
+			if s, ok := v.str(at+".registry", raw); ok && !manifest.IsURL(s) {
 				v.r.Errorf(at+".registry", "%q is not a valid URL", truncate(s, 80))
 			}
 		}
@@ -679,22 +679,6 @@ func (v *docCheck) renames(raw json.RawMessage, refs []Ref) {
 			v.r.Errorf("renames."+k, "the rename chain does not resolve (%s): each target must be a name in plugins, a key of renames, or null", verdict)
 		}
 	}
-}
-
-// looksLikeURL is a scheme and, for web schemes, a host.
-func looksLikeURL(s string) bool {
-	i := strings.Index(s, ":")
-	if i <= 0 || !schemeLike.MatchString(s[:i+1]) {
-		return false
-	}
-	rest := s[i+1:]
-	switch strings.ToLower(s[:i]) {
-	case "http", "https", "ws", "wss", "ftp":
-		rest = strings.TrimPrefix(rest, "//")
-		host, _, _ := strings.Cut(rest, "/")
-		return host != ""
-	}
-	return true
 }
 
 func truncate(s string, n int) string {
