@@ -429,6 +429,10 @@ func (c *checker) relPath(at string, n *node, suffix ...string) {
 			return
 		}
 	}
+	if len(suffix) == 1 && suffix[0] == ".md" {
+		c.fail(at, "path %q must name a .md file: agents are declared file by file (the agents/ folder is read without being declared)", truncate(n.str, 80))
+		return
+	}
 	c.fail(at, "path %q must name a %s file", truncate(n.str, 80), strings.Join(suffix, " or "))
 }
 

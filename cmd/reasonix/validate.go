@@ -61,6 +61,11 @@ give the same verdict; Reasonix adds, as warnings, what its own installer would 
   SOURCE  a remote source (git:github.com/OWNER/REPO, https://…): fetched like an install, every
           entry fetched too; an entry that cannot be fetched is a warning
 
+--json prints {ok, target{kind, mode, path, commit?}, errors[{entry?, file?, path, message}],
+warnings[…], checked[{kind, entry?, name?, file?, note?}]}: path is the JSON field a finding is
+about ("" for the whole document), file the document it is in when it is not the one given,
+entry the marketplace entry ("plugins[3]") whose plugin it belongs to.
+
 Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on usage errors.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -253,3 +253,59 @@ func TestValidateRemoteSource(t *testing.T) {
 		t.Errorf("single plugin: exit %d %s", r.code, r.stdout)
 	}
 }
+
+// TestInstallRefusesWhatValidateCalls drives install --dry-run over the
+// validate fixtures: what validate calls an error in a plugin manifest or
+// a marketplace entry is refused by the install path, naming the field.
+// The exceptions are pinned too, each with its reason.
+func TestInstallRefusesWhatValidateCalls(t *testing.T) {
+	t.Parallel()
+	fixture := func(kind, name string) string {
+		return filepath.Join("..", "..", kind, "testdata", "validate", name)
+	}
+	refused := []struct{ dir, field string }{
+		{fixture("manifest", "agents-directory"), "agents[0]"},
+		{fixture("manifest", "null-optional-field"), "version"},
+		{fixture("manifest", "declared-path-missing"), "commands"},
+		{fixture("manifest", "hooks-unknown-event"), "hooks.OnSave"},
+		{fixture("manifest", "mcp-url-without-type"), "mcpServers.remote"},
+		{fixture("manifest", "skills-entry-is-file"), "skills[0]"},
+		{fixture("marketplace", "entry-agents-directory"), "plugins[0].agents[0]"},
+		{fixture("marketplace", "strict-null"), "plugins[0].strict"},
+		{fixture("marketplace", "entry-version-number"), "plugins[0].version"},
+		{fixture("marketplace", "entry-plugin-json-invalid"), "commands"},
+	}
+	for _, tc := range refused {
+		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if v := run(t, home, nil, "plugin", "validate", tc.dir); v.code != 1 {
+				t.Fatalf("validate exit %d: %s", v.code, v.stdout)
+			}
+			r := run(t, home, nil, "plugin", "install", tc.dir, "--dry-run")
+			if r.code != 1 || !strings.Contains(r.stdout, tc.field) || !strings.Contains(r.stdout, "reasonix plugin validate") {
+				t.Errorf("install --dry-run: exit %d, want a refusal naming %q: %s", r.code, tc.field, r.stdout)
+			}
+		})
+	}
+	// Validate errors the install path deliberately accepts.
+	accepted := []struct{ dir, why string }{
+		{fixture("marketplace", "bare-source-under-plugin-root"), "SPEC §7 reads a bare source under metadata.pluginRoot; Claude Code does not"},
+		{fixture("marketplace", "no-owner"), "document metadata: one entry's install never depends on it"},
+		{fixture("marketplace", "byte-order-mark"), "Reasonix reads a leading byte-order mark; Claude Code's parser cannot"},
+		{fixture("manifest", "frontmatter-bad-yaml"), "content files are read leniently, as Claude Code's loader reads them"},
+		{fixture("manifest", "hooks-json-bare-events"), "Reasonix reads the bare hooks.json form"},
+	}
+	for _, tc := range accepted {
+		t.Run(filepath.Base(tc.dir), func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if v := run(t, home, nil, "plugin", "validate", tc.dir); v.code != 1 {
+				t.Fatalf("validate exit %d: %s", v.code, v.stdout)
+			}
+			if r := run(t, home, nil, "plugin", "install", tc.dir, "--dry-run"); r.code != 0 {
+				t.Errorf("install --dry-run exit %d (%s): %s", r.code, tc.why, r.stdout)
+			}
+		})
+	}
+}
