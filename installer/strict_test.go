@@ -24,9 +24,9 @@ func TestEntryManifests(t *testing.T) {
 			entry("override", "./override", "strict", false, "commands", []string{"./cmds/entry.md"}),
 			// strict (default): the plugin's own manifest, the entry's
 			// components added.
-			entry("merged", "./merged", "agents", []string{"./extra-agents"}),
+			entry("merged", "./merged", "agents", []string{"./extra-agents/helper.md"}),
 			// Only LSP servers: nothing maps, and the block says so.
-			entry("go-lsp", "./lsp", "strict", false, "lspServers", map[string]any{"gopls": map[string]any{"command": "gopls"}}),
+			entry("go-lsp", "./lsp", "strict", false, "lspServers", map[string]any{"gopls": map[string]any{"command": "gopls", "extensionToLanguage": map[string]string{".go": "go"}}}),
 			// A folder with both a Claude and a Codex manifest, listed by a
 			// Claude marketplace: read as Claude.
 			entry("both", "./both"),

@@ -67,6 +67,11 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 	if doc.kind != kindObject {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", manifestRel, doc.kind)
 	}
+	if kind == KindClaude {
+		if err := refuseInvalidClaude(doc, root); err != nil {
+			return nil, err
+		}
+	}
 	manifestName := ""
 	if n := doc.get("name"); n != nil && n.kind != kindNull {
 		if n.kind != kindString {

@@ -169,14 +169,8 @@ func TestCompatibility(t *testing.T) {
 				t.Errorf("blocked=%v reason=%q", p.Blocked, p.BlockReason)
 			}
 		}},
-		{name: "declared path missing", kind: KindClaude, manifest: `"agents": ["./agents/x.md"]`, files: map[string]string{"skills/a/SKILL.md": "x"},
-			want: CompatPartial, warnings: []string{`agents path "./agents/x.md" does not exist`}},
 		{name: "only missing paths is none", kind: KindCodex, manifest: `"skills": "./skills/"`, want: CompatNone,
 			warnings: []string{`skills path "./skills/" does not exist`}},
-		{name: "dotdot path is skipped", kind: KindClaude, manifest: `"skills": "../elsewhere"`, files: map[string]string{"commands/c.md": "x"},
-			want: CompatPartial, warnings: []string{`skills path "../elsewhere" leaves the package root`}},
-		{name: "absolute path is skipped", kind: KindClaude, manifest: `"commands": ["/etc/passwd"]`, files: map[string]string{"commands/c.md": "x"},
-			want: CompatPartial, warnings: []string{`commands path "/etc/passwd" leaves the package root`}},
 		{name: "escaping symlinked skill is skipped", kind: KindClaude, files: map[string]string{"skills/ok/SKILL.md": "x"},
 			links: map[string]string{"skills/evil": "OUTSIDE/evil"}, want: CompatPartial, warnings: []string{"skills/evil leaves the package root"},
 			check: func(t *testing.T, p *Package) {
@@ -186,7 +180,7 @@ func TestCompatibility(t *testing.T) {
 			}},
 		{name: "escaping symlinked command is skipped", kind: KindClaude, files: map[string]string{"commands/ok.md": "x"},
 			links: map[string]string{"commands/evil.md": "OUTSIDE/secret.md"}, want: CompatPartial, warnings: []string{"commands/evil.md is a symlink"}},
-		{name: "unsupported features", kind: KindClaude, manifest: `"outputStyles": "./styles", "monitors": [{"name": "m"}], "userConfig": {}`,
+		{name: "unsupported features", kind: KindClaude, manifest: `"outputStyles": "./styles", "monitors": [{"name": "m", "command": "watch.sh", "description": "Watches"}], "userConfig": {}`,
 			files: map[string]string{"skills/a/SKILL.md": "x"}, want: CompatPartial,
 			warnings: []string{"outputStyles is not supported", "monitors is not supported"}},
 		{name: "unknown metadata fields only warn", kind: KindClaude, manifest: `"category": "x", "tier": "gold"`, files: map[string]string{"skills/a/SKILL.md": "x"},
@@ -258,13 +252,6 @@ func TestCompatibility(t *testing.T) {
 					t.Errorf("hooks = %+v", p.Hooks)
 				}
 			}},
-		{name: "skills path naming a SKILL.md file", kind: KindClaude, manifest: `"skills": ["./extra/solo/SKILL.md"]`,
-			files: map[string]string{"extra/solo/SKILL.md": "---\ndescription: Solo\n---\n"}, want: CompatFull,
-			check: func(t *testing.T, p *Package) {
-				if len(p.Skills) != 1 || p.Skills[0].Name != "solo" || p.Skills[0].Path != "extra/solo" || p.Skills[0].Description != "Solo" {
-					t.Errorf("skills = %+v", p.Skills)
-				}
-			}},
 		{name: "skill names must be usable", kind: KindClaude, files: map[string]string{"skills/bad name/SKILL.md": "x", "skills/good/SKILL.md": "x"},
 			want: CompatPartial, warnings: []string{"skill at skills/bad name skipped"}},
 	}
@@ -325,8 +312,8 @@ func TestCompatErrors(t *testing.T) {
 		{name: "malformed codex JSON", kind: KindCodex, manifest: `{"name": "x"`, want: []string{CodexManifest, "not valid JSON"}},
 		{name: "bad name", kind: KindClaude, manifest: `{"name": "my plugin"}`, want: []string{"name", `"my plugin"`}},
 		{name: "slash in name", kind: KindCodex, manifest: `{"name": "@scope/x"}`, want: []string{"name", `"@scope/x"`}},
-		{name: "missing name", kind: KindClaude, manifest: `{"description": "x"}`, want: []string{"name", "empty"}},
-		{name: "name not a string", kind: KindClaude, manifest: `{"name": 7}`, want: []string{"name must be a string"}},
+		{name: "missing name", kind: KindClaude, manifest: `{"description": "x"}`, want: []string{"name", "required"}},
+		{name: "name not a string", kind: KindClaude, manifest: `{"name": 7}`, want: []string{"name", "must be a string"}},
 		{name: "not an object", kind: KindClaude, manifest: `"x"`, want: []string{"JSON object"}},
 		{name: "bad override", kind: KindClaude, manifest: `{"name": "ok"}`, opts: LoadOptions{Name: "a/b"}, want: []string{"--name", `"a/b"`}},
 	}
@@ -337,8 +324,9 @@ func TestCompatErrors(t *testing.T) {
 			wantError(t, err, tc.want...)
 		})
 	}
-	// An override rescues a manifest whose own name is unusable.
-	p, err := ParseClaude([]byte(`{"name": "my plugin"}`), t.TempDir(), LoadOptions{Name: "mine"})
+	// An override rescues a manifest whose own name Reasonix cannot use
+	// (Claude Code accepts it).
+	p, err := ParseClaude([]byte(`{"name": "a/b"}`), t.TempDir(), LoadOptions{Name: "mine"})
 	if err != nil || p.Name != "mine" {
 		t.Errorf("override: %v %+v", err, p)
 	}

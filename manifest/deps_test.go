@@ -28,14 +28,14 @@ func TestDependencies(t *testing.T) {
 			want: []Dependency{{Name: "a", Version: "~2.1.0"}, {Name: "b", Marketplace: "m"}}},
 		{name: "repeats merge", deps: `["a", {"name":"a","version":">=1"}, "a@^1.5"]`, want: []Dependency{{Name: "a", Version: ">=1, ^1.5"}}},
 		{name: "empty", deps: `[]`},
-		{name: "null", deps: `null`},
+		{name: "null", deps: `null`, wantErr: []string{"dependencies", "null"}}, // Claude refuses a null optional field
 		{name: "npm object", deps: `{"openbb":"latest"}`, wantErr: []string{"dependencies", "npm", "package.json"}},
 		{name: "number item", deps: `[1]`, wantErr: []string{"dependencies[0]", "number"}},
-		{name: "bad name", deps: `["../x"]`, wantErr: []string{"dependencies[0]", `"../x"`, "not a plugin name"}},
-		{name: "empty marketplace", deps: `["a@"]`, wantErr: []string{"dependencies[0]", "empty marketplace"}},
+		{name: "bad name", deps: `["../x"]`, wantErr: []string{"dependencies[0]", `"../x"`, "must be a plugin name"}},
+		{name: "empty marketplace", deps: `["a@"]`, wantErr: []string{"dependencies[0]", "NAME@MARKETPLACE"}},
 		{name: "too many parts", deps: `["a@m@n"]`, wantErr: []string{"dependencies[0]", "NAME@MARKETPLACE"}},
 		{name: "bad range", deps: `[{"name":"a","version":"not a range"}]`, wantErr: []string{"dependencies[0]", "not a semantic version range"}},
-		{name: "object without name", deps: `[{"version":"1"}]`, wantErr: []string{"dependencies[0]", "not a plugin name"}},
+		{name: "object without name", deps: `[{"version":"1"}]`, wantErr: []string{"dependencies[0].name", "required"}},
 		{name: "name not a string", deps: `[{"name":3}]`, wantErr: []string{"dependencies[0].name", "number"}},
 	}
 	for _, tt := range tests {

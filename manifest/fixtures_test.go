@@ -17,9 +17,9 @@ var syntheticClasses = map[string]manifestClass{
 	"claude-full-hooks/plugin.json":           {KindClaude, "full"},
 	"claude-full-mcp/plugin.json":             {KindClaude, "full"},
 	"claude-none-meta/plugin.json":            {KindClaude, "none"},
-	"claude-none-paths/plugin.json":           {KindClaude, "none"},
+	"claude-none-paths/plugin.json":           {KindClaude, "error"}, // declared paths missing: refused
 	"claude-none-unsupported/plugin.json":     {KindClaude, "none"},
-	"claude-partial-missing-path/plugin.json": {KindClaude, "partial"},
+	"claude-partial-missing-path/plugin.json": {KindClaude, "error"}, // refused, as Claude Code refuses it
 	"claude-partial-unsupported/plugin.json":  {KindClaude, "partial"},
 	"codex-error-json/codex-plugin.json":      {KindCodex, "error"},
 	"codex-error-no-name/codex-plugin.json":   {KindCodex, "error"},

@@ -275,7 +275,7 @@ func TestSameInventory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data = []byte(strings.Replace(string(data), `"commands": ["./extra/release.md"]`, `"commands": ["./extra/release.md", "./inner.md"], "skills": ["."]`, 1))
+	data = []byte(strings.Replace(string(data), `"commands": ["./extra/release.md"]`, `"commands": ["./extra/release.md", "./inner.md"], "skills": ["./"]`, 1))
 	p, err := Parse(KindClaude, data, root, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -109,6 +109,7 @@ func parse(data []byte, opts Options, f format) (*Marketplace, error) {
 	entries := make([]entryState, len(plugins))
 	for i, raw := range plugins {
 		entries[i] = p.entry(i, raw)
+		p.claudeEntryRules(&entries[i], raw)
 	}
 	markDuplicates(entries)
 	p.m.Entries = make([]Entry, len(entries))

@@ -337,8 +337,8 @@ func TestEntryFields(t *testing.T) {
 			want{kind: KindUnknown, status: StatusError, code: inv, reason: `marketplace entry "p" (plugins[0]): has no "source"`}, nil},
 		{"entry not object", `"./x"`,
 			want{kind: KindUnknown, status: StatusError, code: inv, reason: "expected an object"}, nil},
-		{"mistyped version is a warning", `{"name":"p","source":"./x","version":1}`,
-			want{kind: KindRelative, status: StatusReady, path: "x"}, nil},
+		{"mistyped version is refused, as Claude Code refuses it", `{"name":"p","source":"./x","version":1}`,
+			want{kind: KindRelative, status: StatusError, path: "x", code: inv, reason: "plugins[0].version: must be a string, found a number"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -172,11 +172,11 @@ var syntheticWant = []fixtureDoc{
 			ready("nested", KindRelative, "plugins/nested", ""),
 			ready("dot-slash", KindRelative, "plugins/dot-slash", ""),
 		}},
-	{corpusFile: corpusFile{"strict/marketplace.json", 7, 4, 1, 2, 5, ""},
+	{corpusFile: corpusFile{"strict/marketplace.json", 7, 3, 1, 3, 4, ""},
 		rows: []fixtureEntry{
 			ready("strict-true", KindRelative, "plugins/strict-true", ""),
 			ready("strict-default", KindRelative, "plugins/strict-default", ""),
-			ready("strict-null", KindRelative, "plugins/strict-null", ""),
+			refused("strict-null", KindRelative, `plugins[2].strict: must be true or false, found null`), // Claude Code refuses null too
 			// strict: false: the entry supplies the manifest (Claude's semantics).
 			ready("strict-false", KindRelative, "plugins/strict-false", ""),
 			refused("strict-string", KindRelative, `"strict" must be true or false, found a string`),
@@ -186,11 +186,11 @@ var syntheticWant = []fixtureDoc{
 			skipped("strict-false-unpinned", KindURL, unpinable, `the "url" source for github.com/acme/loose has no "sha" pin`),
 		}},
 	{corpusFile: corpusFile{"top-array/marketplace.json", 0, 0, 0, 0, 0, `expected a JSON object with a "plugins" array, found an array`}},
-	{corpusFile: corpusFile{"unknown-fields/marketplace.json", 3, 3, 0, 0, 3, ""},
+	{corpusFile: corpusFile{"unknown-fields/marketplace.json", 3, 2, 0, 1, 2, ""},
 		rows: []fixtureEntry{
 			ready("extra-entry", KindRelative, "plugins/extra-entry", ""),
 			ready("extra-source", KindGitHub, "", "acme/extra "+shaCs+" "),
-			ready("mistyped", KindRelative, "plugins/mistyped", ""),
+			refused("mistyped", KindRelative, `plugins[2].version: must be a string, found a number`), // as Claude Code refuses it
 		},
 		warnings: []string{
 			"homepage: unknown field, ignored",

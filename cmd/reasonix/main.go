@@ -92,6 +92,7 @@ func (m *Main) rootCommand() *cobra.Command {
 		m.removeCommand(),
 		m.pruneCommand(),
 		m.exportCommand(),
+		m.validateCommand(),
 	)
 	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
 	doctor.AddCommand(m.capabilitiesCommand())

@@ -1,0 +1,438 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// This file checks what a plugin folder holds beyond its manifest document:
+// that declared component paths exist (Claude's validator refuses a missing
+// one), the front matter of skills, agents and commands, hooks/hooks.json,
+// and — Reasonix's own verdict — what the installer would make of it.
+
+// checkDeclaredPaths checks the component paths a Claude manifest declares
+// against the plugin folder root, as Claude Code's validator does:
+// commands, hooks, agents, skills (which must be folders) and workflows.
+// Reasonix adds one rule: a path whose symlinks lead out of the folder is
+// an error, since the installer never follows one.
+func checkDeclaredPaths(doc *node, root string, r *Report) {
+	t, err := openTree(root)
+	if err != nil {
+		r.Errorf("", "cannot read the plugin folder: %v", err)
+		return
+	}
+	check := func(p, at string, wantDir bool) {
+		if strings.Contains(p, "..") {
+			r.Errorf(at, "path %q contains \"..\": component paths must stay inside the plugin folder", truncate(p, 80))
+			return
+		}
+		if filepath.IsAbs(p) || path.IsAbs(p) {
+			return // the schema already refused it ("./" is required)
+		}
+		_, real, err := t.resolve(p)
+		switch {
+		case errors.Is(err, errMissing):
+			r.Errorf(at, "path %q does not exist in the plugin folder", truncate(p, 80))
+			return
+		case errors.Is(err, errEscapes):
+			r.Errorf(at, "path %q leaves the plugin folder (through a symlink or an unsafe form)", truncate(p, 80))
+			return
+		case err != nil:
+			r.Errorf(at, "path %q cannot be read: %v", truncate(p, 80), err)
+			return
+		}
+		if !wantDir {
+			return
+		}
+		if info, err := os.Stat(real); err == nil && !info.IsDir() {
+			hint := ""
+			if dir := path.Dir(p); strings.EqualFold(path.Base(p), "SKILL.md") && dir != "." {
+				hint = fmt.Sprintf(" (point to its folder %q instead)", dir)
+			}
+			r.Errorf(at, "path %q is a file: a skills entry must be a folder holding SKILL.md%s", truncate(p, 80), hint)
+		}
+	}
+	each := func(key string, wantDir bool) {
+		n := doc.get(key)
+		switch {
+		case n == nil:
+		case n.kind == kindString:
+			// Claude reports a lone path by index for hooks, agents, skills
+			// and workflows, and by the field name for commands.
+			at := key + "[0]"
+			if key == "commands" {
+				at = key
+			}
+			check(n.str, at, wantDir)
+		case n.kind == kindArray:
+			for i, it := range n.items {
+				if it.kind == kindString {
+					check(it.str, fmt.Sprintf("%s[%d]", key, i), wantDir)
+				}
+			}
+		case n.kind == kindObject && key == "commands":
+			for i, name := range n.keys {
+				if src := n.vals[i].get("source"); src != nil && src.kind == kindString {
+					check(src.str, join(join(key, name), "source"), false)
+				}
+			}
+		}
+	}
+	each("commands", false)
+	each("hooks", false)
+	each("agents", false)
+	each("skills", true)
+	each("workflows", false)
+}
+
+// frontMatterBlock is how Claude Code finds a markdown file's front
+// matter: "---" at the very start, the shortest run up to the next "---".
+var frontMatterBlock = regexp.MustCompile(`^---\s*\n([\s\S]*?)---\s*\n?`)
+
+// checkContent checks the files Claude's validator reads in a plugin
+// folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
+// matter, hooks/hooks.json, and a CLAUDE.md at the root (not loaded).
+// Findings name their file, relative to root.
+func checkContent(root string, r *Report) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		switch strings.ToLower(e.Name()) {
+		case "claude.md":
+			r.Warnings = append(r.Warnings, Finding{File: e.Name(), Message: e.Name() + " at the plugin root is not loaded as project context; ship context as a skill (skills/<name>/SKILL.md) instead"})
+		case "claude.local.md":
+			r.Warnings = append(r.Warnings, Finding{File: e.Name(), Message: e.Name() + " at the plugin root is not loaded; remove it from the plugin"})
+		}
+	}
+	for _, kind := range []string{"skill", "agent", "command"} {
+		for _, rel := range markdownFiles(root, kind) {
+			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				r.Errors = append(r.Errors, Finding{File: rel, Message: fmt.Sprintf("cannot read: %v", err)})
+				continue
+			}
+			var fr Report
+			checkFrontMatter(string(data), kind, &fr)
+			r.Merge(fr, "", rel)
+		}
+	}
+	checkHooksFile(root, "hooks/hooks.json", r)
+}
+
+// markdownFiles lists, as slash paths under root, the SKILL.md of each
+// folder in skills/ (kind "skill"), or every .md file under agents/ or
+// commands/. Symlinks are not followed, as Claude's directory walk does
+// not.
+func markdownFiles(root, kind string) []string {
+	base := kind + "s"
+	var out []string
+	var walk func(rel string)
+	walk = func(rel string) {
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			p := rel + "/" + e.Name()
+			switch {
+			case kind == "skill":
+				if e.IsDir() {
+					out = append(out, p+"/SKILL.md")
+				}
+			case e.IsDir():
+				walk(p)
+			case e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".md"):
+				out = append(out, p)
+			}
+		}
+	}
+	walk(base)
+	return out
+}
+
+// checkFrontMatter applies Claude's front-matter rules to one skill, agent
+// or command file.
+func checkFrontMatter(text, kind string, r *Report) {
+	m := frontMatterBlock.FindStringSubmatch(text)
+	if m == nil {
+		r.Warnf("frontmatter", "no front matter: add a YAML block between \"---\" lines at the top with at least a description")
+		return
+	}
+	v, err := parseYAMLLoose(m[1])
+	if err != nil {
+		r.Errorf("frontmatter", "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
+		return
+	}
+	fields, ok := v.(map[string]any)
+	if !ok {
+		r.Errorf("frontmatter", "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
+		return
+	}
+	if d, present := fields["description"]; !present {
+		r.Warnf("description", "no description in the front matter: it tells users and the model when to use this %s", kind)
+	} else if !yamlScalar(d) {
+		r.Errorf("description", "must be a string, found %s; Claude Code drops it", yamlKind(d))
+	}
+	if n, present := fields["name"]; present && n != nil {
+		if _, isStr := n.(string); !isStr {
+			r.Errorf("name", "must be a string, found %s", yamlKind(n))
+		}
+	}
+	if t, present := fields["allowed-tools"]; present && t != nil {
+		switch t := t.(type) {
+		case string:
+		case []any:
+			for _, it := range t {
+				if _, isStr := it.(string); !isStr {
+					r.Errorf("allowed-tools", "the list must hold only strings")
+					break
+				}
+			}
+		default:
+			r.Errorf("allowed-tools", "must be a string or a list of strings, found %s", yamlKind(t))
+		}
+	}
+	if sh, present := fields["shell"]; present && sh != nil {
+		s, isStr := sh.(string)
+		switch {
+		case !isStr:
+			r.Errorf("shell", "must be a string, found %s", yamlKind(sh))
+		case !strings.EqualFold(strings.TrimSpace(s), "bash") && !strings.EqualFold(strings.TrimSpace(s), "powershell"):
+			r.Errorf("shell", "must be \"bash\" or \"powershell\", found %q", truncate(s, 40))
+		}
+	}
+}
+
+// parseYAMLLoose decodes YAML as Claude Code's parser does where yaml.v3
+// is stricter: a key given twice is not an error, the last one wins.
+func parseYAMLLoose(text string) (any, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind == 0 {
+		return nil, nil // empty
+	}
+	return yamlValue(&doc, 0)
+}
+
+// yamlValue converts a node; depth bounds alias chains.
+func yamlValue(n *yaml.Node, depth int) (any, error) {
+	if depth > 100 {
+		return nil, errors.New("nested too deeply")
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return yamlValue(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		return yamlValue(n.Alias, depth+1)
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := yamlValue(n.Content[i+1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[n.Content[i].Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := yamlValue(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func yamlError(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// yamlScalar reports a value Claude keeps as a description: a string,
+// number, boolean or null (a date is read as text).
+func yamlScalar(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, int, int64, uint64, float64, time.Time:
+		return true
+	}
+	return false
+}
+
+func yamlKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing (null)"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64:
+		return "a number"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// checkHooksFile checks a hooks file ({"description"?, "hooks": {event:
+// […]}}) as Claude's validator does; an absent file is fine.
+func checkHooksFile(root, rel string, r *Report) {
+	t, err := openTree(root)
+	if err != nil {
+		return
+	}
+	ok, err := t.regularFile(rel)
+	if err != nil || !ok {
+		return
+	}
+	data, err := t.readFile(rel, maxJSONBytes)
+	if err != nil {
+		r.Errors = append(r.Errors, Finding{File: rel, Message: fmt.Sprintf("cannot read: %v", err)})
+		return
+	}
+	var fr Report
+	doc, ok := parseForCheck(data, &fr)
+	if ok {
+		c := &checker{r: &fr}
+		if c.object("", doc, "hooks") {
+			for i, k := range doc.keys {
+				switch k {
+				case "description":
+					c.str(k, doc.vals[i])
+				case "hooks":
+					if h := doc.vals[i]; h.kind != kindObject {
+						c.want(k, "an object of hook events", h)
+					} else {
+						c.hooksConfig(k, h)
+					}
+				}
+			}
+		} else if doc.kind == kindObject && len(doc.keys) > 0 && isHookEvent(doc.keys[0]) {
+			fr.Errors[len(fr.Errors)-1].Message += ": wrap the events as {\"hooks\": {…}} (Reasonix reads the bare form; Claude Code does not)"
+		}
+	}
+	r.Merge(fr, "", rel)
+}
+
+// ValidateOptions adjust ValidatePluginDir.
+type ValidateOptions struct {
+	// Implied is the name a manifest-less folder is read under (a
+	// marketplace entry's name); "" makes a folder without a manifest an
+	// error.
+	Implied string
+	// ContentAsWarnings reports problems in skills, agents, commands and
+	// hooks/hooks.json as warnings: Claude Code's validator reads them only
+	// when validating the plugin itself, not a marketplace listing it.
+	ContentAsWarnings bool
+}
+
+// ValidatePluginDir validates a plugin folder: every manifest it holds
+// (Claude's by Claude Code's rules, native and Codex ones by Reasonix's
+// parsers), the component paths declared, the content files Claude's
+// validator reads, and — as warnings — what Reasonix's installer would
+// make of the folder: a name it cannot install under, a package with
+// nothing it maps. Findings name their file relative to root.
+func ValidatePluginDir(root string, opts ValidateOptions) Report {
+	var r Report
+	t, err := openTree(root)
+	if err != nil {
+		r.Errorf("", "%v", err)
+		return r
+	}
+	found := 0
+	for _, m := range manifestOrder {
+		ok, err := t.regularFile(m.path)
+		if err != nil {
+			r.Errors = append(r.Errors, Finding{File: m.path, Message: err.Error()})
+			continue
+		}
+		if !ok {
+			continue
+		}
+		found++
+		data, err := t.readFile(m.path, maxJSONBytes)
+		if err != nil {
+			r.Errors = append(r.Errors, Finding{File: m.path, Message: fmt.Sprintf("cannot read: %v", err)})
+			continue
+		}
+		r.Checked = append(r.Checked, Checked{Kind: "manifest", File: m.path})
+		var mr Report
+		if m.kind == KindClaude {
+			mr = CheckClaudeManifest(data, root)
+		} else if _, err := Parse(m.kind, data, root, LoadOptions{Name: opts.Implied}); err != nil {
+			mr.Errorf("", "%s", strings.TrimPrefix(err.Error(), m.path+": "))
+		}
+		r.Merge(mr, "", m.path)
+	}
+	if found == 0 && opts.Implied == "" {
+		r.Errorf("", "no plugin manifest: expected %s (or %s, %s)", ClaudeManifest, NativeManifest, CodexManifest)
+	}
+	if ok, _ := t.regularFile(ClaudeManifest); ok || found == 0 {
+		var cr Report
+		checkContent(root, &cr)
+		if opts.ContentAsWarnings {
+			cr.Demote("Claude Code's validator reports it as an error when validating the plugin folder")
+		}
+		r.Merge(cr, "", "")
+	}
+	reasonixVerdict(root, opts, &r)
+	return r
+}
+
+// reasonixVerdict adds, as warnings, what the installer would say about
+// the folder that the manifest checks have not: Reasonix's name rules are
+// stricter than Claude's, and a package with nothing Reasonix maps is
+// blocked. It is skipped when there are errors already, since the
+// installer refuses the folder for those.
+func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
+	if !r.OK() {
+		return
+	}
+	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied})
+	if err != nil {
+		r.Warnf("", "Reasonix cannot install this plugin: %v", err)
+		return
+	}
+	if pkg.Blocked {
+		r.Warnf("", "Reasonix would block this plugin: %s", pkg.BlockReason)
+	}
+}
+
+// CheckPluginContent checks the content files of the plugin folder root as
+// Claude Code's validator does when given its .claude-plugin/plugin.json:
+// skill, agent and command front matter, hooks/hooks.json, a root
+// CLAUDE.md. Findings name their file relative to root.
+func CheckPluginContent(root string) Report {
+	var r Report
+	checkContent(root, &r)
+	return r
+}
