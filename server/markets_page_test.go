@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -251,4 +253,76 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 	if got := e.installed(); len(got) != 2 || got["alpha"].MarketplaceName != "" {
 		t.Fatalf("after removing the marketplace: %+v", got)
 	}
+}
+
+// TestBrowserMarketplaceTextIsInert: markup and terminal escapes in a
+// marketplace's description, an entry's description and an update's diff
+// render as visible text on the Marketplaces screen and in the update
+// review, and run nothing. It also drives "Check all for updates".
+func TestBrowserMarketplaceTextIsInert(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	desc, err := json.Marshal(hostileText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	market := writeTree(t, filepath.Join(t.TempDir(), "hostile"), map[string]string{
+		".claude-plugin/marketplace.json":  `{"name":"hostile","description":` + string(desc) + `,"plugins":[{"name":"inert","source":"./inert","description":` + string(desc) + `}]}`,
+		"inert/.claude-plugin/plugin.json": `{"name":"inert","version":"1.0.0"}`,
+		"inert/skills/s/SKILL.md":          "---\nname: s\ndescription: fine\n---\nx\n",
+	})
+	p := newTab(t, e)
+	p.signIn()
+	p.click(`#tabs a[data-screen="marketplaces"]`)
+	p.do(chromedp.SendKeys(chromedp.CSS("#market-source"), market))
+	p.click("#market-add")
+	p.visible(`li.entry[data-name="inert"]`)
+	if got := p.text(`#markets-list article[data-name="hostile"] .prow-head`); !strings.Contains(got, "local folder") {
+		t.Errorf("a local marketplace's row: %q", got)
+	}
+
+	check := func(where, sel string, wants ...string) {
+		t.Helper()
+		if n := eval[int](p, `document.querySelectorAll("`+sel+` script, `+sel+` img, #bold").length`); n != 0 {
+			t.Fatalf("%s: %d elements came from plugin text", where, n)
+		}
+		if pwned := eval[bool](p, `window.__pwned !== undefined`); pwned {
+			t.Fatalf("%s: plugin text ran", where)
+		}
+		text := run(p, chromedp.TextContent(chromedp.CSS(sel)))
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s does not show %q as text:\n%s", where, want, text)
+			}
+		}
+		if strings.ContainsAny(text, "\x1b\x07\u202e") {
+			t.Errorf("%s holds a raw escape or bidi character", where)
+		}
+	}
+	hostileShown := []string{`<script>window.__pwned=1</script>`, `<img src=x onerror="window.__pwned=2">`, `\x1b[31mRED`, `\u202eevil`}
+	check("the marketplace row", "#markets-list", hostileShown...)
+	p.shot("markets-inert")
+
+	p.click(`li.entry[data-name="inert"] input`)
+	p.click(`button[data-action="review-install"]`)
+	p.visible(`#plan-cards article[data-name="inert"]`)
+	p.click("#install-button")
+	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
+
+	// The plugin gains a hook whose command is markup: the update review
+	// of "Check all for updates" shows it as text.
+	writeTree(t, filepath.Join(market, "inert"), map[string]string{
+		"hooks/hooks.json": `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo \"<script>window.__pwned=3</script>\""}]}]}}`,
+	})
+	p.click(`#tabs a[data-screen="installed"]`)
+	p.click("#update-all")
+	p.visible(`#installed-update-cards article[data-name="inert"]`)
+	if got := p.text("#installed-update-title"); got != "Update all installed plugins" {
+		t.Errorf("review title: %q", got)
+	}
+	check("the update review", "#installed-review", `adds hook SessionStart`, `echo "<script>window.__pwned=3</script>"`)
+	// A local folder has no commit: the move is shown by content digest.
+	if got := p.text(`#installed-update-cards article[data-name="inert"] .move`); !strings.HasPrefix(got, "Content sha256:") || strings.Count(got, "sha256:") != 2 {
+		t.Errorf("the move of a local plugin: %q", got)
+	}
+	p.shot("installed-update-inert")
 }

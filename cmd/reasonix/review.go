@@ -183,9 +183,14 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NAME\tFROM\tTO\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
 	for _, a := range ready {
-		from, risk := a.PreviousCommit, string(a.Risk)
+		from, to, risk := shortCommit(a.PreviousCommit), shortCommit(a.Commit), string(a.Risk)
 		if a.Previous != nil {
-			from = a.Previous.Commit
+			from = shortCommit(a.Previous.Commit)
+			if from == "" && to == "" {
+				// A plugin with no commit (a local folder) moves by its
+				// content digest.
+				from, to = shortDigest(a.Previous.ContentDigest), shortDigest(a.ContentDigest)
+			}
 			if a.Previous.Risk != "" && a.Previous.Risk != a.Risk {
 				risk += " (was " + string(a.Previous.Risk) + ")"
 			}
@@ -193,7 +198,7 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 		if a.Runtime != nil {
 			risk += " FULL TRUST"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(shortCommit(from))), dash(safeText(shortCommit(a.Commit))),
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(from)), dash(safeText(to)),
 			dash(safeText(risk)), len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
 	}
 	_ = tw.Flush()
@@ -350,6 +355,16 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shortDigest is a content digest cut like a commit: "sha256:" and 12 hex
+// digits.
+func shortDigest(d string) string {
+	algo, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		return shortCommit(d)
+	}
+	return algo + ":" + shortCommit(hex)
 }
 
 func shortCommit(sha string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -287,9 +288,11 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,
 		"two/skills/s/SKILL.md":           "---\ndescription: two\n---\n",
 	})
-	if r := runReview(t, home, false, "plugin", "install", market, "--yes"); r.code != 0 {
-		t.Fatalf("install: %d %s %s", r.code, r.stdout, r.stderr)
+	inst := runReview(t, home, false, "plugin", "install", market, "--yes")
+	if inst.code != 0 {
+		t.Fatalf("install: %d %s %s", inst.code, inst.stdout, inst.stderr)
 	}
+	installedDigest := actionsOf(t, inst)["one"]["contentDigest"].(string)
 	writeFiles(t, filepath.Join(market, "one"), map[string]string{
 		".claude-plugin/plugin.json": `{"name":"one","version":"1.1.0"}`,
 		"hooks/hooks.json":           `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}`,
@@ -308,6 +311,18 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 		t.Fatalf("a review went to a stderr that is no terminal: %s", plain.stderr)
 	}
 	planID, _ := plain.json(t)["planId"].(string)
+	digest := func(name string) string {
+		for _, a := range plain.json(t)["actions"].([]any) {
+			if a := a.(map[string]any); a["name"] == name {
+				return a["contentDigest"].(string)
+			}
+		}
+		return ""
+	}
+	row := fmt.Sprintf("  one   %s  %s  ", shortDigest(installedDigest), shortDigest(digest("one")))
+	if !strings.Contains(review.stderr, row) {
+		t.Errorf("the move of a plugin without commits shows no digests (%q):\n%s", row, review.stderr)
+	}
 	for _, want := range []string{"Review of update --all --marketplace shelf", "1 plugin to update:", "one (1.0.0 → 1.1.0) changes:\n  adds hook SessionStart → echo hi\n",
 		"up to date (1): two\n", "To apply exactly this plan:\n  reasonix plugin update --all --marketplace shelf --yes --plan-id " + planID + "\n"} {
 		if !strings.Contains(review.stderr, want) {

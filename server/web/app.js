@@ -85,6 +85,7 @@
 
   const plural = (n, one, many) => n + ' ' + (n === 1 ? one : many || one + 's');
   const short = (sha) => (sha ? String(sha).slice(0, 12) : '');
+  const shortDigest = (d) => (d ? String(d).replace(/^(sha256:)?(.{12}).*$/, '$1$2') : '');
 
   function human(bytes) {
     const units = ['B', 'KB', 'MB', 'GB'];
@@ -1003,8 +1004,14 @@
       a.version ? el('span', { class: 'version', text: (prev.version && prev.version !== a.version ? 'v' + prev.version + ' → ' : '') + 'v' + a.version }) : null,
       a.risk ? el('span', { class: 'badge risk-' + a.risk, text: a.risk + ' risk' }) : null,
       prev.risk && prev.risk !== a.risk ? el('span', { class: 'risk-was', text: 'was ' + prev.risk }) : null));
-    card.append(el('p', { class: 'move' }, 'Commit ', el('code', { class: 'old', text: short(from) || 'none' }), ' → ',
-      el('code', { class: 'new', text: short(a.commit) || 'none' })));
+    // A plugin with no commit (a local folder) moves by its content digest.
+    if (from || a.commit) {
+      card.append(el('p', { class: 'move' }, 'Commit ', el('code', { class: 'old', text: short(from) || 'none' }), ' → ',
+        el('code', { class: 'new', text: short(a.commit) || 'none' })));
+    } else {
+      card.append(el('p', { class: 'move' }, 'Content ', el('code', { class: 'old', text: shortDigest(prev.contentDigest) || 'none' }), ' → ',
+        el('code', { class: 'new', text: shortDigest(a.contentDigest) || 'none' })));
+    }
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
     if (a.source) card.append(el('p', { class: 'meta wrap', text: a.source }));
     if (prev.risk && RANK[a.risk] > RANK[prev.risk]) {
