@@ -325,4 +325,28 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 		t.Errorf("the move of a local plugin: %q", got)
 	}
 	p.shot("installed-update-inert")
+
+	// The plugin changes again before Apply: the update is refused,
+	// nothing is written, and Check again plans what it is now.
+	before := e.installed()["inert"]
+	writeTree(t, filepath.Join(market, "inert"), map[string]string{"skills/s/SKILL.md": "---\nname: s\ndescription: changed\n---\nx\n"})
+	p.do(chromedp.Focus(chromedp.CSS("#installed-apply")), chromedp.KeyEvent("\r"))
+	p.until("the refusal", `document.getElementById("installed-update-result")?.dataset.status === "refused"`)
+	if got := p.text("#installed-update-result"); !strings.Contains(got, "Update refused") || !strings.Contains(got, "install.approval_denied") {
+		t.Errorf("refusal: %q", got)
+	}
+	if got := e.installed()["inert"]; got.ContentDigest != before.ContentDigest {
+		t.Fatal("a refused update wrote the registry")
+	}
+	p.shot("installed-update-refused")
+	p.click("#installed-update-result button")
+	p.until("the new plan", `document.getElementById("installed-apply") !== null && !document.getElementById("installed-apply").disabled`)
+	if got := p.text(`#installed-update-cards article[data-name="inert"] .diff`); !strings.Contains(got, "changes skill /inert:s") {
+		t.Errorf("the new plan's diff: %q", got)
+	}
+	p.click("#installed-apply")
+	p.until("the update", `document.getElementById("installed-update-result")?.dataset.status === "applied"`)
+	if got := e.installed()["inert"]; got.ContentDigest == before.ContentDigest {
+		t.Fatal("Apply did not update inert")
+	}
 }
