@@ -5,6 +5,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver"
 )
 
 // Routes of SPEC §12 for updates and known marketplaces (SPEC §7).
@@ -12,7 +13,15 @@ import (
 // POST /plugins/update {names? | name? | all: true, marketplace?, offline?,
 // allowUnpinned?, refresh?}: the update plan, as `plugin update --dry-run`
 // prints it, stored by planId; POST /plugins/install {planId} applies it.
+// Like a plan, it reports to the progress stream named in ProgressHeader.
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	progress, ok := s.progressFor(w, r)
+	if !ok {
+		return
+	}
+	if progress != nil {
+		progress.begin(false)
+	}
 	var body struct {
 		Name          string   `json:"name"`
 		Names         []string `json:"names"`
@@ -23,26 +32,34 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		Refresh       bool     `json:"refresh"`
 	}
 	if !s.decode(w, r, &body) {
+		finishProgress(progress, nil)
 		return
 	}
 	ur := installer.UpdateRequest{Names: body.Names, All: body.All, Marketplace: body.Marketplace}
 	if body.Name != "" {
 		ur.Names = append(ur.Names, body.Name)
 	}
+	var bad string
 	switch {
 	case ur.All && len(ur.Names) > 0:
-		writeError(w, http.StatusBadRequest, CodeBadRequest, `give "name"/"names" or "all", not both`)
-		return
+		bad = `give "name"/"names" or "all", not both`
 	case !ur.All && len(ur.Names) == 0:
-		writeError(w, http.StatusBadRequest, CodeBadRequest, `"name", "names" or "all": true is required`)
-		return
+		bad = `"name", "names" or "all": true is required`
 	case ur.Marketplace != "" && !ur.All:
-		writeError(w, http.StatusBadRequest, CodeBadRequest, `"marketplace" goes with "all": true`)
+		bad = `"marketplace" goes with "all": true`
+	}
+	if bad != "" {
+		finishProgress(progress, nil)
+		writeError(w, http.StatusBadRequest, CodeBadRequest, "%s", bad)
 		return
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
+	if progress != nil {
+		ctx = resolver.WithProgress(ctx, progress)
+	}
 	resp, err := s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh}, installer.Approval{DryRun: true})
+	finishProgress(progress, resp)
 	s.respond(w, r, resp, err)
 }
 

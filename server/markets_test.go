@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"reasonix.io/plugind/installer"
@@ -62,4 +63,105 @@ func TestUpdateAndMarketplaceRoutes(t *testing.T) {
 	e.do("POST", "/plugins/update", map[string]any{"all": true, "name": "one"}, nil).wantError(t, 400, CodeBadRequest)
 	e.do("POST", "/plugins/update", map[string]any{"name": "nope"}, nil).wantError(t, 404, "install.not_found")
 	e.do("DELETE", "/marketplaces/..", nil, nil).wantError(t, 400, CodeBadRequest)
+}
+
+// eventsOf reads the whole progress stream id (which must end).
+func (e *env) eventsOf(id string) []sseEvent {
+	e.t.Helper()
+	req, err := http.NewRequest("GET", e.ts.URL+"/events?progress="+id, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return readEvents(e.t, resp.Body)
+}
+
+// An update plan reports to the progress stream named in ProgressHeader,
+// as a plan does: the stream ends with the plan's status, also when the
+// request is refused before any work.
+func TestUpdateReportsProgress(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"local","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+	})
+	plugin(t, market, "one", "1.0.0")
+	plugin(t, market, "two", "1.0.0")
+	if r := e.installByPlanID(e.plan(installer.Request{Source: market}).PlanID); r.status != http.StatusOK {
+		t.Fatalf("install: %s", r.body)
+	}
+	for _, c := range []struct {
+		name, id string
+		body     any
+		status   int
+		want     string // the stream's final status
+	}{
+		{"up to date", "update-all-1", map[string]any{"all": true, "marketplace": "local"}, 200, "up-to-date"},
+		{"moves", "update-one-1", map[string]any{"name": "one"}, 200, "planned"},
+		{"unknown plugin", "update-nope-1", map[string]any{"name": "nope"}, 404, "refused"},
+		{"bad request", "update-bad-1", map[string]any{}, 400, "failed"},
+		{"undecodable", "update-bad-2", "{", 400, "failed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.want == "planned" {
+				writeTree(t, filepath.Join(market, "one"), map[string]string{"skills/more/SKILL.md": "---\ndescription: more\n---\n"})
+			}
+			r := e.do("POST", "/plugins/update", c.body, hdr{ProgressHeader: c.id})
+			if r.status != c.status {
+				t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
+			}
+			evs := e.eventsOf(c.id)
+			if len(evs) == 0 {
+				t.Fatal("no events")
+			}
+			last := evs[len(evs)-1]
+			if last.name != "done" || last.data.Status != c.want {
+				t.Fatalf("last event %+v, want done with status %q (all: %+v)", last, c.want, evs)
+			}
+		})
+	}
+	e.do("POST", "/plugins/update", map[string]any{"all": true}, hdr{ProgressHeader: "bad id"}).wantError(t, 400, CodeBadRequest)
+}
+
+// The name of a known marketplace is a source: the plan reads the
+// marketplace it was added from, narrowed by names, and applying it by
+// planId installs from there. An unknown bare name says what is known.
+func TestKnownMarketplaceNameAsSource(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"},{"name":"three","source":"./three"}]}`,
+	})
+	for _, n := range []string{"one", "two", "three"} {
+		plugin(t, market, n, "1.0.0")
+	}
+	r := e.do("POST", "/plugins/plan", installer.Request{Source: "shelf"}, nil)
+	r.wantError(t, 400, "install.invalid_source")
+	if msg := r.json(t)["error"].(string); !strings.Contains(msg, "no marketplace is known yet") {
+		t.Fatalf("unknown name: %s", msg)
+	}
+	if r := e.do("POST", "/marketplaces", map[string]any{"source": market}, nil); r.status != 200 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	r = e.do("POST", "/plugins/plan", installer.Request{Source: "other"}, nil)
+	r.wantError(t, 400, "install.invalid_source")
+	if msg := r.json(t)["error"].(string); !strings.Contains(msg, "known marketplaces: shelf") {
+		t.Fatalf("unknown name: %s", msg)
+	}
+	plan := e.plan(installer.Request{Source: "shelf", Names: []string{"one", "three"}})
+	if plan.Source != market || len(plan.Actions) != 2 || plan.Resolved.Kind != "marketplace" {
+		t.Fatalf("plan of a known marketplace by name: %+v", plan)
+	}
+	if r := e.installByPlanID(plan.PlanID); r.status != 200 || r.json(t)["status"] != "applied" {
+		t.Fatalf("install: %d %s", r.status, r.body)
+	}
+	got := e.installed()
+	if len(got) != 2 || got["one"].MarketplaceName != "shelf" || got["three"].MarketplaceName != "shelf" {
+		t.Fatalf("installed: %+v", got)
+	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -143,7 +144,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
 		return
 	}
-	if err := checkSource(req.Source); err != nil {
+	if err := s.requestSource(r.Context(), &req); err != nil {
 		resp := installer.ErrorResponse(req.Source, err)
 		finishProgress(progress, resp)
 		s.respond(w, r, resp, err)
@@ -213,7 +214,7 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Source != "" {
-		if err := checkSource(req.Source); err != nil {
+		if err := s.requestSource(r.Context(), &req); err != nil {
 			resp := installer.ErrorResponse(req.Source, err)
 			finishProgress(progress, resp)
 			s.respond(w, r, resp, err)
@@ -340,6 +341,40 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// requestSource checks a plan or install request's source (checkSource),
+// after turning the name of a known marketplace into its recorded source:
+// the Add screen's source field takes one (SPEC §12). A bare name is never
+// a usable path here (the daemon refuses relative paths), so this cannot
+// change what a path meant.
+func (s *Server) requestSource(ctx context.Context, req *installer.Request) error {
+	if plugind.ValidateName(req.Source) == nil {
+		known, err := s.in.Marketplaces(ctx)
+		if err != nil {
+			return err
+		}
+		for _, k := range known {
+			if k.Name != req.Source {
+				continue
+			}
+			if req.Subdir != "" {
+				return plugind.Errorf(plugind.CodeInvalidSource, "%q names a known marketplace, which records its own folder: leave \"subdir\" out", req.Source)
+			}
+			req.Source, req.Subdir = k.Source, k.Subdir
+			return checkSource(req.Source)
+		}
+		names := make([]string, 0, len(known))
+		for _, k := range known {
+			names = append(names, k.Name)
+		}
+		hint := "no marketplace is known yet"
+		if len(names) > 0 {
+			hint = "known marketplaces: " + strings.Join(names, ", ")
+		}
+		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a known marketplace (%s) nor an absolute path: the daemon does not share your working directory", req.Source, hint)
+	}
+	return checkSource(req.Source)
 }
 
 // checkSource refuses what the daemon cannot resolve the way the client

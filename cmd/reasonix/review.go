@@ -16,10 +16,11 @@ import (
 )
 
 // The terminal review of a dry run (SPEC §11): what `plugin install
-// --dry-run` prints on stderr when that is a terminal, beside the JSON on
-// stdout. One line per plugin that would be installed, every FULL TRUST
-// runtime in full, the entries that would not be installed grouped by
-// reason, and the exact command that approves this plan. Every string that
+// --dry-run` and `plugin update --dry-run` print on stderr when that is a
+// terminal, beside the JSON on stdout. One line per plugin that would be
+// installed or moved, what each update changes, every FULL TRUST runtime in
+// full, the entries that would not be installed grouped by reason, and the
+// exact command that approves this plan. Every string that
 // came from a plugin, a marketplace or a source is escaped (safeText,
 // safeCell, safeLine): a review that the reviewed package can repaint
 // reviews nothing.
@@ -38,20 +39,39 @@ func (m *Main) stderrIsTerminal() bool {
 // reason drops it, so entries refused for the same reason share a line.
 var entryPrefix = regexp.MustCompile(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
-// writeReview prints the review of resp, a dry-run response, to w.
-// approve is the command line that applies exactly this plan (its planId
+// writeReview prints the review of resp, an install dry-run response, to
+// w. approve is the command line that applies exactly this plan (its planId
 // included); nil when the plan cannot be applied.
 func writeReview(w io.Writer, resp *installer.Response, approve []string) {
-	var ready, other []installer.Action
+	writePlanReview(w, resp, approve, false)
+}
+
+// writeUpdateReview prints the review of resp, an update dry-run
+// response: each move from its installed commit, with the capability diff
+// the plan carries, and what stays where it is.
+func writeUpdateReview(w io.Writer, resp *installer.Response, approve []string) {
+	writePlanReview(w, resp, approve, true)
+}
+
+func writePlanReview(w io.Writer, resp *installer.Response, approve []string, update bool) {
+	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
-		if a.Status == installer.ActionReady {
+		switch {
+		case a.Status == installer.ActionReady:
 			ready = append(ready, a)
-		} else {
+		case update && a.Action == installer.ActionKeep:
+			kept = append(kept, a)
+		default:
 			other = append(other, a)
 		}
 	}
 
-	fmt.Fprintf(w, "\nReview of %s\n", safeText(resp.Source))
+	if resp.Source != "" {
+		fmt.Fprintf(w, "\nReview of %s\n", safeText(resp.Source))
+	} else {
+		// A request refused before any plan names no source.
+		fmt.Fprintf(w, "\nReview\n")
+	}
 	if r := resp.Resolved; r != nil {
 		var parts []string
 		for _, p := range []string{r.Kind, r.Repo, prefixed("at ", r.Ref), prefixed("commit ", shortCommit(r.Commit)), prefixed("folder ", r.Subdir)} {
@@ -65,7 +85,9 @@ func writeReview(w io.Writer, resp *installer.Response, approve []string) {
 		fmt.Fprintf(w, "  plan: %s\n", safeText(resp.PlanID))
 	}
 
-	if len(ready) > 0 {
+	if update && len(ready) > 0 {
+		writeMoves(w, ready)
+	} else if len(ready) > 0 {
 		fmt.Fprintf(w, "\n%s to install:\n", plural(len(ready), "plugin"))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  NAME\tCOMMIT\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
@@ -119,6 +141,7 @@ func writeReview(w io.Writer, resp *installer.Response, approve []string) {
 		}
 	}
 
+	writeKept(w, kept)
 	writeNotInstalled(w, other)
 
 	var warnings []string
@@ -134,15 +157,83 @@ func writeReview(w io.Writer, resp *installer.Response, approve []string) {
 		}
 	}
 
-	if approve == nil || !resp.OK {
+	verb, done := "install", "installed"
+	if update {
+		verb, done = "apply", "applied"
+	}
+	switch {
+	case update && resp.Status == installer.StatusUpToDate:
+		fmt.Fprintf(w, "\nEverything is up to date: there is nothing to apply.\n")
+	case approve == nil || !resp.OK:
 		reason := resp.ErrorText()
 		if reason == "" {
-			reason = "nothing in it can be installed"
+			reason = "nothing in it can be " + done
 		}
-		fmt.Fprintf(w, "\nThis plan cannot be installed: %s\n", safeText(reason))
+		fmt.Fprintf(w, "\nThis plan cannot be %s: %s\n", done, safeText(reason))
+	default:
+		fmt.Fprintf(w, "\nTo %s exactly this plan:\n  %s\n", verb, safeText(shellJoin(approve)))
+	}
+}
+
+// writeMoves prints the plugins an update moves: one line each (from and
+// to which commit, the risk of approving it, what it will contribute),
+// then what each move changes, as the plan's diff says it.
+func writeMoves(w io.Writer, ready []installer.Action) {
+	fmt.Fprintf(w, "\n%s to update:\n", plural(len(ready), "plugin"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tFROM\tTO\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
+	for _, a := range ready {
+		from, to, risk := shortCommit(a.PreviousCommit), shortCommit(a.Commit), string(a.Risk)
+		if a.Previous != nil {
+			from = shortCommit(a.Previous.Commit)
+			if from == "" && to == "" {
+				// A plugin with no commit (a local folder) moves by its
+				// content digest.
+				from, to = shortDigest(a.Previous.ContentDigest), shortDigest(a.ContentDigest)
+			}
+			if a.Previous.Risk != "" && a.Previous.Risk != a.Risk {
+				risk += " (was " + string(a.Previous.Risk) + ")"
+			}
+		}
+		if a.Runtime != nil {
+			risk += " FULL TRUST"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(from)), dash(safeText(to)),
+			dash(safeText(risk)), len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
+	}
+	_ = tw.Flush()
+	for _, a := range ready {
+		version := ""
+		if a.Previous != nil && a.Previous.Version != "" && a.Previous.Version != a.Version {
+			version = fmt.Sprintf(" (%s → %s)", safeText(a.Previous.Version), safeText(a.Version))
+		}
+		if a.Diff == nil || a.Diff.Empty() {
+			fmt.Fprintf(w, "\n%s%s: what it contributes stays the same\n", safeText(a.Name), version)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s%s changes:\n", safeText(a.Name), version)
+		for _, line := range a.Diff.Summary {
+			fmt.Fprintf(w, "  %s\n", safeLine(line, 0))
+		}
+	}
+}
+
+// writeKept lists the plugins an update leaves where they are, with what
+// it says about them (an entry that vanished or lost its pin).
+func writeKept(w io.Writer, kept []installer.Action) {
+	if len(kept) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nTo install exactly this plan:\n  %s\n", safeText(shellJoin(approve)))
+	names := make([]string, len(kept))
+	for i, a := range kept {
+		names[i] = safeCell(a.Name, 40)
+	}
+	fmt.Fprintf(w, "\nup to date (%d): %s\n", len(kept), strings.Join(names, ", "))
+	for _, a := range kept {
+		for _, warn := range a.Warnings {
+			fmt.Fprintf(w, "  %s: %s\n", safeCell(a.Name, 40), safeLine(warn, 0))
+		}
+	}
 }
 
 // writeNotInstalled groups what will not be installed by status and
@@ -223,6 +314,30 @@ func approveCommand(source string, req installer.Request, planID string) []strin
 	return append(args, "--yes", "--plan-id", planID)
 }
 
+// approveUpdateCommand is the update command line that applies exactly the
+// reviewed update plan: the same plugins (or --all and --marketplace) and
+// the flags that shape the plan, with --yes and --plan-id.
+func approveUpdateCommand(ur installer.UpdateRequest, req installer.Request, planID string) []string {
+	args := []string{"reasonix", "plugin", "update"}
+	if ur.All {
+		args = append(args, "--all")
+		if ur.Marketplace != "" {
+			args = append(args, "--marketplace", ur.Marketplace)
+		}
+	} else {
+		args = append(args, ur.Names...)
+	}
+	for _, f := range []struct {
+		on   bool
+		flag string
+	}{{req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}, {req.Refresh, "--refresh"}} {
+		if f.on {
+			args = append(args, f.flag)
+		}
+	}
+	return append(args, "--yes", "--plan-id", planID)
+}
+
 // shellJoin quotes args for a POSIX shell: words of safe characters as
 // they are, anything else in single quotes.
 func shellJoin(args []string) string {
@@ -240,6 +355,16 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shortDigest is a content digest cut like a commit: "sha256:" and 12 hex
+// digits.
+func shortDigest(d string) string {
+	algo, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		return shortCommit(d)
+	}
+	return algo + ":" + shortCommit(hex)
 }
 
 func shortCommit(sha string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -179,5 +180,175 @@ func TestDryRunReviewOnATerminal(t *testing.T) {
 	}
 	if !bytes.Contains(out, []byte(`"applied": true`)) || !bytes.Contains(out, []byte(`"planId": "`+planID+`"`)) {
 		t.Fatalf("approve command output: %s", out)
+	}
+}
+
+func TestWriteUpdateReview(t *testing.T) {
+	t.Parallel()
+	const (
+		oldSHA = "fce67da29501d3f9375784addb22c2fab9ca2ac8"
+		newSHA = "0012b77fedc8be2a0e868445861c8bf60a65d3bb"
+	)
+	resp := &installer.Response{
+		OK: true, Status: installer.StatusPlanned, PlanID: "high:sha256:00112233445566778899aabbccddeeff", Source: "update --all --marketplace acme",
+		Actions: []installer.Action{
+			{Name: "alpha", Action: installer.ActionReplace, Status: installer.ActionReady, Commit: newSHA, PreviousCommit: oldSHA, Version: "1.1.0", Risk: installer.RiskHigh,
+				Previous: &installer.Previous{Commit: oldSHA, Version: "1.0.0", Risk: installer.RiskMedium},
+				Diff: &installer.Diff{
+					Added:   []installer.Change{{Kind: installer.ChangeHook, Name: "SessionStart", Detail: "phone-home.sh"}},
+					Summary: []string{"adds hook SessionStart → ${CLAUDE_PLUGIN_ROOT}/scripts/phone-home.sh \x1b]8;;http://evil\x07x"},
+				},
+				Inventory: installer.Inventory{Hooks: []manifest.Hook{{Event: "PreToolUse"}, {Event: "SessionStart"}}, MCPServers: []manifest.MCPServer{{Name: "weather"}}},
+				Warnings:  []string{"moves from fce67da29501 to 0012b77fedc8"}},
+			{Name: "delta", Action: installer.ActionReplace, Status: installer.ActionReady, Commit: newSHA, Risk: installer.RiskLow,
+				Previous: &installer.Previous{Commit: oldSHA, Version: "2.0.0", Risk: installer.RiskLow}, Version: "2.0.0", Diff: &installer.Diff{}},
+			{Name: "gamma", Action: installer.ActionKeep, Status: installer.ActionUpToDate, Commit: oldSHA, Warnings: []string{}},
+			{Name: "gone", Action: installer.ActionKeep, Status: installer.ActionUpToDate, Commit: oldSHA,
+				Warnings: []string{"marketplace acme no longer lists gone; the installed copy (fce67da29501) stays"}},
+			{Name: "broken", Action: installer.ActionSkip, Status: installer.ActionBlocked, Err: plugind.Errorf(plugind.CodeBlocked, "update broken: no manifest")},
+		},
+		Warnings: []string{},
+	}
+	var b bytes.Buffer
+	writeUpdateReview(&b, resp, approveUpdateCommand(installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))
+	out := b.String()
+	t.Log("\n" + out)
+	for _, want := range []string{
+		"Review of update --all --marketplace acme\n",
+		"2 plugins to update:",
+		"\nalpha (1.0.0 → 1.1.0) changes:\n  adds hook SessionStart → ${CLAUDE_PLUGIN_ROOT}/scripts/phone-home.sh \\x1b]8;;http://evil\\x07x\n",
+		"\ndelta: what it contributes stays the same\n",
+		"\nup to date (2): gamma, gone\n  gone: marketplace acme no longer lists gone; the installed copy (fce67da29501) stays\n",
+		"\nblocked (1):\n  update broken: no manifest [install.blocked]: broken\n",
+		"To apply exactly this plan:\n  reasonix plugin update --all --marketplace acme --offline --yes --plan-id high:sha256:00112233445566778899aabbccddeeff\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("review lacks %q", want)
+		}
+	}
+	// One table row per move, its counts in order.
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  alpha ") {
+			row = strings.Join(strings.Fields(l), " ")
+		}
+	}
+	if row != "alpha fce67da29501 0012b77fedc8 high (was medium) 0 0 0 2 1" {
+		t.Errorf("alpha's row: %q", row)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Error("the review holds a raw escape")
+	}
+
+	// Up to date: said plainly, with no command to run.
+	b.Reset()
+	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
+	writeUpdateReview(&b, upToDate, approveUpdateCommand(installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))
+	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
+		t.Errorf("up-to-date review:\n%s", got)
+	}
+
+	// Refused before any plan: the reason, no command.
+	b.Reset()
+	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
+	writeUpdateReview(&b, refused, approveUpdateCommand(installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))
+	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
+		t.Errorf("refused review:\n%s", got)
+	}
+}
+
+func TestApproveUpdateCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		ur   installer.UpdateRequest
+		req  installer.Request
+		want string
+	}{
+		{installer.UpdateRequest{Names: []string{"b", "a"}}, installer.Request{}, "reasonix plugin update b a --yes --plan-id P"},
+		{installer.UpdateRequest{All: true}, installer.Request{AllowUnpinned: true, Refresh: true}, "reasonix plugin update --all --allow-unpinned --refresh --yes --plan-id P"},
+		{installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, "reasonix plugin update --all --marketplace acme --offline --yes --plan-id P"},
+	} {
+		if got := shellJoin(approveUpdateCommand(c.ur, c.req, "P")); got != c.want {
+			t.Errorf("%+v %+v: %q, want %q", c.ur, c.req, got, c.want)
+		}
+	}
+}
+
+// TestUpdateDryRunReviewOnATerminal: `plugin update --dry-run` reviews the
+// update on a terminal (the move, the diff, what stays), stdout keeps the
+// same JSON, and the printed command, run by a shell, applies exactly that
+// planId; an up-to-date update says so and offers nothing to run.
+func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	market := writeFiles(t, filepath.Join(t.TempDir(), "shelf"), map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
+		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
+		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,
+		"two/skills/s/SKILL.md":           "---\ndescription: two\n---\n",
+	})
+	inst := runReview(t, home, false, "plugin", "install", market, "--yes")
+	if inst.code != 0 {
+		t.Fatalf("install: %d %s %s", inst.code, inst.stdout, inst.stderr)
+	}
+	installedDigest := actionsOf(t, inst)["one"]["contentDigest"].(string)
+	writeFiles(t, filepath.Join(market, "one"), map[string]string{
+		".claude-plugin/plugin.json": `{"name":"one","version":"1.1.0"}`,
+		"hooks/hooks.json":           `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo hi"}]}]}}`,
+	})
+
+	args := []string{"plugin", "update", "--all", "--marketplace", "shelf", "--dry-run"}
+	plain := runReview(t, home, false, args...)
+	review := runReview(t, home, true, args...)
+	if plain.code != 0 || review.code != 0 {
+		t.Fatalf("dry runs: %d %d %s %s", plain.code, review.code, plain.stderr, review.stderr)
+	}
+	if plain.stdout != review.stdout {
+		t.Fatalf("stdout differs with a terminal:\n%s\n---\n%s", plain.stdout, review.stdout)
+	}
+	if strings.Contains(plain.stderr, "Review of") {
+		t.Fatalf("a review went to a stderr that is no terminal: %s", plain.stderr)
+	}
+	planID, _ := plain.json(t)["planId"].(string)
+	digest := func(name string) string {
+		for _, a := range plain.json(t)["actions"].([]any) {
+			if a := a.(map[string]any); a["name"] == name {
+				return a["contentDigest"].(string)
+			}
+		}
+		return ""
+	}
+	row := fmt.Sprintf("  one   %s  %s  ", shortDigest(installedDigest), shortDigest(digest("one")))
+	if !strings.Contains(review.stderr, row) {
+		t.Errorf("the move of a plugin without commits shows no digests (%q):\n%s", row, review.stderr)
+	}
+	for _, want := range []string{"Review of update --all --marketplace shelf", "1 plugin to update:", "one (1.0.0 → 1.1.0) changes:\n  adds hook SessionStart → echo hi\n",
+		"up to date (1): two\n", "To apply exactly this plan:\n  reasonix plugin update --all --marketplace shelf --yes --plan-id " + planID + "\n"} {
+		if !strings.Contains(review.stderr, want) {
+			t.Errorf("review lacks %q:\n%s", want, review.stderr)
+		}
+	}
+
+	// The printed command, run by a shell, applies exactly that plan.
+	i := strings.LastIndex(review.stderr, "  reasonix plugin update ")
+	command := strings.TrimSpace(review.stderr[i:])
+	sh := exec.Command("sh", "-c", binPath+strings.TrimPrefix(command, "reasonix"))
+	sh.Env = append(os.Environ(), "REASONIX_HOME="+home)
+	out, err := sh.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("approve command %q: %v\n%s\n%s", command, err, out, ee.Stderr)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"applied": true`)) || !bytes.Contains(out, []byte(`"planId": "`+planID+`"`)) {
+		t.Fatalf("approve command output: %s", out)
+	}
+
+	// Now it is up to date: the review says so, with nothing to run.
+	again := runReview(t, home, true, "plugin", "update", "one", "--dry-run")
+	if again.code != 0 || !strings.Contains(again.stderr, "up to date (1): one") || !strings.Contains(again.stderr, "Everything is up to date") || strings.Contains(again.stderr, "--plan-id") {
+		t.Fatalf("up-to-date review: exit %d\n%s", again.code, again.stderr)
 	}
 }

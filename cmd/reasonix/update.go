@@ -53,6 +53,11 @@ the plan that was shown.`,
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
 			return m.respond(cmd.Context(), func(a *app) *installer.Response {
 				resp, _ := a.installer.Update(cmd.Context(), ur, req, ap)
+				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
+					// The same plan, readable, on the terminal; stdout keeps
+					// the JSON for scripts.
+					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(ur, req, resp.PlanID))
+				}
 				return resp
 			})
 		},

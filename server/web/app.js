@@ -26,7 +26,18 @@
       busy: false,
       result: null,
     },
-    installed: { plugins: [], open: new Set(), busy: false },
+    installed: { plugins: [], open: new Set() },
+    markets: {
+      list: [], // the known marketplaces, as GET /marketplaces lists them
+      offers: {}, // name → what it offers (GET /plugins/available)
+      errors: {}, // name → why its offer could not be listed
+      open: new Set(), // marketplaces being browsed
+      selected: {}, // name → Set of entries picked for a bulk install
+    },
+    // The update review of each screen that has one: {body, what, plan,
+    // result}, or null.
+    reviews: { installed: null, markets: null },
+    busy: { installed: false, markets: false },
   };
 
   // ---- text and elements -------------------------------------------------
@@ -53,7 +64,11 @@
       else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
       else if (k === 'hidden') e.hidden = true;
       else if (k === 'checked') e.checked = true;
-      else if (k === 'disabled') e.disabled = true;
+      else if (k === 'disabled') {
+        // data-off keeps it disabled when a busy screen is enabled again.
+        e.disabled = true;
+        e.dataset.off = 'true';
+      }
       else e.setAttribute(k, v === true ? '' : String(v));
     }
     for (const k of kids.flat(Infinity)) {
@@ -70,6 +85,7 @@
 
   const plural = (n, one, many) => n + ' ' + (n === 1 ? one : many || one + 's');
   const short = (sha) => (sha ? String(sha).slice(0, 12) : '');
+  const shortDigest = (d) => (d ? String(d).replace(/^(sha256:)?(.{12}).*$/, '$1$2') : '');
 
   function human(bytes) {
     const units = ['B', 'KB', 'MB', 'GB'];
@@ -197,12 +213,11 @@
 
   // ---- screens -------------------------------------------------------------
 
-  // SCREENS lists the screens the tabs lead to. A Marketplaces screen is one
-  // more entry ({section: 'screen-marketplaces', show: showMarketplaces})
-  // with its tab in index.html.
+  // SCREENS lists the screens the tabs (in index.html) lead to.
   const SCREENS = {
     add: { section: 'screen-add', show: showAdd },
     installed: { section: 'screen-installed', show: showInstalled },
+    marketplaces: { section: 'screen-marketplaces', show: showMarketplaces },
   };
 
   function route() {
@@ -232,8 +247,10 @@
     return parts.join(' · ');
   }
 
-  function showProgress(label, p) {
-    const bar = $('add-progress-bar');
+  // A progress line is the element id (with id-bar and id-text inside):
+  // each screen has its own.
+  function showProgress(box, label, p) {
+    const bar = $(box + '-bar');
     if (p && p.total > 0) {
       bar.max = p.total;
       bar.value = Math.min(p.entries, p.total);
@@ -242,18 +259,34 @@
     }
     const phase = p ? PHASES[p.phase] || p.phase : label;
     const line = p ? progressLine(p) : '';
-    $('add-progress-text').textContent = visible(phase + '…' + (line ? ' ' + line : ''));
+    $(box + '-text').textContent = visible(phase + '…' + (line ? ' ' + line : ''));
+  }
+
+  // pending shows work that has no progress stream (a marketplace read);
+  // settled ends it with a sentence.
+  function pending(box, text) {
+    const b = $(box);
+    b.hidden = false;
+    b.classList.remove('finished');
+    $(box + '-bar').removeAttribute('value');
+    $(box + '-text').textContent = visible(text);
+  }
+
+  // settled ends it: the notice that follows says how it went.
+  function settled(box) {
+    $(box).hidden = true;
   }
 
   // withProgress runs op(progressId) while following its stream. The
   // stream is opened first; one that opens late still gets the latest state.
   // doneLabel names the end by the response's status (default: any other).
-  async function withProgress(label, doneLabel, op) {
+  // The progress line is boxID's.
+  async function withProgress(boxID, label, doneLabel, op) {
     const id = newID();
-    const box = $('add-progress');
+    const box = $(boxID);
     box.hidden = false;
     box.classList.remove('finished');
-    showProgress(label, null);
+    showProgress(boxID, label, null);
     let last = null;
     let finish;
     const done = new Promise((r) => (finish = r));
@@ -268,7 +301,7 @@
         es.close();
         finish();
       } else {
-        showProgress(label, last);
+        showProgress(boxID, label, last);
       }
     };
     es.addEventListener('progress', onEvent);
@@ -283,7 +316,7 @@
       const ms = last && last.elapsedMs ? last.elapsedMs : performance.now() - started;
       const took = ms < 1000 ? Math.max(1, Math.round(ms)) + ' ms' : (ms / 1000).toFixed(1) + ' s';
       const line = last ? progressLine(last) : '';
-      const bar = $('add-progress-bar');
+      const bar = $(boxID + '-bar');
       if (last && last.total > 0) {
         bar.max = last.total;
         bar.value = last.entries;
@@ -293,7 +326,7 @@
       }
       box.classList.add('finished');
       const label = (last && doneLabel[last.status]) || doneLabel.default;
-      $('add-progress-text').textContent = visible(label + ' in ' + took + (line ? ': ' + line : '') + '.');
+      $(boxID + '-text').textContent = visible(label + ' in ' + took + (line ? ': ' + line : '') + '.');
     }
   }
 
@@ -335,7 +368,7 @@
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed' }, (pid) => api('POST', '/plugins/plan', body, { progress: pid }));
+      res = await withProgress('add-progress', 'Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed' }, (pid) => api('POST', '/plugins/plan', body, { progress: pid }));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
@@ -354,6 +387,7 @@
       add.selected = new Set(readyNames(r));
     }
     add.source = source;
+    add.names = names;
     add.shown = r;
     add.result = null;
     renderPlan();
@@ -368,7 +402,7 @@
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' }, (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }));
+      res = await withProgress('add-progress', 'Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' }, (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
@@ -407,6 +441,8 @@
         where && [el('dt', {}, 'Resolved'), el('dd', { text: where })],
         el('dt', {}, 'Plan'), el('dd', {}, el('code', { id: 'plan-id', class: 'wrap', text: r.planId || '—' })),
         el('dt', {}, 'Plugins'), el('dd', { id: 'plan-counts' }, Object.entries(counts).map(([s, n]) => n + ' ' + s).join(' · ') || 'none'),
+        // A plan narrowed elsewhere (the Marketplaces screen) says so.
+        !market && add.names ? [el('dt', {}, 'Selected'), el('dd', { id: 'plan-selected', class: 'wrap', text: add.names.join(', ') })] : null,
       ),
       warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, warnings.map((w) => el('li', { text: w }))) : null,
       !r.ok && r.error ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
@@ -516,14 +552,15 @@
     if (res.error) p.append(el('p', { class: 'reason', id: 'result-error', text: errorText(res, '') }));
     if (kind === 'refused') {
       p.append(el('p', {}, 'Nothing was written. See what the source holds now and review it again:'),
-        el('button', { type: 'button', class: 'secondary', onclick: () => planSource(state.add.source) }, 'See what it is now'));
+        el('button', { type: 'button', class: 'secondary', onclick: () => planSource(state.add.source, state.add.names) }, 'See what it is now'));
     }
     const acts = (res.actions || []).filter((a) => a.status !== 'skipped');
     if (applied && acts.length) {
       p.append(el('ul', { class: 'reasons' }, acts.map((a) => el('li', { 'data-name': a.name },
         el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: a.name }),
         a.error ? [': ', el('span', { class: 'reason', text: errorText(a, '') })] : null))));
-      p.append(el('p', {}, el('a', { href: '#installed' }, 'See them in Installed')));
+      p.append(el('p', { class: 'row' }, el('a', { href: '#installed' }, 'See them in Installed'),
+        state.add.from === 'marketplaces' ? el('a', { href: '#marketplaces' }, 'Back to Marketplaces') : null));
     }
     return p;
   }
@@ -562,9 +599,10 @@
 
   // contributions renders what a package contributes: the FULL TRUST block
   // first and always open, then counts and one list per kind.
-  function contributions(p, open) {
+  // noRuntime leaves the FULL TRUST block to the caller.
+  function contributions(p, open, noRuntime) {
     const box = el('div', { class: 'contrib' });
-    if (p.runtime) box.append(fullTrust(p.runtime));
+    if (p.runtime && !noRuntime) box.append(fullTrust(p.runtime));
     const n = (xs) => (xs ? xs.length : 0);
     box.append(el('p', { class: 'counts' },
       [plural(n(p.skills), 'skill'), plural(n(p.commands), 'command'), plural(n(p.agents), 'agent'),
@@ -658,11 +696,13 @@
   function renderInstalled() {
     const root = clear($('installed-list'));
     const plugins = state.installed.plugins;
+    $('installed-tools').hidden = !plugins.length;
     if (!plugins.length) {
       root.append(el('p', { class: 'muted', id: 'installed-empty' }, 'No plugin packages are installed. Add one from the Add screen.'));
-      return;
+    } else {
+      plugins.forEach((p, i) => root.append(installedRow(p, i)));
     }
-    plugins.forEach((p, i) => root.append(installedRow(p, i)));
+    setBusy('installed', state.busy.installed);
   }
 
   function installedRow(p, i) {
@@ -697,7 +737,7 @@
         p.installedAt ? [el('dt', {}, 'Installed'), el('dd', { text: new Date(p.installedAt).toLocaleString() })] : null,
         p.contentDigest ? [el('dt', {}, 'Digest'), el('dd', {}, el('code', { class: 'wrap', text: p.contentDigest }))] : null,
         p.statusReason ? [el('dt', {}, 'Status'), el('dd', { text: p.statusReason })] : null,
-        p.marketplace ? [el('dt', {}, 'Marketplace'), el('dd', { class: 'wrap', text: p.marketplace })] : null,
+        p.marketplace ? [el('dt', {}, 'Marketplace'), el('dd', { class: 'wrap', text: p.marketplaceName ? p.marketplaceName + ' (' + p.marketplace + ')' : p.marketplace })] : null,
       ));
       if (p.problems && p.problems.length) {
         body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: x }))));
@@ -709,11 +749,12 @@
     return row;
   }
 
-  // rowActions are the buttons of an expanded row. Update (with its review
-  // of the update plan) goes here once the daemon serves POST
-  // /plugins/update.
+  // rowActions are the buttons of an expanded row. Update shows the update
+  // plan for review above the list; nothing changes before Apply.
   function rowActions(p) {
     return [
+      el('button', { type: 'button', class: 'secondary', 'data-action': 'update', onclick: () => planUpdate('installed', { name: p.name }, p.name) },
+        'Update'),
       el('button', { type: 'button', class: 'secondary', 'data-action': 'toggle', onclick: () => setEnabled(p, !p.enabled) },
         p.enabled ? 'Disable' : 'Enable'),
       el('button', { type: 'button', class: 'secondary', 'data-action': 'export', onclick: () => exportPlugin(p) }, 'Export'),
@@ -721,23 +762,42 @@
     ];
   }
 
-  async function installedOp(label, fn) {
-    if (state.installed.busy) return;
-    state.installed.busy = true;
-    for (const b of document.querySelectorAll('#screen-installed button')) b.disabled = true;
-    notice('installed-notice', '');
+  // SCREEN_PARTS are the parts of the screens with an update review: their
+  // section, progress line, notice box and review panel, and what to load
+  // again after an update was applied.
+  const SCREEN_PARTS = {
+    installed: { section: 'screen-installed', progress: 'installed-progress', notice: 'installed-notice', panel: 'installed-review', reload: () => loadInstalled() },
+    markets: { section: 'screen-marketplaces', progress: 'markets-progress', notice: 'markets-notice', panel: 'markets-review', reload: () => loadMarkets() },
+  };
+
+  // setBusy disables a screen's controls while one of its requests runs
+  // (and keeps those marked data-off disabled after).
+  function setBusy(where, busy) {
+    state.busy[where] = busy;
+    const s = $(SCREEN_PARTS[where].section);
+    s.setAttribute('aria-busy', busy ? 'true' : 'false');
+    for (const b of s.querySelectorAll('button, input')) b.disabled = busy || b.dataset.off === 'true';
+  }
+
+  // busyOp runs fn with the screen busy; what goes wrong is said in its
+  // notice box.
+  async function busyOp(where, fn) {
+    if (state.busy[where]) return;
+    const parts = SCREEN_PARTS[where];
+    setBusy(where, true);
+    notice(parts.notice, '');
     try {
       await fn();
     } catch (err) {
-      report('installed-notice', err);
+      report(parts.notice, err);
     } finally {
-      state.installed.busy = false;
-      for (const b of document.querySelectorAll('#screen-installed button')) b.disabled = false;
+      setBusy(where, false);
     }
   }
 
+
   function setEnabled(p, enabled) {
-    return installedOp('enable', async () => {
+    return busyOp('installed', async () => {
       const res = await api('POST', '/plugins/enabled', { name: p.name, enabled });
       if (res.status !== 200) {
         notice('installed-notice', 'error', (enabled ? 'Could not enable ' : 'Could not disable ') + p.name + ': ' + errorText(res.body, 'status ' + res.status));
@@ -749,7 +809,7 @@
   }
 
   function exportPlugin(p) {
-    return installedOp('export', async () => {
+    return busyOp('installed', async () => {
       const res = await api('GET', '/plugins/' + encodeURIComponent(p.name) + '/export', undefined, { raw: true });
       if (!res.ok) {
         let body = null;
@@ -774,10 +834,17 @@
     });
   }
 
-  async function confirmRemove(name) {
+  function confirmRemove(name) {
+    return confirmDialog('Remove ' + name + '?', 'This uninstalls ' + name + ' and deletes its installed copy. A linked folder is left in place.', 'Remove');
+  }
+
+  // confirmDialog asks a question in the modal dialog, Cancel first; it
+  // resolves true only for the OK button (okLabel).
+  async function confirmDialog(title, text, okLabel) {
     const d = $('confirm');
-    $('confirm-title').textContent = visible('Remove ' + name + '?');
-    $('confirm-text').textContent = visible('This uninstalls ' + name + ' and deletes its installed copy. A linked folder is left in place.');
+    $('confirm-title').textContent = visible(title);
+    $('confirm-text').textContent = visible(text);
+    $('confirm-ok').textContent = visible(okLabel);
     d.returnValue = '';
     d.showModal();
     $('confirm-cancel').focus();
@@ -796,7 +863,7 @@
 
   async function removePlugin(p) {
     if (!(await confirmRemove(p.name))) return;
-    return installedOp('remove', async () => {
+    return busyOp('installed', async () => {
       const res = await api('DELETE', '/plugins/' + encodeURIComponent(p.name));
       if (res.status !== 200) {
         notice('installed-notice', 'error', 'Could not remove ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
@@ -809,7 +876,7 @@
   }
 
   function reloadRuntime() {
-    return installedOp('reload', async () => {
+    return busyOp('installed', async () => {
       const out = $('reload-result');
       out.textContent = 'Reloading…';
       const res = await api('POST', '/extensions/reload');
@@ -824,13 +891,516 @@
     });
   }
 
+
+  // ---- update review (Installed and Marketplaces) ---------------------------
+
+  // planUpdate asks the daemon for an update plan (body as POST
+  // /plugins/update takes it; what names it in words) and shows it for
+  // review in the screen's panel. Nothing changes before Apply.
+  async function planUpdate(where, body, what) {
+    const parts = SCREEN_PARTS[where];
+    if (state.busy[where]) return;
+    notice(parts.notice, '');
+    setBusy(where, true);
+    let res;
+    try {
+      res = await withProgress(parts.progress, 'Checking for updates',
+        { default: 'Update plan ready', 'up-to-date': 'Up to date', refused: 'Checked (nothing can be updated)', failed: 'Checking failed' },
+        (pid) => api('POST', '/plugins/update', body, { progress: pid }));
+    } catch (err) {
+      setBusy(where, false);
+      report(parts.notice, err);
+      return;
+    }
+    setBusy(where, false);
+    const r = res.body;
+    if (!r || !Array.isArray(r.actions) || (!r.ok && !r.actions.length)) {
+      // Refused before any plan: the error says it all.
+      $(parts.progress).hidden = true;
+      notice(parts.notice, 'error', 'Could not plan the update of ' + what + ': ' + errorText(r, 'the daemon answered ' + res.status));
+      return;
+    }
+    state.reviews[where] = { body, what, plan: r, result: null };
+    renderReview(where);
+    const head = $(where + '-update-title');
+    if (head) head.focus();
+  }
+
+  function closeReview(where) {
+    state.reviews[where] = null;
+    renderReview(where);
+    $(SCREEN_PARTS[where].progress).hidden = true;
+  }
+
+  const RANK = { low: 0, medium: 1, high: 2 };
+
+  function renderReview(where) {
+    const parts = SCREEN_PARTS[where];
+    const rv = state.reviews[where];
+    const root = clear($(parts.panel));
+    if (!rv) {
+      root.hidden = true;
+      return;
+    }
+    root.hidden = false;
+    const r = rv.plan;
+    const ready = r.actions.filter((a) => a.status === 'ready');
+    const kept = r.actions.filter((a) => a.action === 'keep');
+    const other = r.actions.filter((a) => a.status !== 'ready' && a.action !== 'keep');
+    const upToDate = r.status === 'up-to-date';
+    const panel = el('section', {
+      class: 'panel update-review' + (upToDate ? ' uptodate' : ''), id: where + '-update', 'aria-labelledby': where + '-update-title', 'data-status': r.status || '',
+    });
+    panel.append(el('div', { class: 'review-head' },
+      el('h3', { id: where + '-update-title', tabindex: '-1' }, 'Update ', el('span', { class: 'wrap', text: rv.what })),
+      el('button', { type: 'button', class: 'quiet', 'data-action': 'close-review', onclick: () => closeReview(where) }, 'Close')));
+    if (upToDate) {
+      const one = kept.length === 1 ? kept[0] : null;
+      panel.append(el('p', { class: 'uptodate-note', id: where + '-uptodate' }, el('strong', {}, 'Up to date. '),
+        one ? one.name + (one.commit ? ' is at commit ' + short(one.commit) : ' is where its source is') + ': there is nothing to update.'
+          : 'All ' + plural(kept.length, 'plugin') + ' are at what their sources name now: there is nothing to update.'));
+    } else {
+      const counts = {};
+      for (const a of r.actions) counts[a.status] = (counts[a.status] || 0) + 1;
+      panel.append(el('dl', { class: 'facts' },
+        el('dt', {}, 'Plan'), el('dd', {}, el('code', { id: where + '-plan-id', class: 'wrap', text: r.planId || '—' })),
+        el('dt', {}, 'Plugins'), el('dd', {}, Object.entries(counts).map(([st, n]) => n + ' ' + (st === 'ready' ? 'to update' : st.replaceAll('-', ' '))).join(' · '))));
+    }
+    if (!r.ok && r.error) panel.append(el('p', { class: 'refused' }, el('strong', {}, 'Cannot be applied: '), errorText(r, '')));
+    if (r.warnings && r.warnings.length) {
+      panel.append(el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, r.warnings.map((w) => el('li', { text: w }))));
+    }
+    if (ready.length) {
+      panel.append(el('div', { class: 'cards' + (ready.length === 1 ? ' one' : ''), id: where + '-update-cards' }, ready.map(updateCard)));
+    }
+    if (kept.length && !(upToDate && kept.length === 1 && !(kept[0].warnings || []).length)) {
+      panel.append(el('div', { class: 'kept', id: where + '-kept' }, el('h4', {}, 'Up to date (' + kept.length + ')'),
+        el('ul', { class: 'reasons' }, kept.map((a) => el('li', { 'data-name': a.name },
+          el('strong', { text: a.name }), a.commit ? [' at commit ', el('code', { text: short(a.commit) })] : null,
+          a.warnings && a.warnings.length ? el('ul', { class: 'warnings' }, a.warnings.map((w) => el('li', { text: w }))) : null)))));
+    }
+    if (other.length) {
+      panel.append(el('div', { class: 'skipped', id: where + '-not-updated' }, el('h4', {}, 'Not updated (' + other.length + ')'),
+        el('ul', { class: 'reasons' }, other.map((a) => el('li', { 'data-name': a.name },
+          el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: a.name }), ': ',
+          el('span', { class: 'reason', text: errorText(a, 'no reason given') }))))));
+    }
+    // Apply until it was tried; then what it did.
+    if (rv.result) panel.append(updateResult(where, rv));
+    else if (!upToDate) panel.append(applyBar(where, rv, ready.length));
+    root.append(panel);
+    setBusy(where, state.busy[where]);
+  }
+
+  // updateCard is one plugin that moves: from which commit to which, what
+  // it changes in what the plugin contributes (the daemon's diff), and the
+  // risk of approving it.
+  function updateCard(a) {
+    const prev = a.previous || {};
+    const from = prev.commit || a.previousCommit;
+    const card = el('article', { class: 'card ucard', 'data-name': a.name, 'aria-label': a.name });
+    card.append(el('header', { class: 'card-head' },
+      el('h4', { text: a.name }),
+      a.version ? el('span', { class: 'version', text: (prev.version && prev.version !== a.version ? 'v' + prev.version + ' → ' : '') + 'v' + a.version }) : null,
+      a.risk ? el('span', { class: 'badge risk-' + a.risk, text: a.risk + ' risk' }) : null,
+      prev.risk && prev.risk !== a.risk ? el('span', { class: 'risk-was', text: 'was ' + prev.risk }) : null));
+    // A plugin with no commit (a local folder) moves by its content digest.
+    if (from || a.commit) {
+      card.append(el('p', { class: 'move' }, 'Commit ', el('code', { class: 'old', text: short(from) || 'none' }), ' → ',
+        el('code', { class: 'new', text: short(a.commit) || 'none' })));
+    } else {
+      card.append(el('p', { class: 'move' }, 'Content ', el('code', { class: 'old', text: shortDigest(prev.contentDigest) || 'none' }), ' → ',
+        el('code', { class: 'new', text: shortDigest(a.contentDigest) || 'none' })));
+    }
+    if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
+    if (a.source) card.append(el('p', { class: 'meta wrap', text: a.source }));
+    if (prev.risk && RANK[a.risk] > RANK[prev.risk]) {
+      card.append(el('p', { class: 'risk-raise' }, el('strong', {}, 'Riskier than what is installed: '),
+        'approving it lets ' + a.name + ' do more (' + prev.risk + ' → ' + a.risk + ' risk).'));
+    }
+    const d = a.diff;
+    const changes = d ? [...(d.added || []).map((c) => changeRow('added', c)), ...(d.removed || []).map((c) => changeRow('removed', c)),
+      ...(d.changed || []).map((c) => changeRow('changed', c))] : [];
+    if (changes.length) {
+      card.append(el('div', { class: 'diff' }, el('h5', {}, 'What changes'), el('ul', { 'aria-label': 'Changes' }, changes)));
+    } else {
+      card.append(el('p', { class: 'nodiff' }, 'What it contributes stays the same.'));
+    }
+    if (a.runtime) card.append(fullTrust(a.runtime));
+    card.append(el('details', { class: 'after' }, el('summary', {}, 'Everything it contributes after the update'), contributions(
+      Object.assign({}, a, { warnings: [] }), true, true)));
+    // The move is on the card already; the rest are the plugin's warnings.
+    const moved = 'moves from ' + short(from) + ' to ' + short(a.commit);
+    const warnings = (a.warnings || []).filter((w) => w !== moved);
+    if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: w }))));
+    if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
+    return card;
+  }
+
+  const KIND_WORDS = { skill: 'skill', command: 'command', agent: 'agent', hook: 'hook', mcpServer: 'MCP server', runtime: 'runtime', env: 'credential reference' };
+  const NAMED_KINDS = new Set(['skill', 'command', 'agent']); // their detail is a description
+
+  function changeRow(how, c) {
+    const verb = { added: 'adds', removed: 'removes', changed: 'changes' }[how];
+    const sign = { added: '+', removed: '−', changed: '~' }[how];
+    let detail = null;
+    if (c.detail) detail = NAMED_KINDS.has(c.kind) ? [' — ', el('span', { text: c.detail })] : [' ', el('code', { class: 'wrap', text: c.detail })];
+    return el('li', { class: 'change ' + how, 'data-kind': c.kind },
+      el('span', { class: 'sign', 'aria-hidden': 'true' }, sign), ' ', verb + ' ' + (KIND_WORDS[c.kind] || c.kind) + ' ',
+      el('strong', { text: c.name }), detail);
+  }
+
+  function applyBar(where, rv, ready) {
+    const r = rv.plan;
+    const can = r.ok && ready > 0;
+    const why = can ? 'Applies exactly plan ' + (r.planId || '') + '. If a source moved since, the update is refused and nothing is written.'
+      : 'This plan cannot be applied.';
+    return el('div', { class: 'install-bar' },
+      el('button', { type: 'button', id: where + '-apply', class: 'primary', disabled: !can, onclick: () => applyUpdate(where) },
+        'Apply update of ' + plural(ready, 'plugin')),
+      el('p', { class: 'hint', text: why }));
+  }
+
+  async function applyUpdate(where) {
+    const parts = SCREEN_PARTS[where];
+    const rv = state.reviews[where];
+    if (!rv || state.busy[where] || !rv.plan.ok || rv.result) return;
+    setBusy(where, true);
+    let res;
+    try {
+      res = await withProgress(parts.progress, 'Applying',
+        { default: 'Update finished', applied: 'Updated', refused: 'Update refused', failed: 'Update failed' },
+        (pid) => api('POST', '/plugins/install', { planId: rv.plan.planId }, { progress: pid }));
+    } catch (err) {
+      setBusy(where, false);
+      report(parts.notice, err);
+      return;
+    }
+    rv.result = res.body || { ok: false, status: 'failed', error: 'the daemon answered ' + res.status };
+    setBusy(where, false);
+    if (rv.result.applied) await parts.reload();
+    renderReview(where);
+    const out = $(where + '-update-result');
+    if (out) out.focus();
+  }
+
+  function updateResult(where, rv) {
+    const res = rv.result;
+    const kind = res.applied ? (res.ok ? 'ok' : 'partial') : res.status === 'refused' ? 'refused' : 'error';
+    const title = { ok: 'Updated', partial: 'Updated in part', refused: 'Update refused', error: 'Update failed' }[kind];
+    const p = el('section', { class: 'result ' + kind, id: where + '-update-result', tabindex: '-1', 'data-status': res.status || '' },
+      el('h4', {}, title));
+    if (res.error) p.append(el('p', { class: 'reason', text: errorText(res, '') }));
+    if (kind === 'refused') {
+      p.append(el('p', {}, 'Nothing was written. See what the sources name now and review it again:'),
+        el('button', { type: 'button', class: 'secondary', onclick: () => planUpdate(where, rv.body, rv.what) }, 'Check again'));
+    }
+    const moved = (res.actions || []).filter((a) => a.action !== 'keep' && a.status !== 'skipped');
+    if (res.applied && moved.length) {
+      p.append(el('ul', { class: 'reasons' }, moved.map((a) => el('li', { 'data-name': a.name },
+        el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: a.name }),
+        a.status === 'installed' ? [' now at commit ', el('code', { text: short(a.commit) })] : null,
+        a.error ? [': ', el('span', { class: 'reason', text: errorText(a, '') })] : null))));
+    }
+    return p;
+  }
+
+  // ---- Marketplaces ------------------------------------------------------------
+
+  async function showMarketplaces() {
+    await loadMarkets();
+  }
+
+  // ago says how long ago an RFC 3339 time was, in words.
+  function ago(iso) {
+    const t = Date.parse(iso);
+    if (!t) return 'at an unknown time';
+    const s = Math.max(0, (Date.now() - t) / 1000);
+    if (s < 60) return 'just now';
+    if (s < 3600) return Math.floor(s / 60) + ' min ago';
+    if (s < 86400) return plural(Math.floor(s / 3600), 'hour') + ' ago';
+    return plural(Math.floor(s / 86400), 'day') + ' ago';
+  }
+
+  // loadMarkets lists the known marketplaces and what each offers; one
+  // that cannot be listed says why without hiding the others.
+  async function loadMarkets() {
+    const m = state.markets;
+    let res;
+    try {
+      res = await api('GET', '/marketplaces');
+      if (res.status !== 200 || !res.body || !Array.isArray(res.body.marketplaces)) {
+        notice('markets-notice', 'error', 'Could not list the known marketplaces: ' + errorText(res.body, 'the daemon answered ' + res.status));
+        return;
+      }
+      const list = res.body.marketplaces;
+      const offers = {};
+      const errors = {};
+      await Promise.all(list.map(async (k) => {
+        const r = await api('GET', '/plugins/available?marketplace=' + encodeURIComponent(k.name));
+        if (r.status === 200 && r.body && Array.isArray(r.body.plugins)) offers[k.name] = r.body.plugins;
+        else errors[k.name] = errorText(r.body, 'the daemon answered ' + r.status);
+      }));
+      m.list = list;
+      m.offers = offers;
+      m.errors = errors;
+    } catch (err) {
+      report('markets-notice', err);
+      return;
+    }
+    // A pick that is no longer installable (installed since, or gone) is
+    // dropped.
+    for (const [name, picked] of Object.entries(m.selected)) {
+      const ok = new Set((m.offers[name] || []).filter(installable).map((e) => e.name));
+      for (const n of Array.from(picked)) if (!ok.has(n)) picked.delete(n);
+    }
+    renderMarkets();
+  }
+
+  const installable = (e) => e.status === 'ready' && !e.installed;
+
+  // ENTRY_KINDS says where an entry's plugin lives, by its source kind.
+  const ENTRY_KINDS = {
+    relative: 'in the marketplace', github: 'GitHub repository', url: 'git repository', 'git-subdir': 'folder of a git repository',
+    npm: 'npm package', pip: 'pip package', external: 'outside the marketplace', unknown: 'unknown source',
+  };
+  const ENTRY_PREFIX = /^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: /;
+
+  function renderMarkets() {
+    const root = clear($('markets-list'));
+    const list = state.markets.list;
+    if (!list.length) {
+      root.append(el('p', { class: 'muted', id: 'markets-empty' },
+        'No marketplace is known yet. Add one above; installing from a marketplace on the Add screen makes it known too.'));
+    }
+    list.forEach((k, i) => root.append(marketRow(k, i)));
+    setBusy('markets', state.busy.markets);
+  }
+
+  function marketRow(k, i) {
+    const m = state.markets;
+    const offers = m.offers[k.name] || [];
+    const installed = offers.filter((e) => e.installed);
+    const updates = offers.filter((e) => e.updateAvailable);
+    const open = m.open.has(k.name);
+    const bodyID = 'market-body-' + i;
+    const row = el('article', { class: 'prow market', 'data-name': k.name, 'aria-label': k.name });
+    const expander = el('button', {
+      type: 'button', class: 'expander', 'aria-expanded': open ? 'true' : 'false', 'aria-controls': bodyID,
+      title: open ? 'Hide its plugins' : 'Browse its plugins',
+      onclick: () => {
+        if (m.open.has(k.name)) m.open.delete(k.name);
+        else m.open.add(k.name);
+        renderMarkets();
+        const again = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] .expander');
+        if (again) again.focus();
+      },
+    }, el('span', { class: 'chev', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ' ', el('span', { class: 'pname', text: k.name }));
+    const where = [k.source, k.subdir && 'folder ' + k.subdir].filter(Boolean).join(' · ');
+    row.append(el('header', { class: 'prow-head' },
+      el('h3', {}, expander),
+      m.errors[k.name] ? null : el('span', { class: 'badge', text: plural(offers.length, 'plugin') }),
+      installed.length ? el('span', { class: 'badge on', text: installed.length + ' installed' }) : null,
+      updates.length ? el('span', { class: 'badge update', text: plural(updates.length, 'update') + ' available' }) : null,
+      el('span', { class: 'meta wrap' }, where, ' · ', k.commit ? ['commit ', el('code', { class: 'commit', text: short(k.commit) })] : 'local folder',
+        ' · read ', el('time', { datetime: k.readAt, title: new Date(k.readAt).toLocaleString(), text: ago(k.readAt) })),
+    ));
+    if (m.errors[k.name]) row.append(el('p', { class: 'reason' }, 'Cannot list its plugins: ' + m.errors[k.name]));
+    row.append(el('div', { class: 'row actions' },
+      el('button', { type: 'button', class: 'secondary', 'data-action': 'update-market', onclick: () => updateMarket(k) }, 'Update'),
+      installed.length ? el('button', {
+        type: 'button', class: updates.length ? 'primary' : 'secondary', 'data-action': 'update-plugins',
+        onclick: () => planUpdate('markets', { all: true, marketplace: k.name }, 'the plugins of ' + k.name),
+      }, updates.length ? 'Review ' + plural(updates.length, 'update') : 'Check ' + installed.length + ' installed for updates') : null,
+      el('button', { type: 'button', class: 'danger', 'data-action': 'remove-market', onclick: () => removeMarket(k) }, 'Remove')));
+    const body = el('div', { id: bodyID, class: 'prow-body', hidden: !open });
+    if (open) {
+      if (k.description) body.append(el('p', { class: 'desc', text: k.description }));
+      body.append(el('ul', { class: 'entries', 'aria-label': 'Plugins of ' + k.name }, offers.map((e) => entryRow(k, e))));
+      if (offers.some(installable)) body.append(pickBar(k));
+    }
+    row.append(body);
+    return row;
+  }
+
+  function picked(name) {
+    const m = state.markets;
+    if (!m.selected[name]) m.selected[name] = new Set();
+    return m.selected[name];
+  }
+
+  // entryRow is one plugin a marketplace offers, with what is installed of
+  // it; an installable one has a checkbox for the bulk install.
+  function entryRow(k, e) {
+    const li = el('li', { class: 'entry', 'data-name': e.name });
+    const head = el('div', { class: 'entry-head' });
+    if (installable(e)) {
+      const id = 'pick-' + newID();
+      head.append(el('input', {
+        type: 'checkbox', id, 'data-name': e.name, checked: picked(k.name).has(e.name), 'aria-label': 'Select ' + e.name,
+        onchange: (ev) => {
+          if (ev.target.checked) picked(k.name).add(e.name);
+          else picked(k.name).delete(e.name);
+          renderMarkets();
+          const box = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] input[data-name="' + CSS.escape(e.name) + '"]');
+          if (box) box.focus();
+        },
+      }), el('label', { for: id, class: 'ename', text: e.name }));
+    } else {
+      head.append(el('span', { class: 'ename', text: e.name }));
+    }
+    if (e.version) head.append(el('span', { class: 'version', text: 'v' + e.version }));
+    let mark;
+    if (e.updateAvailable) {
+      mark = [el('span', { class: 'badge update', text: 'update available' }), ' ',
+        el('span', { class: 'meta' }, 'installed ', el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
+    } else if (e.installed) {
+      mark = [el('span', { class: 'badge on', text: 'installed' }), e.installedCommit ? [' ', el('span', { class: 'meta' }, 'at ', el('code', { text: short(e.installedCommit) }))] : null];
+    } else if (e.status === 'ready') {
+      mark = el('span', { class: 'badge status-ready', text: 'not installed' });
+    } else {
+      mark = el('span', { class: 'badge status-' + (e.status === 'skipped' ? 'skipped' : 'blocked'), text: e.status });
+    }
+    head.append(el('span', { class: 'marks' }, mark));
+    li.append(head);
+    if (e.description) li.append(el('p', { class: 'desc', text: e.description }));
+    const meta = [ENTRY_KINDS[e.kind] || e.kind, e.status === 'ready' ? (e.commit ? 'commit ' + short(e.commit) : 'resolved when planned') : null].filter(Boolean);
+    if (meta.length) li.append(el('p', { class: 'meta', text: meta.join(' · ') }));
+    // The reason names the entry again; its row already does.
+    if (e.reason) li.append(el('p', { class: 'reason', text: String(e.reason).replace(ENTRY_PREFIX, '') }));
+    return li;
+  }
+
+  function pickBar(k) {
+    const offers = state.markets.offers[k.name] || [];
+    const all = offers.filter(installable).map((e) => e.name);
+    const sel = picked(k.name);
+    const names = all.filter((n) => sel.has(n));
+    return el('div', { class: 'selection pick-bar' },
+      el('span', { class: 'pick-count' }, 'Selected ' + names.length + ' of the ' + plural(all.length, 'plugin') + ' not installed'),
+      el('button', { type: 'button', class: 'quiet', onclick: () => { state.markets.selected[k.name] = new Set(all); renderMarkets(); } }, 'Select all'),
+      el('button', { type: 'button', class: 'quiet', onclick: () => { state.markets.selected[k.name] = new Set(); renderMarkets(); } }, 'Select none'),
+      el('button', { type: 'button', class: 'primary', 'data-action': 'review-install', disabled: !names.length, onclick: () => reviewInstall(k, names) },
+        names.length ? 'Review install of ' + plural(names.length, 'plugin') : 'Select plugins to install'));
+  }
+
+  // reviewInstall plans the picked entries of a known marketplace, by its
+  // name, on the Add screen: one plan, reviewed there, installed by its
+  // planId.
+  function reviewInstall(k, names) {
+    const add = state.add;
+    if (add.busy || !names.length) return;
+    add.full = null;
+    add.shown = null;
+    add.result = null;
+    add.selected = new Set();
+    add.from = 'marketplaces';
+    renderPlan();
+    $('source').value = k.name;
+    location.hash = '#add';
+    planSource(k.name, names.slice().sort());
+  }
+
+  function addMarket(source) {
+    source = source.trim();
+    if (!source) {
+      notice('markets-notice', 'error', 'Enter the source of a marketplace: a repository, a folder of one, a git URL or an absolute local path.');
+      $('market-source').focus();
+      return;
+    }
+    return busyOp('markets', async () => {
+      const known = new Set(state.markets.list.map((k) => k.name));
+      pending('markets-progress', 'Reading ' + source + '…');
+      const res = await api('POST', '/marketplaces', { source });
+      if (res.status !== 200 || !res.body || !res.body.marketplace) {
+        settled('markets-progress');
+        notice('markets-notice', 'error', 'Could not add ' + source + ': ' + errorText(res.body, 'the daemon answered ' + res.status));
+        return;
+      }
+      const k = res.body.marketplace;
+      settled('markets-progress');
+      state.markets.open.add(k.name);
+      $('market-source').value = '';
+      await loadMarkets();
+      const at = k.commit ? ' at commit ' + short(k.commit) : '';
+      notice('markets-notice', 'ok', (known.has(k.name) ? k.name + ' was known already; read it again' : 'Added ' + k.name) + at + ': ' +
+        plural(k.entries, 'plugin') + '. Pick plugins below to install them.', ...(k.warnings || []));
+      const row = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] .expander');
+      if (row) row.focus();
+    });
+  }
+
+  function updateMarket(k) {
+    return busyOp('markets', async () => {
+      pending('markets-progress', 'Reading ' + k.name + ' at its branch head…');
+      const res = await api('POST', '/marketplaces/' + encodeURIComponent(k.name) + '/update');
+      const up = res.body && Array.isArray(res.body.marketplaces) ? res.body.marketplaces[0] : null;
+      if (res.status !== 200 || !up) {
+        settled('markets-progress');
+        notice('markets-notice', 'error', 'Could not update ' + k.name + ': ' + errorText(res.body, 'the daemon answered ' + res.status));
+        return;
+      }
+      settled('markets-progress');
+      await loadMarkets();
+      const updates = (state.markets.offers[k.name] || []).filter((e) => e.updateAvailable).length;
+      let text;
+      if (!up.commit) text = k.name + ' was read again (a local folder has no commit).';
+      else if (up.changed) text = k.name + ' moved from ' + (short(up.previousCommit) || 'none') + ' to ' + short(up.commit) + '.';
+      else text = k.name + ' is unchanged at ' + short(up.commit) + '.';
+      if (updates) text += ' ' + (updates === 1 ? '1 installed plugin has an update' : updates + ' installed plugins have updates') + ': review them before anything changes.';
+      notice('markets-notice', 'ok', text, ...(up.warnings || []));
+    });
+  }
+
+  async function removeMarket(k) {
+    const ok = await confirmDialog('Remove marketplace ' + k.name + '?',
+      'This forgets ' + k.name + ' (' + k.source + '). Nothing is uninstalled.', 'Remove');
+    if (!ok) return;
+    let force = false;
+    for (;;) {
+      let conflict = null;
+      await busyOp('markets', async () => {
+        const res = await api('DELETE', '/marketplaces/' + encodeURIComponent(k.name) + (force ? '?force=true' : ''));
+        if (res.status === 422 && res.body && res.body.errorCode === 'install.conflict' && !force) {
+          conflict = res.body;
+          return;
+        }
+        if (res.status !== 200) {
+          notice('markets-notice', 'error', 'Could not remove ' + k.name + ': ' + errorText(res.body, 'the daemon answered ' + res.status));
+          return;
+        }
+        state.markets.open.delete(k.name);
+        delete state.markets.selected[k.name];
+        const rv = state.reviews.markets;
+        if (rv && rv.body.marketplace === k.name) closeReview('markets');
+        await loadMarkets();
+        const kept = res.body.unlinked || [];
+        notice('markets-notice', 'ok', 'Removed ' + k.name + '.' + (kept.length ? ' ' + kept.join(', ') + ' stay installed, unlinked from it: update keeps them at their pinned sources.' : ''));
+      });
+      if (!conflict) return;
+      // Plugins came from it: removing it anyway keeps them, unlinked.
+      const users = (state.markets.offers[k.name] || []).filter((e) => e.installed).map((e) => e.name);
+      const again = await confirmDialog('Installed plugins came from ' + k.name,
+        (users.length ? users.join(', ') + (users.length === 1 ? ' was' : ' were') : 'Installed plugins were') + ' installed from ' + k.name +
+        '. Remove it anyway? They stay installed, unlinked from it: update then keeps them at their pinned sources.', 'Remove anyway');
+      if (!again) return;
+      force = true;
+    }
+  }
+
   // ---- wiring ----------------------------------------------------------------
 
   document.addEventListener('DOMContentLoaded', () => {
     $('plan-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
+      state.add.from = null;
       planSource($('source').value);
     });
+    $('market-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      addMarket($('market-source').value);
+    });
+    $('update-all').addEventListener('click', () => planUpdate('installed', { all: true }, 'all installed plugins'));
     $('reload').addEventListener('click', reloadRuntime);
     $('signout').addEventListener('click', signOut);
     window.addEventListener('hashchange', route);
