@@ -350,3 +350,52 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 		t.Fatal("Apply did not update inert")
 	}
 }
+
+// TestBrowserDependencies: a plan card says what a plugin needs and what
+// needs it; the installed row says so too, and removing a plugin another
+// needs asks first, naming who needs it, then removes it (the answer is
+// the --force).
+func TestBrowserDependencies(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	skill := "---\nname: s\ndescription: s\n---\nx\n"
+	market := writeTree(t, filepath.Join(t.TempDir(), "deps"), map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"deps","owner":{"name":"o"},"plugins":[{"name":"kit","source":"./kit"},{"name":"lib","source":"./lib"}]}`,
+		"kit/.claude-plugin/plugin.json":  `{"name":"kit","version":"1.0.0","dependencies":["lib"]}`,
+		"kit/skills/s/SKILL.md":           skill,
+		"lib/.claude-plugin/plugin.json":  `{"name":"lib","version":"1.0.0"}`,
+		"lib/skills/s/SKILL.md":           skill,
+	})
+	p := newTab(t, e)
+	p.signIn()
+	p.do(chromedp.SendKeys(chromedp.CSS("#source"), market))
+	p.click("#plan-button")
+	p.visible(`#plan-cards article[data-name="lib"]`)
+	if got := p.text(`#plan-cards article[data-name="kit"] .deps`); got != "needs lib" {
+		t.Errorf("kit's card: %q", got)
+	}
+	if got := p.text(`#plan-cards article[data-name="lib"] .deps`); got != "needed by kit" {
+		t.Errorf("lib's card: %q", got)
+	}
+	p.shot("add-dependencies")
+	p.click("#install-button")
+	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
+
+	p.click(`#tabs a[data-screen="installed"]`)
+	p.click(`#installed-list article[data-name="lib"] .expander`)
+	if got := p.text(`#installed-list article[data-name="lib"] .facts`); !strings.Contains(got, "Needed by") || !strings.Contains(got, "kit") {
+		t.Errorf("lib's row: %q", got)
+	}
+	p.click(`#installed-list article[data-name="lib"] button[data-action="remove"]`)
+	p.visible("#confirm")
+	if got := p.text("#confirm-text"); !strings.Contains(got, "kit needs it and stays installed without it") {
+		t.Errorf("the question: %q", got)
+	}
+	p.click("#confirm-ok")
+	p.until("lib's row gone", `document.querySelector('#installed-list article[data-name="lib"]') === null`)
+	if _, ok := e.installed()["lib"]; ok {
+		t.Fatal("Remove did not remove lib")
+	}
+	if _, ok := e.installed()["kit"]; !ok {
+		t.Fatal("removing lib took kit")
+	}
+}

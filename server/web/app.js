@@ -592,6 +592,12 @@
     const meta = [a.source, a.commit && 'commit ' + short(a.commit), a.manifestKind && a.manifestKind + ' manifest',
       a.compatibility && 'compatibility ' + a.compatibility, a.previousCommit && 'replaces commit ' + short(a.previousCommit)].filter(Boolean);
     if (meta.length) card.append(el('p', { class: 'meta wrap', text: meta.join(' · ') }));
+    // Dependencies: what it needs, what needs it, and whether it comes in
+    // only because of that.
+    const deps = [a.dependency && 'installed as a dependency',
+      a.dependsOn && a.dependsOn.length && 'needs ' + a.dependsOn.join(', '),
+      a.dependencyOf && a.dependencyOf.length && 'needed by ' + a.dependencyOf.join(', ')].filter(Boolean);
+    if (deps.length) card.append(el('p', { class: 'meta wrap deps', text: deps.join(' · ') }));
     card.append(contributions(a, opts.open && opts.inPlan !== false));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
@@ -738,6 +744,9 @@
         p.contentDigest ? [el('dt', {}, 'Digest'), el('dd', {}, el('code', { class: 'wrap', text: p.contentDigest }))] : null,
         p.statusReason ? [el('dt', {}, 'Status'), el('dd', { text: p.statusReason })] : null,
         p.marketplace ? [el('dt', {}, 'Marketplace'), el('dd', { class: 'wrap', text: p.marketplaceName ? p.marketplaceName + ' (' + p.marketplace + ')' : p.marketplace })] : null,
+        p.dependencies && p.dependencies.length ? [el('dt', {}, 'Needs'), el('dd', { class: 'wrap', text: p.dependencies.join(', ') })] : null,
+        p.neededBy && p.neededBy.length ? [el('dt', {}, 'Needed by'), el('dd', { class: 'wrap', text: p.neededBy.join(', ') })] : null,
+        p.dependency ? [el('dt', {}, 'Installed as'), el('dd', { text: 'a dependency (pruned once nothing needs it)' })] : null,
       ));
       if (p.problems && p.problems.length) {
         body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: x }))));
@@ -834,8 +843,12 @@
     });
   }
 
-  function confirmRemove(name) {
-    return confirmDialog('Remove ' + name + '?', 'This uninstalls ' + name + ' and deletes its installed copy. A linked folder is left in place.', 'Remove');
+  function confirmRemove(name, neededBy) {
+    let text = 'This uninstalls ' + name + ' and deletes its installed copy. A linked folder is left in place.';
+    if (neededBy && neededBy.length) {
+      text += ' ' + neededBy.join(', ') + (neededBy.length === 1 ? ' needs it and stays' : ' need it and stay') + ' installed without it.';
+    }
+    return confirmDialog('Remove ' + name + '?', text, 'Remove');
   }
 
   // confirmDialog asks a question in the modal dialog, Cancel first; it
@@ -862,9 +875,11 @@
   }
 
   async function removePlugin(p) {
-    if (!(await confirmRemove(p.name))) return;
+    const needed = p.neededBy && p.neededBy.length;
+    if (!(await confirmRemove(p.name, p.neededBy))) return;
     return busyOp('installed', async () => {
-      const res = await api('DELETE', '/plugins/' + encodeURIComponent(p.name));
+      // The question named who needs it: answering it is the --force.
+      const res = await api('DELETE', '/plugins/' + encodeURIComponent(p.name) + (needed ? '?force=true' : ''));
       if (res.status !== 200) {
         notice('installed-notice', 'error', 'Could not remove ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
         return;
