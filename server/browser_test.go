@@ -28,11 +28,12 @@ const chromiumPath = "/usr/bin/chromium"
 // sharedBrowser is the one Chromium of this test binary, started on first
 // use and stopped by TestMain.
 var sharedBrowser struct {
-	once   sync.Once
-	ctx    context.Context
-	stop   func()
-	dir    string
-	reason string // why Chromium could not start
+	once    sync.Once
+	ctx     context.Context
+	stop    func()
+	dir     string
+	reason  string // why Chromium could not start
+	missing bool   // it is not installed at all (the only reason to skip)
 }
 
 func TestMain(m *testing.M) {
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 func startBrowser() {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		sharedBrowser.reason = fmt.Sprintf("%s is missing (install Debian's chromium package; .ci/run does): %v", chromiumPath, err)
+		sharedBrowser.missing = true
 		return
 	}
 	dir, err := os.MkdirTemp("", "reasonix-chromium-")
@@ -105,8 +107,12 @@ type tab struct {
 func newTab(t *testing.T, e *env) *tab {
 	t.Helper()
 	sharedBrowser.once.Do(startBrowser)
-	if sharedBrowser.ctx == nil {
+	switch {
+	case sharedBrowser.ctx == nil && sharedBrowser.missing:
 		t.Skip("browser test skipped: " + sharedBrowser.reason)
+	case sharedBrowser.ctx == nil:
+		// Installed but broken is a failure, not a reason to pass quietly.
+		t.Fatal(sharedBrowser.reason)
 	}
 	ctx, cancel := chromedp.NewContext(sharedBrowser.ctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)

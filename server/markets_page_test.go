@@ -37,7 +37,7 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 	p.signIn()
 	first := fx.market.Head("main")
 
-	p.click(`#tabs a[data-screen="marketplaces"]`)
+	p.showMarketplaces()
 	p.visible("#markets-empty")
 	p.shot("markets-empty")
 
@@ -139,7 +139,7 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 
 	// Installed → alpha → Update: the plan shows the move, the added hook
 	// and the raised risk; nothing changes before Apply.
-	p.click(`#tabs a[data-screen="installed"]`)
+	p.showInstalled()
 	p.click(`#installed-list article[data-name="alpha"] .expander`)
 	p.click(`#installed-list article[data-name="alpha"] button[data-action="update"]`)
 	p.visible(`#installed-update-cards article[data-name="alpha"]`)
@@ -206,7 +206,7 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 	// A second move, updated in bulk from the Marketplaces screen: one
 	// review for all of acme-tools' plugins.
 	second := fx.market.Commit("main", map[string]string{"plugins/alpha/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greet the user warmly\n---\nHello.\n"})
-	p.click(`#tabs a[data-screen="marketplaces"]`)
+	p.showMarketplaces()
 	p.click(`#markets-list article[data-name="acme-tools"] button[data-action="update-market"]`)
 	p.until("the second move", `document.getElementById("markets-notice").textContent.includes("to `+second[:12]+`")`)
 	if got := p.text(`#markets-list article[data-name="acme-tools"] button[data-action="update-plugins"]`); got != "Review 1 update" {
@@ -272,7 +272,7 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 	})
 	p := newTab(t, e)
 	p.signIn()
-	p.click(`#tabs a[data-screen="marketplaces"]`)
+	p.showMarketplaces()
 	p.do(chromedp.SendKeys(chromedp.CSS("#market-source"), market))
 	p.click("#market-add")
 	p.visible(`li.entry[data-name="inert"]`)
@@ -313,7 +313,7 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 	writeTree(t, filepath.Join(market, "inert"), map[string]string{
 		"hooks/hooks.json": `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"echo \"<script>window.__pwned=3</script>\""}]}]}}`,
 	})
-	p.click(`#tabs a[data-screen="installed"]`)
+	p.showInstalled()
 	p.click("#update-all")
 	p.visible(`#installed-update-cards article[data-name="inert"]`)
 	if got := p.text("#installed-update-title"); got != "Update all installed plugins" {
@@ -380,7 +380,7 @@ func TestBrowserDependencies(t *testing.T) {
 	p.click("#install-button")
 	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
 
-	p.click(`#tabs a[data-screen="installed"]`)
+	p.showInstalled()
 	p.click(`#installed-list article[data-name="lib"] .expander`)
 	if got := p.text(`#installed-list article[data-name="lib"] .facts`); !strings.Contains(got, "Needed by") || !strings.Contains(got, "kit") {
 		t.Errorf("lib's row: %q", got)
@@ -398,4 +398,20 @@ func TestBrowserDependencies(t *testing.T) {
 	if _, ok := e.installed()["kit"]; !ok {
 		t.Fatal("removing lib took kit")
 	}
+}
+
+// showMarketplaces opens the Marketplaces screen and waits until its list
+// is drawn from a fresh read: a click on a row that is about to be
+// replaced would land on whatever takes its place.
+func (p *tab) showMarketplaces() { p.t.Helper(); p.showScreen("marketplaces", "markets-list") }
+
+// showInstalled is showMarketplaces for the Installed screen.
+func (p *tab) showInstalled() { p.t.Helper(); p.showScreen("installed", "installed-list") }
+
+func (p *tab) showScreen(screen, list string) {
+	p.t.Helper()
+	before := eval[string](p, `document.getElementById(`+jsString(list)+`).dataset.reads || "0"`)
+	p.click(`#tabs a[data-screen="` + screen + `"]`)
+	p.until("the "+screen+" list", `(() => { const l = document.getElementById(`+jsString(list)+`);
+		return l.getAttribute("aria-busy") === "false" && (l.dataset.reads || "0") !== `+jsString(before)+`; })()`)
 }

@@ -430,7 +430,7 @@ func TestBrowserPluginTextIsInert(t *testing.T) {
 
 	p.click("#install-button")
 	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
-	p.click(`#tabs a[data-screen="installed"]`)
+	p.showInstalled()
 	p.click(`#installed-list article[data-name="inert"] .expander`)
 	p.visible(`#installed-list article[data-name="inert"] .prow-body`)
 	check("the Installed row", "#installed-list")

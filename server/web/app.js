@@ -684,19 +684,38 @@
   }
 
   async function loadInstalled() {
-    let res;
+    await whileReading($('installed-list'), state.installed, async () => {
+      let res;
+      try {
+        res = await api('GET', '/plugins');
+      } catch (err) {
+        report('installed-notice', err);
+        return;
+      }
+      if (res.status !== 200 || !res.body || !Array.isArray(res.body.plugins)) {
+        notice('installed-notice', 'error', 'Could not list the installed plugins: ' + errorText(res.body, 'the daemon answered ' + res.status));
+        return;
+      }
+      state.installed.plugins = res.body.plugins;
+      renderInstalled();
+    });
+  }
+
+  // whileReading marks a list busy while read redraws it (reads can
+  // overlap: a tab switch and an operation's reload), so nothing — a
+  // person's pointer or a test — acts on rows about to be replaced; the
+  // count of finished reads is its data-reads.
+  async function whileReading(box, st, read) {
+    st.reading = (st.reading || 0) + 1;
+    box.setAttribute('aria-busy', 'true');
     try {
-      res = await api('GET', '/plugins');
-    } catch (err) {
-      report('installed-notice', err);
-      return;
+      await read();
+    } finally {
+      st.reading--;
+      st.reads = (st.reads || 0) + 1;
+      box.dataset.reads = String(st.reads);
+      if (!st.reading) box.setAttribute('aria-busy', 'false');
     }
-    if (res.status !== 200 || !res.body || !Array.isArray(res.body.plugins)) {
-      notice('installed-notice', 'error', 'Could not list the installed plugins: ' + errorText(res.body, 'the daemon answered ' + res.status));
-      return;
-    }
-    state.installed.plugins = res.body.plugins;
-    renderInstalled();
   }
 
   function renderInstalled() {
@@ -1141,6 +1160,10 @@
   // that cannot be listed says why without hiding the others.
   async function loadMarkets() {
     const m = state.markets;
+    await whileReading($('markets-list'), m, () => readMarkets(m));
+  }
+
+  async function readMarkets(m) {
     let res;
     try {
       res = await api('GET', '/marketplaces');
