@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,12 +81,12 @@ func startBrowser() {
 	var (
 		ctx                    context.Context
 		cancelCtx, cancelAlloc context.CancelFunc
-		output                 bytes.Buffer
+		output                 *syncBuffer // Chromium writes from two pipes
 	)
 	for attempt := 1; attempt <= 3; attempt++ {
-		output.Reset()
+		output = &syncBuffer{}
 		var alloc context.Context
-		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.CombinedOutput(&lockedWriter{w: &output}))...)
+		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.CombinedOutput(output))...)
 		ctx, cancelCtx = chromedp.NewContext(alloc)
 		start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
 		done := make(chan error, 1)
@@ -282,18 +280,6 @@ func (p *tab) downloadsTo(dir string) {
 	if err != nil {
 		p.t.Fatalf("set download behaviour: %v", err)
 	}
-}
-
-// lockedWriter serializes Chromium's output, which arrives from two pipes.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func tail(s string, n int) string {

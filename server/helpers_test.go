@@ -251,7 +251,8 @@ func plugin(t testing.TB, parent, name, version string) string {
 	})
 }
 
-// syncBuffer is a log sink safe for concurrent handlers.
+// syncBuffer is a sink safe for concurrent writers (handlers' logs,
+// Chromium's two output pipes).
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
