@@ -22,22 +22,26 @@ import (
 
 // The README is a tour a newcomer follows in one shell, so it is tested
 // the same way: every ```sh block, in order, in ONE bash process with
-// `set -euo pipefail`, from the module root (the README says "from the
-// root of the repository"). The only thing it may write into the checkout
-// is ./reasonix, which its first command builds (and .gitignore ignores);
-// HOME and TMPDIR point into the test's temporary directory, so every
-// `mktemp -d` home and scratch folder of the README lands there.
+// `set -euo pipefail`, at the root of a throwaway copy of the checkout (the
+// README says "from the root of the repository"), where the only thing it
+// may leave is ./reasonix, which its first command builds. HOME and TMPDIR
+// point into the test's temporary directory, so every `mktemp -d` home and
+// scratch folder of the README lands there; the network is loopback only
+// (a network namespace of its own where the machine allows one, and dead
+// proxies and GitHub URLs in any case), so the remote sections must use the
+// fake GitHub they start.
 //
 // A block is left out only when the line before its fence is
 // readmeSkipMarker, an HTML comment GitHub does not show: the test command
-// (it would run this test again) and commands that need a team mirror.
+// (it would run this test again), the lines that change the reader's own
+// shell startup files, and commands that need a team mirror.
 
 const (
 	readmeSkipMarker = "<!-- readme-test: skip -->"
 	// readmeBudget bounds the README run once the packages it builds are
-	// compiled (the warm-up below pays for a cold build cache). A run takes
-	// ~30 s on a busy 2-core machine.
-	readmeBudget = 3 * time.Minute
+	// compiled (the warm-up in TestReadme pays for a cold build cache). A
+	// run takes ~30 s on a busy 2-core machine.
+	readmeBudget = 2 * time.Minute
 	// readmeBlockMark starts each block's output in the log, so a failure
 	// can be pinned on its block.
 	readmeBlockMark = "@@readme-test block "
@@ -230,11 +234,19 @@ func TestReadme(t *testing.T) {
 	// The store keeps read-only trees; make them removable for TempDir's
 	// cleanup (which runs after this one).
 	t.Cleanup(func() { makeWritable(tmp) })
-	home, tmpdir := filepath.Join(tmp, "home"), filepath.Join(tmp, "tmp")
-	for _, d := range []string{home, tmpdir} {
+	src, home, tmpdir := filepath.Join(tmp, "src"), filepath.Join(tmp, "home"), filepath.Join(tmp, "tmp")
+	for _, d := range []string{src, home, tmpdir} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A newcomer's clone: the checkout's files (working-tree content, new
+	// files included), without what is ignored, such as a ./reasonix built
+	// before. The README runs there, so it neither overwrites the
+	// developer's ./reasonix nor races another run of this test.
+	copied, err := copyCheckout(root, src)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	deadline := time.Now().Add(15 * time.Minute)
@@ -242,22 +254,27 @@ func TestReadme(t *testing.T) {
 		deadline = d.Add(-10 * time.Second)
 	}
 
-	// Compile what the README builds first, with the test's own
-	// environment (it may fetch modules the README, offline, cannot), so a
-	// cold build cache costs this step rather than the README's budget.
+	// Compile what the README builds first, with the test's own network
+	// (it may need to fetch modules; the README runs with the module proxy
+	// off), so a cold build cache costs this step rather than the README's
+	// budget. -trimpath keeps the copy's folder out of the compiler's cache
+	// keys, so this step and the README's own builds reuse what any earlier
+	// run compiled instead of compiling the module again in every new copy.
 	warm, cancelWarm := context.WithDeadline(context.Background(), deadline)
 	defer cancelWarm()
 	start := time.Now()
-	if out, err := exec.CommandContext(warm, "go", "build", "./cmd/reasonix", "./internal/fakegithub/cmd/fakegithub").CombinedOutput(); err != nil {
+	build := exec.CommandContext(warm, "go", "build", "./cmd/reasonix", "./internal/fakegithub/cmd/fakegithub")
+	build.Dir = src
+	build.Env = append(os.Environ(), readmeGoFlags, "GOTOOLCHAIN=local")
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("compiling what the README builds: %v\n%s", err, out)
 	}
-	t.Logf("compiled reasonix and the fake GitHub in %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("copied %d files and compiled reasonix and the fake GitHub in %v", len(copied), time.Since(start).Round(time.Millisecond))
 
 	env, err := readmeEnv(home, tmpdir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, gitOK := checkoutState(t, root)
 
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
@@ -282,8 +299,14 @@ func TestReadme(t *testing.T) {
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), runDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", scriptPath)
-	cmd.Dir = root
+	argv := []string{"bash", "--noprofile", "--norc", scriptPath}
+	if pre, err := loopbackOnly(ctx); err != nil {
+		t.Logf("running the README with the network it has (loopback-only guarded by the environment alone): %v", err)
+	} else {
+		argv = append(pre, argv...)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = src
 	cmd.Env = env
 	// A file, not a pipe, for its output: a server the README leaves running
 	// would hold a pipe open and hang Wait.
@@ -326,16 +349,19 @@ func TestReadme(t *testing.T) {
 		t.Fatalf("README block %d of %d (README.md:%d) failed: %s\n--- the block ---\n%s--- its output ---\n%s",
 			i+1, len(run), run[i].Line, why, run[i].Text, tail(blockOutput(out, i), 16<<10))
 	}
-	if gitOK {
-		if after, ok := checkoutState(t, root); ok {
-			for p := range after {
-				if !before[p] && p != "reasonix" {
-					t.Errorf("the README wrote %s into the checkout (only ./reasonix is allowed; use a mktemp -d folder)", p)
-				}
-			}
-		}
+	left, err := strayFiles(src, copied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range left {
+		t.Errorf("the README leaves %s in the checkout (only ./reasonix may be; use a mktemp -d folder)", p)
 	}
 }
+
+// readmeGoFlags is the go command's flags for every build of the README
+// test (see the warm-up in TestReadme); -buildvcs=false because the copy
+// may sit inside some unrelated repository.
+const readmeGoFlags = "GOFLAGS=-trimpath -buildvcs=false"
 
 // readmeEnv is a fresh shell's environment for the README: the caller's,
 // without anything that would point reasonix at a real home, token, mirror
@@ -352,8 +378,9 @@ func readmeEnv(home, tmpdir string) ([]string, error) {
 	}
 	drop := func(k string) bool {
 		switch strings.ToUpper(k) {
-		case "HOME", "TMPDIR", "GITHUB_TOKEN", "GH_TOKEN", "BASH_ENV", "ENV", "CDPATH", "GOPROXY", "GOTOOLCHAIN",
-			"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE":
+		case "HOME", "TMPDIR", "GITHUB_TOKEN", "GH_TOKEN", "BASH_ENV", "ENV", "CDPATH", "GOPROXY", "GOTOOLCHAIN", "GOFLAGS",
+			"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+			"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM":
 			return true
 		}
 		return strings.HasPrefix(k, "REASONIX_")
@@ -367,14 +394,126 @@ func readmeEnv(home, tmpdir string) ([]string, error) {
 	return append(env,
 		"HOME="+home, "TMPDIR="+tmpdir,
 		"GOCACHE="+vals[0], "GOMODCACHE="+vals[1], "GOPATH="+vals[2], "GOENV="+vals[3],
-		"GOPROXY=off", "GOTOOLCHAIN=local",
+		readmeGoFlags, "GOPROXY=off", "GOTOOLCHAIN=local",
 		// A section that forgets to point github.com at its fake, or any
-		// other remote, fails here instead of reaching the internet.
+		// other remote, fails here instead of reaching the internet (where
+		// loopbackOnly could not cut the network off altogether).
 		"REASONIX_GITHUB_URL="+readmeDeadAddr, "REASONIX_GITHUB_API_URL="+readmeDeadAddr+"/api/v3",
 		"http_proxy="+readmeDeadAddr, "https_proxy="+readmeDeadAddr, "all_proxy="+readmeDeadAddr,
 		"HTTP_PROXY="+readmeDeadAddr, "HTTPS_PROXY="+readmeDeadAddr, "ALL_PROXY="+readmeDeadAddr,
 		"no_proxy=127.0.0.1,localhost,::1", "NO_PROXY=127.0.0.1,localhost,::1",
 	), nil
+}
+
+// loopbackOnly returns the command prefix that runs a command in a network
+// namespace of its own with only loopback up (util-linux unshare, as the
+// namespace's root through a user namespace, and iproute2's ip): whatever
+// the README does, nothing leaves the machine. The error says why not when
+// the machine does not allow it (no unshare or ip, user namespaces off).
+func loopbackOnly(ctx context.Context) ([]string, error) {
+	pre := []string{"unshare", "--net", "--map-root-user", "sh", "-c", `ip link set lo up && exec "$@"`, "sh"}
+	for _, tool := range []string{"unshare", "ip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, err
+		}
+	}
+	probe := exec.CommandContext(ctx, pre[0], append(pre[1:], "true")...)
+	if out, err := probe.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", strings.Join(pre[:3], " "), err, strings.TrimSpace(string(out)))
+	}
+	return pre, nil
+}
+
+// copyCheckout copies the checkout at root into dst as a clone would have
+// it: with git, the tracked files as they are in the working tree and the
+// untracked ones that are not ignored; in a source archive (no git), every
+// file but ./reasonix. It returns the copied paths, relative and
+// slash-separated.
+func copyCheckout(root, dst string) (map[string]bool, error) {
+	var paths []string
+	ls := exec.Command("git", "--no-optional-locks", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	ls.Dir = root
+	if out, err := ls.Output(); err == nil {
+		for _, p := range strings.Split(string(out), "\x00") {
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+	} else {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			switch {
+			case d.IsDir() && d.Name() == ".git":
+				return filepath.SkipDir
+			case d.IsDir() || rel == "reasonix":
+				return nil
+			}
+			paths = append(paths, filepath.ToSlash(rel))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", root, err)
+		}
+	}
+	copied := map[string]bool{}
+	for _, p := range paths {
+		from, to := filepath.Join(root, p), filepath.Join(dst, p)
+		fi, err := os.Lstat(from)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // tracked, deleted in the working tree
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return nil, err
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, err := os.Readlink(from)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.Symlink(target, to); err != nil {
+				return nil, err
+			}
+		case fi.Mode().IsRegular():
+			data, err := os.ReadFile(from)
+			if err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(to, data, fi.Mode().Perm()); err != nil {
+				return nil, err
+			}
+		default:
+			continue // a submodule's folder, a socket: nothing a clone has as a file
+		}
+		copied[p] = true
+	}
+	return copied, nil
+}
+
+// strayFiles lists the files under dir, relative and slash-separated, that
+// are neither in copied nor ./reasonix.
+func strayFiles(dir string, copied map[string]bool) ([]string, error) {
+	var stray []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if rel = filepath.ToSlash(rel); !copied[rel] && rel != "reasonix" {
+			stray = append(stray, rel)
+		}
+		return nil
+	})
+	return stray, err
 }
 
 // readmeMarks reads the block marks in the log: how many blocks started
@@ -470,27 +609,6 @@ func liveGroupMembers(pgid int) []string {
 		left = append(left, fmt.Sprintf("pid %d: %s", pid, strings.TrimSpace(strings.ReplaceAll(string(cmdline), "\x00", " "))))
 	}
 	return left
-}
-
-// checkoutState is the set of paths git reports as changed, untracked or
-// ignored in the checkout; ok is false when root is not a git checkout (a
-// source archive), where the check is not possible.
-func checkoutState(t *testing.T, root string) (paths map[string]bool, ok bool) {
-	t.Helper()
-	cmd := exec.Command("git", "--no-optional-locks", "status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=all")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Logf("not checking what the README writes into the checkout: git status: %v", err)
-		return nil, false
-	}
-	paths = map[string]bool{}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		if len(rec) > 3 {
-			paths[rec[3:]] = true
-		}
-	}
-	return paths, true
 }
 
 // makeWritable gives the owner write access to every directory under dir,
