@@ -65,7 +65,7 @@ never overwritten unless --force.`,
 				fmt.Fprintf(m.Stdout, "credentials stripped from %s\n", safeText(f))
 			}
 			if len(info.RequiredEnv) > 0 {
-				fmt.Fprintf(m.Stdout, "whoever installs it must set: %s\n", safeText("["+strings.Join(info.RequiredEnv, " ")+"]"))
+				fmt.Fprintf(m.Stdout, "whoever installs it must set: %s\n", safeText(strings.Join(info.RequiredEnv, ", ")))
 			}
 			return nil
 		},

@@ -42,7 +42,7 @@ named on stderr.`,
 				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
 					// The same plan, readable, on the terminal; stdout keeps
 					// the JSON for scripts.
-					writeReview(m.Stderr, resp, approveCommand(args[0], req, resp.PlanID))
+					writeReview(m.Stderr, resp, approveCommand(m.prog(), args[0], req, resp.PlanID))
 				} else if resp != nil {
 					fullTrustBanner(m.Stderr, resp)
 				}

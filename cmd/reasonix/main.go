@@ -23,6 +23,10 @@ type Main struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Prog is how the user ran this binary, for the commands a review
+	// suggests: "./reasonix" when run by a relative path (so pasting the
+	// suggestion runs the same binary); "" means "reasonix".
+	Prog string
 
 	// terminal, when set, says whether w is a terminal (tests); nil checks
 	// the file descriptor.
@@ -169,7 +173,7 @@ func main() {
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Prog: progName(os.Args[0])}
 	code := m.Run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -298,8 +299,8 @@ func repeatsAction(warn string, other []installer.Action) bool {
 // approveCommand is the install command line that applies exactly the plan
 // of req, as reviewed: the same source and the flags that shape the plan,
 // with --yes and --plan-id.
-func approveCommand(source string, req installer.Request, planID string) []string {
-	args := []string{"reasonix", "plugin", "install", source}
+func approveCommand(prog, source string, req installer.Request, planID string) []string {
+	args := []string{prog, "plugin", "install", source}
 	if req.Name != "" {
 		args = append(args, "--name", req.Name)
 	}
@@ -317,8 +318,8 @@ func approveCommand(source string, req installer.Request, planID string) []strin
 // approveUpdateCommand is the update command line that applies exactly the
 // reviewed update plan: the same plugins (or --all and --marketplace) and
 // the flags that shape the plan, with --yes and --plan-id.
-func approveUpdateCommand(ur installer.UpdateRequest, req installer.Request, planID string) []string {
-	args := []string{"reasonix", "plugin", "update"}
+func approveUpdateCommand(prog string, ur installer.UpdateRequest, req installer.Request, planID string) []string {
+	args := []string{prog, "plugin", "update"}
 	if ur.All {
 		args = append(args, "--all")
 		if ur.Marketplace != "" {
@@ -336,6 +337,26 @@ func approveUpdateCommand(ur installer.UpdateRequest, req installer.Request, pla
 		}
 	}
 	return append(args, "--yes", "--plan-id", planID)
+}
+
+// progName is the program name a suggested command should start with:
+// argv0 itself when it is a relative path ("./reasonix", "bin/reasonix"),
+// which the user can paste back; otherwise "reasonix" (found on PATH, or an
+// absolute path such as go run's temporary binary, which is no better to
+// suggest).
+func progName(argv0 string) string {
+	if strings.ContainsRune(argv0, '/') && !filepath.IsAbs(argv0) {
+		return argv0
+	}
+	return "reasonix"
+}
+
+// prog is the program name for suggested commands.
+func (m *Main) prog() string {
+	if m.Prog == "" {
+		return "reasonix"
+	}
+	return m.Prog
 }
 
 // shellJoin quotes args for a POSIX shell: words of safe characters as

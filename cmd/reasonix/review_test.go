@@ -50,7 +50,7 @@ func TestWriteReview(t *testing.T) {
 		Warnings: []string{"skipped npm-one: marketplace entry \"npm-one\": npm sources are not supported", "the marketplace names no owner"},
 	}
 	var b bytes.Buffer
-	writeReview(&b, resp, approveCommand("https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID))
+	writeReview(&b, resp, approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID))
 	out := b.String()
 	t.Log("\n" + out)
 
@@ -97,7 +97,7 @@ func TestWriteReview(t *testing.T) {
 	b.Reset()
 	refused := &installer.Response{OK: false, Status: installer.StatusRefused, Source: "/x", Actions: resp.Actions[2:4],
 		Err: plugind.Errorf(plugind.CodeBlocked, "none of the 2 plugins in /x can be installed")}
-	writeReview(&b, refused, approveCommand("/x", installer.Request{}, "p"))
+	writeReview(&b, refused, approveCommand("reasonix", "/x", installer.Request{}, "p"))
 	if !strings.Contains(b.String(), "This plan cannot be installed: none of the 2 plugins") || strings.Contains(b.String(), "--yes") {
 		t.Errorf("refused review:\n%s", b.String())
 	}
@@ -210,7 +210,7 @@ func TestWriteUpdateReview(t *testing.T) {
 		Warnings: []string{},
 	}
 	var b bytes.Buffer
-	writeUpdateReview(&b, resp, approveUpdateCommand(installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))
+	writeUpdateReview(&b, resp, approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))
 	out := b.String()
 	t.Log("\n" + out)
 	for _, want := range []string{
@@ -243,7 +243,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Up to date: said plainly, with no command to run.
 	b.Reset()
 	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
-	writeUpdateReview(&b, upToDate, approveUpdateCommand(installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))
+	writeUpdateReview(&b, upToDate, approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))
 	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
 		t.Errorf("up-to-date review:\n%s", got)
 	}
@@ -251,7 +251,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Refused before any plan: the reason, no command.
 	b.Reset()
 	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
-	writeUpdateReview(&b, refused, approveUpdateCommand(installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))
+	writeUpdateReview(&b, refused, approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))
 	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
 		t.Errorf("refused review:\n%s", got)
 	}
@@ -268,7 +268,7 @@ func TestApproveUpdateCommand(t *testing.T) {
 		{installer.UpdateRequest{All: true}, installer.Request{AllowUnpinned: true, Refresh: true}, "reasonix plugin update --all --allow-unpinned --refresh --yes --plan-id P"},
 		{installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, "reasonix plugin update --all --marketplace acme --offline --yes --plan-id P"},
 	} {
-		if got := shellJoin(approveUpdateCommand(c.ur, c.req, "P")); got != c.want {
+		if got := shellJoin(approveUpdateCommand("reasonix", c.ur, c.req, "P")); got != c.want {
 			t.Errorf("%+v %+v: %q, want %q", c.ur, c.req, got, c.want)
 		}
 	}
@@ -350,5 +350,25 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 	again := runReview(t, home, true, "plugin", "update", "one", "--dry-run")
 	if again.code != 0 || !strings.Contains(again.stderr, "up to date (1): one") || !strings.Contains(again.stderr, "Everything is up to date") || strings.Contains(again.stderr, "--plan-id") {
 		t.Fatalf("up-to-date review: exit %d\n%s", again.code, again.stderr)
+	}
+}
+
+// TestSuggestedCommandRunsTheSameBinary: a review's approve line starts
+// with the name the user typed when pasting it back runs the same binary.
+func TestSuggestedCommandRunsTheSameBinary(t *testing.T) {
+	for _, c := range []struct{ argv0, want string }{
+		{"reasonix", "reasonix"},
+		{"./reasonix", "./reasonix"},
+		{"bin/reasonix", "bin/reasonix"},
+		{"/usr/local/bin/reasonix", "reasonix"},
+		{"/tmp/go-build123/b001/exe/reasonix", "reasonix"},
+	} {
+		if got := progName(c.argv0); got != c.want {
+			t.Errorf("progName(%q) = %q, want %q", c.argv0, got, c.want)
+		}
+	}
+	got := shellJoin(approveCommand(progName("./reasonix"), "./p", installer.Request{}, "P"))
+	if want := "./reasonix plugin install ./p --yes --plan-id P"; got != want {
+		t.Errorf("approve line %q, want %q", got, want)
 	}
 }

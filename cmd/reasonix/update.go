@@ -59,7 +59,7 @@ the plan that was shown.`,
 				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
 					// The same plan, readable, on the terminal; stdout keeps
 					// the JSON for scripts.
-					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(ur, req, resp.PlanID))
+					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(m.prog(), ur, req, resp.PlanID))
 				} else if resp != nil {
 					fullTrustBanner(m.Stderr, resp)
 				}
