@@ -155,6 +155,10 @@ every new one. It completes both "reasonix" and "./reasonix".`,
 			case "bash":
 				if err = root.GenBashCompletionV2(&buf, true); err == nil {
 					fmt.Fprintln(&buf, "complete -o default -F __start_reasonix ./reasonix")
+					// cobra's script needs bash-completion's helpers at Tab time;
+					// without them Tab prints "command not found". Say so when
+					// the script is loaded instead.
+					fmt.Fprintln(&buf, bashCompletionCheck)
 				}
 			case "zsh":
 				if err = root.GenZshCompletion(&buf); err == nil {
@@ -176,3 +180,9 @@ every new one. It completes both "reasonix" and "./reasonix".`,
 	}
 	return cmd
 }
+
+// bashCompletionCheck warns, when the bash script is loaded, that the
+// bash-completion package it relies on is not.
+const bashCompletionCheck = `if ! declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+    echo "reasonix completion: load bash-completion first (Debian: apt install bash-completion; then source /usr/share/bash-completion/bash_completion)" >&2
+fi`

@@ -213,6 +213,15 @@ func TestCompletion(t *testing.T) {
 	if bash.code != 0 || !strings.Contains(bash.stdout, "complete -o default -F __start_reasonix ./reasonix") {
 		t.Fatalf("completion bash does not complete ./reasonix: %d", bash.code)
 	}
+	// Loaded without bash-completion, the script says what is missing
+	// (cobra's functions would fail at Tab time with "command not found").
+	if _, err := exec.LookPath("bash"); err == nil {
+		sh := exec.Command("bash", "--norc", "--noprofile", "-c", bash.stdout)
+		out, err := sh.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "load bash-completion first") {
+			t.Errorf("bash without bash-completion: %v, %q", err, out)
+		}
+	}
 }
 
 // TestTextOutputStreams: list shows 12-hex commits, no full SHA, and its
