@@ -120,14 +120,14 @@ func counts(p installer.PluginInfo) string {
 	var parts []string
 	add := func(n int, what string) {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+			parts = append(parts, plural(n, what))
 		}
 	}
-	add(len(p.Skills), "skills")
-	add(len(p.Commands), "commands")
-	add(len(p.Agents), "agents")
-	add(len(p.Hooks), "hooks")
-	add(len(p.MCPServers), "mcp")
+	add(len(p.Skills), "skill")
+	add(len(p.Commands), "command")
+	add(len(p.Agents), "agent")
+	add(len(p.Hooks), "hook")
+	add(len(p.MCPServers), "MCP server")
 	if p.Runtime != nil {
 		parts = append(parts, "runtime")
 	}

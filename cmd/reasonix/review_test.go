@@ -372,3 +372,18 @@ func TestSuggestedCommandRunsTheSameBinary(t *testing.T) {
 		t.Errorf("approve line %q, want %q", got, want)
 	}
 }
+
+// TestListCounts: the CAPABILITIES column counts in words (one skill, two
+// hooks), never "1 skills".
+func TestListCounts(t *testing.T) {
+	p := installer.PluginInfo{}
+	if got := counts(p); got != "-" {
+		t.Errorf("nothing: %q", got)
+	}
+	p.Skills = make([]manifest.Skill, 1)
+	p.Hooks = make([]manifest.Hook, 2)
+	p.MCPServers = make([]manifest.MCPServer, 1)
+	if got, want := counts(p), "1 skill, 2 hooks, 1 MCP server"; got != want {
+		t.Errorf("counts = %q, want %q", got, want)
+	}
+}
