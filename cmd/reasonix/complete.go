@@ -36,7 +36,7 @@ func (m *Main) completeInstalled(keep func(installer.Entry) bool) cobra.Completi
 		}
 		var out []cobra.Completion
 		for _, e := range reg.Plugins {
-			if strings.HasPrefix(e.Name, toComplete) && (keep == nil || keep(e)) {
+			if strings.HasPrefix(e.Name, toComplete) && (keep == nil || keep(e)) && completable(e.Name) {
 				out = append(out, cobra.CompletionWithDesc(e.Name, oneLine(e.Description)))
 			}
 		}
@@ -64,8 +64,8 @@ func (m *Main) knownMarketplaces(prefix string) []cobra.Completion {
 	}
 	var out []cobra.Completion
 	for _, k := range known.Marketplaces {
-		if strings.HasPrefix(k.Name, prefix) {
-			out = append(out, cobra.CompletionWithDesc(k.Name, k.Source))
+		if strings.HasPrefix(k.Name, prefix) && completable(k.Name) {
+			out = append(out, cobra.CompletionWithDesc(k.Name, oneLine(k.Source)))
 		}
 	}
 	return out
@@ -112,7 +112,7 @@ func (m *Main) marketEntries(ctx context.Context, prefix string) []cobra.Complet
 				continue
 			}
 			word := e.Name + "@" + market
-			if strings.HasPrefix(word, prefix) {
+			if strings.HasPrefix(word, prefix) && completable(word) {
 				out = append(out, cobra.CompletionWithDesc(word, oneLine(e.Description)))
 			}
 		}
@@ -126,12 +126,27 @@ func (m *Main) home() (installer.Home, error) {
 	return installer.Home{Dir: dir}, err
 }
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 60 {
-		s = s[:57] + "..."
+// oneLine is a completion's description: what the shell shows beside a
+// word. It comes from a plugin or a marketplace, so it is escaped and
+// masked like any text output (a description must not drive the terminal
+// while the user presses Tab) and cut to one short row.
+func oneLine(s string) string { return safeLine(s, 60) }
+
+// completable reports whether word may be offered for insertion into the
+// user's command line: only what the user could have typed safely — no
+// blanks, quotes, control or escape characters, nothing the shell would
+// read as syntax. Names that are not (a hostile marketplace's) are left out
+// rather than escaped, since an escaped word is a different name.
+func completable(word string) bool {
+	if word == "" || safeText(word) != word {
+		return false
 	}
-	return s
+	for _, r := range word {
+		if r <= ' ' || strings.ContainsRune("\\\"'`$;&|<>(){}[]*?!#~", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // completionCommand replaces cobra's default one so the scripts also
