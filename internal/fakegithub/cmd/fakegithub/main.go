@@ -13,6 +13,14 @@
 //	fakegithub -plain-git -git-repo team/tools=./dir -git-repo group/sub/tools=./other
 //	git clone http://127.0.0.1:PORT/group/sub/tools.git
 //
+// -bare serves an existing git repository with its real history (every
+// branch, tag and commit SHA as they are), so a real marketplace whose
+// entries pin commits of other real repositories can be served with those
+// pins intact:
+//
+//	fakegithub -bare anthropics/claude-plugins-official=/path/to/repo.git \
+//	           -bare obra/superpowers=/path/to/superpowers/.git
+//
 // Once every repository is served the command prints, as its last line on
 // stdout, "fakegithub: listening on http://127.0.0.1:PORT", and with
 // -ready-file writes that URL (and a newline) to the file, atomically, so a
@@ -102,6 +110,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 	fs.Var(&repos, "repo", "OWNER/NAME=DIR: serve DIR's files as one commit on main (repeatable)")
 	var gitRepos gitRepoFlags
 	fs.Var(&gitRepos, "git-repo", "PATH=DIR: serve DIR's files as one commit on main at PATH, e.g. group/sub/tools with -plain-git, OWNER/NAME otherwise (repeatable)")
+	var bares gitRepoFlags
+	fs.Var(&bares, "bare", "PATH=GITDIR: serve the git repository GITDIR (bare, or a work tree) at PATH with its real history, refs and default branch (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -134,13 +144,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		all = append(all, gitRepoSpec{path: r.owner + "/" + r.name, dir: r.dir})
 	}
 	all = append(all, gitRepos...)
-	served := make([]*fakegithub.Repo, 0, len(all))
+	served := make([]*fakegithub.Repo, 0, len(all)+len(bares))
 	for _, r := range all {
 		repo, sha, err := s.ImportDirAt(r.path, r.dir)
 		if err != nil {
 			return fmt.Errorf("%s=%s: %w", r.path, r.dir, err)
 		}
 		logger.Info("imported", "repo", repo.Path(), "dir", r.dir, "branch", "main", "commit", sha)
+		served = append(served, repo)
+	}
+	for _, b := range bares {
+		repo, err := s.ImportGitDir(b.path, b.dir)
+		if err != nil {
+			return fmt.Errorf("-bare %s=%s: %w", b.path, b.dir, err)
+		}
+		logger.Info("imported git", "repo", repo.Path(), "gitdir", b.dir, "default_branch", repo.DefaultBranch())
 		served = append(served, repo)
 	}
 	if *readyFile != "" {

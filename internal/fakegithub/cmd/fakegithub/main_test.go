@@ -108,6 +108,8 @@ func TestRunRejects(t *testing.T) {
 		"bad plain path":     {"-plain-git", "-git-repo", "group/../tools=" + t.TempDir()},
 		"ready file nowhere": {"-ready-file", filepath.Join(t.TempDir(), "no", "such", "dir", "url")},
 		"stray argument":     {"extra"},
+		"bad bare spec":      {"-bare", "acme/tools"},
+		"bare not git":       {"-bare", "acme/tools=" + t.TempDir()},
 	}
 	for name, args := range tests {
 		err := run(context.Background(), args, io.Discard, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -212,6 +214,49 @@ func TestRunGitHubReadyLineLast(t *testing.T) {
 		"# try: reasonix plugin install git:github.com/acme/tools --dry-run", "fakegithub: listening on " + url}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("stdout = %q, want %q", lines, want)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunServesBareWithItsHistory(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
+			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.test", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.test")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "--quiet", "--initial-branch=develop", ".")
+	git("commit", "--quiet", "--allow-empty", "-m", "one")
+	pinned := git("rev-parse", "HEAD")
+	git("commit", "--quiet", "--allow-empty", "-m", "two")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, done := startRun(t, ctx, []string{"-dir", t.TempDir(), "-bare", "acme/real=" + filepath.Join(src, ".git")})
+	url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+	if !strings.Contains(strings.Join(lines, "\n"), "# try: reasonix plugin install git:github.com/acme/real --dry-run") {
+		t.Fatalf("stdout = %q", lines)
+	}
+	for path, want := range map[string]string{"/commits/" + pinned: pinned, "": "develop"} {
+		resp, err := http.Get(url + "/api/v3/repos/acme/real" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"`+want+`"`) {
+			t.Fatalf("GET repos/acme/real%s: %d, body lacks %q: %.200s", path, resp.StatusCode, want, body)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {
