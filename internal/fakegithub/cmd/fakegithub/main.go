@@ -21,6 +21,14 @@
 //	fakegithub -bare anthropics/claude-plugins-official=/path/to/repo.git \
 //	           -bare obra/superpowers=/path/to/superpowers/.git
 //
+// A partial clone (git clone --filter=blob:none, as Claude Code makes of a
+// git-subdir entry's repository) fetches trees and blobs by SHA later, which
+// GitHub serves; the fake by default serves commits only, as git's
+// allowReachableSHA1InWant does. -serve-any-wants serves any object it has
+// by SHA, so such clients work against it:
+//
+//	fakegithub -serve-any-wants -bare amd/skills=/path/to/skills.git
+//
 // Once every repository is served the command prints, as its last line on
 // stdout, "fakegithub: listening on http://127.0.0.1:PORT", and with
 // -ready-file writes that URL (and a newline) to the file, atomically, so a
@@ -105,6 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 	addr := fs.String("addr", "127.0.0.1:0", "listen address; loopback only")
 	dir := fs.String("dir", "", "directory for the bare repositories (default: a temporary directory removed on exit)")
 	plain := fs.Bool("plain-git", false, "serve a plain git host (no REST API, no archives, repository paths of any depth) instead of GitHub")
+	anyWants := fs.Bool("serve-any-wants", false, "serve any object by SHA over git, trees and blobs too (git's uploadpack.allowAnySHA1InWant), as GitHub does for partial clones")
 	readyFile := fs.String("ready-file", "", "once serving, write the server URL to this file (removed on exit)")
 	var repos repoFlags
 	fs.Var(&repos, "repo", "OWNER/NAME=DIR: serve DIR's files as one commit on main (repeatable)")
@@ -139,6 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		return err
 	}
 	defer s.Close()
+	s.ServeUnreachableWants(*anyWants)
 	all := make([]gitRepoSpec, 0, len(repos)+len(gitRepos))
 	for _, r := range repos {
 		all = append(all, gitRepoSpec{path: r.owner + "/" + r.name, dir: r.dir})

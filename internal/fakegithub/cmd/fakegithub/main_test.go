@@ -263,3 +263,48 @@ func TestRunServesBareWithItsHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunServeAnyWants: a partial clone's lazy fetch of a blob by SHA (what
+// Claude Code's git-subdir installs do) is refused by default and served
+// with -serve-any-wants.
+func TestRunServeAnyWants(t *testing.T) {
+	t.Parallel()
+	plugin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugin, "SKILL.md"), []byte("lazy blob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		flags  []string
+		wantOK bool
+	}{
+		{"default refuses a blob want", nil, false},
+		{"serve-any-wants serves it", []string{"-serve-any-wants"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			args := append([]string{"-dir", t.TempDir(), "-repo", "acme/tools=" + plugin}, tt.flags...)
+			lines, done := startRun(t, ctx, args)
+			url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+			clone := filepath.Join(t.TempDir(), "c")
+			git := func(args ...string) ([]byte, error) {
+				cmd := exec.Command("git", args...)
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
+				return cmd.CombinedOutput()
+			}
+			if out, err := git("clone", "--quiet", "--filter=blob:none", "--no-checkout", url+"/acme/tools.git", clone); err != nil {
+				t.Fatalf("partial clone: %v\n%s", err, out)
+			}
+			out, err := git("-C", clone, "cat-file", "-p", "HEAD:SKILL.md")
+			if got := err == nil && string(out) == "lazy blob\n"; got != tt.wantOK {
+				t.Errorf("lazy fetch of SKILL.md: ok=%t (err %v, output %q), want ok=%t", got, err, out, tt.wantOK)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
