@@ -49,6 +49,7 @@
 #                          is not served (by default it tries relative entries and
 #                          those of served repositories only: each claude process
 #                          takes seconds, and an unserved one is a 404 on both sides)
+#   --only NAME,NAME       Claude tries only these entries (the report still lists all)
 #   --reasonix-flag FLAG   pass FLAG to reasonix's install too, e.g. --allow-unpinned (repeatable)
 # Claude adds the marketplace as OWNER/NAME and installs each entry with
 # `claude plugin install ENTRY@MARKET`; its throwaway HOME's .gitconfig
@@ -75,7 +76,7 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
-REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY=
 BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -92,6 +93,7 @@ while [ $# -gt 0 ]; do
     --out) OUT=${2:?}; shift 2 ;;
     --no-netns) NETNS=0; shift ;;
     --claude-all) CLAUDE_ALL=1; shift ;;
+    --only) ONLY=${2:?}; shift 2 ;;
     --reasonix-flag) RX_FLAGS+=("${2:?}"); shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
@@ -495,6 +497,15 @@ real_main() {
   else
     tried=$("$BIN/sidebyside" names -served "$(IFS=,; echo "${served[*]}")" "$WORK/marketplace.json")
   fi
+  # A lookup table, not `printf | grep -q`: under pipefail grep's early exit
+  # can fail the pipeline with SIGPIPE and drop an entry.
+  local -A is_tried=()
+  while IFS= read -r name; do [ -z "$name" ] || is_tried[$name]=1; done <<<"$tried"
+  if [ -n "$ONLY" ]; then
+    local -A only=()
+    for name in ${ONLY//,/ }; do only[$name]=1; done
+    for name in "${!is_tried[@]}"; do [ -n "${only[$name]:-}" ] || unset "is_tried[$name]"; done
+  fi
   say "serving $(( ${#args[@]} / 2 )) repositories through the fake (copying their history)"
   t0=$(now_ms)
   # Claude clones a git-subdir entry's repository partially and fetches its
@@ -523,8 +534,12 @@ EOF
     else
       while IFS= read -r name; do
         [ -n "$name" ] || continue
-        if ! printf '%s\n' "$tried" | grep -qxF -- "$name"; then
-          echo "not tried: the entry's repository is not served by the fake (--claude-all tries it)" >"$WORK/claude-logs/$name.log"
+        if [ -z "${is_tried[$name]:-}" ]; then
+          if [ -n "$ONLY" ]; then
+            echo "not tried: not in --only" >"$WORK/claude-logs/$name.log"
+          else
+            echo "not tried: the entry's repository is not served by the fake (--claude-all tries it)" >"$WORK/claude-logs/$name.log"
+          fi
           continue
         fi
         n_all=$((n_all + 1))

@@ -243,7 +243,10 @@ func readReasonix(home, respPath string) (map[string]outcome, error) {
 		} `json:"actions"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return nil, fmt.Errorf("reasonix response %s: %w", respPath, err)
+		// A killed or crashed reasonix leaves no response: every entry it
+		// did not install says so, rather than the report going missing.
+		out[""] = outcome{Reason: fmt.Sprintf("no reasonix response (%s: %v)", respPath, err)}
+		return out, nil
 	}
 	for _, a := range resp.Actions {
 		o := out[a.Name]
@@ -315,9 +318,16 @@ type fileInfo struct {
 	Size int64
 }
 
+// claudeRuntimeDirs are folders Claude Code writes into an installed
+// plugin's root while it runs, not part of what it installed: .in_use holds
+// one {"pid","procStart"} file per claude process that loaded the plugin
+// (every later `claude plugin install` adds one to each installed plugin).
+var claudeRuntimeDirs = map[string]bool{".in_use": true}
+
 // snapshotTree describes every non-directory entry below root by its
 // slash-separated relative path. Directories are implied by their contents:
-// git records none, so an empty one says nothing about the plugin.
+// git records none, so an empty one says nothing about the plugin. Claude's
+// runtime folders at the root are left out.
 func snapshotTree(root string) (map[string]fileInfo, error) {
 	out := map[string]fileInfo{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -325,6 +335,9 @@ func snapshotTree(root string) (map[string]fileInfo, error) {
 			return err
 		}
 		if d.IsDir() {
+			if path != root && filepath.Dir(path) == root && claudeRuntimeDirs[d.Name()] {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		rel, err := filepath.Rel(root, path)
@@ -387,9 +400,18 @@ func diffTrees(c, r map[string]fileInfo) []string {
 	}
 	sort.Strings(paths)
 	var out []string
+	gitOnly := map[string]int{} // side -> files of a root .git/ only it has
 	for _, p := range paths {
 		a, inC := c[p]
 		b, inR := r[p]
+		if strings.HasPrefix(p, gitDirPrefix) && inC != inR {
+			if inC {
+				gitOnly["claude"]++
+			} else {
+				gitOnly["reasonix"]++
+			}
+			continue
+		}
 		switch {
 		case !inR:
 			out = append(out, "only claude: "+p)
@@ -409,11 +431,31 @@ func diffTrees(c, r map[string]fileInfo) []string {
 			out = append(out, fmt.Sprintf("exec: %s (only %s +x)", p, who))
 		}
 	}
+	for _, side := range []string{"claude", "reasonix"} {
+		if n := gitOnly[side]; n > 0 {
+			out = append(out, fmt.Sprintf("only %s: %s (%d files)", side, gitDirPrefix, n))
+		}
+	}
 	return out
 }
 
+// gitDirPrefix is a git directory at the plugin's root. Claude Code installs
+// a url entry by cloning it into its cache and keeps the clone's .git; one
+// side having it is one line in the report, not hundreds.
+const gitDirPrefix = ".git/"
+
+// onlyGitDir reports whether every difference is a root .git/ one side has.
+func onlyGitDir(diffs []string) bool {
+	for _, d := range diffs {
+		if !strings.HasSuffix(d, " files)") || !strings.Contains(d, ": "+gitDirPrefix+" (") {
+			return false
+		}
+	}
+	return len(diffs) > 0
+}
+
 func printReport(w io.Writer, mkt string, rows []row, maxFiles int) {
-	var both, identical, onlyC, onlyR, neither, problems int
+	var both, identical, gitOnly, onlyC, onlyR, neither, problems int
 	kinds := map[string][4]int{} // kind -> entries, both, identical, neither
 	for _, r := range rows {
 		k := kinds[r.Entry.Kind]
@@ -422,9 +464,12 @@ func printReport(w io.Writer, mkt string, rows []row, maxFiles int) {
 		case r.Compared:
 			both++
 			k[1]++
-			if len(r.Diffs) == 0 {
+			switch {
+			case len(r.Diffs) == 0:
 				identical++
 				k[2]++
+			case onlyGitDir(r.Diffs):
+				gitOnly++
 			}
 		case r.CompareProblem != "":
 			problems++
@@ -438,9 +483,9 @@ func printReport(w io.Writer, mkt string, rows []row, maxFiles int) {
 		}
 		kinds[r.Entry.Kind] = k
 	}
-	fmt.Fprintf(w, "Marketplace %s: %d entries. Installed by both: %d (%d identical file by file, %d differing); "+
-		"only Claude: %d; only reasonix: %d; neither: %d; not comparable: %d\n\n",
-		mkt, len(rows), both, identical, both-identical, onlyC, onlyR, neither, problems)
+	fmt.Fprintf(w, "Marketplace %s: %d entries. Installed by both: %d (%d identical file by file, %d identical but for "+
+		"a .git/ only one has, %d differing otherwise); only Claude: %d; only reasonix: %d; neither: %d; not comparable: %d\n\n",
+		mkt, len(rows), both, identical, gitOnly, both-identical-gitOnly, onlyC, onlyR, neither, problems)
 	kindNames := make([]string, 0, len(kinds))
 	for k := range kinds {
 		kindNames = append(kindNames, k)
@@ -463,6 +508,8 @@ func printReport(w io.Writer, mkt string, rows []row, maxFiles int) {
 		switch {
 		case r.Compared && len(r.Diffs) == 0:
 			ident, detail = "yes", fmt.Sprintf("%d/%d", r.ClaudeFiles, r.ReasonixFiles)
+		case r.Compared && onlyGitDir(r.Diffs):
+			ident, detail = "but .git", fmt.Sprintf("%d/%d, %s", r.ClaudeFiles, r.ReasonixFiles, strings.Join(r.Diffs, "; "))
 		case r.Compared:
 			ident = "NO"
 			shown := r.Diffs

@@ -41,10 +41,12 @@ func TestDiffTrees(t *testing.T) {
 		claude, rx map[string]string
 		want       []string
 	}{
-		{"identical", map[string]string{"a.md": "x", "bin/run*": "#!", "l": "->a.md"},
+		{"identical, claude's .in_use aside", map[string]string{"a.md": "x", "bin/run*": "#!", "l": "->a.md", ".in_use/123": "{}"},
 			map[string]string{"a.md": "x", "bin/run*": "#!", "l": "->a.md"}, nil},
 		{"only one side", map[string]string{"a.md": "x", "c.md": "y"}, map[string]string{"a.md": "x", "r.md": "z"},
 			[]string{"only claude: c.md", "only reasonix: r.md"}},
+		{"a .git only one side has is one line", map[string]string{"a.md": "x", ".git/HEAD": "ref", ".git/config": "c", "sub/.git/x": "y"},
+			map[string]string{"a.md": "x"}, []string{"only claude: sub/.git/x", "only claude: .git/ (2 files)"}},
 		{"bytes", map[string]string{"a.md": "xx"}, map[string]string{"a.md": "x"},
 			[]string{"bytes: a.md (claude 2 B, reasonix 1 B)"}},
 		{"exec bit", map[string]string{"run*": "#!"}, map[string]string{"run": "#!"},
@@ -95,6 +97,12 @@ func TestReadEntriesKinds(t *testing.T) {
 	if name != "m" || !reflect.DeepEqual(got, want) {
 		t.Errorf("readEntries = %q %+v, want m %+v", name, got, want)
 	}
+	if !onlyGitDir([]string{"only claude: .git/ (3 files)"}) || onlyGitDir([]string{"only claude: .git/ (3 files)", "bytes: a"}) || onlyGitDir(nil) {
+		t.Error("onlyGitDir misjudges")
+	}
+	if false {
+		t.Errorf("readEntries = %q %+v, want m %+v", name, got, want)
+	}
 	var out bytes.Buffer
 	if err := namesCmd([]string{"-served", "O/U,o/g", path}, &out); err != nil {
 		t.Fatal(err)
@@ -137,7 +145,7 @@ func TestCompareCmd(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		"Installed by both: 2 (1 identical file by file, 1 differing); only Claude: 1; only reasonix: 0; neither: 1",
+		"Installed by both: 2 (1 identical file by file, 0 identical but for a .git/ only one has, 1 differing otherwise); only Claude: 1; only reasonix: 0; neither: 1",
 		"bytes: a.md (claude 1 B, reasonix 1 B)", "only claude: b.md",
 		"reasonix: blocked install.x: because",
 		"claude:   ✘ Failed to install: repository not found",
