@@ -35,9 +35,36 @@
 #                          (default 0; env SIDEBYSIDE_WAIT_MINUTES)
 #   --timeout S            per-command timeout in seconds (default 300)
 #   --keep                 keep the work directory (printed at the end)
+#
+# Real marketplaces (issue 12): instead of a generated marketplace, serve real
+# git repositories through the fake with their real history (fakegithub
+# -bare), install every entry of one of them with both tools, and compare the
+# installed trees file by file (bench/sidebyside compare):
+#   --real OWNER/NAME      the marketplace repository (must be served: --bare or --mirrors)
+#   --bare OWNER/NAME=GITDIR  serve this git repository (repeatable)
+#   --mirrors DIR          serve every DIR/OWNER+NAME/repo (or DIR/OWNER+NAME) git directory
+#   --out FILE             also write the comparison report to FILE
+#   --no-netns             do not run in a network namespace of its own
+#   --claude-all           let Claude try every entry, also those whose repository
+#                          is not served (by default it tries relative entries and
+#                          those of served repositories only: each claude process
+#                          takes seconds, and an unserved one is a 404 on both sides)
+#   --only NAME,NAME       Claude tries only these entries (the report still lists all)
+#   --reasonix-flag FLAG   pass FLAG to reasonix's install too, e.g. --allow-unpinned (repeatable)
+# Claude adds the marketplace as OWNER/NAME and installs each entry with
+# `claude plugin install ENTRY@MARKET`; its throwaway HOME's .gitconfig
+# rewrites https://github.com/ (and the ssh forms) to the fake. reasonix runs
+# `reasonix plugin install https://github.com/OWNER/NAME --yes` once. The
+# whole run happens in a fresh network namespace (unshare -rn) whose only
+# interface is loopback, so neither tool can reach anything but the fake;
+# what each asked for is in the fake's access log. Entries whose repository
+# is not served fail the same way on both sides (the fake answers 404).
+# The fake serves any object by SHA there (-serve-any-wants), as GitHub does:
+# Claude's partial clones of git-subdir repositories fetch trees that way.
 # Exit status: 0 when both sides installed every plugin, 1 otherwise (the
 # table is printed either way), 2 on usage errors.
 set -euo pipefail
+ORIG_ARGS=("$@")
 
 usage() { sed -n '/^# Usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
@@ -49,6 +76,8 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY=
+BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -n|--plugins) N=${2:?}; shift 2 ;;
@@ -58,6 +87,14 @@ while [ $# -gt 0 ]; do
     --wait-minutes) WAIT_MIN=${2:?}; shift 2 ;;
     --timeout) CMD_TIMEOUT=${2:?}; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --real) REAL=${2:?}; shift 2 ;;
+    --bare) BARES+=("${2:?}"); shift 2 ;;
+    --mirrors) MIRRORS=${2:?}; shift 2 ;;
+    --out) OUT=${2:?}; shift 2 ;;
+    --no-netns) NETNS=0; shift ;;
+    --claude-all) CLAUDE_ALL=1; shift ;;
+    --only) ONLY=${2:?}; shift 2 ;;
+    --reasonix-flag) RX_FLAGS+=("${2:?}"); shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -70,6 +107,36 @@ say() { printf '== %s\n' "$*" >&2; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SIDEBYSIDE_BIN_DIR=${SIDEBYSIDE_BIN_DIR:-}
+
+build() {
+  (cd "$REPO_ROOT" &&
+    go build -o "$BIN/reasonix" ./cmd/reasonix &&
+    go build -o "$BIN/fakegithub" ./internal/fakegithub/cmd/fakegithub &&
+    go build -o "$BIN/sidebyside" ./bench/sidebyside)
+}
+
+case "$REAL" in ''|*/*) ;; *) echo "--real wants OWNER/NAME, got '$REAL'" >&2; exit 2 ;; esac
+if [ -z "$REAL" ] && { [ "${#BARES[@]}" -gt 0 ] || [ -n "$MIRRORS" ]; }; then
+  echo "--bare and --mirrors go with --real" >&2; exit 2
+fi
+# --real runs inside a network namespace whose only interface is loopback:
+# build first (go may need the network), then re-run this script in there.
+if [ -n "$REAL" ] && [ "$NETNS" = 1 ] && [ -z "${SIDEBYSIDE_IN_NETNS:-}" ]; then
+  if ! command -v ip >/dev/null || ! unshare -rn true 2>/dev/null; then
+    echo "--real runs in a network namespace of its own (unshare -rn, ip) and this machine cannot make one; --no-netns runs without one" >&2
+    exit 1
+  fi
+  BIN=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-sidebyside-bin.XXXXXX")
+  say "building reasonix, fakegithub and bench/sidebyside from $REPO_ROOT"
+  build || { rm -rf "$BIN"; exit 1; }
+  say "re-running in a network namespace with only loopback (unshare -rn)"
+  rc=0
+  SIDEBYSIDE_IN_NETNS=1 SIDEBYSIDE_BIN_DIR=$BIN unshare -rn bash -c 'ip link set lo up && exec bash "$0" "$@"' "$0" "${ORIG_ARGS[@]}" || rc=$?
+  rm -rf "$BIN"
+  exit "$rc"
+fi
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-sidebyside.XXXXXX")
 BIN=$WORK/bin
 FAKE_LOG=$WORK/fake.log
@@ -93,38 +160,41 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-build() {
-  (cd "$REPO_ROOT" &&
-    go build -o "$BIN/reasonix" ./cmd/reasonix &&
-    go build -o "$BIN/fakegithub" ./internal/fakegithub/cmd/fakegithub &&
-    go build -o "$BIN/sidebyside" ./bench/sidebyside)
+if [ -n "$SIDEBYSIDE_BIN_DIR" ]; then
+  BIN=$SIDEBYSIDE_BIN_DIR # built before entering the network namespace
+else
+  say "building reasonix, fakegithub and bench/sidebyside from $REPO_ROOT"
+  build
+fi
+
+# start_fake ARGS...: the fake GitHub on loopback with ARGS (its -repo/-bare
+# flags); sets FAKE_URL and FAKE_API.
+start_fake() {
+  mkdir -p "$WORK/fake"
+  "$BIN/fakegithub" -addr 127.0.0.1:0 -dir "$WORK/fake" "$@" >"$WORK/fake.env" 2>"$FAKE_LOG" &
+  FAKE_PID=$!
+  for _ in $(seq 1 1200); do
+    grep -q '^fakegithub: listening on ' "$WORK/fake.env" 2>/dev/null && break
+    if ! kill -0 "$FAKE_PID" 2>/dev/null; then
+      echo "fakegithub exited:" >&2; cat "$FAKE_LOG" >&2; exit 1
+    fi
+    sleep 0.05
+  done
+  FAKE_URL=$(sed -n 's/^export REASONIX_GITHUB_URL=//p' "$WORK/fake.env")
+  FAKE_API=$(sed -n 's/^export REASONIX_GITHUB_API_URL=//p' "$WORK/fake.env")
+  [ -n "$FAKE_URL" ] || { echo "fakegithub printed no URL:" >&2; cat "$FAKE_LOG" >&2; exit 1; }
+  case "$FAKE_URL" in http://127.*|http://localhost:*) ;; *) echo "fake is not on loopback: $FAKE_URL" >&2; exit 1 ;; esac
 }
 
-say "building reasonix, fakegithub and bench/sidebyside from $REPO_ROOT"
-build
-
-say "generating a marketplace of $N plugins"
-"$BIN/sidebyside" gen -n "$N" -name "$MKT" -out "$WORK/market"
-
-say "starting the fake GitHub on loopback"
-mkdir -p "$WORK/fake"
-"$BIN/fakegithub" -addr 127.0.0.1:0 -dir "$WORK/fake" -repo "acme/market=$WORK/market" \
-  >"$WORK/fake.env" 2>"$FAKE_LOG" &
-FAKE_PID=$!
-for _ in $(seq 1 200); do
-  grep -q '^export REASONIX_GITHUB_API_URL=' "$WORK/fake.env" 2>/dev/null && break
-  if ! kill -0 "$FAKE_PID" 2>/dev/null; then
-    echo "fakegithub exited:" >&2; cat "$FAKE_LOG" >&2; exit 1
-  fi
-  sleep 0.05
-done
-FAKE_URL=$(sed -n 's/^export REASONIX_GITHUB_URL=//p' "$WORK/fake.env")
-FAKE_API=$(sed -n 's/^export REASONIX_GITHUB_API_URL=//p' "$WORK/fake.env")
-[ -n "$FAKE_URL" ] || { echo "fakegithub printed no URL:" >&2; cat "$FAKE_LOG" >&2; exit 1; }
-case "$FAKE_URL" in http://127.*|http://localhost:*) ;; *) echo "fake is not on loopback: $FAKE_URL" >&2; exit 1 ;; esac
-GIT_URL=$FAKE_URL/acme/market.git
-RX_SOURCE=https://github.com/acme/market
-say "fake GitHub at $FAKE_URL (git: $GIT_URL)"
+if [ -z "$REAL" ]; then
+  say "generating a marketplace of $N plugins"
+  "$BIN/sidebyside" gen -n "$N" -name "$MKT" -out "$WORK/market"
+  say "starting the fake GitHub on loopback"
+  start_fake -repo "acme/market=$WORK/market"
+  GIT_URL=$FAKE_URL/acme/market.git
+  RX_SOURCE=https://github.com/acme/market
+  say "fake GitHub at $FAKE_URL (git: $GIT_URL)"
+fi
 
 # Counting: "reset" is remembering the log's length; a request is logged when
 # its response is done, so let the log settle before reading it.
@@ -396,7 +466,142 @@ reasonix_side() {
   rx_timed "re-install --yes --offline" offline "$home" --yes --offline
 }
 
+# ------------------------------------------------------- real marketplaces
+# real_main: serve the --bare/--mirrors repositories, install every entry of
+# the --real marketplace with both tools, compare (see Usage).
+real_main() {
+  local args=() b d p g real_gitdir= t0 t1 m names name rc out n_ok=0 n_all=0 i
+  for b in "${BARES[@]}"; do args+=(-bare "$b"); done
+  if [ -n "$MIRRORS" ]; then
+    for d in "$MIRRORS"/*+*; do
+      [ -d "$d" ] || continue
+      p=$(basename "$d"); p=${p/+//}
+      g=$d; [ -d "$d/repo" ] && g=$d/repo
+      git --git-dir="$g" rev-parse --verify -q HEAD >/dev/null 2>&1 || { say "skipping $d: not a git repository with a HEAD"; continue; }
+      args+=(-bare "$p=$g")
+    done
+  fi
+  for ((i = 0; i < ${#args[@]}; i += 2)); do
+    b=${args[i+1]}
+    [ "${b%%=*}" = "$REAL" ] && real_gitdir=${b#*=}
+  done
+  [ -n "$real_gitdir" ] || { echo "--real $REAL is not among the served repositories (--bare/--mirrors)" >&2; exit 2; }
+  git -C "$real_gitdir" show HEAD:.claude-plugin/marketplace.json >"$WORK/marketplace.json" ||
+    { echo "$real_gitdir has no .claude-plugin/marketplace.json at HEAD" >&2; exit 1; }
+  MKT=$("$BIN/sidebyside" names -market "$WORK/marketplace.json")
+  names=$("$BIN/sidebyside" names "$WORK/marketplace.json")
+  local served=() tried
+  for ((i = 0; i < ${#args[@]}; i += 2)); do served+=("${args[i+1]%%=*}"); done
+  if [ "$CLAUDE_ALL" = 1 ]; then
+    tried=$names
+  else
+    tried=$("$BIN/sidebyside" names -served "$(IFS=,; echo "${served[*]}")" "$WORK/marketplace.json")
+  fi
+  # A lookup table, not `printf | grep -q`: under pipefail grep's early exit
+  # can fail the pipeline with SIGPIPE and drop an entry.
+  local -A is_tried=()
+  while IFS= read -r name; do [ -z "$name" ] || is_tried[$name]=1; done <<<"$tried"
+  if [ -n "$ONLY" ]; then
+    local -A only=()
+    for name in ${ONLY//,/ }; do only[$name]=1; done
+    for name in "${!is_tried[@]}"; do [ -n "${only[$name]:-}" ] || unset "is_tried[$name]"; done
+  fi
+  say "serving $(( ${#args[@]} / 2 )) repositories through the fake (copying their history)"
+  t0=$(now_ms)
+  # Claude clones a git-subdir entry's repository partially and fetches its
+  # trees and blobs by SHA afterwards, which GitHub serves.
+  start_fake -serve-any-wants "${args[@]}"
+  say "fake GitHub at $FAKE_URL after $(( $(now_ms) - t0 )) ms; marketplace $MKT, $(printf '%s\n' "$names" | wc -l) entries"
+
+  local claude_ms=- rx_ms=- claude_counts= rx_counts=
+  mkdir -p "$WORK/claude-logs"
+  if [ "$SKIP_CLAUDE" = 1 ]; then
+    note "Claude Code: skipped (--no-claude)"
+  elif ! claude_setup; then
+    note "Claude Code: NOT RUN: $CLAUDE_PROBLEM"
+  else
+    # Every github.com URL Claude's git uses goes to the fake instead.
+    cat >"$CLAUDE_HOME/.gitconfig" <<EOF
+[url "$FAKE_URL/"]
+	insteadOf = https://github.com/
+	insteadOf = git@github.com:
+	insteadOf = ssh://git@github.com/
+EOF
+    say "Claude Code: $CLAUDE_VERSION: marketplace add $REAL, then one install per entry"
+    m=$(mark); t0=$(now_ms)
+    if ! out=$(run_claude plugin marketplace add "$REAL" 2>&1); then
+      note "Claude Code: \`claude plugin marketplace add $REAL\` FAILED: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+    else
+      while IFS= read -r name; do
+        [ -n "$name" ] || continue
+        if [ -z "${is_tried[$name]:-}" ]; then
+          if [ -n "$ONLY" ]; then
+            echo "not tried: not in --only" >"$WORK/claude-logs/$name.log"
+          else
+            echo "not tried: the entry's repository is not served by the fake (--claude-all tries it)" >"$WORK/claude-logs/$name.log"
+          fi
+          continue
+        fi
+        n_all=$((n_all + 1))
+        rc=0
+        run_claude plugin install "$name@$MKT" >"$WORK/claude-logs/$name.log" 2>&1 || rc=$?
+        echo "$rc" >"$WORK/claude-logs/$name.rc"
+        [ "$rc" = 0 ] && n_ok=$((n_ok + 1))
+        [ $((n_all % 25)) != 0 ] || say "  claude: $n_all entries tried, $n_ok installed"
+      done <<<"$names"
+    fi
+    t1=$(now_ms)
+    claude_ms=$((t1 - t0))
+    claude_counts=$(counts_since "$m")
+  fi
+
+  say "reasonix: plugin install https://github.com/$REAL --yes ${RX_FLAGS[*]}"
+  local rc_rx=0
+  m=$(mark); t0=$(now_ms)
+  rx "$WORK/rx" plugin install "https://github.com/$REAL" --yes ${RX_FLAGS[@]+"${RX_FLAGS[@]}"} >"$WORK/rx-install.json" 2>"$WORK/rx-install.err" || rc_rx=$?
+  t1=$(now_ms)
+  rx_ms=$((t1 - t0))
+  rx_counts=$(counts_since "$m")
+  note "reasonix: exit $rc_rx: $("$BIN/sidebyside" response <"$WORK/rx-install.json")"
+
+  if rev=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null); then
+    git -C "$REPO_ROOT" diff --quiet HEAD 2>/dev/null || rev="$rev+dirty"
+  else
+    rev="(not a git checkout)"
+  fi
+  local report=$WORK/report.txt
+  {
+    echo "Real marketplace side by side: $REAL ($MKT), served with $(( ${#args[@]} / 2 )) repositories by the fake GitHub ($FAKE_URL)"
+    echo "  claude: ${CLAUDE_VERSION:-not run}    reasonix: $REPO_ROOT @ $rev    $(uname -sm), $(nproc) cpus"
+    if [ -n "${SIDEBYSIDE_IN_NETNS:-}" ]; then
+      echo "  network: a namespace of its own; interfaces: $(ip -o link show | awk -F': ' '{print $2}' | tr '\n' ' ')"
+    else
+      echo "  network: the machine's (--no-netns)"
+    fi
+    echo "  claude:   $claude_ms ms for marketplace add + $n_all installs ($n_ok exit 0); requests: ${claude_counts:--}"
+    echo "  reasonix: $rx_ms ms for one bulk install (exit $rc_rx); requests: $rx_counts"
+    echo "  repositories asked for but not served (404s in the fake's log):"
+    grep 'msg=request' "$FAKE_LOG" | grep 'status=404' |
+      sed -n 's/.* path=\([^ ]*\).*/\1/p' | sed -e 's#^/api/v3/repos/##' -e 's#^/_archive/##' -e 's#^/##' |
+      awk -F/ '{ print $1 "/" $2 }' | sed 's/\.git$//' | sort | uniq -c | sort -rn |
+      awk '{ printf "    %s (%d requests)\n", $2, $1 }' | head -n 200 || true
+    if [ "${#NOTES[@]}" -gt 0 ]; then
+      echo "  notes:"
+      for n in "${NOTES[@]}"; do echo "    - $n"; done
+    fi
+    echo
+    "$BIN/sidebyside" compare -market "$WORK/marketplace.json" -claude-config "$CLAUDE_HOME/.claude" \
+      -claude-logs "$WORK/claude-logs" -reasonix-home "$WORK/rx" -reasonix-response "$WORK/rx-install.json"
+  } >"$report"
+  cat "$report"
+  if [ -n "$OUT" ]; then cp "$report" "$OUT"; fi
+}
+
 # ---------------------------------------------------------------------- run
+if [ -n "$REAL" ]; then
+  real_main
+  exit 0
+fi
 claude_side
 reasonix_side
 

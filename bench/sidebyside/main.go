@@ -25,6 +25,18 @@
 //	    info_refs=… upload_pack=… api=… api_304=… archive=… other=… total=…
 //	    (api_304 is the subset of api answered 304 Not Modified)
 //
+//	sidebyside names [-market] [-served OWNER/NAME,…] MARKETPLACE.json
+//	    prints the marketplace's entry names, one a line (with -served: only
+//	    relative entries and those naming a listed repository; with -market:
+//	    the marketplace's own name).
+//
+//	sidebyside compare -market MARKETPLACE.json -claude-config DIR -claude-logs DIR
+//	                   -reasonix-home DIR -reasonix-response FILE
+//	    after both tools installed a real marketplace's entries, prints one
+//	    row per entry (kind, installed by each, identical file by file, the
+//	    differing files) and the reasons each tool gave for what it did not
+//	    install (see compare.go).
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -53,6 +65,10 @@ func main() {
 		err = genCmd(os.Args[2:])
 	case "counts":
 		err = countsCmd(os.Args[2:], os.Stdout)
+	case "names":
+		err = namesCmd(os.Args[2:], os.Stdout)
+	case "compare":
+		err = compareCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -73,6 +89,8 @@ func usage() {
 	fmt.Fprintln(os.Stderr, "usage: sidebyside gen -n N -out DIR [-name MARKETPLACE]\n"+
 		"       sidebyside counts -log FILE [-from LINE]\n"+
 		"       sidebyside response < RESPONSE.json\n"+
+		"       sidebyside names [-market] [-served OWNER/NAME,…] MARKETPLACE.json\n"+
+		"       sidebyside compare -market FILE -claude-config DIR -claude-logs DIR -reasonix-home DIR -reasonix-response FILE\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -77,24 +76,15 @@ func (s *Server) createRepoAt(path string) (*Repo, error) {
 		return nil, fmt.Errorf("create repo: %w", err)
 	}
 	key := pathKey(path)
-	r := &Repo{s: s, path: path, defaultBranch: "main",
-		gitDir: filepath.Join(s.repoRoot, filepath.FromSlash(path)+".git")}
-	r.Name = path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		r.Owner, r.Name = path[:i], path[i+1:]
-	}
 	// Reserve the name first so two creations cannot both run git init; the
 	// repo is unusable (404) only for the few milliseconds init takes.
-	s.mu.Lock()
-	if _, dup := s.repos[key]; dup {
-		s.mu.Unlock()
-		return nil, fmt.Errorf("create repo %s: already exists", path)
+	r, err := s.reserveRepo(path)
+	if err != nil {
+		return nil, fmt.Errorf("create repo: %w", err)
 	}
-	s.repos[key] = nil
-	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	err := os.MkdirAll(filepath.Dir(r.gitDir), 0o755)
+	err = os.MkdirAll(filepath.Dir(r.gitDir), 0o755)
 	if err == nil {
 		_, err = s.runGit(ctx, "", nil, "init", "--bare", "--quiet", "--template=", "--initial-branch=main", r.gitDir)
 	}

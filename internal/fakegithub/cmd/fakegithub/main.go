@@ -13,6 +13,22 @@
 //	fakegithub -plain-git -git-repo team/tools=./dir -git-repo group/sub/tools=./other
 //	git clone http://127.0.0.1:PORT/group/sub/tools.git
 //
+// -bare serves an existing git repository with its real history (every
+// branch, tag and commit SHA as they are), so a real marketplace whose
+// entries pin commits of other real repositories can be served with those
+// pins intact:
+//
+//	fakegithub -bare anthropics/claude-plugins-official=/path/to/repo.git \
+//	           -bare obra/superpowers=/path/to/superpowers/.git
+//
+// A partial clone (git clone --filter=blob:none, as Claude Code makes of a
+// git-subdir entry's repository) fetches trees and blobs by SHA later, which
+// GitHub serves; the fake by default serves commits only, as git's
+// allowReachableSHA1InWant does. -serve-any-wants serves any object it has
+// by SHA, so such clients work against it:
+//
+//	fakegithub -serve-any-wants -bare amd/skills=/path/to/skills.git
+//
 // Once every repository is served the command prints, as its last line on
 // stdout, "fakegithub: listening on http://127.0.0.1:PORT", and with
 // -ready-file writes that URL (and a newline) to the file, atomically, so a
@@ -97,11 +113,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 	addr := fs.String("addr", "127.0.0.1:0", "listen address; loopback only")
 	dir := fs.String("dir", "", "directory for the bare repositories (default: a temporary directory removed on exit)")
 	plain := fs.Bool("plain-git", false, "serve a plain git host (no REST API, no archives, repository paths of any depth) instead of GitHub")
+	anyWants := fs.Bool("serve-any-wants", false, "serve any object by SHA over git, trees and blobs too (git's uploadpack.allowAnySHA1InWant), as GitHub does for partial clones")
 	readyFile := fs.String("ready-file", "", "once serving, write the server URL to this file (removed on exit)")
 	var repos repoFlags
 	fs.Var(&repos, "repo", "OWNER/NAME=DIR: serve DIR's files as one commit on main (repeatable)")
 	var gitRepos gitRepoFlags
 	fs.Var(&gitRepos, "git-repo", "PATH=DIR: serve DIR's files as one commit on main at PATH, e.g. group/sub/tools with -plain-git, OWNER/NAME otherwise (repeatable)")
+	var bares gitRepoFlags
+	fs.Var(&bares, "bare", "PATH=GITDIR: serve the git repository GITDIR (bare, or a work tree) at PATH with its real history, refs and default branch (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -129,18 +148,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		return err
 	}
 	defer s.Close()
+	s.ServeUnreachableWants(*anyWants)
 	all := make([]gitRepoSpec, 0, len(repos)+len(gitRepos))
 	for _, r := range repos {
 		all = append(all, gitRepoSpec{path: r.owner + "/" + r.name, dir: r.dir})
 	}
 	all = append(all, gitRepos...)
-	served := make([]*fakegithub.Repo, 0, len(all))
+	served := make([]*fakegithub.Repo, 0, len(all)+len(bares))
 	for _, r := range all {
 		repo, sha, err := s.ImportDirAt(r.path, r.dir)
 		if err != nil {
 			return fmt.Errorf("%s=%s: %w", r.path, r.dir, err)
 		}
 		logger.Info("imported", "repo", repo.Path(), "dir", r.dir, "branch", "main", "commit", sha)
+		served = append(served, repo)
+	}
+	for _, b := range bares {
+		repo, err := s.ImportGitDir(b.path, b.dir)
+		if err != nil {
+			return fmt.Errorf("-bare %s=%s: %w", b.path, b.dir, err)
+		}
+		logger.Info("imported git", "repo", repo.Path(), "gitdir", b.dir, "default_branch", repo.DefaultBranch())
 		served = append(served, repo)
 	}
 	if *readyFile != "" {

@@ -108,6 +108,8 @@ func TestRunRejects(t *testing.T) {
 		"bad plain path":     {"-plain-git", "-git-repo", "group/../tools=" + t.TempDir()},
 		"ready file nowhere": {"-ready-file", filepath.Join(t.TempDir(), "no", "such", "dir", "url")},
 		"stray argument":     {"extra"},
+		"bad bare spec":      {"-bare", "acme/tools"},
+		"bare not git":       {"-bare", "acme/tools=" + t.TempDir()},
 	}
 	for name, args := range tests {
 		err := run(context.Background(), args, io.Discard, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -216,5 +218,93 @@ func TestRunGitHubReadyLineLast(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRunServesBareWithItsHistory(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0",
+			"GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.test", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.test")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "--quiet", "--initial-branch=develop", ".")
+	git("commit", "--quiet", "--allow-empty", "-m", "one")
+	pinned := git("rev-parse", "HEAD")
+	git("commit", "--quiet", "--allow-empty", "-m", "two")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	lines, done := startRun(t, ctx, []string{"-dir", t.TempDir(), "-bare", "acme/real=" + filepath.Join(src, ".git")})
+	url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+	if !strings.Contains(strings.Join(lines, "\n"), "# try: reasonix plugin install git:github.com/acme/real --dry-run") {
+		t.Fatalf("stdout = %q", lines)
+	}
+	for path, want := range map[string]string{"/commits/" + pinned: pinned, "": "develop"} {
+		resp, err := http.Get(url + "/api/v3/repos/acme/real" + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"`+want+`"`) {
+			t.Fatalf("GET repos/acme/real%s: %d, body lacks %q: %.200s", path, resp.StatusCode, want, body)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRunServeAnyWants: a partial clone's lazy fetch of a blob by SHA (what
+// Claude Code's git-subdir installs do) is refused by default and served
+// with -serve-any-wants.
+func TestRunServeAnyWants(t *testing.T) {
+	t.Parallel()
+	plugin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plugin, "SKILL.md"), []byte("lazy blob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		flags  []string
+		wantOK bool
+	}{
+		{"default refuses a blob want", nil, false},
+		{"serve-any-wants serves it", []string{"-serve-any-wants"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			args := append([]string{"-dir", t.TempDir(), "-repo", "acme/tools=" + plugin}, tt.flags...)
+			lines, done := startRun(t, ctx, args)
+			url := strings.TrimPrefix(lines[len(lines)-1], "fakegithub: listening on ")
+			clone := filepath.Join(t.TempDir(), "c")
+			git := func(args ...string) ([]byte, error) {
+				cmd := exec.Command("git", args...)
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_TERMINAL_PROMPT=0")
+				return cmd.CombinedOutput()
+			}
+			if out, err := git("clone", "--quiet", "--filter=blob:none", "--no-checkout", url+"/acme/tools.git", clone); err != nil {
+				t.Fatalf("partial clone: %v\n%s", err, out)
+			}
+			out, err := git("-C", clone, "cat-file", "-p", "HEAD:SKILL.md")
+			if got := err == nil && string(out) == "lazy blob\n"; got != tt.wantOK {
+				t.Errorf("lazy fetch of SKILL.md: ok=%t (err %v, output %q), want ok=%t", got, err, out, tt.wantOK)
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
