@@ -1,15 +1,14 @@
 package git
 
 import (
-	"bytes"
 	"container/list"
 	"sync"
 )
 
 // contentCache keeps the content of small pack objects, least recently used
 // first out, within a byte bound: delta chains re-read their bases, and
-// keeping the small ones spares re-inflating each chain from its root. Delta
-// readers run in goroutines of their own, hence the lock.
+// keeping the small ones spares re-inflating each chain from its root. The
+// lock keeps it safe for any reader of the index.
 type contentCache struct {
 	mu        sync.Mutex
 	max, used int
@@ -57,5 +56,3 @@ func (c *contentCache) put(offset int64, data []byte) {
 		c.used -= len(it.data)
 	}
 }
-
-func newBytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

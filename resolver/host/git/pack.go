@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"reasonix.io/plugind"
@@ -22,10 +20,11 @@ import (
 // 300 KiB download when it is zeros — costs 300 MiB of RSS before any
 // budget can refuse it. This indexer keeps memory flat whatever the object
 // sizes: objects are hashed as they inflate, deltas are applied as streams
-// over re-readable bases (go-git's ReaderFromDelta), and objects larger
-// than maxObject are read past without being hashed (no budget could take
-// them). Only small resolved objects are kept, in a bounded cache, so delta
-// chains are not re-inflated from their root every time.
+// (deltaReader) over random-access bases — a small base from a bounded
+// in-memory cache, a large one spilled to a disk file once — and objects
+// larger than maxObject are read past without being hashed (no budget could
+// take them). The tree is then written from this index too (tree.go), so
+// no object is ever resolved by a slower path.
 
 // packObject is one object of the pack.
 type packObject struct {
@@ -61,7 +60,18 @@ type packIndex struct {
 	smallCache *contentCache
 	// TooBig counts objects left unread for their size.
 	TooBig int
+
+	// Large delta bases, resolved once into one unlinked scratch file
+	// (nothing is left behind whatever happens), bounded by spillMax.
+	dir       string
+	spill     *os.File
+	spillAt   map[int64]spillRegion
+	spillUsed int64
+	spillMax  int64
 }
+
+// spillRegion is where a large base's content lies in the spill file.
+type spillRegion struct{ start, size int64 }
 
 const (
 	// smallObject is the largest object kept whole in memory while deltas
@@ -114,19 +124,25 @@ func indexPack(ctx context.Context, path string, maxObject int64) (*packIndex, e
 		f.Close()
 		return nil, err
 	}
-	px := &packIndex{f: f, size: info.Size(), byOffset: map[int64]*packObject{}, byHash: map[plumbing.Hash]*packObject{}, smallCache: newContentCache(smallCacheBytes)}
+	px := &packIndex{f: f, size: info.Size(), byOffset: map[int64]*packObject{}, byHash: map[plumbing.Hash]*packObject{}, smallCache: newContentCache(smallCacheBytes),
+		dir: filepath.Dir(path), spillAt: map[int64]spillRegion{}, spillMax: maxObject}
 	if err := px.scan(ctx, maxObject); err != nil {
-		f.Close()
+		px.Close()
 		return nil, err
 	}
 	if err := px.resolveDeltas(ctx, maxObject); err != nil {
-		f.Close()
+		px.Close()
 		return nil, err
 	}
 	return px, nil
 }
 
-func (px *packIndex) Close() error { return px.f.Close() }
+func (px *packIndex) Close() error {
+	if px.spill != nil {
+		px.spill.Close()
+	}
+	return px.f.Close()
+}
 
 // scan is the first pass: every header, every base object hashed as it
 // streams, every delta's target size read from the first bytes of its
@@ -216,7 +232,7 @@ func (px *packIndex) resolveDeltas(ctx context.Context, maxObject int64) error {
 				w, _ := h.Write(data)
 				n = int64(w)
 			} else {
-				rc, err := px.open(o)
+				rc, err := px.open(ctx, o)
 				if err != nil {
 					return err
 				}
@@ -310,26 +326,19 @@ func (px *packIndex) base(o *packObject) *packObject {
 	return px.byHash[o.baseRef]
 }
 
-// open streams a resolved object's content, re-reading the pack.
-func (px *packIndex) open(o *packObject) (io.ReadCloser, error) {
-	if data, ok := px.smallCache.get(o.offset); ok {
-		return io.NopCloser(newBytesReader(data)), nil
+// open streams a resolved object's content, re-reading the pack: a small
+// one from the cache (kept there for the deltas built on it), a large one
+// inflated from the pack, a large delta applied over its base.
+func (px *packIndex) open(ctx context.Context, o *packObject) (io.ReadCloser, error) {
+	if o.size <= smallObject {
+		data, ok, err := px.small(o)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return io.NopCloser(bytes.NewReader(data)), nil
+		}
 	}
-	rc, err := px.openUncached(o)
-	if err != nil || o.size > smallObject {
-		return rc, err
-	}
-	// Small: read whole, keep for the deltas built on it.
-	data, err := io.ReadAll(io.LimitReader(rc, o.size+1))
-	rc.Close()
-	if err != nil {
-		return nil, corruptPack(err)
-	}
-	px.smallCache.put(o.offset, data)
-	return io.NopCloser(newBytesReader(data)), nil
-}
-
-func (px *packIndex) openUncached(o *packObject) (io.ReadCloser, error) {
 	sc := packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
 	if _, err := sc.SeekObjectHeader(o.offset); err != nil {
 		return nil, corruptPack(err)
@@ -346,57 +355,73 @@ func (px *packIndex) openUncached(o *packObject) (io.ReadCloser, error) {
 		raw.Close()
 		return nil, corruptPack(fmt.Errorf("delta at offset %d has no usable base", o.offset))
 	}
-	rc, err := packfile.ReaderFromDelta(&lazyObject{px: px, o: base}, bufio.NewReader(raw))
+	ra, err := px.readerAt(ctx, base)
 	if err != nil {
 		raw.Close()
-		return nil, corruptPack(err)
+		return nil, err
 	}
-	return closeBoth{rc, raw}, nil
+	dr, err := newDeltaReader(ctx, ra, base.size, raw)
+	if err != nil {
+		raw.Close()
+		return nil, corruptPack(fmt.Errorf("delta at offset %d: %w", o.offset, err))
+	}
+	return closeBoth{io.NopCloser(corruptReader{dr}), raw}, nil
 }
 
-// writeIndex publishes the pack and its index into gitDir's objects/pack,
-// where go-git's filesystem storage reads them (large objects lazily).
-func (px *packIndex) writeIndex(packPath, gitDir string) error {
-	w := new(idxfile.Writer)
-	if err := w.OnHeader(uint32(len(px.byHash))); err != nil {
-		return err
+// readerAt gives random access to a resolved object's content, as a delta
+// base needs: a small one from memory; a large one from the spill file,
+// where it is written once, the first time a delta needs it.
+func (px *packIndex) readerAt(ctx context.Context, o *packObject) (io.ReaderAt, error) {
+	if data, ok, err := px.small(o); err != nil {
+		return nil, err
+	} else if ok {
+		return bytes.NewReader(data), nil
 	}
-	for _, o := range px.objects {
-		if o.resolved {
-			if err := w.OnInflatedObjectContent(o.hash, o.offset, o.crc, nil); err != nil {
-				return err
-			}
+	if r, ok := px.spillAt[o.offset]; ok {
+		return io.NewSectionReader(px.spill, r.start, r.size), nil
+	}
+	if px.spillUsed+o.size > px.spillMax {
+		return nil, plugind.Errorf(plugind.CodeBudgetExceeded, "the pack's large delta-compressed objects add up to more than %s", plugind.HumanBytes(px.spillMax))
+	}
+	if px.spill == nil {
+		f, err := os.CreateTemp(px.dir, "bases-*.spill")
+		if err != nil {
+			return nil, err
 		}
+		// Unlinked at once: the open file is all there is, so nothing
+		// outlives the fetch, even a killed one.
+		os.Remove(f.Name())
+		px.spill = f
 	}
-	if err := w.OnFooter(px.checksum); err != nil {
-		return err
-	}
-	idx, err := w.Index()
+	rc, err := px.open(ctx, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	dir := filepath.Join(gitDir, "objects", "pack")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	base := filepath.Join(dir, "pack-"+px.checksum.String())
-	out, err := os.OpenFile(base+".idx", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	defer rc.Close()
+	w := io.NewOffsetWriter(px.spill, px.spillUsed)
+	n, err := io.Copy(w, io.LimitReader(rc, o.size+1))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	bw := bufio.NewWriter(out)
-	if _, err := idxfile.NewEncoder(bw).Encode(idx); err != nil {
-		out.Close()
-		return err
+	if n != o.size {
+		return nil, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, n, o.size))
 	}
-	if err := bw.Flush(); err != nil {
-		out.Close()
-		return err
+	r := spillRegion{start: px.spillUsed, size: n}
+	px.spillAt[o.offset] = r
+	px.spillUsed += n
+	return io.NewSectionReader(px.spill, r.start, r.size), nil
+}
+
+// corruptReader reports a delta that does not apply as a corrupt pack (a
+// cancelled context stays what it is).
+type corruptReader struct{ r io.Reader }
+
+func (c corruptReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = corruptPack(err)
 	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Rename(packPath, base+".pack")
+	return n, err
 }
 
 func corruptPack(err error) error {
@@ -437,21 +462,6 @@ func leb128(b []byte) (uint64, []byte, bool) {
 	}
 	return 0, nil, false
 }
-
-// lazyObject is a resolved pack object as go-git's delta reader wants its
-// base: re-readable from the start as often as a backward copy needs.
-type lazyObject struct {
-	px *packIndex
-	o  *packObject
-}
-
-func (l *lazyObject) Hash() plumbing.Hash             { return l.o.hash }
-func (l *lazyObject) Type() plumbing.ObjectType       { return l.o.typ }
-func (l *lazyObject) SetType(plumbing.ObjectType)     {}
-func (l *lazyObject) Size() int64                     { return l.o.size }
-func (l *lazyObject) SetSize(int64)                   {}
-func (l *lazyObject) Reader() (io.ReadCloser, error)  { return l.px.open(l.o) }
-func (l *lazyObject) Writer() (io.WriteCloser, error) { return nil, errors.New("read-only object") }
 
 type closeBoth struct {
 	io.ReadCloser

@@ -7,7 +7,6 @@ package git
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -267,16 +266,13 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		return nil, err
 	}
 	defer px.Close()
-	if err := px.writeIndex(packPath, scratch); err != nil {
-		return nil, fmt.Errorf("index pack of %s: %w", r.src.Key(), err)
-	}
 	if _, ok := px.byHash[want]; !ok {
 		if byConstruction {
 			return nil, r.errNoSuchCommit(sha)
 		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "%s sent a pack without commit %s", r.src.Key(), sha)
 	}
-	res, err := writeCommitTree(ctx, scratch, want, dest, opts, budget, px.TooBig)
+	res, err := writeCommitTree(ctx, px, want, dest, opts, budget)
 	if err != nil {
 		return nil, err
 	}

@@ -7,12 +7,9 @@ import (
 	"io"
 	"path"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
@@ -20,10 +17,9 @@ import (
 )
 
 const (
-	// largeObject: blobs above this are streamed from the pack, never held.
-	largeObject = 1 << 20
-	// objectCacheBytes bounds go-git's decoded-object cache (trees mostly).
-	objectCacheBytes = 8 << 20
+	// maxTreeObject bounds a commit or tree object, which is decoded whole
+	// (a tree this size lists some hundred thousand entries).
+	maxTreeObject = 8 << 20
 	// maxLinkTarget bounds a symlink blob: a target is a path.
 	maxLinkTarget = 4096
 )
@@ -31,18 +27,17 @@ const (
 // writeCommitTree writes the tree of commit into dest through a
 // tarball.Writer: the same name checks, link materialization, os.Root
 // confinement and budgets as an archive of the same commit, so the verdict
-// and the digest do not depend on the transport. Blob sizes are known from
-// the pack before content is read, so an oversized file is refused before a
-// byte of it is written.
-func writeCommitTree(ctx context.Context, gitDir string, commit plumbing.Hash, dest string, opts host.FetchOptions, budget plugind.Budget, tooBig int) (*tarball.Result, error) {
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(objectCacheBytes),
-		filesystem.Options{LargeObjectThreshold: largeObject})
-	defer st.Close()
-	c, err := object.GetCommit(st, commit)
-	if err != nil {
+// and the digest do not depend on the transport. Every object comes from
+// the pack index that hashed it (no second reader, no second delta
+// resolution): blob sizes are known before content is read, so an
+// oversized file is refused before a byte of it is written.
+func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, dest string, opts host.FetchOptions, budget plugind.Budget) (*tarball.Result, error) {
+	tw := &treeWalker{ctx: ctx, px: px, include: host.IncludeFunc(opts.Paths)}
+	var c object.Commit
+	if err := tw.decode(commit, plumbing.CommitObject, &c); err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read commit %s: %w", commit, err)
 	}
-	tree, err := c.Tree()
+	tree, err := tw.tree(c.TreeHash)
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read the tree of %s: %w", commit, err)
 	}
@@ -50,7 +45,7 @@ func writeCommitTree(ctx context.Context, gitDir string, commit plumbing.Hash, d
 	if err != nil {
 		return nil, err
 	}
-	tw := &treeWalker{ctx: ctx, st: st, w: w, tooBig: tooBig, include: host.IncludeFunc(opts.Paths)}
+	tw.w = w
 	if err := tw.walk(tree, ""); err != nil {
 		return nil, w.Abort(err)
 	}
@@ -63,10 +58,57 @@ func writeCommitTree(ctx context.Context, gitDir string, commit plumbing.Hash, d
 
 type treeWalker struct {
 	ctx     context.Context
-	st      *filesystem.Storage
+	px      *packIndex
 	w       *tarball.Writer
-	tooBig  int
 	include func(string) bool // nil: everything
+}
+
+// object finds a resolved object of the pack; plumbing.ErrObjectNotFound
+// when the pack does not hold it (or left it unread for its size).
+func (tw *treeWalker) object(h plumbing.Hash) (*packObject, error) {
+	o, ok := tw.px.byHash[h]
+	if !ok || !o.resolved {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return o, nil
+}
+
+// decoder is a commit or a tree.
+type decoder interface {
+	Decode(plumbing.EncodedObject) error
+}
+
+// decode reads object h, which must be of type typ, into into.
+func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into decoder) error {
+	o, err := tw.object(h)
+	if err != nil {
+		return err
+	}
+	if o.typ != typ {
+		return fmt.Errorf("object %s is a %s, not a %s", h, o.typ, typ)
+	}
+	if o.size > maxTreeObject {
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size), plugind.HumanBytes(maxTreeObject), typ)
+	}
+	rc, err := tw.px.open(tw.ctx, o)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(typ)
+	if _, err := io.Copy(mo, io.LimitReader(rc, o.size)); err != nil {
+		return err
+	}
+	return into.Decode(mo)
+}
+
+func (tw *treeWalker) tree(h plumbing.Hash) (*object.Tree, error) {
+	var t object.Tree
+	if err := tw.decode(h, plumbing.TreeObject, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
 }
 
 func (tw *treeWalker) walk(t *object.Tree, prefix string) error {
@@ -106,7 +148,7 @@ func (tw *treeWalker) dir(name string, h plumbing.Hash) error {
 	if err := tw.w.Dir(name + "/"); err != nil {
 		return err
 	}
-	sub, err := object.GetTree(tw.st, h)
+	sub, err := tw.tree(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
@@ -119,13 +161,13 @@ func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
 		// the pack index left out for its size.
 		return tw.w.File(name, exec, -1, eofReader{})
 	}
-	blob, err := object.GetBlob(tw.st, h)
+	o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	lb := &lazyBlob{blob: blob}
+	lb := &lazyBlob{tw: tw, o: o}
 	defer lb.close()
-	return tw.w.File(name, exec, blob.Size, lb)
+	return tw.w.File(name, exec, o.size, lb)
 }
 
 type eofReader struct{}
@@ -133,14 +175,14 @@ type eofReader struct{}
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
-	blob, err := object.GetBlob(tw.st, h)
+	o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	if blob.Size > maxLinkTarget {
-		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, blob.Size)
+	if o.size > maxLinkTarget {
+		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size)
 	}
-	rc, err := blob.Reader()
+	rc, err := tw.px.open(tw.ctx, o)
 	if err != nil {
 		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
 	}
@@ -155,8 +197,8 @@ func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
 // missing explains an object the pack did not give us: left unread for its
 // size, or absent.
 func (tw *treeWalker) missing(name string, err error) error {
-	if errors.Is(err, plumbing.ErrObjectNotFound) && tw.tooBig > 0 {
-		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: its content is larger than the size budget (%d objects in the pack were too large to read)", name, tw.tooBig)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && tw.px.TooBig > 0 {
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: its content is larger than the size budget (%d objects in the pack were too large to read)", name, tw.px.TooBig)
 	}
 	return plugind.Errorf(plugind.CodeSourceUnreadable, "entry %q (%s): %w", name, path.Base(name), err)
 }
@@ -164,15 +206,16 @@ func (tw *treeWalker) missing(name string, err error) error {
 // lazyBlob opens the blob on first read, so a blob the Writer leaves out
 // (outside the kept paths) is never read at all.
 type lazyBlob struct {
-	blob *object.Blob
-	rc   io.ReadCloser
+	tw *treeWalker
+	o  *packObject
+	rc io.ReadCloser
 }
 
 func (l *lazyBlob) Read(p []byte) (int, error) {
 	if l.rc == nil {
-		rc, err := l.blob.Reader()
+		rc, err := l.tw.px.open(l.tw.ctx, l.o)
 		if err != nil {
-			return 0, fmt.Errorf("open blob %s: %w", l.blob.Hash, err)
+			return 0, fmt.Errorf("open blob %s: %w", l.o.hash, err)
 		}
 		l.rc = rc
 	}
