@@ -114,7 +114,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	stopProfiles := startProfiles(os.Getenv, os.Stderr)
 	code := m.Run(ctx, os.Args[1:])
+	stopProfiles()
 	stop()
 	os.Exit(code)
 }
