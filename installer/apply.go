@@ -30,6 +30,11 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if !ap.DryRun && !ap.Yes {
 		return nil, ErrNeedsApproval
 	}
+	if ap.PlanID != "" {
+		if err := CheckPlanID(ap.PlanID); err != nil {
+			return ErrorResponse(req.Source, err), err
+		}
+	}
 	p, err := in.Plan(ctx, req)
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
@@ -58,7 +63,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		return resp, responseErr(resp)
 	}
 	if ap.PlanID != "" && ap.PlanID != p.PlanID {
-		err := plugind.Errorf(plugind.CodeApprovalDenied, "the source no longer matches the approved plan: approved %s, now %s; review the new plan and approve it", ap.PlanID, p.PlanID)
+		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
 		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
 		return resp, err
 	}

@@ -172,9 +172,19 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 		t.Fatalf("installed root digest %s != recorded %s", got, e.ContentDigest)
 	}
 
-	// Same name again without --replace: conflict, registry untouched.
+	// The same install again: up to date, nothing written.
 	before := env.registryBytes()
 	resp, err = env.install(Request{Source: src}, Approval{Yes: true})
+	if err != nil || !resp.OK || resp.Status != StatusUpToDate || resp.Applied || resp.Actions[0].Action != ActionKeep {
+		t.Fatalf("installing what is installed: %v %+v", err, resp)
+	}
+	if !bytes.Equal(before, env.registryBytes()) {
+		t.Fatal("registry changed on an up-to-date install")
+	}
+	// Same name, other content, without --replace: conflict, registry
+	// untouched.
+	changed := claudePlugin(t, "hello", "1.0.1")
+	resp, err = env.install(Request{Source: changed}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeConflict, "--replace")
 	if !bytes.Equal(before, env.registryBytes()) {
 		t.Fatal("registry changed on conflict")

@@ -213,8 +213,27 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
 		return a
 	}
+	if !a.Link {
+		a.ContentDigest = c.Digest
+		if a.ContentDigest == "" {
+			digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
+			if err != nil {
+				a.Action = ActionSkip
+				a.fail(ActionBlocked, err)
+				return a
+			}
+			a.ContentDigest = digest
+		}
+	}
 	if existing, ok := reg.Find(a.Name); ok {
 		if !req.Replace {
+			if sameInstall(existing, a) {
+				// Installing exactly what is installed is a no-op, as brew
+				// and apt have it; --replace reinstalls (a repair).
+				k := keepAction(*existing, fmt.Sprintf("%s is installed from this source with this content already: nothing to do (--replace reinstalls it)", a.Name))
+				k.Inventory, k.Risk, k.Dependencies = a.Inventory, a.Risk, a.Dependencies
+				return k
+			}
 			a.Action = ActionSkip
 			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); rerun with --replace to replace it", a.Name, existing.Source))
 			return a
@@ -228,17 +247,15 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.Root = in.home.PluginRoot(a.Name)
-	a.ContentDigest = c.Digest
-	if a.ContentDigest == "" {
-		digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
-		if err != nil {
-			a.Action = ActionSkip
-			a.fail(ActionBlocked, err)
-			return a
-		}
-		a.ContentDigest = digest
-	}
 	return a
+}
+
+// sameInstall reports a planned copy identical to the installed one: the
+// same recorded source and folder, the same content. A linked plugin has
+// no content pin, so it is never "the same".
+func sameInstall(e *Entry, a Action) bool {
+	return !e.Link && !a.Link && e.Source == a.Source && e.Subdir == a.Subdir &&
+		e.ContentDigest != "" && e.ContentDigest == a.ContentDigest
 }
 
 // loadManifest reads a candidate's manifest. A store tree with a known digest
@@ -414,20 +431,27 @@ func (p *Plan) Response() *Response {
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused
 		r.Err = err
-	} else if p.update && p.upToDate() {
+	} else if p.upToDate() {
 		r.Status = StatusUpToDate
 	}
 	return r
 }
 
-// upToDate reports an update plan that moves nothing.
+// upToDate reports a plan with nothing to do: what it covers is installed
+// as planned (an update that moves nothing, an install of exactly what is
+// installed), apart from entries skipped by policy.
 func (p *Plan) upToDate() bool {
+	kept := 0
 	for _, a := range p.Actions {
-		if a.Action != ActionKeep {
+		switch {
+		case a.Action == ActionKeep:
+			kept++
+		case a.Status == ActionSkipped && !a.Dependency:
+		default:
 			return false
 		}
 	}
-	return true
+	return kept > 0 || (p.update && len(p.Actions) == 0)
 }
 
 // failure is the reason a plan cannot be applied at all: a single-plugin
@@ -444,8 +468,8 @@ func (p *Plan) failure() error {
 			conflicts++
 		}
 	}
-	if p.update && ready == 0 && kept == len(p.Actions) {
-		return nil // up to date
+	if p.upToDate() {
+		return nil
 	}
 	// What the user asked for, as opposed to what it pulled in: when that
 	// is one plugin, its failure is the plan's.
@@ -457,7 +481,7 @@ func (p *Plan) failure() error {
 	}
 	if p.single || len(asked) == 1 {
 		for _, a := range asked {
-			if !a.applicable() {
+			if !a.applicable() && a.Err != nil {
 				return a.Err
 			}
 		}
@@ -472,6 +496,9 @@ func (p *Plan) failure() error {
 		case conflicts > 0:
 			// --replace is what would make this plan do something.
 			return plugind.Errorf(plugind.CodeConflict, "%d of the %d plugins in %s are already installed (rerun with --replace to replace them) and the others cannot be installed (see actions)", conflicts, len(p.Actions), p.Source)
+		}
+		if kept > 0 {
+			return plugind.Errorf(plugind.CodeBlocked, "nothing to do in %s: %d of its plugins are installed as planned already and the others cannot be installed (see actions)", p.Source, kept)
 		}
 		return plugind.Errorf(plugind.CodeBlocked, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
 	}

@@ -49,6 +49,9 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Respons
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
 		return ErrorResponse(req.Source, err), err
 	}
+	if err := CheckPlanID(req.PlanID); err != nil {
+		return ErrorResponse(req.Source, err), err
+	}
 	if req.Source == "" {
 		sp, ok, err := in.StoredPlan(ctx, req.PlanID)
 		if err != nil {

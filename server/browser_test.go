@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,21 +77,37 @@ func startBrowser() {
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
 	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelStart()
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(ctx) }()
-	select {
-	case err = <-done:
-	case <-start.Done():
-		err = errors.New("timed out after 60 s")
-	}
-	if err != nil {
+	// A loaded machine sometimes loses Chromium during its start-up (it
+	// exits before printing its DevTools address): try a few times, and
+	// keep what it printed for the failure message.
+	var (
+		ctx                    context.Context
+		cancelCtx, cancelAlloc context.CancelFunc
+		output                 bytes.Buffer
+	)
+	for attempt := 1; attempt <= 3; attempt++ {
+		output.Reset()
+		var alloc context.Context
+		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.CombinedOutput(&lockedWriter{w: &output}))...)
+		ctx, cancelCtx = chromedp.NewContext(alloc)
+		start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
+		done := make(chan error, 1)
+		go func() { done <- chromedp.Do(ctx) }()
+		select {
+		case err = <-done:
+		case <-start.Done():
+			err = errors.New("timed out after 60 s")
+		}
+		cancelStart()
+		if err == nil {
+			break
+		}
 		cancelCtx()
 		cancelAlloc()
-		sharedBrowser.reason = fmt.Sprintf("Chromium (%s) cannot start: %v", chromiumPath, err)
+		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+	}
+	if err != nil {
+		sharedBrowser.reason = fmt.Sprintf("Chromium (%s) cannot start after 3 attempts: %v; it printed: %s", chromiumPath, err, tail(output.String(), 2000))
 		return
 	}
 	sharedBrowser.ctx = ctx
@@ -264,4 +282,23 @@ func (p *tab) downloadsTo(dir string) {
 	if err != nil {
 		p.t.Fatalf("set download behaviour: %v", err)
 	}
+}
+
+// lockedWriter serializes Chromium's output, which arrives from two pipes.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
 }

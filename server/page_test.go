@@ -355,7 +355,7 @@ func TestBrowserRefusedInstall(t *testing.T) {
 	repo.Commit("main", alphaFiles("1.0.1")) // the source moves on
 	p.click("#install-button")
 	p.until("the refusal", `document.getElementById("install-result")?.dataset.status === "refused"`)
-	if got := p.text("#result-error"); !strings.Contains(got, "install.approval_denied") || !strings.Contains(got, "no longer matches") {
+	if got := p.text("#result-error"); !strings.Contains(got, "install.approval_denied") || !strings.Contains(got, "https://github.com/acme/alpha moved from commit") {
 		t.Fatalf("refusal: %q", got)
 	}
 	if got := p.text("#install-result h3"); got != "Install refused" {

@@ -204,13 +204,15 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 		t.Fatalf("install: %s", r.body)
 	}
 	marketplace := writeTree(t, filepath.Join(t.TempDir(), "notaplugin"), map[string]string{"README.md": "nothing here"})
+	other := plugin(t, t.TempDir(), "dup", "2.0.0") // the same name, other content
 	cases := []struct {
 		name, method, path string
 		body               any
 		status             int
 		code               string
 	}{
-		{"conflict", "POST", "/plugins/plan", installer.Request{Source: src}, 422, "install.conflict"},
+		{"conflict", "POST", "/plugins/plan", installer.Request{Source: other}, 422, "install.conflict"},
+		{"install malformed planId", "POST", "/plugins/install", map[string]any{"planId": "low:sha256:typo"}, 400, "install.invalid_source"},
 		{"missing source", "POST", "/plugins/plan", map[string]any{"name": "x"}, 400, "install.invalid_source"},
 		{"relative source", "POST", "/plugins/plan", installer.Request{Source: "examples/hello-claude"}, 400, "install.invalid_source"},
 		// Relative or ambiguous sources the daemon could only resolve

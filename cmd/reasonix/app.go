@@ -35,7 +35,8 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 // which share one backend constructor.
 type openOptions struct {
 	progress bool         // progress bars on stderr when it is a terminal
-	log      *slog.Logger // nil: errors only, as text on stderr
+	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
+	quiet    bool         // print nothing (shell completion)
 }
 
 // openWith wires the backend. Only an unknown home or a bad environment is
@@ -43,8 +44,17 @@ type openOptions struct {
 // once (on stderr, or in the daemon's log).
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	log := o.log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelError, ReplaceAttr: plugind.RedactAttr}))
+	switch {
+	case o.quiet:
+		log = slog.New(slog.DiscardHandler)
+	case log == nil:
+		// Warnings by default (one per failure, with a hint; retries are
+		// debug), everything with -v.
+		level := slog.LevelWarn
+		if m.verbose {
+			level = slog.LevelDebug
+		}
+		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
 	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log}
 	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
@@ -64,6 +74,9 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		return nil, err
 	}
 	for _, w := range a.Warnings {
+		if o.quiet {
+			break
+		}
 		if o.log != nil {
 			log.Warn(w)
 		} else {

@@ -10,8 +10,11 @@ import (
 )
 
 func (m *Main) cacheCommand() *cobra.Command {
-	c := &cobra.Command{Use: "cache", Short: "Inspect and maintain the snapshot store and the cache"}
-	var asJSON, all, repair bool
+	c := group(&cobra.Command{Use: "cache", Short: "Inspect and maintain the snapshot store and the cache",
+		Example: `  reasonix cache stats
+  reasonix cache gc
+  reasonix cache verify --repair`})
+	var all, repair bool
 	// maint wires the maintenance commands. They are about the store, so
 	// an unusable store fails them; an unavailable cache does not (see
 	// installer.Maintenance).
@@ -28,6 +31,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 	}
 	stats := &cobra.Command{
 		Use: "stats", Short: "Store size and cache hit rates", Args: cobra.NoArgs,
+		Example: "  reasonix cache stats\n  reasonix cache stats --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
 			if err != nil {
@@ -38,7 +42,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			if asJSON {
+			if m.asJSON {
 				return writeJSON(m.Stdout, s)
 			}
 			fmt.Fprintf(m.Stdout, "store: %d snapshots, %d files, %s of %s cap\n", s.Store.Snapshots, s.Store.Files, plugind.HumanBytes(s.Store.Bytes), plugind.HumanBytes(s.Store.CapBytes))
@@ -53,9 +57,9 @@ func (m *Main) cacheCommand() *cobra.Command {
 			return nil
 		},
 	}
-	stats.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	gc := &cobra.Command{
 		Use: "gc", Short: "Evict least recently used snapshots no installed plugin or live plan uses", Args: cobra.NoArgs,
+		Example: "  reasonix cache gc\n  reasonix cache gc --all --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
 			if err != nil {
@@ -64,7 +68,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 			defer done()
 			rep, err := mt.GC(cmd.Context(), all)
 			if rep != nil {
-				if asJSON {
+				if m.asJSON {
 					_ = writeJSON(m.Stdout, rep)
 				} else {
 					fmt.Fprintf(m.Stdout, "evicted %d snapshots, freed %s, %s remain\n", len(rep.Evicted), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
@@ -80,9 +84,9 @@ func (m *Main) cacheCommand() *cobra.Command {
 		},
 	}
 	gc.Flags().BoolVar(&all, "all", false, "evict every snapshot that is not in use, whatever the cap")
-	gc.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	verify := &cobra.Command{
 		Use: "verify [--repair]", Short: "Re-hash every snapshot in the store (--repair: quarantine the damaged ones)", Args: cobra.NoArgs,
+		Example: "  reasonix cache verify\n  reasonix cache verify --repair",
 		Long: `Verify re-hashes every snapshot in the store and reports each one whose content no longer
 matches its digest, or that is no longer a plain read-only tree.
 
@@ -97,13 +101,13 @@ reported and left alone. The exit status is 1 while any problem remains unrepair
 			}
 			defer done()
 			if repair {
-				return m.printRepair(cmd, mt, asJSON)
+				return m.printRepair(cmd, mt, m.asJSON)
 			}
 			rep, err := mt.Verify(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			if asJSON {
+			if m.asJSON {
 				_ = writeJSON(m.Stdout, rep)
 			} else {
 				fmt.Fprintf(m.Stdout, "checked %d snapshots, %d problems\n", rep.Checked, len(rep.Bad))
@@ -117,7 +121,6 @@ reported and left alone. The exit status is 1 while any problem remains unrepair
 			return nil
 		},
 	}
-	verify.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	verify.Flags().BoolVar(&repair, "repair", false, "quarantine every damaged snapshot and forget its cache records")
 	c.AddCommand(stats, gc, verify)
 	return c

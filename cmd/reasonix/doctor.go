@@ -10,13 +10,17 @@ import (
 )
 
 func (m *Main) doctorCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor NAME",
 		Short: "Check that an installed plugin's root, manifest and content are intact",
-		Args:  cobra.ExactArgs(1),
+		Long: `Doctor checks one installed plugin: its root exists, its manifest reads, and its files still hash
+to the digest that was installed. It exits 1 when anything is wrong and says how to repair it.`,
+		Example: `  reasonix plugin doctor hello-claude
+  reasonix plugin doctor hello-claude --json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.PluginInfo, error) {
+			info, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {
 				return a.installer.Doctor(cmd.Context(), args[0])
 			}, printDoctor)
 			if err != nil {
@@ -28,24 +32,23 @@ func (m *Main) doctorCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func (m *Main) capabilitiesCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "capabilities",
 		Short: "Report skills, hooks, MCP servers and package roots across installed plugins",
-		Args:  cobra.NoArgs,
+		Example: `  reasonix doctor capabilities
+  reasonix doctor capabilities --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.CapabilityReport, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.CapabilityReport, error) {
 				return a.installer.Capabilities(cmd.Context())
 			}, printCapabilities)
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

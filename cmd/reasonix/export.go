@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,11 +12,18 @@ import (
 
 func (m *Main) exportCommand() *cobra.Command {
 	var out string
-	var asJSON bool
+	var force bool
 	cmd := &cobra.Command{
-		Use:   "export NAME [-o FILE.zip]",
+		Use:   "export NAME [-o FILE.zip] [--force]",
 		Short: "Pack an installed plugin as a zip, credentials replaced by ${VAR} references",
-		Args:  cobra.ExactArgs(1),
+		Long: `Export packs an installed plugin as a zip that installs on its own (reasonix plugin install
+FILE.zip). Literal credentials in its hooks, MCP servers and config files are replaced by ${VAR}
+references that keep it working; the output says which variables to set. An existing file is
+never overwritten unless --force.`,
+		Example: `  reasonix plugin export hello-claude
+  reasonix plugin export hello-claude -o /tmp/hello.zip --force`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := m.open(cmd.Context())
 			if err != nil {
@@ -29,6 +37,9 @@ func (m *Main) exportCommand() *cobra.Command {
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			if _, err := os.Lstat(abs); err == nil && !force {
+				return fail(m.Stderr, fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs))
+			}
 			// The zip appears whole or not at all.
 			pf, err := renameio.NewPendingFile(abs, renameio.WithPermissions(0o644))
 			if err != nil {
@@ -39,10 +50,14 @@ func (m *Main) exportCommand() *cobra.Command {
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			if _, err := os.Lstat(abs); err == nil && !force {
+				// It appeared while the zip was written: still not ours.
+				return fail(m.Stderr, fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs))
+			}
 			if err := pf.CloseAtomicallyReplace(); err != nil {
 				return fail(m.Stderr, fmt.Errorf("write %s: %w", abs, err))
 			}
-			if asJSON {
+			if m.asJSON {
 				return writeJSON(m.Stdout, map[string]any{"path": abs, "export": info})
 			}
 			fmt.Fprintf(m.Stdout, "exported %s to %s (%d files)\n", safeText(info.Name), safeText(abs), info.Files)
@@ -56,6 +71,6 @@ func (m *Main) exportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "zip file to write (default NAME.zip)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the file if it exists")
 	return cmd
 }

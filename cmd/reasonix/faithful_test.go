@@ -74,9 +74,13 @@ func TestFaithfulMarketplace(t *testing.T) {
 	if yes.code != 1 || yes.json(t)["status"] != "partial" || yes.json(t)["applied"] != true {
 		t.Fatalf("install: exit %d (want 1: some entries are blocked), %s", yes.code, yes.stdout)
 	}
+	// Again: what installed is up to date; what could not still cannot.
 	again := runBinary(t, home, env, "plugin", "install", src, "--yes")
-	if again.code != 1 || again.json(t)["errorCode"] != "install.conflict" || !strings.Contains(again.stdout, "--replace") {
-		t.Fatalf("re-install without --replace: exit %d %v\n%s", again.code, again.json(t)["errorCode"], again.stdout)
+	if again.code != 1 || again.json(t)["errorCode"] != "install.blocked" || !strings.Contains(again.stdout, "installed as planned already") {
+		t.Fatalf("re-install: exit %d %v\n%s", again.code, again.json(t)["errorCode"], again.stdout)
+	}
+	if st := again.json(t)["actions"].([]any)[0].(map[string]any); st["status"] == "conflict" {
+		t.Fatalf("an identical plugin is a conflict: %v", st)
 	}
 
 	show := runBinary(t, home, env, "plugin", "show", "notes")

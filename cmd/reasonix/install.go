@@ -15,22 +15,25 @@ func (m *Main) installCommand() *cobra.Command {
 		Use:   "install SOURCE (--dry-run | --yes)",
 		Short: "Plan, and with --yes apply, the install of a plugin or a marketplace",
 		Long: `Install a plugin package from SOURCE: a local folder, a .zip (such as one made by export),
-git:github.com/OWNER/REPO, https://github.com/OWNER/REPO, or
-https://github.com/OWNER/REPO/tree/REF/PATH. A marketplace installs one action per plugin.
+git:github.com/OWNER/REPO, https://github.com/OWNER/REPO,
+https://github.com/OWNER/REPO/tree/REF/PATH, any git repository over HTTPS
+(https://HOST/PATH.git[#REF]), or NAME@MARKET (an entry of a known marketplace). A marketplace
+installs one action per plugin, with the plugins they depend on.
 
 --dry-run prints the plan and writes nothing; --yes plans and applies it. With --plan-id, --yes
-installs only if the fresh plan is exactly the one you reviewed.`,
-		Args: cobra.ExactArgs(1),
+installs only if the fresh plan is exactly the one you reviewed. Installing exactly what is
+installed already is up to date (exit 0, nothing written); a FULL TRUST runtime in the plan is
+named on stderr.`,
+		Example: `  reasonix plugin install ./my-plugin --dry-run
+  reasonix plugin install https://github.com/OWNER/REPO --yes --plan-id medium:sha256:…
+  reasonix plugin install https://github.com/anthropics/claude-plugins-official --name NAME -y
+  reasonix plugin install NAME@MARKET --dry-run`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Source = args[0]
-			if ap.DryRun && ap.Yes {
-				return usageError(errors.New("--dry-run and --yes exclude each other"))
-			}
-			if ap.PlanID != "" && !ap.Yes {
-				return usageError(errors.New("--plan-id goes with --yes"))
-			}
-			if !ap.DryRun && !ap.Yes {
-				return usageError(installer.ErrNeedsApproval)
+			if err := checkApproval(ap); err != nil {
+				return err
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
@@ -40,6 +43,8 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 					// The same plan, readable, on the terminal; stdout keeps
 					// the JSON for scripts.
 					writeReview(m.Stderr, resp, approveCommand(args[0], req, resp.PlanID))
+				} else if resp != nil {
+					fullTrustBanner(m.Stderr, resp)
 				}
 				return resp
 			})
@@ -47,7 +52,7 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&ap.DryRun, "dry-run", false, "plan and validate without writing files")
-	f.BoolVar(&ap.Yes, "yes", false, "apply the plan")
+	f.BoolVarP(&ap.Yes, "yes", "y", false, "apply the plan")
 	f.StringVar(&ap.PlanID, "plan-id", "", "with --yes: install only if the fresh plan has this planId")
 	f.StringVar(&req.Name, "name", "", "override the plugin name (or select one marketplace entry)")
 	f.BoolVar(&req.Replace, "replace", false, "allow replacing an installed plugin of the same name")
@@ -55,4 +60,22 @@ installs only if the fresh plan is exactly the one you reviewed.`,
 	f.BoolVar(&req.Offline, "offline", false, "no network: plan from the cache and store only")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "resolve unpinned marketplace url/github entries to their ref's head and pin that")
 	return cmd
+}
+
+// checkApproval is the usage check every planning command shares: exactly
+// one of --dry-run and --yes, and a --plan-id that is one, with --yes.
+func checkApproval(ap installer.Approval) error {
+	switch {
+	case ap.DryRun && ap.Yes:
+		return usageError(errors.New("--dry-run and --yes exclude each other"))
+	case ap.PlanID != "" && !ap.Yes:
+		return usageError(errors.New("--plan-id goes with --yes"))
+	case !ap.DryRun && !ap.Yes:
+		return usageError(installer.ErrNeedsApproval)
+	case ap.PlanID != "":
+		if err := installer.CheckPlanID(ap.PlanID); err != nil {
+			return usageError(err)
+		}
+	}
+	return nil
 }

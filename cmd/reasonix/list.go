@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -12,33 +13,37 @@ import (
 )
 
 func (m *Main) listCommand() *cobra.Command {
-	var asJSON, available bool
+	var available bool
 	var market string
 	cmd := &cobra.Command{
-		Use:   "list [--available [--marketplace M]]",
-		Short: "List installed plugins, or what the known marketplaces offer",
-		Args:  cobra.NoArgs,
+		Use:     "list [--available [--marketplace M]]",
+		Short:   "List installed plugins, or what the known marketplaces offer",
+		Aliases: []string{"ls"},
+		Example: `  reasonix plugin list
+  reasonix plugin ls --json
+  reasonix plugin list --available --marketplace acme`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if market != "" && !available {
 				return usageError(fmt.Errorf("--marketplace goes with --available"))
 			}
 			if available {
-				_, err := query(cmd.Context(), m, asJSON, func(a *app) (availableList, error) {
+				_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (availableList, error) {
 					list, err := a.installer.Available(cmd.Context(), market)
 					return availableList{list}, err
 				}, func(w io.Writer, l availableList) { printAvailable(w, l.Plugins) })
 				return err
 			}
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (pluginList, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (pluginList, error) {
 				infos, err := a.installer.List(cmd.Context())
 				return pluginList{infos}, err
-			}, func(w io.Writer, l pluginList) { printList(w, l.Plugins) })
+			}, func(w io.Writer, l pluginList) { printList(w, m.Stderr, l.Plugins) })
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer (as last read; `reasonix marketplace update` reads them again)")
 	cmd.Flags().StringVar(&market, "marketplace", "", "with --available: one known marketplace")
+	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	return cmd
 }
 
@@ -64,16 +69,9 @@ func printAvailable(w io.Writer, list []installer.Available) {
 		case a.Status == "ready":
 			state = "available"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(a.Name), safeText(a.Marketplace), state, dash(commitOrEmpty(a.Commit)), safeLine(a.Description, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(a.Name), safeText(a.Marketplace), state, dash(shortCommit(a.Commit)), safeLine(a.Description, 60))
 	}
 	tw.Flush()
-}
-
-func commitOrEmpty(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // pluginList is the JSON of `list --json` and GET /plugins.
@@ -81,13 +79,15 @@ type pluginList struct {
 	Plugins []installer.PluginInfo `json:"plugins"`
 }
 
-func printList(w io.Writer, infos []installer.PluginInfo) {
+// printList prints the installed plugins as a table on w, and what is
+// wrong with them on errw (stderr): the table stays parseable.
+func printList(w, errw io.Writer, infos []installer.PluginInfo) {
 	if len(infos) == 0 {
 		fmt.Fprintln(w, "No plugins installed.")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tKIND\tCAPABILITIES\tSOURCE")
+	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tCOMMIT\tCAPABILITIES\tSOURCE")
 	for _, p := range infos {
 		state := "enabled"
 		if !p.Enabled {
@@ -97,14 +97,23 @@ func printList(w io.Writer, infos []installer.PluginInfo) {
 			state = "excluded"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(p.Name), dash(safeCell(p.Version, 24)), state,
-			safeText(p.ManifestKind), counts(p), safeText(p.Source))
+			dash(shortCommit(p.Commit)), counts(p), safeText(shortSHAs(p.Source)))
 	}
 	tw.Flush()
 	for _, p := range infos {
 		for _, prob := range p.Problems {
-			fmt.Fprintf(w, "warning: %s is excluded from loading: %s (run `reasonix plugin doctor %s`)\n", safeText(p.Name), safeText(prob), safeText(p.Name))
+			fmt.Fprintf(errw, "warning: %s is excluded from loading: %s (run `reasonix plugin doctor %s`)\n", safeText(p.Name), safeText(prob), safeText(p.Name))
 		}
 	}
+}
+
+// fullSHA finds the 40-hex commits a recorded source spells out.
+var fullSHA = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+
+// shortSHAs shortens the commits inside a source for a table (show and
+// --json keep them whole).
+func shortSHAs(src string) string {
+	return fullSHA.ReplaceAllStringFunc(src, shortCommit)
 }
 
 func counts(p installer.PluginInfo) string {

@@ -27,6 +27,12 @@ type Main struct {
 	// terminal, when set, says whether w is a terminal (tests); nil checks
 	// the file descriptor.
 	terminal func(w io.Writer) bool
+
+	// Flags every command takes: --json (a no-op where the output is JSON
+	// anyway) and -v/--verbose (debug logs on stderr).
+	asJSON  bool
+	verbose bool
+	args    []string // the command line, for the root's own errors
 }
 
 // exitError carries an exit status through cobra.
@@ -48,8 +54,13 @@ func usageError(err error) error { return &exitError{code: 2, err: err} }
 // errFailed is an exit-1 error whose details were already printed.
 var errFailed = &exitError{code: 1}
 
+// errInterrupted is the exit status of an interrupted command (130, as a
+// shell reports SIGINT), details already printed.
+var errInterrupted = &exitError{code: 130}
+
 // Run executes args and returns the process exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
+	m.args = args
 	root := m.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(m.Stdin)
@@ -58,6 +69,14 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
+	}
+	if ctx.Err() != nil {
+		// Interrupted: whatever failed, it failed because it was stopped.
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err != nil {
+			fmt.Fprintln(m.Stderr, "reasonix: interrupted")
+		}
+		return 130
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
@@ -74,13 +93,47 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 
 func (m *Main) rootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "reasonix",
-		Short:         "Resolve, pin, install and serve Reasonix plugin packages",
+		Use:   "reasonix",
+		Short: "Resolve, pin, install and serve Reasonix plugin packages",
+		Long: `reasonix resolves plugin-package sources (GitHub and any git host, marketplaces, local folders,
+zips), pins every remote one to a commit, keeps what it fetched in a cache and a snapshot store,
+and installs from there with an approval step. Everything lives under $REASONIX_HOME (default
+~/.reasonix); "reasonix help environment" lists the variables it reads.`,
+		Example: `  reasonix plugin install https://github.com/anthropics/claude-plugins-official --dry-run
+  reasonix plugin install hello@acme --yes
+  reasonix plugin list
+  reasonix studio`,
+		Version:       versionLine(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
-	plugin := &cobra.Command{Use: "plugin", Short: "Install and manage plugin packages"}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
+	// The root reads its own words like a group does (see group), but it
+	// parses flags (--version, --json, -v): an unknown word before an
+	// unknown flag is still an unknown command, with a suggestion.
+	root.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usageError(errors.New(unknownCommand(cmd, args[0])))
+		}
+		return nil
+	}
+	root.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if !c.HasParent() {
+			if word := firstWord(m.args); word != "" {
+				return usageError(errors.New(unknownCommand(c, word)))
+			}
+		}
+		return usageError(err)
+	})
+	pf := root.PersistentFlags()
+	pf.BoolVar(&m.asJSON, "json", false, "print JSON (what install, update and remove print anyway)")
+	pf.BoolVarP(&m.verbose, "verbose", "v", false, "show debug logs on stderr (retries, cache decisions)")
+	plugin := group(&cobra.Command{Use: "plugin", Short: "Install and manage plugin packages",
+		Example: `  reasonix plugin install ./my-plugin --dry-run
+  reasonix plugin list
+  reasonix plugin update --all --dry-run`})
 	plugin.AddCommand(
 		m.installCommand(),
 		m.updateCommand(),
@@ -94,10 +147,13 @@ func (m *Main) rootCommand() *cobra.Command {
 		m.exportCommand(),
 		m.validateCommand(),
 	)
-	doctor := &cobra.Command{Use: "doctor", Short: "Workspace diagnostics"}
+	doctor := group(&cobra.Command{Use: "doctor", Short: "Workspace diagnostics",
+		Example: `  reasonix doctor capabilities
+  reasonix doctor capabilities --json`})
 	doctor.AddCommand(m.capabilitiesCommand())
 	root.AddCommand(plugin, doctor, m.cacheCommand(), m.marketplaceCommand())
 	root.AddCommand(m.serveCommand(), m.studioCommand(), m.mirrorCommand())
+	root.AddCommand(m.versionCommand(), environmentTopic(), m.completionCommand(root))
 	return root
 }
 

@@ -15,14 +15,16 @@ import (
 // marketplaceCommand is `reasonix marketplace …`: the known marketplaces of
 // SPEC §7.
 func (m *Main) marketplaceCommand() *cobra.Command {
-	root := &cobra.Command{
+	root := group(&cobra.Command{
 		Use:   "marketplace",
 		Short: "Add, list, update and remove known marketplaces",
 		Long: `Known marketplaces are the ones plugins are installed from by name (reasonix plugin install
 NAME@MARKET) and that update follows. Installing from a marketplace source makes it known too.`,
-	}
+		Example: `  reasonix marketplace add https://github.com/anthropics/claude-plugins-official
+  reasonix marketplace list
+  reasonix marketplace update`,
+	})
 	var offline bool
-	var asJSON bool
 	add := &cobra.Command{
 		Use:   "add SOURCE",
 		Short: "Read a marketplace and remember it under the name its document gives",
@@ -31,7 +33,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
   reasonix marketplace add ./my-marketplace`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.MarketplaceUpdate, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.MarketplaceUpdate, error) {
 				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
 			}, func(w io.Writer, up *installer.MarketplaceUpdate) {
 				fmt.Fprintf(w, "Known marketplace %s: %s at %s, %d entries\n", safeText(up.Name), safeText(up.Source), commitOrLocal(up.Commit), up.Entries)
@@ -44,8 +46,9 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 	list := &cobra.Command{
 		Use: "list", Short: "List the known marketplaces", Args: cobra.NoArgs,
 		Aliases: []string{"ls"},
+		Example: "  reasonix marketplace list\n  reasonix marketplace ls --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketList, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketList, error) {
 				ms, err := a.installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
 			}, func(w io.Writer, l marketList) { printMarkets(w, l.Marketplaces, time.Now()) })
@@ -56,13 +59,17 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Use:   "update [NAME]",
 		Short: "Read the known marketplaces (or one) again at their branch heads",
 		Long:  "An unchanged branch costs one conditional request; --offline reads the cached documents.",
-		Args:  cobra.MaximumNArgs(1),
+		Example: `  reasonix marketplace update
+  reasonix marketplace update acme
+  reasonix marketplace update --offline`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := ""
 			if len(args) == 1 {
 				name = args[0]
 			}
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketUpdates, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketUpdates, error) {
 				ups, err := a.installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 				return marketUpdates{ups}, err
 			}, func(w io.Writer, l marketUpdates) {
@@ -86,9 +93,12 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Short:   "Forget a known marketplace",
 		Long: `Forget a known marketplace. Refused while installed plugins came from it, unless --force, which
 keeps them installed, unlinked from it.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  reasonix marketplace remove acme
+  reasonix marketplace rm acme --force`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (marketRemoval, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketRemoval, error) {
 				k, users, err := a.installer.RemoveMarketplace(cmd.Context(), args[0], force)
 				if err != nil {
 					return marketRemoval{}, err
@@ -104,9 +114,6 @@ keeps them installed, unlinked from it.`,
 		},
 	}
 	remove.Flags().BoolVar(&force, "force", false, "remove it even though installed plugins came from it (they stay installed)")
-	for _, c := range []*cobra.Command{add, list, update, remove} {
-		c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	}
 	root.AddCommand(add, list, update, remove)
 	return root
 }
@@ -141,10 +148,7 @@ func commitOrLocal(sha string) string {
 	if sha == "" {
 		return "(local)"
 	}
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
+	return shortCommit(sha)
 }
 
 func ago(now, t time.Time) string {

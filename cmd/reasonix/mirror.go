@@ -26,14 +26,19 @@ import (
 const DefaultMirrorAddr = "127.0.0.1:7979"
 
 func (m *Main) mirrorCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := group(&cobra.Command{
 		Use:   "mirror",
 		Short: "Run a team mirror (PostgreSQL + S3-compatible storage) and manage its client tokens",
 		Long: `The team mirror (SPEC §15) sits between an organization's machines and GitHub or any git host:
 one upstream fetch per repo@SHA for everyone, an operator policy, an audit log. Clients use it
 with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
-	}
-	token := &cobra.Command{Use: "token", Short: "Create and revoke client tokens"}
+		Example: `  reasonix mirror serve --postgres "$DSN" --s3-endpoint http://127.0.0.1:8333 --s3-bucket snapshots
+  reasonix mirror token create --postgres "$DSN" --name laptop-ann
+  reasonix mirror audit --postgres "$DSN" --outcome blocked --since 24h`,
+	})
+	token := group(&cobra.Command{Use: "token", Short: "Create and revoke client tokens",
+		Example: `  reasonix mirror token create --postgres "$DSN" --name laptop-ann
+  reasonix mirror token revoke --postgres "$DSN" --name laptop-ann`})
 	token.AddCommand(m.mirrorTokenCreate(), m.mirrorTokenRevoke())
 	cmd.AddCommand(m.mirrorServe(), token, m.mirrorAudit())
 	return cmd
@@ -56,10 +61,11 @@ func requireFlags(pairs ...string) error {
 func (m *Main) mirrorServe() *cobra.Command {
 	var addr, dsn, endpoint, bucket, policyPath, replica, addrFile string
 	var refTTL, negTTL, leaseTTL, wait, grace time.Duration
-	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE]",
 		Short: "Serve the team mirror (run as many replicas as needed over one database and bucket)",
+		Example: `  reasonix mirror serve --postgres "$DSN" --s3-endpoint http://127.0.0.1:8333 --s3-bucket snapshots
+  reasonix mirror serve --addr 0.0.0.0:7979 --postgres "$DSN" --s3-endpoint "$S3" --s3-bucket snapshots --policy policy.json`,
 		Long: `Serve the team mirror over HTTP. Replicas are stateless: run several over the same PostgreSQL
 database and bucket, behind a load balancer or listed together in the clients' REASONIX_MIRROR.
 
@@ -85,7 +91,7 @@ gracefully.`,
 				return usageError(fmt.Errorf("--addr %q: want HOST:PORT", addr))
 			}
 			level := slog.LevelInfo
-			if verbose {
+			if m.verbose { // -v: every request, at debug level
 				level = slog.LevelDebug
 			}
 			logger := server.NewLogger(m.Stderr, level)
@@ -158,7 +164,6 @@ gracefully.`,
 	f.DurationVar(&leaseTTL, "lease-ttl", mirror.DefaultLeaseTTL, "lease on an upstream fetch: how long a dead replica's fetch blocks others before it is taken over")
 	f.DurationVar(&wait, "wait-timeout", mirror.DefaultWaitTimeout, "how long a request waits for another replica's upstream fetch")
 	f.DurationVar(&grace, "shutdown-timeout", mirror.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run")
-	f.BoolVarP(&verbose, "verbose", "v", false, "log every request (debug level)")
 	return cmd
 }
 
@@ -175,7 +180,9 @@ func (m *Main) mirrorTokenCreate() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create --postgres DSN --name NAME",
 		Short: "Create a client token (printed alone on stdout; only its hash is stored)",
-		Args:  cobra.NoArgs,
+		Example: `  reasonix mirror token create --postgres "$DSN" --name laptop-ann
+  TOKEN=$(reasonix mirror token create --postgres "$DSN" --name ci)`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := requireFlags("postgres", dsn, "name", name); err != nil {
 				return err
@@ -201,9 +208,10 @@ func (m *Main) mirrorTokenCreate() *cobra.Command {
 func (m *Main) mirrorTokenRevoke() *cobra.Command {
 	var dsn, name string
 	cmd := &cobra.Command{
-		Use:   "revoke --postgres DSN --name NAME",
-		Short: "Revoke a client token",
-		Args:  cobra.NoArgs,
+		Use:     "revoke --postgres DSN --name NAME",
+		Short:   "Revoke a client token",
+		Example: `  reasonix mirror token revoke --postgres "$DSN" --name laptop-ann`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := requireFlags("postgres", dsn, "name", name); err != nil {
 				return err
@@ -229,11 +237,12 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	var dsn string
 	var f meta.AuditFilter
 	var since time.Duration
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "audit --postgres DSN [--repo R] [--action A] [--outcome O] [--client C] [--since 24h] [--json]",
 		Short: "Show the mirror's audit log: who asked for what, when, and what was served",
-		Args:  cobra.NoArgs,
+		Example: `  reasonix mirror audit --postgres "$DSN" --since 24h
+  reasonix mirror audit --postgres "$DSN" --outcome blocked --json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			db, err := m.openMeta(cmd.Context(), dsn)
 			if err != nil {
@@ -251,7 +260,7 @@ func (m *Main) mirrorAudit() *cobra.Command {
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			if asJSON {
+			if m.asJSON {
 				if entries == nil {
 					entries = []meta.Entry{}
 				}
@@ -280,7 +289,6 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	fl.StringVar(&f.Client, "client", "", "only this client (token name)")
 	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
 	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")
-	fl.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
@@ -39,6 +40,13 @@ func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response)
 	}
 	defer a.Close()
 	resp := op(a)
+	if !resp.OK && !resp.Applied && ctx.Err() != nil {
+		// Interrupted (Ctrl-C, SIGTERM): whatever the work was doing when
+		// its context ended, the answer is that it was cancelled, and
+		// publication never began or was rolled back.
+		resp.Status = installer.StatusFailed
+		resp.Err = plugind.Errorf(plugind.CodeCancelled, "interrupted: nothing was installed or changed")
+	}
 	// What opening found (a cache moved aside or unavailable, a broken
 	// store) and cache failures belong to the answer too.
 	resp.Warnings = append(a.Notes(), resp.Warnings...)
@@ -49,9 +57,30 @@ func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response)
 		return err
 	}
 	if !resp.OK {
+		if plugind.CodeOf(resp.Err) == plugind.CodeCancelled {
+			return errInterrupted
+		}
 		return errFailed
 	}
 	return nil
+}
+
+// fullTrustBanner warns on stderr about every FULL TRUST runtime a plan
+// would install (or just installed), naming the command it runs. There is
+// no second prompt — approving the plan is the authorization (the seeds) —
+// but it cannot be missed.
+func fullTrustBanner(w io.Writer, resp *installer.Response) {
+	for _, a := range resp.Actions {
+		if a.Runtime == nil || (a.Status != installer.ActionReady && a.Status != installer.ActionInstalled) {
+			continue
+		}
+		verb := "would run"
+		if a.Status == installer.ActionInstalled {
+			verb = "runs"
+		}
+		cmd := strings.Join(append([]string{a.Runtime.Command}, a.Runtime.Args...), " ")
+		fmt.Fprintf(w, "!! FULL TRUST: %s %s %s outside the sandbox, with your user's permissions\n", safeText(a.Name), verb, safeText(cmd))
+	}
 }
 
 // query runs a read-only command: it asks the backend for one value and

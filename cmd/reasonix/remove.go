@@ -12,7 +12,7 @@ func (m *Main) removeCommand() *cobra.Command {
 	var yes, force bool
 	cmd := &cobra.Command{
 		Use:     "remove NAME --yes [--force]",
-		Aliases: []string{"uninstall"},
+		Aliases: []string{"uninstall", "rm"},
 		Short:   "Uninstall a plugin (its copied files are deleted; a linked folder stays)",
 		Long: `Remove uninstalls a plugin: its registry entry goes first, then its copied files. A linked
 plugin's folder is yours and stays.
@@ -22,7 +22,8 @@ unless --force; those plugins then stay installed without it. Dependencies nothi
 more are removed by "reasonix plugin prune".`,
 		Example: `  reasonix plugin remove hello --yes
   reasonix plugin remove shared-utils --yes --force`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !yes {
 				return usageError(errors.New("remove writes state and deletes the plugin's copied files: rerun with --yes"))

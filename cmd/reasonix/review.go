@@ -367,6 +367,7 @@ func shortDigest(d string) string {
 	return algo + ":" + shortCommit(hex)
 }
 
+// shortCommit is a commit as people read it: 12 hex digits.
 func shortCommit(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]

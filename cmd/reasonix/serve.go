@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +20,9 @@ func (m *Main) serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7878]",
 		Short: "Serve the backend to Studio over HTTP (loopback, bearer token)",
+		Example: `  reasonix serve
+  reasonix serve --addr 127.0.0.1:0
+  curl -H "Authorization: Bearer $(cat ~/.reasonix/serve.token)" http://127.0.0.1:7878/plugins`,
 		Long: `Serve the install backend over HTTP for the Studio desktop app (SPEC §12), and the
 installer page at http://ADDR/.
 
@@ -57,6 +62,9 @@ running after that is discarded whole.`,
 				return fail(m.Stderr, err)
 			}
 			ln, err := net.Listen("tcp", addr)
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fail(m.Stderr, fmt.Errorf("%s is busy (another reasonix serve, or another program, listens there): pick another port, or --addr 127.0.0.1:0 for any free one (serve.addr then says which)", addr))
+			}
 			if err != nil {
 				return fail(m.Stderr, err)
 			}

@@ -302,7 +302,8 @@ func TestServeAndCLIConcurrently(t *testing.T) {
 			t.Fatalf("round %d, different plugins: CLI %d %s %s; API %v %d %s", i, cliRes.code, cliRes.stdout, cliRes.stderr, apiErr, apiRes.status, apiRes.body)
 		}
 
-		// The same plugin: one wins, the other refuses cleanly.
+		// The same plugin: one installs it; the other refuses cleanly, or,
+		// planning after the winner published, finds it up to date.
 		wg.Add(2)
 		go func() { defer wg.Done(); cliRes = run(t, home, nil, "plugin", "install", same, "--yes") }()
 		go func() { defer wg.Done(); apiRes, apiErr = apiInstall(same) }()
@@ -310,17 +311,21 @@ func TestServeAndCLIConcurrently(t *testing.T) {
 		if apiErr != nil {
 			t.Fatalf("round %d: API: %v", i, apiErr)
 		}
-		cliWon, apiWon := cliRes.code == 0, apiRes.status == 200
+		cli, api := cliRes.json(t), apiRes.json(t)
+		cliWon, apiWon := cli["applied"] == true, api["applied"] == true
 		if cliWon == apiWon {
-			t.Fatalf("round %d, same plugin: CLI %d %s; API %d %s — want exactly one winner", i, cliRes.code, cliRes.stdout, apiRes.status, apiRes.body)
+			t.Fatalf("round %d, same plugin: CLI %d %s; API %d %s — want exactly one to install it", i, cliRes.code, cliRes.stdout, apiRes.status, apiRes.body)
 		}
-		refusal := map[string]bool{"install.conflict": true, "install.approval_denied": true}
-		if apiWon {
-			if cliRes.code != 1 || !refusal[cliRes.json(t)["errorCode"].(string)] {
-				t.Fatalf("round %d: CLI lost uncleanly: %d %s %s", i, cliRes.code, cliRes.stdout, cliRes.stderr)
-			}
-		} else if apiRes.status != http.StatusUnprocessableEntity || !refusal[apiRes.json(t)["errorCode"].(string)] {
-			t.Fatalf("round %d: API lost uncleanly: %d %s", i, apiRes.status, apiRes.body)
+		refusal := map[any]bool{"install.conflict": true, "install.approval_denied": true}
+		loser, code, upToDate := cli, cliRes.code, 0
+		if cliWon {
+			loser, code, upToDate = api, apiRes.status, 200
+		}
+		switch {
+		case loser["status"] == "up-to-date" && code == upToDate:
+		case refusal[loser["errorCode"]] && (code == 1 || code == http.StatusUnprocessableEntity):
+		default:
+			t.Fatalf("round %d: the loser (%d) neither refused cleanly nor found it up to date: %v", i, code, loser)
 		}
 
 		reg := readRegistry(t, home)

@@ -11,19 +11,20 @@ import (
 )
 
 func (m *Main) showCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
-		Args:  cobra.ExactArgs(1),
+		Example: `  reasonix plugin show hello-claude
+  reasonix plugin show hello-claude --json`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, asJSON, func(a *app) (*installer.PluginInfo, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {
 				return a.installer.Show(cmd.Context(), args[0])
 			}, printShow)
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 

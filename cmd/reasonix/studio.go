@@ -31,6 +31,8 @@ func (m *Main) studioCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "studio",
 		Short: "Open the installer page in a browser, signed in (starts the daemon if needed)",
+		Example: `  reasonix studio
+  reasonix studio --no-open`,
 		Long: `Open the installer page of ` + "`reasonix serve`" + ` in your browser, signed in.
 
 studio finds the daemon of the Reasonix home through serve.addr; when nothing answers there it

@@ -31,15 +31,18 @@ the plan that was shown.`,
 		Example: `  reasonix plugin update hello --dry-run
   reasonix plugin update --all --dry-run
   reasonix plugin update --all --marketplace acme --yes --plan-id medium:sha256:…`,
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			// Any number of installed plugins, each once.
+			named := map[string]bool{}
+			for _, a := range args {
+				named[a] = true
+			}
+			list, dir := m.completeInstalled(func(e installer.Entry) bool { return !named[e.Name] })(cmd, nil, toComplete)
+			return list, dir
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if ap.DryRun && ap.Yes {
-				return usageError(errors.New("--dry-run and --yes exclude each other"))
-			}
-			if ap.PlanID != "" && !ap.Yes {
-				return usageError(errors.New("--plan-id goes with --yes"))
-			}
-			if !ap.DryRun && !ap.Yes {
-				return usageError(installer.ErrNeedsApproval)
+			if err := checkApproval(ap); err != nil {
+				return err
 			}
 			switch {
 			case ur.All && len(args) > 0:
@@ -57,6 +60,8 @@ the plan that was shown.`,
 					// The same plan, readable, on the terminal; stdout keeps
 					// the JSON for scripts.
 					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(ur, req, resp.PlanID))
+				} else if resp != nil {
+					fullTrustBanner(m.Stderr, resp)
 				}
 				return resp
 			})
@@ -68,6 +73,7 @@ the plan that was shown.`,
 	f.StringVar(&ap.PlanID, "plan-id", "", "with --yes: apply only if the fresh plan has this planId")
 	f.BoolVar(&ur.All, "all", false, "update every installed plugin")
 	f.StringVar(&ur.Marketplace, "marketplace", "", "with --all: only the plugins of this known marketplace")
+	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	f.BoolVar(&req.Offline, "offline", false, "no network: answer from the cache and store only")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
 	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found")

@@ -47,7 +47,6 @@ type validationTarget struct {
 }
 
 func (m *Main) validateCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate FILE|DIR|SOURCE",
 		Short: "Check a plugin or a marketplace the way Claude Code's `claude plugin validate` does",
@@ -67,11 +66,14 @@ about ("" for the whole document), file the document it is in when it is not the
 entry the marketplace entry ("plugins[3]") whose plugin it belongs to.
 
 Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on usage errors.`,
+		Example: `  reasonix plugin validate ./my-plugin
+  reasonix plugin validate .claude-plugin/marketplace.json
+  reasonix plugin validate https://github.com/OWNER/REPO --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := m.validate(cmd.Context(), args[0])
 			if err != nil {
-				if asJSON {
+				if m.asJSON {
 					_ = writeJSON(m.Stdout, validation{Target: validationTarget{Path: plugind.RedactSecrets(args[0])},
 						Errors:   []manifest.Finding{{Message: plugind.RedactSecrets(err.Error())}},
 						Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}})
@@ -79,7 +81,7 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 				}
 				return fail(m.Stderr, err)
 			}
-			if asJSON {
+			if m.asJSON {
 				if err := writeJSON(m.Stdout, v); err != nil {
 					return err
 				}
@@ -92,7 +94,6 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
 

@@ -1,0 +1,36 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// environmentTopic is "reasonix help environment": every variable of SPEC
+// §4 the program reads. A command without Run is a help topic for cobra.
+func environmentTopic() *cobra.Command {
+	return &cobra.Command{
+		Use:   "environment",
+		Short: "The environment variables reasonix reads",
+		Long: `Environment variables:
+
+  REASONIX_HOME            where everything lives (default ~/.reasonix): plugin-packages.json (the
+                           registry), plugins/, cache/cache.db, store/, marketplaces.json,
+                           serve.token and serve.addr
+  REASONIX_OFFLINE=1       no network, as --offline: plan from the cache and the store only
+  REASONIX_GIT=off         no git transport: GitHub sources come from archives
+  REASONIX_GITHUB_URL      where github.com sources are fetched from (default https://github.com);
+                           sources keep saying github.com
+  REASONIX_GITHUB_API_URL  the GitHub REST API base (default https://api.github.com)
+  GITHUB_TOKEN, GH_TOKEN   a token for the GitHub API and git (higher rate limits, private
+                           repositories); never printed, never stored
+  REASONIX_URL_REWRITE     "FROM=TO[ FROM=TO…]": fetch any host's URLs from elsewhere, like git's
+                           url.<TO>.insteadOf <FROM>; sources keep naming the real host
+  REASONIX_MIRROR          URL[,URL…] of the team mirror's replicas, asked first
+  REASONIX_MIRROR_TOKEN    the mirror's bearer token (reasonix mirror token create)
+  REASONIX_MIRROR_ONLY=1   never go around the mirror to GitHub or the git host
+  GOMEMLIMIT               the Go heap's soft limit (default 40 MiB for reasonix)
+  REASONIX_CORPUS          tests only: the real-world marketplace corpus (.ci/run sets it)
+
+Example:
+  REASONIX_HOME=$(mktemp -d) reasonix plugin install ./examples --dry-run
+  GITHUB_TOKEN=$(gh auth token) reasonix plugin install https://github.com/OWNER/REPO --yes
+  REASONIX_OFFLINE=1 reasonix plugin update --all --dry-run`,
+	}
+}
