@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/store"
 )
 
 // Approval says how an install was approved (SPEC §9).
@@ -190,6 +191,17 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 		}
 		stages = append(stages, staged{action: a, dir: dir})
 	}
+	if len(stages) > 0 {
+		// The staged copies were written unsynced: one sync of their
+		// filesystem makes them all durable before any is published.
+		dirs := make([]string, len(stages))
+		for i, s := range stages {
+			dirs[i] = s.dir
+		}
+		if err := store.SyncTrees(dirs); err != nil {
+			return plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.home.PluginsDir(), err)
+		}
+	}
 	in.stepHook("after-staging")
 	return in.publish(ctx, p, reg, stages)
 }
@@ -203,11 +215,11 @@ func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
 	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
-	if err := plugind.CopyTree(ctx, tree, dir); err != nil {
+	got, err := copyHashed(ctx, tree, dir)
+	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
 	}
-	got, _, err := plugind.TreeDigest(dir, in.budget)
-	if err == nil && got != a.ContentDigest {
+	if got != a.ContentDigest {
 		err = in.copyMismatch(ctx, a, got)
 	}
 	if err != nil {
