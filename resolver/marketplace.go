@@ -395,6 +395,7 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	}
 	src := ep.repo.Source()
 	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = loc.dir, digest, ep.sha
+	ep.cand.Transport = r.res.transport
 	ep.cand.Source = src.Recorded(ep.sha, ep.path)
 	ep.cand.Subdir = src.RecordedSubdir(ep.path)
 }

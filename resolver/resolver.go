@@ -123,6 +123,9 @@ type Candidate struct {
 	Manifest *manifest.EntryManifest
 	Prefer   manifest.Kind
 	Warnings []string // about how the candidate was resolved
+	// Transport says how its tree arrived: "git", "archive", "mirror", or
+	// "store" when it was already there.
+	Transport string
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error
