@@ -180,12 +180,13 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 			}
 		}
 	}()
+	buf := make([]byte, 128<<10) // one copy buffer for every staged file
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		if !a.applicable() || a.Link {
 			continue
 		}
-		dir, err := in.stage(ctx, a)
+		dir, err := in.stage(ctx, a, buf)
 		if err != nil {
 			return err
 		}
@@ -209,13 +210,13 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 // stage copies an action's approved tree into a fresh staging dir under
 // plugins/ and checks the copy against the approved digest. A mismatch is
 // explained (and a damaged store snapshot quarantined) by copyMismatch.
-func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
+func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, error) {
 	tree, err := plugind.ScanTree(a.origin, in.budget)
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
 	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
-	got, err := copyHashed(ctx, tree, dir)
+	got, err := copyHashed(ctx, tree, dir, buf)
 	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
 	}

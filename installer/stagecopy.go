@@ -20,7 +20,7 @@ import (
 // one: apply syncs the filesystem once before anything is published (SPEC
 // §9's crash guarantee needs them durable before the registry names them,
 // not before each is closed). On error the partial copy is removed.
-func copyHashed(ctx context.Context, t *plugind.Tree, dst string) (digest string, err error) {
+func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (digest string, err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", dst, err)
 	}
@@ -44,7 +44,6 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string) (digest string
 		made[d] = true
 		return nil
 	}
-	buf := make([]byte, 256<<10)
 	files := make([]plugind.File, len(t.Files))
 	for i, f := range t.Files {
 		if err := ctx.Err(); err != nil {
@@ -77,9 +76,10 @@ func copyFileHashed(src, dst string, executable bool, buf []byte) (string, error
 		return "", err
 	}
 	h := sha256.New()
-	// The writer is wrapped so io.CopyBuffer cannot hand the copy to the
-	// kernel (copy_file_range): every byte written must pass the hash.
-	if _, err := io.CopyBuffer(io.MultiWriter(out, h), in, buf); err != nil {
+	// Both ends are wrapped so io.CopyBuffer uses buf: not the kernel
+	// (copy_file_range), since every byte written must pass the hash, and
+	// not os.File.WriteTo, which allocates a buffer per file.
+	if _, err := io.CopyBuffer(io.MultiWriter(out, h), struct{ io.Reader }{in}, buf); err != nil {
 		out.Close()
 		return "", err
 	}

@@ -337,7 +337,7 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 				paths = append(paths, p)
 			}
 			sort.Strings(paths)
-			res, err := s.locate(gctx, j.repo, k.sha, paths, j.verify)
+			res, err := s.locateShared(gctx, j.repo, k.sha, paths, j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
 			var b int64
 			if res != nil && res.transport != "store" {

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"reasonix.io/plugind/cache"
@@ -13,9 +14,68 @@ import (
 type memo struct {
 	db      *cache.DB
 	onError func(error)
+	uses    *useLog
 }
 
-func (s *Sources) memo() memo { return memo{db: s.cfg.Cache, onError: s.cacheWriteFailed} }
+func (s *Sources) memo() memo {
+	return memo{db: s.cfg.Cache, onError: s.cacheWriteFailed, uses: &s.uses}
+}
+
+// useLog gathers lookup counts and snapshot uses, which change nothing a
+// plan reads, to write them in one transaction when a Resolve ends
+// (flushUses) instead of one transaction per lookup.
+type useLog struct {
+	mu      sync.Mutex
+	counts  map[string]cache.HitMiss
+	touched map[string]time.Time
+}
+
+func (u *useLog) count(kind string, hit bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.counts == nil {
+		u.counts = map[string]cache.HitMiss{}
+	}
+	c := u.counts[kind]
+	if hit {
+		c.Hits++
+	} else {
+		c.Misses++
+	}
+	u.counts[kind] = c
+}
+
+func (u *useLog) touch(digest string, at time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.touched == nil {
+		u.touched = map[string]time.Time{}
+	}
+	if at.After(u.touched[digest]) {
+		u.touched[digest] = at
+	}
+}
+
+func (u *useLog) take() (map[string]cache.HitMiss, map[string]time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, t := u.counts, u.touched
+	u.counts, u.touched = nil, nil
+	return c, t
+}
+
+// flushUses writes what the useLog gathered.
+func (s *Sources) flushUses(ctx context.Context) {
+	counts, touched := s.uses.take()
+	if s.cfg.Cache == nil {
+		return
+	}
+	// Written even when ctx was cancelled: the uses happened, and GC
+	// reads snapshot uses.
+	if err := s.cfg.Cache.RecordUses(context.WithoutCancel(ctx), counts, touched); err != nil {
+		s.cacheWriteFailed(err)
+	}
+}
 
 func (m memo) wrote(err error) {
 	if err != nil {
@@ -37,15 +97,15 @@ func (m memo) putSnapshot(ctx context.Context, remote, sha, key, digest string) 
 	}
 }
 
-func (m memo) touch(ctx context.Context, digest string, now time.Time) {
+func (m memo) touch(_ context.Context, digest string, now time.Time) {
 	if m.db != nil {
-		m.wrote(m.db.TouchSnapshot(ctx, digest, now))
+		m.uses.touch(digest, now)
 	}
 }
 
-func (m memo) count(ctx context.Context, kind string, hit bool) {
+func (m memo) count(_ context.Context, kind string, hit bool) {
 	if m.db != nil {
-		m.wrote(m.db.Count(ctx, kind, hit))
+		m.uses.count(kind, hit)
 	}
 }
 

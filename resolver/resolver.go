@@ -165,6 +165,7 @@ type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   warnOnce
+	uses   useLog
 }
 
 // New returns a Resolver over cfg.
@@ -189,6 +190,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	if s.cfg.Offline {
 		req.Offline = true
 	}
+	defer s.flushUses(ctx)
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

@@ -51,6 +51,12 @@ type fetchResult struct {
 // that sha be proven reachable from a branch or tag (a pin that came from
 // the user or a marketplace, not from resolving a ref).
 func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
+	return s.locateShared(ctx, repo, sha, paths, verify, false)
+}
+
+// locateShared is locate for a caller that runs several at once
+// (concurrent: host.FetchOptions.Concurrent).
+func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
 	key := repo.Source().Key()
 	m := s.memo()
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
@@ -83,7 +89,7 @@ func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths 
 		}
 	}
 	if len(missing) > 0 {
-		got, err := s.fetchOnce(ctx, repo, sha, missing, verify)
+		got, err := s.fetchOnce(ctx, repo, sha, missing, verify, concurrent)
 		if err != nil {
 			if len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss {
 				return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
@@ -123,12 +129,12 @@ type fetched struct {
 
 // fetchOnce fetches paths of repo at sha into the store; concurrent callers
 // asking for the same thing share one fetch.
-func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	sorted := append([]string(nil), paths...)
 	sort.Strings(sorted)
 	key := repo.Source().Key()
 	v, err, _ := s.flight.Do(key+"@"+sha+"\x00"+strings.Join(sorted, "\x00"), func() (any, error) {
-		return s.fetch(ctx, repo, sha, sorted, verify)
+		return s.fetch(ctx, repo, sha, sorted, verify, concurrent)
 	})
 	if err != nil {
 		return fetched{}, err
@@ -139,7 +145,7 @@ func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, pat
 // fetch brings repo at sha into the store: only the folders in paths, or
 // everything when one of them is "" (or when a link in a kept folder needs
 // a file outside them).
-func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	key := repo.Source().Key()
 	keep := paths
 	for _, p := range paths {
@@ -148,10 +154,10 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 			break
 		}
 	}
-	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify)
+	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify, concurrent)
 	if errors.Is(err, tarball.ErrNeedsFull) && keep != nil {
 		keep = nil
-		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify)
+		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify, concurrent)
 	}
 	if err != nil {
 		return fetched{}, err
@@ -167,12 +173,12 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
 }
 
-func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify bool) (*host.Fetched, string, error) {
+func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify, concurrent bool) (*host.Fetched, string, error) {
 	st, err := s.cfg.Store.Stage()
 	if err != nil {
 		return nil, "", err
 	}
-	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true})
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err

@@ -40,6 +40,13 @@ type Options struct {
 	// the destination (the store's private staging area) can name the tree
 	// without reading it back (issue 13: a tree is hashed once).
 	Hash bool
+	// SingleThreaded decompresses on the calling goroutine. The default
+	// decompresses ahead on another core, as tar -xzf does with its gzip
+	// child, at the price of a few MiB of read-ahead buffers: right for one
+	// big archive, wasteful when many archives are extracted side by side,
+	// which keeps the cores busy anyway (issue 13: bulk installs within
+	// 64 MiB).
+	SingleThreaded bool
 	// ReadOnly creates files without write permission (0444, 0555 when
 	// executable), as the store keeps them, sparing a chmod per file.
 	ReadOnly bool

@@ -104,6 +104,10 @@ type FetchOptions struct {
 	// caller's private staging area, and files are written read-only as
 	// the store keeps them.
 	Hash bool
+	// Concurrent says other fetches run beside this one: a transport
+	// that could use more cores or memory for one fetch should not
+	// (tarball.Options.SingleThreaded).
+	Concurrent bool
 }
 
 // Fetched describes a finished Fetch.

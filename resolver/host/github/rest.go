@@ -212,7 +212,7 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 	res, err := tarball.ExtractTarGz(ctx, io.Reader(body), dest, tarball.Options{
 		Budget: opts.Budget, StripRoot: true, ExpectCommit: sha,
 		Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
-		Hash: opts.Hash, ReadOnly: opts.Hash,
+		Hash: opts.Hash, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)

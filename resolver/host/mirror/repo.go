@@ -312,7 +312,7 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 	// the tree back.
 	res, err := tarball.ExtractTarGz(sctx, body, dest, tarball.Options{
 		Budget: opts.Budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
-		Hash: true, ReadOnly: opts.Hash,
+		Hash: true, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
