@@ -63,3 +63,38 @@ func TestRecordUses(t *testing.T) {
 		t.Errorf("nothing to record: %v", err)
 	}
 }
+
+// GetSnapshots returns every record of one (remote, SHA), none of another.
+func TestGetSnapshots(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	puts := []struct{ remote, sha, subdir, digest string }{
+		{"github.com/a/b", "s1", "", "sha256:full"},
+		{"github.com/a/b", "s1", "@plugins/x", "sha256:part"},
+		{"github.com/a/b", "s1", "/plugins/x", "sha256:x"},
+		{"github.com/a/b", "s2", "", "sha256:other"},
+		{"github.com/a/c", "s1", "", "sha256:c"},
+	}
+	for _, p := range puts {
+		if err := db.PutSnapshot(ctx, p.remote, p.sha, p.subdir, p.digest); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.GetSnapshots(ctx, "github.com/a/b", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"": "sha256:full", "@plugins/x": "sha256:part", "/plugins/x": "sha256:x"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%q: %q, want %q", k, got[k], v)
+		}
+	}
+	if none, err := db.GetSnapshots(ctx, "github.com/a/b", "nope"); err != nil || len(none) != 0 {
+		t.Errorf("unknown sha: %v, %v", none, err)
+	}
+}

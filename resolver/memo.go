@@ -87,6 +87,9 @@ func (m memo) snapshot(ctx context.Context, remote, sha, key string) (string, bo
 	if m.db == nil {
 		return "", false
 	}
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		return rows.get(ctx, m.db, remote, sha, key)
+	}
 	d, ok, err := m.db.GetSnapshot(ctx, remote, sha, key)
 	return d, err == nil && ok
 }
@@ -94,6 +97,68 @@ func (m memo) snapshot(ctx context.Context, remote, sha, key string) (string, bo
 func (m memo) putSnapshot(ctx context.Context, remote, sha, key, digest string) {
 	if m.db != nil {
 		m.wrote(m.db.PutSnapshot(ctx, remote, sha, key, digest))
+		if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+			rows.put(remote, sha, key, digest)
+		}
+	}
+}
+
+// snapRows holds, for one Resolve, the snapshot records of each (remote,
+// SHA) it asked about, read in one query (cache.GetSnapshots) the first
+// time: a bulk plan looks up the whole tree, each folder's snapshot and
+// each folder's digest of every entry. It lives in the Resolve's context
+// only, so records forgotten by another process (a quarantined snapshot)
+// are read afresh by the next Resolve.
+type snapRows struct {
+	mu   sync.Mutex
+	byAt map[string]map[string]string // remote+"@"+sha → subdir key → digest
+}
+
+type snapRowsKey struct{}
+
+func withSnapRows(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, snapRowsKey{}, &snapRows{byAt: map[string]map[string]string{}})
+}
+
+func (r *snapRows) get(ctx context.Context, db *cache.DB, remote, sha, key string) (string, bool) {
+	at := remote + "@" + sha
+	r.mu.Lock()
+	rows, ok := r.byAt[at]
+	r.mu.Unlock()
+	if !ok {
+		got, err := db.GetSnapshots(ctx, remote, sha)
+		if err != nil {
+			return "", false // not remembered: a read failure is a miss
+		}
+		r.mu.Lock()
+		if cur, raced := r.byAt[at]; raced {
+			for k, d := range got {
+				if _, ok := cur[k]; !ok {
+					cur[k] = d
+				}
+			}
+			got = cur
+		}
+		r.byAt[at] = got
+		rows = got
+		d, ok := rows[key]
+		r.mu.Unlock()
+		return d, ok
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := rows[key]
+	return d, ok
+}
+
+func (r *snapRows) put(remote, sha, key, digest string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rows, ok := r.byAt[remote+"@"+sha]; ok {
+		rows[key] = digest
 	}
 }
 

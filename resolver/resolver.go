@@ -191,6 +191,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	defer s.flushUses(ctx)
+	ctx = withSnapRows(ctx)
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

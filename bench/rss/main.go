@@ -8,6 +8,7 @@
 //
 //	go run ./bench/rss            (builds ./reasonix into a temp dir)
 //	go run ./bench/rss -bin ./reasonix -runs 3
+//	go run ./bench/rss -only marketplace   (the cases whose name says so)
 package main
 
 import (
@@ -30,8 +31,9 @@ const limitMiB = 64
 func main() {
 	bin := flag.String("bin", "", "reasonix binary (default: build one)")
 	runs := flag.Int("runs", 1, "runs per case; the highest RSS counts")
+	only := flag.String("only", "", "run only the cases whose name contains this")
 	flag.Parse()
-	if err := bench(*bin, *runs); err != nil {
+	if err := bench(*bin, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "rss bench:", err)
 		os.Exit(1)
 	}
@@ -41,7 +43,7 @@ type benchCase struct {
 	name, source, want string // want: an error code, or "ok"
 }
 
-func bench(bin string, runs int) error {
+func bench(bin string, runs int, only string) error {
 	work, err := os.MkdirTemp("", "reasonix-rss-")
 	if err != nil {
 		return err
@@ -116,6 +118,9 @@ func bench(bin string, runs int) error {
 	fmt.Printf("%-42s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
 	failed := false
 	for _, c := range cases {
+		if !strings.Contains(c.name, only) {
+			continue
+		}
 		for _, via := range []string{"git", "archive"} {
 			var worst result
 			for i := 0; i < runs; i++ {
