@@ -113,7 +113,7 @@ func bench(bin string, runs int, only string) error {
 		{"1 GiB blob, plugin folder beside it", "https://github.com/rss/blob1g/tree/main/plugin", "ok"},
 		{"25,000 files, whole repository", "git:github.com/rss/files25k", "install.budget_exceeded"},
 		{"25,000 files, plugin folder beside them", "https://github.com/rss/files25k/tree/main/plugin", "ok"},
-		{"300 MiB marketplace: relative, git-subdir, github", "git:github.com/rss/market300", "ok"},
+		{"300 MiB marketplace: 3 kinds of entry", "git:github.com/rss/market300", "ok"},
 	}
 	fmt.Printf("%-42s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
 	failed := false
