@@ -38,11 +38,20 @@ func lockSchema(ctx context.Context, abs string) (unlock func(), err error) {
 // Nothing is written to the file before it is known to be ours (or new):
 // the WAL switch, which rewrites the header, comes after checkNotForeign,
 // so a file that is moved aside is moved exactly as it was found.
+// maxConns bounds the pooled connections to one cache file.
+const maxConns = 4
+
 func openReady(ctx context.Context, abs string) (*sql.DB, error) {
 	sqldb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
 		return nil, err
 	}
+	// A few connections, all kept: opening one (pragmas, schema) costs
+	// more than most queries, and with database/sql's default of two idle
+	// connections a bulk plan's parallel lookups opened and closed them by
+	// the hundred (issue 13).
+	sqldb.SetMaxOpenConns(maxConns)
+	sqldb.SetMaxIdleConns(maxConns)
 	fail := func(err error) (*sql.DB, error) {
 		_ = sqldb.Close()
 		return nil, err

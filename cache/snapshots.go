@@ -109,3 +109,27 @@ func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
 	}
 	return nil
 }
+
+// GetSnapshots returns every recorded digest of remote's tree at sha, by
+// subdir: one query where a bulk plan would otherwise make one per folder
+// and per kind of record (issue 13: a warm re-plan of hundreds of entries).
+func (db *DB) GetSnapshots(ctx context.Context, remote, sha string) (map[string]string, error) {
+	rows, err := db.sql.QueryContext(ctx,
+		`SELECT subdir, digest FROM snapshots WHERE remote = ? AND sha = ?`, remote, sha)
+	if err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots %s@%s: %w", remote, sha, err))
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var subdir, digest string
+		if err := rows.Scan(&subdir, &digest); err != nil {
+			return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots %s@%s: %w", remote, sha, err))
+		}
+		out[subdir] = digest
+	}
+	if err := rows.Err(); err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots %s@%s: %w", remote, sha, err))
+	}
+	return out, nil
+}

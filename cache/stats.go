@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Counter kinds used by the resolver and installer. Count accepts any
@@ -99,4 +100,42 @@ func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
 		out[kind] = hm
 	}
 	return out, nil
+}
+
+// RecordUses writes many lookups' hit/miss counts (by kind) and snapshot
+// uses (digest → time) in one transaction: a bulk plan makes hundreds, and
+// a transaction each would make the cache its slowest part (issue 13).
+func (db *DB) RecordUses(ctx context.Context, counts map[string]HitMiss, uses map[string]time.Time) error {
+	if len(counts) == 0 && len(uses) == 0 {
+		return nil
+	}
+	err := db.write(ctx, "record uses", func(tx *sql.Tx) error {
+		for kind, c := range counts {
+			if kind == "" {
+				return errors.New("empty kind")
+			}
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO counters (kind, hits, misses) VALUES (?, ?, ?)
+				ON CONFLICT (kind) DO UPDATE SET hits = hits + excluded.hits, misses = misses + excluded.misses`,
+				kind, c.Hits, c.Misses); err != nil {
+				return err
+			}
+		}
+		for digest, at := range uses {
+			if digest == "" {
+				return errors.New("empty digest")
+			}
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO snapshot_uses (digest, last_used) VALUES (?, ?)
+				ON CONFLICT (digest) DO UPDATE SET last_used = max(last_used, excluded.last_used)`,
+				digest, toNanos(at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cache: record uses: %w", err)
+	}
+	return nil
 }

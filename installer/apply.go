@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/store"
 )
 
 // Approval says how an install was approved (SPEC §9).
@@ -179,16 +180,28 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 			}
 		}
 	}()
+	buf := make([]byte, 128<<10) // one copy buffer for every staged file
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		if !a.applicable() || a.Link {
 			continue
 		}
-		dir, err := in.stage(ctx, a)
+		dir, err := in.stage(ctx, a, buf)
 		if err != nil {
 			return err
 		}
 		stages = append(stages, staged{action: a, dir: dir})
+	}
+	if len(stages) > 0 {
+		// The staged copies were written unsynced: one sync of their
+		// filesystem makes them all durable before any is published.
+		dirs := make([]string, len(stages))
+		for i, s := range stages {
+			dirs[i] = s.dir
+		}
+		if err := store.SyncTrees(dirs); err != nil {
+			return plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.home.PluginsDir(), err)
+		}
 	}
 	in.stepHook("after-staging")
 	return in.publish(ctx, p, reg, stages)
@@ -197,17 +210,17 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 // stage copies an action's approved tree into a fresh staging dir under
 // plugins/ and checks the copy against the approved digest. A mismatch is
 // explained (and a damaged store snapshot quarantined) by copyMismatch.
-func (in *Installer) stage(ctx context.Context, a *Action) (string, error) {
+func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, error) {
 	tree, err := plugind.ScanTree(a.origin, in.budget)
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
 	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
-	if err := plugind.CopyTree(ctx, tree, dir); err != nil {
+	got, err := copyHashed(ctx, tree, dir, buf)
+	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
 	}
-	got, _, err := plugind.TreeDigest(dir, in.budget)
-	if err == nil && got != a.ContentDigest {
+	if got != a.ContentDigest {
 		err = in.copyMismatch(ctx, a, got)
 	}
 	if err != nil {

@@ -162,7 +162,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
-		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir,
+		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {

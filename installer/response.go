@@ -141,6 +141,10 @@ type Action struct {
 	MarketplaceName string   `json:"marketplaceName,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
 	Subdir string `json:"subdir,omitempty"`
+	// Transport says how its tree arrived for this plan: git, archive,
+	// mirror, or store when it was already there. Not part of the planId:
+	// a cold and a warm plan of the same inputs agree.
+	Transport string `json:"transport,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.

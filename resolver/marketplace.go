@@ -337,7 +337,7 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 				paths = append(paths, p)
 			}
 			sort.Strings(paths)
-			res, err := s.locate(gctx, j.repo, k.sha, paths, j.verify)
+			res, err := s.locateShared(gctx, j.repo, k.sha, paths, j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
 			var b int64
 			if res != nil && res.transport != "store" {
@@ -395,6 +395,7 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	}
 	src := ep.repo.Source()
 	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = loc.dir, digest, ep.sha
+	ep.cand.Transport = r.res.transport
 	ep.cand.Source = src.Recorded(ep.sha, ep.path)
 	ep.cand.Subdir = src.RecordedSubdir(ep.path)
 }

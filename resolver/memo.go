@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"reasonix.io/plugind/cache"
@@ -13,9 +14,68 @@ import (
 type memo struct {
 	db      *cache.DB
 	onError func(error)
+	uses    *useLog
 }
 
-func (s *Sources) memo() memo { return memo{db: s.cfg.Cache, onError: s.cacheWriteFailed} }
+func (s *Sources) memo() memo {
+	return memo{db: s.cfg.Cache, onError: s.cacheWriteFailed, uses: &s.uses}
+}
+
+// useLog gathers lookup counts and snapshot uses, which change nothing a
+// plan reads, to write them in one transaction when a Resolve ends
+// (flushUses) instead of one transaction per lookup.
+type useLog struct {
+	mu      sync.Mutex
+	counts  map[string]cache.HitMiss
+	touched map[string]time.Time
+}
+
+func (u *useLog) count(kind string, hit bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.counts == nil {
+		u.counts = map[string]cache.HitMiss{}
+	}
+	c := u.counts[kind]
+	if hit {
+		c.Hits++
+	} else {
+		c.Misses++
+	}
+	u.counts[kind] = c
+}
+
+func (u *useLog) touch(digest string, at time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.touched == nil {
+		u.touched = map[string]time.Time{}
+	}
+	if at.After(u.touched[digest]) {
+		u.touched[digest] = at
+	}
+}
+
+func (u *useLog) take() (map[string]cache.HitMiss, map[string]time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	c, t := u.counts, u.touched
+	u.counts, u.touched = nil, nil
+	return c, t
+}
+
+// flushUses writes what the useLog gathered.
+func (s *Sources) flushUses(ctx context.Context) {
+	counts, touched := s.uses.take()
+	if s.cfg.Cache == nil {
+		return
+	}
+	// Written even when ctx was cancelled: the uses happened, and GC
+	// reads snapshot uses.
+	if err := s.cfg.Cache.RecordUses(context.WithoutCancel(ctx), counts, touched); err != nil {
+		s.cacheWriteFailed(err)
+	}
+}
 
 func (m memo) wrote(err error) {
 	if err != nil {
@@ -27,6 +87,9 @@ func (m memo) snapshot(ctx context.Context, remote, sha, key string) (string, bo
 	if m.db == nil {
 		return "", false
 	}
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		return rows.get(ctx, m.db, remote, sha, key)
+	}
 	d, ok, err := m.db.GetSnapshot(ctx, remote, sha, key)
 	return d, err == nil && ok
 }
@@ -34,18 +97,80 @@ func (m memo) snapshot(ctx context.Context, remote, sha, key string) (string, bo
 func (m memo) putSnapshot(ctx context.Context, remote, sha, key, digest string) {
 	if m.db != nil {
 		m.wrote(m.db.PutSnapshot(ctx, remote, sha, key, digest))
+		if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+			rows.put(remote, sha, key, digest)
+		}
 	}
 }
 
-func (m memo) touch(ctx context.Context, digest string, now time.Time) {
-	if m.db != nil {
-		m.wrote(m.db.TouchSnapshot(ctx, digest, now))
+// snapRows holds, for one Resolve, the snapshot records of each (remote,
+// SHA) it asked about, read in one query (cache.GetSnapshots) the first
+// time: a bulk plan looks up the whole tree, each folder's snapshot and
+// each folder's digest of every entry. It lives in the Resolve's context
+// only, so records forgotten by another process (a quarantined snapshot)
+// are read afresh by the next Resolve.
+type snapRows struct {
+	mu   sync.Mutex
+	byAt map[string]map[string]string // remote+"@"+sha → subdir key → digest
+}
+
+type snapRowsKey struct{}
+
+func withSnapRows(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, snapRowsKey{}, &snapRows{byAt: map[string]map[string]string{}})
+}
+
+func (r *snapRows) get(ctx context.Context, db *cache.DB, remote, sha, key string) (string, bool) {
+	at := remote + "@" + sha
+	r.mu.Lock()
+	rows, ok := r.byAt[at]
+	r.mu.Unlock()
+	if !ok {
+		got, err := db.GetSnapshots(ctx, remote, sha)
+		if err != nil {
+			return "", false // not remembered: a read failure is a miss
+		}
+		r.mu.Lock()
+		if cur, raced := r.byAt[at]; raced {
+			for k, d := range got {
+				if _, ok := cur[k]; !ok {
+					cur[k] = d
+				}
+			}
+			got = cur
+		}
+		r.byAt[at] = got
+		rows = got
+		d, ok := rows[key]
+		r.mu.Unlock()
+		return d, ok
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := rows[key]
+	return d, ok
+}
+
+func (r *snapRows) put(remote, sha, key, digest string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rows, ok := r.byAt[remote+"@"+sha]; ok {
+		rows[key] = digest
 	}
 }
 
-func (m memo) count(ctx context.Context, kind string, hit bool) {
+func (m memo) touch(_ context.Context, digest string, now time.Time) {
 	if m.db != nil {
-		m.wrote(m.db.Count(ctx, kind, hit))
+		m.uses.touch(digest, now)
+	}
+}
+
+func (m memo) count(_ context.Context, kind string, hit bool) {
+	if m.db != nil {
+		m.uses.count(kind, hit)
 	}
 }
 

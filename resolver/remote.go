@@ -43,9 +43,21 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	// A folder of a repository is fetched alone; a repository's root is
 	// fetched whole, since it may be a marketplace whose entries live in it.
-	res, err := s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
-	if err != nil {
-		return nil, err
+	// A repository over the budget as a whole may still hold a marketplace
+	// whose plugins fit (SPEC §8: budgets count what is stored): then only
+	// its manifest folders are stored, and each entry's folder on its own.
+	var res *fetchResult
+	if src.Subdir == "" {
+		res = s.partialMarketplace(ctx, repo, pin.SHA, verify)
+	}
+	if res == nil {
+		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
+		if err != nil && src.Subdir == "" && plugind.CodeOf(err) == plugind.CodeBudgetExceeded {
+			res = s.marketplaceOnly(ctx, repo, pin.SHA, verify)
+		}
+		if res == nil {
+			return nil, err
+		}
 	}
 	f.Snapshots, f.Transport = res.snapshots, res.transport
 	f.Warnings = append(f.Warnings, res.warnings...)
@@ -56,13 +68,17 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if _, _, err := manifest.Detect(loc.dir); err != nil && manifest.HasMarketplace(loc.dir) {
 		if src.Subdir != "" {
 			// A marketplace in a folder: its relative entries may reach
-			// anywhere in that folder, so take the whole tree.
-			res, err = s.locate(ctx, repo, pin.SHA, []string{""}, false)
-			if err != nil {
+			// anywhere in that folder, so take the whole tree — unless the
+			// tree is over the budget: then its entries are fetched folder
+			// by folder, as for a marketplace at the root.
+			whole, err := s.locate(ctx, repo, pin.SHA, []string{""}, false)
+			switch {
+			case err == nil:
+				f.Snapshots = whole.snapshots
+				loc = located{snapshot: whole.dirs[""].snapshot, dir: subdirOf(whole.dirs[""].dir, src.Subdir)}
+			case plugind.CodeOf(err) != plugind.CodeBudgetExceeded:
 				return nil, err
 			}
-			f.Snapshots = res.snapshots
-			loc = located{snapshot: res.dirs[""].snapshot, dir: subdirOf(res.dirs[""].dir, src.Subdir)}
 		}
 		f.Kind = KindMarketplace
 		return s.resolveMarketplace(ctx, req, f, site{dir: loc.dir, repo: repo, sha: pin.SHA, base: src.Subdir})
@@ -73,8 +89,56 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	f.Candidates = []Candidate{{
 		Source: f.Source, Subdir: src.RecordedSubdir(src.Subdir), Commit: pin.SHA, Dir: loc.dir, Digest: digest,
+		Transport: f.Transport,
 	}}
 	return f, nil
+}
+
+// marketplaceFolders hold the marketplace documents (manifest
+// ClaudeMarketplace, CodexMarketplace).
+var marketplaceFolders = []string{".claude-plugin", ".agents/plugins"}
+
+// marketplaceOnly stores just the marketplace folders of a repository that
+// is over the budget as a whole, and returns them located at the root ("")
+// when they hold a marketplace; nil when they do not (the budget error
+// stands) or cannot be fetched.
+func (s *Sources) marketplaceOnly(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
+	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
+	if err != nil {
+		return nil
+	}
+	return s.rootOf(res)
+}
+
+// partialMarketplace finds the marketplace folders marketplaceOnly stored
+// for repo at sha, when the whole tree is not stored: a re-plan (warm or
+// offline) does not try the whole tree again to learn it is too big.
+func (s *Sources) partialMarketplace(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
+	m := s.memo()
+	key := repo.Source().Key()
+	if full, ok := m.snapshot(ctx, key, sha, ""); ok && s.cfg.Store.Has(full) {
+		return nil
+	}
+	if d, ok := m.snapshot(ctx, key, sha, "@"+marketplaceFolders[0]); !ok || !s.cfg.Store.Has(d) {
+		return nil
+	}
+	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
+	if err != nil {
+		return nil
+	}
+	return s.rootOf(res)
+}
+
+// rootOf turns the located marketplace folders into the root of the one
+// snapshot holding them, when that root holds a marketplace.
+func (s *Sources) rootOf(res *fetchResult) *fetchResult {
+	loc := res.dirs[marketplaceFolders[0]]
+	root, err := s.cfg.Store.Path(loc.snapshot)
+	if err != nil || !manifest.HasMarketplace(root) {
+		return nil
+	}
+	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}
+	return res
 }
 
 // canonical is what the registry records for a single-plugin remote

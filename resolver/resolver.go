@@ -123,6 +123,9 @@ type Candidate struct {
 	Manifest *manifest.EntryManifest
 	Prefer   manifest.Kind
 	Warnings []string // about how the candidate was resolved
+	// Transport says how its tree arrived: "git", "archive", "mirror", or
+	// "store" when it was already there.
+	Transport string
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error
@@ -162,6 +165,7 @@ type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   warnOnce
+	uses   useLog
 }
 
 // New returns a Resolver over cfg.
@@ -186,6 +190,8 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	if s.cfg.Offline {
 		req.Offline = true
 	}
+	defer s.flushUses(ctx)
+	ctx = withSnapRows(ctx)
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -29,6 +30,10 @@ import (
 type located struct {
 	snapshot string // store digest of the snapshot holding it
 	dir      string // the folder on disk
+	// tree lists the snapshot's files as the fetch that just stored it
+	// hashed them (nil otherwise): folder digests come from it instead of
+	// reading the folder back.
+	tree []plugind.File
 }
 
 // fetchResult is what locate did for one (repository, commit).
@@ -46,6 +51,12 @@ type fetchResult struct {
 // that sha be proven reachable from a branch or tag (a pin that came from
 // the user or a marketplace, not from resolving a ref).
 func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
+	return s.locateShared(ctx, repo, sha, paths, verify, false)
+}
+
+// locateShared is locate for a caller that runs several at once
+// (concurrent: host.FetchOptions.Concurrent).
+func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
 	key := repo.Source().Key()
 	m := s.memo()
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
@@ -78,17 +89,17 @@ func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths 
 		}
 	}
 	if len(missing) > 0 {
-		got, err := s.fetchOnce(ctx, repo, sha, missing, verify)
+		got, err := s.fetchOnce(ctx, repo, sha, missing, verify, concurrent)
 		if err != nil {
 			if len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss {
 				return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
 			}
 			return nil, err
 		}
-		for _, p := range missing {
-			res.dirs[p] = located{snapshot: got.digest}
-		}
 		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
+		for _, p := range missing {
+			res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
+		}
 	}
 	seen := map[string]bool{}
 	for p, loc := range res.dirs {
@@ -110,6 +121,7 @@ func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths 
 
 type fetched struct {
 	digest    string
+	tree      []plugind.File // nil when the transport did not hash
 	transport string
 	bytes     int64
 	warnings  []string
@@ -117,12 +129,12 @@ type fetched struct {
 
 // fetchOnce fetches paths of repo at sha into the store; concurrent callers
 // asking for the same thing share one fetch.
-func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	sorted := append([]string(nil), paths...)
 	sort.Strings(sorted)
 	key := repo.Source().Key()
 	v, err, _ := s.flight.Do(key+"@"+sha+"\x00"+strings.Join(sorted, "\x00"), func() (any, error) {
-		return s.fetch(ctx, repo, sha, sorted, verify)
+		return s.fetch(ctx, repo, sha, sorted, verify, concurrent)
 	})
 	if err != nil {
 		return fetched{}, err
@@ -133,7 +145,7 @@ func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, pat
 // fetch brings repo at sha into the store: only the folders in paths, or
 // everything when one of them is "" (or when a link in a kept folder needs
 // a file outside them).
-func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (fetched, error) {
+func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	key := repo.Source().Key()
 	keep := paths
 	for _, p := range paths {
@@ -142,10 +154,10 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 			break
 		}
 	}
-	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify)
+	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify, concurrent)
 	if errors.Is(err, tarball.ErrNeedsFull) && keep != nil {
 		keep = nil
-		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify)
+		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify, concurrent)
 	}
 	if err != nil {
 		return fetched{}, err
@@ -158,20 +170,27 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 			m.putSnapshot(ctx, key, sha, "@"+p, digest)
 		}
 	}
-	return fetched{digest: digest, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
+	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
 }
 
-func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify bool) (*host.Fetched, string, error) {
+func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify, concurrent bool) (*host.Fetched, string, error) {
 	st, err := s.cfg.Store.Stage()
 	if err != nil {
 		return nil, "", err
 	}
-	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify})
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err
 	}
-	digest, err := s.cfg.Store.Commit(ctx, st)
+	var digest string
+	if got.Tree != nil {
+		// Hashed as it was written into our private staging area: the
+		// store takes the list instead of reading the tree back.
+		digest, err = s.cfg.Store.CommitHashed(ctx, st, got.Tree, got.Dirs)
+	} else {
+		digest, err = s.cfg.Store.Commit(ctx, st)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("store %s@%s: %w", repo.Source().Key(), host.Short(sha), err)
 	}
@@ -180,7 +199,9 @@ func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 
 // folderDigest is the tree digest of folder p of repo at sha, on disk at
 // dir inside a read-only, content-addressed snapshot: it never changes, so
-// it is cached and a warm re-plan hashes nothing.
+// it is cached and a warm re-plan hashes nothing. tree, when not nil, is
+// the snapshot's file list as the fetch hashed it: the folder's digest is
+// computed from it without reading the folder.
 func (s *Sources) folderDigest(ctx context.Context, key, sha, p string, loc located) (string, error) {
 	if p == "" {
 		// The snapshot of a whole tree is named by that tree's digest.
@@ -192,12 +213,35 @@ func (s *Sources) folderDigest(ctx context.Context, key, sha, p string, loc loca
 	if d, ok := m.snapshot(ctx, key, sha, "/"+p); ok {
 		return d, nil
 	}
-	d, _, err := plugind.TreeDigest(loc.dir, s.cfg.Budget)
-	if err != nil {
-		return "", err
+	var d string
+	if loc.tree != nil {
+		d = digestBelow(loc.tree, p)
+	} else {
+		var err error
+		if d, _, err = plugind.TreeDigest(loc.dir, s.cfg.Budget); err != nil {
+			return "", err
+		}
 	}
 	m.putSnapshot(ctx, key, sha, "/"+p, d)
 	return d, nil
+}
+
+// digestBelow is the tree digest of folder p ("" for the root) of a hashed
+// file list: its files, with paths relative to p.
+func digestBelow(tree []plugind.File, p string) string {
+	p = path.Clean(p)
+	if p == "" || p == "." {
+		return plugind.DigestFiles(tree)
+	}
+	prefix := p + "/"
+	var sub []plugind.File
+	for _, f := range tree {
+		if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
+			f.Path = rel
+			sub = append(sub, f)
+		}
+	}
+	return plugind.DigestFiles(sub)
 }
 
 // checkFolder makes sure a located folder exists and is a folder,

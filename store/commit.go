@@ -102,33 +102,39 @@ func (s *Store) commit(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 
+	return digest, s.publish(ctx, tree.Root, final, hex)
+}
+
+// publish renames a complete, synced, read-only tree to final under the
+// digest's lock, keeping a snapshot someone else committed first.
+func (s *Store) publish(ctx context.Context, root, final, hex string) error {
 	lock, err := s.lockDigest(ctx, hex)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer lock.Unlock()
 	// Someone may have committed the same content while we prepared ours.
 	if exists(final) {
 		s.markUsed(final)
-		return digest, nil
+		return nil
 	}
-	if err := os.Rename(tree.Root, final); err != nil {
+	if err := os.Rename(root, final); err != nil {
 		// A committer that did not take our lock (or a lock file removed
 		// under us) can still win the rename; renaming onto a non-empty
 		// directory fails, and identical content is already there.
 		if exists(final) {
-			return digest, nil
+			return nil
 		}
-		return "", fmt.Errorf("publish %s: %w", digest, err)
+		return fmt.Errorf("publish %s: %w", filepath.Base(final), err)
 	}
 	now := time.Now()
 	_ = os.Chtimes(final, now, now) // ModTime is the commit time; GC falls back to it
 	if err := os.Chmod(final, 0o555); err != nil {
-		return "", fmt.Errorf("publish %s: %w", digest, err)
+		return fmt.Errorf("publish %s: %w", filepath.Base(final), err)
 	}
 	plugind.SyncDir(final) // its mode
 	plugind.SyncDir(s.snapshots)
-	return digest, nil
+	return nil
 }
 
 // markUsed bumps a snapshot's ModTime when a commit finds it already

@@ -33,3 +33,22 @@ func syncEach(root string) error {
 		return err
 	})
 }
+
+// SyncTrees makes everything under each root durable: one syncfs(2) of
+// their filesystem where the kernel has it, else an fsync per entry of
+// each. Callers that copy many files (the installer's staging) sync once
+// here instead of once per file. The roots must share one filesystem.
+func SyncTrees(roots []string) error {
+	if len(roots) == 0 {
+		return nil
+	}
+	if err := syncFS(roots[0]); err == nil {
+		return nil
+	}
+	for _, r := range roots {
+		if err := syncEach(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -12,14 +12,18 @@ import (
 // whole filesystem, far cheaper than an fsync per file of a large tree; if
 // the kernel refuses it, fall back to fsyncing each entry.
 func syncTree(root string) error {
+	if err := syncFS(root); err == nil {
+		return nil
+	}
+	return syncEach(root)
+}
+
+// syncFS flushes the filesystem holding root with one syncfs(2).
+func syncFS(root string) error {
 	f, err := os.Open(root)
 	if err != nil {
 		return err
 	}
-	err = unix.Syncfs(int(f.Fd()))
-	f.Close()
-	if err == nil {
-		return nil
-	}
-	return syncEach(root)
+	defer f.Close()
+	return unix.Syncfs(int(f.Fd()))
 }

@@ -124,6 +124,10 @@ func (x *Writer) materializeLinks() error {
 		if err := x.copyFile(src, l.rel); err != nil {
 			return fmt.Errorf("entry %q: materialize link to %q: %w", l.entry, src.Name, err)
 		}
+		if x.sums != nil {
+			// The copy holds the target's bytes: the target's sum is its sum.
+			x.sums[l.rel] = x.sums[src.Name]
+		}
 		x.bytes += src.Size
 		x.report(true)
 	}
@@ -138,7 +142,7 @@ func (x *Writer) copyFile(src *plugind.PathNode, rel string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(src.Exec))
+	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(src.Exec))
 	if err != nil {
 		return err
 	}

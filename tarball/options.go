@@ -35,6 +35,21 @@ type Options struct {
 	// written so far: after each file and at least every progressStep
 	// bytes within a large one.
 	Progress func(n int64)
+	// Hash asks for Result.Files and Result.Dirs: every written file with
+	// the sha256 of the bytes as they were written, so a caller that owns
+	// the destination (the store's private staging area) can name the tree
+	// without reading it back (issue 13: a tree is hashed once).
+	Hash bool
+	// SingleThreaded decompresses on the calling goroutine. The default
+	// decompresses ahead on another core, as tar -xzf does with its gzip
+	// child, at the price of a few MiB of read-ahead buffers: right for one
+	// big archive, wasteful when many archives are extracted side by side,
+	// which keeps the cores busy anyway (issue 13: bulk installs within
+	// 64 MiB).
+	SingleThreaded bool
+	// ReadOnly creates files without write permission (0444, 0555 when
+	// executable), as the store keeps them, sparing a chmod per file.
+	ReadOnly bool
 }
 
 // Result describes a finished extraction.
@@ -43,6 +58,13 @@ type Result struct {
 	Commit string // the commit id found in the archive's comment, if any
 	Files  int    // regular files written, materialized links included
 	Bytes  int64  // content bytes written
+	// Tree lists, with Options.Hash, every regular file written (links
+	// materialized) in path order: Path, Size, Executable, SHA256 and
+	// Source (its path below the destination).
+	Tree []plugind.File
+	// Dirs lists, with Options.Hash, the directories created below the
+	// destination (slash paths, parents first), empty ones included.
+	Dirs []string
 }
 
 const (

@@ -30,7 +30,7 @@ func ExtractTarGz(ctx context.Context, r io.Reader, dest string, opts Options) (
 func (x *Writer) extractTarGz(r io.Reader) (*Result, error) {
 	// The multithreaded reader decompresses ahead of us on another core
 	// while this goroutine writes files, as tar -xzf does with its gzip child.
-	gz, err := archives.Gz{Multithreaded: true}.OpenReader(r)
+	gz, err := archives.Gz{Multithreaded: !x.opts.SingleThreaded}.OpenReader(r)
 	if err != nil {
 		if cerr := x.ctx.Err(); cerr != nil {
 			return nil, cerr

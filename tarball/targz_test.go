@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,7 +131,7 @@ func TestTarGzHappyPath(t *testing.T) {
 		t.Errorf("bin mode = %v, %v; want 0755 whatever the archive says", info.Mode(), err)
 	}
 	wantBytes := int64(3*len("# acme\n") + 2*len("#!/bin/sh\necho hi\n") + 1 + len("---\nname: x\n---\n"))
-	if *res != (Result{Root: testRoot, Commit: testSHA, Files: 7, Bytes: wantBytes}) {
+	if !reflect.DeepEqual(*res, Result{Root: testRoot, Commit: testSHA, Files: 7, Bytes: wantBytes}) {
 		t.Errorf("result = %+v", *res)
 	}
 	if len(reports) == 0 || reports[len(reports)-1] != wantBytes {
@@ -171,7 +172,7 @@ func TestTarGzWithoutStripRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertTree(t, dest, map[string]string{"a.txt": "-rw-r--r--:a", "b": "dir", "b/c.txt": "-rwxr-xr-x:c"})
-	if *res != (Result{Files: 2, Bytes: 2}) {
+	if !reflect.DeepEqual(*res, Result{Files: 2, Bytes: 2}) {
 		t.Errorf("result = %+v (a non-commit comment is not a commit)", *res)
 	}
 }
@@ -454,4 +455,58 @@ func TestRunningCountIgnoresDeclaredSize(t *testing.T) {
 		t.Fatal("abort lost the error")
 	}
 	assertNothingLeft(t, parent)
+}
+
+// With Hash, the Writer reports every file it wrote with the sha256 of the
+// bytes written, links materialized, so the tree's digest needs no second
+// read; it must equal the digest of the tree read back from disk.
+func TestHashedTree(t *testing.T) {
+	r := func(name string) string { return testRoot + "/" + name }
+	data := tarGz(t,
+		ent{name: r(""), typ: tar.TypeDir},
+		ent{name: r("docs/link.md"), typ: tar.TypeSymlink, link: "../README.md"},
+		ent{name: r("hard"), typ: tar.TypeLink, link: r("bin/run")},
+		ent{name: r("README.md"), body: "# acme\n"},
+		ent{name: r("bin/run"), body: "#!/bin/sh\necho hi\n", mode: 0o755},
+		ent{name: r("empty/"), typ: tar.TypeDir},
+		ent{name: r("skip/x.md"), body: "left out"},
+	)
+	for _, readOnly := range []bool{false, true} {
+		opts := Options{Budget: small, StripRoot: true, Hash: true, ReadOnly: readOnly,
+			Include: func(rel string) bool { return rel != "skip" && !strings.HasPrefix(rel, "skip/") }}
+		dest, res, err := run(t, "tar.gz", data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := plugind.TreeDigest(dest, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plugind.DigestFiles(res.Tree); got != want {
+			t.Errorf("read-only %v: digest of the reported tree %s, on disk %s", readOnly, got, want)
+		}
+		var paths []string
+		for _, f := range res.Tree {
+			paths = append(paths, f.Path)
+			if f.Source != filepath.Join(dest, filepath.FromSlash(f.Path)) {
+				t.Errorf("source of %s = %s", f.Path, f.Source)
+			}
+			info, err := os.Stat(f.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Size() != f.Size || (info.Mode()&0o111 != 0) != f.Executable {
+				t.Errorf("%s: reported size %d exec %v, on disk %v %d", f.Path, f.Size, f.Executable, info.Mode(), info.Size())
+			}
+			if w := info.Mode()&0o222 != 0; w == readOnly {
+				t.Errorf("read-only %v: %s has mode %v", readOnly, f.Path, info.Mode())
+			}
+		}
+		if got := strings.Join(paths, " "); got != "README.md bin/run docs/link.md hard" {
+			t.Errorf("tree %s", got)
+		}
+		if got := strings.Join(res.Dirs, " "); got != "docs bin empty" && got != "bin empty docs" {
+			t.Errorf("dirs %q", got)
+		}
+	}
 }

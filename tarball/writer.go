@@ -2,11 +2,16 @@ package tarball
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path"
+	"path/filepath"
+	"sort"
 
 	"reasonix.io/plugind"
 )
@@ -44,6 +49,18 @@ type Writer struct {
 	reported int64
 
 	buf []byte
+
+	// With Options.Hash: the sha256 of each written file, by rel path,
+	// and the directories made, in creation order (parents first).
+	sums    map[string]writtenFile
+	dirList []string
+}
+
+// writtenFile is a file as Options.Hash reports it.
+type writtenFile struct {
+	sum  string
+	size int64
+	exec bool
 }
 
 // pendingLink is a symlink or hardlink waiting to be materialized.
@@ -81,6 +98,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		expect: expect,
 		made:   map[string]bool{".": true},
 		buf:    make([]byte, bufSize),
+		sums:   sumsMap(opts.Hash),
 	}, nil
 }
 
@@ -213,7 +231,17 @@ func (x *Writer) ensureDir(rel, name string) error {
 		return confined(name, "create directory "+rel, err)
 	}
 	x.made[rel] = true
+	if x.sums != nil {
+		x.dirList = append(x.dirList, rel)
+	}
 	return nil
+}
+
+func sumsMap(on bool) map[string]writtenFile {
+	if !on {
+		return nil
+	}
+	return map[string]writtenFile{}
 }
 
 // confined reports a failed write; one that os.Root refused because it
@@ -265,12 +293,19 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	if err := x.ensureDir(path.Dir(rel), name); err != nil {
 		return err
 	}
-	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fileMode(exec))
+	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(exec))
 	if err != nil {
 		return confined(name, "create "+rel, err)
 	}
-	written, err := x.copy(out, r, name)
+	var h hash.Hash
+	if x.sums != nil {
+		h = sha256.New()
+	}
+	written, err := x.copy(out, r, name, h)
 	n.Size = written
+	if h != nil {
+		x.sums[rel] = writtenFile{sum: hex.EncodeToString(h.Sum(nil)), size: n.Size, exec: exec}
+	}
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("entry %q: write %s: %w", name, rel, cerr)
 	}
@@ -281,7 +316,8 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	return nil
 }
 
-func (x *Writer) copy(out *os.File, r io.Reader, name string) (int64, error) {
+// copy writes r to out, feeding h (when not nil) the same bytes.
+func (x *Writer) copy(out *os.File, r io.Reader, name string, h hash.Hash) (int64, error) {
 	var written int64
 	for {
 		if err := x.ctx.Err(); err != nil {
@@ -294,6 +330,9 @@ func (x *Writer) copy(out *os.File, r io.Reader, name string) (int64, error) {
 			}
 			if _, err := out.Write(x.buf[:n]); err != nil {
 				return written, fmt.Errorf("entry %q: write: %w", name, err)
+			}
+			if h != nil {
+				h.Write(x.buf[:n])
 			}
 			written += int64(n)
 			x.bytes += int64(n)
@@ -322,11 +361,28 @@ func (x *Writer) report(force bool) {
 	}
 }
 
-func fileMode(exec bool) os.FileMode {
+func (x *Writer) fileMode(exec bool) os.FileMode {
+	m := os.FileMode(0o644)
 	if exec {
-		return 0o755
+		m = 0o755
 	}
-	return 0o644
+	if x.opts.ReadOnly {
+		m &^= 0o222
+	}
+	return m
+}
+
+// tree lists the written files for Result.Tree, in path order.
+func (x *Writer) tree() []plugind.File {
+	if x.sums == nil {
+		return nil
+	}
+	out := make([]plugind.File, 0, len(x.sums))
+	for rel, w := range x.sums {
+		out = append(out, plugind.File{Path: rel, Source: filepath.Join(x.dest, filepath.FromSlash(rel)), Size: w.size, Executable: w.exec, SHA256: w.sum})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }
 
 // Finish materializes the links and checks what can only be checked once
@@ -344,7 +400,7 @@ func (x *Writer) Finish() (*Result, error) {
 	if err := x.root.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
-	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes}, nil
+	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList}, nil
 }
 
 func lower(s string) string {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -81,7 +82,7 @@ func TestZipHappyPath(t *testing.T) {
 		"bin/tool":      "-rwxr-xr-x:#!/bin/sh\n",
 		"bin/alias":     "-rwxr-xr-x:#!/bin/sh\n",
 	})
-	if *res != (Result{Root: testRoot, Commit: testSHA, Files: 4, Bytes: 2*5 + 2*10}) {
+	if !reflect.DeepEqual(*res, Result{Root: testRoot, Commit: testSHA, Files: 4, Bytes: 2*5 + 2*10}) {
 		t.Errorf("result = %+v", *res)
 	}
 }
@@ -97,7 +98,7 @@ func TestExtractZipFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *res != (Result{Files: 1, Bytes: 2}) {
+	if !reflect.DeepEqual(*res, Result{Files: 1, Bytes: 2}) {
 		t.Errorf("result = %+v", *res)
 	}
 	if got := readFile(t, filepath.Join(dir, "out", "reasonix-plugin.json")); got != "{}" {

@@ -8,6 +8,7 @@
 //
 //	go run ./bench/rss            (builds ./reasonix into a temp dir)
 //	go run ./bench/rss -bin ./reasonix -runs 3
+//	go run ./bench/rss -only marketplace   (the cases whose name says so)
 package main
 
 import (
@@ -30,8 +31,9 @@ const limitMiB = 64
 func main() {
 	bin := flag.String("bin", "", "reasonix binary (default: build one)")
 	runs := flag.Int("runs", 1, "runs per case; the highest RSS counts")
+	only := flag.String("only", "", "run only the cases whose name contains this")
 	flag.Parse()
-	if err := bench(*bin, *runs); err != nil {
+	if err := bench(*bin, *runs, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "rss bench:", err)
 		os.Exit(1)
 	}
@@ -41,7 +43,7 @@ type benchCase struct {
 	name, source, want string // want: an error code, or "ok"
 }
 
-func bench(bin string, runs int) error {
+func bench(bin string, runs int, only string) error {
 	work, err := os.MkdirTemp("", "reasonix-rss-")
 	if err != nil {
 		return err
@@ -80,6 +82,28 @@ func bench(bin string, runs int) error {
 	many := fake.CreateRepo("rss", "files25k")
 	many.Commit("main", plugin)
 	many.CommitManyFiles("main", "data", 25000, 64)
+	// A marketplace whose own repository holds the 300 MiB blob, with a
+	// relative entry, and git-subdir and github entries into blob300 (issue
+	// 13: the budget counts the plugin, not the monorepo).
+	sha300 := r300.Commit("main", map[string]string{"README.md": "blob300\n"})
+	market := fake.CreateRepo("rss", "market300")
+	doc, err := json.Marshal(map[string]any{
+		"name": "market300", "owner": map[string]string{"name": "rss"},
+		"plugins": []map[string]any{
+			{"name": "rel", "source": "./plugin"},
+			{"name": "sub", "source": map[string]any{"source": "git-subdir", "url": "https://github.com/rss/blob300.git", "path": "plugin", "sha": sha300}},
+			{"name": "gh", "source": map[string]any{"source": "github", "repo": "rss/blob300", "path": "plugin", "sha": sha300}},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	market.Commit("main", map[string]string{
+		".claude-plugin/marketplace.json":   string(doc),
+		"plugin/.claude-plugin/plugin.json": `{"name":"rel","version":"1.0.0"}`,
+		"plugin/skills/s/SKILL.md":          "---\ndescription: rel\n---\n",
+	})
+	market.CommitLargeFile("main", "assets/blob.bin", 300<<20)
 	fmt.Fprintf(os.Stderr, "repositories ready in %s\n", time.Since(start).Round(time.Millisecond))
 
 	cases := []benchCase{
@@ -89,10 +113,14 @@ func bench(bin string, runs int) error {
 		{"1 GiB blob, plugin folder beside it", "https://github.com/rss/blob1g/tree/main/plugin", "ok"},
 		{"25,000 files, whole repository", "git:github.com/rss/files25k", "install.budget_exceeded"},
 		{"25,000 files, plugin folder beside them", "https://github.com/rss/files25k/tree/main/plugin", "ok"},
+		{"300 MiB marketplace: 3 kinds of entry", "git:github.com/rss/market300", "ok"},
 	}
 	fmt.Printf("%-42s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
 	failed := false
 	for _, c := range cases {
+		if !strings.Contains(c.name, only) {
+			continue
+		}
 		for _, via := range []string{"git", "archive"} {
 			var worst result
 			for i := 0; i < runs; i++ {

@@ -174,7 +174,9 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Prog: progName(os.Args[0])}
+	stopProfiles := startProfiles(os.Getenv, os.Stderr)
 	code := m.Run(ctx, os.Args[1:])
+	stopProfiles()
 	stop()
 	os.Exit(code)
 }

@@ -99,6 +99,15 @@ type FetchOptions struct {
 	Verify bool
 	// Progress, when set, receives the content bytes written so far.
 	Progress func(n int64)
+	// Hash asks for Fetched.Tree: each file hashed as it is written, so
+	// the store names the tree without reading it back. dest is then the
+	// caller's private staging area, and files are written read-only as
+	// the store keeps them.
+	Hash bool
+	// Concurrent says other fetches run beside this one: a transport
+	// that could use more cores or memory for one fetch should not
+	// (tarball.Options.SingleThreaded).
+	Concurrent bool
 }
 
 // Fetched describes a finished Fetch.
@@ -108,6 +117,11 @@ type Fetched struct {
 	Files     int
 	Bytes     int64
 	Warnings  []string
+	// Tree and Dirs, with FetchOptions.Hash and a transport that can,
+	// list what was written below dest (tarball.Result.Tree and Dirs);
+	// nil means the caller must scan dest itself.
+	Tree []plugind.File
+	Dirs []string
 }
 
 // Errors a Repo returns, wrapped in a plugind.Error carrying the code.

@@ -41,7 +41,7 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read the tree of %s: %w", commit, err)
 	}
-	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress})
+	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
 	if err != nil {
 		return nil, err
 	}

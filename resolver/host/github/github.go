@@ -98,6 +98,7 @@ func (h *Host) Open(src source.Source) (host.Repo, error) {
 		rest:    rest,
 		git:     g,
 		content: &host.Fallback{Primary: g, Secondary: rest, PrimaryLabel: "git", SecondaryLabel: "the archive"},
+		folders: &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the archive", SecondaryLabel: "git"},
 		refs:    &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the GitHub API", SecondaryLabel: "the git remote"},
 	}, nil
 }
@@ -106,8 +107,24 @@ func (h *Host) Open(src source.Source) (host.Repo, error) {
 type repo struct {
 	rest    *restRepo
 	git     *git.Repo
-	content *host.Fallback // git → archive: Refs, Fetch
+	content *host.Fallback // git → archive: Refs, Fetch of a whole tree
+	folders *host.Fallback // archive → git: Fetch of some folders
 	refs    *host.Fallback // REST → git: Resolve, Reachable
+}
+
+// folderFetch reports whether a fetch keeps only some folders of the tree
+// (a git-subdir entry, a tree URL's path, a marketplace's plugin folders).
+// Both transports then download the whole tree, but the archive is
+// streamed and everything outside the folders dropped as it passes, while
+// git must store and index the whole pack first: the archive is the
+// cheaper way (SPEC §6), and gives the same files, so the same digest.
+func folderFetch(paths []string) bool {
+	for _, p := range paths {
+		if p == "" || p == "." {
+			return false
+		}
+	}
+	return len(paths) > 0
 }
 
 func (r *repo) Source() source.Source { return r.rest.src }
@@ -124,7 +141,8 @@ func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
 	return r.refs.Reachable(ctx, sha, hint)
 }
 
-// Fetch is git first, the archive when git fails. A pin is proven
+// Fetch is git first, the archive when git fails — or, for a fetch of
+// some folders only, the archive first (folderFetch). A pin is proven
 // reachable before anything is downloaded, through the API: GitHub serves
 // any commit of a repository's fork network by id, over git as through
 // archives, so no transport's willingness to serve a commit proves
@@ -142,7 +160,11 @@ func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		}
 		opts.Verify, verified = false, true
 	}
-	got, err := r.content.Fetch(ctx, sha, dest, opts)
+	content := r.content
+	if folderFetch(opts.Paths) {
+		content = r.folders
+	}
+	got, err := content.Fetch(ctx, sha, dest, opts)
 	if got != nil {
 		got.Verified = got.Verified || verified
 	}

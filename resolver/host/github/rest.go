@@ -212,11 +212,12 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 	res, err := tarball.ExtractTarGz(ctx, io.Reader(body), dest, tarball.Options{
 		Budget: opts.Budget, StripRoot: true, ExpectCommit: sha,
 		Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
+		Hash: opts.Hash, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
-	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes}, nil
+	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs}, nil
 }
 
 func truncate(s string, n int) string {

@@ -308,8 +308,11 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 	defer cancel()
 	body := host.NewStallReader(resp.Body, base, r.c.cfg.Net.Timeout, cancel)
 	defer body.Close()
+	// Hashed as written: the mirror's digest is checked without reading
+	// the tree back.
 	res, err := tarball.ExtractTarGz(sctx, body, dest, tarball.Options{
 		Budget: opts.Budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
+		Hash: true, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -322,8 +325,8 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 		// Cut short or damaged in transit: another replica may send it whole.
 		return nil, &replicaError{err: plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("%s@%s from team mirror %s: %w", r.src.Key(), host.Short(sha), base, err))}
 	}
-	d, _, err := plugind.TreeDigest(dest, opts.Budget)
-	if err == nil && d != want {
+	d := plugind.DigestFiles(res.Tree)
+	if d != want {
 		err = plugind.Errorf(plugind.CodeDigestMismatch, "%s@%s from team mirror %s: the snapshot's tree digest is %s, but the mirror named it %s; refusing it (the mirror's object store holds altered content)", r.src.Key(), host.Short(sha), base, d, want)
 	}
 	if err != nil {
@@ -331,7 +334,11 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 		return nil, err
 	}
 	verified, _ := strconv.ParseBool(resp.Header.Get(headerVerified))
-	return &host.Fetched{Transport: "mirror", Verified: verified, Files: res.Files, Bytes: res.Bytes}, nil
+	got := &host.Fetched{Transport: "mirror", Verified: verified, Files: res.Files, Bytes: res.Bytes}
+	if opts.Hash {
+		got.Tree, got.Dirs = res.Tree, res.Dirs
+	}
+	return got, nil
 }
 
 // validDigest checks "sha256:" and 64 lower-case hex digits.

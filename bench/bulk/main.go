@@ -1,0 +1,452 @@
+// Command bulk is the helper of bench/bulk.sh (SPEC §14, issue 13). It has
+// three subcommands:
+//
+//	bulk serve -entries 300 -repos 50 -dir DIR
+//	    builds a synthetic marketplace on the fake GitHub (internal/fakegithub,
+//	    loopback, real git) and serves it until interrupted. The marketplace
+//	    repository bulk/market holds entries/5 relative plugins; the other
+//	    entries point, round robin, into repos plugin repositories
+//	    bulk/repoNNN, each holding several plugins under plugins/NAME/ (four
+//	    files each: manifest, skill, command, agent) and a README. Every
+//	    plugin repository has two commits; entries pin the first (not a
+//	    branch tip: reachability must be proven) in even repositories and
+//	    the second (main's tip) in odd ones. Entry kinds rotate by
+//	    repository as in real marketplaces: github+sha+path, url+sha+path,
+//	    git-subdir with ref and sha (the ref a tag on the pinned commit),
+//	    url+sha+path with a ".git" URL.
+//	    Writes, in DIR: env (export lines for REASONIX_GITHUB_URL and
+//	    REASONIX_GITHUB_API_URL), source (what to install), targets (one
+//	    line per repository: "OWNER/NAME SHA ARCHIVE_URL CLONE_URL", the
+//	    commit being the one entries pin, for the floors), and ready (last,
+//	    when everything is served). Every archive is made once before
+//	    ready, so neither the floors nor reasonix pay for git archive.
+//	    Requests are logged to stderr as fakegithub's command logs them.
+//	    With -import OWNER/NAME=DIR (repeatable) it serves those folders'
+//	    trees as single-commit repositories instead (the first is the
+//	    marketplace); targets then lists those.
+//
+//	bulk strace -file FILE -files N
+//	    reads `strace -c -f -o FILE` output and prints one line: total
+//	    calls, filesystem metadata calls (see metadataCalls), fsync-family
+//	    calls, and each per installed file (N files), then the five
+//	    commonest metadata calls.
+//
+//	bulk response < RESPONSE.json
+//	    summarises a reasonix response on one line:
+//	    ok=… status=… planId=… actions=… by_status=… transports=… errorCode=…
+//
+//	bulk files DIR
+//	    counts the regular files below DIR (installed plugin files).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+
+	"reasonix.io/plugind/internal/fakegithub"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serveCmd(os.Args[2:])
+	case "strace":
+		err = straceCmd(os.Args[2:], os.Stdout)
+	case "response":
+		err = responseCmd(os.Stdin, os.Stdout)
+	case "files":
+		if len(os.Args) != 3 {
+			usage()
+		}
+		var n int
+		n, err = countFiles(os.Args[2])
+		if err == nil {
+			fmt.Println(n)
+		}
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bulk:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: bulk serve (-entries N -repos R | -import OWNER/NAME=DIR ...) -dir DIR\n"+
+		"       bulk strace -file FILE -files N\n"+
+		"       bulk files DIR")
+	os.Exit(2)
+}
+
+type importFlags []string
+
+func (f *importFlags) String() string     { return strings.Join(*f, ",") }
+func (f *importFlags) Set(v string) error { *f = append(*f, v); return nil }
+
+func serveCmd(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	entries := fs.Int("entries", 300, "marketplace entries")
+	repos := fs.Int("repos", 50, "plugin repositories (besides the marketplace's)")
+	dir := fs.String("dir", "", "work directory (must exist)")
+	var imports importFlags
+	fs.Var(&imports, "import", "OWNER/NAME=DIR: serve DIR's tree as that repository (repeatable; the first is the marketplace)")
+	_ = fs.Parse(args)
+	if *dir == "" {
+		return errors.New("serve: -dir is required")
+	}
+	if len(imports) == 0 && (*entries < 1 || *entries > 1000 || *repos < 1 || *repos > *entries) {
+		return fmt.Errorf("serve: want 1 <= repos <= entries <= 1000, got %d entries over %d repos", *entries, *repos)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fakeDir := filepath.Join(*dir, "fake")
+	if err := os.MkdirAll(fakeDir, 0o755); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	defer gh.Close()
+
+	var targets []target
+	var src string
+	if len(imports) > 0 {
+		targets, src, err = importRepos(gh, imports)
+	} else {
+		targets, src, err = build(gh, *entries, *repos)
+	}
+	if err != nil {
+		return err
+	}
+	if err := prewarm(ctx, targets); err != nil {
+		return err
+	}
+	var tl strings.Builder
+	for _, t := range targets {
+		fmt.Fprintf(&tl, "%s %s %s %s\n", t.repo.Path(), t.sha, t.archiveURL(gh), t.repo.CloneURL())
+	}
+	env := fmt.Sprintf("export REASONIX_GITHUB_URL=%s\nexport REASONIX_GITHUB_API_URL=%s\n", gh.URL, gh.APIURL)
+	for name, body := range map[string]string{"targets": tl.String(), "env": env, "source": src + "\n"} {
+		if err := os.WriteFile(filepath.Join(*dir, name), []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(*dir, "ready"), []byte(gh.URL+"\n"), 0o644); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+type target struct {
+	repo *fakegithub.Repo
+	sha  string
+}
+
+// archiveURL is the REST tarball link (it redirects to the archive), what a
+// client of github.com asks.
+func (t target) archiveURL(gh *fakegithub.Server) string {
+	return gh.APIURL + "/repos/" + t.repo.Path() + "/tarball/" + t.sha
+}
+
+// prewarm downloads every archive once, so the fake has made them all
+// before anything is timed.
+func prewarm(ctx context.Context, targets []target) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, t := range targets {
+		g.Go(func() error {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.repo.ArchiveURL(t.sha), nil)
+			if err != nil {
+				return err
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return err
+			}
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("prewarm %s: %s", t.repo.Path(), resp.Status)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// plugin returns the four files of one plugin below prefix.
+func plugin(prefix, name string) []fakegithub.File {
+	body := strings.Repeat("Step "+name+": read the request, check the inputs, then act.\n", 24)
+	return []fakegithub.File{
+		{Path: prefix + ".claude-plugin/plugin.json", Content: `{"name":"` + name + `","version":"1.0.0","description":"bulk benchmark plugin ` + name + `"}` + "\n"},
+		{Path: prefix + "skills/" + name + "/SKILL.md", Content: "---\nname: " + name + "\ndescription: Benchmark skill of " + name + ". Use when asked about " + name + ".\n---\n\n" + body},
+		{Path: prefix + "commands/" + name + ".md", Content: "---\ndescription: Benchmark command of " + name + "\n---\n\nRun " + name + " with $ARGUMENTS.\n"},
+		{Path: prefix + "agents/" + name + ".md", Content: "---\nname: " + name + "-agent\ndescription: Benchmark agent of " + name + "\n---\n\n" + body},
+	}
+}
+
+// build makes the synthetic marketplace and returns the floors' targets
+// (every plugin repository at its pinned commit, and the marketplace) and
+// the source to install.
+func build(gh *fakegithub.Server, entries, repos int) ([]target, string, error) {
+	relative := entries / 5
+	remote := entries - relative
+	names := make([][]string, repos)
+	for i := 0; i < remote; i++ {
+		r := i % repos
+		names[r] = append(names[r], fmt.Sprintf("p%03d-%02d", r, len(names[r])))
+	}
+	var list []string
+	var targets []target
+	type built struct {
+		repo *fakegithub.Repo
+		pin  string
+	}
+	out := make([]built, repos)
+	g := new(errgroup.Group)
+	g.SetLimit(4)
+	for r := 0; r < repos; r++ {
+		g.Go(func() error {
+			repo := gh.CreateRepo("bulk", fmt.Sprintf("repo%03d", r))
+			files := []fakegithub.File{
+				{Path: "README.md", Content: "# Plugins of repository " + strconv.Itoa(r) + "\n"},
+				{Path: "LICENSE", Content: "MIT License\n\nCopyright (c) bulk benchmark\n"},
+			}
+			for _, n := range names[r] {
+				files = append(files, plugin("plugins/"+n+"/", n)...)
+			}
+			first := repo.CommitTree("main", files, true)
+			second := repo.Commit("main", map[string]string{"README.md": "# Plugins of repository " + strconv.Itoa(r) + "\n\nNow with a second commit.\n"})
+			pin := second
+			if r%2 == 0 {
+				pin = first // not a tip: reachability has to be proven
+			}
+			if r%4 == 2 {
+				repo.Tag("v1.0", pin)
+			}
+			out[r] = built{repo, pin}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, "", err
+	}
+	for r, b := range out {
+		targets = append(targets, target{b.repo, b.pin})
+		path := "https://github.com/" + b.repo.Path()
+		for _, n := range names[r] {
+			var src string
+			switch r % 4 {
+			case 0:
+				src = fmt.Sprintf(`{"source":"github","repo":%q,"sha":%q,"path":%q}`, b.repo.Path(), b.pin, "plugins/"+n)
+			case 1:
+				src = fmt.Sprintf(`{"source":"url","url":%q,"sha":%q,"path":%q}`, path, b.pin, "plugins/"+n)
+			case 2:
+				src = fmt.Sprintf(`{"source":"git-subdir","url":%q,"path":%q,"ref":"v1.0","sha":%q}`, path+".git", "plugins/"+n, b.pin)
+			default:
+				src = fmt.Sprintf(`{"source":"url","url":%q,"sha":%q,"path":%q}`, path+".git", b.pin, "plugins/"+n)
+			}
+			list = append(list, fmt.Sprintf(`{"name":%q,"description":"bulk plugin","source":%s}`, n, src))
+		}
+	}
+	var mfiles []fakegithub.File
+	for i := 0; i < relative; i++ {
+		n := fmt.Sprintf("local%03d", i)
+		mfiles = append(mfiles, plugin("plugins/"+n+"/", n)...)
+		list = append(list, fmt.Sprintf(`{"name":%q,"description":"bulk plugin","source":"./plugins/%s"}`, n, n))
+	}
+	doc := `{"name":"bulk","owner":{"name":"Bulk"},"description":"synthetic bulk benchmark marketplace","plugins":[` + "\n" + strings.Join(list, ",\n") + "\n]}\n"
+	mfiles = append(mfiles, fakegithub.File{Path: ".claude-plugin/marketplace.json", Content: doc},
+		fakegithub.File{Path: "README.md", Content: "# Bulk benchmark marketplace\n"})
+	mk := gh.CreateRepo("bulk", "market")
+	msha := mk.CommitTree("main", mfiles, true)
+	targets = append(targets, target{mk, msha})
+	return targets, "https://github.com/bulk/market", nil
+}
+
+// importRepos serves each OWNER/NAME=DIR as one commit; the first is the
+// marketplace.
+func importRepos(gh *fakegithub.Server, imports []string) ([]target, string, error) {
+	var targets []target
+	for _, spec := range imports {
+		full, dir, ok := strings.Cut(spec, "=")
+		owner, name, ok2 := strings.Cut(full, "/")
+		if !ok || !ok2 {
+			return nil, "", fmt.Errorf("-import wants OWNER/NAME=DIR, got %q", spec)
+		}
+		repo, sha, err := gh.ImportDir(owner, name, dir)
+		if err != nil {
+			return nil, "", err
+		}
+		targets = append(targets, target{repo, sha})
+	}
+	return targets, "https://github.com/" + targets[0].repo.Path(), nil
+}
+
+// metadataCalls are the syscalls counted as filesystem metadata: looking
+// paths up, listing, creating and removing names, and changing modes and
+// times. Reads, writes and syncs of content are not metadata; opens are
+// reported on their own.
+var metadataCalls = map[string]bool{
+	"newfstatat": true, "fstat": true, "stat": true, "lstat": true, "statx": true, "fstatat64": true,
+	"getdents64": true, "getdents": true,
+	"mkdirat": true, "mkdir": true, "unlinkat": true, "unlink": true, "rmdir": true,
+	"renameat": true, "renameat2": true, "rename": true,
+	"fchmodat": true, "fchmod": true, "chmod": true, "fchmodat2": true,
+	"utimensat": true, "readlinkat": true, "readlink": true, "symlinkat": true, "linkat": true,
+	"faccessat": true, "faccessat2": true, "access": true, "fchownat": true,
+}
+
+var syncCalls = map[string]bool{"fsync": true, "fdatasync": true, "syncfs": true, "sync_file_range": true}
+
+func straceCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("strace", flag.ExitOnError)
+	file := fs.String("file", "", "strace -c output")
+	files := fs.Int("files", 0, "installed files")
+	_ = fs.Parse(args)
+	data, err := os.ReadFile(*file)
+	if err != nil {
+		return err
+	}
+	calls := parseStrace(string(data))
+	var total, meta, syncs, opens int
+	type kv struct {
+		name string
+		n    int
+	}
+	var metaList []kv
+	for name, n := range calls {
+		total += n
+		switch {
+		case metadataCalls[name]:
+			meta += n
+			metaList = append(metaList, kv{name, n})
+		case syncCalls[name]:
+			syncs += n
+		case name == "openat" || name == "open":
+			opens += n
+		}
+	}
+	sort.Slice(metaList, func(i, j int) bool { return metaList[i].n > metaList[j].n })
+	per := func(n int) string {
+		if *files <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(n)/float64(*files), 'f', 1, 64)
+	}
+	fmt.Fprintf(w, "syscalls=%d meta=%d meta_per_file=%s opens=%d opens_per_file=%s syncs=%d files=%d top=", total, meta, per(meta), opens, per(opens), syncs, *files)
+	for i, e := range metaList {
+		if i == 5 {
+			break
+		}
+		if i > 0 {
+			fmt.Fprint(w, ",")
+		}
+		fmt.Fprintf(w, "%s:%d", e.name, e.n)
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// parseStrace reads the calls column of strace -c's table: lines of
+// "% time seconds usecs/call calls [errors] syscall".
+func parseStrace(s string) map[string]int {
+	out := map[string]int{}
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || f[len(f)-1] == "total" {
+			continue
+		}
+		if _, err := strconv.ParseFloat(f[0], 64); err != nil {
+			continue
+		}
+		n, err := strconv.Atoi(f[3])
+		if err != nil {
+			continue
+		}
+		out[f[len(f)-1]] += n
+	}
+	return out
+}
+
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// response is the part of a reasonix response (SPEC §11) the table shows.
+type response struct {
+	OK        bool   `json:"ok"`
+	Status    string `json:"status"`
+	PlanID    string `json:"planId"`
+	ErrorCode string `json:"errorCode"`
+	Resolved  *struct {
+		Transport string `json:"transport"`
+	} `json:"resolved"`
+	Actions []struct {
+		Status string `json:"status"`
+	} `json:"actions"`
+}
+
+func responseCmd(r io.Reader, w io.Writer) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var resp response
+	if err := json.Unmarshal(data, &resp); err != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		fmt.Fprintf(w, "ok=false status=unparsable error=%q\n", line)
+		return nil
+	}
+	byStatus := map[string]int{}
+	for _, a := range resp.Actions {
+		byStatus[a.Status]++
+	}
+	var statuses []string
+	for st, n := range byStatus {
+		statuses = append(statuses, fmt.Sprintf("%s:%d", st, n))
+	}
+	sort.Strings(statuses)
+	transport := ""
+	if resp.Resolved != nil {
+		transport = resp.Resolved.Transport
+	}
+	fmt.Fprintf(w, "ok=%t status=%s planId=%s actions=%d by_status=%s transport=%s errorCode=%s\n",
+		resp.OK, resp.Status, resp.PlanID, len(resp.Actions), strings.Join(statuses, ","), transport, resp.ErrorCode)
+	return nil
+}
