@@ -56,7 +56,7 @@ func ParseCodex(data []byte, root string, opts LoadOptions) (*Package, error) {
 }
 
 func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts LoadOptions) (*Package, error) {
-	t, err := openTree(root)
+	t, err := opts.treeFor(root)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,11 @@ func DetectPrefer(root string, prefer Kind) (Kind, string, error) {
 	if err != nil {
 		return "", "", err
 	}
+	return t.detect(root, prefer)
+}
+
+// detect is DetectPrefer in a tree already resolved.
+func (t *tree) detect(root string, prefer Kind) (Kind, string, error) {
 	order := manifestOrder
 	if prefer == KindClaude {
 		order = []struct {

@@ -80,7 +80,7 @@ func entryManifestDoc(root string, kind Kind, rel string, opts LoadOptions) (*no
 	}
 	var own *node
 	if rel != "" {
-		t, err := openTree(root)
+		t, err := opts.treeFor(root)
 		if err != nil {
 			return nil, "", nil, err
 		}

@@ -25,6 +25,20 @@ type LoadOptions struct {
 	// Entry is the package's marketplace entry, when it has manifest
 	// fields of its own (see EntryManifest).
 	Entry *EntryManifest
+
+	// tree is the package root as Load resolved it, so one load resolves
+	// it once rather than in every step (a bulk plan loads hundreds of
+	// packages; issue 13 counts filesystem calls per installed file).
+	tree *tree
+}
+
+// treeFor is the resolved tree of root: the one this load opened already,
+// or a fresh one.
+func (o LoadOptions) treeFor(root string) (*tree, error) {
+	if o.tree != nil && o.tree.root == root {
+		return o.tree, nil
+	}
+	return openTree(root)
 }
 
 // EntryManifest is what a Claude marketplace entry says about its plugin,
@@ -42,17 +56,18 @@ type EntryManifest struct {
 // plugind codes: CodeInvalidSource for a bad or missing manifest,
 // CodeSourceUnreadable when root cannot be read.
 func Load(root string, opts LoadOptions) (*Package, error) {
-	kind, rel, err := DetectPrefer(root, opts.Prefer)
+	t, err := openTree(root)
+	if err != nil {
+		return nil, err
+	}
+	opts.tree = t
+	kind, rel, err := t.detect(root, opts.Prefer)
 	if opts.Entry != nil && kind != KindReasonix && (errors.Is(err, ErrNoManifest) || err == nil) {
 		return loadWithEntry(root, kind, rel, opts)
 	}
 	if errors.Is(err, ErrNoManifest) && opts.Implied != "" {
 		return loadImplied(root, opts)
 	}
-	if err != nil {
-		return nil, err
-	}
-	t, err := openTree(root)
 	if err != nil {
 		return nil, err
 	}

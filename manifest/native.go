@@ -97,7 +97,7 @@ func ParseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 
 func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 	const src = NativeManifest
-	t, err := openTree(root)
+	t, err := opts.treeFor(root)
 	if err != nil {
 		return nil, err
 	}

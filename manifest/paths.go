@@ -34,6 +34,7 @@ var errEscapes = errors.New("leaves the package root")
 // tree is a package root with its symlinks resolved once, so every declared
 // path can be checked against the real location.
 type tree struct {
+	root string // as given
 	real string // absolute, symlinks resolved
 }
 
@@ -53,7 +54,7 @@ func openTree(root string) (*tree, error) {
 	if !info.IsDir() {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is not a directory", root)
 	}
-	return &tree{real: real}, nil
+	return &tree{root: root, real: real}, nil
 }
 
 // resolve checks a manifest-declared path and returns its clean slash form
