@@ -91,7 +91,7 @@ func itemName(name string) error {
 // otherwise each child directory holding SKILL.md is. rel is clean and
 // already checked; real is its resolved location.
 func (b *builder) skillRoot(rel, real, declaredIn string) {
-	if info, err := os.Stat(real); err == nil && info.Mode().IsRegular() {
+	if info, err := b.t.stat(real); err == nil && info.Mode().IsRegular() {
 		if path.Base(rel) != "SKILL.md" || rel == "SKILL.md" {
 			b.skip("%s: skills path %s is a file, not a skill directory; skipped", declaredIn, rel)
 			return
@@ -177,7 +177,7 @@ func (b *builder) frontMatter(rel string) *frontMatter {
 // mdFiles lists the .md files a commands or agents path names: the file
 // itself, or every .md below the directory (nested names joined with ':').
 func (b *builder) mdFiles(rel, real, declaredIn, what string) []mdFile {
-	info, err := os.Stat(real)
+	info, err := b.t.stat(real)
 	if err != nil {
 		b.skip("%s: cannot read %s path %s: %v", declaredIn, what, rel, err)
 		return nil

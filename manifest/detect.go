@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"reasonix.io/plugind"
 )
@@ -119,7 +118,7 @@ func (t *tree) regularFile(rel string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	info, err := os.Stat(real)
+	info, err := t.stat(real)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
@@ -135,6 +134,6 @@ func (t *tree) isDir(rel string) bool {
 	if err != nil {
 		return false
 	}
-	info, err := os.Stat(real)
+	info, err := t.stat(real)
 	return err == nil && info.IsDir()
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 
 	"reasonix.io/plugind"
 )
@@ -36,6 +37,53 @@ var errEscapes = errors.New("leaves the package root")
 type tree struct {
 	root string // as given
 	real string // absolute, symlinks resolved
+
+	// What one load has asked the filesystem already, by absolute path:
+	// each declared path is checked from the root down, so without these
+	// "skills" is looked up again for every skill below it (a tree lives
+	// for one load, whose package does not change under it).
+	mu     sync.Mutex
+	lstats map[string]statResult
+	stats  map[string]statResult
+}
+
+type statResult struct {
+	info fs.FileInfo
+	err  error
+}
+
+// lstat is os.Lstat, asked once per path and tree.
+func (t *tree) lstat(p string) (fs.FileInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.lstats[p]; ok {
+		return r.info, r.err
+	}
+	info, err := os.Lstat(p)
+	if t.lstats == nil {
+		t.lstats = map[string]statResult{}
+	}
+	t.lstats[p] = statResult{info, err}
+	return info, err
+}
+
+// stat is os.Stat, asked once per path and tree; a path lstat found not to
+// be a link needs no second question.
+func (t *tree) stat(p string) (fs.FileInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r, ok := t.lstats[p]; ok && (r.err != nil || r.info.Mode()&fs.ModeSymlink == 0) {
+		return r.info, r.err
+	}
+	if r, ok := t.stats[p]; ok {
+		return r.info, r.err
+	}
+	info, err := os.Stat(p)
+	if t.stats == nil {
+		t.stats = map[string]statResult{}
+	}
+	t.stats[p] = statResult{info, err}
+	return info, err
 }
 
 func openTree(root string) (*tree, error) {
@@ -94,7 +142,7 @@ func (t *tree) realBelow(rel string) (string, error) {
 	cur := t.real
 	for _, seg := range splitSlash(rel) {
 		cur = filepath.Join(cur, seg)
-		info, err := os.Lstat(cur)
+		info, err := t.lstat(cur)
 		if err != nil {
 			return "", err
 		}
@@ -111,7 +159,7 @@ func (t *tree) danglingEscape(rel string) bool {
 	cur := t.real
 	for _, seg := range splitSlash(rel) {
 		cur = filepath.Join(cur, seg)
-		info, err := os.Lstat(cur)
+		info, err := t.lstat(cur)
 		if err != nil {
 			return false
 		}
