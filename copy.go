@@ -30,14 +30,20 @@ func CopyTree(ctx context.Context, t *Tree, dst string) (err error) {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", filepath.Dir(target), err)
 		}
-		if err := copyFile(f.Source, target, f.Executable, buf); err != nil {
+		if err := CopyFile(f.Source, target, f.Executable, buf, nil, true); err != nil {
 			return fmt.Errorf("copy %s: %w", f.Path, err)
 		}
 	}
 	return nil
 }
 
-func copyFile(src, dst string, executable bool, buf []byte) error {
+// CopyFile copies src to dst, which must not exist, as a regular file
+// (0644, or 0755 when executable) through buf. When also is not nil every
+// byte written passes through it too (a hash of the copy); both ends are
+// then wrapped so io.CopyBuffer uses buf — not the kernel's
+// copy_file_range, which would bypass also, and not os.File.WriteTo, which
+// allocates a buffer per file. sync fsyncs dst before it is closed.
+func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -51,13 +57,20 @@ func copyFile(src, dst string, executable bool, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.CopyBuffer(out, in, buf); err != nil {
+	var w io.Writer = out
+	var r io.Reader = in
+	if also != nil {
+		w, r = io.MultiWriter(out, also), struct{ io.Reader }{in}
+	}
+	if _, err := io.CopyBuffer(w, r, buf); err != nil {
 		out.Close()
 		return err
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
+	if sync {
+		if err := out.Sync(); err != nil {
+			out.Close()
+			return err
+		}
 	}
 	return out.Close()
 }

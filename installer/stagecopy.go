@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -62,28 +61,8 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 }
 
 func copyFileHashed(src, dst string, executable bool, buf []byte) (string, error) {
-	in, err := os.Open(src)
-	if err != nil {
-		return "", err
-	}
-	defer in.Close()
-	mode := os.FileMode(0o644)
-	if executable {
-		mode = 0o755
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return "", err
-	}
 	h := sha256.New()
-	// Both ends are wrapped so io.CopyBuffer uses buf: not the kernel
-	// (copy_file_range), since every byte written must pass the hash, and
-	// not os.File.WriteTo, which allocates a buffer per file.
-	if _, err := io.CopyBuffer(io.MultiWriter(out, h), struct{ io.Reader }{in}, buf); err != nil {
-		out.Close()
-		return "", err
-	}
-	if err := out.Close(); err != nil {
+	if err := plugind.CopyFile(src, dst, executable, buf, h, false); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
