@@ -111,6 +111,22 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	if px.spillUsed == 0 {
 		t.Error("no large base was spilled")
 	}
+	// The spill is bounded: a large object that would pass the bound is
+	// refused as over budget rather than written.
+	px.spillMax = px.spillUsed
+	tried := false
+	for _, o := range px.objects {
+		if _, spilled := px.spillAt[o.offset]; o.resolved && o.size > smallObject && !spilled {
+			if _, err := px.readerAt(ctx, o); plugind.CodeOf(err) != plugind.CodeBudgetExceeded {
+				t.Errorf("spill past its bound: %v", err)
+			}
+			tried = true
+			break
+		}
+	}
+	if !tried {
+		t.Error("no large object left to spill past the bound")
+	}
 	t.Logf("%d large deltas indexed and read back in %s (%s spilled)", deltas, time.Since(start).Round(time.Millisecond), plugind.HumanBytes(px.spillUsed))
 }
 
