@@ -138,6 +138,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		}
 		defer os.RemoveAll(tmp)
 		root = tmp
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
+		// A -dir that does not exist yet is made (kept on exit), rather
+		// than failing later with git's "chdir: no such file".
+		return fmt.Errorf("-dir %s: %w", root, err)
 	}
 	opts := []fakegithub.Option{fakegithub.WithAddr(*addr), fakegithub.WithLogger(logger)}
 	if *plain {

@@ -46,7 +46,8 @@ func TestRunServesImportedRepo(t *testing.T) {
 	var stdout, logs lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-dir", t.TempDir(), "-repo", "acme/tools=" + plugin}, &stdout, io.Discard,
+		// A -dir that does not exist yet is made.
+		done <- run(ctx, []string{"-dir", filepath.Join(t.TempDir(), "not", "yet"), "-repo", "acme/tools=" + plugin}, &stdout, io.Discard,
 			slog.New(slog.NewTextHandler(&logs, nil)))
 	}()
 
