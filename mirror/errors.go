@@ -26,24 +26,6 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Msg }
 
-// kindOf names the missing thing an upstream error reports, "" when it is
-// not a not-found.
-func kindOf(err error) string {
-	switch {
-	case errors.Is(err, host.ErrRepoNotFound):
-		return "repo"
-	case errors.Is(err, host.ErrRefNotFound):
-		return "ref"
-	case errors.Is(err, host.ErrCommitNotFound):
-		return "commit"
-	case errors.Is(err, host.ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, host.ErrPathNotFound):
-		return "path"
-	}
-	return ""
-}
-
 // toAPI turns any error of an operation into its answer.
 func toAPI(err error) *apiError {
 	var ae *apiError
@@ -52,7 +34,7 @@ func toAPI(err error) *apiError {
 	}
 	msg := plugind.RedactSecrets(err.Error())
 	code := plugind.CodeOf(err)
-	if kind := kindOf(err); kind != "" {
+	if kind := host.KindOf(err); kind != "" {
 		if code == "" {
 			code = plugind.CodeNotFound
 		}

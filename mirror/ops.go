@@ -45,24 +45,8 @@ func (s *Server) negatives(ctx context.Context, repo string, want ...neg) error 
 	if err != nil || !ok {
 		return err
 	}
-	return &plugind.Error{Code: plugind.Code(n.Code), Err: sentinelOf(n.Kind),
+	return &plugind.Error{Code: plugind.Code(n.Code), Err: host.SentinelOf(n.Kind),
 		Msg: fmt.Sprintf("%s (the mirror remembers this from %s ago)", n.Message, n.Age.Round(1e9))}
-}
-
-func sentinelOf(kind string) error {
-	switch kind {
-	case "repo":
-		return host.ErrRepoNotFound
-	case "ref":
-		return host.ErrRefNotFound
-	case "commit":
-		return host.ErrCommitNotFound
-	case "unreachable":
-		return host.ErrUnreachable
-	case "path":
-		return host.ErrPathNotFound
-	}
-	return nil
 }
 
 // remember records an upstream failure: a not-found for NegativeTTL (key
@@ -76,7 +60,7 @@ func (s *Server) remember(ctx context.Context, repo, op, key string, err error) 
 	}
 	n := meta.Negative{Repo: repo, Code: string(code), Message: plugind.RedactSecrets(err.Error())}
 	ttl := s.cfg.NegativeTTL
-	switch kind := kindOf(err); {
+	switch kind := host.KindOf(err); {
 	case kind == "repo":
 		n.Kind = kind
 	case kind != "":
@@ -97,7 +81,7 @@ func (s *Server) countUpstream(op string, err error) {
 	outcome := "ok"
 	switch {
 	case err == nil:
-	case kindOf(err) != "":
+	case host.KindOf(err) != "":
 		outcome = "not_found"
 	default:
 		outcome = "error"
@@ -228,7 +212,7 @@ func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (me
 func (s *Server) reachable(ctx context.Context, src source.Source, sha, hint string) (string, error) {
 	key := src.Key()
 	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{"failed", "reach@" + sha}); err != nil {
+		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{host.KindCommitOrUnreachable, sha}, neg{"failed", "reach@" + sha}); err != nil {
 			return false, err
 		}
 		return s.cfg.DB.Reachable(ctx, key, sha)
@@ -284,7 +268,7 @@ func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, pa
 	pk := pathsKey(paths)
 	var got meta.Object
 	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{"failed", "fetch@" + sha}); err != nil {
+		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{host.KindCommitOrUnreachable, sha}, neg{"failed", "fetch@" + sha}); err != nil {
 			return false, err
 		}
 		o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)

@@ -95,50 +95,12 @@ func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
 		return nil
 	}
 	age := c.opts.Now().Sub(n.Created).Round(time.Second)
-	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: sentinelOf(kind)}
-}
-
-func sentinelOf(kind string) error {
-	switch kind {
-	case "repo":
-		return ErrRepoNotFound
-	case "ref":
-		return ErrRefNotFound
-	case "commit":
-		return ErrCommitNotFound
-	case "unreachable":
-		return ErrUnreachable
-	case kindCommitOrUnreachable:
-		return errors.Join(ErrUnreachable, ErrCommitNotFound)
-	}
-	return ErrPathNotFound
-}
-
-// kindCommitOrUnreachable is a commit a host would not serve and no branch
-// or tag reaches, on a host that does not say whether it exists at all.
-const kindCommitOrUnreachable = "commit-or-unreachable"
-
-func kindOf(err error) string {
-	switch {
-	case errors.Is(err, ErrCommitNotFound) && errors.Is(err, ErrUnreachable):
-		return kindCommitOrUnreachable
-	case errors.Is(err, ErrRepoNotFound):
-		return "repo"
-	case errors.Is(err, ErrRefNotFound):
-		return "ref"
-	case errors.Is(err, ErrCommitNotFound):
-		return "commit"
-	case errors.Is(err, ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, ErrPathNotFound):
-		return "path"
-	}
-	return ""
+	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: SentinelOf(kind)}
 }
 
 // remember records a not-found answer for the key.
 func (c *Cached) remember(ctx context.Context, err error, sha, path string) {
-	kind := kindOf(err)
+	kind := KindOf(err)
 	if kind == "" {
 		return
 	}
@@ -307,7 +269,7 @@ func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
 
 // Reachable implements Repo: one check per (repository, commit), ever.
 func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
-	if err := c.known(ctx, []string{"commit", kindCommitOrUnreachable}, sha); err != nil {
+	if err := c.known(ctx, []string{"commit", KindCommitOrUnreachable}, sha); err != nil {
 		return err
 	}
 	if err := c.verdict(ctx, sha); err != errNoVerdict {
@@ -325,7 +287,7 @@ func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
 // Fetch implements Repo. A remembered verdict spares the check (or refuses
 // at once); a fetch that proved reachability records it.
 func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
-	if err := c.known(ctx, []string{"commit", kindCommitOrUnreachable}, sha); err != nil {
+	if err := c.known(ctx, []string{"commit", KindCommitOrUnreachable}, sha); err != nil {
 		return nil, err
 	}
 	if opts.Verify {

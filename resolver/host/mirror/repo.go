@@ -74,16 +74,11 @@ func (r *Repo) errorOf(resp *http.Response, base string) error {
 	return &replicaError{status: resp.StatusCode, err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s answered %s: %s", base, resp.Status, msg)}
 }
 
+// sentinel is what a replica's not-found kind means; a kind this client
+// does not know is still a not-found, of the path asked for.
 func sentinel(kind string) error {
-	switch kind {
-	case "repo":
-		return host.ErrRepoNotFound
-	case "ref":
-		return host.ErrRefNotFound
-	case "commit":
-		return host.ErrCommitNotFound
-	case "unreachable":
-		return host.ErrUnreachable
+	if err := host.SentinelOf(kind); err != nil {
+		return err
 	}
 	return host.ErrPathNotFound
 }
