@@ -139,23 +139,26 @@ func (in *Installer) knownMarketplace(name string) (*KnownMarketplace, error) {
 	return k, nil
 }
 
+// marketplacesNamed is the known marketplace named name, or every known one
+// when name is "".
+func (in *Installer) marketplacesNamed(ctx context.Context, name string) ([]KnownMarketplace, error) {
+	if name == "" {
+		return in.Marketplaces(ctx)
+	}
+	k, err := in.knownMarketplace(name)
+	if err != nil {
+		return nil, err
+	}
+	return []KnownMarketplace{*k}, nil
+}
+
 // UpdateMarketplaces re-reads every known marketplace (or the one named) at
 // its branch head: an unchanged branch costs one conditional request, and
 // offline the cached document answers.
 func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offline bool) ([]MarketplaceUpdate, error) {
-	var targets []KnownMarketplace
-	if name != "" {
-		k, err := in.knownMarketplace(name)
-		if err != nil {
-			return nil, err
-		}
-		targets = []KnownMarketplace{*k}
-	} else {
-		all, err := in.Marketplaces(ctx)
-		if err != nil {
-			return nil, err
-		}
-		targets = all
+	targets, err := in.marketplacesNamed(ctx, name)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]MarketplaceUpdate, 0, len(targets))
 	for _, k := range targets {
@@ -242,19 +245,9 @@ type Available struct {
 // Available lists what the known marketplaces (or the one named) offer, as
 // last read (no network: update the marketplaces to see newer pins).
 func (in *Installer) Available(ctx context.Context, name string) ([]Available, error) {
-	var targets []KnownMarketplace
-	if name != "" {
-		k, err := in.knownMarketplace(name)
-		if err != nil {
-			return nil, err
-		}
-		targets = []KnownMarketplace{*k}
-	} else {
-		all, err := in.Marketplaces(ctx)
-		if err != nil {
-			return nil, err
-		}
-		targets = all
+	targets, err := in.marketplacesNamed(ctx, name)
+	if err != nil {
+		return nil, err
 	}
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
