@@ -30,12 +30,10 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -194,28 +192,12 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 		order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
 		home := filepath.Join(tmp, fmt.Sprintf("home-%02d", i))
 		wg.Go(func() {
-			a, err := mirrortest.OpenClient(ctx, home, map[string]string{
-				"REASONIX_MIRROR": strings.Join(order, ","), "REASONIX_MIRROR_TOKEN": token,
-			}, up, nil)
+			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, up, src)
 			if err != nil {
-				errs[i] = err
+				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
 			}
-			defer a.Close()
-			resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true})
-			if err != nil || !resp.Applied {
-				errs[i] = fmt.Errorf("machine %d: %v", i, err)
-				return
-			}
-			reg, err := installer.LoadRegistry(a.Home.RegistryPath())
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			digests[i] = map[string]string{}
-			for _, e := range reg.Plugins {
-				digests[i][e.Name] = e.ContentDigest
-			}
+			digests[i] = d
 		})
 	}
 	wg.Wait()

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -95,36 +94,13 @@ func fleet(t *testing.T, n int, reps []*replica, token string, gh *fakegithub.Se
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			a, err := mirrortest.OpenClient(ctx, home, map[string]string{
-				"REASONIX_MIRROR": strings.Join(urls, ","), "REASONIX_MIRROR_TOKEN": token,
-			}, up, nil)
+			got, err := mirrortest.InstallThroughMirror(ctx, home, urls, token, up, src)
 			if err != nil {
-				errs[i] = err
+				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
-			}
-			defer a.Close()
-			resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true})
-			if err != nil || !resp.Applied {
-				errs[i] = fmt.Errorf("machine %d: %v", i, err)
-				return
-			}
-			for _, act := range resp.Actions {
-				if act.Err != nil {
-					errs[i] = fmt.Errorf("machine %d: %s: %v", i, act.Name, act.Err)
-					return
-				}
 			}
 			if os.Getenv("REASONIX_TEST_FLEET_DEBUG") != "" {
 				t.Logf("machine %d done after %s", i, time.Since(began).Round(time.Millisecond))
-			}
-			reg, err := installer.LoadRegistry(a.Home.RegistryPath())
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			got := map[string]string{}
-			for _, e := range reg.Plugins {
-				got[e.Name] = e.ContentDigest
 			}
 			results[i] = got
 		})

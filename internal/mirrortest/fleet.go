@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"reasonix.io/plugind/installer"
@@ -44,6 +45,38 @@ func OpenClient(ctx context.Context, home string, env map[string]string, upstrea
 		return nil, err
 	}
 	return installer.Open(ctx, installer.OpenOptions{Getenv: getenv, Hosts: hosts, Log: log})
+}
+
+// InstallThroughMirror is one machine of a fleet: a client whose home is
+// home, listing the replicas at urls in that order, bulk-installs src with
+// --yes. It returns the installed plugins' digests by name; any action
+// that did not install is an error.
+func InstallThroughMirror(ctx context.Context, home string, urls []string, token string, upstream host.Opener, src string) (map[string]string, error) {
+	a, err := OpenClient(ctx, home, map[string]string{
+		"REASONIX_MIRROR": strings.Join(urls, ","), "REASONIX_MIRROR_TOKEN": token,
+	}, upstream, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true})
+	if err != nil || !resp.Applied {
+		return nil, fmt.Errorf("install %s: applied %v: %v", src, resp != nil && resp.Applied, err)
+	}
+	for _, act := range resp.Actions {
+		if act.Err != nil {
+			return nil, fmt.Errorf("%s: %v", act.Name, act.Err)
+		}
+	}
+	reg, err := installer.LoadRegistry(a.Home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	digests := map[string]string{}
+	for _, e := range reg.Plugins {
+		digests[e.Name] = e.ContentDigest
+	}
+	return digests, nil
 }
 
 // BulkMarketplace builds, on the fake GitHub, repos repositories
