@@ -236,6 +236,94 @@ func TestLivePlanDigestsAndPrune(t *testing.T) {
 	}
 }
 
+func TestGetInventories(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	ctx := context.Background()
+	// More keys than one query takes, half of them stored.
+	var keys []string
+	want := map[string]string{}
+	for i := range 1203 {
+		k := fmt.Sprintf("manifest/v1\x00sha256:%064x\x00p%d", i, i)
+		keys = append(keys, k)
+		if i%2 == 0 {
+			want[k] = fmt.Sprintf(`{"n":%d}`, i)
+			if err := db.PutInventory(ctx, k, []byte(want[k])); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := db.GetInventories(ctx, append(keys, keys[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d inventories, want %d", len(got), len(want))
+	}
+	for k, body := range want {
+		if string(got[k]) != body {
+			t.Fatalf("inventory %q = %q, want %q", k, got[k], body)
+		}
+	}
+	if none, err := db.GetInventories(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("no keys: %v, %v", none, err)
+	}
+}
+
+func TestRenewPlan(t *testing.T) {
+	t.Parallel()
+	dA, dB, dC := "sha256:"+fmt.Sprintf("%064x", 1), "sha256:"+fmt.Sprintf("%064x", 2), "sha256:"+fmt.Sprintf("%064x", 3)
+	tests := []struct {
+		name    string
+		stored  []string // nil: no plan stored
+		renew   []string
+		renewed bool
+	}{
+		{"same digests", []string{dA, dB}, []string{dB, dA, dA, ""}, true},
+		{"no digests", []string{}, []string{""}, true},
+		{"a digest more", []string{dA}, []string{dA, dB}, false},
+		{"a digest less", []string{dA, dB}, []string{dA}, false},
+		{"another digest", []string{dA, dB}, []string{dA, dC}, false},
+		{"no such plan", nil, []string{dA}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db, _ := openTemp(t)
+			ctx := context.Background()
+			if tc.stored != nil {
+				if err := db.PutPlan(ctx, "p", []byte("body"), tc.stored); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+			cut := time.Now()
+			time.Sleep(5 * time.Millisecond)
+			renewed, err := db.RenewPlan(ctx, "p", tc.renew)
+			if err != nil || renewed != tc.renewed {
+				t.Fatalf("RenewPlan = %v, %v; want %v", renewed, err, tc.renewed)
+			}
+			var created int64
+			err = db.sql.QueryRow(`SELECT created_at FROM plans WHERE plan_id = 'p'`).Scan(&created)
+			if tc.stored == nil {
+				if err == nil {
+					t.Fatal("renewing a plan that was never stored stored one")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if live := created > cut.UnixNano(); live != tc.renewed {
+				t.Fatalf("created_at after the cut = %v, want %v (renewed only when its digests are the same)", live, tc.renewed)
+			}
+			if body, _, _ := db.GetPlan(ctx, "p"); string(body) != "body" {
+				t.Fatalf("body = %q, want it untouched", body)
+			}
+		})
+	}
+}
+
 func TestForgetSnapshots(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)

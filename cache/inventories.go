@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -19,6 +20,44 @@ func (db *DB) GetInventory(ctx context.Context, key string) ([]byte, bool, error
 		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get inventory: %w", err))
 	}
 	return body, true, nil
+}
+
+// GetInventories returns the inventories stored under any of keys, in a
+// query per few hundred keys instead of one per key: a bulk plan looks up
+// one per entry.
+func (db *DB) GetInventories(ctx context.Context, keys []string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(keys))
+	const chunk = 500 // well under SQLite's bound on query parameters
+	for len(keys) > 0 {
+		n := min(len(keys), chunk)
+		args := make([]any, n)
+		for i, k := range keys[:n] {
+			args[i] = k
+		}
+		q := `SELECT key, body FROM inventories WHERE key IN (?` + strings.Repeat(",?", n-1) + `)`
+		if err := db.scanInventories(ctx, q, args, out); err != nil {
+			return nil, db.readFailed(ctx, fmt.Errorf("cache: get inventories: %w", err))
+		}
+		keys = keys[n:]
+	}
+	return out, nil
+}
+
+func (db *DB) scanInventories(ctx context.Context, q string, args []any, out map[string][]byte) error {
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var body []byte
+		if err := rows.Scan(&key, &body); err != nil {
+			return err
+		}
+		out[key] = body
+	}
+	return rows.Err()
 }
 
 // PutInventory stores body under key. Keys name immutable content, so a

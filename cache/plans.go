@@ -61,6 +61,60 @@ func (db *DB) PutPlan(ctx context.Context, planID string, body []byte, digests [
 	return nil
 }
 
+// RenewPlan makes plan planID live again (renews its creation time, as
+// PutPlan does) when it is stored with exactly these snapshot digests, and
+// reports whether it did. A re-plan that lands on a stored planId then
+// costs one small transaction instead of re-encoding and rewriting a body
+// that says the same thing; a plan whose snapshots moved (say, a full-repo
+// snapshot evicted and a folder snapshot fetched instead) is not renewed,
+// so the caller stores it whole and GC keeps what it now needs.
+func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (bool, error) {
+	want := map[string]bool{}
+	for _, d := range digests {
+		if d != "" {
+			want[d] = true
+		}
+	}
+	renewed := false
+	err := db.write(ctx, "renew plan", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT digest FROM plan_snapshots WHERE plan_id = ?`, planID)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return err
+			}
+			if !want[d] {
+				n = -1 // stored with a digest this plan no longer uses
+				break
+			}
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if n != len(want) {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE plans SET created_at = ? WHERE plan_id = ?`, time.Now().UnixNano(), planID)
+		if err != nil {
+			return err
+		}
+		got, err := res.RowsAffected()
+		renewed = got == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("cache: renew plan %s: %w", planID, err)
+	}
+	return renewed, nil
+}
+
 // LivePlanDigests returns the digests used by plans created after since:
 // the snapshots store GC must keep because a stored plan may still be
 // approved and applied.

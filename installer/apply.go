@@ -49,8 +49,13 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 // false stops there.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
 	if in.plans != nil {
-		if body, err := p.MarshalStored(); err == nil {
-			_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
+		// The planId hashes everything an approval covers, so a stored plan
+		// of the same id says the same thing: renew it rather than encode
+		// and write the whole body again (most of a warm re-plan otherwise).
+		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID, p.Snapshots); err != nil || !renewed {
+			if body, err := p.MarshalStored(); err == nil {
+				_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
+			}
 		}
 	}
 	resp := p.Response()

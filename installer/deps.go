@@ -228,7 +228,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, Request{}, c, false, dp.reg)
+			a := dp.in.planCandidate(ctx, Request{}, c, false, dp.reg, nil)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if a.Name == "" {
 				a.Name = c.Name

@@ -34,6 +34,8 @@ type SnapshotForgetter interface {
 // its digest. The cache implements it.
 type InventoryStore interface {
 	GetInventory(ctx context.Context, key string) ([]byte, bool, error)
+	// GetInventories returns those of keys that are stored, in one go.
+	GetInventories(ctx context.Context, keys []string) (map[string][]byte, error)
 	PutInventory(ctx context.Context, key string, body []byte) error
 }
 
@@ -41,6 +43,9 @@ type InventoryStore interface {
 // install loses nothing. The cache implements it.
 type PlanStore interface {
 	PutPlan(ctx context.Context, planID string, body []byte, digests []string) error
+	// RenewPlan renews a plan stored under planID with these digests and
+	// reports whether there was one to renew.
+	RenewPlan(ctx context.Context, planID string, digests []string) (bool, error)
 	GetPlan(ctx context.Context, planID string) ([]byte, bool, error)
 }
 

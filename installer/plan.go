@@ -137,8 +137,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
+	cached := in.cachedManifests(ctx, req, f.Candidates, p.single)
 	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg)
+		a := in.planCandidate(ctx, req, c, p.single, reg, cached)
 		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
@@ -159,7 +160,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
+// planCandidate plans one candidate; cached holds manifests read ahead by
+// cachedManifests (nil: look each up).
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, cached map[string][]byte) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
@@ -174,14 +177,8 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		}
 		return a
 	}
-	// A marketplace entry's name is the installed name (SPEC §7), whatever
-	// the manifest calls itself.
-	opts := manifest.LoadOptions{Name: c.Name, Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer}
-	if single {
-		opts = manifest.LoadOptions{Name: req.Name, Implied: req.Name, Entry: c.Manifest, Prefer: c.Prefer}
-	}
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
-	pkg, err := in.loadManifest(ctx, c, opts)
+	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), cached)
 	if err != nil {
 		if c.Digest != "" && c.Source != "" {
 			// A store path means nothing to the user; the source does.
@@ -261,12 +258,18 @@ func sameInstall(e *Entry, a Action) bool {
 // loadManifest reads a candidate's manifest. A store tree with a known digest
 // never changes, so what Load made of it is cached by (loader version,
 // digest, name override) and a warm re-plan parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions) (*manifest.Package, error) {
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, cached map[string][]byte) (*manifest.Package, error) {
 	if c.Digest == "" || in.invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
-	key := fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
-	if body, ok, err := in.invs.GetInventory(ctx, key); err == nil && ok {
+	key := manifestKey(c, opts)
+	body, ok := cached[key]
+	if !ok && cached == nil {
+		var err error
+		body, ok, err = in.invs.GetInventory(ctx, key)
+		ok = ok && err == nil
+	}
+	if ok {
 		var pkg manifest.Package
 		if json.Unmarshal(body, &pkg) == nil {
 			return &pkg, nil
@@ -280,6 +283,41 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 		_ = in.invs.PutInventory(ctx, key, body)
 	}
 	return pkg, nil
+}
+
+// loadOptions says how c's manifest is read. A marketplace entry's name is
+// the installed name (SPEC §7), whatever the manifest calls itself.
+func loadOptions(req Request, c resolver.Candidate, single bool) manifest.LoadOptions {
+	if single {
+		return manifest.LoadOptions{Name: req.Name, Implied: req.Name, Entry: c.Manifest, Prefer: c.Prefer}
+	}
+	return manifest.LoadOptions{Name: c.Name, Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer}
+}
+
+// manifestKey names what Load makes of c's store tree with opts: the tree
+// never changes, so the loader version, its digest and the options do.
+func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
+	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
+}
+
+// cachedManifests reads the cached manifests of cands in one query, for
+// planCandidate: a bulk plan of N entries otherwise asks N times. It
+// returns nil (look each up) when there is no cache or it cannot answer.
+func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) map[string][]byte {
+	if in.invs == nil || len(cands) < 2 {
+		return nil
+	}
+	keys := make([]string, 0, len(cands))
+	for _, c := range cands {
+		if c.Err == nil && c.Digest != "" {
+			keys = append(keys, manifestKey(c, loadOptions(req, c, single)))
+		}
+	}
+	got, err := in.invs.GetInventories(ctx, keys)
+	if err != nil {
+		return nil
+	}
+	return got
 }
 
 func nonNil[T any](s []T) []T {

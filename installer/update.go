@@ -243,7 +243,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		single := g.market == ""
 		r := Request{Replace: true, Name: e.Name}
-		a := in.planCandidate(ctx, r, c, single, reg)
+		a := in.planCandidate(ctx, r, c, single, reg, nil)
 		if a.Name == "" {
 			a.Name = e.Name
 		}

@@ -213,6 +213,9 @@ func (p *parser) optString(path string, raw json.RawMessage) (string, bool) {
 		p.warn("%s: expected a string, found %s; ignored", path, describeType(t))
 		return "", false
 	}
+	if s, ok := plainString(raw); ok {
+		return s, true
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false

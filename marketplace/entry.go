@@ -28,6 +28,10 @@ type entryState struct {
 	idx     int
 	named   bool // Name is a string (possibly invalid)
 	problem string
+	// decoded holds the objects entry decoded (the entry's and its
+	// source's), keyed by their bytes, for claudeEntryRules to read
+	// instead of decoding them again; dropped once it has run.
+	decoded map[string]map[string]json.RawMessage
 }
 
 var statusRank = map[Status]int{StatusReady: 0, StatusSkipped: 1, StatusError: 2}
@@ -85,6 +89,7 @@ func (p *parser) entry(i int, raw json.RawMessage) entryState {
 		s.fail("expected an object with \"name\" and \"source\", found %s", describeType(t))
 		return s
 	}
+	s.decoded = map[string]map[string]json.RawMessage{string(raw): obj}
 	p.unknown(at, obj, p.f.entryFields)
 
 	switch nameRaw, ok := obj["name"]; {
@@ -93,7 +98,7 @@ func (p *parser) entry(i int, raw json.RawMessage) entryState {
 	case jsonType(nameRaw) != "string":
 		s.fail("\"name\" must be a string, found %s", describeType(jsonType(nameRaw)))
 	default:
-		_ = json.Unmarshal(nameRaw, &s.Name)
+		s.Name = decodeString(nameRaw)
 		s.named = true
 		if err := plugind.ValidateName(s.Name); err != nil {
 			s.fail("%v", err)
@@ -122,6 +127,7 @@ func (p *parser) entry(i int, raw json.RawMessage) entryState {
 			s.fail("\"source\" is not a readable object")
 			break
 		}
+		s.decoded[string(srcRaw)] = o
 		p.objectSource(&s, at+".source", o)
 	default:
 		s.fail("\"source\" must be a path string or an object, found %s", describeType(t))
@@ -414,6 +420,9 @@ func stringField(o map[string]json.RawMessage, key string) (string, bool, error)
 	}
 	if t := jsonType(raw); t != "string" {
 		return "", false, fmt.Errorf("source.%s must be a string, found %s", key, describeType(t))
+	}
+	if v, ok := plainString(raw); ok {
+		return v, true, nil
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {

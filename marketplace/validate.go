@@ -153,6 +153,9 @@ type docCheck struct {
 	// path: SPEC §7 reads it under metadata.pluginRoot, which Claude Code
 	// does not).
 	bareRelative bool
+	// decoded holds objects already decoded by the install parser, keyed
+	// by their bytes (read-only): a bulk plan parses each entry once.
+	decoded map[string]map[string]json.RawMessage
 }
 
 func (v *docCheck) want(at, what string, raw json.RawMessage) {
@@ -164,9 +167,7 @@ func (v *docCheck) str(at string, raw json.RawMessage) (string, bool) {
 		v.want(at, "a string", raw)
 		return "", false
 	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s, true
+	return decodeString(raw), true
 }
 
 func (v *docCheck) boolean(at string, raw json.RawMessage) {
@@ -187,6 +188,9 @@ func (v *docCheck) strList(at string, raw json.RawMessage) {
 }
 
 func (v *docCheck) object(at string, raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	if o, ok := v.decoded[string(raw)]; ok {
+		return o, true
+	}
 	var o map[string]json.RawMessage
 	if jsonType(raw) != "object" || json.Unmarshal(raw, &o) != nil {
 		v.want(at, "an object", raw)
@@ -695,32 +699,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// orderedKeys lists an object's keys in document order (duplicates once).
-func orderedKeys(raw json.RawMessage) []string {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var keys []string
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		k, _ := t.(string)
-		if !seen[k] {
-			seen[k] = true
-			keys = append(keys, k)
-		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-	}
-	return keys
 }
 
 // ValidateOptions adjust ValidateLocal.

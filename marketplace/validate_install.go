@@ -15,11 +15,13 @@ import (
 // metadata.pluginRoot here, though Claude Code refuses it (validate says
 // so).
 func (p *parser) claudeEntryRules(s *entryState, raw json.RawMessage) {
+	decoded := s.decoded
+	s.decoded = nil
 	if p.f.codex || s.Status != "" {
 		return
 	}
 	var r manifest.Report
-	v := &docCheck{r: &r, bareRelative: true}
+	v := &docCheck{r: &r, bareRelative: true, decoded: decoded}
 	v.entry(s.idx, raw)
 	if r.OK() {
 		return
