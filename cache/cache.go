@@ -42,6 +42,7 @@ type DB struct {
 	warnings []string
 	// failures counts storage errors absorbed since Open (see Failures).
 	failures failureLog
+	stmts    stmts
 }
 
 // Options configure OpenWith. Zero values take the defaults.
@@ -136,6 +137,7 @@ func fileURI(abs string, q url.Values) string {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.closeStmts()
 	return db.sql.Close()
 }
 

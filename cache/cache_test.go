@@ -270,6 +270,50 @@ func TestGetInventories(t *testing.T) {
 	}
 }
 
+func TestFirstNegative(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	put := func(kind, remote, sha string, expires time.Time) {
+		t.Helper()
+		err := db.PutNegative(ctx, Negative{Kind: kind, Remote: remote, SHA: sha, Code: "c-" + kind, Message: kind + " " + sha, Created: now.Add(-time.Minute), Expires: expires})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("commit", "r", "s1", now.Add(time.Hour))
+	put("repo", "gone", "", now.Add(time.Hour))
+	put("commit", "gone", "s1", now.Add(time.Hour))
+	put("commit", "r", "old", now.Add(-time.Second)) // expired
+	repo := NegativeKey{Kind: "repo"}
+	tests := []struct {
+		remote string
+		keys   []NegativeKey
+		want   string // Message; "" = none
+	}{
+		{"r", []NegativeKey{repo, {Kind: "commit", SHA: "s1"}}, "commit s1"},
+		{"gone", []NegativeKey{repo, {Kind: "commit", SHA: "s1"}}, "repo "},        // the first key wins
+		{"gone", []NegativeKey{{Kind: "commit", SHA: "s1"}, repo}, "commit s1"},    // in the caller's order
+		{"r", []NegativeKey{repo, {Kind: "commit", SHA: "old"}}, ""},               // expired
+		{"r", []NegativeKey{repo, {Kind: "commit-or-unreachable", SHA: "s1"}}, ""}, // another kind
+		{"other", []NegativeKey{repo, {Kind: "commit", SHA: "s1"}}, ""},            // another remote
+		{"r", nil, ""},
+	}
+	for _, tc := range tests {
+		n, ok, err := db.FirstNegative(ctx, tc.remote, now, tc.keys...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := map[bool]string{true: n.Message}[ok]; got != tc.want {
+			t.Errorf("FirstNegative(%s, %v) = %q (found %v), want %q", tc.remote, tc.keys, n.Message, ok, tc.want)
+		}
+		if ok && (n.Remote != tc.remote || n.Code != "c-"+n.Kind || !n.Expires.After(now)) {
+			t.Errorf("FirstNegative(%s) = %+v: fields not read back", tc.remote, n)
+		}
+	}
+}
+
 func TestRenewPlan(t *testing.T) {
 	t.Parallel()
 	dA, dB, dC := "sha256:"+fmt.Sprintf("%064x", 1), "sha256:"+fmt.Sprintf("%064x", 2), "sha256:"+fmt.Sprintf("%064x", 3)

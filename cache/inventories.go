@@ -12,7 +12,7 @@ import (
 // GetInventory returns the inventory stored under key.
 func (db *DB) GetInventory(ctx context.Context, key string) ([]byte, bool, error) {
 	var body []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT body FROM inventories WHERE key = ?`, key).Scan(&body)
+	err := db.queryRow(ctx, `SELECT body FROM inventories WHERE key = ?`, key).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}

@@ -11,7 +11,7 @@ import (
 // GetMarketplace returns the marketplace document read from remote at sha.
 func (db *DB) GetMarketplace(ctx context.Context, remote, sha string) ([]byte, bool, error) {
 	var doc []byte
-	err := db.sql.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT document FROM marketplaces WHERE remote = ? AND sha = ?`,
 		remote, sha).Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -27,7 +29,7 @@ type Negative struct {
 func (db *DB) GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (Negative, bool, error) {
 	n := Negative{Kind: kind, Remote: remote, SHA: sha, Path: path}
 	var created, expires int64
-	err := db.sql.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT code, message, created_at, expires_at FROM negatives
 		 WHERE kind = ? AND remote = ? AND sha = ? AND path = ? AND expires_at > ?`,
 		kind, remote, sha, path, toNanos(now)).Scan(&n.Code, &n.Message, &created, &expires)
@@ -39,6 +41,44 @@ func (db *DB) GetNegative(ctx context.Context, kind, remote, sha, path string, n
 	}
 	n.Created, n.Expires = fromNanos(created), fromNanos(expires)
 	return n, true, nil
+}
+
+// NegativeKey names one negative result of a remote.
+type NegativeKey struct{ Kind, SHA, Path string }
+
+// FirstNegative returns the first of keys (in their order) with a negative
+// result of remote that has not expired at now: one query where a lookup
+// per key was three for every repository of a bulk plan.
+func (db *DB) FirstNegative(ctx context.Context, remote string, now time.Time, keys ...NegativeKey) (Negative, bool, error) {
+	if len(keys) == 0 {
+		return Negative{}, false, nil
+	}
+	args := []any{remote, toNanos(now)}
+	for _, k := range keys {
+		args = append(args, k.Kind, k.SHA, k.Path)
+	}
+	rows, err := db.query(ctx, `SELECT kind, sha, path, code, message, created_at, expires_at FROM negatives
+		WHERE remote = ? AND expires_at > ? AND (kind, sha, path) IN (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", len(keys)-1)+`)`, args...)
+	if err != nil {
+		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
+	}
+	defer rows.Close()
+	best, found := len(keys), Negative{}
+	for rows.Next() {
+		n := Negative{Remote: remote}
+		var created, expires int64
+		if err := rows.Scan(&n.Kind, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
+			return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
+		}
+		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
+		if i := slices.Index(keys, NegativeKey{n.Kind, n.SHA, n.Path}); i >= 0 && i < best {
+			best, found = i, n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
+	}
+	return found, best < len(keys), nil
 }
 
 // PutNegative records a negative result (replacing an older one).
@@ -73,7 +113,7 @@ func (db *DB) ForgetNegatives(ctx context.Context, remote string) error {
 // ListRefs returns every cached ref of remote: what a tree URL's REF is
 // matched against offline.
 func (db *DB) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, remote)
+	rows, err := db.query(ctx, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, remote)
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: list refs of %s: %w", remote, err))
 	}

@@ -11,7 +11,7 @@ import (
 // GetPlan returns the stored body of plan planID.
 func (db *DB) GetPlan(ctx context.Context, planID string) ([]byte, bool, error) {
 	var body []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT body FROM plans WHERE plan_id = ?`, planID).Scan(&body)
+	err := db.queryRow(ctx, `SELECT body FROM plans WHERE plan_id = ?`, planID).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -119,7 +119,7 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 // the snapshots store GC must keep because a stored plan may still be
 // approved and applied.
 func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]bool, error) {
-	rows, err := db.sql.QueryContext(ctx, `
+	rows, err := db.query(ctx, `
 		SELECT DISTINCT ps.digest FROM plan_snapshots ps
 		JOIN plans p ON p.plan_id = ps.plan_id
 		WHERE p.created_at > ?`, toNanos(since))

@@ -19,7 +19,7 @@ type Ref struct {
 func (db *DB) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error) {
 	r := Ref{Remote: remote, Ref: ref}
 	var at int64
-	err := db.sql.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT sha, etag, resolved_at FROM refs WHERE remote = ? AND ref = ?`,
 		remote, ref).Scan(&r.SHA, &r.ETag, &at)
 	if errors.Is(err, sql.ErrNoRows) {

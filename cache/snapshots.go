@@ -13,7 +13,7 @@ import (
 // the store may have evicted it since, so callers check the store too.
 func (db *DB) GetSnapshot(ctx context.Context, remote, sha, subdir string) (string, bool, error) {
 	var digest string
-	err := db.sql.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT digest FROM snapshots WHERE remote = ? AND sha = ? AND subdir = ?`,
 		remote, sha, subdir).Scan(&digest)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -66,7 +66,7 @@ func (db *DB) TouchSnapshot(ctx context.Context, digest string, at time.Time) er
 // SnapshotUses returns the last use time of every snapshot ever touched,
 // the LastUsed input of store GC.
 func (db *DB) SnapshotUses(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT digest, last_used FROM snapshot_uses`)
+	rows, err := db.query(ctx, `SELECT digest, last_used FROM snapshot_uses`)
 	if err != nil {
 		return nil, fmt.Errorf("cache: snapshot uses: %w", err)
 	}
@@ -114,7 +114,7 @@ func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
 // subdir: one query where a bulk plan would otherwise make one per folder
 // and per kind of record (issue 13: a warm re-plan of hundreds of entries).
 func (db *DB) GetSnapshots(ctx context.Context, remote, sha string) (map[string]string, error) {
-	rows, err := db.sql.QueryContext(ctx,
+	rows, err := db.query(ctx,
 		`SELECT subdir, digest FROM snapshots WHERE remote = ? AND sha = ?`, remote, sha)
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots %s@%s: %w", remote, sha, err))

@@ -20,7 +20,7 @@ type Verdict struct {
 func (db *DB) GetVerdict(ctx context.Context, remote, sha string) (Verdict, bool, error) {
 	v := Verdict{Remote: remote, SHA: sha}
 	var reachable, at int64
-	err := db.sql.QueryRowContext(ctx,
+	err := db.queryRow(ctx,
 		`SELECT reachable, checked_at FROM verdicts WHERE remote = ? AND sha = ?`,
 		remote, sha).Scan(&reachable, &at)
 	if errors.Is(err, sql.ErrNoRows) {

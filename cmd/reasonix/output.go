@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,12 +10,7 @@ import (
 	"reasonix.io/plugind/installer"
 )
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return plugind.WriteJSON(w, v) }
 
 // fail prints err for a text command and returns the exit-1 error. The
 // message may quote a source or a plugin's text: it is masked and escaped.

@@ -20,6 +20,7 @@ type MetaStore interface {
 	GetVerdict(ctx context.Context, remote, sha string) (cache.Verdict, bool, error)
 	PutVerdict(ctx context.Context, v cache.Verdict) error
 	GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (cache.Negative, bool, error)
+	FirstNegative(ctx context.Context, remote string, now time.Time, keys ...cache.NegativeKey) (cache.Negative, bool, error)
 	PutNegative(ctx context.Context, n cache.Negative) error
 	Count(ctx context.Context, kind string, hit bool) error
 }
@@ -94,8 +95,12 @@ func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
 	if err != nil || !ok {
 		return nil
 	}
+	return c.negativeErr(n)
+}
+
+func (c *Cached) negativeErr(n cache.Negative) error {
 	age := c.opts.Now().Sub(n.Created).Round(time.Second)
-	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: SentinelOf(kind)}
+	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: SentinelOf(n.Kind)}
 }
 
 // remember records a not-found answer for the key.
@@ -117,15 +122,18 @@ func (c *Cached) remember(ctx context.Context, err error, sha, path string) {
 // known returns a remembered negative for the repository as a whole, or for
 // one commit or ref of it.
 func (c *Cached) known(ctx context.Context, kinds []string, sha string) error {
-	if err := c.negative(ctx, "repo", "", ""); err != nil {
-		return err
+	if c.opts.Refresh {
+		return nil
 	}
+	keys := []cache.NegativeKey{{Kind: "repo"}} // a missing repository first
 	for _, k := range kinds {
-		if err := c.negative(ctx, k, sha, ""); err != nil {
-			return err
-		}
+		keys = append(keys, cache.NegativeKey{Kind: k, SHA: sha})
 	}
-	return nil
+	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
+	if err != nil || !ok {
+		return nil
+	}
+	return c.negativeErr(n)
 }
 
 // RememberMissingPath records that path does not exist at sha (the
