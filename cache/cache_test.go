@@ -314,6 +314,44 @@ func TestFirstNegative(t *testing.T) {
 	}
 }
 
+func TestGetSnapshotsOf(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	ctx := context.Background()
+	var ats []RepoAt
+	for i := range 450 { // more than one query takes
+		at := RepoAt{Remote: fmt.Sprintf("github.com/o/r%d", i%150), SHA: fmt.Sprintf("%040x", i)}
+		ats = append(ats, at)
+		if i%3 == 0 {
+			continue // nothing stored for this one
+		}
+		for _, sub := range []string{"", "@plugins/p"} {
+			if err := db.PutSnapshot(ctx, at.Remote, at.SHA, sub, fmt.Sprintf("sha256:%064x", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.PutSnapshot(ctx, "github.com/o/other", ats[1].SHA, "", "sha256:"+fmt.Sprintf("%064x", 9)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetSnapshotsOf(ctx, ats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ats) {
+		t.Fatalf("%d repositories answered, want all %d", len(got), len(ats))
+	}
+	for i, at := range ats {
+		one, err := db.GetSnapshots(ctx, at.Remote, at.SHA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got[at]) != fmt.Sprint(one) || (i%3 == 0) != (len(one) == 0) {
+			t.Fatalf("%v: GetSnapshotsOf says %v, GetSnapshots %v", at, got[at], one)
+		}
+	}
+}
+
 func TestRenewPlan(t *testing.T) {
 	t.Parallel()
 	dA, dB, dC := "sha256:"+fmt.Sprintf("%064x", 1), "sha256:"+fmt.Sprintf("%064x", 2), "sha256:"+fmt.Sprintf("%064x", 3)

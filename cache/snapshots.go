@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -132,4 +133,51 @@ func (db *DB) GetSnapshots(ctx context.Context, remote, sha string) (map[string]
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots %s@%s: %w", remote, sha, err))
 	}
 	return out, nil
+}
+
+// RepoAt names a repository at a commit.
+type RepoAt struct{ Remote, SHA string }
+
+// GetSnapshotsOf is GetSnapshots for many (remote, SHA) at once, a query
+// per few hundred: a bulk plan asks about every repository it points
+// into. Every one of ats is in the result, with no records when none are
+// stored.
+func (db *DB) GetSnapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[string]string, error) {
+	out := make(map[RepoAt]map[string]string, len(ats))
+	for _, at := range ats {
+		out[at] = map[string]string{}
+	}
+	const chunk = 400 // two parameters each, well under SQLite's bound
+	for len(ats) > 0 {
+		n := min(len(ats), chunk)
+		args := make([]any, 0, 2*n)
+		for _, at := range ats[:n] {
+			args = append(args, at.Remote, at.SHA)
+		}
+		q := `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES (?, ?)` + strings.Repeat(", (?, ?)", n-1) + `)`
+		if err := db.scanSnapshots(ctx, q, args, out); err != nil {
+			return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots of %d repositories: %w", len(ats), err))
+		}
+		ats = ats[n:]
+	}
+	return out, nil
+}
+
+func (db *DB) scanSnapshots(ctx context.Context, q string, args []any, out map[RepoAt]map[string]string) error {
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at RepoAt
+		var subdir, digest string
+		if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
+			return err
+		}
+		if m, ok := out[at]; ok {
+			m[subdir] = digest
+		}
+	}
+	return rows.Err()
 }

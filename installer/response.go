@@ -65,13 +65,27 @@ func (f errorFields) err() error {
 	return &plugind.Error{Code: plugind.Code(f.ErrorCode), Msg: f.Error}
 }
 
-// MarshalJSON writes the response with error and errorCode from Err.
+// MarshalJSON writes the response with error and errorCode from Err. Its
+// actions are written as Action.MarshalJSON writes them, but in the same
+// pass (the outer field shadows plain's): a call per action cost a fresh
+// encoder and a re-check of its bytes each, most of encoding a bulk plan.
 func (r Response) MarshalJSON() ([]byte, error) {
 	type plain Response
+	var actions []wireAction
+	if r.Actions != nil {
+		actions = make([]wireAction, len(r.Actions))
+		for i, a := range r.Actions {
+			actions[i] = a.wire()
+		}
+	}
+	// Actions and Warnings are Response's last fields: shadowing both here
+	// keeps the keys in their order (errorFields' after them).
 	return json.Marshal(struct {
 		plain
+		Actions  []wireAction `json:"actions"`
+		Warnings []string     `json:"warnings"`
 		errorFields
-	}{plain(r), fieldsOf(r.Err)})
+	}{plain(r), actions, r.Warnings, fieldsOf(r.Err)})
 }
 
 // UnmarshalJSON reads a written response back (stored plans, clients).
@@ -203,14 +217,20 @@ const (
 	RiskHigh   Risk = "high"
 )
 
-// MarshalJSON writes the action with error and errorCode from Err.
-func (a Action) MarshalJSON() ([]byte, error) {
-	type plain Action
-	return json.Marshal(struct {
-		plain
-		errorFields
-	}{plain(a), fieldsOf(a.Err)})
+// plainAction is an Action without its methods, so encoding one does not
+// call Action.MarshalJSON again.
+type plainAction Action
+
+// wireAction is an Action as JSON has it: error and errorCode from Err.
+type wireAction struct {
+	plainAction
+	errorFields
 }
+
+func (a Action) wire() wireAction { return wireAction{plainAction(a), fieldsOf(a.Err)} }
+
+// MarshalJSON writes the action with error and errorCode from Err.
+func (a Action) MarshalJSON() ([]byte, error) { return json.Marshal(a.wire()) }
 
 // UnmarshalJSON reads a written action back.
 func (a *Action) UnmarshalJSON(data []byte) error {

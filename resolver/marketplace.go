@@ -326,6 +326,13 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].repo+keys[i].sha < keys[j].repo+keys[j].sha })
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok && s.cfg.Cache != nil {
+		ats := make([]cache.RepoAt, len(keys))
+		for i, k := range keys {
+			ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
+		}
+		rows.preload(ctx, s.cfg.Cache, ats)
+	}
 	results := make([]entryResult, len(keys))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.fetchParallelism(len(keys)))

@@ -154,6 +154,34 @@ func (r *snapRows) get(ctx context.Context, db *cache.DB, remote, sha, key strin
 	return d, ok
 }
 
+// preload reads the records of every (remote, SHA) in ats not read yet,
+// in one query: a bulk plan's locate step otherwise asks once per
+// repository. A failed read leaves them to get, one by one.
+func (r *snapRows) preload(ctx context.Context, db *cache.DB, ats []cache.RepoAt) {
+	var want []cache.RepoAt
+	r.mu.Lock()
+	for _, at := range ats {
+		if _, ok := r.byAt[at.Remote+"@"+at.SHA]; !ok {
+			want = append(want, at)
+		}
+	}
+	r.mu.Unlock()
+	if len(want) < 2 {
+		return
+	}
+	got, err := db.GetSnapshotsOf(ctx, want)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for at, rows := range got {
+		if _, raced := r.byAt[at.Remote+"@"+at.SHA]; !raced {
+			r.byAt[at.Remote+"@"+at.SHA] = rows
+		}
+	}
+}
+
 func (r *snapRows) put(remote, sha, key, digest string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
