@@ -367,6 +367,7 @@ func TestRenewPlan(t *testing.T) {
 		{"a digest less", []string{dA, dB}, []string{dA}, false},
 		{"another digest", []string{dA, dB}, []string{dA, dC}, false},
 		{"no such plan", nil, []string{dA}, false},
+		{"no such plan, no digests", nil, nil, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -385,22 +386,32 @@ func TestRenewPlan(t *testing.T) {
 			if err != nil || renewed != tc.renewed {
 				t.Fatalf("RenewPlan = %v, %v; want %v", renewed, err, tc.renewed)
 			}
-			var created int64
-			err = db.sql.QueryRow(`SELECT created_at FROM plans WHERE plan_id = 'p'`).Scan(&created)
 			if tc.stored == nil {
-				if err == nil {
+				if _, ok, _ := db.GetPlan(ctx, "p"); ok {
 					t.Fatal("renewing a plan that was never stored stored one")
 				}
 				return
 			}
+			if len(tc.stored) > 0 {
+				// GC keeps a renewed plan's snapshots: it is live since the cut.
+				live, err := db.LivePlanDigests(ctx, cut)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (len(live) > 0) != tc.renewed {
+					t.Fatalf("live since the cut = %v, want live exactly when renewed (%v)", live, tc.renewed)
+				}
+			}
+			// Pruning up to the cut keeps a renewed plan and drops the rest.
+			pruned, err := db.PrunePlans(ctx, cut)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if live := created > cut.UnixNano(); live != tc.renewed {
-				t.Fatalf("created_at after the cut = %v, want %v (renewed only when its digests are the same)", live, tc.renewed)
+			if (pruned == 0) != tc.renewed {
+				t.Fatalf("PrunePlans(cut) pruned %d; want the plan kept exactly when renewed (%v)", pruned, tc.renewed)
 			}
-			if body, _, _ := db.GetPlan(ctx, "p"); string(body) != "body" {
-				t.Fatalf("body = %q, want it untouched", body)
+			if body, ok, _ := db.GetPlan(ctx, "p"); tc.renewed && (!ok || string(body) != "body") {
+				t.Fatalf("body = %q (%v), want it untouched", body, ok)
 			}
 		})
 	}

@@ -101,13 +101,23 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 		if n != len(want) {
 			return nil
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE plans SET created_at = ? WHERE plan_id = ?`, time.Now().UnixNano(), planID)
-		if err != nil {
+		// Only the small plan_renewals row is written: updating plans'
+		// created_at would make SQLite rewrite the whole body.
+		var exists int
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM plans WHERE plan_id = ?`, planID).Scan(&exists); {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil
+		case err != nil:
 			return err
 		}
-		got, err := res.RowsAffected()
-		renewed = got == 1
-		return err
+		if _, err := tx.ExecContext(ctx, `
+			INSERT INTO plan_renewals (plan_id, renewed_at) VALUES (?, ?)
+			ON CONFLICT (plan_id) DO UPDATE SET renewed_at = excluded.renewed_at`,
+			planID, time.Now().UnixNano()); err != nil {
+			return err
+		}
+		renewed = true
+		return nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("cache: renew plan %s: %w", planID, err)
@@ -115,14 +125,17 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 	return renewed, nil
 }
 
-// LivePlanDigests returns the digests used by plans created after since:
-// the snapshots store GC must keep because a stored plan may still be
-// approved and applied.
+// liveSince is the SQL for when plan p was last made live: put or renewed.
+const liveSince = `max(p.created_at, coalesce((SELECT r.renewed_at FROM plan_renewals r WHERE r.plan_id = p.plan_id), 0))`
+
+// LivePlanDigests returns the digests used by plans created (or renewed)
+// after since: the snapshots store GC must keep because a stored plan may
+// still be approved and applied.
 func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]bool, error) {
 	rows, err := db.query(ctx, `
 		SELECT DISTINCT ps.digest FROM plan_snapshots ps
 		JOIN plans p ON p.plan_id = ps.plan_id
-		WHERE p.created_at > ?`, toNanos(since))
+		WHERE `+liveSince+` > ?`, toNanos(since))
 	if err != nil {
 		return nil, fmt.Errorf("cache: live plan digests: %w", err)
 	}
@@ -141,13 +154,13 @@ func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]
 	return live, nil
 }
 
-// PrunePlans deletes plans created at or before before (with their digest
-// lists) and returns how many went, so the plans table does not grow
-// forever. Plans are never pruned implicitly.
+// PrunePlans deletes plans created (and not renewed) at or before before,
+// with their digest lists, and returns how many went, so the plans table
+// does not grow forever. Plans are never pruned implicitly.
 func (db *DB) PrunePlans(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := db.write(ctx, "prune plans", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM plans WHERE created_at <= ?`, toNanos(before))
+		res, err := tx.ExecContext(ctx, `DELETE FROM plans AS p WHERE `+liveSince+` <= ?`, toNanos(before))
 		if err != nil {
 			return err
 		}

@@ -165,6 +165,7 @@ var schemaProbes = []string{
 	`SELECT remote, sha, document, fetched_at FROM marketplaces`,
 	`SELECT plan_id, body, created_at FROM plans`,
 	`SELECT plan_id, digest FROM plan_snapshots`,
+	`SELECT plan_id, renewed_at FROM plan_renewals`,
 	`SELECT digest, last_used FROM snapshot_uses`,
 	`SELECT kind, hits, misses FROM counters`,
 	`SELECT key, body, created_at FROM inventories`,

@@ -22,6 +22,7 @@ type Installer struct {
 	invs     InventoryStore
 	store    *store.Store
 	forget   SnapshotForgetter
+	memo     *planMemo
 }
 
 // SnapshotForgetter drops what a cache derived from a snapshot that was
@@ -75,7 +76,7 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, memo: &planMemo{}}
 	if in.budget == (plugind.Budget{}) {
 		in.budget = plugind.DefaultBudget
 	}

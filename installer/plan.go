@@ -111,7 +111,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		src = src.WithSubdir(clean)
 	}
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := in.plannedRegistry()
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +263,9 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 		return manifest.Load(c.Dir, opts)
 	}
 	key := manifestKey(c, opts)
+	if pkg, ok := in.memoManifest(key); ok {
+		return pkg, nil
+	}
 	body, ok := cached[key]
 	if !ok && cached == nil {
 		var err error
@@ -270,9 +273,8 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 		ok = ok && err == nil
 	}
 	if ok {
-		var pkg manifest.Package
-		if json.Unmarshal(body, &pkg) == nil {
-			return &pkg, nil
+		if pkg, ok := in.decodeManifest(key, body); ok {
+			return pkg, nil
 		}
 	}
 	pkg, err := manifest.Load(c.Dir, opts)
@@ -282,6 +284,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 	if body, err := json.Marshal(pkg); err == nil {
 		_ = in.invs.PutInventory(ctx, key, body)
 	}
+	in.rememberManifest(key, pkg)
 	return pkg, nil
 }
 
@@ -310,8 +313,13 @@ func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []r
 	keys := make([]string, 0, len(cands))
 	for _, c := range cands {
 		if c.Err == nil && c.Digest != "" {
-			keys = append(keys, manifestKey(c, loadOptions(req, c, single)))
+			if k := manifestKey(c, loadOptions(req, c, single)); !in.memoized(k) {
+				keys = append(keys, k)
+			}
 		}
+	}
+	if len(keys) == 0 {
+		return map[string][]byte{} // all decoded before: nothing to ask
 	}
 	got, err := in.invs.GetInventories(ctx, keys)
 	if err != nil {

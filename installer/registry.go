@@ -72,6 +72,11 @@ func LoadRegistry(path string) (*Registry, error) {
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read registry %s: %w", path, err)
 	}
+	return parseRegistry(path, data)
+}
+
+// parseRegistry reads registry bytes read from path.
+func parseRegistry(path string, data []byte) (*Registry, error) {
 	var r Registry
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -465,7 +465,7 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 			m.putMarketplace(ctx, key, st.sha, data)
 		}
 	}
-	doc, err := parse(data, marketplace.Options{AllowUnpinned: allowUnpinned})
+	doc, err := s.docs.parse(data, st.format, marketplace.Options{AllowUnpinned: allowUnpinned}, parse)
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}

@@ -166,6 +166,7 @@ type Sources struct {
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   warnOnce
 	uses   useLog
+	docs   docMemo
 }
 
 // New returns a Resolver over cfg.
