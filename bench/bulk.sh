@@ -16,6 +16,10 @@
 #                   (everything cached; --replace so every action is planned
 #                   rather than reported as already installed)
 #   offline         the same with --offline
+#   daemon          the warm and the offline re-plan as POST /plugins/plan to
+#                   `reasonix serve` on the same home (SPEC §12), where no
+#                   process starts per plan: one untimed plan warms it, then
+#                   3x --runs of each (medians; peak RSS is the daemon's VmHWM)
 #   strace          one more cold install in a fresh home under
 #                   strace -f -c (not timed): syscalls per installed file
 # The floors and the cold install are repeated --runs times, interleaved,
@@ -90,6 +94,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-bulk.XXXXXX")
 BIN=$WORK/bin
 SERVE_PID=
 
+DAEMON_PID=
+
 stop_server() {
   if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
     kill "$SERVE_PID" 2>/dev/null || true
@@ -97,8 +103,16 @@ stop_server() {
   fi
   SERVE_PID=
 }
+stop_daemon() {
+  if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+    kill "$DAEMON_PID" 2>/dev/null || true
+    wait "$DAEMON_PID" 2>/dev/null || true
+  fi
+  DAEMON_PID=
+}
 cleanup() {
   local rc=$?
+  stop_daemon
   stop_server
   if [ "$KEEP" = 1 ]; then say "work directory kept: $WORK"; else rm -rf "$WORK"; fi
   exit "$rc"
@@ -185,12 +199,40 @@ rx() {
   RX_SUM=$("$BIN/bulk" response <"$out.json")
 }
 
+# daemon_start HOME: `reasonix serve` on HOME; sets DAEMON_URL, DAEMON_TOKEN.
+daemon_start() {
+  local home=$1
+  rm -f "$home/serve.addr"
+  # exec all the way down, so DAEMON_PID is the daemon's (its VmHWM is read).
+  (exec env -u REASONIX_OFFLINE -u REASONIX_GIT -u GITHUB_TOKEN -u GH_TOKEN -u REASONIX_MIRROR \
+    REASONIX_HOME="$home" REASONIX_GITHUB_URL="$FAKE_URL" REASONIX_GITHUB_API_URL="$FAKE_API" \
+    "$BIN/$RXN" serve --addr 127.0.0.1:0 >"$SRV/serve-$RXN.log" 2>&1 </dev/null) &
+  DAEMON_PID=$!
+  for _ in $(seq 1 300); do
+    [ -s "$home/serve.addr" ] && break
+    kill -0 "$DAEMON_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -s "$home/serve.addr" ] || { stop_daemon; return 1; }
+  DAEMON_URL=http://$(cat "$home/serve.addr") DAEMON_TOKEN=$(cat "$home/serve.token")
+  case "$DAEMON_URL" in http://127.*) ;; *) stop_daemon; return 1 ;; esac
+}
+# daemon_plan OFFLINE OUT: one POST /plugins/plan; sets D_MS, D_SUM.
+daemon_plan() {
+  local body t
+  body=$(printf '{"source":"%s","replace":true,"offline":%s}' "$SRC" "$1")
+  t=$(curl -s -o "$2.json" -w '%{time_total}' -H "Authorization: Bearer $DAEMON_TOKEN" \
+    -H 'Content-Type: application/json' -d "$body" "$DAEMON_URL/plugins/plan" || echo 0)
+  D_MS=$(awk -v t="$t" 'BEGIN { printf "%d", t * 1000 + 0.5 }')
+  D_SUM=$("$BIN/bulk" response <"$2.json")
+}
+
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
 maxof() { tr ' ' '\n' | grep -v '^$' | sort -n | tail -n 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else print "-" }'; }
 
 ROWS=()
-row() { ROWS+=("$(printf '%-9s %-26s %8s %6s %8s %5s %5s %5s %5s %5s  %s' "$@")"); }
+row() { ROWS+=("$(printf '%-9s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s' "$@")"); }
 FAIL=0
 NOTES=()
 note() { NOTES+=("$*"); say "$*"; }
@@ -269,6 +311,29 @@ for size in "${SIZES[@]}"; do
     for s in "$W_SUM" "$O_SUM"; do
       case "$s" in ok=true*) ;; *) FAIL=1; note "[$label] $RXN re-plan failed: $s" ;; esac
     done
+    DW_MS=() DO_MS=() DRSS=- DW_COUNTS= DO_COUNTS= DWP= DOP=
+    if daemon_start "$home"; then
+      daemon_plan false "$SRV/daemon-first-$RXN"
+      say "[$label] $RXN daemon: first plan ${D_MS} ms (untimed)"
+      for run in $(seq 1 $((RUNS * 3))); do
+        m=$(mark)
+        daemon_plan false "$SRV/daemon-warm-$RXN-$run"
+        DW_MS+=("$D_MS") DW_SUM=$D_SUM
+        [ "$run" != 1 ] || DW_COUNTS=$(counts_since "$m")
+        m=$(mark)
+        daemon_plan true "$SRV/daemon-offline-$RXN-$run"
+        DO_MS+=("$D_MS") DO_SUM=$D_SUM
+        [ "$run" != 1 ] || DO_COUNTS=$(counts_since "$m")
+      done
+      DRSS=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON_PID/status" 2>/dev/null || echo -)
+      stop_daemon
+      DWP=$(cval planId "$DW_SUM") DOP=$(cval planId "$DO_SUM")
+      if [ "$DWP" != "$WP" ] || [ "$DOP" != "$WP" ]; then
+        FAIL=1; note "[$label] $RXN daemon: planIds $DWP (warm) / $DOP (offline) != the CLI's $WP"
+      fi
+    else
+      FAIL=1; note "[$label] $RXN: reasonix serve did not start: $(tail -n 3 "$SRV/serve-$RXN.log" | tr '\n' ' ')"
+    fi
     ST=-
     if [ "$STRACE" = 1 ]; then
       say "[$label] $RXN: cold install under strace -f -c"
@@ -290,7 +355,16 @@ for size in "${SIZES[@]}"; do
     row "$label" "$RXN offline re-plan" "$OM" "$(ratio "$OM" "$AF")" "$(echo "${O_RSS[*]}" | maxof)" \
       "$(c info_refs "$O_COUNTS")" "$(c upload_pack "$O_COUNTS")" "$(c api "$O_COUNTS")" "$(c archive "$O_COUNTS")" "$(c total "$O_COUNTS")" \
       "runs: ${O_MS[*]}; planId $OP"
-    [ "$ST" = - ] || ROWS+=("$(printf '%-9s %-26s %s' "$label" "$RXN strace -f -c, cold" "$ST")")
+    if [ "${#DW_MS[@]}" -gt 0 ]; then
+      DWM=$(echo "${DW_MS[*]}" | median) DOM=$(echo "${DO_MS[*]}" | median)
+      row "$label" "$RXN daemon warm re-plan" "$DWM" "$(ratio "$DWM" "$AF")" "$DRSS" \
+        "$(c info_refs "$DW_COUNTS")" "$(c upload_pack "$DW_COUNTS")" "$(c api "$DW_COUNTS")" "$(c archive "$DW_COUNTS")" "$(c total "$DW_COUNTS")" \
+        "runs: ${DW_MS[*]}; planId $DWP"
+      row "$label" "$RXN daemon offline re-plan" "$DOM" "$(ratio "$DOM" "$AF")" "$DRSS" \
+        "$(c info_refs "$DO_COUNTS")" "$(c upload_pack "$DO_COUNTS")" "$(c api "$DO_COUNTS")" "$(c archive "$DO_COUNTS")" "$(c total "$DO_COUNTS")" \
+        "runs: ${DO_MS[*]}; planId $DOP"
+    fi
+    [ "$ST" = - ] || ROWS+=("$(printf '%-9s %-33s %s' "$label" "$RXN strace -f -c, cold" "$ST")")
   done
   unset C_MS C_RSS C_COUNTS C_SUM HOME_LAST
   stop_server
@@ -303,7 +377,7 @@ else
 fi
 echo
 echo "bench/bulk.sh: $REPO_ROOT @ $rev, $(uname -sm), $(nproc) cpus, $RUNS runs (medians)"
-printf '%-9s %-26s %8s %6s %8s %5s %5s %5s %5s %5s  %s\n' size phase "wall ms" "xfloor" "RSS KiB" refs packs api arch reqs note
+printf '%-9s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s\n' size phase "wall ms" "xfloor" "RSS KiB" refs packs api arch reqs note
 for r in "${ROWS[@]}"; do echo "$r"; done
 if [ "${#NOTES[@]}" -gt 0 ]; then
   echo
