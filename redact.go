@@ -3,7 +3,6 @@ package plugind
 import (
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -375,7 +374,7 @@ var tokensByFirstByte = func() (idx [256][]int) {
 	return idx
 }()
 
-var jwtPattern = regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+var jwtPattern = LazyRegexp(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
 
 // IsSecretToken reports whether v as a whole is a well-known credential
 // token (ghp_…, github_pat_…, glpat-…, sk-…, xoxb-…, AKIA…).
@@ -460,8 +459,8 @@ func nameWords(name string) []string {
 }
 
 var (
-	envRef    = regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
-	refFiller = regexp.MustCompile(`^[A-Za-z \t:-]*$`)
+	envRef    = LazyRegexp(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
+	refFiller = LazyRegexp(`^[A-Za-z \t:-]*$`)
 )
 
 // IsSecretReference reports whether v names its secret instead of holding

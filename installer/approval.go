@@ -3,7 +3,6 @@ package installer
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -11,7 +10,7 @@ import (
 )
 
 // planIDForm is what every planId looks like (SPEC §9).
-var planIDForm = regexp.MustCompile(`^(low|medium|high):sha256:[0-9a-f]{32}$`)
+var planIDForm = plugind.LazyRegexp(`^(low|medium|high):sha256:[0-9a-f]{32}$`)
 
 // CheckPlanID refuses a string that cannot be a planId, naming the form,
 // so a mistyped id is not mistaken for a changed source.

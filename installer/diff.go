@@ -2,9 +2,10 @@ package installer
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // Previous is what an update action moves from (SPEC §9).
@@ -179,7 +180,7 @@ func itemsOf(inv Inventory) map[string]item {
 	return out
 }
 
-var envRefRE = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
+var envRefRE = plugind.LazyRegexp(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
 
 // refsOf collects the environment variables a contribution reads: its env
 // keys and the ${VAR} references in its text.

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -18,12 +17,12 @@ var hostVars = map[string]bool{
 }
 
 var (
-	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	refNames = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-	notAlnum = regexp.MustCompile(`[^A-Za-z0-9]+`)
+	envName  = plugind.LazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	refNames = plugind.LazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	notAlnum = plugind.LazyRegexp(`[^A-Za-z0-9]+`)
 	// authScheme splits an Authorization value into its scheme word and
 	// credentials.
-	authScheme = regexp.MustCompile(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
+	authScheme = plugind.LazyRegexp(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
 )
 
 // StripCredentials returns a copy of a manifest, .mcp.json, hooks or

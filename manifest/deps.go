@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
@@ -53,7 +52,7 @@ func (d Dependency) Allows(version string) bool {
 
 // depName is Claude's grammar for a dependency's plugin and marketplace
 // names.
-var depName = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+var depName = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 
 // parseDependencies reads a manifest's "dependencies": a list of
 // "NAME", "NAME@MARKETPLACE", either followed by "@^RANGE", or objects

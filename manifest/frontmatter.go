@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"reasonix.io/plugind"
 )
 
 // frontMatter is the YAML header of a SKILL.md, command or agent file.
@@ -18,8 +19,8 @@ type frontMatter struct {
 }
 
 var (
-	fmKeyLine = regexp.MustCompile(`^([A-Za-z0-9_-]+):[ \t]*(.*)$`)
-	hintLine  = regexp.MustCompile(`(?m)^(argument-hint:[ \t]*)([^'"|>\s].*?)[ \t]*$`)
+	fmKeyLine = plugind.LazyRegexp(`^([A-Za-z0-9_-]+):[ \t]*(.*)$`)
+	hintLine  = plugind.LazyRegexp(`(?m)^(argument-hint:[ \t]*)([^'"|>\s].*?)[ \t]*$`)
 )
 
 // quoteHints single-quotes unquoted argument-hint values. Authors write

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -44,7 +43,7 @@ func maskMap(m map[string]string) map[string]string {
 func maskURL(s string) string { return plugind.RedactSecrets(s) }
 
 // flagWord is an option that may take a value: -u, --api-key, --auth.token.
-var flagWord = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var flagWord = plugind.LazyRegexp(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // secret is one credential inside a string the manifest declares.
 type secret struct {

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"reasonix.io/plugind"
 )
 
 // This file is `reasonix plugin validate` for Claude plugin manifests
@@ -501,7 +502,7 @@ func IsURL(s string) bool {
 	return host != "" && !strings.ContainsAny(host, " \t\n\r<>^|\"")
 }
 
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+var urlScheme = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 func (c *checker) url(at string, n *node) {
 	if c.str(at, n) && !IsURL(n.str) {
@@ -510,11 +511,11 @@ func (c *checker) url(at string, n *node) {
 }
 
 var (
-	depNameRE  = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
-	depStrRE   = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$`)
-	optionKey  = regexp.MustCompile(`^[A-Za-z_]\w*$`)
-	binaryName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$`)
-	sha256Hex  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	depNameRE  = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+	depStrRE   = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$`)
+	optionKey  = plugind.LazyRegexp(`^[A-Za-z_]\w*$`)
+	binaryName = plugind.LazyRegexp(`^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$`)
+	sha256Hex  = plugind.LazyRegexp(`^[0-9a-f]{64}$`)
 )
 
 // maxBinaries is how many binaries entries Claude Code fetches at install.

@@ -7,11 +7,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"reasonix.io/plugind"
 )
 
 // This file checks what a plugin folder holds beyond its manifest document:
@@ -96,7 +97,7 @@ func checkDeclaredPaths(doc *node, root string, r *Report) {
 
 // frontMatterBlock is how Claude Code finds a markdown file's front
 // matter: "---" at the very start, the shortest run up to the next "---".
-var frontMatterBlock = regexp.MustCompile(`^---\s*\n([\s\S]*?)---\s*\n?`)
+var frontMatterBlock = plugind.LazyRegexp(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
 // checkContent checks the files Claude's validator reads in a plugin
 // folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front

@@ -3,7 +3,6 @@ package marketplace
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -38,7 +37,7 @@ func cleanPath(field, p string) (string, error) {
 
 // schemeLike matches "https:", "github:", "git+ssh:" — two or more letters,
 // so a drive letter ("C:") is not mistaken for one and stays a path error.
-var schemeLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+var schemeLike = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]+:`)
 
 // isExternal reports whether a string source names something outside the
 // marketplace rather than a path in it.

@@ -43,10 +43,10 @@ type Ref struct {
 var (
 	marketFields = []string{"$schema", "name", "version", "description", "owner", "plugins",
 		"forceRemoveDeletedPlugins", "metadata", "allowCrossMarketplaceDependenciesOn", "renames"}
-	pluginNameRE = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
-	npmNameRE    = regexp.MustCompile(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
-	npmSchemeRE  = regexp.MustCompile(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
-	hostnameRE   = regexp.MustCompile(`^[a-z0-9.-]+$`)
+	pluginNameRE = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+	npmNameRE    = plugind.LazyRegexp(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
+	npmSchemeRE  = plugind.LazyRegexp(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
+	hostnameRE   = plugind.LazyRegexp(`^[a-z0-9.-]+$`)
 )
 
 // maxRenameChain is how far Claude Code follows a renames chain.
@@ -486,7 +486,7 @@ func (v *docCheck) source(at string, raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
-var fullSHAPin = regexp.MustCompile(`^[a-f0-9]{40}$`)
+var fullSHAPin = plugind.LazyRegexp(`^[a-f0-9]{40}$`)
 
 // stringSource: Claude Code takes a string source as a path inside the
 // marketplace only when it starts with "./" ("." is the root). It does not

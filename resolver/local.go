@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -39,9 +38,9 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 }
 
 var (
-	ownerRepoRE   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	githubPathRE  = regexp.MustCompile(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	otherRemoteRE = regexp.MustCompile(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
+	ownerRepoRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+	githubPathRE  = plugind.LazyRegexp(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	otherRemoteRE = plugind.LazyRegexp(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
 )
 
 // notFoundHint suggests the remote form a missing "local path" most likely

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"sync"
 	"time"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
 )
 
@@ -31,7 +31,7 @@ const (
 	maxProgressStream = 256
 )
 
-var progressIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{8,64}$`)
+var progressIDPattern = plugind.LazyRegexp(`^[A-Za-z0-9_-]{8,64}$`)
 
 // ProgressEvent is one state of a stream, sent as the data of an SSE event
 // ("progress" while work runs, "done" at the end).

@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
 
@@ -108,7 +108,7 @@ func printList(w, errw io.Writer, infos []installer.PluginInfo) {
 }
 
 // fullSHA finds the 40-hex commits a recorded source spells out.
-var fullSHA = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+var fullSHA = plugind.LazyRegexp(`\b[0-9a-f]{40}\b`)
 
 // shortSHAs shortens the commits inside a source for a table (show and
 // --json keep them whole).

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
 
@@ -38,7 +38,7 @@ func (m *Main) stderrIsTerminal() bool {
 
 // entryPrefix is how a marketplace entry's error begins; grouping by
 // reason drops it, so entries refused for the same reason share a line.
-var entryPrefix = regexp.MustCompile(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
+var entryPrefix = plugind.LazyRegexp(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
 // writeReview prints the review of resp, an install dry-run response, to
 // w. approve is the command line that applies exactly this plan (its planId
@@ -369,7 +369,7 @@ func shellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = plugind.LazyRegexp(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {

@@ -7,16 +7,17 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/jackc/pgx/v5"
+
+	"reasonix.io/plugind"
 )
 
 // TokenPrefix starts every client token, so one found in a log or a
 // repository is recognisable (and plugind's redaction can be taught it).
 const TokenPrefix = "rxm_"
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
+var tokenName = plugind.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
 
 // ErrTokenExists: a live token already has that name.
 var ErrTokenExists = errors.New("a token with that name exists")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -67,15 +66,15 @@ func Parse(raw string) (Source, error) {
 }
 
 var (
-	schemeRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	scpRE       = regexp.MustCompile(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
-	shorthandRE = regexp.MustCompile(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	entryRE     = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	schemeRE    = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	scpRE       = plugind.LazyRegexp(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
+	shorthandRE = plugind.LazyRegexp(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	entryRE     = plugind.LazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 
-	ownerRE   = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoRE    = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
-	segmentRE = regexp.MustCompile(`^[A-Za-z0-9._~+-]+$`)
-	labelRE   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+	ownerRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	repoRE    = plugind.LazyRegexp(`^[A-Za-z0-9._-]{1,100}$`)
+	segmentRE = plugind.LazyRegexp(`^[A-Za-z0-9._~+-]+$`)
+	labelRE   = plugind.LazyRegexp(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 )
 
 func extOf(p string) string {
@@ -355,7 +354,7 @@ func LooksLikeRepoURL(raw string) bool {
 	return schemeRE.MatchString(raw) || scpRE.MatchString(raw)
 }
 
-var repoShorthandRE = regexp.MustCompile(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+var repoShorthandRE = plugind.LazyRegexp(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
 
 // parseURLLoose is parseURL for another host without the ".git" rule.
 func parseURLLoose(raw, u string) (Source, error) {

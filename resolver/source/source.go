@@ -6,8 +6,9 @@
 package source
 
 import (
-	"regexp"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // Kind is what a source names.
@@ -83,7 +84,7 @@ type Source struct {
 }
 
 var (
-	hexSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	hexSHA = plugind.LazyRegexp(`^[0-9a-f]{40}$`)
 )
 
 // IsSHA reports whether s is a full 40-hex lower-case commit id.
