@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -147,18 +146,11 @@ func (db *DB) GetSnapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[
 	for _, at := range ats {
 		out[at] = map[string]string{}
 	}
-	const chunk = 400 // two parameters each, well under SQLite's bound
-	for len(ats) > 0 {
-		n := min(len(ats), chunk)
-		args := make([]any, 0, 2*n)
-		for _, at := range ats[:n] {
-			args = append(args, at.Remote, at.SHA)
-		}
-		q := `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES (?, ?)` + strings.Repeat(", (?, ?)", n-1) + `)`
-		if err := db.scanSnapshots(ctx, q, args, out); err != nil {
-			return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots of %d repositories: %w", len(ats), err))
-		}
-		ats = ats[n:]
+	err := inBatches(ats, func(values string, args []any) error {
+		return db.scanSnapshots(ctx, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES `+values+`)`, args, out)
+	})
+	if err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots of %d repositories: %w", len(ats), err))
 	}
 	return out, nil
 }

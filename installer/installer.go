@@ -72,11 +72,17 @@ type Config struct {
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.
 	StepHook func(step string)
+	// KeepDecoded keeps the registry and the cached manifests planning
+	// decoded, for the next plan (see planMemo): the daemon sets it.
+	KeepDecoded bool
 }
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, memo: &planMemo{}}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget}
+	if cfg.KeepDecoded {
+		in.memo = &planMemo{}
+	}
 	if in.budget == (plugind.Budget{}) {
 		in.budget = plugind.DefaultBudget
 	}

@@ -29,11 +29,14 @@ type planMemo struct {
 // 1,000-entry marketplace needs, and the map starts over when full.
 const maxMemoManifests = 4096
 
-// plannedRegistry is LoadRegistry for planning: the same *Registry while
-// the file's bytes stay the same. Callers only read it; apply, remove and
-// the rest load their own under the home lock.
+// plannedRegistry is LoadRegistry for planning: with a memo, the same
+// *Registry while the file's bytes stay the same. Callers only read it;
+// apply, remove and the rest load their own under the home lock.
 func (in *Installer) plannedRegistry() (*Registry, error) {
 	path := in.home.RegistryPath()
+	if in.memo == nil {
+		return LoadRegistry(path)
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Registry{Version: registryVersion}, nil
@@ -62,6 +65,9 @@ func (in *Installer) plannedRegistry() (*Registry, error) {
 
 // memoManifest returns the manifest decoded before under key.
 func (in *Installer) memoManifest(key string) (*manifest.Package, bool) {
+	if in.memo == nil {
+		return nil, false
+	}
 	in.memo.mu.Lock()
 	defer in.memo.mu.Unlock()
 	pkg, ok := in.memo.manifests[key]
@@ -86,6 +92,9 @@ func (in *Installer) decodeManifest(key string, body []byte) (*manifest.Package,
 
 func (in *Installer) rememberManifest(key string, pkg *manifest.Package) {
 	m := in.memo
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.manifests == nil || len(m.manifests) >= maxMemoManifests {

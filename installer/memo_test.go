@@ -8,6 +8,10 @@ import "testing"
 func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
+	if reg, _ := env.in.plannedRegistry(); reg == nil || env.in.memo != nil {
+		t.Fatal("an Installer without KeepDecoded keeps a memo")
+	}
+	env.in.memo = &planMemo{} // as New does with KeepDecoded (the daemon)
 	empty, err := env.in.plannedRegistry()
 	if err != nil || len(empty.Plugins) != 0 {
 		t.Fatalf("no registry yet: %v, %v", empty, err)

@@ -30,6 +30,11 @@ type OpenOptions struct {
 	// GitHub and generic git hosts.
 	Hosts host.Opener
 	Now   func() time.Time
+	// KeepDecoded keeps what planning decoded (the registry, marketplace
+	// documents, cached manifests) for the next plan: for a process that
+	// plans again and again, the daemon. A one-shot command would only
+	// hold it in memory until it exits.
+	KeepDecoded bool
 }
 
 // App is the backend wired for one home: what the CLI, the daemon, the
@@ -93,11 +98,12 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook}
+	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
 			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
+			KeepParsed: opts.KeepDecoded,
 		})
 		cfg.Store = a.Store
 	} else {

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 )
@@ -30,26 +29,12 @@ func (s *Sources) repo(src source.Source, req Request) (host.Repo, error) {
 	if s.cfg.Cache == nil {
 		return inner, nil
 	}
-	return host.NewCached(inner, batchedCounts{s.cfg.Cache, &s.uses}, host.CacheOptions{
+	return host.NewCached(inner, resolveMeta{s.cfg.Cache, &s.uses}, host.CacheOptions{
 		NegativeTTL:  s.cfg.NegativeTTL,
 		Refresh:      req.Refresh,
 		Now:          s.cfg.Now,
 		OnWriteError: s.cacheWriteFailed,
 	}), nil
-}
-
-// batchedCounts hands the Cached layer's hit and miss counts to the
-// useLog, written in the one transaction that ends the Resolve
-// (flushUses), instead of a write transaction per lookup: a warm bulk
-// plan made one per repository.
-type batchedCounts struct {
-	*cache.DB
-	uses *useLog
-}
-
-func (b batchedCounts) Count(_ context.Context, kind string, hit bool) error {
-	b.uses.count(kind, hit)
-	return nil
 }
 
 // cacheWriteFailed: the cache is an optimization, so a failed write costs

@@ -332,6 +332,9 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 			ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
 		}
 		rows.preload(ctx, s.cfg.Cache, ats)
+		if meta, ok := ctx.Value(metaRowsKey{}).(*metaRows); ok {
+			meta.preload(ctx, s.cfg.Cache, ats, s.cfg.Now())
+		}
 	}
 	results := make([]entryResult, len(keys))
 	g, gctx := errgroup.WithContext(ctx)
@@ -465,7 +468,14 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 			m.putMarketplace(ctx, key, st.sha, data)
 		}
 	}
-	doc, err := s.docs.parse(data, st.format, marketplace.Options{AllowUnpinned: allowUnpinned}, parse)
+	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
+	var doc *marketplace.Marketplace
+	var err error
+	if s.cfg.KeepParsed {
+		doc, err = s.docs.parse(data, st.format, opts, parse)
+	} else {
+		doc, err = parse(data, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}

@@ -158,6 +158,9 @@ type Config struct {
 	// Progress, when set, hears about bulk work (the CLI draws bars).
 	Progress Progress
 	Now      func() time.Time
+	// KeepParsed keeps the last few marketplace documents parsed, for the
+	// next plan (see docMemo): the daemon sets it.
+	KeepParsed bool
 }
 
 // Sources is the Resolver over every source kind of SPEC §5.
@@ -192,7 +195,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	defer s.flushUses(ctx)
-	ctx = withSnapRows(ctx)
+	ctx = withMetaRows(withSnapRows(ctx))
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

@@ -61,8 +61,15 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 	m := s.memo()
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
 	var missing, damaged []string
+	// roots holds each snapshot's folder once looked up (one lstat per
+	// snapshot, not one per entry folder and again per entry).
+	roots := map[string]string{}
 	stored := func(d string) bool {
-		if s.cfg.Store.Has(d) {
+		if _, ok := roots[d]; ok {
+			return true
+		}
+		if root, err := s.cfg.Store.Path(d); err == nil {
+			roots[d] = root
 			return true
 		}
 		if s.cfg.Store.Quarantined(d) {
@@ -103,9 +110,13 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 	}
 	seen := map[string]bool{}
 	for p, loc := range res.dirs {
-		root, err := s.cfg.Store.Path(loc.snapshot)
-		if err != nil {
-			return nil, err
+		root, ok := roots[loc.snapshot]
+		if !ok { // fetched just now
+			var err error
+			if root, err = s.cfg.Store.Path(loc.snapshot); err != nil {
+				return nil, err
+			}
+			roots[loc.snapshot] = root
 		}
 		if !seen[loc.snapshot] {
 			seen[loc.snapshot] = true

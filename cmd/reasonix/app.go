@@ -37,6 +37,7 @@ type openOptions struct {
 	progress bool         // progress bars on stderr when it is a terminal
 	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
 	quiet    bool         // print nothing (shell completion)
+	daemon   bool         // plans again and again: keep what planning decoded
 }
 
 // openWith wires the backend. Only an unknown home or a bad environment is
@@ -56,7 +57,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		}
 		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log}
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon}
 	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = newBarProgress(f)
 	}

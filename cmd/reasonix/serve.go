@@ -41,7 +41,7 @@ running after that is discarded whole.`,
 				return usageError(err)
 			}
 			logger := server.NewLogger(m.Stderr, slog.LevelInfo)
-			a, err := m.openWith(cmd.Context(), openOptions{log: logger})
+			a, err := m.openWith(cmd.Context(), openOptions{log: logger, daemon: true})
 			if err != nil {
 				return fail(m.Stderr, err)
 			}

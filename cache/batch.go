@@ -1,0 +1,98 @@
+package cache
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The lookups of a bulk plan, batched: a marketplace of a thousand entries
+// over two hundred repositories asked for each repository's snapshot
+// records, verdict and negatives one query at a time, and with SQLite's
+// per-statement cost those queries were a large share of a warm plan.
+// Each reader here answers for many keys in a query per few hundred.
+
+// batchChunk bounds the keys of one query (each key is two parameters),
+// well under SQLite's bound on query parameters.
+const batchChunk = 400
+
+// inBatches runs query once per chunk of ats; query gets the chunk's
+// "(?, ?), …" placeholder list and its parameters.
+func inBatches(ats []RepoAt, query func(values string, args []any) error) error {
+	for len(ats) > 0 {
+		n := min(len(ats), batchChunk)
+		args := make([]any, 0, 2*n)
+		for _, at := range ats[:n] {
+			args = append(args, at.Remote, at.SHA)
+		}
+		if err := query("(?, ?)"+strings.Repeat(", (?, ?)", n-1), args); err != nil {
+			return err
+		}
+		ats = ats[n:]
+	}
+	return nil
+}
+
+// GetVerdictsOf returns the verdicts recorded for any of ats.
+func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
+	out := make(map[RepoAt]Verdict, len(ats))
+	err := inBatches(ats, func(values string, args []any) error {
+		rows, err := db.sql.QueryContext(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var v Verdict
+			var reachable, at int64
+			if err := rows.Scan(&v.Remote, &v.SHA, &reachable, &at); err != nil {
+				return err
+			}
+			v.Reachable, v.CheckedAt = reachable != 0, fromNanos(at)
+			out[RepoAt{v.Remote, v.SHA}] = v
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get verdicts of %d commits: %w", len(ats), err))
+	}
+	return out, nil
+}
+
+// GetNegativesOf returns every negative result of remotes that has not
+// expired at now (a few per dead repository at most).
+func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Time) ([]Negative, error) {
+	var out []Negative
+	for len(remotes) > 0 {
+		n := min(len(remotes), 2*batchChunk)
+		args := []any{toNanos(now)}
+		for _, r := range remotes[:n] {
+			args = append(args, r)
+		}
+		if err := db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
+			WHERE expires_at > ? AND remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, &out); err != nil {
+			return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
+		}
+		remotes = remotes[n:]
+	}
+	return out, nil
+}
+
+func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Negative) error {
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n Negative
+		var created, expires int64
+		if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
+			return err
+		}
+		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
+		*out = append(*out, n)
+	}
+	return rows.Err()
+}
