@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -34,16 +35,26 @@ func inBatches(ats []RepoAt, query func(values string, args []any) error) error 
 	return nil
 }
 
+// eachRow runs q and hands every row to scan.
+func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // GetVerdictsOf returns the verdicts recorded for any of ats.
 func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
 	out := make(map[RepoAt]Verdict, len(ats))
 	err := inBatches(ats, func(values string, args []any) error {
-		rows, err := db.sql.QueryContext(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		return db.eachRow(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var v Verdict
 			var reachable, at int64
 			if err := rows.Scan(&v.Remote, &v.SHA, &reachable, &at); err != nil {
@@ -51,8 +62,8 @@ func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdi
 			}
 			v.Reachable, v.CheckedAt = reachable != 0, fromNanos(at)
 			out[RepoAt{v.Remote, v.SHA}] = v
-		}
-		return rows.Err()
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: get verdicts of %d commits: %w", len(ats), err))
@@ -80,12 +91,7 @@ func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Tim
 }
 
 func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Negative) error {
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var n Negative
 		var created, expires int64
 		if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
@@ -93,6 +99,6 @@ func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Ne
 		}
 		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
 		*out = append(*out, n)
-	}
-	return rows.Err()
+		return nil
+	})
 }

@@ -44,20 +44,15 @@ func (db *DB) GetInventories(ctx context.Context, keys []string) (map[string][]b
 }
 
 func (db *DB) scanInventories(ctx context.Context, q string, args []any, out map[string][]byte) error {
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var key string
 		var body []byte
 		if err := rows.Scan(&key, &body); err != nil {
 			return err
 		}
 		out[key] = body
-	}
-	return rows.Err()
+		return nil
+	})
 }
 
 // PutInventory stores body under key. Keys name immutable content, so a

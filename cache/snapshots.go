@@ -156,12 +156,7 @@ func (db *DB) GetSnapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[
 }
 
 func (db *DB) scanSnapshots(ctx context.Context, q string, args []any, out map[RepoAt]map[string]string) error {
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
+	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var at RepoAt
 		var subdir, digest string
 		if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
@@ -170,6 +165,6 @@ func (db *DB) scanSnapshots(ctx context.Context, q string, args []any, out map[R
 		if m, ok := out[at]; ok {
 			m[subdir] = digest
 		}
-	}
-	return rows.Err()
+		return nil
+	})
 }
