@@ -58,15 +58,32 @@ func (db *DB) scanInventories(ctx context.Context, q string, args []any, out map
 // PutInventory stores body under key. Keys name immutable content, so a
 // second put replaces identical bytes.
 func (db *DB) PutInventory(ctx context.Context, key string, body []byte) error {
-	if key == "" || body == nil {
-		return errors.New("cache: put inventory: key and body are required")
+	return db.PutInventories(ctx, map[string][]byte{key: body})
+}
+
+// PutInventories stores every key's body in one transaction: a cold bulk
+// plan loads a manifest per entry, and a transaction each was a large
+// share of its writes.
+func (db *DB) PutInventories(ctx context.Context, bodies map[string][]byte) error {
+	for key, body := range bodies {
+		if key == "" || body == nil {
+			return errors.New("cache: put inventory: key and body are required")
+		}
 	}
+	if len(bodies) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
 	err := db.write(ctx, "put inventory", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO inventories (key, body, created_at) VALUES (?, ?, ?)
-			ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
-			key, body, time.Now().UnixNano())
-		return err
+		for key, body := range bodies {
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO inventories (key, body, created_at) VALUES (?, ?, ?)
+				ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
+				key, body, now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("cache: put inventory: %w", err)

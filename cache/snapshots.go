@@ -27,18 +27,39 @@ func (db *DB) GetSnapshot(ctx context.Context, remote, sha, subdir string) (stri
 
 // PutSnapshot records that remote's tree at sha below subdir has digest.
 func (db *DB) PutSnapshot(ctx context.Context, remote, sha, subdir, digest string) error {
-	if remote == "" || sha == "" || digest == "" {
-		return fmt.Errorf("cache: put snapshot: remote, sha and digest are required (got %q %q %q)", remote, sha, digest)
+	return db.PutSnapshots(ctx, []SnapshotRecord{{Remote: remote, SHA: sha, Subdir: subdir, Digest: digest}})
+}
+
+// SnapshotRecord is one snapshots row: remote's tree at SHA below Subdir
+// has Digest.
+type SnapshotRecord struct{ Remote, SHA, Subdir, Digest string }
+
+// PutSnapshots records recs in one transaction (a bulk plan records a
+// folder digest per entry; a transaction each was most of its writes).
+func (db *DB) PutSnapshots(ctx context.Context, recs []SnapshotRecord) error {
+	for _, r := range recs {
+		if r.Remote == "" || r.SHA == "" || r.Digest == "" {
+			return fmt.Errorf("cache: put snapshot: remote, sha and digest are required (got %q %q %q)", r.Remote, r.SHA, r.Digest)
+		}
 	}
+	if len(recs) == 0 {
+		return nil
+	}
+	now := time.Now().UnixNano()
 	err := db.write(ctx, "put snapshot", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO snapshots (remote, sha, subdir, digest, created_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (remote, sha, subdir) DO UPDATE SET digest = excluded.digest`,
-			remote, sha, subdir, digest, time.Now().UnixNano())
-		return err
+		for _, r := range recs {
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO snapshots (remote, sha, subdir, digest, created_at) VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (remote, sha, subdir) DO UPDATE SET digest = excluded.digest`,
+				r.Remote, r.SHA, r.Subdir, r.Digest, now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("cache: put snapshot %s@%s:%s: %w", remote, sha, subdir, err)
+		r := recs[0]
+		return fmt.Errorf("cache: put snapshot %s@%s:%s (and %d more): %w", r.Remote, r.SHA, r.Subdir, len(recs)-1, err)
 	}
 	return nil
 }

@@ -38,6 +38,8 @@ type InventoryStore interface {
 	// GetInventories returns those of keys that are stored, in one go.
 	GetInventories(ctx context.Context, keys []string) (map[string][]byte, error)
 	PutInventory(ctx context.Context, key string, body []byte) error
+	// PutInventories stores many in one go.
+	PutInventories(ctx context.Context, bodies map[string][]byte) error
 }
 
 // PlanStore keeps plans by planId so a daemon restart between plan and

@@ -137,12 +137,13 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	cached := in.cachedManifests(ctx, req, f.Candidates, p.single)
+	pm := in.cachedManifests(ctx, req, f.Candidates, p.single)
 	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg, cached)
+		a := in.planCandidate(ctx, req, c, p.single, reg, pm)
 		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
+	in.storeManifests(ctx, pm)
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
 	}
@@ -160,9 +161,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	return p, nil
 }
 
-// planCandidate plans one candidate; cached holds manifests read ahead by
-// cachedManifests (nil: look each up).
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, cached map[string][]byte) Action {
+// planCandidate plans one candidate; pm holds manifests read ahead by
+// cachedManifests (nil: look each up and store each).
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, pm *plannedManifests) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
@@ -178,7 +179,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
-	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), cached)
+	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), pm)
 	if err != nil {
 		if c.Digest != "" && c.Source != "" {
 			// A store path means nothing to the user; the source does.
@@ -258,7 +259,7 @@ func sameInstall(e *Entry, a Action) bool {
 // loadManifest reads a candidate's manifest. A store tree with a known digest
 // never changes, so what Load made of it is cached by (loader version,
 // digest, name override) and a warm re-plan parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, cached map[string][]byte) (*manifest.Package, error) {
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, pm *plannedManifests) (*manifest.Package, error) {
 	if c.Digest == "" || in.invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
@@ -266,8 +267,11 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 	if pkg, ok := in.memoManifest(key); ok {
 		return pkg, nil
 	}
-	body, ok := cached[key]
-	if !ok && cached == nil {
+	var body []byte
+	var ok bool
+	if pm != nil {
+		body, ok = pm.read[key]
+	} else {
 		var err error
 		body, ok, err = in.invs.GetInventory(ctx, key)
 		ok = ok && err == nil
@@ -282,7 +286,11 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 		return nil, err
 	}
 	if body, err := json.Marshal(pkg); err == nil {
-		_ = in.invs.PutInventory(ctx, key, body)
+		if pm != nil {
+			pm.put[key] = body // stored with the others (storeManifests)
+		} else {
+			_ = in.invs.PutInventory(ctx, key, body)
+		}
 	}
 	in.rememberManifest(key, pkg)
 	return pkg, nil
@@ -303,10 +311,19 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 }
 
+// plannedManifests is what one bulk plan reads and writes of the manifest
+// cache: read in one query before its candidates (cachedManifests), the
+// new ones written in one transaction after them (storeManifests). A plan
+// of N entries otherwise asked N times and wrote N transactions.
+type plannedManifests struct {
+	read map[string][]byte
+	put  map[string][]byte
+}
+
 // cachedManifests reads the cached manifests of cands in one query, for
-// planCandidate: a bulk plan of N entries otherwise asks N times. It
-// returns nil (look each up) when there is no cache or it cannot answer.
-func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) map[string][]byte {
+// planCandidate. It returns nil (look each up, store each) when there is
+// no cache or it cannot answer.
+func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) *plannedManifests {
 	if in.invs == nil || len(cands) < 2 {
 		return nil
 	}
@@ -318,14 +335,23 @@ func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []r
 			}
 		}
 	}
+	pm := &plannedManifests{read: map[string][]byte{}, put: map[string][]byte{}}
 	if len(keys) == 0 {
-		return map[string][]byte{} // all decoded before: nothing to ask
+		return pm // all decoded before: nothing to ask
 	}
 	got, err := in.invs.GetInventories(ctx, keys)
 	if err != nil {
 		return nil
 	}
-	return got
+	pm.read = got
+	return pm
+}
+
+// storeManifests writes the manifests pm loaded anew, in one transaction.
+func (in *Installer) storeManifests(ctx context.Context, pm *plannedManifests) {
+	if pm != nil && len(pm.put) > 0 {
+		_ = in.invs.PutInventories(ctx, pm.put)
+	}
 }
 
 func nonNil[T any](s []T) []T {

@@ -148,13 +148,17 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	for _, d := range f.Snapshots {
 		used[d] = true
 	}
+	// The folder digests the entries record are written together, after.
+	wctx := withSnapWrites(ctx)
 	for _, ep := range plans {
-		s.finishEntry(ctx, st, ep, results)
+		s.finishEntry(wctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
+			s.memo().flushSnapWrites(wctx)
 			return nil, ep.cand.Err
 		}
 		f.Candidates = append(f.Candidates, ep.cand)
 	}
+	s.memo().flushSnapWrites(wctx)
 	for _, r := range results {
 		if r.res == nil {
 			continue

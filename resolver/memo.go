@@ -95,11 +95,56 @@ func (m memo) snapshot(ctx context.Context, remote, sha, key string) (string, bo
 }
 
 func (m memo) putSnapshot(ctx context.Context, remote, sha, key, digest string) {
-	if m.db != nil {
-		m.wrote(m.db.PutSnapshot(ctx, remote, sha, key, digest))
-		if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
-			rows.put(remote, sha, key, digest)
+	m.putSnapshots(ctx, []cache.SnapshotRecord{{Remote: remote, SHA: sha, Subdir: key, Digest: digest}})
+}
+
+// putSnapshots records recs: in one transaction, or with the context's
+// snapWrites, later with the rest (flushSnapWrites). The Resolve's
+// snapRows hear of them at once either way.
+func (m memo) putSnapshots(ctx context.Context, recs []cache.SnapshotRecord) {
+	if m.db == nil {
+		return
+	}
+	if w, ok := ctx.Value(snapWritesKey{}).(*snapWrites); ok {
+		w.mu.Lock()
+		w.recs = append(w.recs, recs...)
+		w.mu.Unlock()
+	} else {
+		m.wrote(m.db.PutSnapshots(ctx, recs))
+	}
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		for _, r := range recs {
+			rows.put(r.Remote, r.SHA, r.Subdir, r.Digest)
 		}
+	}
+}
+
+// snapWrites gathers snapshot records for one transaction: a bulk plan
+// records a folder digest per entry, one after another.
+type snapWrites struct {
+	mu   sync.Mutex
+	recs []cache.SnapshotRecord
+}
+
+type snapWritesKey struct{}
+
+func withSnapWrites(ctx context.Context) context.Context {
+	return context.WithValue(ctx, snapWritesKey{}, &snapWrites{})
+}
+
+// flushSnapWrites writes what ctx's snapWrites gathered.
+func (m memo) flushSnapWrites(ctx context.Context) {
+	w, ok := ctx.Value(snapWritesKey{}).(*snapWrites)
+	if !ok || m.db == nil {
+		return
+	}
+	w.mu.Lock()
+	recs := w.recs
+	w.recs = nil
+	w.mu.Unlock()
+	if len(recs) > 0 {
+		// Written even when ctx was cancelled: the digests are true.
+		m.wrote(m.db.PutSnapshots(context.WithoutCancel(ctx), recs))
 	}
 }
 

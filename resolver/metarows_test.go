@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -81,5 +82,36 @@ func TestMetaRowsAnswerAsTheCache(t *testing.T) {
 	}
 	if err := meta.Count(ahead, "verdict", true); err != nil || uses.counts["verdict"].Hits != 1 {
 		t.Fatalf("counts are not batched: %v %+v", err, uses.counts)
+	}
+}
+
+// Snapshot records put under snapWrites reach the database in one go at
+// flushSnapWrites; the Resolve's snapRows see them at once.
+func TestSnapWritesWaitForFlush(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := cache.Open(ctx, filepath.Join(t.TempDir(), "cache.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var uses useLog
+	m := memo{db: db, onError: func(err error) { t.Error(err) }, uses: &uses}
+	rctx := withSnapRows(ctx)
+	if _, ok := m.snapshot(rctx, "r", "s", "/a"); ok { // loads r@s's (empty) records
+		t.Fatal("a record before any was put")
+	}
+	wctx := withSnapWrites(rctx)
+	digest := "sha256:" + fmt.Sprintf("%064x", 1)
+	m.putSnapshot(wctx, "r", "s", "/a", digest)
+	if got, _ := db.GetSnapshots(ctx, "r", "s"); len(got) != 0 {
+		t.Fatalf("written before the flush: %v", got)
+	}
+	if d, ok := m.snapshot(wctx, "r", "s", "/a"); !ok || d != digest {
+		t.Fatalf("the Resolve does not see its own record: %q %v", d, ok)
+	}
+	m.flushSnapWrites(wctx)
+	if got, _ := db.GetSnapshots(ctx, "r", "s"); got["/a"] != digest {
+		t.Fatalf("not written by the flush: %v", got)
 	}
 }

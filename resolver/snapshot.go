@@ -177,9 +177,11 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	if keep == nil {
 		m.putSnapshot(ctx, key, sha, "", digest)
 	} else {
-		for _, p := range keep {
-			m.putSnapshot(ctx, key, sha, "@"+p, digest)
+		recs := make([]cache.SnapshotRecord, len(keep))
+		for i, p := range keep {
+			recs[i] = cache.SnapshotRecord{Remote: key, SHA: sha, Subdir: "@" + p, Digest: digest}
 		}
+		m.putSnapshots(ctx, recs)
 	}
 	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
 }
