@@ -27,7 +27,7 @@ type planMemo struct {
 
 // maxMemoManifests bounds the manifests kept (a few KiB each): more than a
 // 1,000-entry marketplace needs, and the map starts over when full.
-const maxMemoManifests = 4096
+const maxMemoManifests = 2048
 
 // plannedRegistry is LoadRegistry for planning: with a memo, the same
 // *Registry while the file's bytes stay the same. Callers only read it;

@@ -25,7 +25,7 @@ type parsedDoc struct {
 
 // maxParsedDocs is how many documents docMemo keeps: a daemon serves a
 // handful of marketplaces.
-const maxParsedDocs = 8
+const maxParsedDocs = 4
 
 func docKey(data []byte, format manifest.Kind, opts marketplace.Options) [32]byte {
 	h := sha256.New()
