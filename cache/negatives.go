@@ -3,7 +3,6 @@ package cache
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,25 +23,6 @@ type Negative struct {
 	Expires time.Time
 }
 
-// GetNegative returns the negative result for the key, if one is recorded
-// and has not expired at now.
-func (db *DB) GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (Negative, bool, error) {
-	n := Negative{Kind: kind, Remote: remote, SHA: sha, Path: path}
-	var created, expires int64
-	err := db.queryRow(ctx,
-		`SELECT code, message, created_at, expires_at FROM negatives
-		 WHERE kind = ? AND remote = ? AND sha = ? AND path = ? AND expires_at > ?`,
-		kind, remote, sha, path, toNanos(now)).Scan(&n.Code, &n.Message, &created, &expires)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Negative{}, false, nil
-	}
-	if err != nil {
-		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negative %s %s: %w", kind, remote, err))
-	}
-	n.Created, n.Expires = fromNanos(created), fromNanos(expires)
-	return n, true, nil
-}
-
 // NegativeKey names one negative result of a remote.
 type NegativeKey struct{ Kind, SHA, Path string }
 
@@ -57,28 +37,29 @@ func (db *DB) FirstNegative(ctx context.Context, remote string, now time.Time, k
 	for _, k := range keys {
 		args = append(args, k.Kind, k.SHA, k.Path)
 	}
-	rows, err := db.query(ctx, `SELECT kind, sha, path, code, message, created_at, expires_at FROM negatives
-		WHERE remote = ? AND expires_at > ? AND (kind, sha, path) IN (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", len(keys)-1)+`)`, args...)
-	if err != nil {
+	var negs []Negative
+	if err := db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
+		WHERE remote = ? AND expires_at > ? AND (kind, sha, path) IN (VALUES (?, ?, ?)`+strings.Repeat(", (?, ?, ?)", len(keys)-1)+`)`, args, &negs); err != nil {
 		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
 	}
-	defer rows.Close()
+	n, ok := FirstOf(negs, remote, now, keys)
+	return n, ok, nil
+}
+
+// FirstOf is FirstNegative over negatives already read (GetNegativesOf):
+// the first of keys, in their order, with a negative of remote in negs
+// that has not expired at now.
+func FirstOf(negs []Negative, remote string, now time.Time, keys []NegativeKey) (Negative, bool) {
 	best, found := len(keys), Negative{}
-	for rows.Next() {
-		n := Negative{Remote: remote}
-		var created, expires int64
-		if err := rows.Scan(&n.Kind, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
-			return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
+	for _, n := range negs {
+		if n.Remote != remote || !n.Expires.After(now) {
+			continue
 		}
-		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
 		if i := slices.Index(keys, NegativeKey{n.Kind, n.SHA, n.Path}); i >= 0 && i < best {
 			best, found = i, n
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return Negative{}, false, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %s: %w", remote, err))
-	}
-	return found, best < len(keys), nil
+	return found, best < len(keys)
 }
 
 // PutNegative records a negative result (replacing an older one).

@@ -103,7 +103,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
 			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
-			KeepParsed: opts.KeepDecoded,
+			KeepDecoded: opts.KeepDecoded,
 		})
 		cfg.Store = a.Store
 	} else {

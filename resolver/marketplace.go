@@ -293,6 +293,25 @@ type entryResult struct {
 	err error
 }
 
+// readAhead reads, in a query each, what locating keys will look up per
+// repository: snapshot records, negatives and verdicts (snapRows,
+// metaRows of the Resolve).
+func (s *Sources) readAhead(ctx context.Context, keys []repoAt) {
+	if s.cfg.Cache == nil {
+		return
+	}
+	ats := make([]cache.RepoAt, len(keys))
+	for i, k := range keys {
+		ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
+	}
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		rows.preload(ctx, s.cfg.Cache, ats)
+	}
+	if meta, ok := ctx.Value(metaRowsKey{}).(*metaRows); ok {
+		meta.preload(ctx, s.cfg.Cache, ats, s.cfg.Now())
+	}
+}
+
 // fetchEntries brings every (repository, commit) the entries need into the
 // store, each once with every folder its entries name, a bounded number at
 // a time.
@@ -330,16 +349,7 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].repo+keys[i].sha < keys[j].repo+keys[j].sha })
-	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok && s.cfg.Cache != nil {
-		ats := make([]cache.RepoAt, len(keys))
-		for i, k := range keys {
-			ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
-		}
-		rows.preload(ctx, s.cfg.Cache, ats)
-		if meta, ok := ctx.Value(metaRowsKey{}).(*metaRows); ok {
-			meta.preload(ctx, s.cfg.Cache, ats, s.cfg.Now())
-		}
-	}
+	s.readAhead(ctx, keys)
 	results := make([]entryResult, len(keys))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.fetchParallelism(len(keys)))
@@ -475,7 +485,7 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
 	var doc *marketplace.Marketplace
 	var err error
-	if s.cfg.KeepParsed {
+	if s.cfg.KeepDecoded {
 		doc, err = s.docs.parse(data, st.format, opts, parse)
 	} else {
 		doc, err = parse(data, opts)

@@ -33,10 +33,6 @@ func (r resolveMeta) FirstNegative(ctx context.Context, remote string, now time.
 	return r.DB.FirstNegative(ctx, remote, now, keys...)
 }
 
-func (r resolveMeta) GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (cache.Negative, bool, error) {
-	return r.FirstNegative(ctx, remote, now, cache.NegativeKey{Kind: kind, SHA: sha, Path: path})
-}
-
 func (r resolveMeta) PutNegative(ctx context.Context, n cache.Negative) error {
 	if rows, ok := ctx.Value(metaRowsKey{}).(*metaRows); ok {
 		rows.putNegative(n)
@@ -146,16 +142,7 @@ func (m *metaRows) preload(ctx context.Context, db *cache.DB, ats []cache.RepoAt
 func (m *metaRows) firstNegative(remote string, now time.Time, keys []cache.NegativeKey) (cache.Negative, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	best, found := len(keys), cache.Negative{}
-	for _, n := range m.negatives {
-		if n.Remote != remote || !n.Expires.After(now) {
-			continue
-		}
-		if i := slices.Index(keys, cache.NegativeKey{Kind: n.Kind, SHA: n.SHA, Path: n.Path}); i >= 0 && i < best {
-			best, found = i, n
-		}
-	}
-	return found, best < len(keys)
+	return cache.FirstOf(m.negatives, remote, now, keys)
 }
 
 func (m *metaRows) putNegative(n cache.Negative) {

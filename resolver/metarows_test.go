@@ -16,11 +16,7 @@ import (
 func TestMetaRowsAnswerAsTheCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := cache.Open(ctx, filepath.Join(t.TempDir(), "cache.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestCache(t)
 	now := time.Now()
 	neg := func(kind, remote, sha string, expires time.Time) cache.Negative {
 		return cache.Negative{Kind: kind, Remote: remote, SHA: sha, Code: "c", Message: kind + " " + remote, Created: now.Add(-time.Minute), Expires: expires}
@@ -90,11 +86,7 @@ func TestMetaRowsAnswerAsTheCache(t *testing.T) {
 func TestSnapWritesWaitForFlush(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := cache.Open(ctx, filepath.Join(t.TempDir(), "cache.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openTestCache(t)
 	var uses useLog
 	m := memo{db: db, onError: func(err error) { t.Error(err) }, uses: &uses}
 	rctx := withSnapRows(ctx)
@@ -114,4 +106,14 @@ func TestSnapWritesWaitForFlush(t *testing.T) {
 	if got, _ := db.GetSnapshots(ctx, "r", "s"); got["/a"] != digest {
 		t.Fatalf("not written by the flush: %v", got)
 	}
+}
+
+func openTestCache(t *testing.T) *cache.DB {
+	t.Helper()
+	db, err := cache.Open(context.Background(), filepath.Join(t.TempDir(), "cache.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

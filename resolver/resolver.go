@@ -158,9 +158,9 @@ type Config struct {
 	// Progress, when set, hears about bulk work (the CLI draws bars).
 	Progress Progress
 	Now      func() time.Time
-	// KeepParsed keeps the last few marketplace documents parsed, for the
+	// KeepDecoded keeps the last few marketplace documents parsed, for the
 	// next plan (see docMemo): the daemon sets it.
-	KeepParsed bool
+	KeepDecoded bool
 }
 
 // Sources is the Resolver over every source kind of SPEC §5.

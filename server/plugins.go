@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"os"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
 
@@ -72,10 +72,7 @@ func (v *listView) load(ctx context.Context, key [32]byte, keyed bool) ([]byte, 
 		return nil, err
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(map[string]any{"plugins": infos}); err != nil {
+	if err := plugind.WriteJSON(&buf, map[string]any{"plugins": infos}); err != nil {
 		return nil, err
 	}
 	body := buf.Bytes()

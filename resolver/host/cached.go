@@ -19,7 +19,6 @@ type MetaStore interface {
 	ListRefs(ctx context.Context, remote string) ([]cache.Ref, error)
 	GetVerdict(ctx context.Context, remote, sha string) (cache.Verdict, bool, error)
 	PutVerdict(ctx context.Context, v cache.Verdict) error
-	GetNegative(ctx context.Context, kind, remote, sha, path string, now time.Time) (cache.Negative, bool, error)
 	FirstNegative(ctx context.Context, remote string, now time.Time, keys ...cache.NegativeKey) (cache.Negative, bool, error)
 	PutNegative(ctx context.Context, n cache.Negative) error
 	Count(ctx context.Context, kind string, hit bool) error
@@ -91,7 +90,7 @@ func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
 	if c.opts.Refresh {
 		return nil
 	}
-	n, ok, err := c.db.GetNegative(ctx, kind, c.key, sha, path, c.opts.Now())
+	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), cache.NegativeKey{Kind: kind, SHA: sha, Path: path})
 	if err != nil || !ok {
 		return nil
 	}
