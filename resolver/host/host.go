@@ -155,14 +155,16 @@ func IsNotFound(err error) bool {
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
 // over budget, cancelled, provably absent) or a refusal no transport may
-// overrule (a mirror's policy, a snapshot that failed its digest check),
+// overrule (a mirror's policy or token, a snapshot that failed its digest
+// check, an address PublicOnly refused),
 // so trying another transport would give the same answer or must not be
 // tried.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
-	if Refused(err) {
+	var addr *AddressRefusedError
+	if Refused(err) || errors.As(err, &addr) {
 		return true
 	}
 	switch plugind.CodeOf(err) {
