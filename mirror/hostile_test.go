@@ -89,7 +89,9 @@ func TestHostileParametersAreAuditedOrRefused(t *testing.T) {
 		{"control", "%01", ""}, {"newline", "%0A", ""}, {"long", strings.Repeat("a", 2000), ""},
 	}
 	splice := map[string]func(code string) string{
-		"repo": func(c string) string { return url.QueryEscape("https://github.com/acme/t") + c + url.QueryEscape("ools.git") },
+		"repo": func(c string) string {
+			return url.QueryEscape("https://github.com/acme/t") + c + url.QueryEscape("ools.git")
+		},
 		"ref":  func(c string) string { return "ma" + c + "in" },
 		"sha":  func(c string) string { return sha[:20] + c + sha[20:] },
 		"hint": func(c string) string { return "ma" + c + "in" },
@@ -200,7 +202,7 @@ func TestAuditFailureFailsTheRequest(t *testing.T) {
 		"/v1/reachable?" + q + "&sha=" + sha,
 		"/v1/snapshot?" + q + "&sha=" + sha,
 		"/v1/marketplace?" + q + "&sha=" + sha,
-		"/v1/snapshot?" + q + "&sha=nope",                                          // a refusal is audited too
+		"/v1/snapshot?" + q + "&sha=nope",                                      // a refusal is audited too
 		"/v1/resolve?repo=" + url.QueryEscape("https://github.com/evil/x.git"), // and so is a block
 	} {
 		resp, body := f.get(t, target, f.token)
