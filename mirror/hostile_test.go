@@ -2,6 +2,8 @@ package mirror_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -319,5 +321,28 @@ func TestUnicodePolicyRuleMatchesPunycodeSources(t *testing.T) {
 		if resp, body := f.get(t, "/v1/resolve?repo="+url.QueryEscape(repo), f.token); resp.StatusCode == http.StatusForbidden {
 			t.Errorf("%s: blocked: %s", repo, body)
 		}
+	}
+}
+
+// A snapshot of many folders at once (a bulk plan's, of one repository)
+// is stored and served like any other, however long the list: the folder
+// list is no part of an index entry's size limit.
+func TestSnapshotOfManyFolders(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mirrortest.Options{})
+	files := map[string]string{}
+	var paths []string
+	for i := range 200 {
+		p := fmt.Sprintf("plugins/%x", sha256.Sum256([]byte{byte(i)}))[:40]
+		files[p+"/SKILL.md"] = "skill"
+		paths = append(paths, p)
+	}
+	sha := f.gh.CreateRepo("acme", "many").Commit("main", files)
+	dest := filepath.Join(t.TempDir(), "some")
+	if _, err := f.repo(t, "acme/many").Fetch(context.Background(), sha, dest, host.FetchOptions{Paths: paths[:150]}); err != nil {
+		t.Fatal(err)
+	}
+	if tree := readTree(t, dest); len(tree) != 150 {
+		t.Fatalf("%d files, want 150", len(tree))
 	}
 }

@@ -9,6 +9,8 @@ package meta
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -215,7 +217,7 @@ func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Object, boo
 	var o Object
 	err := d.pool.QueryRow(ctx, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
 		FROM snapshots s JOIN objects o ON o.digest = s.digest
-		WHERE s.repo = $1 AND s.sha = $2 AND s.paths = $3`, repo, sha, paths).
+		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, repo, sha, pathsKey(paths), paths).
 		Scan(&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Object{}, false, nil
@@ -240,6 +242,13 @@ func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error)
 	return o, true, nil
 }
 
+// pathsKey is the snapshots table's key for a folder list: its SHA-256, so
+// a list of any length fits the primary key's index (migration 00002).
+func pathsKey(paths string) string {
+	sum := sha256.Sum256([]byte(paths))
+	return hex.EncodeToString(sum[:])
+}
+
 // PutSnapshot records that o (already in the object store) holds paths of
 // repo at sha. The first record of an object wins: objects are immutable.
 func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object) error {
@@ -252,8 +261,8 @@ func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object)
 		ON CONFLICT (digest) DO NOTHING`, o.Digest, o.Size, o.ArchiveSHA256, o.Files, o.Bytes); err != nil {
 		return dbErr("record object %s: %w", o.Digest, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths, digest) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (repo, sha, paths) DO NOTHING`, repo, sha, paths, o.Digest); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, pathsKey(paths), paths, o.Digest); err != nil {
 		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
