@@ -83,3 +83,14 @@ func TestMirrorRefusesPrivateUpstreams(t *testing.T) {
 		t.Fatalf("--help does not document --allow-private-upstreams:\n%s", help.stdout+help.stderr)
 	}
 }
+
+// The replica's name goes into every audit row: one that is not text is
+// refused at start.
+func TestMirrorRefusesAReplicaIDThatIsNotText(t *testing.T) {
+	eng := mirrortest.Open(t)
+	r := run(t, t.TempDir(), nil, "mirror", "serve", "--addr", "127.0.0.1:0", "--postgres", eng.DSN,
+		"--s3-endpoint", eng.Endpoint, "--s3-bucket", eng.Bucket, "--replica-id", "replica\x01one")
+	if r.code != 1 || !strings.Contains(r.stderr, "--replica-id") || !strings.Contains(r.stderr, "control character") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
