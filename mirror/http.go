@@ -41,7 +41,11 @@ import (
 // install.blocked (rule: the policy rule), 404 not found (kind: repo, ref,
 // commit, unreachable, path), 422 refused content (budget, unsafe tree),
 // 502/503/504 upstream or the mirror itself failing (the client may fail
-// over and fall back).
+// over and fall back). Every parameter is checked before use (query.go);
+// every answer, refusals included, is given only once its audit row is
+// written; and the mirror's own failures (PostgreSQL, the object store,
+// the audit log) are answered with an incident name, their details in the
+// log only.
 
 // Response headers of GET /v1/snapshot.
 const (

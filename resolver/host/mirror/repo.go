@@ -99,7 +99,7 @@ func (e *replicaError) Unwrap() error { return e.err }
 func retryable(err error) bool {
 	var re *replicaError
 	if errors.As(err, &re) {
-		// A 4xx other than those rebuilt as typed errors (401: the token)
+		// A 4xx other than those rebuilt as typed errors (a 400: the request)
 		// would be the same on every replica.
 		return re.status == 0 || re.status >= 500 || re.status == http.StatusTooManyRequests
 	}
