@@ -167,6 +167,13 @@ func TestHostileParametersAreAuditedOrRefused(t *testing.T) {
 	if last := rows[len(rows)-1]; resp.StatusCode != 200 || last.Action != "snapshot" || last.Digest == "" {
 		t.Fatalf("%d, last audit row %+v", resp.StatusCode, last)
 	}
+	// A refused URL's credentials are masked in the answer and the audit.
+	const secret = "hunter2secretpw"
+	resp, body := f.get(t, "/v1/refs?repo="+url.QueryEscape("https://me:"+secret+"@git.example.test/t.git?x=1"), f.token)
+	rows = f.auditRows(t)
+	if last := rows[len(rows)-1]; resp.StatusCode != 400 || strings.Contains(body, secret) || strings.Contains(last.Repo+last.Detail, secret) {
+		t.Fatalf("a URL with credentials: %d %s, audited %+v", resp.StatusCode, body, last)
+	}
 	// A repeated parameter is refused rather than read one way and audited
 	// another.
 	if resp, body := f.get(t, "/v1/resolve?repo="+url.QueryEscape(repoURL)+"&ref=main&ref=%FF", f.token); resp.StatusCode != 400 || !strings.Contains(body, "ref is given 2 times") {
