@@ -27,10 +27,10 @@ func NormalizeHost(h string) (string, error) {
 		return "", fmt.Errorf("host %q is not UTF-8 text", h)
 	}
 	ascii, err := idna.Lookup.ToASCII(h)
-	if err == nil {
+	if err == nil && ascii != h {
 		// The spelling must be a fixed point, so a key parses back to
 		// itself (IDNA turns some input, such as U+FFFD, into labels it
-		// then refuses to read).
+		// then refuses to read); a name it left as it was is one.
 		var again string
 		if again, err = idna.Lookup.ToASCII(ascii); err == nil && again != ascii {
 			err = fmt.Errorf("%q is not stable", ascii)
