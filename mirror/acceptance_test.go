@@ -3,6 +3,7 @@ package mirror_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,5 +266,56 @@ func TestAlteredWholeIsHealedWhenCut(t *testing.T) {
 	}
 	if c := f.gh.RepoCounts("acme", "tools").Content(); c != 2 {
 		t.Fatalf("%d content fetches, want 2 (the altered whole fetched again)", c)
+	}
+}
+
+// A client whose token was revoked stops at the mirror's 401, saying the
+// token was refused: it fetches nothing upstream — neither a repository
+// the mirror's policy blocks nor one it has in its own cache — whatever
+// REASONIX_MIRROR_ONLY says, and the registry is left as it was.
+func TestRevokedTokenStopsTheClient(t *testing.T) {
+	t.Parallel()
+	pol, err := policy.Parse([]byte(`{"block": ["github.com/acme/secret"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, mirrortest.Options{Policy: pol})
+	for _, name := range []string{"hello", "secret"} {
+		f.gh.CreateRepo("acme", name).Commit("main", map[string]string{
+			".claude-plugin/plugin.json": `{"name":"` + name + `"}`,
+			"skills/s/SKILL.md":          "---\ndescription: " + name + "\n---\n",
+		})
+	}
+	ctx := context.Background()
+	clients := map[string]*installer.App{"fallback": f.client(t, false), "only": f.client(t, true)}
+	for mode, a := range clients {
+		if _, err := a.Installer.Install(ctx, installer.Request{Source: "https://github.com/acme/hello"}, installer.Approval{Yes: true}); err != nil {
+			t.Fatalf("%s: install before the revocation: %v", mode, err)
+		}
+	}
+	if err := f.eng.DB.RevokeToken(ctx, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	f.gh.ResetCounts()
+	for mode, a := range clients {
+		before, err := os.ReadFile(a.Home.RegistryPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []string{"https://github.com/acme/secret", "https://github.com/acme/hello"} {
+			for _, req := range []installer.Request{{Source: src}, {Source: src, Refresh: true}} {
+				_, err := a.Installer.Install(ctx, req, installer.Approval{Yes: true})
+				if !errors.Is(err, host.ErrRefused) || !strings.Contains(err.Error(), f.rep.URL) ||
+					!strings.Contains(err.Error(), "refused the token") || strings.Contains(err.Error(), f.token) {
+					t.Errorf("%s: %+v: %v, want the token refusal naming the mirror (never the token)", mode, req, err)
+				}
+			}
+		}
+		if after, _ := os.ReadFile(a.Home.RegistryPath()); !bytes.Equal(before, after) {
+			t.Errorf("%s: the registry changed", mode)
+		}
+	}
+	if c := f.gh.Counts(); c.Total != 0 {
+		t.Fatalf("after the revocation, upstream saw %+v", c)
 	}
 }

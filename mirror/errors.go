@@ -2,11 +2,15 @@ package mirror
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
 )
 
@@ -26,25 +30,41 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Msg }
 
-// toAPI turns any error of an operation into its answer.
-func toAPI(err error) *apiError {
+// toAPI turns any error of an operation into its answer. Only what was
+// made to be read by a client is said to it: the mirror's own answers
+// (apiError), and errors carrying an error code or a not-found kind — what
+// upstream said, or the mirror's verdict on the content. Anything else is
+// the mirror's own failure (its database, its object store, its disk): the
+// client gets a generic answer naming an incident, and the details go to
+// the log under that name, never into a response.
+func (s *Server) toAPI(r *http.Request, err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
-	msg := plugind.RedactSecrets(err.Error())
+	switch {
+	case errors.Is(err, meta.ErrDatabase), errors.Is(err, objects.ErrStore):
+		id := s.incident(r, "storage", err)
+		return &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
+			Msg: fmt.Sprintf("the mirror's storage failed (incident %s; its operator finds the details in its log)", id)}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &apiError{Status: http.StatusGatewayTimeout, Msg: plugind.RedactSecrets(err.Error()), Code: plugind.CodeSourceUnreadable}
+	case errors.Is(err, context.Canceled):
+		return &apiError{Status: http.StatusServiceUnavailable, Msg: plugind.RedactSecrets(err.Error()), Code: plugind.CodeCancelled}
+	}
 	code := plugind.CodeOf(err)
-	if kind := host.KindOf(err); kind != "" {
+	kind := host.KindOf(err)
+	if code == "" && kind == "" {
+		id := s.incident(r, "internal", err)
+		return &apiError{Status: http.StatusInternalServerError, Code: plugind.CodeSourceUnreadable,
+			Msg: fmt.Sprintf("the mirror failed (incident %s; its operator finds the details in its log)", id)}
+	}
+	msg := plugind.RedactSecrets(err.Error())
+	if kind != "" {
 		if code == "" {
 			code = plugind.CodeNotFound
 		}
 		return &apiError{Status: http.StatusNotFound, Msg: msg, Code: code, Kind: kind}
-	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return &apiError{Status: http.StatusGatewayTimeout, Msg: msg, Code: plugind.CodeSourceUnreadable}
-	case errors.Is(err, context.Canceled):
-		return &apiError{Status: http.StatusServiceUnavailable, Msg: msg, Code: plugind.CodeCancelled}
 	}
 	switch code {
 	case plugind.CodeBlocked:
@@ -55,10 +75,18 @@ func toAPI(err error) *apiError {
 		// The content itself is refused: every replica and upstream would
 		// say the same.
 		return &apiError{Status: http.StatusUnprocessableEntity, Msg: msg, Code: code}
-	case "":
-		code = plugind.CodeSourceUnreadable
 	}
 	return &apiError{Status: http.StatusBadGateway, Msg: msg, Code: code}
+}
+
+// incident logs an internal failure under a fresh name and returns the
+// name, which the client's answer carries instead of the details.
+func (s *Server) incident(r *http.Request, what string, err error) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	s.log.Error("request failed: "+what, "incident", id, "route", r.URL.Path, "client", clientOf(r.Context()), "err", err)
+	return id
 }
 
 func badRequest(format string, args ...any) *apiError {

@@ -33,3 +33,5 @@ func writeTestArchive(w io.Writer, files map[string]string) error {
 	}
 	return gz.Close()
 }
+
+func minioList() minio.ListObjectsOptions { return minio.ListObjectsOptions{Recursive: true} }

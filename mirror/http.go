@@ -20,7 +20,6 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // The HTTP API (every /v1 route and /metrics need "Authorization: Bearer
@@ -42,7 +41,11 @@ import (
 // install.blocked (rule: the policy rule), 404 not found (kind: repo, ref,
 // commit, unreachable, path), 422 refused content (budget, unsafe tree),
 // 502/503/504 upstream or the mirror itself failing (the client may fail
-// over and fall back).
+// over and fall back). Every parameter is checked before use (query.go);
+// every answer, refusals included, is given only once its audit row is
+// written; and the mirror's own failures (PostgreSQL, the object store,
+// the audit log) are answered with an incident name, their details in the
+// log only.
 
 // Response headers of GET /v1/snapshot.
 const (
@@ -172,64 +175,48 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, e *apiError) { writeJSON(w, e.Status, e) }
 
-// audit appends to the audit log; a failure to is logged, not the
-// request's: the answer is already decided.
-func (s *Server) audit(ctx context.Context, e meta.Entry) {
+// audit appends e to the audit log. An answer is never given without its
+// row: a caller that gets an error answers unaudited instead.
+func (s *Server) audit(ctx context.Context, e meta.Entry) error {
 	e.Replica = s.cfg.ReplicaID
 	if e.Client == "" {
 		e.Client = clientOf(ctx)
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.cfg.DB.Audit(actx, e); err != nil {
-		s.log.Warn("audit log", "err", err)
-	}
+	return s.cfg.DB.Audit(actx, e)
 }
 
-// request is what every /v1 route reads first: the repository, checked
-// against the policy.
-func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) (source.Source, *meta.Entry, bool) {
-	q := r.URL.Query()
-	e := &meta.Entry{Action: action, Ref: q.Get("ref"), SHA: q.Get("sha")}
-	raw := q.Get("repo")
-	src, err := parseRepo(raw)
-	if err != nil {
-		e.Repo = source.Display(raw)
-		s.fail(w, r, e, err)
-		return source.Source{}, nil, false
+// answer audits e and, once its row is written, lets respond write the
+// answer; when the row cannot be written, the request fails instead.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *meta.Entry, respond func()) {
+	if err := s.audit(r.Context(), *e); err != nil {
+		id := s.incident(r, "audit log", err)
+		writeError(w, &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
+			Msg: fmt.Sprintf("the mirror cannot write its audit log, so it does not answer (incident %s; its operator finds the details in its log)", id)})
+		return
 	}
-	e.Repo = src.Key()
-	if sha := q.Get("sha"); sha != "" || action == "reachable" || action == "snapshot" || action == "marketplace" {
-		if !source.IsSHA(sha) {
-			s.fail(w, r, e, badRequest("sha %q is not a 40-hex lower-case commit id", sha))
-			return source.Source{}, nil, false
-		}
-	}
-	if err := s.allowed(src.Key()); err != nil {
-		s.fail(w, r, e, err)
-		return source.Source{}, nil, false
-	}
-	return src, e, true
+	respond()
 }
 
-// parseRepo reads a repository URL with the source grammar's checks.
-func parseRepo(raw string) (source.Source, error) {
-	if raw == "" {
-		return source.Source{}, badRequest("repo is required (the repository's https URL)")
+// request is what every /v1 route reads first: its parameters, checked
+// (readQuery), and the repository, checked against the policy.
+func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) (query, *meta.Entry, bool) {
+	e := &meta.Entry{Action: action}
+	q, err := readQuery(r.URL.Query(), action, e)
+	if err == nil {
+		err = s.allowed(q.src.Key())
 	}
-	src, err := source.ParseRepoURL(raw, false)
 	if err != nil {
-		return source.Source{}, badRequest("repo: %v", err)
+		s.fail(w, r, e, err)
+		return query{}, nil, false
 	}
-	if !src.IsRemote() || src.Ref != "" || src.Subdir != "" {
-		return source.Source{}, badRequest("repo %q is not a repository URL", source.Display(raw))
-	}
-	return src, nil
+	return q, e, true
 }
 
 // fail answers err and audits it.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *meta.Entry, err error) {
-	ae := toAPI(err)
+	ae := s.toAPI(r, err)
 	switch {
 	case ae.Code == plugind.CodeBlocked:
 		e.Outcome, e.Detail = "blocked", ae.Rule
@@ -242,24 +229,22 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *meta.Entry, err
 	default:
 		e.Outcome, e.Detail = "error", ae.Msg
 	}
-	s.audit(r.Context(), *e)
-	writeError(w, ae)
+	s.answer(w, r, e, func() { writeError(w, ae) })
 }
 
 func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
-	src, e, ok := s.request(w, r, "refs")
+	q, e, ok := s.request(w, r, "refs")
 	if !ok {
 		return
 	}
-	l, outcome, err := s.refs(r.Context(), src)
+	l, outcome, err := s.refs(r.Context(), q.src)
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
 	s.hit("refs", outcome)
 	e.Outcome = outcome
-	s.audit(r.Context(), *e)
-	writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits})
+	s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 }
 
 // RefsResponse is GET /v1/refs's answer.
@@ -278,21 +263,11 @@ type ResolveResponse struct {
 func ETag(sha string) string { return `"` + sha + `"` }
 
 func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
-	src, e, ok := s.request(w, r, "resolve")
+	q, e, ok := s.request(w, r, "resolve")
 	if !ok {
 		return
 	}
-	ref := r.URL.Query().Get("ref")
-	if ref != "" && ref != host.HeadRef {
-		if err := source.CheckRef(ref); err != nil {
-			s.fail(w, r, e, badRequest("ref: %v", err))
-			return
-		}
-	}
-	if ref == host.HeadRef {
-		ref = ""
-	}
-	got, outcome, err := s.resolve(r.Context(), src, ref)
+	got, outcome, err := s.resolve(r.Context(), q.src, q.ref)
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
@@ -300,36 +275,33 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	s.hit("resolve", outcome)
 	e.SHA, e.Outcome = got.SHA, outcome
 	etag := ETag(got.SHA)
-	w.Header().Set("ETag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "W/"+etag) {
 		e.Outcome += ",not_modified"
-		s.audit(r.Context(), *e)
-		w.WriteHeader(http.StatusNotModified)
+		s.answer(w, r, e, func() {
+			w.Header().Set("ETag", etag)
+			w.WriteHeader(http.StatusNotModified)
+		})
 		return
 	}
-	s.audit(r.Context(), *e)
-	writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: got.Ref})
+	s.answer(w, r, e, func() {
+		w.Header().Set("ETag", etag)
+		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: got.Ref})
+	})
 }
 
 func (s *Server) handleReachable(w http.ResponseWriter, r *http.Request) {
-	src, e, ok := s.request(w, r, "reachable")
+	q, e, ok := s.request(w, r, "reachable")
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	hint := q.Get("hint")
-	if hint != "" && source.CheckRef(hint) != nil {
-		hint = "" // only a hint
-	}
-	outcome, err := s.reachable(r.Context(), src, q.Get("sha"), hint)
+	outcome, err := s.reachable(r.Context(), q.src, q.sha, q.hint)
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
 	s.hit("reachable", outcome)
 	e.Outcome = outcome
-	s.audit(r.Context(), *e)
-	w.WriteHeader(http.StatusNoContent)
+	s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
 }
 
 func (s *Server) hit(op, outcome string) {
@@ -338,43 +310,17 @@ func (s *Server) hit(op, outcome string) {
 	}
 }
 
-// checkPaths validates the requested folders.
-func checkPaths(raw []string) ([]string, error) {
-	if len(raw) > maxPaths {
-		return nil, badRequest("%d paths: at most %d per request", len(raw), maxPaths)
-	}
-	out := make([]string, 0, len(raw))
-	for _, p := range raw {
-		if p == "" || p == "." {
-			out = append(out, "")
-			continue
-		}
-		clean, err := plugind.LocalPath(p)
-		if err != nil || clean != p {
-			return nil, badRequest("path %q is not a clean relative folder path", p)
-		}
-		out = append(out, clean)
-	}
-	return out, nil
-}
-
 func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
-	src, e, ok := s.request(w, r, "snapshot")
+	q, e, ok := s.request(w, r, "snapshot")
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	sha := q.Get("sha")
-	paths, err := checkPaths(q["path"])
-	if err != nil {
-		s.fail(w, r, e, err)
-		return
-	}
-	e.Paths = pathsKey(paths)
+	src, sha, paths := q.src, q.sha, q.paths
 	var o meta.Object
 	var outcome string
 	var body io.ReadCloser
 	var size int64
+	var err error
 	for attempt := 0; ; attempt++ {
 		o, outcome, err = s.snapshot(r.Context(), src, sha, paths)
 		if err != nil {
@@ -401,7 +347,11 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	defer body.Close()
 	s.hit("fetch", outcome)
 	e.Outcome, e.Digest = outcome, o.Digest
-	s.audit(r.Context(), *e)
+	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
+}
+
+// sendArchive streams a stored archive, checking its hash on the way.
+func (s *Server) sendArchive(w http.ResponseWriter, r *http.Request, o meta.Object, body io.Reader, size int64) {
 	h := w.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Length", strconv.FormatInt(size, 10))
@@ -429,23 +379,27 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleMarketplace(w http.ResponseWriter, r *http.Request) {
-	src, e, ok := s.request(w, r, "marketplace")
+	q, e, ok := s.request(w, r, "marketplace")
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	p, doc, found, err := s.cfg.DB.Marketplace(r.Context(), src.Key(), q.Get("sha"), q.Get("path"))
+	want := ""
+	if len(q.paths) == 1 {
+		want = q.paths[0]
+	}
+	p, doc, found, err := s.cfg.DB.Marketplace(r.Context(), q.src.Key(), q.sha, want)
 	if err == nil && !found {
 		err = &apiError{Status: http.StatusNotFound, Code: plugind.CodeNotFound, Kind: "path",
-			Msg: fmt.Sprintf("the mirror holds no marketplace document of %s at %s (it keeps those of trees it fetched whole)", src.Key(), host.Short(q.Get("sha")))}
+			Msg: fmt.Sprintf("the mirror holds no marketplace document of %s at %s (it keeps those of trees it fetched whole)", q.src.Key(), host.Short(q.sha))}
 	}
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
 	e.Outcome, e.Paths = outcomeHit, p
-	s.audit(r.Context(), *e)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Reasonix-Path", p)
-	_, _ = w.Write(doc)
+	s.answer(w, r, e, func() {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Reasonix-Path", p)
+		_, _ = w.Write(doc)
+	})
 }

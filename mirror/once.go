@@ -95,7 +95,11 @@ func (s *Server) hold(ctx context.Context, op string, l meta.Lease, check func(c
 	if l.Previous != "" {
 		s.m.takeovers.Inc()
 		s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
-		s.audit(ctx, meta.Entry{Client: "mirror", Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name})
+		// Not a client's request: nothing waits on this row to answer, so a
+		// failure to write it is logged and the work goes on.
+		if err := s.audit(ctx, meta.Entry{Client: "mirror", Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name}); err != nil {
+			s.log.Error("audit a lease takeover", "lease", l.Name, "previous", l.Previous, "err", err)
+		}
 	}
 	stop := s.renew(ctx, l.Name)
 	defer func() {

@@ -77,6 +77,17 @@ func (s *Server) remember(ctx context.Context, repo, op, key string, err error) 
 	}
 }
 
+// upstream counts an upstream operation and returns its error with an
+// error code: what upstream said is for the client to read, and toAPI
+// tells it only errors that carry a code (or a not-found kind).
+func (s *Server) upstream(op string, err error) error {
+	s.countUpstream(op, err)
+	if err == nil || host.KindOf(err) != "" {
+		return err
+	}
+	return plugind.WithCode(plugind.CodeSourceUnreadable, err)
+}
+
 func (s *Server) countUpstream(op string, err error) {
 	outcome := "ok"
 	switch {
@@ -92,7 +103,7 @@ func (s *Server) countUpstream(op string, err error) {
 func (s *Server) open(src source.Source) (host.Repo, error) {
 	r, err := s.cfg.Upstream.Open(src)
 	if err != nil {
-		return nil, fmt.Errorf("open %s upstream: %w", src.Key(), err)
+		return nil, plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("open %s upstream: %w", src.Key(), err))
 	}
 	return r, nil
 }
@@ -118,7 +129,7 @@ func (s *Server) refs(ctx context.Context, src source.Source) (meta.RefList, str
 			return err
 		}
 		refs, err := r.Refs(ctx)
-		s.countUpstream("refs", err)
+		err = s.upstream("refs", err)
 		if err != nil {
 			s.remember(ctx, key, "refs", "", err)
 			return err
@@ -175,7 +186,7 @@ func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (me
 			known = &host.Pin{SHA: old.SHA, ETag: old.ETag}
 		}
 		pin, err := r.Resolve(ctx, ref, known)
-		s.countUpstream("resolve", err)
+		err = s.upstream("resolve", err)
 		if err != nil {
 			s.remember(ctx, key, "ref:"+name, name, err)
 			return err
@@ -185,7 +196,7 @@ func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (me
 			sha = known.SHA
 		}
 		if !source.IsSHA(sha) {
-			return fmt.Errorf("%s of %s: upstream answered %q, not a commit id", host.DescribeRef(ref), key, sha)
+			return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: upstream answered %q, not a commit id", host.DescribeRef(ref), key, sha)
 		}
 		if err := s.cfg.DB.PutRef(ctx, meta.Ref{Repo: key, Ref: name, SHA: sha, ETag: pin.ETag}); err != nil {
 			return err
@@ -222,9 +233,7 @@ func (s *Server) reachable(ctx context.Context, src source.Source, sha, hint str
 		if err != nil {
 			return err
 		}
-		err = r.Reachable(ctx, sha, hint)
-		s.countUpstream("reachable", err)
-		if err != nil {
+		if err := s.upstream("reachable", r.Reachable(ctx, sha, hint)); err != nil {
 			s.remember(ctx, key, "reach@"+sha, sha, err)
 			return err
 		}
@@ -373,7 +382,7 @@ func (s *Server) fetchUpstream(ctx context.Context, src source.Source, sha strin
 		return nil, err
 	}
 	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true})
-	s.countUpstream("fetch", err)
+	err = s.upstream("fetch", err)
 	if err != nil {
 		if plugind.CodeOf(err) == plugind.CodeBudgetExceeded {
 			return nil, err
@@ -381,9 +390,7 @@ func (s *Server) fetchUpstream(ctx context.Context, src source.Source, sha strin
 		return fail(err)
 	}
 	if !got.Verified {
-		err := r.Reachable(ctx, sha, "")
-		s.countUpstream("reachable", err)
-		if err != nil {
+		if err := s.upstream("reachable", r.Reachable(ctx, sha, "")); err != nil {
 			return fail(err)
 		}
 	}

@@ -108,6 +108,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ReplicaID == "" {
 		cfg.ReplicaID = DefaultReplicaID()
 	}
+	// It names this replica in every audit row and lease.
+	if err := checkText("--replica-id", cfg.ReplicaID); err != nil {
+		return nil, err
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

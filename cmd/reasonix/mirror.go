@@ -61,8 +61,9 @@ func requireFlags(pairs ...string) error {
 func (m *Main) mirrorServe() *cobra.Command {
 	var addr, dsn, endpoint, bucket, policyPath, replica, addrFile string
 	var refTTL, negTTL, leaseTTL, wait, grace time.Duration
+	var allowPrivate bool
 	cmd := &cobra.Command{
-		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE]",
+		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE] [--allow-private-upstreams]",
 		Short: "Serve the team mirror (run as many replicas as needed over one database and bucket)",
 		Example: `  reasonix mirror serve --postgres "$DSN" --s3-endpoint http://127.0.0.1:8333 --s3-bucket snapshots
   reasonix mirror serve --addr 0.0.0.0:7979 --postgres "$DSN" --s3-endpoint "$S3" --s3-bucket snapshots --policy policy.json`,
@@ -76,8 +77,16 @@ database password is best given by PGPASSWORD or ~/.pgpass rather than in the DS
 reached as a client would: REASONIX_GITHUB_URL, REASONIX_GITHUB_API_URL, REASONIX_URL_REWRITE,
 GITHUB_TOKEN.
 
+Upstream connections go to public addresses only: a host name that resolves (at any time,
+redirects and DNS rebinding included) to a loopback, private (10/8, 172.16/12, 192.168/16,
+fc00::/7), link-local (169.254/16, fe80::/10) or otherwise internal address is refused, so a
+marketplace cannot make the mirror reach its own network. --allow-private-upstreams lifts this
+for an upstream inside the network (a private git host, a test server, an HTTPS_PROXY on a
+private address).
+
 Policy file: {"allow": [RULE…], "block": [RULE…]}, RULE = host, host/owner or host/owner/repo;
-block wins; an empty allow list allows all. A refused source is install.blocked naming the rule.
+block wins; an empty allow list allows all; hosts may be written in Unicode (they are compared
+in IDNA form, as sources name them). A refused source is install.blocked naming the rule.
 
 GET /healthz and /readyz need no token; /metrics (Prometheus) and the /v1 API need
 Authorization: Bearer <token> (reasonix mirror token create). SIGINT or SIGTERM stops it
@@ -121,6 +130,7 @@ gracefully.`,
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			hcfg.Net.PublicOnly = !allowPrivate
 			hosts, err := resolver.NewHosts(hcfg)
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -144,7 +154,8 @@ gracefully.`,
 			}
 			allow, block := pol.Rules()
 			logger.Info("mirror starting", "addr", ln.Addr().String(), "replica", srv.ReplicaID(),
-				"policy_allow", allow, "policy_block", block, "credentials", m.Getenv("AWS_ACCESS_KEY_ID") != "")
+				"policy_allow", allow, "policy_block", block, "credentials", m.Getenv("AWS_ACCESS_KEY_ID") != "",
+				"private_upstreams", allowPrivate)
 			if err := srv.Serve(ctx, ln, grace); err != nil {
 				return fail(m.Stderr, err)
 			}
@@ -164,6 +175,7 @@ gracefully.`,
 	f.DurationVar(&leaseTTL, "lease-ttl", mirror.DefaultLeaseTTL, "lease on an upstream fetch: how long a dead replica's fetch blocks others before it is taken over")
 	f.DurationVar(&wait, "wait-timeout", mirror.DefaultWaitTimeout, "how long a request waits for another replica's upstream fetch")
 	f.DurationVar(&grace, "shutdown-timeout", mirror.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run")
+	f.BoolVar(&allowPrivate, "allow-private-upstreams", false, "let upstream connections reach loopback, private and link-local addresses (refused by default, after DNS resolution)")
 	return cmd
 }
 

@@ -28,7 +28,8 @@ type replica struct {
 }
 
 // startReplicas runs n replicas of the built binary over one database and
-// bucket, upstream being the fake GitHub.
+// bucket, upstream being the fake GitHub (on loopback: reaching it takes
+// --allow-private-upstreams in extra).
 func startReplicas(t *testing.T, n int, eng *mirrortest.Engines, gh *fakegithub.Server, extra ...string) []*replica {
 	t.Helper()
 	var out []*replica
@@ -150,7 +151,7 @@ func TestMirrorFleet(t *testing.T) {
 	}
 	gh.ResetCounts()
 	token := eng.Token(t, "fleet")
-	reps := startReplicas(t, 3, eng, gh)
+	reps := startReplicas(t, 3, eng, gh, "--allow-private-upstreams")
 	t.Logf("engines, repositories and replicas ready in %s", time.Since(setup).Round(time.Millisecond))
 
 	start := time.Now()
@@ -351,7 +352,7 @@ func TestMirrorThroughTheCLI(t *testing.T) {
 		"skills/greet/SKILL.md":      "---\ndescription: greets\n---\n",
 	})
 	token := eng.Token(t, "cli")
-	reps := startReplicas(t, 1, eng, gh)
+	reps := startReplicas(t, 1, eng, gh, "--allow-private-upstreams")
 	env := []string{
 		"REASONIX_MIRROR=" + reps[0].url, "REASONIX_MIRROR_TOKEN=" + token, "REASONIX_MIRROR_ONLY=1",
 		// The client itself can reach no GitHub.

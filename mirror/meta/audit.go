@@ -2,7 +2,6 @@ package meta
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,13 +23,21 @@ type Entry struct {
 	Digest  string
 }
 
-// Audit appends e.
+// maxDetail bounds the free-text fields of an entry.
+const maxDetail = 8 << 10
+
+// Audit appends e. Every field is stored whatever bytes it holds (Text);
+// the indexed repository is cut to MaxKey and free text to maxDetail, so
+// the only way for a row to fail is for the database itself to fail.
 func (d *DB) Audit(ctx context.Context, e Entry) error {
+	key := func(s string) string { return clip(Text(s), MaxKey) }
+	text := func(s string) string { return clip(Text(s), maxDetail) }
 	_, err := d.pool.Exec(ctx, `INSERT INTO audit (client, replica, action, repo, ref, sha, paths, outcome, detail, digest)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		e.Client, e.Replica, e.Action, e.Repo, e.Ref, e.SHA, e.Paths, e.Outcome, e.Detail, e.Digest)
+		key(e.Client), key(e.Replica), key(e.Action), key(e.Repo), key(e.Ref), key(e.SHA), Text(e.Paths),
+		key(e.Outcome), text(e.Detail), key(e.Digest))
 	if err != nil {
-		return fmt.Errorf("append to the audit log: %w", err)
+		return dbErr("append to the audit log: %w", err)
 	}
 	return nil
 }
@@ -52,11 +59,15 @@ func (d *DB) AuditLog(ctx context.Context, f AuditFilter) ([]Entry, error) {
 			AND ($4 = '' OR client = $4) AND at >= $5
 		ORDER BY id LIMIT $6`, f.Repo, f.Action, f.Outcome, f.Client, f.Since, f.Limit)
 	if err != nil {
-		return nil, fmt.Errorf("read the audit log: %w", err)
+		return nil, dbErr("read the audit log: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Entry, error) {
+	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Entry, error) {
 		var e Entry
 		err := r.Scan(&e.At, &e.Client, &e.Replica, &e.Action, &e.Repo, &e.Ref, &e.SHA, &e.Paths, &e.Outcome, &e.Detail, &e.Digest)
 		return e, err
 	})
+	if err != nil {
+		return nil, dbErr("read the audit log: %w", err)
+	}
+	return entries, nil
 }

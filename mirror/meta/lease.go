@@ -3,7 +3,6 @@ package meta
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,7 +31,7 @@ func (d *DB) Acquire(ctx context.Context, name, holder string, ttl time.Duration
 		return Lease{}, false, nil
 	}
 	if err != nil {
-		return Lease{}, false, fmt.Errorf("acquire lease %s: %w", name, err)
+		return Lease{}, false, dbErr("acquire lease %s: %w", name, err)
 	}
 	if prev == holder {
 		prev = ""
@@ -46,7 +45,7 @@ func (d *DB) Renew(ctx context.Context, name, holder string, ttl time.Duration) 
 	tag, err := d.pool.Exec(ctx, `UPDATE leases SET expires_at = now() + make_interval(secs => $3)
 		WHERE name = $1 AND holder = $2`, name, holder, seconds(ttl))
 	if err != nil {
-		return false, fmt.Errorf("renew lease %s: %w", name, err)
+		return false, dbErr("renew lease %s: %w", name, err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -54,7 +53,7 @@ func (d *DB) Renew(ctx context.Context, name, holder string, ttl time.Duration) 
 // Release gives up holder's lease (nothing when it is no longer holder's).
 func (d *DB) Release(ctx context.Context, name, holder string) error {
 	if _, err := d.pool.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder); err != nil {
-		return fmt.Errorf("release lease %s: %w", name, err)
+		return dbErr("release lease %s: %w", name, err)
 	}
 	return nil
 }
@@ -70,11 +69,15 @@ func (d *DB) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) {
 	rows, err := d.pool.Query(ctx, `SELECT name, holder, previous_holder, expires_at < now() FROM leases
 		WHERE starts_with(name, $1) ORDER BY name`, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("list leases: %w", err)
+		return nil, dbErr("list leases: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (LeaseInfo, error) {
+	leases, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LeaseInfo, error) {
 		var l LeaseInfo
 		err := r.Scan(&l.Name, &l.Holder, &l.Previous, &l.Expired)
 		return l, err
 	})
+	if err != nil {
+		return nil, dbErr("list leases: %w", err)
+	}
+	return leases, nil
 }

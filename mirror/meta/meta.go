@@ -9,7 +9,9 @@ package meta
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -47,7 +49,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("connect to PostgreSQL: %s", plugind.RedactSecrets(err.Error()))
+		return nil, dbErr("connect to PostgreSQL: %s", plugind.RedactSecrets(err.Error()))
 	}
 	db := &DB{pool: pool}
 	if err := db.Ping(ctx); err != nil {
@@ -67,7 +69,7 @@ func (d *DB) Close() { d.pool.Close() }
 // Ping checks that the database answers.
 func (d *DB) Ping(ctx context.Context) error {
 	if err := d.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("PostgreSQL %s:%d: %s", d.pool.Config().ConnConfig.Host, d.pool.Config().ConnConfig.Port, plugind.RedactSecrets(err.Error()))
+		return dbErr("PostgreSQL %s:%d: %s", d.pool.Config().ConnConfig.Host, d.pool.Config().ConnConfig.Port, plugind.RedactSecrets(err.Error()))
 	}
 	return nil
 }
@@ -77,14 +79,14 @@ func (d *DB) migrate(ctx context.Context) error {
 	defer sqlDB.Close()
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
-		return fmt.Errorf("migrate the mirror's schema: %w", err)
+		return dbErr("migrate the mirror's schema: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS, goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("migrate the mirror's schema: %w", err)
+		return dbErr("migrate the mirror's schema: %w", err)
 	}
 	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate the mirror's schema: %w", err)
+		return dbErr("migrate the mirror's schema: %w", err)
 	}
 	return nil
 }
@@ -114,14 +116,15 @@ func (d *DB) GetRef(ctx context.Context, repo, ref string) (Ref, bool, error) {
 		return Ref{}, false, nil
 	}
 	if err != nil {
-		return Ref{}, false, fmt.Errorf("read ref %s of %s: %w", ref, repo, err)
+		return Ref{}, false, dbErr("read ref %s of %s: %w", ref, repo, err)
 	}
 	r.Age = time.Duration(age * float64(time.Second))
 	return r, true, nil
 }
 
 // PutRef records upstream's answer: a new SHA moves resolved_at, a
-// confirmed one only checked_at.
+// confirmed one only checked_at. The ETag is upstream's bytes, made
+// storable.
 func (d *DB) PutRef(ctx context.Context, r Ref) error {
 	_, err := d.pool.Exec(ctx, `INSERT INTO refs (repo, ref, sha, etag, resolved_at, checked_at)
 		VALUES ($1, $2, $3, $4, now(), now())
@@ -129,9 +132,9 @@ func (d *DB) PutRef(ctx context.Context, r Ref) error {
 			resolved_at = CASE WHEN refs.sha = EXCLUDED.sha THEN refs.resolved_at ELSE now() END,
 			sha = EXCLUDED.sha,
 			etag = CASE WHEN EXCLUDED.etag = '' AND refs.sha = EXCLUDED.sha THEN refs.etag ELSE EXCLUDED.etag END,
-			checked_at = now()`, r.Repo, r.Ref, r.SHA, r.ETag)
+			checked_at = now()`, r.Repo, r.Ref, r.SHA, Text(r.ETag))
 	if err != nil {
-		return fmt.Errorf("record ref %s of %s: %w", r.Ref, r.Repo, err)
+		return dbErr("record ref %s of %s: %w", r.Ref, r.Repo, err)
 	}
 	return nil
 }
@@ -153,22 +156,25 @@ func (d *DB) GetRefList(ctx context.Context, repo string) (RefList, bool, error)
 		return RefList{}, false, nil
 	}
 	if err != nil {
-		return RefList{}, false, fmt.Errorf("read the refs of %s: %w", repo, err)
+		return RefList{}, false, dbErr("read the refs of %s: %w", repo, err)
 	}
 	l.Age = time.Duration(age * float64(time.Second))
 	return l, true, nil
 }
 
-// PutRefList records a listing.
+// PutRefList records a listing. Names are upstream's bytes, made storable
+// (jsonb refuses NUL as json.Marshal spells it).
 func (d *DB) PutRefList(ctx context.Context, repo string, l RefList) error {
-	if l.Commits == nil {
-		l.Commits = map[string]string{}
+	commits := make(map[string]string, len(l.Commits))
+	for name, sha := range l.Commits {
+		commits[Text(name)] = Text(sha)
 	}
+	l.Commits, l.Head = commits, Text(l.Head)
 	_, err := d.pool.Exec(ctx, `INSERT INTO ref_lists (repo, head, commits, checked_at) VALUES ($1, $2, $3, now())
 		ON CONFLICT (repo) DO UPDATE SET head = EXCLUDED.head, commits = EXCLUDED.commits, checked_at = now()`,
 		repo, l.Head, l.Commits)
 	if err != nil {
-		return fmt.Errorf("record the refs of %s: %w", repo, err)
+		return dbErr("record the refs of %s: %w", repo, err)
 	}
 	return nil
 }
@@ -182,7 +188,7 @@ func (d *DB) Reachable(ctx context.Context, repo, sha string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("read the verdict on %s@%s: %w", repo, sha, err)
+		return false, dbErr("read the verdict on %s@%s: %w", repo, sha, err)
 	}
 	return true, nil
 }
@@ -192,7 +198,7 @@ func (d *DB) PutReachable(ctx context.Context, repo, sha string) error {
 	_, err := d.pool.Exec(ctx, `INSERT INTO verdicts (repo, sha, checked_at) VALUES ($1, $2, now())
 		ON CONFLICT (repo, sha) DO NOTHING`, repo, sha)
 	if err != nil {
-		return fmt.Errorf("record the verdict on %s@%s: %w", repo, sha, err)
+		return dbErr("record the verdict on %s@%s: %w", repo, sha, err)
 	}
 	return nil
 }
@@ -211,13 +217,13 @@ func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Object, boo
 	var o Object
 	err := d.pool.QueryRow(ctx, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
 		FROM snapshots s JOIN objects o ON o.digest = s.digest
-		WHERE s.repo = $1 AND s.sha = $2 AND s.paths = $3`, repo, sha, paths).
+		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, repo, sha, pathsKey(paths), paths).
 		Scan(&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Object{}, false, nil
 	}
 	if err != nil {
-		return Object{}, false, fmt.Errorf("read the snapshot of %s@%s: %w", repo, sha, err)
+		return Object{}, false, dbErr("read the snapshot of %s@%s: %w", repo, sha, err)
 	}
 	return o, true, nil
 }
@@ -231,9 +237,16 @@ func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error)
 		return Object{}, false, nil
 	}
 	if err != nil {
-		return Object{}, false, fmt.Errorf("read object %s: %w", digest, err)
+		return Object{}, false, dbErr("read object %s: %w", digest, err)
 	}
 	return o, true, nil
+}
+
+// pathsKey is the snapshots table's key for a folder list: its SHA-256, so
+// a list of any length fits the primary key's index (migration 00002).
+func pathsKey(paths string) string {
+	sum := sha256.Sum256([]byte(paths))
+	return hex.EncodeToString(sum[:])
 }
 
 // PutSnapshot records that o (already in the object store) holds paths of
@@ -241,19 +254,19 @@ func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error)
 func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object) error {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("record the snapshot of %s@%s: %w", repo, sha, err)
+		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `INSERT INTO objects (digest, size, archive_sha256, files, bytes) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (digest) DO NOTHING`, o.Digest, o.Size, o.ArchiveSHA256, o.Files, o.Bytes); err != nil {
-		return fmt.Errorf("record object %s: %w", o.Digest, err)
+		return dbErr("record object %s: %w", o.Digest, err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths, digest) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (repo, sha, paths) DO NOTHING`, repo, sha, paths, o.Digest); err != nil {
-		return fmt.Errorf("record the snapshot of %s@%s: %w", repo, sha, err)
+	if _, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, pathsKey(paths), paths, o.Digest); err != nil {
+		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("record the snapshot of %s@%s: %w", repo, sha, err)
+		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
 	}
 	return nil
 }
@@ -263,7 +276,7 @@ func (d *DB) PutMarketplace(ctx context.Context, repo, sha, path string, doc []b
 	_, err := d.pool.Exec(ctx, `INSERT INTO marketplaces (repo, sha, path, document) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (repo, sha, path) DO NOTHING`, repo, sha, path, doc)
 	if err != nil {
-		return fmt.Errorf("record the marketplace of %s@%s: %w", repo, sha, err)
+		return dbErr("record the marketplace of %s@%s: %w", repo, sha, err)
 	}
 	return nil
 }
@@ -279,7 +292,7 @@ func (d *DB) Marketplace(ctx context.Context, repo, sha, path string) (string, [
 		return "", nil, false, nil
 	}
 	if err != nil {
-		return "", nil, false, fmt.Errorf("read the marketplace of %s@%s: %w", repo, sha, err)
+		return "", nil, false, dbErr("read the marketplace of %s@%s: %w", repo, sha, err)
 	}
 	return p, doc, true, nil
 }
@@ -302,21 +315,22 @@ func (d *DB) GetNegative(ctx context.Context, kind, repo, key string) (Negative,
 		return Negative{}, false, nil
 	}
 	if err != nil {
-		return Negative{}, false, fmt.Errorf("read negative results of %s: %w", repo, err)
+		return Negative{}, false, dbErr("read negative results of %s: %w", repo, err)
 	}
 	n.Age = time.Duration(age * float64(time.Second))
 	return n, true, nil
 }
 
-// PutNegative remembers n for ttl.
+// PutNegative remembers n for ttl. Its message may quote upstream's bytes:
+// it is made storable.
 func (d *DB) PutNegative(ctx context.Context, n Negative, ttl time.Duration) error {
 	_, err := d.pool.Exec(ctx, `INSERT INTO negatives (kind, repo, key, code, message, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6))
 		ON CONFLICT (kind, repo, key) DO UPDATE SET code = EXCLUDED.code, message = EXCLUDED.message,
 			created_at = now(), expires_at = EXCLUDED.expires_at`,
-		n.Kind, n.Repo, n.Key, n.Code, n.Message, seconds(ttl))
+		n.Kind, n.Repo, n.Key, n.Code, clip(Text(n.Message), maxDetail), seconds(ttl))
 	if err != nil {
-		return fmt.Errorf("record a negative result for %s: %w", n.Repo, err)
+		return dbErr("record a negative result for %s: %w", n.Repo, err)
 	}
 	return nil
 }
@@ -325,10 +339,10 @@ func (d *DB) PutNegative(ctx context.Context, n Negative, ttl time.Duration) err
 // (a dead replica's), so the tables stay small.
 func (d *DB) Sweep(ctx context.Context) error {
 	if _, err := d.pool.Exec(ctx, `DELETE FROM negatives WHERE expires_at < now()`); err != nil {
-		return fmt.Errorf("sweep negative results: %w", err)
+		return dbErr("sweep negative results: %w", err)
 	}
 	if _, err := d.pool.Exec(ctx, `DELETE FROM leases WHERE expires_at < now() - interval '1 hour'`); err != nil {
-		return fmt.Errorf("sweep leases: %w", err)
+		return dbErr("sweep leases: %w", err)
 	}
 	return nil
 }
@@ -339,17 +353,17 @@ func (d *DB) Sweep(ctx context.Context) error {
 func (d *DB) ForgetObject(ctx context.Context, digest string) error {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("forget object %s: %w", digest, err)
+		return dbErr("forget object %s: %w", digest, err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
 	if _, err := tx.Exec(ctx, `DELETE FROM snapshots WHERE digest = $1`, digest); err != nil {
-		return fmt.Errorf("forget object %s: %w", digest, err)
+		return dbErr("forget object %s: %w", digest, err)
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM objects WHERE digest = $1`, digest); err != nil {
-		return fmt.Errorf("forget object %s: %w", digest, err)
+		return dbErr("forget object %s: %w", digest, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("forget object %s: %w", digest, err)
+		return dbErr("forget object %s: %w", digest, err)
 	}
 	return nil
 }
@@ -366,9 +380,9 @@ func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
 	rows, err := d.pool.Query(ctx, `SELECT s.repo, s.sha, s.paths, o.digest, o.size, o.archive_sha256, o.files, o.bytes
 		FROM snapshots s JOIN objects o ON o.digest = s.digest ORDER BY s.created_at DESC LIMIT $1`, limit)
 	if err != nil {
-		return nil, fmt.Errorf("list snapshots: %w", err)
+		return nil, dbErr("list snapshots: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (SnapshotRow, error) {
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SnapshotRow, error) {
 		var s SnapshotRow
 		var paths string
 		err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
@@ -377,6 +391,10 @@ func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
 		}
 		return s, err
 	})
+	if err != nil {
+		return nil, dbErr("list snapshots: %w", err)
+	}
+	return list, nil
 }
 
 // Want names one negative result to look for.
@@ -401,7 +419,7 @@ func (d *DB) FirstNegative(ctx context.Context, repo string, want ...Want) (Nega
 		return Negative{}, false, nil
 	}
 	if err != nil {
-		return Negative{}, false, fmt.Errorf("read negative results of %s: %w", repo, err)
+		return Negative{}, false, dbErr("read negative results of %s: %w", repo, err)
 	}
 	n.Age = time.Duration(age * float64(time.Second))
 	return n, true, nil

@@ -51,7 +51,7 @@ func (d *DB) CreateToken(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("token %q: %w; revoke it first (reasonix mirror token revoke --name %s)", name, ErrTokenExists, name)
 	}
 	if err != nil {
-		return "", fmt.Errorf("store token %q: %w", name, err)
+		return "", dbErr("store token %q: %w", name, err)
 	}
 	return token, nil
 }
@@ -60,7 +60,7 @@ func (d *DB) CreateToken(ctx context.Context, name string) (string, error) {
 func (d *DB) RevokeToken(ctx context.Context, name string) error {
 	tag, err := d.pool.Exec(ctx, `UPDATE tokens SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL`, name)
 	if err != nil {
-		return fmt.Errorf("revoke token %q: %w", name, err)
+		return dbErr("revoke token %q: %w", name, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("revoke token %q: %w", name, ErrNoToken)
@@ -77,7 +77,7 @@ func (d *DB) Authenticate(ctx context.Context, token string) (string, bool, erro
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("check a token: %w", err)
+		return "", false, dbErr("check a token: %w", err)
 	}
 	return name, true, nil
 }

@@ -108,10 +108,10 @@ func Key(digest string) string {
 func (s *Store) Ping(ctx context.Context) error {
 	ok, err := s.c.BucketExists(ctx, s.bucket)
 	if err != nil {
-		return fmt.Errorf("object store %s: %w", s.where, err)
+		return storeErr("object store %s: %w", s.where, err)
 	}
 	if !ok {
-		return fmt.Errorf("object store %s: the bucket does not exist", s.where)
+		return storeErr("object store %s: the bucket does not exist", s.where)
 	}
 	return nil
 }
@@ -125,7 +125,7 @@ func (s *Store) Has(ctx context.Context, digest string) (bool, error) {
 	if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
 		return false, nil
 	}
-	return false, fmt.Errorf("object store %s: stat %s: %w", s.where, Key(digest), err)
+	return false, storeErr("object store %s: stat %s: %w", s.where, Key(digest), err)
 }
 
 // Put uploads the archive of digest from r (size bytes) unless it is
@@ -144,9 +144,25 @@ func (s *Store) Put(ctx context.Context, digest string, r io.Reader, size int64)
 		DisableMultipart: size < 64<<20,
 	})
 	if err != nil {
-		return fmt.Errorf("object store %s: upload %s: %w", s.where, Key(digest), err)
+		return storeErr("object store %s: upload %s: %w", s.where, Key(digest), err)
 	}
 	return nil
+}
+
+// ErrStore marks every failure of the object store (errors.Is), so a
+// caller tells it from everything else: the mirror answers those without
+// their details (endpoint, bucket, the store's own words), which belong in
+// its log.
+var ErrStore = errors.New("the mirror's object store failed")
+
+// storeError is a failed store operation; it matches ErrStore.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string   { return e.err.Error() }
+func (e *storeError) Unwrap() []error { return []error{e.err, ErrStore} }
+
+func storeErr(format string, args ...any) error {
+	return &storeError{fmt.Errorf(format, args...)}
 }
 
 // ErrMissing: the object is not in the store.
@@ -156,7 +172,7 @@ var ErrMissing = errors.New("the archive is missing from the object store")
 func (s *Store) Get(ctx context.Context, digest string) (io.ReadCloser, int64, error) {
 	obj, err := s.c.GetObject(ctx, s.bucket, Key(digest), minio.GetObjectOptions{})
 	if err != nil {
-		return nil, 0, fmt.Errorf("object store %s: get %s: %w", s.where, Key(digest), err)
+		return nil, 0, storeErr("object store %s: get %s: %w", s.where, Key(digest), err)
 	}
 	// GetObject is lazy; Stat makes the request, so a missing object is an
 	// error here rather than in the middle of a response.
@@ -164,18 +180,32 @@ func (s *Store) Get(ctx context.Context, digest string) (io.ReadCloser, int64, e
 	if err != nil {
 		_ = obj.Close()
 		if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
-			return nil, 0, fmt.Errorf("object store %s: %s: %w", s.where, Key(digest), ErrMissing)
+			return nil, 0, storeErr("object store %s: %s: %w", s.where, Key(digest), ErrMissing)
 		}
-		return nil, 0, fmt.Errorf("object store %s: get %s: %w", s.where, Key(digest), err)
+		return nil, 0, storeErr("object store %s: get %s: %w", s.where, Key(digest), err)
 	}
-	return obj, info.Size, nil
+	return &reader{obj, s.where}, info.Size, nil
+}
+
+// reader marks the errors of reading an archive as the store's.
+type reader struct {
+	*minio.Object
+	where string
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	n, err := r.Object.Read(p)
+	if err != nil && err != io.EOF {
+		err = storeErr("object store %s: read: %w", r.where, err)
+	}
+	return n, err
 }
 
 // Remove deletes the archive of digest: only for one found altered, so the
 // next request stores it again.
 func (s *Store) Remove(ctx context.Context, digest string) error {
 	if err := s.c.RemoveObject(ctx, s.bucket, Key(digest), minio.RemoveObjectOptions{}); err != nil {
-		return fmt.Errorf("object store %s: remove %s: %w", s.where, Key(digest), err)
+		return storeErr("object store %s: remove %s: %w", s.where, Key(digest), err)
 	}
 	return nil
 }

@@ -2,7 +2,9 @@
 // file {"allow": [RULE…], "block": [RULE…]} whose RULE is "host",
 // "host/owner" or "host/owner/repo". A repository is refused when a block
 // rule matches it, or when the allow list is not empty and no allow rule
-// matches it; block wins. The refusal names the rule, so a user who gets
+// matches it; block wins. Rules are spelled as source keys are (hosts in
+// IDNA's ASCII form), so "bücher.example" blocks what sources call
+// "xn--bcher-kva.example". The refusal names the rule, so a user who gets
 // install.blocked knows what to ask the operator about.
 package policy
 
@@ -15,6 +17,8 @@ import (
 	"os"
 	"strings"
 	"unicode"
+
+	"reasonix.io/plugind/resolver/source"
 )
 
 // Policy is a parsed policy. The zero value allows everything.
@@ -23,10 +27,11 @@ type Policy struct {
 	block []rule
 }
 
-// rule is one RULE, lower-cased and split into its segments.
+// rule is one RULE, split into its segments, each spelled as source keys
+// spell it.
 type rule struct {
 	text string   // as the operator wrote it (for messages)
-	segs []string // host, owner, repo — lower case, 1 to 3 of them
+	segs []string // host (IDNA ASCII), owner, repo — lower case, 1 to 3 of them
 }
 
 // file is the document's shape; unknown members are errors, since a typo in
@@ -77,9 +82,14 @@ func Parse(b []byte) (*Policy, error) {
 	return p, nil
 }
 
-// parseRule checks one RULE: 1 to 3 non-empty segments, a host name first,
-// no scheme, no whitespace; a trailing ".git" on the repository is dropped
-// as sources drop it.
+// parseRule checks one RULE: 1 to 3 segments, a host name first, no
+// scheme, no whitespace. Each segment is spelled as sources spell it, so a
+// rule matches exactly the sources it names: the host through
+// source.NormalizeHost (IDNA: "bücher.example" is the
+// "xn--bcher-kva.example" sources carry), the rest lower-cased and held to
+// the characters a source's path may have — a rule no source could match
+// is refused rather than silently never applying. A trailing ".git" on the
+// repository is dropped as sources drop it.
 func parseRule(s string) (rule, error) {
 	if s == "" {
 		return rule{}, errors.New("empty rule; write host, host/owner or host/owner/repo")
@@ -92,7 +102,7 @@ func parseRule(s string) (rule, error) {
 			return rule{}, fmt.Errorf("rule %q contains whitespace or a control character", s)
 		}
 	}
-	segs := strings.Split(strings.ToLower(s), "/")
+	segs := strings.Split(s, "/")
 	if len(segs) > 3 {
 		return rule{}, fmt.Errorf("rule %q has %d segments; write host, host/owner or host/owner/repo", s, len(segs))
 	}
@@ -101,8 +111,19 @@ func parseRule(s string) (rule, error) {
 			return rule{}, fmt.Errorf("rule %q has an empty, \".\" or \"..\" segment", s)
 		}
 	}
-	if strings.ContainsAny(segs[0], ":@") || !strings.Contains(segs[0], ".") && segs[0] != "localhost" {
+	if strings.ContainsAny(segs[0], ":@") || !strings.Contains(segs[0], ".") {
 		return rule{}, fmt.Errorf("rule %q does not start with a host name (such as github.com)", s)
+	}
+	host, err := source.NormalizeHost(segs[0])
+	if err != nil {
+		return rule{}, fmt.Errorf("rule %q: %w", s, err)
+	}
+	segs[0] = host
+	for i, seg := range segs[1:] {
+		if err := source.CheckSegment(seg); err != nil {
+			return rule{}, fmt.Errorf("rule %q can match no source: its path %w", s, err)
+		}
+		segs[i+1] = strings.ToLower(seg)
 	}
 	if len(segs) == 3 {
 		segs[2] = strings.TrimSuffix(segs[2], ".git")

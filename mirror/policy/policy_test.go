@@ -78,12 +78,38 @@ func TestParseRefusals(t *testing.T) {
 		{`{"block": ["acme/tools"]}`, "host name"},
 		{`{"block": ["github.com/a b"]}`, "whitespace"},
 		{`{"block": ["user@github.com"]}`, "host name"},
+		{`{"block": ["127.0.0.1/x"]}`, "IP address"},
+		{`{"block": ["ex!ample.test"]}`, "not a valid host name"},
+		{`{"block": ["git.example.test/bücher"]}`, "can match no source"},
+		{`{"block": ["github.com/-acme"]}`, "can match no source"},
+		{"{\"block\": [\"git.\xff.example\"]}", "not a valid host name"},
 		{`{"allow": []} {}`, "trailing"},
 		{`[1]`, "not a policy document"},
 	} {
 		_, err := Parse([]byte(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", tc.doc, err, tc.want)
+		}
+	}
+}
+
+// Hosts in rules are spelled as sources spell them (IDNA), so a rule an
+// operator writes in Unicode matches the punycode key of the source, and
+// any spelling of one host is one rule.
+func TestUnicodeHostsMatchTheirPunycode(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{"bücher.example", "BÜCHER.example", "xn--bcher-kva.example", "ｂücher.example"} {
+		p, err := Parse([]byte(`{"block": ["` + rule + `/acme"]}`))
+		if err != nil {
+			t.Fatalf("%s: %v", rule, err)
+		}
+		for _, key := range []string{"xn--bcher-kva.example/acme/tools", "xn--bcher-kva.example/ACME/x"} {
+			if d := p.Check(key); d.Allowed || d.Rule != rule+"/acme" {
+				t.Errorf("rule %q, source %s: %+v, want blocked by the rule", rule, key, d)
+			}
+		}
+		if d := p.Check("bucher.example/acme/tools"); !d.Allowed {
+			t.Errorf("rule %q blocks another host: %+v", rule, d)
 		}
 	}
 }

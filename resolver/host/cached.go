@@ -167,8 +167,8 @@ func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
 		c.remember(ctx, err, "", "")
 		return nil, err
 	}
-	if plugind.CodeOf(err) == plugind.CodeBlocked {
-		return nil, err // refused by a mirror's policy: no stale answer either
+	if Refused(err) {
+		return nil, err // refused by a mirror (its policy, the token): no stale answer either
 	}
 	cached, lerr := c.db.ListRefs(ctx, c.key)
 	if lerr != nil || len(cached) == 0 {
@@ -214,9 +214,9 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	case IsNotFound(err):
 		c.remember(ctx, err, name, "")
 		return Pin{}, err
-	case !hit || plugind.CodeOf(err) == plugind.CodeBlocked:
-		// Refused by a mirror's policy: a cached answer must not paper
-		// over that.
+	case !hit || Refused(err):
+		// Refused by a mirror (its policy, the token): a cached answer
+		// must not paper over that.
 		if errors.Is(err, ErrOffline) {
 			return Pin{}, plugind.Errorf(plugind.CodeOfflineMiss, "offline: %s of %s was never resolved, so it is not in the cache: %w", DescribeRef(name), c.key, ErrOffline)
 		}

@@ -133,7 +133,17 @@ var (
 	ErrPathNotFound   = errors.New("path not found at that commit")
 	ErrOffline        = errors.New("offline")
 	ErrUnsupported    = errors.New("not supported by this host")
+	// ErrRefused: a service refused this client's credentials (the team
+	// mirror its token). Like a policy block it is final: no fallback,
+	// retry or cached answer may stand in for it.
+	ErrRefused = errors.New("credentials refused")
 )
+
+// Refused reports whether err is a refusal that nothing may paper over: a
+// policy block (install.blocked) or refused credentials (ErrRefused).
+func Refused(err error) bool {
+	return plugind.CodeOf(err) == plugind.CodeBlocked || errors.Is(err, ErrRefused)
+}
 
 // IsNotFound reports whether err says something does not exist (and may be
 // remembered as such for a while).
@@ -145,16 +155,20 @@ func IsNotFound(err error) bool {
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
 // over budget, cancelled, provably absent) or a refusal no transport may
-// overrule (a mirror's policy, a snapshot that failed its digest check),
+// overrule (a mirror's policy or token, a snapshot that failed its digest
+// check, an address PublicOnly refused),
 // so trying another transport would give the same answer or must not be
 // tried.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
+	var addr *AddressRefusedError
+	if Refused(err) || errors.As(err, &addr) {
+		return true
+	}
 	switch plugind.CodeOf(err) {
-	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive, plugind.CodeCancelled,
-		plugind.CodeBlocked, plugind.CodeDigestMismatch:
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive, plugind.CodeCancelled, plugind.CodeDigestMismatch:
 		return true
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||

@@ -33,6 +33,13 @@ type NetConfig struct {
 	MaxRetryAfter time.Duration // the longest Retry-After honoured (default 10s)
 	Retries       int           // default 3
 	Log           *slog.Logger  // retries at debug, one warning when all fail
+	// PublicOnly refuses connections to loopback, private, link-local and
+	// other non-public addresses, judged on the address each connection
+	// actually dials, after DNS resolution (see refuseNonPublic). The team
+	// mirror sets it for its upstream dials unless its operator allows
+	// private upstreams. A proxy from the environment is dialed like
+	// anything else: on a private address it needs the operator's leave too.
+	PublicOnly bool
 }
 
 func (c NetConfig) withDefaults() NetConfig {
@@ -55,9 +62,13 @@ func (c NetConfig) withDefaults() NetConfig {
 // header timeouts, so a silent server costs seconds, not an hour.
 func NewTransport(cfg NetConfig) *http.Transport {
 	cfg = cfg.withDefaults()
+	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
+	if cfg.PublicOnly {
+		dialer.Control = refuseNonPublic
+	}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           dialer.DialContext,
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
 		MaxIdleConnsPerHost:   16,
@@ -120,6 +131,10 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *retryablehttp.Clien
 	c.Logger = debugLogger{cfg.Log}
 	c.HTTPClient = NewHTTPClient(rt)
 	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		var refused *AddressRefusedError
+		if errors.As(err, &refused) {
+			return false, err // the same address is refused every time
+		}
 		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 			if wait, ok := retryAfter(resp); ok && wait > maxRetryAfter {
 				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}

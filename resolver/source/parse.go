@@ -2,10 +2,10 @@ package source
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"reasonix.io/plugind"
 )
@@ -74,7 +74,6 @@ var (
 	ownerRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
 	repoRE    = plugind.LazyRegexp(`^[A-Za-z0-9._-]{1,100}$`)
 	segmentRE = plugind.LazyRegexp(`^[A-Za-z0-9._~+-]+$`)
-	labelRE   = plugind.LazyRegexp(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 )
 
 func extOf(p string) string {
@@ -155,15 +154,15 @@ func parseURL(raw string) (Source, error) {
 	if u.RawQuery != "" || u.ForceQuery {
 		return Source{}, invalid(raw, "queries are not allowed")
 	}
-	host := strings.ToLower(u.Hostname())
+	host, err := NormalizeHost(u.Hostname())
+	if err != nil {
+		return Source{}, invalid(raw, "%v", err)
+	}
 	if isGitHubHost(host) {
 		if u.Fragment != "" || strings.Contains(raw, "#") {
 			return Source{}, invalid(raw, "fragments are not allowed in GitHub URLs; name a ref with https://github.com/OWNER/REPO/tree/REF")
 		}
 		return parseGitHubPath(raw, u.EscapedPath())
-	}
-	if err := checkHost(host); err != nil {
-		return Source{}, invalid(raw, "%v", err)
 	}
 	segs, err := pathSegments(raw, u.EscapedPath())
 	if err != nil {
@@ -173,8 +172,8 @@ func parseURL(raw string) (Source, error) {
 		return Source{}, invalid(raw, "a repository on %s is written https://%s/PATH.git (with .git), optionally #REF", host, host)
 	}
 	for _, seg := range segs {
-		if !segmentRE.MatchString(seg) || strings.HasPrefix(seg, "-") {
-			return Source{}, invalid(raw, "path segment %q: use letters, digits and . _ ~ + - (not starting with '-')", seg)
+		if err := CheckSegment(seg); err != nil {
+			return Source{}, invalid(raw, "path %v", err)
 		}
 	}
 	s := Source{Kind: Git, Host: host, RepoPath: strings.Join(segs, "/"), form: formRepo}
@@ -194,30 +193,6 @@ func stripURLError(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// checkHost accepts DNS names of real hosts. IP literals, "localhost" and
-// single-label names are refused: a marketplace entry must not be able to
-// point this machine at its own network.
-func checkHost(host string) error {
-	switch {
-	case host == "":
-		return fmt.Errorf("no host")
-	case net.ParseIP(strings.Trim(host, "[]")) != nil:
-		return fmt.Errorf("host %q is an IP address; name the host", host)
-	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
-		return fmt.Errorf("host %q is this machine", host)
-	case !strings.Contains(host, "."):
-		return fmt.Errorf("host %q is not a fully qualified name", host)
-	case len(host) > 253:
-		return fmt.Errorf("host name is too long")
-	}
-	for _, l := range strings.Split(host, ".") {
-		if !labelRE.MatchString(l) {
-			return fmt.Errorf("host %q is not a valid host name", host)
-		}
-	}
-	return nil
 }
 
 // pathSegments validates an escaped URL path and returns its decoded
@@ -334,7 +309,7 @@ func ParseRepoURL(raw string, shorthand bool) (Source, error) {
 	if parsed.Fragment != "" || strings.Contains(u, "#") {
 		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")
 	}
-	if !isGitHubHost(parsed.Hostname()) {
+	if h, err := NormalizeHost(parsed.Hostname()); err != nil || !isGitHubHost(h) {
 		s, err := parseURLLoose(raw, u)
 		return s, err
 	}
@@ -402,6 +377,10 @@ func CheckRef(ref string) error {
 		return fmt.Errorf("may not end in '/', '.' or '.lock'")
 	case ref == "@":
 		return fmt.Errorf("is not a ref")
+	case !utf8.ValidString(ref):
+		// Git would take the bytes, but a ref goes into URLs, logs and the
+		// team mirror's database, all of which hold text.
+		return fmt.Errorf("is not UTF-8 text")
 	}
 	for _, r := range ref {
 		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) || strings.ContainsRune(`~^:?*[\`, r) {

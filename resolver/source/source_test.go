@@ -30,6 +30,10 @@ func TestParseAccepts(t *testing.T) {
 		{src: "https://git.example.test/team/tools.git", kind: Git, key: "git.example.test/team/tools"},
 		{src: "https://git.example.test/team/tools.git#v1.2", kind: Git, key: "git.example.test/team/tools", ref: "v1.2"},
 		{src: "https://GitLab.Example.test/group/sub/tools.git#release/v2", kind: Git, key: "gitlab.example.test/group/sub/tools", ref: "release/v2", str: "https://gitlab.example.test/group/sub/tools.git#release/v2"},
+		// Hosts are spelled one way, IDNA's: Unicode labels become punycode.
+		{src: "https://Bücher.example/team/tools.git", kind: Git, key: "xn--bcher-kva.example/team/tools", str: "https://xn--bcher-kva.example/team/tools.git"},
+		{src: "https://xn--bcher-kva.example/team/tools.git", kind: Git, key: "xn--bcher-kva.example/team/tools"},
+		{src: "https://ｇｉｔｈｕｂ.com/acme/tools", kind: GitHub, key: "github.com/acme/tools", str: "https://github.com/acme/tools"},
 		{src: "hello@acme-market", kind: MarketEntry, str: "hello@acme-market"},
 		{src: "./examples/hello", kind: LocalDir},
 		{src: "examples", kind: LocalDir},
@@ -111,6 +115,9 @@ func TestParseRejects(t *testing.T) {
 		{"https://127.0.0.1/team/tools.git", "IP address"},
 		{"https://[::1]/team/tools.git", "IP address"},
 		{"https://localhost/team/tools.git", "this machine"},
+		{"https://xn--zz.example/team/tools.git", "not a valid host name"},
+		{"https://a_b.example/team/tools.git", "not a valid host name"},
+		{"https://ex!ample.test/team/tools.git", "not a valid host name"},
 		{"https://intranet/team/tools.git", "fully qualified"},
 		{"http://github.com/acme/tools", "https"},
 		{"file:///etc/passwd", "file://"},
@@ -263,7 +270,7 @@ func TestCheckRef(t *testing.T) {
 			t.Errorf("CheckRef(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "-x", "a..b", "a//b", "a/", "a.", "a.lock", "@", "a@{1}", "a b", "a~1", "a^", "a:b", "a?", "a*", "a[", `a\b`, ".hidden", "x/.y", "a\x7f"} {
+	for _, bad := range []string{"", "-x", "a..b", "a//b", "a/", "a.", "a.lock", "@", "a@{1}", "a b", "a~1", "a^", "a:b", "a?", "a*", "a[", `a\b`, ".hidden", "x/.y", "a\x7f", "a\x00b", "a\xffb", "\xc3"} {
 		if err := CheckRef(bad); err == nil {
 			t.Errorf("CheckRef(%q) accepted", bad)
 		}

@@ -4,8 +4,8 @@
 // digest before it is used. Opener puts it in front of the upstream hosts:
 // whatever the mirror cannot answer (it is down, or fails) goes upstream
 // with a warning, unless REASONIX_MIRROR_ONLY=1; what it answers
-// definitively (not found, install.blocked by its policy, a digest
-// mismatch) is final. The resolver's cache and offline layers wrap this
+// definitively (not found, install.blocked by its policy, a refused token,
+// a digest mismatch) is final. The resolver's cache and offline layers wrap this
 // Repo like any other.
 package mirror
 
@@ -163,6 +163,21 @@ func New(cfg Config) (*Client, error) {
 		// The token goes to the mirror and nowhere else.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
+}
+
+// refused is the error of a 401 or 403 that is not a policy block: the
+// mirror refused this client's token. That is never "the mirror is down":
+// every replica shares the tokens, and going upstream instead would let a
+// revoked client past the mirror's policy. It names the mirror, never the
+// token.
+func (c *Client) refused(base, status string) error {
+	why := "refused the token in " + EnvToken + " (revoked, expired or mistyped)"
+	if c.cfg.Token == "" {
+		why = "needs a token and " + EnvToken + " is not set"
+	}
+	return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused, Msg: fmt.Sprintf(
+		"team mirror %s %s (it answered %s); ask the mirror's operator for a token (reasonix mirror token create). Nothing was fetched from upstream instead: the mirror's policy would be bypassed",
+		base, why, status)}
 }
 
 // Open implements host.Opener: the mirror alone.

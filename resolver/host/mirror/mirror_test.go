@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -359,7 +360,8 @@ func TestErrorsKeepTheirMeaning(t *testing.T) {
 		{"unreachable", 404, plugind.CodeNotFound, "unreachable", host.ErrUnreachable, false},
 		{"blocked", 403, plugind.CodeBlocked, "", nil, false},
 		{"over budget", 422, plugind.CodeBudgetExceeded, "", nil, false},
-		{"bad token", 401, plugind.CodeSourceUnreadable, "", nil, true},
+		{"bad token", 401, plugind.CodeSourceUnreadable, "", host.ErrRefused, false},
+		{"forbidden, not by policy", 403, plugind.CodeSourceUnreadable, "", host.ErrRefused, false},
 		{"upstream down", 502, plugind.CodeSourceUnreadable, "", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -390,6 +392,60 @@ func TestErrorsKeepTheirMeaning(t *testing.T) {
 				t.Fatalf("blocked must name the rule: %v", err)
 			}
 		})
+	}
+}
+
+// A mirror that refuses the token (401, or a 403 that is not a policy
+// block) is never "down": whatever REASONIX_MIRROR_ONLY says, no operation
+// goes upstream, no other replica is asked (they share the tokens), and the
+// error names the mirror and says the token was refused, never quoting it.
+func TestRefusedTokenStops(t *testing.T) {
+	t.Parallel()
+	const token = "rxm_revokedTOKENvalue0123456789"
+	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden} {
+		for _, only := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d only=%v", status, only), func(t *testing.T) {
+				t.Parallel()
+				refusing := func() *fakeMirror {
+					return newFake(t, token, func(w http.ResponseWriter, r *http.Request) {
+						apiErr(w, status, plugind.CodeSourceUnreadable, "", "the mirror refused REASONIX_MIRROR_TOKEN: unknown or revoked")
+					})
+				}
+				first, second := refusing(), refusing()
+				up := &countingUpstream{}
+				op, err := Opener(up, Config{URLs: []string{first.URL, second.URL}, Token: token, Only: only})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, _ := op.Open(ghSource)
+				ctx := context.Background()
+				_, rerr := r.Refs(ctx)
+				_, perr := r.Resolve(ctx, "main", nil)
+				aerr := r.Reachable(ctx, sha1, "")
+				_, ferr := r.Fetch(ctx, sha1, filepath.Join(t.TempDir(), "out"), host.FetchOptions{Verify: true})
+				for i, err := range []error{rerr, perr, aerr, ferr} {
+					if !errors.Is(err, host.ErrRefused) || !host.Fatal(err) {
+						t.Fatalf("operation %d: %v, want a final token refusal", i, err)
+					}
+					msg := err.Error()
+					if !strings.Contains(msg, first.URL) || !strings.Contains(msg, "refused the token in REASONIX_MIRROR_TOKEN") || strings.Contains(msg, token) {
+						t.Fatalf("operation %d: %q should name the mirror and the refusal, never the token", i, msg)
+					}
+				}
+				if n := up.resolves.Load() + up.fetches.Load(); n != 0 {
+					t.Fatalf("%d operations went upstream after the mirror refused the token", n)
+				}
+				if first.hits.Load() != 4 || second.hits.Load() != 0 {
+					t.Fatalf("a refused token is the same on every replica: first %d, second %d requests", first.hits.Load(), second.hits.Load())
+				}
+			})
+		}
+	}
+	// No token at all: said so.
+	m := newFake(t, token, serveTree(makeTree(t, map[string]string{"a": "a"})))
+	r := openRepo(t, Config{URLs: []string{m.URL}})
+	if _, err := r.Resolve(context.Background(), "", nil); !errors.Is(err, host.ErrRefused) || !strings.Contains(err.Error(), "REASONIX_MIRROR_TOKEN is not set") {
+		t.Fatalf("no token: %v", err)
 	}
 }
 

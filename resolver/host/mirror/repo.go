@@ -47,8 +47,8 @@ type apiError struct {
 
 // errorOf rebuilds the host package's typed error from a mirror's error
 // answer, so every layer above treats it as it would upstream's: a
-// not-found is remembered, install.blocked and refused content are final,
-// anything else may fall back to upstream.
+// not-found is remembered, install.blocked, a refused token and refused
+// content are final, anything else may fall back to upstream.
 func (r *Repo) errorOf(resp *http.Response, base string) error {
 	var e apiError
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -70,6 +70,8 @@ func (r *Repo) errorOf(resp *http.Response, base string) error {
 		return &plugind.Error{Code: code, Msg: msg, Err: sentinel(e.Kind)}
 	case resp.StatusCode == http.StatusUnprocessableEntity && (e.Code == plugind.CodeBudgetExceeded || e.Code == plugind.CodeUnsafeArchive):
 		return &plugind.Error{Code: e.Code, Msg: msg}
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return r.c.refused(base, resp.Status)
 	}
 	return &replicaError{status: resp.StatusCode, err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s answered %s: %s", base, resp.Status, msg)}
 }
@@ -97,7 +99,7 @@ func (e *replicaError) Unwrap() error { return e.err }
 func retryable(err error) bool {
 	var re *replicaError
 	if errors.As(err, &re) {
-		// A 4xx other than those rebuilt as typed errors (401: the token)
+		// A 4xx other than those rebuilt as typed errors (a 400: the request)
 		// would be the same on every replica.
 		return re.status == 0 || re.status >= 500 || re.status == http.StatusTooManyRequests
 	}
