@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"reasonix.io/plugind"
 )
 
 // Home is the layout of $REASONIX_HOME (SPEC §4).
@@ -38,3 +40,13 @@ func (h Home) MarketplacesPath() string { return filepath.Join(h.Dir, "marketpla
 
 // PluginRoot is the canonical root of an installed copy.
 func (h Home) PluginRoot(name string) string { return filepath.Join(h.PluginsDir(), name) }
+
+// Secure makes an existing home private to its user (plugind.TightenDir):
+// a home that other users can reach exposes serve.addr, the cache and the
+// registry, and one they can write lets them replace any of it. It is made
+// private rather than only warned about because nothing in it is meant for
+// anyone else, and tightening the folder itself closes everything beneath
+// it at once. It returns a note when it changed the mode.
+func (h Home) Secure() (string, error) {
+	return plugind.TightenDir(h.Dir, "the Reasonix home")
+}

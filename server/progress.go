@@ -28,7 +28,12 @@ const (
 	progressUnused    = 10 * time.Minute // a stream nothing reports to
 	progressHeartbeat = 15 * time.Second // keeps idle proxies and browsers connected
 	progressCoalesce  = 100 * time.Millisecond
-	maxProgressStream = 256
+	// Streams the daemon keeps at once, and of those, streams one client
+	// (the token holder, or one browser session) may have: anyone can
+	// name a new id, so without the second bound one client could take
+	// every stream and leave the others without progress.
+	maxProgressStreams   = 256
+	maxProgressPerClient = 16
 )
 
 var progressIDPattern = plugind.LazyRegexp(`^[A-Za-z0-9_-]{8,64}$`)
@@ -138,32 +143,68 @@ var _ resolver.Progress = (*progressStream)(nil)
 // progressHub holds the streams by (principal, id).
 type progressHub struct {
 	mu      sync.Mutex
-	streams map[string]*progressStream
+	streams map[progressKey]*progressStream
 }
 
-var errTooManyStreams = errors.New("too many progress streams are open; try again shortly")
+type progressKey struct {
+	who principal
+	id  string
+}
+
+// streamLimitError is a refused new stream: the client's own limit
+// (perClient) or the daemon's.
+type streamLimitError struct {
+	perClient bool
+	limit     int
+}
+
+func (e *streamLimitError) Error() string {
+	if e.perClient {
+		return fmt.Sprintf("this client already has %d progress streams under way, the most one client may have: wait for one to finish, or send the request without %s", e.limit, ProgressHeader)
+	}
+	return fmt.Sprintf("the daemon already holds %d progress streams, its limit: try again shortly, or send the request without %s", e.limit, ProgressHeader)
+}
 
 func (h *progressHub) get(who principal, id string) (*progressStream, error) {
-	key := string(who) + "\x00" + id
+	key := progressKey{who, id}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := time.Now()
 	if h.streams == nil {
-		h.streams = map[string]*progressStream{}
+		h.streams = map[progressKey]*progressStream{}
 	}
+	mine := 0
+	var oldestDone progressKey
+	var oldestAt time.Time
 	for k, p := range h.streams {
 		p.mu.Lock()
-		stale := (p.done && now.Sub(p.doneAt) > progressKeep) || (!p.done && now.Sub(p.touched) > progressUnused)
+		done, doneAt, touched := p.done, p.doneAt, p.touched
 		p.mu.Unlock()
-		if stale {
+		if (done && now.Sub(doneAt) > progressKeep) || (!done && now.Sub(touched) > progressUnused) {
 			delete(h.streams, k)
+			continue
+		}
+		if k.who != who {
+			continue
+		}
+		mine++
+		if done && (oldestAt.IsZero() || doneAt.Before(oldestAt)) {
+			oldestDone, oldestAt = k, doneAt
 		}
 	}
 	if p, ok := h.streams[key]; ok {
 		return p, nil
 	}
-	if len(h.streams) >= maxProgressStream {
-		return nil, errTooManyStreams
+	// At a limit, this client's oldest finished stream (kept only for a
+	// late reader) makes room before anything is refused.
+	if mine >= maxProgressPerClient || len(h.streams) >= maxProgressStreams {
+		if oldestAt.IsZero() {
+			if mine >= maxProgressPerClient {
+				return nil, &streamLimitError{perClient: true, limit: maxProgressPerClient}
+			}
+			return nil, &streamLimitError{limit: maxProgressStreams}
+		}
+		delete(h.streams, oldestDone)
 	}
 	p := newProgressStream(now)
 	h.streams[key] = p
@@ -186,8 +227,17 @@ func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id strin
 		return nil, false
 	}
 	p, err := s.progress.get(principalOf(r), id)
+	var limit *streamLimitError
+	if errors.As(err, &limit) {
+		status := http.StatusServiceUnavailable
+		if limit.perClient {
+			status = http.StatusTooManyRequests
+		}
+		writeError(w, status, CodeBusy, "%v", err)
+		return nil, false
+	}
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, CodeBusy, "%v", err)
+		s.fail(w, r, err)
 		return nil, false
 	}
 	return p, true
