@@ -191,7 +191,7 @@
       // not JSON
     }
     if (body && body.errorCode === 'session.replaced') signedOut(errorText({ error: body.error }, ''), true);
-    else if (body && body.errorCode === 'session.signed_out') signedOut(errorText({ error: body.error }, SIGNED_OUT));
+    else if (sentToken && body && body.errorCode === 'session.signed_out') signedOut(errorText({ error: body.error }, SIGNED_OUT));
     else signedOut(SIGNED_OUT);
     return false;
   }
