@@ -83,7 +83,7 @@ func TestBrowserSignIn(t *testing.T) {
 	if got := p.text("#signin-reason"); got != "Signed out — run `reasonix studio` to sign in." {
 		t.Fatalf("without a page token: %q", got)
 	}
-	p.do(chromedp.Evaluate[chromedp.Void](`localStorage.setItem("reasonix.pageToken", ` + jsString(token) + `)`), chromedp.Reload())
+	p.do(chromedp.Evaluate[chromedp.Void](`localStorage.setItem("reasonix.pageToken", `+jsString(token)+`)`), chromedp.Reload())
 	p.visible("#screen-installed")
 
 	// Signing out ends the session; the page says so.
