@@ -19,50 +19,36 @@ const (
 )
 
 // MkdirPrivate creates dir and any missing parents with PrivateDirMode.
-// An existing folder is left as it is (TightenDir is for that).
+// An existing folder is left as it is (Tighten is for that).
 func MkdirPrivate(dir string) error {
 	return os.MkdirAll(dir, PrivateDirMode)
 }
 
-// TightenDir makes an existing folder of this user private: group and
-// other permissions are removed. It returns what it did in one sentence
-// ("" when the folder was already private or does not exist). A folder
-// owned by another user is not changed: the error says so, since such a
-// folder cannot be made safe from here.
-func TightenDir(dir, what string) (string, error) {
-	info, err := os.Stat(dir)
+// Tighten removes group and other permissions from an existing folder or
+// regular file of this user. It reports the mode the path had when it
+// changed it; a missing path, a symlink or a special file is left alone.
+// A path owned by another user is an error, not changed: whoever owns it
+// controls it, and nothing done from here makes that safe.
+func Tighten(path string) (was fs.FileMode, changed bool, err error) {
+	info, err := os.Lstat(path)
 	if os.IsNotExist(err) {
-		return "", nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("check %s %s: %w", what, dir, err)
+		return 0, false, err
 	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("%s %s is not a folder", what, dir)
+	if !info.IsDir() && !info.Mode().IsRegular() {
+		return 0, false, nil
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return "", fmt.Errorf("%s %s belongs to another user (uid %d): whoever owns it can read the daemon's token and change what is installed; use a home of your own (REASONIX_HOME)", what, dir, st.Uid)
+		return 0, false, fmt.Errorf("%s belongs to another user (uid %d), who can read and change it", path, st.Uid)
 	}
 	perm := info.Mode().Perm()
 	if perm&0o077 == 0 {
-		return "", nil
+		return perm, false, nil
 	}
-	tight := perm &^ 0o077
-	if err := os.Chmod(dir, tight); err != nil {
-		return "", fmt.Errorf("%s %s has mode %#o (other users can reach it) and could not be made private: %w", what, dir, perm, err)
+	if err := os.Chmod(path, perm&^0o077); err != nil {
+		return perm, false, fmt.Errorf("%s has mode %#o (other users can reach it) and could not be made private: %w", path, perm, err)
 	}
-	return fmt.Sprintf("%s %s had mode %#o, which let other users reach it; made it %#o", what, dir, perm, tight), nil
-}
-
-// TightenFile removes group and other permissions from an existing file
-// (nothing when it does not exist or is already private).
-func TightenFile(path string) error {
-	info, err := os.Lstat(path)
-	if os.IsNotExist(err) || (err == nil && (!info.Mode().IsRegular() || info.Mode().Perm()&0o077 == 0)) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return os.Chmod(path, info.Mode().Perm()&^0o077)
+	return perm, true, nil
 }

@@ -21,7 +21,7 @@ func makePrivate(abs string) error {
 		}
 	}
 	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
-		if err := plugind.TightenFile(p); err != nil {
+		if _, _, err := plugind.Tighten(p); err != nil {
 			return fmt.Errorf("make %s private to its user: %w", p, err)
 		}
 	}

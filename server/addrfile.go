@@ -12,15 +12,14 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
 )
 
-// AddrFileName is the file in the Reasonix home where a running daemon
-// writes the address it listens on (host:port, one line), so `reasonix
-// studio` finds it without knowing the port it picked.
-const AddrFileName = "serve.addr"
-
-// AddrPath returns the address file of the home dir.
-func AddrPath(homeDir string) string { return filepath.Join(homeDir, AddrFileName) }
+// AddrPath returns the address file of the home dir (installer.Home's
+// AddrPath): a running daemon writes the address it listens on there
+// (host:port, one line), so `reasonix studio` finds it without knowing the
+// port it picked.
+func AddrPath(homeDir string) string { return installer.Home{Dir: homeDir}.AddrPath() }
 
 // WriteAddrFile records addr in path atomically (a reader never sees half
 // a line), private to the user like the rest of the home. The address is

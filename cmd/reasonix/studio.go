@@ -133,7 +133,7 @@ func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.D
 	if err := plugind.MkdirPrivate(home.Dir); err != nil {
 		return nil, "", fmt.Errorf("start the daemon: %w", err)
 	}
-	logPath := filepath.Join(home.Dir, "serve.log")
+	logPath := home.LogPath()
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, plugind.PrivateFileMode)
 	if err != nil {
 		return nil, "", fmt.Errorf("start the daemon: %w", err)
