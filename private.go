@@ -24,12 +24,14 @@ func MkdirPrivate(dir string) error {
 	return os.MkdirAll(dir, PrivateDirMode)
 }
 
-// Tighten removes group and other permissions from an existing folder or
-// regular file of this user. It reports the mode the path had when it
-// changed it; a missing path, a symlink or a special file is left alone.
-// A path owned by another user is an error, not changed: whoever owns it
-// controls it, and nothing done from here makes that safe.
-func Tighten(path string) (was fs.FileMode, changed bool, err error) {
+// Tighten removes group and other permissions from an existing folder
+// (dir) or regular file (!dir) of this user. It reports the mode the path
+// had when it changed it; a missing path, or one of another kind (a
+// symlink, a special file, a file where a folder belongs), is left alone
+// for whatever uses it to report. A path owned by another user is an
+// error, not changed: whoever owns it controls it, and nothing done from
+// here makes that safe.
+func Tighten(path string, dir bool) (was fs.FileMode, changed bool, err error) {
 	info, err := os.Lstat(path)
 	if os.IsNotExist(err) {
 		return 0, false, nil
@@ -37,7 +39,7 @@ func Tighten(path string) (was fs.FileMode, changed bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
-	if !info.IsDir() && !info.Mode().IsRegular() {
+	if (dir && !info.IsDir()) || (!dir && !info.Mode().IsRegular()) {
 		return 0, false, nil
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {

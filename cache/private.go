@@ -21,7 +21,7 @@ func makePrivate(abs string) error {
 		}
 	}
 	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
-		if _, _, err := plugind.Tighten(p); err != nil {
+		if _, _, err := plugind.Tighten(p, false); err != nil {
 			return fmt.Errorf("make %s private to its user: %w", p, err)
 		}
 	}

@@ -64,8 +64,9 @@ func (h Home) Secure() (string, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real // a home that is a link to a folder: the folder
 	}
-	for _, p := range []string{dir, h.CacheDir(), h.StoreDir(), h.PluginsDir(), h.RegistryPath(), h.MarketplacesPath(), h.AddrPath(), h.LogPath(), h.LockPath()} {
-		was, ok, err := plugind.Tighten(p)
+	folders := []string{dir, h.CacheDir(), h.StoreDir(), h.PluginsDir()}
+	for i, p := range append(folders, h.RegistryPath(), h.MarketplacesPath(), h.AddrPath(), h.LogPath(), h.LockPath()) {
+		was, ok, err := plugind.Tighten(p, i < len(folders))
 		if err != nil {
 			return "", fmt.Errorf("the Reasonix home is not private to you: %w", err)
 		}
