@@ -178,10 +178,3 @@ func (p *tab) downloadsTo(dir string) {
 		p.t.Fatalf("set download behaviour: %v", err)
 	}
 }
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
