@@ -34,6 +34,10 @@ const (
 	// every stream and leave the others without progress.
 	maxProgressStreams   = 256
 	maxProgressPerClient = 16
+	// Open GET /events answers one client may hold at once: each holds a
+	// connection for up to progressUnused, and any number could follow
+	// one stream.
+	maxFollowersPerClient = 2 * maxProgressPerClient
 )
 
 var progressIDPattern = plugind.LazyRegexp(`^[A-Za-z0-9_-]{8,64}$`)
@@ -142,8 +146,9 @@ var _ resolver.Progress = (*progressStream)(nil)
 
 // progressHub holds the streams by (principal, id).
 type progressHub struct {
-	mu      sync.Mutex
-	streams map[progressKey]*progressStream
+	mu        sync.Mutex
+	streams   map[progressKey]*progressStream
+	following map[principal]int // open GET /events answers, by client
 }
 
 type progressKey struct {
@@ -155,10 +160,14 @@ type progressKey struct {
 // (perClient) or the daemon's.
 type streamLimitError struct {
 	perClient bool
+	followers bool // open GET /events answers, not streams
 	limit     int
 }
 
 func (e *streamLimitError) Error() string {
+	if e.followers {
+		return fmt.Sprintf("this client already follows %d progress streams at once, the most one client may: close one first", e.limit)
+	}
 	if e.perClient {
 		return fmt.Sprintf("this client already has %d progress streams under way, the most one client may have: wait for one to finish, or send the request without %s", e.limit, ProgressHeader)
 	}
@@ -211,6 +220,27 @@ func (h *progressHub) get(who principal, id string) (*progressStream, error) {
 	return p, nil
 }
 
+// follow counts one more open GET /events answer of who, refusing it past
+// maxFollowersPerClient; release ends it.
+func (h *progressHub) follow(who principal) (release func(), err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.following == nil {
+		h.following = map[principal]int{}
+	}
+	if h.following[who] >= maxFollowersPerClient {
+		return nil, &streamLimitError{perClient: true, followers: true, limit: maxFollowersPerClient}
+	}
+	h.following[who]++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.following[who]--; h.following[who] <= 0 {
+			delete(h.following, who)
+		}
+	}, nil
+}
+
 // progressFor returns the stream r asks to report to, nil when it names
 // none. ok is false when the request was answered (a bad id).
 func (s *Server) progressFor(w http.ResponseWriter, r *http.Request) (p *progressStream, ok bool) {
@@ -227,20 +257,22 @@ func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id strin
 		return nil, false
 	}
 	p, err := s.progress.get(principalOf(r), id)
-	var limit *streamLimitError
-	if errors.As(err, &limit) {
-		status := http.StatusServiceUnavailable
-		if limit.perClient {
-			status = http.StatusTooManyRequests
-		}
-		writeError(w, status, CodeBusy, "%v", err)
-		return nil, false
-	}
 	if err != nil {
-		s.fail(w, r, err)
+		refuseStream(w, err)
 		return nil, false
 	}
 	return p, true
+}
+
+// refuseStream answers a refused stream: 429 at a client's own limit, 503
+// at the daemon's.
+func refuseStream(w http.ResponseWriter, err error) {
+	status := http.StatusServiceUnavailable
+	var limit *streamLimitError
+	if errors.As(err, &limit) && limit.perClient {
+		status = http.StatusTooManyRequests
+	}
+	writeError(w, status, CodeBusy, "%v", err)
 }
 
 // GET /events?progress=ID: the stream as server-sent events. It ends after
@@ -250,6 +282,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	release, err := s.progress.follow(principalOf(r))
+	if err != nil {
+		refuseStream(w, err)
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")

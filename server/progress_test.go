@@ -41,10 +41,11 @@ func (e *env) openStream(t *testing.T, id string, h hdr) reply {
 	return r
 }
 
-// TestProgressCapPerClient: one client cannot take every progress stream.
-// A browser session that opened its share is refused more (429, saying
-// why), while the token holder and another session still get theirs; a
-// finished stream of the client's own makes room.
+// TestProgressCapPerClient: one client cannot take every progress stream,
+// nor hold any number of connections following one. A browser session that
+// opened its share is refused more (429, saying why), while the token
+// holder and another session still get theirs; a finished stream of the
+// client's own makes room.
 func TestProgressCapPerClient(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
@@ -77,6 +78,19 @@ func TestProgressCapPerClient(t *testing.T) {
 	}
 	if r := e.openStream(t, "token-holder-1", nil); r.status != 200 {
 		t.Fatalf("the token holder: %d %s", r.status, r.body)
+	}
+
+	// Following one stream over and over holds a connection each time:
+	// bounded too.
+	for i := 1; i < maxFollowersPerClient; i++ {
+		if r := e.openStream(t, "modest-1", e.page(modest, modestToken)); r.status != 200 {
+			t.Fatalf("follower %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	crowd := e.openStream(t, "modest-1", e.page(modest, modestToken))
+	crowd.wantError(t, http.StatusTooManyRequests, CodeBusy)
+	if !strings.Contains(string(crowd.body), fmt.Sprintf("follows %d progress streams", maxFollowersPerClient)) {
+		t.Fatalf("the refusal does not say why: %s", crowd.body)
 	}
 
 	// A finished stream of its own makes room for a new one.
