@@ -196,14 +196,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 func (st *sessionStore) replace(old *session, now time.Time) {
 	delete(st.sessions, old.key)
 	if len(st.replaced) >= maxReplaced {
-		var oldest [32]byte
-		var at time.Time
-		for k, until := range st.replaced {
-			if at.IsZero() || until.Before(at) {
-				oldest, at = k, until
-			}
-		}
-		delete(st.replaced, oldest)
+		deleteOldest(st.replaced, func(until time.Time) time.Time { return until })
 	}
 	st.replaced[old.page] = now.Add(codeMemory)
 }
@@ -283,25 +276,24 @@ func (st *sessionStore) sweep(now time.Time) {
 }
 
 func (st *sessionStore) forgetOldestCode() {
-	var oldest [32]byte
-	var at time.Time
-	for k, c := range st.codes {
-		if at.IsZero() || c.expires.Before(at) {
-			oldest, at = k, c.expires
-		}
-	}
-	delete(st.codes, oldest)
+	deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
 }
 
 func (st *sessionStore) endOldestSession() {
+	deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
+}
+
+// deleteOldest deletes the entry of m whose time (by at) is earliest:
+// what goes first when a bounded table is full.
+func deleteOldest[V any](m map[[32]byte]V, at func(V) time.Time) {
 	var oldest [32]byte
-	var at time.Time
-	for k, s := range st.sessions {
-		if at.IsZero() || s.lastSeen.Before(at) {
-			oldest, at = k, s.lastSeen
+	var first time.Time
+	for k, v := range m {
+		if t := at(v); first.IsZero() || t.Before(first) {
+			oldest, first = k, t
 		}
 	}
-	delete(st.sessions, oldest)
+	delete(m, oldest)
 }
 
 // cookieName is the session cookie's name for the daemon r reached. Cookies

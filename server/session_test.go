@@ -643,3 +643,63 @@ func TestLoginOnlyAtLoopback(t *testing.T) {
 		t.Fatalf("the code after a refused remote sign-in: %d", resp.StatusCode)
 	}
 }
+
+// TestSessionTablesBounded: what sign-ins make the daemon remember stays
+// bounded, dropping the oldest first: sessions (least recently used) and
+// the page tokens of replaced sessions.
+func TestSessionTablesBounded(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	st := newSessionStore(clock.Now)
+	signIn := func(previous string) (string, string) {
+		t.Helper()
+		code, _, err := st.newCode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookie, token, err := st.redeem(code, previous)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Second)
+		return cookie, token
+	}
+	firstCookie, firstToken := signIn("")
+	keptCookie, keptToken := signIn("")
+	for range maxSessions - 2 {
+		signIn("")
+	}
+	if _, v := st.check(keptCookie, keptToken); v != sessionOK { // used: no longer the oldest
+		t.Fatalf("a session among the first %d: %v", maxSessions, v)
+	}
+	signIn("")
+	if len(st.sessions) != maxSessions {
+		t.Fatalf("%d sessions kept, want %d", len(st.sessions), maxSessions)
+	}
+	if _, v := st.check(firstCookie, firstToken); v != sessionNone {
+		t.Fatalf("the least recently used session was kept: %v", v)
+	}
+	if _, v := st.check(keptCookie, keptToken); v != sessionOK {
+		t.Fatalf("a recently used session was dropped: %v", v)
+	}
+
+	cookie, token := signIn("")
+	for range maxReplaced + 10 {
+		cookie, token = signIn(cookie)
+	}
+	if len(st.replaced) > maxReplaced {
+		t.Fatalf("%d replaced page tokens kept, bound %d", len(st.replaced), maxReplaced)
+	}
+	next, _ := signIn(cookie)
+	if _, v := st.check(next, token); v != sessionReplaced {
+		t.Fatalf("the latest replaced page token: %v", v)
+	}
+	clock.Advance(codeMemory + time.Second)
+	st.mu.Lock()
+	st.sweep(clock.Now())
+	left := len(st.replaced)
+	st.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d replaced page tokens outlived their memory", left)
+	}
+}
