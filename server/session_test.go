@@ -305,6 +305,12 @@ func TestNewerSignIn(t *testing.T) {
 			t.Errorf("%s: %s", c.name, r.body)
 		}
 	}
+	// Neither the cookies nor the page tokens reach the log.
+	for _, secret := range []string{first.Value, second.Value, firstToken, secondToken, otherToken} {
+		if strings.Contains(e.log.String(), secret) {
+			t.Fatal("a session secret reached the log")
+		}
+	}
 }
 
 func TestPageIsPublicAndHoldsNoSecret(t *testing.T) {
