@@ -42,6 +42,9 @@ func lockSchema(ctx context.Context, abs string) (unlock func(), err error) {
 const maxConns = 4
 
 func openReady(ctx context.Context, abs string) (*sql.DB, error) {
+	if err := makePrivate(abs); err != nil {
+		return nil, err
+	}
 	sqldb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
 		return nil, err

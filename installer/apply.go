@@ -171,7 +171,7 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 			return plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
 		}
 	}
-	if err := os.MkdirAll(in.home.PluginsDir(), 0o755); err != nil {
+	if err := plugind.MkdirPrivate(in.home.PluginsDir()); err != nil {
 		return plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
 	}
 	in.sweepOrphans(reg)

@@ -86,6 +86,13 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		}
 	}
 	a := &App{Home: home}
+	// Before anything else reads or writes the home: a loose one is made
+	// private first (or said to be unsafe).
+	if note, err := home.Secure(); err != nil {
+		a.Warnings = append(a.Warnings, err.Error())
+	} else if note != "" {
+		a.Warnings = append(a.Warnings, note)
+	}
 	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})
 	if a.StoreErr != nil {
 		a.Store = nil

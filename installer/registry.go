@@ -109,7 +109,7 @@ func (r *Registry) Save(path string) error {
 		return err
 	}
 	data = append(data, '\n')
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+	if err := renameio.WriteFile(path, data, plugind.PrivateFileMode); err != nil {
 		return plugind.Errorf(plugind.CodePublicationFailed, "publish registry %s: %w", path, err)
 	}
 	return nil

@@ -22,7 +22,7 @@ const healthzPattern = "GET /healthz"
 
 // routes is the route table of SPEC §12. Who may use each route is in
 // routeAccess; a route not listed there takes the bearer token or a
-// browser session (with the CSRF token on mutations).
+// browser session (its cookie and page token, from the daemon's own page).
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(healthzPattern, s.healthz)
@@ -47,6 +47,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /assets/{file}", s.assets)
 	mux.HandleFunc("GET /login", s.login)
 	mux.HandleFunc("POST /auth/code", s.authCode)
+	mux.HandleFunc("POST /auth/proof", s.proof)
 	mux.HandleFunc("GET /session", s.sessionInfo)
 	mux.HandleFunc("POST /logout", s.logout)
 	return mux
@@ -60,6 +61,7 @@ var routeAccess = map[string]access{
 	"GET /assets/{file}": accessPublic,
 	"GET /login":         accessPublic,
 	"POST /auth/code":    accessToken,
+	"POST /auth/proof":   accessPublic,
 	"GET /session":       accessSession,
 	"POST /logout":       accessSession,
 }

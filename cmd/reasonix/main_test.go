@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/internal/headless"
 )
 
 // binPath is the reasonix binary built once for the tests that drive it as
@@ -30,6 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	headless.Stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

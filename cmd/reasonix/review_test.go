@@ -140,7 +140,9 @@ func runReview(t *testing.T, home string, terminal bool, args ...string) result 
 // prints installs exactly the reviewed plan.
 func TestDryRunReviewOnATerminal(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
+	// A home reasonix creates (private from the start): t.TempDir's
+	// folders are 0755, and the first command would say it tightened it.
+	home := filepath.Join(t.TempDir(), "home")
 	// A folder name that needs quoting in a shell.
 	market := copyDir(t, filepath.Join("..", "..", "examples"), filepath.Join(t.TempDir(), "examples(copy)"))
 

@@ -5,19 +5,26 @@
 //    daemon goes into the page as text (el(), textContent), never as HTML,
 //    and control, escape and bidi characters are shown as visible escapes
 //    (visible()), as the terminal does. innerHTML is never used.
-//  - Every request that can change something carries the session's CSRF
-//    token (X-Reasonix-CSRF); the bearer token never reaches this page.
+//  - Every request carries the session's page token (X-Reasonix-Page-Token):
+//    the session cookie alone opens nothing, since a browser also sends it
+//    to other servers on this host. The page token arrives in the sign-in
+//    redirect's fragment and is kept in localStorage, which only this
+//    origin (scheme, host and port) can read, and which every tab of it
+//    shares. The bearer token never reaches this page.
 //  - Install sends exactly the planId on screen.
 'use strict';
 
 (() => {
   const $ = (id) => document.getElementById(id);
 
-  const CSRF_HEADER = 'X-Reasonix-CSRF';
+  const PAGE_TOKEN_HEADER = 'X-Reasonix-Page-Token';
   const PROGRESS_HEADER = 'X-Reasonix-Progress';
+  const SIGNIN_FRAGMENT = '#signin=';
+  const TOKEN_KEY = 'reasonix.pageToken';
+  const SIGNED_OUT = 'Signed out — run `reasonix studio` to sign in.';
 
   const state = {
-    csrf: null,
+    signedIn: false,
     add: {
       source: '',
       full: null, // the whole marketplace's plan (for the checkboxes), or null
@@ -127,29 +134,84 @@
     return fallback;
   }
 
+  // ---- the page token -------------------------------------------------------
+
+  // The page token lives in localStorage (shared by this origin's tabs);
+  // where storage is unavailable, in this tab's memory only.
+  let memoryToken = null;
+
+  function pageToken() {
+    try {
+      return localStorage.getItem(TOKEN_KEY);
+    } catch {
+      return memoryToken;
+    }
+  }
+
+  function setPageToken(t) {
+    memoryToken = t;
+    try {
+      if (t) localStorage.setItem(TOKEN_KEY, t);
+      else localStorage.removeItem(TOKEN_KEY);
+    } catch {
+      // memoryToken holds it.
+    }
+  }
+
+  // takeSignIn moves a page token out of the address bar (#signin=…,
+  // where the sign-in redirect puts it) into storage.
+  function takeSignIn() {
+    if (!location.hash.startsWith(SIGNIN_FRAGMENT)) return;
+    const t = location.hash.slice(SIGNIN_FRAGMENT.length);
+    history.replaceState(null, '', location.pathname + location.search);
+    if (/^[A-Za-z0-9_-]{20,}$/.test(t)) setPageToken(t);
+  }
+
   // ---- the daemon's API ----------------------------------------------------
 
   class Unauthorized extends Error {}
+
+  // send makes one request to the daemon with the page token.
+  function send(path, init) {
+    const headers = Object.assign({}, init.headers);
+    const t = pageToken();
+    if (t) headers[PAGE_TOKEN_HEADER] = t;
+    return fetch(path, Object.assign({}, init, { headers, credentials: 'same-origin', cache: 'no-store', redirect: 'error' }));
+  }
+
+  // authFailed handles a 401: the session is over for this page. A request
+  // that raced a newer sign-in in another tab (the token changed while it
+  // ran) is worth one more try; the caller does that when this says so.
+  async function authFailed(res, sentToken) {
+    if (pageToken() && pageToken() !== sentToken) return true;
+    let body = null;
+    try {
+      body = await res.json();
+    } catch {
+      // not JSON
+    }
+    if (body && body.errorCode === 'session.replaced') signedOut(errorText({ error: body.error }, ''), true);
+    else if (sentToken && body && body.errorCode === 'session.signed_out') signedOut(errorText({ error: body.error }, SIGNED_OUT));
+    else signedOut(SIGNED_OUT);
+    return false;
+  }
 
   // api calls the daemon. It returns {status, body} for every answer and
   // throws only when the daemon is unreachable or the session ended.
   async function api(method, path, body, opts = {}) {
     const headers = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    if (method !== 'GET' && method !== 'HEAD') headers[CSRF_HEADER] = state.csrf || '';
     if (opts.progress) headers[PROGRESS_HEADER] = opts.progress;
     let res;
-    try {
-      res = await fetch(path, {
-        method, headers, credentials: 'same-origin', cache: 'no-store', redirect: 'error',
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (err) {
-      throw new Error('The daemon did not answer (' + err.message + '). Is reasonix serve still running?');
-    }
-    if (res.status === 401) {
-      signedOut('Your session ended: it expired, or the daemon restarted.');
-      throw new Unauthorized('signed out');
+    for (let attempt = 0; ; attempt++) {
+      const sent = pageToken();
+      try {
+        res = await send(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      } catch (err) {
+        throw new Error('The daemon did not answer (' + err.message + '). Is reasonix serve still running?');
+      }
+      if (res.status !== 401) break;
+      if (attempt > 0 || !(await authFailed(res, sent))) throw new Unauthorized('signed out');
     }
     if (opts.raw) return res;
     const text = await res.text();
@@ -172,30 +234,38 @@
 
   // ---- sign-in -------------------------------------------------------------
 
-  function signedOut(reason) {
-    state.csrf = null;
+  // signedOut shows the sign-in screen with reason; replaced offers a
+  // reload (a newer sign-in holds the session now).
+  function signedOut(reason, replaced) {
+    state.signedIn = false;
     $('tabs').hidden = true;
     $('account').hidden = true;
     $('loading').hidden = true;
     for (const s of document.querySelectorAll('.screen')) s.hidden = true;
     $('signin-reason').textContent = visible(reason);
+    $('signin-reload').hidden = !replaced;
     $('screen-signin').hidden = false;
   }
 
   async function boot() {
+    takeSignIn();
+    if (!pageToken()) {
+      signedOut(SIGNED_OUT);
+      return;
+    }
     let res;
     try {
-      res = await fetch('/session', { credentials: 'same-origin', cache: 'no-store' });
+      res = await api('GET', '/session');
     } catch (err) {
-      signedOut('The daemon did not answer (' + err.message + ').');
+      if (!(err instanceof Unauthorized)) signedOut(err.message);
       return;
     }
     if (res.status !== 200) {
-      signedOut(res.status === 401 ? 'This page is not signed in.' : 'The daemon refused the session check (' + res.status + ').');
+      signedOut('The daemon refused the session check: ' + errorText(res.body, 'status ' + res.status));
       return;
     }
-    const s = await res.json();
-    state.csrf = s.csrf;
+    state.signedIn = true;
+    $('screen-signin').hidden = true;
     $('loading').hidden = true;
     $('tabs').hidden = false;
     $('account').hidden = false;
@@ -208,7 +278,15 @@
     } catch (err) {
       // The session is gone either way.
     }
+    setPageToken(null);
     signedOut('You signed out.');
+  }
+
+  // Another tab of this origin signed in or out: follow it.
+  function storageChanged(ev) {
+    if (ev.key !== TOKEN_KEY && ev.key !== null) return;
+    if (!pageToken()) signedOut('You signed out in another tab.');
+    else if (!state.signedIn) boot();
   }
 
   // ---- screens -------------------------------------------------------------
@@ -221,7 +299,7 @@
   };
 
   function route() {
-    if (!state.csrf) return;
+    if (!state.signedIn) return;
     const want = location.hash.replace(/^#/, '');
     const current = Object.hasOwn(SCREENS, want) ? want : 'add';
     for (const [name, s] of Object.entries(SCREENS)) $(s.section).hidden = name !== current;
@@ -277,6 +355,60 @@
     $(box).hidden = true;
   }
 
+  // followEvents reads progress stream id (server-sent events) with fetch,
+  // which, unlike EventSource, sends the page token in a header (a token in
+  // the URL would reach logs and history). onEvent(name, data) hears each
+  // event and returns 'done' to stop. A dropped stream is opened again, a
+  // few times; a refused one is left alone (the request's own answer says
+  // what went wrong). Returns {open, abort}: open resolves once the first
+  // answer started (or failed).
+  function followEvents(id, onEvent) {
+    const ctl = new AbortController();
+    let opened;
+    const open = new Promise((r) => (opened = r));
+    (async () => {
+      for (let attempt = 0; attempt < 5 && !ctl.signal.aborted; attempt++) {
+        let res;
+        try {
+          res = await send('/events?progress=' + encodeURIComponent(id), { signal: ctl.signal });
+        } catch {
+          opened();
+          await sleep(1000);
+          continue;
+        }
+        opened();
+        if (!res.ok || !res.body) return;
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            buf += value;
+            for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+              const block = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              let name = 'message';
+              let data = '';
+              for (const line of block.split('\n')) {
+                if (line.startsWith('event:')) name = line.slice(6).trim();
+                else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
+              }
+              if (data && onEvent(name, data) === 'done') {
+                ctl.abort();
+                return;
+              }
+            }
+          }
+        } catch {
+          // dropped or aborted: the loop decides
+        }
+        await sleep(1000);
+      }
+    })();
+    return { open, abort: () => ctl.abort() };
+  }
+
   // withProgress runs op(progressId) while following its stream. The
   // stream is opened first; one that opens late still gets the latest state.
   // doneLabel names the end by the response's status (default: any other).
@@ -290,29 +422,26 @@
     let last = null;
     let finish;
     const done = new Promise((r) => (finish = r));
-    const es = new EventSource('/events?progress=' + encodeURIComponent(id));
-    const onEvent = (ev) => {
+    const stream = followEvents(id, (name, data) => {
       try {
-        last = JSON.parse(ev.data);
+        last = JSON.parse(data);
       } catch {
-        return;
+        return undefined;
       }
-      if (ev.type === 'done') {
-        es.close();
+      if (name === 'done') {
         finish();
-      } else {
-        showProgress(boxID, label, last);
+        return 'done';
       }
-    };
-    es.addEventListener('progress', onEvent);
-    es.addEventListener('done', onEvent);
-    await Promise.race([new Promise((r) => es.addEventListener('open', r, { once: true })), sleep(500)]);
+      showProgress(boxID, label, last);
+      return undefined;
+    });
+    await Promise.race([stream.open, sleep(500)]);
     const started = performance.now();
     try {
       return await op(id);
     } finally {
       await Promise.race([done, sleep(1500)]);
-      es.close();
+      stream.abort();
       const ms = last && last.elapsedMs ? last.elapsedMs : performance.now() - started;
       const took = ms < 1000 ? Math.max(1, Math.round(ms)) + ' ms' : (ms / 1000).toFixed(1) + ' s';
       const line = last ? progressLine(last) : '';
@@ -1441,7 +1570,12 @@
     $('update-all').addEventListener('click', () => planUpdate('installed', { all: true }, 'all installed plugins'));
     $('reload').addEventListener('click', reloadRuntime);
     $('signout').addEventListener('click', signOut);
-    window.addEventListener('hashchange', route);
+    $('signin-reload').addEventListener('click', () => location.reload());
+    window.addEventListener('hashchange', () => {
+      if (location.hash.startsWith(SIGNIN_FRAGMENT)) boot();
+      else route();
+    });
+    window.addEventListener('storage', storageChanged);
     boot();
   });
 })();

@@ -84,7 +84,7 @@ const (
 // receivePack copies the pack stream into path, failing once more than
 // limit bytes arrive.
 func receivePack(ctx context.Context, r io.Reader, path string, limit int64) (int64, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, plugind.PrivateFileMode)
 	if err != nil {
 		return 0, err
 	}

@@ -220,7 +220,7 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "fetch %s: %q is not a commit id", r.src.Key(), sha)
 	}
 	scratch := dest + ".git"
-	if err := os.Mkdir(scratch, 0o755); err != nil {
+	if err := os.Mkdir(scratch, plugind.PrivateDirMode); err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
