@@ -42,6 +42,12 @@ func TestRepositorySwapIsItsOwnLine(t *testing.T) {
 
 	// The swap.
 	market.Commit("main", entry("evil/q", bad))
+	// What was approved before it is refused, saying where q went.
+	stale := runBinary(t, home, env, "plugin", "update", "q", "--yes", "--plan-id", plain.json(t)["planId"].(string))
+	if stale.code != 1 || stale.json(t)["errorCode"] != "install.approval_denied" ||
+		!strings.Contains(stale.stdout, "q moved to another source (owner changes): github.com/acme/q → github.com/evil/q") {
+		t.Fatalf("the plan approved before the swap: exit %d %s", stale.code, stale.stdout)
+	}
 	dry := runBinary(t, home, env, "plugin", "update", "q", "--dry-run")
 	if dry.code != 0 {
 		t.Fatalf("update --dry-run: exit %d %s %s", dry.code, dry.stdout, dry.stderr)
