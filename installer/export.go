@@ -32,6 +32,9 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	if problem := in.rootProblem(*e); problem != "" {
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "export %s: %s; nothing there is read (run `reasonix plugin doctor %s`)", name, problem, name)
+	}
 	pkg, err := manifest.Load(e.Root, e.loadOptions())
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
