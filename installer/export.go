@@ -104,7 +104,7 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 
 func (in *Installer) exportFile(f plugind.File, strip bool, w io.Writer, info *ExportInfo, env map[string]bool) (int64, error) {
 	if !strip {
-		src, err := os.Open(f.Source)
+		src, err := plugind.OpenRegular(nil, f.Source)
 		if err != nil {
 			return 0, err
 		}
