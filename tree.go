@@ -131,7 +131,7 @@ func ScanTree(root string, budget Budget) (*Tree, error) {
 			}
 			t.add(f)
 		default:
-			return Errorf(CodeUnsafeArchive, "refusing %s: %s is not a regular file or directory", slash, typ.Type())
+			return Errorf(CodeUnsafeArchive, "refusing %s: it is %s, not a regular file or folder", slash, DescribeType(typ))
 		}
 		if err := budget.Check(len(t.Files), t.Bytes); err != nil {
 			return err
@@ -163,16 +163,9 @@ func resolveLink(realRoot, p, slash string) (File, error) {
 		return File{}, Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
 	}
 	if !info.Mode().IsRegular() {
-		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to a %s, only links to regular files are materialized", slash, describeMode(info.Mode()))
+		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to %s, only links to regular files are materialized", slash, DescribeType(info.Mode()))
 	}
 	return File{Path: slash, Source: target, Size: info.Size(), Executable: info.Mode()&0o111 != 0}, nil
-}
-
-func describeMode(m fs.FileMode) string {
-	if m.IsDir() {
-		return "directory"
-	}
-	return m.Type().String()
 }
 
 // Within reports whether target is root or lies below it. Both must be
@@ -198,7 +191,7 @@ func (t *Tree) Hash() (string, error) {
 }
 
 func hashFile(p string) (string, error) {
-	f, err := os.Open(p)
+	f, err := OpenRegular(nil, p)
 	if err != nil {
 		return "", err
 	}

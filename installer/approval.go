@@ -97,9 +97,16 @@ func actionDifferences(old, now []Action) []string {
 	for _, a := range now {
 		seen[a.Name] = true
 		o, ok := byName[a.Name]
+		parts, from, to := []string(nil), "", ""
+		if ok && o.Source != "" && a.Source != "" {
+			parts, from, to = sourceMoves(o.Source, o.Subdir, a.Source, a.Subdir)
+		}
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("%s is new (%s)", a.Name, a.Status))
+		case len(parts) > 0:
+			// A move to another place is said as such, never as a commit.
+			out = append(out, fmt.Sprintf("%s moved to another source (%s changes): %s → %s", a.Name, strings.Join(parts, ", "), from, to))
 		case o.Status != a.Status:
 			out = append(out, fmt.Sprintf("%s was %s and is now %s", a.Name, o.Status, a.Status))
 		case o.Commit != a.Commit:

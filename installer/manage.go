@@ -85,14 +85,19 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 	info := PluginInfo{
 		Entry: e, Inventory: emptyInventory(), Warnings: []string{}, Problems: []string{},
 	}
-	info.Problems = in.checkRoot(e)
-	if pkg, err := manifest.Load(e.Root, e.loadOptions()); err != nil {
-		if len(info.Problems) == 0 {
-			info.Problems = append(info.Problems, "manifest: "+err.Error())
-		}
+	if problem := in.rootProblem(e); problem != "" {
+		// Not the home's folder: nothing in it is read.
+		info.Problems = []string{problem}
 	} else {
-		info.Inventory = inventoryOf(pkg)
-		info.Warnings = append(info.Warnings, pkg.Warnings...)
+		info.Problems = in.checkRoot(e)
+		if pkg, err := manifest.Load(e.Root, e.loadOptions()); err != nil {
+			if len(info.Problems) == 0 {
+				info.Problems = append(info.Problems, "manifest: "+err.Error())
+			}
+		} else {
+			info.Inventory = inventoryOf(pkg)
+			info.Warnings = append(info.Warnings, pkg.Warnings...)
+		}
 	}
 	if len(info.Problems) > 0 {
 		info.Status = "excluded"
@@ -159,7 +164,9 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) 
 }
 
 // Remove uninstalls name: the registry entry goes first (the commit point),
-// then the copied root. A linked plugin's folder is the user's and stays.
+// then the copied root. A linked plugin's folder is the user's and stays;
+// so does a registered root that is not the home's (see rootProblem), with
+// a warning.
 // A plugin another installed plugin needs is refused unless force.
 func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Response, error) {
 	fail := func(err error) (*Response, error) {
@@ -191,8 +198,8 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := reg.Save(in.home.RegistryPath()); err != nil {
 		return fail(err)
 	}
-	if !old.Link {
-		in.discard(old.Root)
+	if w := in.retire(old); w != "" {
+		warnings = append(warnings, w)
 	}
 	// A mutation under the lock, with the registry just written: leftovers
 	// of crashed installs go now (see sweepOrphans).

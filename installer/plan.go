@@ -155,10 +155,34 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
 		}
 	}
+	notePlaceMoves(p.Actions, reg)
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
 	return p, nil
+}
+
+// notePlaceMoves gives every replace that moves the plugin to another
+// place (host, owner, repository or subfolder) the move as its diff, on
+// its own line, and raises its risk by one level, as an update's review
+// does (SPEC §9): re-installing a marketplace whose entry now points at
+// another repository is the same swap as updating from it.
+func notePlaceMoves(actions []Action, reg *Registry) {
+	for i := range actions {
+		a := &actions[i]
+		if a.Action != ActionReplace || !a.applicable() {
+			continue
+		}
+		e, ok := reg.Find(a.Name)
+		if !ok {
+			continue
+		}
+		d := emptyDiff()
+		d.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
+		if d.moves() {
+			a.Diff, a.Risk = d, oneAbove(a.Risk)
+		}
+	}
 }
 
 // planCandidate plans one candidate; pm holds manifests read ahead by

@@ -50,8 +50,8 @@ func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) 
 		return fail(err)
 	}
 	for _, e := range unneeded {
-		if !e.Link {
-			in.discard(e.Root)
+		if w := in.retire(e); w != "" {
+			resp.Warnings = append(resp.Warnings, w)
 		}
 	}
 	in.sweepOrphans(reg)

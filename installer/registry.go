@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -167,9 +168,11 @@ func notInstalled(name string) error {
 	return plugind.Errorf(plugind.CodeNotFound, "plugin %q is not installed", name)
 }
 
+// usesRoot reports whether an entry names root, however it spells it (a
+// hand-edited "plugins/q/" still holds plugins/q: it is not free).
 func (r *Registry) usesRoot(root string) bool {
 	for _, e := range r.Plugins {
-		if e.Root == root {
+		if filepath.Clean(e.Root) == root {
 			return true
 		}
 	}

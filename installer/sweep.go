@@ -44,7 +44,7 @@ func (in *Installer) sweepOrphans(reg *Registry) {
 			continue
 		}
 		in.log.Debug("sweeping a folder the registry does not name", "path", p)
-		in.discard(p)
+		_ = in.discard(p)
 	}
 }
 

@@ -264,9 +264,10 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 			continue
 		}
 		old := in.inspect(e)
-		a.Previous = &Previous{Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
+		a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
 		a.PreviousCommit = e.Commit
 		a.Diff = diffInventories(old.Inventory, a.Inventory)
+		a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
 		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
 		if e.Commit != "" && a.Commit != e.Commit {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", short(e.Commit), short(a.Commit)))

@@ -14,9 +14,17 @@ import (
 )
 
 // Read limits: a package is bounded by its copy budget, but nothing here
-// should read a whole stray file to learn a description.
+// should read a whole stray file to learn a description. Every reader of
+// these documents — install, validate, the mirror — uses the same bounds,
+// so none accepts what another refuses.
 const (
-	maxJSONBytes        = 4 << 20
+	// MaxManifestBytes bounds a manifest or another JSON file of a package.
+	MaxManifestBytes = 4 << 20
+	// MaxMarketplaceBytes bounds a marketplace document; the largest in
+	// the corpus is well under 1 MiB.
+	MaxMarketplaceBytes = 8 << 20
+
+	maxJSONBytes        = MaxManifestBytes
 	maxMarkdownBytes    = 1 << 20
 	maxDiscoveredPerDir = 5000
 )
@@ -115,7 +123,7 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 	found := 0
 	for _, e := range entries {
 		child := path.Join(rel, e.Name())
-		if _, _, err := b.t.resolve(child); errors.Is(err, errEscapes) {
+		if _, _, err := b.t.resolve(child); errors.Is(err, ErrOutside) {
 			b.skip("%s: %s leaves the package root; skipped", rel, child)
 			continue
 		}

@@ -182,7 +182,7 @@ func (b *builder) declaredPath(src, field, p string) (string, string, bool) {
 	switch {
 	case err == nil:
 		return rel, real, true
-	case errors.Is(err, errEscapes):
+	case errors.Is(err, ErrOutside):
 		b.skip("%s: %s path %q leaves the package root; skipped", src, field, p)
 	case errors.Is(err, errMissing):
 		b.skip("%s: %s path %q does not exist; skipped", src, field, p)

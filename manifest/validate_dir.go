@@ -44,7 +44,7 @@ func checkDeclaredPaths(doc *node, root string, r *Report) {
 		case errors.Is(err, errMissing):
 			r.Errorf(at, "path %q does not exist in the plugin folder", truncate(p, 80))
 			return
-		case errors.Is(err, errEscapes):
+		case errors.Is(err, ErrOutside):
 			r.Errorf(at, "path %q leaves the plugin folder (through a symlink or an unsafe form)", truncate(p, 80))
 			return
 		case err != nil:
@@ -118,12 +118,12 @@ func checkContent(root string, r *Report) {
 	}
 	for _, kind := range []string{"skill", "agent", "command"} {
 		for _, rel := range markdownFiles(root, kind) {
-			data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+			data, err := ReadFile(root, rel, maxMarkdownBytes)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
-				r.Errors = append(r.Errors, Finding{File: rel, Message: fmt.Sprintf("cannot read: %v", err)})
+				r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
 				continue
 			}
 			var fr Report
@@ -307,17 +307,12 @@ func yamlKind(v any) string {
 // checkHooksFile checks a hooks file ({"description"?, "hooks": {event:
 // […]}}) as Claude's validator does; an absent file is fine.
 func checkHooksFile(root, rel string, r *Report) {
-	t, err := openTree(root)
-	if err != nil {
+	data, err := ReadFile(root, rel, maxJSONBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return
 	}
-	ok, err := t.regularFile(rel)
-	if err != nil || !ok {
-		return
-	}
-	data, err := t.readFile(rel, maxJSONBytes)
 	if err != nil {
-		r.Errors = append(r.Errors, Finding{File: rel, Message: fmt.Sprintf("cannot read: %v", err)})
+		r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
 		return
 	}
 	var fr Report
@@ -369,22 +364,19 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Errorf("", "%v", err)
 		return r
 	}
-	found := 0
+	checkTree(root, &r)
+	found, unreadable := 0, 0
 	for _, m := range manifestOrder {
-		ok, err := t.regularFile(m.path)
-		if err != nil {
-			r.Errors = append(r.Errors, Finding{File: m.path, Message: err.Error()})
+		data, err := t.readFile(m.path, maxJSONBytes)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if !ok {
+		if err != nil {
+			r.Errors = append(r.Errors, Finding{File: m.path, Message: Unreadable(err)})
+			unreadable++
 			continue
 		}
 		found++
-		data, err := t.readFile(m.path, maxJSONBytes)
-		if err != nil {
-			r.Errors = append(r.Errors, Finding{File: m.path, Message: fmt.Sprintf("cannot read: %v", err)})
-			continue
-		}
 		r.Checked = append(r.Checked, Checked{Kind: "manifest", File: m.path})
 		var mr Report
 		if m.kind == KindClaude {
@@ -394,7 +386,7 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		}
 		r.Merge(mr, "", m.path)
 	}
-	if found == 0 && opts.Implied == "" {
+	if found+unreadable == 0 && opts.Implied == "" {
 		r.Errorf("", "no plugin manifest: expected %s (or %s, %s)", ClaudeManifest, NativeManifest, CodexManifest)
 	}
 	if ok, _ := t.regularFile(ClaudeManifest); ok || found == 0 {
@@ -407,6 +399,17 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 	}
 	reasonixVerdict(root, opts, &r)
 	return r
+}
+
+// checkTree reports what makes the installer refuse the folder as a
+// whole, found the way it finds it (plugind.ScanTree: names and types
+// only, no file read): a symbolic link out of the folder or dangling, a
+// named pipe, a device or socket, a name it refuses, a folder over the
+// budget. Install refuses exactly these, so they are errors here too.
+func checkTree(root string, r *Report) {
+	if _, err := plugind.ScanTree(root, plugind.DefaultBudget); err != nil {
+		r.Errorf("", "install would refuse this folder: %v", err)
+	}
 }
 
 // reasonixVerdict adds, as warnings, what the installer would say about

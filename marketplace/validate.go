@@ -737,9 +737,9 @@ func ValidateLocal(docPath string, opts ValidateOptions) (manifest.Report, []Ref
 		rel = filepath.Base(docPath)
 	}
 	rel = filepath.ToSlash(rel)
-	data, err := readDoc(docPath)
+	data, err := manifest.ReadFile(root, rel, manifest.MaxMarketplaceBytes)
 	if err != nil {
-		r.Errors = append(r.Errors, manifest.Finding{File: rel, Message: err.Error()})
+		r.Errors = append(r.Errors, manifest.Finding{File: rel, Message: "the marketplace " + manifest.Unreadable(err)})
 		return r, nil
 	}
 	r.Checked = append(r.Checked, manifest.Checked{Kind: "marketplace", File: rel})
@@ -759,20 +759,6 @@ func ValidateLocal(docPath string, opts ValidateOptions) (manifest.Report, []Ref
 
 func isCodexPath(docPath string) bool {
 	return strings.HasSuffix(filepath.ToSlash(docPath), manifest.CodexMarketplace)
-}
-
-func readDoc(p string) ([]byte, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the marketplace: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	}
-	if info.Size() > 8<<20 {
-		return nil, fmt.Errorf("%s is larger than %s", p, plugind.HumanBytes(8<<20))
-	}
-	return os.ReadFile(p)
 }
 
 // followLocal checks what a relative entry points at.
@@ -796,12 +782,12 @@ func followLocal(r *manifest.Report, root string, ref Ref, opts ValidateOptions)
 	manifestFile := path.Join(ref.Local, manifest.ClaudeManifest)
 	crossCheckVersion(r, root, ref, manifestFile)
 	if !opts.Deep {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(manifestFile)))
+		data, err := readManifest(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 			return // Claude checks only a manifest that is there
 		case err != nil:
-			r.Errors = append(r.Errors, manifest.Finding{Entry: ref.At, File: manifestFile, Message: fmt.Sprintf("cannot read: %v", err)})
+			r.Errors = append(r.Errors, manifest.Finding{Entry: ref.At, File: manifestFile, Message: manifest.Unreadable(err)})
 			return
 		}
 		r.Checked = append(r.Checked, manifest.Checked{Kind: "manifest", Entry: ref.At, Name: name, File: manifestFile})
@@ -815,6 +801,12 @@ func followLocal(r *manifest.Report, root string, ref Ref, opts ValidateOptions)
 	}
 	r.Checked = append(r.Checked, manifest.Checked{Kind: "plugin", Entry: ref.At, Name: name, File: ref.Local})
 	r.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{Implied: name, ContentAsWarnings: true}), ref.At, ref.Local)
+}
+
+// readManifest reads the .claude-plugin/plugin.json of a relative entry's
+// folder as install reads it: confined to that folder.
+func readManifest(dir string) ([]byte, error) {
+	return manifest.ReadFile(dir, manifest.ClaudeManifest, manifest.MaxManifestBytes)
 }
 
 // within reports whether dir, symlinks resolved, stays inside root.
@@ -839,9 +831,9 @@ func crossCheckVersion(r *manifest.Report, root string, ref Ref, manifestFile st
 	if ref.Version == "" {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(manifestFile)))
+	data, err := readManifest(filepath.Join(root, filepath.FromSlash(ref.Local)))
 	if err != nil {
-		return
+		return // reported where the manifest is checked
 	}
 	var m struct {
 		Version any `json:"version"`

@@ -17,10 +17,6 @@ import (
 	"reasonix.io/plugind/tarball"
 )
 
-// maxMarketplaceDoc bounds a stored marketplace document (the resolver
-// reads no more than this either).
-const maxMarketplaceDoc = 8 << 20
-
 // allowed applies the operator's policy to a repository.
 func (s *Server) allowed(key string) error {
 	d := s.cfg.Policy.Check(key)
@@ -468,7 +464,7 @@ func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files [
 		if f.Path != manifest.ClaudeMarketplace && f.Path != manifest.CodexMarketplace {
 			continue
 		}
-		if f.Size > maxMarketplaceDoc {
+		if f.Size > manifest.MaxMarketplaceBytes {
 			continue
 		}
 		b, err := os.ReadFile(f.Source)

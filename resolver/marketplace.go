@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,10 +20,6 @@ import (
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 )
-
-// maxMarketplaceDoc bounds the bytes read from one marketplace document; the
-// largest in the corpus is well under 1 MiB.
-const maxMarketplaceDoc = 8 << 20
 
 // fetchParallelism sizes a bulk plan's concurrent repository fetches to the
 // work and the machine: fetches wait on the network more than the CPU, so
@@ -473,7 +468,7 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	}
 	if data == nil {
 		var err error
-		data, err = readBounded(filepath.Join(st.dir, filepath.FromSlash(rel)), maxMarketplaceDoc)
+		data, err = manifest.ReadFile(st.dir, rel, manifest.MaxMarketplaceBytes)
 		if err != nil {
 			return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "marketplace %s: %s: %w", st.label(), rel, err)
 		}
@@ -494,22 +489,6 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}
 	return doc, nil
-}
-
-func readBounded(p string, limit int64) ([]byte, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, errors.New("larger than " + plugind.HumanBytes(limit))
-	}
-	return data, nil
 }
 
 func joinSlash(base, p string) string {

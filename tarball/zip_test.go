@@ -41,7 +41,7 @@ func TestZipRefusals(t *testing.T) {
 		{"symlink missing", "", []ent{{name: "link", typ: tar.TypeSymlink, link: "gone"}}, Options{}, []string{"not in the tree"}},
 		{"char device", "", []ent{{name: "tty", typ: tar.TypeChar}}, Options{}, []string{`"tty"`, "character device"}},
 		{"block device", "", []ent{{name: "sda", typ: tar.TypeBlock}}, Options{}, []string{`"sda"`, "device"}},
-		{"fifo", "", []ent{{name: "p", typ: tar.TypeFifo}}, Options{}, []string{`"p"`, "fifo"}},
+		{"fifo", "", []ent{{name: "p", typ: tar.TypeFifo}}, Options{}, []string{`"p"`, "named pipe (FIFO)"}},
 		{"socket", "", []ent{{name: "s", typ: 's'}}, Options{}, []string{`"s"`, "socket"}},
 		{"duplicate", "", []ent{{name: "a", body: "1"}, {name: "a", body: "2"}}, Options{}, []string{"twice"}},
 		{"case fold", "", []ent{{name: "Skill.md", body: "1"}, {name: "skill.MD", body: "2"}}, Options{}, []string{"letter case"}},

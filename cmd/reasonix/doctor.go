@@ -13,8 +13,10 @@ func (m *Main) doctorCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor NAME",
 		Short: "Check that an installed plugin's root, manifest and content are intact",
-		Long: `Doctor checks one installed plugin: its root exists, its manifest reads, and its files still hash
-to the digest that was installed. It exits 1 when anything is wrong and says how to repair it.`,
+		Long: `Doctor checks one installed plugin: its root is its own folder in the home's plugins folder (or,
+for a linked plugin, a folder of yours), it exists, its manifest reads, and its files still hash
+to the digest that was installed. A root the registry was edited to point elsewhere is reported
+and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		Example: `  reasonix plugin doctor hello-claude
   reasonix plugin doctor hello-claude --json`,
 		Args:              cobra.ExactArgs(1),

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,6 +59,18 @@ func (r result) json(t *testing.T) map[string]any {
 // the working folder) use runBinary.
 func run(t *testing.T, home string, env []string, args ...string) result {
 	t.Helper()
+	return runMain(t, home, env, false, args...)
+}
+
+// runOnTerminal is run with stderr taken for a terminal, so dry runs print
+// their review there.
+func runOnTerminal(t *testing.T, home string, env []string, args ...string) result {
+	t.Helper()
+	return runMain(t, home, env, true, args...)
+}
+
+func runMain(t *testing.T, home string, env []string, terminal bool, args ...string) result {
+	t.Helper()
 	vars := map[string]string{}
 	for _, kv := range append(append(os.Environ(), "REASONIX_HOME="+home), env...) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -66,6 +79,9 @@ func run(t *testing.T, home string, env []string, args ...string) result {
 	}
 	var out, errb bytes.Buffer
 	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
+	if terminal {
+		m.terminal = func(io.Writer) bool { return true }
+	}
 	code := m.Run(context.Background(), args)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }

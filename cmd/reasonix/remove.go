@@ -15,7 +15,8 @@ func (m *Main) removeCommand() *cobra.Command {
 		Aliases: []string{"uninstall", "rm"},
 		Short:   "Uninstall a plugin (its copied files are deleted; a linked folder stays)",
 		Long: `Remove uninstalls a plugin: its registry entry goes first, then its copied files. A linked
-plugin's folder is yours and stays.
+plugin's folder is yours and stays. Nothing outside the home's plugins folder is ever deleted: a
+registry entry edited to point elsewhere goes, and the folder it names stays, with a warning.
 
 A plugin that another installed plugin needs (a dependency) is refused, naming who needs it,
 unless --force; those plugins then stay installed without it. Dependencies nothing needs any

@@ -105,6 +105,12 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 				len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
 		}
 		_ = tw.Flush()
+		for _, a := range ready {
+			if a.Diff != nil && !a.Diff.Empty() {
+				// A replace that moves the plugin to another source.
+				writeDiff(w, a, "")
+			}
+		}
 	}
 
 	for _, a := range ready {
@@ -212,10 +218,16 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 			fmt.Fprintf(w, "\n%s%s: what it contributes stays the same\n", safeText(a.Name), version)
 			continue
 		}
-		fmt.Fprintf(w, "\n%s%s changes:\n", safeText(a.Name), version)
-		for _, line := range a.Diff.Summary {
-			fmt.Fprintf(w, "  %s\n", safeLine(line, 0))
-		}
+		writeDiff(w, a, version)
+	}
+}
+
+// writeDiff prints what an action changes, one line each, as its diff
+// says it: a move to another source first, on its own line.
+func writeDiff(w io.Writer, a installer.Action, version string) {
+	fmt.Fprintf(w, "\n%s%s changes:\n", safeText(a.Name), version)
+	for _, line := range a.Diff.Summary {
+		fmt.Fprintf(w, "  %s\n", safeLine(line, 0))
 	}
 }
 

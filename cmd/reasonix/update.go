@@ -26,8 +26,9 @@ follows its recorded source: a commit stays, a branch moves to its head.
 
 Every move shows where it moves from and what it changes — skills, commands, agents, hooks, MCP
 servers, runtime, credential references — and one that adds a hook, an MCP server, a runtime or
-a credential reference is riskier than what is installed. --yes --plan-id ID applies exactly
-the plan that was shown.`,
+a credential reference is riskier than what is installed. A move to another host, owner,
+repository or subfolder is its own line, and raises the risk by one more level: approving it
+trusts someone else's code. --yes --plan-id ID applies exactly the plan that was shown.`,
 		Example: `  reasonix plugin update hello --dry-run
   reasonix plugin update --all --dry-run
   reasonix plugin update --all --marketplace acme --yes --plan-id medium:sha256:…`,

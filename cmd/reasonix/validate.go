@@ -109,6 +109,9 @@ func (m *Main) validate(ctx context.Context, arg string) (*validation, error) {
 		v = validateDir(arg)
 	case statErr == nil && info.Mode().IsRegular() && !strings.EqualFold(filepath.Ext(arg), ".zip"):
 		v, err = validateFile(arg)
+	case statErr == nil && !info.Mode().IsRegular():
+		// A named pipe or a device (or a link to one) is never opened.
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is %s, not a file or folder: not read", arg, plugind.DescribeType(info.Mode()))
 	default:
 		v, err = m.validateSource(ctx, arg, statErr)
 	}
@@ -170,7 +173,7 @@ func validateFile(p string) (*validation, error) {
 		kind = "plugin"
 	default:
 		kind = "plugin"
-		if data, err := os.ReadFile(abs); err == nil {
+		if data, err := manifest.ReadFile(filepath.Dir(abs), base, manifest.MaxMarketplaceBytes); err == nil {
 			var probe struct {
 				Plugins json.RawMessage `json:"plugins"`
 			}
@@ -186,13 +189,20 @@ func validateFile(p string) (*validation, error) {
 		return v, nil
 	}
 	v.Target.Kind = "plugin"
-	data, err := readBounded(abs)
-	if err != nil {
-		return nil, err
-	}
 	root := filepath.Dir(abs)
 	if dir == ".claude-plugin" || dir == ".codex-plugin" {
 		root = filepath.Dir(root)
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return nil, err
+	}
+	// Read as install reads it: confined to the plugin's folder, a regular
+	// file, bounded. A document that cannot be read so is a finding.
+	data, err := manifest.ReadFile(root, filepath.ToSlash(rel), manifest.MaxManifestBytes)
+	if err != nil {
+		v.add(manifest.Report{Errors: []manifest.Finding{{Message: manifest.Unreadable(err)}}})
+		return v, nil
 	}
 	var r manifest.Report
 	r.Checked = append(r.Checked, manifest.Checked{Kind: "manifest", File: base})
@@ -248,17 +258,6 @@ func relativeTo(r manifest.Report, docBase, root, docDir string) manifest.Report
 		}
 	}
 	return r
-}
-
-func readBounded(p string) ([]byte, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > 8<<20 {
-		return nil, fmt.Errorf("%s is larger than %s", p, plugind.HumanBytes(8<<20))
-	}
-	return os.ReadFile(p)
 }
 
 // validateDir checks a folder: a marketplace (Claude's, else Codex's) with

@@ -721,6 +721,8 @@
     const meta = [a.source, a.commit && 'commit ' + short(a.commit), a.manifestKind && a.manifestKind + ' manifest',
       a.compatibility && 'compatibility ' + a.compatibility, a.previousCommit && 'replaces commit ' + short(a.previousCommit)].filter(Boolean);
     if (meta.length) card.append(el('p', { class: 'meta wrap', text: meta.join(' · ') }));
+    const moved = sourceMove(a);
+    if (moved) card.append(moved);
     // Dependencies: what it needs, what needs it, and whether it comes in
     // only because of that.
     const deps = [a.dependency && 'installed as a dependency',
@@ -1175,6 +1177,8 @@
       card.append(el('p', { class: 'move' }, 'Content ', el('code', { class: 'old', text: shortDigest(prev.contentDigest) || 'none' }), ' → ',
         el('code', { class: 'new', text: shortDigest(a.contentDigest) || 'none' })));
     }
+    const moved = sourceMove(a);
+    if (moved) card.append(moved);
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
     if (a.source) card.append(el('p', { class: 'meta wrap', text: a.source }));
     if (prev.risk && RANK[a.risk] > RANK[prev.risk]) {
@@ -1182,8 +1186,10 @@
         'approving it lets ' + a.name + ' do more (' + prev.risk + ' → ' + a.risk + ' risk).'));
     }
     const d = a.diff;
+    // The move to another source has its own line above; the list is what
+    // the plugin contributes.
     const changes = d ? [...(d.added || []).map((c) => changeRow('added', c)), ...(d.removed || []).map((c) => changeRow('removed', c)),
-      ...(d.changed || []).map((c) => changeRow('changed', c))] : [];
+      ...(d.changed || []).filter((c) => c.kind !== 'source').map((c) => changeRow('changed', c))] : [];
     if (changes.length) {
       card.append(el('div', { class: 'diff' }, el('h5', {}, 'What changes'), el('ul', { 'aria-label': 'Changes' }, changes)));
     } else {
@@ -1193,14 +1199,27 @@
     card.append(el('details', { class: 'after' }, el('summary', {}, 'Everything it contributes after the update'), contributions(
       Object.assign({}, a, { warnings: [] }), true, true)));
     // The move is on the card already; the rest are the plugin's warnings.
-    const moved = 'moves from ' + short(from) + ' to ' + short(a.commit);
-    const warnings = (a.warnings || []).filter((w) => w !== moved);
+    const commitMove = 'moves from ' + short(from) + ' to ' + short(a.commit);
+    const warnings = (a.warnings || []).filter((w) => w !== commitMove);
     if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: w }))));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
   }
 
-  const KIND_WORDS = { skill: 'skill', command: 'command', agent: 'agent', hook: 'hook', mcpServer: 'MCP server', runtime: 'runtime', env: 'credential reference' };
+  // sourceMove is the line that says an update or a replace moves a plugin
+  // to another host, owner, repository or subfolder (the daemon's diff has
+  // it as a change of kind "source"): approving it trusts another
+  // publisher, so it stands on its own, never folded into the list.
+  function sourceMove(a) {
+    const c = ((a.diff && a.diff.changed) || []).find((x) => x.kind === 'source');
+    if (!c) return null;
+    const [from, to] = (c.detail || '').split(' → ');
+    return el('p', { class: 'source-move', role: 'note' }, el('strong', {}, 'Moves to another source (' + c.name + ' changes): '),
+      el('code', { class: 'old', text: from || '' }), ' → ', el('code', { class: 'new', text: to || '' }),
+      '. Approving it installs code from a different place than what is installed.');
+  }
+
+  const KIND_WORDS = { source: 'source', skill: 'skill', command: 'command', agent: 'agent', hook: 'hook', mcpServer: 'MCP server', runtime: 'runtime', env: 'credential reference' };
   const NAMED_KINDS = new Set(['skill', 'command', 'agent']); // their detail is a description
 
   function changeRow(how, c) {
