@@ -284,6 +284,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 			Dependencies: a.DependsOn, Dependency: a.Dependency,
+			Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
 		}
 		if old, ok := reg.Find(a.Name); ok {
 			e.Enabled = old.Enabled

@@ -217,7 +217,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		}
 		sort.Strings(names)
 		f, err := dp.in.sources.Resolve(ctx, resolver.Request{
-			Source: site.src, Names: names, KeepMissing: true,
+			Source: site.src, Names: names, KeepMissing: true, Constraints: dp.constraints(wanted),
 			Offline: dp.req.Offline, AllowUnpinned: dp.req.AllowUnpinned, Refresh: dp.req.Refresh,
 		})
 		if err := ctx.Err(); err != nil {
@@ -264,6 +264,40 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		}
 	}
 	return added, nil
+}
+
+// constraints are what the dependents waiting for each name ask of its
+// commit: every range they give (all must hold), and a sha. Dependents
+// that pin another sha than the first are blocked: one plugin cannot be
+// installed at two commits.
+func (dp *depPlanner) constraints(wanted map[string][]int) map[string]resolver.Constraint {
+	out := map[string]resolver.Constraint{}
+	for name, dependents := range wanted {
+		var c resolver.Constraint
+		pinnedBy := ""
+		for _, i := range dependents {
+			for _, d := range dp.p.Actions[i].Dependencies {
+				if d.Name != name {
+					continue
+				}
+				if d.Version != "" && !slices.Contains(c.Ranges, d.Version) {
+					c.Ranges = append(c.Ranges, d.Version)
+				}
+				switch {
+				case d.SHA == "":
+				case c.SHA == "":
+					c.SHA, pinnedBy = d.SHA, dp.p.Actions[i].Name
+				case d.SHA != c.SHA:
+					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, short(d.SHA), pinnedBy, short(c.SHA))
+				}
+			}
+		}
+		if c.SHA != "" || len(c.Ranges) > 0 {
+			sort.Strings(c.Ranges)
+			out[name] = c
+		}
+	}
+	return out
 }
 
 // addWarnings adds warnings the plan does not already carry.

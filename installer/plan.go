@@ -191,6 +191,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
+		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
@@ -222,6 +223,9 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.Dependencies = pkg.Dependencies
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
+	if a.Tag != "" && pkg.Version != "" && pkg.Version != a.ResolvedVersion {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("release tag %s points at a commit whose manifest says version %s; its dependents' ranges are checked against the tag's %s, as Claude Code does", a.Tag, pkg.Version, a.ResolvedVersion))
+	}
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
@@ -482,6 +486,8 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
+		// The release tag a range took it at.
+		Tag string `json:",omitempty"`
 	}
 	body := struct {
 		Source        string
@@ -501,7 +507,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

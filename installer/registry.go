@@ -52,6 +52,11 @@ type Entry struct {
 	// once none does).
 	Dependencies []string `json:"dependencies,omitempty"`
 	Dependency   bool     `json:"dependency,omitempty"`
+	// Tag is the release tag a dependency's range took it at, and
+	// ResolvedVersion that tag's version (Claude Code's resolvedVersion):
+	// dependents' ranges are checked against it.
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what

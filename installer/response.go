@@ -159,6 +159,12 @@ type Action struct {
 	// mirror, or store when it was already there. Not part of the planId:
 	// a cold and a warm plan of the same inputs agree.
 	Transport string `json:"transport,omitempty"`
+	// Tag is the release tag (NAME--vVERSION) a dependency's range
+	// resolved to, Commit the commit it points at, and ResolvedVersion
+	// the tag's version, which its dependents' ranges are checked against
+	// (SPEC §7, as Claude Code does).
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.
@@ -184,6 +190,9 @@ type Action struct {
 	// site is the marketplace its bare-named dependencies are looked up in
 	// (nil when it came from none).
 	site *depSite
+	// tagMiss says why no release tag was taken for a range (the plugin
+	// stays at its marketplace's commit).
+	tagMiss string
 }
 
 // ActionKind is what an action does.

@@ -284,6 +284,7 @@ func keepAction(e Entry, warning string) Action {
 		Commit: e.Commit, ContentDigest: e.ContentDigest, ManifestKind: e.ManifestKind, Version: e.Version,
 		Description: e.Description, Inventory: emptyInventory(), Warnings: []string{},
 		Link: e.Link, Marketplace: e.Marketplace, MarketplaceName: e.MarketplaceName, Root: e.Root,
+		Tag: e.Tag, ResolvedVersion: e.ResolvedVersion,
 	}
 	if warning != "" {
 		a.Warnings = append(a.Warnings, warning)

@@ -107,8 +107,11 @@ type Marketplace struct {
 	// plugins may pull dependencies from (Claude's allowlist; only the
 	// marketplace a plan starts from counts).
 	AllowCrossMarketplaceDependenciesOn []string
-	Entries                             []Entry  // document order
-	Warnings                            []string // unknown fields (by JSON path), mistyped optional fields
+	// Renames is the document's renames map (nil when it has none, or
+	// one that is not a map of names and nulls).
+	Renames  Renames
+	Entries  []Entry  // document order
+	Warnings []string // unknown fields (by JSON path), mistyped optional fields
 }
 
 // Options tune classification.
