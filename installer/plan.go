@@ -486,8 +486,9 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
-		// The release tag a range took it at.
-		Tag string `json:",omitempty"`
+		// The release tag a range took it at, and the plugin it renames.
+		Tag         string `json:",omitempty"`
+		RenamedFrom string `json:",omitempty"`
 	}
 	body := struct {
 		Source        string
@@ -507,7 +508,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

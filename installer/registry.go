@@ -121,6 +121,23 @@ func (r *Registry) Save(path string) error {
 	return nil
 }
 
+// renameDependency makes every plugin that needs from need to instead.
+func (r *Registry) renameDependency(from, to string) {
+	for i := range r.Plugins {
+		deps := r.Plugins[i].Dependencies
+		if slices.Contains(deps, from) {
+			deps = slices.Clone(deps)
+			for j := range deps {
+				if deps[j] == from {
+					deps[j] = to
+				}
+			}
+			slices.Sort(deps)
+			r.Plugins[i].Dependencies = slices.Compact(deps)
+		}
+	}
+}
+
 // Find returns the entry named name.
 func (r *Registry) Find(name string) (*Entry, bool) {
 	for i := range r.Plugins {

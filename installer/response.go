@@ -165,6 +165,10 @@ type Action struct {
 	// (SPEC §7, as Claude Code does).
 	Tag             string `json:"tag,omitempty"`
 	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// RenamedFrom is the installed plugin an update moves to this name:
+	// its marketplace renamed it (SPEC §7). It leaves the registry in the
+	// same write that publishes this one.
+	RenamedFrom string `json:"renamedFrom,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.
@@ -266,6 +270,15 @@ func (a Action) Code() plugind.Code {
 
 // ErrorText is the action's error message, "" when it has none.
 func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
+
+// installedName is the name the installed copy an action replaces is
+// registered under: the old name of a rename, else its own.
+func (a *Action) installedName() string {
+	if a.RenamedFrom != "" {
+		return a.RenamedFrom
+	}
+	return a.Name
+}
 
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }

@@ -25,6 +25,10 @@ import (
 type Constraint struct {
 	Ranges []string
 	SHA    string
+	// KeepPin: when no release tag satisfies the ranges, the entry keeps
+	// its own pin (TagMiss says so) instead of being refused, as Claude
+	// Code's update falls back to the entry and then checks its version.
+	KeepPin bool
 }
 
 // tagSeparator joins a plugin's name and version in its release tags.
@@ -186,7 +190,7 @@ func (s *Sources) pinConstraints(ctx context.Context, req Request, plans []*entr
 			ep.cand.Tag, ep.cand.TagVersion = tag.name, tag.version.String()
 		default:
 			miss := fmt.Sprintf("no release tag %s%s* of %s satisfies %s (tags found: %s)", name, tagSeparator, key, strings.Join(ranges, ", "), describeTags(tags, ignored))
-			if ep.entry.Kind == marketplace.KindRelative {
+			if ep.entry.Kind == marketplace.KindRelative || req.Constraints[name].KeepPin {
 				ep.cand.TagMiss = miss
 			} else {
 				ep.cand.Err = plugind.Errorf(plugind.CodeNotFound, "plugin %q: %s", name, miss)

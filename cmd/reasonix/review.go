@@ -205,7 +205,11 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 		if a.Runtime != nil {
 			risk += " FULL TRUST"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(from)), commitCell(to, a.Tag),
+		name := safeCell(a.Name, 40)
+		if a.RenamedFrom != "" {
+			name += " (was " + safeCell(a.RenamedFrom, 40) + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, dash(safeText(from)), commitCell(to, a.Tag),
 			dash(safeText(risk)), len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
 	}
 	_ = tw.Flush()
