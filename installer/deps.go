@@ -21,8 +21,11 @@ import (
 // depSite is where an action's bare-named dependencies are looked up: the
 // marketplace it came from, at the commit the plan read it.
 type depSite struct {
-	src   source.Source
-	name  string   // its known name ("" when it is not known)
+	src source.Source
+	// market is its source as a plugin's registry entry records it: at its
+	// branch, not the commit read, so update re-reads its head.
+	market string
+	name   string   // its known name ("" when it is not known)
 	doc   string   // the name its document gives itself
 	label string   // for messages
 	allow []string // the plan's root marketplace's allowCrossMarketplaceDependenciesOn
@@ -40,6 +43,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if f.Market == nil {
 		return nil
 	}
+	market := f.Source
 	if src.IsRemote() && f.Commit != "" {
 		src = src.At(f.Commit).WithSubdir(f.Subdir)
 	}
@@ -50,7 +54,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if label == "" {
 		label = f.Source
 	}
-	return &depSite{src: src, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
+	return &depSite{src: src, market: market, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
 }
 
 // depEdge is one resolved dependency of a planned plugin: another action of
@@ -191,7 +195,7 @@ func (dp *depPlanner) knownSite(name string, root *depSite) (*depSite, error) {
 	if k.Subdir != "" {
 		src = src.WithSubdir(k.Subdir)
 	}
-	s := &depSite{src: src, name: name, label: name}
+	s := &depSite{src: src, market: k.Source, name: name, label: name}
 	if root != nil {
 		s.allow = root.allow
 	}
@@ -244,6 +248,9 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		for _, c := range f.Candidates {
 			a := dp.in.planCandidate(ctx, Request{}, c, false, dp.reg, nil)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
+			if site.market != "" {
+				a.Marketplace = site.market
+			}
 			if a.Name == "" {
 				a.Name = c.Name
 			}

@@ -75,13 +75,11 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 			p.Actions = append(p.Actions, keepAction(e, fmt.Sprintf("%s is linked to %s: it always runs that folder's current content, so there is nothing to update", e.Name, e.Source)))
 			continue
 		case e.Marketplace != "":
-			key := e.Marketplace + "\x00" + e.MarketplaceName
+			market, subdir := in.marketAtHead(e)
+			key := market + "\x00" + e.MarketplaceName
 			g, ok := groups[key]
 			if !ok {
-				g = &updateGroup{market: e.Marketplace, name: e.MarketplaceName}
-				if k, err := in.knownMarketplace(e.MarketplaceName); err == nil && k.Source == e.Marketplace {
-					g.subdir = k.Subdir
-				}
+				g = &updateGroup{market: market, subdir: subdir, name: e.MarketplaceName}
 				groups[key] = g
 				order = append(order, g)
 			}
@@ -164,6 +162,31 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
 	return p, nil
+}
+
+// marketAtHead is where an installed plugin's marketplace is re-read: its
+// recorded source, with the folder its known marketplace records beside
+// it. A dependency used to be recorded with the marketplace pinned at the
+// commit its plan read; when the known marketplace of its name is that
+// repository at its branch, that is where update reads it.
+func (in *Installer) marketAtHead(e Entry) (market, subdir string) {
+	k, err := in.knownMarketplace(e.MarketplaceName)
+	if err != nil {
+		return e.Marketplace, ""
+	}
+	if k.Source == e.Marketplace {
+		return k.Source, k.Subdir
+	}
+	rec, err1 := source.Parse(e.Marketplace)
+	known, err2 := source.Parse(k.Source)
+	if err1 != nil || err2 != nil || !rec.IsRemote() || !known.IsRemote() {
+		return e.Marketplace, ""
+	}
+	rec, known = rec.Split(nil), known.Split(nil)
+	if rec.Key() == known.Key() && rec.Subdir == known.Subdir && rec.Pinned() && !known.Pinned() {
+		return k.Source, k.Subdir
+	}
+	return e.Marketplace, ""
 }
 
 // updateTargets are the installed plugins an update request covers.
@@ -366,7 +389,7 @@ func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renam
 	case !ok:
 		return Action{}, false
 	case inst.MarketplaceName != "" && inst.MarketplaceName == e.MarketplaceName:
-		return keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which is installed already from it: %s is a leftover copy and stays until you remove it (reasonix plugin remove %s)", marketLabel(g), e.Name, newName, e.Name, e.Name)), true
+		return keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which is installed already from it: %s is a leftover copy and stays until you remove it (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, e.Name, e.Name)), true
 	}
 	from := inst.MarketplaceName
 	if from == "" {
@@ -376,7 +399,7 @@ func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renam
 	}
 	a := keepAction(e, "")
 	a.Action = ActionSkip
-	a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: remove one of them (reasonix plugin remove %s, or remove %s to keep the old copy); %s stays where it is", marketLabel(g), e.Name, newName, newName, from, newName, e.Name, e.Name))
+	a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
 	return a, true
 }
 
