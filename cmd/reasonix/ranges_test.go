@@ -206,3 +206,40 @@ func TestDependencyRangeOffline(t *testing.T) {
 		t.Fatalf("offline with nothing cached: exit %d %s", cold.code, cold.stdout)
 	}
 }
+
+// TestUpdateKeepsDependenciesWithinTheirDependentsRanges: updating a
+// dependency takes the highest release its installed dependents' ranges
+// allow (1.6.0 for app's ^1.2, not 2.1.0 nor the entry's pin), as Claude
+// Code's update does; when no release tag satisfies them it falls back to
+// the entry's pin only if that version does, and otherwise stays, saying
+// who needs what.
+func TestUpdateKeepsDependenciesWithinTheirDependentsRanges(t *testing.T) {
+	t.Parallel()
+	f := newRangesFixture(t)
+	home, env := t.TempDir(), f.gh.Env()
+	for _, app := range []string{"app", "app-rel"} {
+		if r := runBinary(t, home, env, "plugin", "install", rangesMarket, "--name", app, "--yes"); r.code != 0 {
+			t.Fatalf("install %s: exit %d %s", app, r.code, r.stdout)
+		}
+	}
+	depTree := treeFiles(t, filepath.Join("testdata", "ranges", "dep"))
+	for _, v := range []string{"1.6.0", "2.1.0"} {
+		f.release[v] = f.dep.Commit("main", fill(depTree, "@VERSION@", v))
+		f.dep.Tag("dep--v"+v, f.release[v])
+	}
+	f.market.Commit("main", map[string]string{".claude-plugin/marketplace.json": fill(treeFiles(t, filepath.Join("testdata", "ranges", "market")), "@DEP_HEAD@", f.release["2.1.0"])[".claude-plugin/marketplace.json"]})
+	f.market.DeleteTag("reldep--v1.0.0")
+	f.market.DeleteTag("reldep--v1.1.0")
+
+	r := runBinary(t, home, env, "plugin", "update", "dep", "reldep", "--dry-run")
+	acts := actionsOf(t, r)
+	if dep := acts["dep"]; r.code != 0 || dep["tag"] != "dep--v1.6.0" || dep["commit"] != f.release["1.6.0"] || dep["status"] != "ready" {
+		t.Fatalf("update dep: exit %d %v", r.code, dep)
+	}
+	rel := acts["reldep"]
+	w, _ := rel["warnings"].([]any)
+	want := "reldep stays at " + f.relRelease["1.1.0"][:12] + ": app-rel needs reldep ^1, and the marketplace's pin (reldep at "
+	if rel["action"] != "keep" || len(w) != 1 || !strings.HasPrefix(w[0].(string), want) || !strings.Contains(w[0].(string), "has 2.0.0; no release tag reldep--v* of github.com/acme/ranges satisfies ^1 (tags found: none)") {
+		t.Fatalf("update reldep without a release tag: %v", rel)
+	}
+}

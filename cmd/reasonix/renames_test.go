@@ -220,3 +220,52 @@ func TestDaemonUpdateFollowsRenames(t *testing.T) {
 		t.Errorf("serve exited %d", code)
 	}
 }
+
+// TestRenameCrashAtEveryStep kills the binary at each step of applying a
+// rename: until the registry is written it names old, whose folder is
+// intact; after, it names new, whose folder is; never both, never neither.
+// The next mutation sweeps what the crash left, and a re-run converges.
+func TestRenameCrashAtEveryStep(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{"before-staging", "after-staging", "after-swap", "after-registry"} {
+		t.Run(step, func(t *testing.T) {
+			t.Parallel()
+			f := newRenamesFixture(t)
+			home, env := t.TempDir(), f.gh.Env()
+			f.install(home, "old")
+			f.publish()
+			r := runBinary(t, home, append(env, "REASONIX_TEST_CRASHPOINT="+step), "plugin", "update", "old", "--yes")
+			if r.code != -1 {
+				t.Fatalf("not killed at %s: exit %d %s", step, r.code, r.stdout)
+			}
+			reg := readRegistry(t, home)
+			want := "old"
+			if step == "after-registry" {
+				want = "new"
+			}
+			if len(reg.Plugins) != 1 || reg.Plugins[0].Name != want || reg.Plugins[0].Root != filepath.Join(home, "plugins", want) {
+				t.Fatalf("crash at %s: registry %+v, want only %s", step, reg.Plugins, want)
+			}
+			assertRootDigest(t, reg.Plugins[0].Root, reg.Plugins[0].ContentDigest)
+
+			again := runBinary(t, home, env, "plugin", "update", "old", "--yes")
+			if step == "after-registry" {
+				again = runBinary(t, home, env, "plugin", "update", "new", "--yes")
+			}
+			if again.code != 0 {
+				t.Fatalf("after the crash: exit %d %s", again.code, again.stdout)
+			}
+			if got := strings.Join(registryNames(t, home), " "); got != "new" {
+				t.Fatalf("registry after recovery: %s", got)
+			}
+			ents, _ := os.ReadDir(filepath.Join(home, "plugins"))
+			if len(ents) != 1 || ents[0].Name() != "new" {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Fatalf("plugins/ after recovery holds %v; want only new", names)
+			}
+		})
+	}
+}
