@@ -88,6 +88,23 @@ func TestUpdateFollowsARename(t *testing.T) {
 	}
 	after := f.publish()
 
+	// Reading the marketplace again says what the rename means; what it
+	// offers shows new as old, installed under its old name.
+	mu := runBinary(t, home, env, "marketplace", "update", "renamed")
+	if mu.code != 0 || !strings.Contains(mu.stdout, "it renamed old to new: reasonix plugin update old moves the installed plugin to its new name") {
+		t.Errorf("marketplace update: exit %d %s", mu.code, mu.stdout)
+	}
+	avail := runBinary(t, home, env, "plugin", "list", "--available", "--json")
+	var offered map[string]any
+	for _, p := range avail.json(t)["plugins"].([]any) {
+		if m := p.(map[string]any); m["name"] == "new" {
+			offered = m
+		}
+	}
+	if offered["installed"] != true || offered["installedAs"] != "old" || offered["updateAvailable"] != true {
+		t.Errorf("list --available: new is %v", offered)
+	}
+
 	dry := runBinary(t, home, env, "plugin", "update", "old", "--dry-run")
 	a := actionsOf(t, dry)["new"]
 	if dry.code != 0 || len(actionsOf(t, dry)) != 1 || a["renamedFrom"] != "old" || a["status"] != "ready" || a["commit"] != after ||

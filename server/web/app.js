@@ -1452,7 +1452,8 @@
     let mark;
     if (e.updateAvailable) {
       mark = [el('span', { class: 'badge update', text: 'update available' }), ' ',
-        el('span', { class: 'meta' }, 'installed ', el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
+        el('span', { class: 'meta' }, 'installed ', e.installedAs ? ['as ', el('code', { text: e.installedAs }), ' (renamed) '] : null,
+          el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
     } else if (e.installed) {
       mark = [el('span', { class: 'badge on', text: 'installed' }), e.installedCommit ? [' ', el('span', { class: 'meta' }, 'at ', el('code', { text: short(e.installedCommit) }))] : null];
     } else if (e.status === 'ready') {
