@@ -26,9 +26,9 @@ type depSite struct {
 	// branch, not the commit read, so update re-reads its head.
 	market string
 	name   string   // its known name ("" when it is not known)
-	doc   string   // the name its document gives itself
-	label string   // for messages
-	allow []string // the plan's root marketplace's allowCrossMarketplaceDependenciesOn
+	doc    string   // the name its document gives itself
+	label  string   // for messages
+	allow  []string // the plan's root marketplace's allowCrossMarketplaceDependenciesOn
 }
 
 // owns reports whether a dependency's marketplace qualifier names this

@@ -76,3 +76,21 @@ func TestParseKeepsRenames(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectNamesTheRename: asking for a plugin by a name the marketplace
+// renamed (or removed) says so.
+func TestSelectNamesTheRename(t *testing.T) {
+	t.Parallel()
+	m, err := Parse([]byte(`{"name":"m","owner":{"name":"o"},"plugins":[{"name":"new","source":"./new"}],"renames":{"old":"new","gone":null}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"old":  `no plugin named "old" in marketplace "m", which lists 1 entries (it renamed "old" to "new")`,
+		"gone": `no plugin named "gone" in marketplace "m", which lists 1 entries (its renames map says "gone" was removed)`,
+	} {
+		if _, err := m.Select(name); err == nil || err.Error() != want {
+			t.Errorf("Select(%q) = %v, want %s", name, err, want)
+		}
+	}
+}

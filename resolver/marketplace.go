@@ -93,7 +93,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	f.Warnings = append(f.Warnings, m.Warnings...)
 	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha,
-		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn, Renames: m.Renames, Listed: listedNames(m)}
+		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn, Renames: m.Renames, Listed: m.Listed()}
 	if st.repo != nil {
 		f.Market.Repo = st.repo.Source().Key()
 	}
@@ -171,17 +171,6 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	sort.Strings(f.Snapshots)
 	return f, nil
-}
-
-// listedNames are the names m's entries have.
-func listedNames(m *marketplace.Marketplace) map[string]bool {
-	out := make(map[string]bool, len(m.Entries))
-	for _, e := range m.Entries {
-		if e.Name != "" {
-			out[e.Name] = true
-		}
-	}
-	return out
 }
 
 // followRenames follows m's renames map for each missing name, as Claude
