@@ -65,12 +65,12 @@ type treeWalker struct {
 
 // object finds a resolved object of the pack; plumbing.ErrObjectNotFound
 // when the pack does not hold it (or left it unread for its size).
-func (tw *treeWalker) object(h plumbing.Hash) (*packObject, error) {
-	o, ok := tw.px.byHash[h]
-	if !ok || !o.resolved {
-		return nil, plumbing.ErrObjectNotFound
+func (tw *treeWalker) object(h plumbing.Hash) (int32, *packObject, error) {
+	i, ok := tw.px.find(h)
+	if !ok {
+		return 0, nil, plumbing.ErrObjectNotFound
 	}
-	return o, nil
+	return i, &tw.px.objects[i], nil
 }
 
 // decoder is a commit or a tree.
@@ -80,7 +80,7 @@ type decoder interface {
 
 // decode reads object h, which must be of type typ, into into.
 func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into decoder) error {
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into deco
 	if o.size > maxTreeObject {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size), plugind.HumanBytes(maxTreeObject), typ)
 	}
-	rc, err := tw.px.open(tw.ctx, o)
+	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
 		return err
 	}
@@ -161,11 +161,11 @@ func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
 		// the pack index left out for its size.
 		return tw.w.File(name, exec, -1, eofReader{})
 	}
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	lb := &lazyBlob{tw: tw, o: o}
+	lb := &lazyBlob{tw: tw, i: i}
 	defer lb.close()
 	return tw.w.File(name, exec, o.size, lb)
 }
@@ -175,14 +175,14 @@ type eofReader struct{}
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
 	if o.size > maxLinkTarget {
 		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size)
 	}
-	rc, err := tw.px.open(tw.ctx, o)
+	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
 		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
 	}
@@ -207,15 +207,15 @@ func (tw *treeWalker) missing(name string, err error) error {
 // (outside the kept paths) is never read at all.
 type lazyBlob struct {
 	tw *treeWalker
-	o  *packObject
+	i  int32
 	rc io.ReadCloser
 }
 
 func (l *lazyBlob) Read(p []byte) (int, error) {
 	if l.rc == nil {
-		rc, err := l.tw.px.open(l.tw.ctx, l.o)
+		rc, err := l.tw.px.open(l.tw.ctx, l.i)
 		if err != nil {
-			return 0, fmt.Errorf("open blob %s: %w", l.o.hash, err)
+			return 0, fmt.Errorf("open blob %s: %w", l.tw.px.objects[l.i].hash, err)
 		}
 		l.rc = rc
 	}
