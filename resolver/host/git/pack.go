@@ -79,6 +79,8 @@ type packIndex struct {
 	// Delta children by base, for the resolution only (resolve.go).
 	ofsKids []ofsChild
 	refKids []refChild
+	// peakFrames is the deepest the resolution's stack went.
+	peakFrames int
 
 	checksum   plumbing.Hash
 	smallCache *contentCache
@@ -171,7 +173,7 @@ func indexPack(ctx context.Context, path string, limits packLimits) (*packIndex,
 		f.Close()
 		return nil, err
 	}
-	px := &packIndex{f: f, size: info.Size(), limits: limits, work: workMeter{limits: limits},
+	px := &packIndex{f: f, size: info.Size(), limits: limits, work: limits.meter(),
 		dir: filepath.Dir(path), spillAt: map[int32]spillRegion{}, spillMax: limits.maxObject}
 	if err := px.scan(ctx); err != nil {
 		px.Close()

@@ -41,8 +41,9 @@ const (
 	minPackObjects = 1000
 	// maxHistoryObjects bounds a history fetch (every branch and tag):
 	// commits only where the server filters, which covers all but the
-	// largest repositories, at about 72 bytes of index each (22 MiB).
-	maxHistoryObjects = 300_000
+	// largest repositories, at most 76 bytes of index each (19 MB), within
+	// indexMemory (TestPackObjectRecordSize).
+	maxHistoryObjects = 250_000
 	// workPerBudgetByte sizes the work bound of a content fetch: the
 	// budget's bytes of content, what lies beside them in the same commit
 	// (a 1 GiB asset beside a plugin is read past, inflated all the same)
@@ -110,18 +111,21 @@ func parsePackHeader(h []byte) (uint32, error) {
 }
 
 // workMeter charges the bytes an index inflates and patches against the
-// work bound.
+// work bound of limits.
 type workMeter struct {
-	limits packLimits
-	done   int64
+	limit int64
+	what  string
+	done  int64
 }
+
+func (l packLimits) meter() workMeter { return workMeter{limit: l.work, what: l.what} }
 
 // charge counts n more bytes of work, refusing the pack once the bound is
 // passed.
 func (m *workMeter) charge(n int64) error {
 	m.done += n
-	if m.done > m.limits.work {
-		return plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack takes more than %s of inflating and delta patching to read, the bound of %s", plugind.HumanBytes(m.limits.work), m.limits.what)
+	if m.done > m.limit {
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack takes more than %s of inflating and delta patching to read, the bound of %s", plugind.HumanBytes(m.limit), m.what)
 	}
 	return nil
 }

@@ -118,7 +118,9 @@ func (px *packIndex) pushChildren(stack []frame, i int32) []frame {
 	if f.empty() {
 		return stack
 	}
-	return append(stack, f)
+	stack = append(stack, f)
+	px.peakFrames = max(px.peakFrames, len(stack))
+	return stack
 }
 
 // resolve hashes delta c over its base b; a delta over maxObject, or on a
