@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"reasonix.io/plugind/internal/peakrss"
 )
 
 // binPath is the reasonix binary built once for the tests that drive it as
@@ -17,6 +20,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	peakrss.Serve() // runMeasured's helper: returns unless started as one
 	dir, err := os.MkdirTemp("", "reasonix-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -70,12 +74,30 @@ func run(t *testing.T, home string, env []string, args ...string) result {
 // runBinary executes the built binary with REASONIX_HOME=home.
 func runBinary(t *testing.T, home string, env []string, args ...string) result {
 	t.Helper()
+	return runBinaryWith(t, home, env, args, func(cmd *exec.Cmd) error { return cmd.Run() })
+}
+
+// runMeasured is runBinary that also reports the process's own peak RSS
+// and wall time.
+func runMeasured(t *testing.T, home string, env []string, args ...string) (result, peakrss.Usage, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	var u peakrss.Usage
+	r := runBinaryWith(t, home, env, args, func(cmd *exec.Cmd) (err error) {
+		u, err = peakrss.Run(context.Background(), cmd)
+		return err
+	})
+	return r, u, time.Since(start)
+}
+
+func runBinaryWith(t *testing.T, home string, env, args []string, runCmd func(*exec.Cmd) error) result {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := runCmd(cmd)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode() // -1 when killed by a signal

@@ -85,7 +85,7 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	defer px.Close()
 	deltas := 0
 	for _, o := range px.objects {
-		if o.isDelta() && o.size > smallObject {
+		if o.isDelta() && o.size() > smallObject {
 			deltas++
 		}
 	}
@@ -116,7 +116,7 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	px.spillMax = px.spillUsed
 	tried := false
 	for i, o := range px.objects {
-		if _, spilled := px.spillAt[int32(i)]; o.state == resolved && o.size > smallObject && !spilled {
+		if _, spilled := px.spillAt[int32(i)]; o.state == resolved && o.size() > smallObject && !spilled {
 			if _, err := px.readerAt(ctx, int32(i)); plugind.CodeOf(err) != plugind.CodeBudgetExceeded {
 				t.Errorf("spill past its bound: %v", err)
 			}

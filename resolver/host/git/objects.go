@@ -17,29 +17,20 @@ import (
 // over a random-access base. Every byte inflated or patched is charged to
 // the pack's work bound.
 
-// writeTo writes object i's content to w, which must take all of it (a
-// hasher).
-func (px *packIndex) writeTo(ctx context.Context, i int32, w io.Writer) error {
-	o := &px.objects[i]
-	var n int64
-	if data, ok, err := px.small(ctx, i); err != nil {
+// streamTo streams large object i's content to w, which must take all of
+// it (a hasher).
+func (px *packIndex) streamTo(ctx context.Context, i int32, w io.Writer) error {
+	rc, err := px.stream(ctx, i)
+	if err != nil {
 		return err
-	} else if ok {
-		k, _ := w.Write(data)
-		n = int64(k)
-	} else {
-		rc, err := px.stream(ctx, i)
-		if err != nil {
-			return err
-		}
-		n, err = io.Copy(w, rc)
-		rc.Close()
-		if err != nil {
-			return corruptPack(err)
-		}
 	}
-	if n != o.size {
-		return corruptPack(fmt.Errorf("object at offset %d produced %d bytes, its header says %d", o.offset, n, o.size))
+	defer rc.Close()
+	n, err := io.Copy(w, rc)
+	if err != nil {
+		return corruptPack(err)
+	}
+	if o := &px.objects[i]; n != o.size() {
+		return corruptPack(fmt.Errorf("object at offset %d produced %d bytes, its header says %d", o.offset, n, o.size()))
 	}
 	return nil
 }
@@ -48,10 +39,10 @@ func (px *packIndex) writeTo(ctx context.Context, i int32, w io.Writer) error {
 // the cache, or rebuilt. Rebuilding walks the base pointers up to the
 // nearest object it can start from (one in the cache, a whole object, or a
 // delta on a large base, which streams), then applies the deltas down
-// again, caching each result: a loop, however long the chain. ok is false
-// when the object is large and must stream.
+// again, caching each base on the way: a loop, however long the chain. ok
+// is false when the object is large and must stream.
 func (px *packIndex) small(ctx context.Context, i int32) (data []byte, ok bool, err error) {
-	if px.objects[i].size > smallObject {
+	if px.objects[i].size() > smallObject {
 		return nil, false, nil
 	}
 	if data, ok := px.smallCache.get(i); ok {
@@ -63,7 +54,7 @@ func (px *packIndex) small(ctx context.Context, i int32) (data []byte, ok bool, 
 		if b == noBase || px.objects[b].state != resolved {
 			return nil, false, corruptPack(fmt.Errorf("delta at offset %d has no usable base", px.objects[j].offset))
 		}
-		if px.objects[b].size > smallObject {
+		if px.objects[b].size() > smallObject {
 			break // j streams over its large base
 		}
 		if d, ok := px.smallCache.get(b); ok {
@@ -94,10 +85,12 @@ func (px *packIndex) small(ctx context.Context, i int32) (data []byte, ok bool, 
 		if err != nil {
 			return nil, false, err
 		}
-		if int64(len(out)) != o.size {
-			return nil, false, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, len(out), o.size))
+		if int64(len(out)) != o.size() {
+			return nil, false, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, len(out), o.size()))
 		}
-		px.smallCache.put(j, out)
+		if o.isBase {
+			px.smallCache.put(j, out)
+		}
 		data = out
 	}
 	return data, true, nil
@@ -109,12 +102,15 @@ func (px *packIndex) patch(i int32, base []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := px.work.charge(px.objects[i].size); err != nil {
+	if err := px.work.charge(px.objects[i].size()); err != nil {
 		return nil, err
 	}
 	out, err := packfile.PatchDelta(base, ins)
 	if err != nil {
 		return nil, corruptPack(fmt.Errorf("delta at offset %d: %w", px.objects[i].offset, err))
+	}
+	if o := &px.objects[i]; int64(len(out)) != o.size() {
+		return nil, corruptPack(fmt.Errorf("delta at offset %d made %d bytes, its header says %d", o.offset, len(out), o.size()))
 	}
 	return out, nil
 }
@@ -126,8 +122,8 @@ func (px *packIndex) readStream(ctx context.Context, i int32) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, px.objects[i].size))
-	if _, err := io.Copy(buf, io.LimitReader(rc, px.objects[i].size+1)); err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, px.objects[i].size()))
+	if _, err := io.Copy(buf, io.LimitReader(rc, px.objects[i].size()+1)); err != nil {
 		return nil, corruptPack(err)
 	}
 	return buf.Bytes(), nil
@@ -147,12 +143,12 @@ func (px *packIndex) readRaw(i int32) ([]byte, error) {
 	if err != nil {
 		return nil, corruptPack(err)
 	}
-	limit := o.size
+	limit := o.size()
 	if o.isDelta() {
-		limit = maxInstructions(o.size)
+		limit = maxInstructions(o.size())
 	}
 	if oh.Length > limit {
-		return nil, corruptPack(fmt.Errorf("object at offset %d: %d bytes stored for a %d-byte object", o.offset, oh.Length, o.size))
+		return nil, corruptPack(fmt.Errorf("object at offset %d: %d bytes stored for a %d-byte object", o.offset, oh.Length, o.size()))
 	}
 	if err := px.work.charge(oh.Length); err != nil {
 		return nil, err
@@ -188,7 +184,7 @@ func (px *packIndex) stream(ctx context.Context, i int32) (io.ReadCloser, error)
 	if err != nil {
 		return nil, corruptPack(err)
 	}
-	work := o.size
+	work := o.size()
 	if o.isDelta() {
 		work += oh.Length
 	}
@@ -211,7 +207,7 @@ func (px *packIndex) stream(ctx context.Context, i int32) (io.ReadCloser, error)
 		raw.Close()
 		return nil, err
 	}
-	dr, err := newDeltaReader(ctx, ra, px.objects[o.base].size, raw)
+	dr, err := newDeltaReader(ctx, ra, px.objects[o.base].size(), raw)
 	if err != nil {
 		raw.Close()
 		return nil, corruptPack(fmt.Errorf("delta at offset %d: %w", o.offset, err))
@@ -234,7 +230,7 @@ func (px *packIndex) readerAt(ctx context.Context, i int32) (io.ReaderAt, error)
 		return io.NewSectionReader(px.spill, r.start, r.size), nil
 	}
 	o := &px.objects[i]
-	if px.spillUsed+o.size > px.spillMax {
+	if px.spillUsed+o.size() > px.spillMax {
 		return nil, plugind.Errorf(plugind.CodeBudgetExceeded, "the pack's large delta-compressed objects add up to more than %s", plugind.HumanBytes(px.spillMax))
 	}
 	if px.spill == nil {
@@ -253,12 +249,12 @@ func (px *packIndex) readerAt(ctx context.Context, i int32) (io.ReaderAt, error)
 	}
 	defer rc.Close()
 	w := io.NewOffsetWriter(px.spill, px.spillUsed)
-	n, err := io.Copy(w, io.LimitReader(rc, o.size+1))
+	n, err := io.Copy(w, io.LimitReader(rc, o.size()+1))
 	if err != nil {
 		return nil, err
 	}
-	if n != o.size {
-		return nil, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, n, o.size))
+	if n != o.size() {
+		return nil, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, n, o.size()))
 	}
 	r := spillRegion{start: px.spillUsed, size: n}
 	px.spillAt[i] = r

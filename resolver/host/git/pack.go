@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,15 +39,30 @@ import (
 // stays a few megabytes (see TestPackObjectRecordSize).
 type packObject struct {
 	offset int64
-	size   int64         // inflated size (a delta's target size)
-	hash   plumbing.Hash // once resolved
+	// hash is the object's once resolved (a REF delta's base during the
+	// scan, until the child lists are made).
+	hash plumbing.Hash
+	// length is the inflated size (a delta's target size), clamped to
+	// maxLength: larger objects are over any maxObject, never read.
+	length uint32
 	// base is a delta's base, an index into packIndex.objects: an OFS
 	// delta's from the scan, a REF delta's once resolved; noBase otherwise.
 	base   int32
 	stored plumbing.ObjectType // as stored: a delta type or a base type
 	typ    plumbing.ObjectType // the object's real type, once resolved
 	state  objectState
+	// isBase: some delta resolved on it, so its content is worth keeping
+	// in the cache; a leaf's is read once, by the tree walk.
+	isBase bool
 }
+
+// maxLength is the largest size a record holds; packLimits.maxObject is
+// below it.
+const maxLength = math.MaxUint32
+
+func (o *packObject) size() int64 { return int64(o.length) }
+
+func clampLength(n int64) uint32 { return uint32(min(n, maxLength)) }
 
 // objectState is what the index knows of an object.
 type objectState uint8
@@ -83,6 +99,7 @@ type packIndex struct {
 	peakFrames int
 
 	checksum   plumbing.Hash
+	hasher     objectHasher
 	smallCache *contentCache
 	// TooBig counts objects left unread for their size.
 	TooBig int
@@ -173,7 +190,7 @@ func indexPack(ctx context.Context, path string, limits packLimits) (*packIndex,
 		f.Close()
 		return nil, err
 	}
-	px := &packIndex{f: f, size: info.Size(), limits: limits, work: limits.meter(),
+	px := &packIndex{f: f, size: info.Size(), limits: limits, work: limits.meter(), hasher: newObjectHasher(),
 		dir: filepath.Dir(path), spillAt: map[int32]spillRegion{}, spillMax: limits.maxObject}
 	if err := px.scan(ctx); err != nil {
 		px.Close()
@@ -214,6 +231,7 @@ func (px *packIndex) scan(ctx context.Context) error {
 		return corruptPack(err)
 	}
 	px.objects = make([]packObject, 0, count)
+	var hd deltaHeader // one for every delta: a new one each is garbage
 	for i := int32(0); i < int32(count); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -225,30 +243,28 @@ func (px *packIndex) scan(ctx context.Context) error {
 		if err := px.work.charge(oh.Length); err != nil {
 			return err
 		}
-		o := packObject{offset: oh.Offset, stored: oh.Type, size: oh.Length, base: noBase}
+		o := packObject{offset: oh.Offset, stored: oh.Type, length: clampLength(oh.Length), base: noBase}
 		switch {
 		case o.isDelta():
-			var hd deltaHeader
+			hd.reset()
 			if _, _, err = sc.NextObject(&hd); err != nil {
 				return corruptPack(err)
 			}
 			if !hd.ok() {
 				return corruptPack(errors.New("delta without a size header"))
 			}
-			o.size = int64(hd.target)
+			o.length = clampLength(int64(min(hd.target, math.MaxInt64)))
 			if o.stored == plumbing.REFDeltaObject {
-				px.refKids = append(px.refKids, refChild{base: oh.Reference, child: i})
+				o.hash = oh.Reference
 			} else if b, ok := px.atOffset(oh.OffsetReference, i); ok {
 				o.base = b
-				px.ofsKids = append(px.ofsKids, ofsChild{base: b, child: i})
 			}
 		case oh.Length > px.limits.maxObject:
 			_, _, err = sc.NextObject(io.Discard)
 			o.state, o.typ = tooBig, oh.Type
 		default:
-			h := plumbing.NewHasher(oh.Type, oh.Length)
-			_, _, err = sc.NextObject(h)
-			o.hash, o.typ, o.state = h.Sum(), oh.Type, resolved
+			_, _, err = sc.NextObject(px.hasher.start(oh.Type, oh.Length))
+			o.hash, o.typ, o.state = px.hasher.sum(), oh.Type, resolved
 		}
 		if err != nil {
 			return corruptPack(err)
@@ -286,6 +302,8 @@ type deltaHeader struct {
 	source uint64
 	target uint64
 }
+
+func (d *deltaHeader) reset() { d.n = 0 }
 
 func (d *deltaHeader) Write(p []byte) (int, error) {
 	d.n += copy(d.buf[min(d.n, len(d.buf)):], p)

@@ -367,14 +367,25 @@ func TestHonestPacksIndexAsGitDoes(t *testing.T) {
 // TestPackObjectRecordSize: what each object of a pack costs the index,
 // which the object bound and indexMemory are sized from.
 func TestPackObjectRecordSize(t *testing.T) {
-	if packObjectSize > 48 || ofsChildSize > 8 || refChildSize > 24 {
-		t.Errorf("records of %d, %d and %d bytes; want at most 48, 8 and 24", packObjectSize, ofsChildSize, refChildSize)
+	if packObjectSize > 40 || ofsChildSize > 8 || refChildSize > 24 {
+		t.Errorf("records of %d, %d and %d bytes; want at most 40, 8 and 24", packObjectSize, ofsChildSize, refChildSize)
 	}
 	// At either bound, every object a REF delta: its record, its child
 	// entry, its place in byHash.
 	for _, l := range []packLimits{contentLimits(plugind.DefaultBudget), historyLimits(maxHistoryPack)} {
 		if worst := l.objects * int64(packObjectSize+refChildSize+4); worst > indexMemory-minCacheBytes {
 			t.Errorf("%s: a pack of %d objects holds %d bytes of records, more than indexMemory leaves beside the cache", l.what, l.objects, worst)
+		}
+	}
+}
+
+func TestCompareHashes(t *testing.T) {
+	hashes := []plumbing.Hash{{}, {0xff}, {0: 1, 19: 2}, {0: 1, 19: 1}, {7: 1}, {8: 1}, {15: 0xff}, {16: 1}, {19: 0xff}}
+	for _, a := range hashes {
+		for _, b := range hashes {
+			if got, want := compareHashes(&a, &b), bytes.Compare(a[:], b[:]); got != want {
+				t.Errorf("compareHashes(%s, %s) = %d, want %d", a, b, got, want)
+			}
 		}
 	}
 }

@@ -41,7 +41,7 @@ const (
 	minPackObjects = 1000
 	// maxHistoryObjects bounds a history fetch (every branch and tag):
 	// commits only where the server filters, which covers all but the
-	// largest repositories, at most 76 bytes of index each (19 MB), within
+	// largest repositories, at most 68 bytes of index each (17 MB), within
 	// indexMemory (TestPackObjectRecordSize).
 	maxHistoryObjects = 250_000
 	// workPerBudgetByte sizes the work bound of a content fetch: the
@@ -61,7 +61,7 @@ func contentLimits(b plugind.Budget) packLimits {
 		what:      "a fetch of one commit",
 		bytes:     packLimit(b),
 		objects:   max(objectsPerFile*int64(b.MaxFiles), minPackObjects),
-		maxObject: b.MaxBytes,
+		maxObject: min(b.MaxBytes, maxLength-1),
 		work:      workPerBudgetByte * b.MaxBytes,
 	}
 }

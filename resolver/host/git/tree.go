@@ -87,8 +87,8 @@ func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into deco
 	if o.typ != typ {
 		return fmt.Errorf("object %s is a %s, not a %s", h, o.typ, typ)
 	}
-	if o.size > maxTreeObject {
-		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size), plugind.HumanBytes(maxTreeObject), typ)
+	if o.size() > maxTreeObject {
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size()), plugind.HumanBytes(maxTreeObject), typ)
 	}
 	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
@@ -97,7 +97,7 @@ func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into deco
 	defer rc.Close()
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(typ)
-	if _, err := io.Copy(mo, io.LimitReader(rc, o.size)); err != nil {
+	if _, err := io.Copy(mo, io.LimitReader(rc, o.size())); err != nil {
 		return err
 	}
 	return into.Decode(mo)
@@ -167,7 +167,7 @@ func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
 	}
 	lb := &lazyBlob{tw: tw, i: i}
 	defer lb.close()
-	return tw.w.File(name, exec, o.size, lb)
+	return tw.w.File(name, exec, o.size(), lb)
 }
 
 type eofReader struct{}
@@ -179,8 +179,8 @@ func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	if o.size > maxLinkTarget {
-		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size)
+	if o.size() > maxLinkTarget {
+		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size())
 	}
 	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
