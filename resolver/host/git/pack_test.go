@@ -389,3 +389,26 @@ func TestCompareHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockReader: reads at any offset and length, across blocks, at the
+// end and past it, give the file's bytes, whichever blocks are kept.
+func TestBlockReader(t *testing.T) {
+	data := make([]byte, 5*blockSize+123)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	br := newBlockReader(bytes.NewReader(data), int64(len(data)))
+	for _, c := range []struct{ off, n int }{
+		{0, 10}, {blockSize - 5, 10}, {3 * blockSize, 2*blockSize + 123}, {100, 4 * blockSize}, {len(data) - 1, 1}, {0, len(data)}, {5, 0},
+	} {
+		got := make([]byte, c.n)
+		n, err := br.ReadAt(got, int64(c.off))
+		if n != c.n || err != nil || !bytes.Equal(got, data[c.off:c.off+c.n]) {
+			t.Errorf("ReadAt(%d bytes at %d) = %d, %v", c.n, c.off, n, err)
+		}
+	}
+	got := make([]byte, 10)
+	if n, err := br.ReadAt(got, int64(len(data)-4)); n != 4 || err != io.EOF || !bytes.Equal(got[:4], data[len(data)-4:]) {
+		t.Errorf("read past the end: %d, %v", n, err)
+	}
+}

@@ -78,7 +78,7 @@ type walk struct {
 // first. A small delta is patched in memory from its base's content; only
 // a delta on a large base streams.
 func (px *packIndex) resolveDeltas(ctx context.Context) error {
-	px.sc = packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
+	px.sc = packfile.NewScanner(io.NewSectionReader(newBlockReader(px.f, px.size), 0, px.size))
 	px.listChildren()
 	px.smallCache = newContentCache(px.cacheBytes())
 	var w walk
@@ -149,10 +149,13 @@ func (px *packIndex) listChildren() {
 			px.ofsKids = append(px.ofsKids, ofsChild{base: o.base, child: int32(i)})
 		}
 	}
-	// Listed in pack order: sorted by base, each base's children stay in
-	// that order.
-	slices.SortStableFunc(px.ofsKids, func(a, b ofsChild) int { return cmp.Compare(a.base, b.base) })
-	slices.SortStableFunc(px.refKids, func(a, b refChild) int { return compareHashes(&a.base, &b.base) })
+	// By base, and each base's children in pack order.
+	slices.SortFunc(px.ofsKids, func(a, b ofsChild) int {
+		return cmp.Or(cmp.Compare(a.base, b.base), cmp.Compare(a.child, b.child))
+	})
+	slices.SortFunc(px.refKids, func(a, b refChild) int {
+		return cmp.Or(compareHashes(&a.base, &b.base), cmp.Compare(a.child, b.child))
+	})
 }
 
 // children returns a frame for object i when it has children to resolve:
