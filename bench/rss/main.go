@@ -130,7 +130,7 @@ func bench(bin string, runs int, only string) error {
 		{name: "300 MiB marketplace: 3 kinds of entry", source: "git:github.com/rss/market300", want: "ok"},
 	}
 	cases = append(cases, craftedCases(fake)...)
-	fmt.Printf("%-44s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
+	fmt.Printf("%-44s %-8s %-26s %8s %8s %10s %s\n", "case", "via", "outcome", "wall", "cpu", "peak RSS", "")
 	failed := false
 	for _, c := range cases {
 		if !strings.Contains(c.name, only) {
@@ -158,7 +158,7 @@ func bench(bin string, runs int, only string) error {
 			if worst.outcome != c.want || worst.rssKiB > limitMiB<<10 || (c.maxWall > 0 && worst.wall > c.maxWall) {
 				verdict, failed = "FAIL", true
 			}
-			fmt.Printf("%-44s %-8s %-26s %8s %7.1f MiB %s\n", c.name, via, worst.outcome, worst.wall.Round(time.Millisecond), float64(worst.rssKiB)/1024, verdict)
+			fmt.Printf("%-44s %-8s %-26s %8s %8s %7.1f MiB %s\n", c.name, via, worst.outcome, worst.wall.Round(time.Millisecond), worst.cpu.Round(time.Millisecond), float64(worst.rssKiB)/1024, verdict)
 		}
 	}
 	if failed {
@@ -168,9 +168,9 @@ func bench(bin string, runs int, only string) error {
 }
 
 type result struct {
-	outcome string
-	wall    time.Duration
-	rssKiB  int64
+	outcome   string
+	wall, cpu time.Duration // cpu: the reasonix process's, whatever else runs
+	rssKiB    int64
 }
 
 // runCase plans then installs c.source in a fresh home, returning the
@@ -192,7 +192,7 @@ func runCase(bin string, fake *fakegithub.Server, work string, c benchCase, via 
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	usage, _ := peakrss.Run(context.Background(), cmd) // the outcome is in the JSON
-	res := result{wall: time.Since(start), rssKiB: usage.PeakRSS >> 10}
+	res := result{wall: time.Since(start), cpu: usage.CPU, rssKiB: usage.PeakRSS >> 10}
 	out := []byte(stdout.String())
 	var resp struct {
 		OK        bool   `json:"ok"`

@@ -17,6 +17,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // writePack builds objects into a pack file and returns its path.
@@ -221,7 +222,7 @@ func (endless) Read(p []byte) (int, error) { return len(p), nil }
 func TestPackWorkBound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	limits := packLimits{what: "this test", bytes: 64 << 20, objects: 1000, maxObject: 1 << 20, work: 8 << 20}
+	limits := packLimits{what: "this test", bytes: 64 << 20, objects: 1000, maxObject: 1 << 20, work: 8 << 20, workWhy: "set by the test"}
 
 	_, err := indexPack(ctx, writePack(t, []fakegithub.PackObject{{Type: "blob", Data: make([]byte, 16<<20)}}), limits)
 	if plugind.CodeOf(err) != plugind.CodeBudgetExceeded || !strings.Contains(err.Error(), "more than 8.0 MiB (8388608 bytes) of inflating and delta patching") {
@@ -410,5 +411,50 @@ func TestBlockReader(t *testing.T) {
 	got := make([]byte, 10)
 	if n, err := br.ReadAt(got, int64(len(data)-4)); n != 4 || err != io.EOF || !bytes.Equal(got[:4], data[len(data)-4:]) {
 		t.Errorf("read past the end: %d, %v", n, err)
+	}
+}
+
+// TestTreeWalkWithinTheWorkBound: reading the tree after indexing is
+// charged to the same work bound, and going past it is over budget
+// whatever is being read (the commit, a tree, a file, a link), not an
+// unreadable source.
+func TestTreeWalkWithinTheWorkBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	gitRun := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	gitRun("init", "-q")
+	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "sub", "a.txt"), bytes.Repeat([]byte("a"), 4096), 0o644))
+	must(t, os.Symlink("sub/a.txt", filepath.Join(dir, "link")))
+	gitRun("add", "-A")
+	gitRun("commit", "-qm", "c")
+	head := plumbing.NewHash(gitRun("rev-parse", "HEAD"))
+	cmd := exec.Command("git", "pack-objects", "--stdout", "--revs")
+	cmd.Dir, cmd.Stdin = dir, strings.NewReader("HEAD\n")
+	pack, err := cmd.Output()
+	must(t, err)
+	path := filepath.Join(t.TempDir(), "incoming.pack")
+	must(t, os.WriteFile(path, pack, 0o644))
+
+	ctx := context.Background()
+	for _, left := range []int64{0, 200, 4000} { // runs out at the commit, a tree, the blob
+		px, err := indexPack(ctx, path, contentLimits(plugind.DefaultBudget))
+		must(t, err)
+		px.work.limit = px.work.done + left
+		_, err = writeCommitTree(ctx, px, head, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{}, plugind.DefaultBudget)
+		px.Close()
+		if plugind.CodeOf(err) != plugind.CodeBudgetExceeded || !strings.Contains(err.Error(), "inflating and delta patching") {
+			t.Errorf("%d bytes of work left: %v, want %s", left, err, plugind.CodeBudgetExceeded)
+		}
 	}
 }

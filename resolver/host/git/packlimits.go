@@ -26,8 +26,10 @@ type packLimits struct {
 	// them) are read past, never hashed (no budget could take them).
 	maxObject int64
 	// work bounds the bytes inflated and produced by delta patching while
-	// the pack is indexed and read, recomputations included.
-	work int64
+	// the pack is indexed and read, recomputations included; workWhy says
+	// where the number comes from.
+	work    int64
+	workWhy string
 }
 
 const (
@@ -63,6 +65,7 @@ func contentLimits(b plugind.Budget) packLimits {
 		objects:   max(objectsPerFile*int64(b.MaxFiles), minPackObjects),
 		maxObject: min(b.MaxBytes, maxLength-1),
 		work:      workPerBudgetByte * b.MaxBytes,
+		workWhy:   fmt.Sprintf("%d times the size budget", workPerBudgetByte),
 	}
 }
 
@@ -84,6 +87,7 @@ func historyLimits(bytes int64) packLimits {
 		objects:   maxHistoryObjects,
 		maxObject: smallObject,
 		work:      maxHistoryWork,
+		workWhy:   fmt.Sprintf("%d times the history pack bound", maxHistoryWork/maxHistoryPack),
 	}
 }
 
@@ -113,19 +117,19 @@ func parsePackHeader(h []byte) (uint32, error) {
 // workMeter charges the bytes an index inflates and patches against the
 // work bound of limits.
 type workMeter struct {
-	limit int64
-	what  string
-	done  int64
+	limit     int64
+	what, why string
+	done      int64
 }
 
-func (l packLimits) meter() workMeter { return workMeter{limit: l.work, what: l.what} }
+func (l packLimits) meter() workMeter { return workMeter{limit: l.work, what: l.what, why: l.workWhy} }
 
 // charge counts n more bytes of work, refusing the pack once the bound is
 // passed.
 func (m *workMeter) charge(n int64) error {
 	m.done += n
 	if m.done > m.limit {
-		return plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack takes more than %s of inflating and delta patching to read, the bound of %s", plugind.HumanBytes(m.limit), m.what)
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack takes more than %s of inflating and delta patching to read, the bound of %s (%s)", plugind.HumanBytes(m.limit), m.what, m.why)
 	}
 	return nil
 }

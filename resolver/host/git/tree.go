@@ -35,11 +35,11 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	tw := &treeWalker{ctx: ctx, px: px, include: host.IncludeFunc(opts.Paths)}
 	var c object.Commit
 	if err := tw.decode(commit, plumbing.CommitObject, &c); err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read commit %s: %w", commit, err)
+		return nil, unreadable(err, "read commit %s", commit)
 	}
 	tree, err := tw.tree(c.TreeHash)
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read the tree of %s: %w", commit, err)
+		return nil, unreadable(err, "read the tree of %s", commit)
 	}
 	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
 	if err != nil {
@@ -184,12 +184,12 @@ func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
 	}
 	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
-		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
+		return unreadable(err, "read link %q", name)
 	}
 	defer rc.Close()
 	target, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget))
 	if err != nil {
-		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
+		return unreadable(err, "read link %q", name)
 	}
 	return tw.w.Symlink(name, string(target))
 }
@@ -200,7 +200,16 @@ func (tw *treeWalker) missing(name string, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) && tw.px.TooBig > 0 {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: its content is larger than the size budget (%d objects in the pack were too large to read)", name, tw.px.TooBig)
 	}
-	return plugind.Errorf(plugind.CodeSourceUnreadable, "entry %q (%s): %w", name, path.Base(name), err)
+	return unreadable(err, "entry %q (%s)", name, path.Base(name))
+}
+
+// unreadable says what could not be read, as unreadable source, unless the
+// error already says why with a code of its own (a budget, a corrupt pack).
+func unreadable(err error, format string, args ...any) error {
+	if plugind.CodeOf(err) != "" {
+		return fmt.Errorf(format+": %w", append(args, err)...)
+	}
+	return plugind.Errorf(plugind.CodeSourceUnreadable, format+": %w", append(args, err)...)
 }
 
 // lazyBlob opens the blob on first read, so a blob the Writer leaves out
