@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,32 +100,46 @@ func blobID(data []byte) plumbing.Hash { return plumbing.ComputeHash(plumbing.Bl
 
 // TestReversedDeltaChainIndexesLinearly: a chain of REF deltas stored last
 // first (issue 21: 40,000 of them took 17-35 s, one delta a pass) indexes
-// in one walk, to the ids git finds, with a stack of one frame.
+// in one walk, to the ids git finds, with a stack of one frame, in time
+// linear in its length: four times the deltas take about four times as
+// long, where pass after pass took sixteen (measured in one run, the best
+// of a few, so the machine's speed and load cancel out).
 func TestReversedDeltaChainIndexesLinearly(t *testing.T) {
 	t.Parallel()
-	const n = 40_000
-	path := writePack(t, fakegithub.ReversedDeltaChain(n))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	start := time.Now()
+	index := func(n int) (time.Duration, string) {
+		t.Helper()
+		path := writePack(t, fakegithub.ReversedDeltaChain(n))
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			px, err := indexPack(ctx, path, contentLimits(plugind.DefaultBudget))
+			best = min(best, time.Since(start))
+			must(t, err)
+			if px.peakFrames > 1 {
+				t.Errorf("a chain of %d took %d frames, want 1", n, px.peakFrames)
+			}
+			px.Close()
+		}
+		return best, path
+	}
+	const n = 40_000
+	short, _ := index(n / 4)
+	long, path := index(n)
+	if ratio := float64(long) / float64(short); ratio > 8 {
+		t.Errorf("%d reversed deltas took %s, %d took %s: %.1f times as long for 4 times the deltas", n/4, short, n, long, ratio)
+	}
+	t.Logf("reversed deltas indexed: %d in %s, %d in %s", n/4, short.Round(time.Millisecond), n, long.Round(time.Millisecond))
+
 	px, err := indexPack(ctx, path, contentLimits(plugind.DefaultBudget))
-	elapsed := time.Since(start)
 	must(t, err)
 	defer px.Close()
-	// Seconds where it took minutes of passes; generous for a shared
-	// machine and the race detector.
-	if elapsed > 10*time.Second {
-		t.Errorf("indexing %d reversed deltas took %s", n, elapsed)
-	}
-	if px.peakFrames > 1 {
-		t.Errorf("a chain took %d frames, want 1", px.peakFrames)
-	}
 	sameIDs(t, resolvedIDs(px), gitIndexIDs(t, path))
 	last := fakegithub.ReversedDeltaChainContent(n)
 	if got := readObject(t, ctx, px, blobID(last)); !bytes.Equal(got, last) {
 		t.Errorf("the last delta reads %q, want %q", got, last)
 	}
-	t.Logf("%d reversed deltas indexed in %s", n, elapsed.Round(time.Millisecond))
 }
 
 // TestEvictedBasesRebuiltIteratively: with nothing cached, reading the end
