@@ -6,9 +6,9 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 )
 
-// craftedMaxWall is issue 21's bound on a crafted pack: indexed or refused
+// craftedMaxCPU is issue 21's bound on a crafted pack: indexed or refused
 // within it.
-const craftedMaxWall = 2 * time.Second
+const craftedMaxCPU = 2 * time.Second
 
 // craftedCases are packs a hostile git host would answer a fetch with
 // (issue 21), each beside a small plugin at the repository's root and each
@@ -27,7 +27,7 @@ func craftedCases(fake *fakegithub.Server) []benchCase {
 	crafted := func(name, want string, extra func() []fakegithub.PackObject) benchCase {
 		return benchCase{
 			name: "crafted: " + name, source: "git:github.com/rss/" + fakeName(name), want: want,
-			gitOnly: true, maxWall: craftedMaxWall,
+			gitOnly: true, maxCPU: craftedMaxCPU,
 			prepare: func() {
 				repo := fake.CreateRepo("rss", fakeName(name))
 				repo.ServeCraftedPack(repo.Commit("main", plugin), extra())
