@@ -120,9 +120,9 @@ const (
 	// smallObject is the largest object kept whole in memory while deltas
 	// are resolved.
 	smallObject = 256 << 10
-	// indexMemory bounds what an index holds in memory: its records and
-	// child lists first, the cache of small objects' content in the rest,
-	// within [minCacheBytes, smallCacheBytes].
+	// indexMemory bounds what an index holds in memory: its records, child
+	// lists and frames (maxFrameBytes) first, the cache of small bases'
+	// content in the rest, within [minCacheBytes, smallCacheBytes].
 	indexMemory     = 24 << 20
 	smallCacheBytes = 16 << 20
 	minCacheBytes   = 4 << 20
