@@ -23,6 +23,18 @@ type Budget struct {
 // DefaultBudget is the 256 MiB / 20,000 file budget of SPEC §8.
 var DefaultBudget = Budget{MaxBytes: 256 << 20, MaxFiles: 20000}
 
+// OrDefault fills each limit left unset (zero or negative) from
+// DefaultBudget.
+func (b Budget) OrDefault() Budget {
+	if b.MaxBytes <= 0 {
+		b.MaxBytes = DefaultBudget.MaxBytes
+	}
+	if b.MaxFiles <= 0 {
+		b.MaxFiles = DefaultBudget.MaxFiles
+	}
+	return b
+}
+
 // Check reports the first budget that files or bytes exceed, saying by
 // how much.
 func (b Budget) Check(files int, bytes int64) error {

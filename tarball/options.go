@@ -80,16 +80,7 @@ const (
 	maxLinkHops = 64
 )
 
-func (o Options) budget() plugind.Budget {
-	b := o.Budget
-	if b.MaxBytes <= 0 {
-		b.MaxBytes = plugind.DefaultBudget.MaxBytes
-	}
-	if b.MaxFiles <= 0 {
-		b.MaxFiles = plugind.DefaultBudget.MaxFiles
-	}
-	return b
-}
+func (o Options) budget() plugind.Budget { return o.Budget.OrDefault() }
 
 // expectedCommit validates ExpectCommit and returns it in lower case.
 func (o Options) expectedCommit() (string, error) {

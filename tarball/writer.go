@@ -116,11 +116,16 @@ func unsafeEntry(name, format string, args ...any) error {
 }
 
 // corrupt reports damaged input: "archive truncated or corrupt: <where>:
-// <cause>".
+// <cause>"; a cause with a code of its own keeps it.
 func corrupt(cause error, format string, args ...any) error {
 	where := ""
 	if format != "" {
 		where = fmt.Sprintf(format, args...) + ": "
+	}
+	if plugind.CodeOf(cause) != "" {
+		// The reader already said what went wrong (a git pack over its
+		// budget): that is the verdict.
+		return fmt.Errorf("%s%w", where, cause)
 	}
 	return plugind.Errorf(plugind.CodeSourceUnreadable, "archive truncated or corrupt: %s%w", where, cause)
 }
