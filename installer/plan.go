@@ -191,7 +191,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
-		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
+		Submodules: c.Submodules, Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
 		a.Action = ActionSkip
@@ -482,6 +482,8 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
+		// Where the content of its submodules comes from.
+		Submodules []plugind.Submodule `json:",omitempty"`
 	}
 	body := struct {
 		Source        string
@@ -501,7 +503,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Submodules}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

@@ -81,7 +81,7 @@ func (x *Writer) Symlink(name, target string) error {
 	l := pendingLink{rel: rel, entry: name, target: target}
 	if x.sel.keeps(rel) {
 		if p := l.targetProblem(); p != "" {
-			return unsafeEntry(name, "symlink: %s", p)
+			return refuseAt(rel, name, "symlink: %s", p)
 		}
 	}
 	return x.addLink(l)
@@ -108,7 +108,7 @@ func (x *Writer) Hardlink(name, target string) error {
 	}
 	l.target = t
 	if l.bad != "" && x.sel.keeps(rel) {
-		return unsafeEntry(name, "hardlink: %s", l.bad)
+		return refuseAt(rel, name, "hardlink: %s", l.bad)
 	}
 	return x.addLink(l)
 }
@@ -116,7 +116,7 @@ func (x *Writer) Hardlink(name, target string) error {
 func (x *Writer) addLink(l pendingLink) error {
 	n, err := x.paths.Add(l.rel, plugind.EntryLink)
 	if err != nil {
-		return unsafeEntry(l.entry, "%v", err)
+		return refuseAt(l.rel, l.entry, "%v", err)
 	}
 	l.kept = x.sel.keeps(l.rel)
 	n.Link = len(x.links)
@@ -150,7 +150,7 @@ func (r *linkResolver) fail(through *pendingLink, format string, args ...any) er
 	if through != r.top {
 		why = fmt.Sprintf("through %s %q (to %q): %s", through.kind(), through.rel, through.target, why)
 	}
-	return unsafeEntry(r.top.entry, "%s to %q: %s", r.top.kind(), r.top.target, why)
+	return refuseAt(r.top.rel, r.top.entry, "%s to %q: %s", r.top.kind(), r.top.target, why)
 }
 
 // resolve returns the file or folder link li leads to. chain holds the
@@ -300,7 +300,7 @@ func (m *linkCopier) link(li int, dst string, chain []int) error {
 			m.need(l, miss.path)
 			return nil
 		}
-		return unsafeEntry(l.entry, "%s to %q: %s", l.kind(), l.target, miss)
+		return refuseAt(l.rel, l.entry, "%s to %q: %s", l.kind(), l.target, miss)
 	}
 	if err != nil {
 		return err
@@ -317,7 +317,7 @@ func (m *linkCopier) link(li int, dst string, chain []int) error {
 		return x.copyLinked(n, dst, l, own)
 	}
 	if l.hard {
-		return unsafeEntry(l.entry, "hardlink to %q: it is a directory", l.target)
+		return refuseAt(l.rel, l.entry, "hardlink to %q: it is a directory", l.target)
 	}
 	for _, c := range append(chain, li) {
 		if cl := &x.links[c]; within(cl.rel, n.Name) {
@@ -325,7 +325,7 @@ func (m *linkCopier) link(li int, dst string, chain []int) error {
 			if cl != l {
 				what = fmt.Sprintf("a folder holding %q, which links back", cl.rel)
 			}
-			return unsafeEntry(l.entry, "symlink to %q: it leads to %s (%s), a cycle", l.target, what, describeDir(n.Name))
+			return refuseAt(l.rel, l.entry, "symlink to %q: it leads to %s (%s), a cycle", l.target, what, describeDir(n.Name))
 		}
 	}
 	chain = append(chain, li)

@@ -46,6 +46,20 @@ type SubmoduleTree struct {
 // does), within budget. Errors name the submodule and its URL.
 type SubmoduleFunc func(ctx context.Context, sm Submodule, dest string, budget plugind.Budget) (*SubmoduleTree, error)
 
+// SubmoduleError is a submodule that could not be fetched: the tree
+// cannot be completed, whichever transport brought the rest of it, so no
+// other transport is tried for it (host.Fatal).
+type SubmoduleError struct {
+	Path, Commit string
+	Err          error // names the URL
+}
+
+func (e *SubmoduleError) Error() string {
+	return fmt.Sprintf("%s: %v", describeSubmodule(e.Path, e.Commit), e.Err)
+}
+
+func (e *SubmoduleError) Unwrap() error { return e.Err }
+
 // gitlink is a submodule entry of the tree.
 type gitlink struct{ rel, entry, commit string }
 
@@ -56,11 +70,11 @@ func (x *Writer) Gitlink(name, commit string) error {
 		return err
 	}
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
-		return unsafeEntry(name, "%v", err)
+		return refuseAt(rel, name, "%v", err)
 	}
 	c := lower(commit)
 	if !isCommitID(c) {
-		return unsafeEntry(name, "a submodule pinned to %q, which is not a commit id", commit)
+		return refuseAt(rel, name, "a submodule pinned to %q, which is not a commit id", commit)
 	}
 	x.gitlinks = append(x.gitlinks, gitlink{rel: rel, entry: name, commit: c})
 	return nil
@@ -148,7 +162,7 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 	for _, p := range ask {
 		if c, ok := found[p]; ok {
 			if !isCommitID(c) {
-				return nil, unsafeEntry(p, "a submodule pinned to %q, which is not a commit id", c)
+				return nil, refuseAt(p, p, "a submodule pinned to %q, which is not a commit id", c)
 			}
 			out = append(out, gitlink{rel: p, entry: p, commit: lower(c)})
 		}
@@ -183,7 +197,7 @@ func (x *Writer) submodule(g gitlink, url string) error {
 		return plugind.Errorf(plugind.CodeSourceUnreadable, "%s from %s: this fetch does not follow submodules", what, plugind.RedactSecrets(url))
 	}
 	if below := x.paths.Below(g.rel); len(below) > 0 {
-		return unsafeEntry(g.entry, "the %s collides with %q, an entry of the tree inside its folder", what, below[0].Name)
+		return refuseAt(g.rel, g.entry, "the %s collides with %q, an entry of the tree inside its folder", what, below[0].Name)
 	}
 	if x.made[g.rel] {
 		// An archive's empty folder for it: the fetch creates it afresh.
@@ -202,7 +216,7 @@ func (x *Writer) submodule(g gitlink, url string) error {
 	dest := filepath.Join(x.dest, filepath.FromSlash(g.rel))
 	tree, err := x.opts.Submodules(x.ctx, sm, dest, left)
 	if err != nil {
-		return err
+		return &SubmoduleError{Path: g.rel, Commit: g.commit, Err: err}
 	}
 	if _, err := os.Lstat(dest); err != nil {
 		return fmt.Errorf("%s: nothing was written: %w", what, err)
@@ -227,7 +241,7 @@ func (x *Writer) submodule(g gitlink, url string) error {
 		rel := g.rel + "/" + f.Path
 		n, err := x.paths.Add(rel, plugind.EntryFile)
 		if err != nil {
-			return unsafeEntry(rel, "%v", err)
+			return refuseAt(rel, rel, "%v", err)
 		}
 		n.Exec, n.Size = f.Executable, f.Size
 		x.files++

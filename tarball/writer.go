@@ -119,6 +119,37 @@ func unsafeEntry(name, format string, args ...any) error {
 	return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: %s", name, fmt.Sprintf(format, args...))
 }
 
+// refuseAt is unsafeEntry for an entry whose place in the tree, rel, is
+// known: the refusal says which folder it spoils (EntryError).
+func refuseAt(rel, name, format string, args ...any) error {
+	return &EntryError{Path: rel, Err: unsafeEntry(name, format, args...)}
+}
+
+// EntryError is a refusal of one entry of the tree, at Path: a caller that
+// fetched several folders at once can tell which one it spoils and keep
+// the others.
+type EntryError struct {
+	Path string
+	Err  error
+}
+
+func (e *EntryError) Error() string { return e.Err.Error() }
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// PathOf returns the path of the tree err is about, when it is about one
+// entry (a refused entry, a submodule that could not be fetched).
+func PathOf(err error) (string, bool) {
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return ee.Path, true
+	}
+	var se *SubmoduleError
+	if errors.As(err, &se) {
+		return se.Path, true
+	}
+	return "", false
+}
+
 // corrupt reports damaged input: "archive truncated or corrupt: <where>:
 // <cause>"; a cause with a code of its own keeps it.
 func corrupt(cause error, format string, args ...any) error {
@@ -209,7 +240,7 @@ func (x *Writer) Dir(name string) error {
 		return err
 	}
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
-		return unsafeEntry(name, "%v", err)
+		return refuseAt(rel, name, "%v", err)
 	}
 	if !x.sel.keeps(rel) {
 		return nil
@@ -281,7 +312,7 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	}
 	n, err := x.paths.Add(rel, plugind.EntryFile)
 	if err != nil {
-		return unsafeEntry(name, "%v", err)
+		return refuseAt(rel, name, "%v", err)
 	}
 	n.Exec = exec
 	if rel == gitmodulesFile {

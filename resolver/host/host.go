@@ -161,9 +161,10 @@ func IsNotFound(err error) bool {
 }
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
-// over budget, cancelled, provably absent) or a refusal no transport may
-// overrule (a mirror's policy or token, a snapshot that failed its digest
-// check, an address PublicOnly refused),
+// over budget, cancelled, provably absent, a submodule that could not be
+// fetched) or a refusal no transport may overrule (a mirror's policy or
+// token, a snapshot that failed its digest check, an address PublicOnly
+// refused),
 // so trying another transport would give the same answer or must not be
 // tried.
 func Fatal(err error) bool {
@@ -171,7 +172,8 @@ func Fatal(err error) bool {
 		return false
 	}
 	var addr *AddressRefusedError
-	if Refused(err) || errors.As(err, &addr) {
+	var sub *tarball.SubmoduleError
+	if Refused(err) || errors.As(err, &addr) || errors.As(err, &sub) {
 		return true
 	}
 	switch plugind.CodeOf(err) {
