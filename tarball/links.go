@@ -333,6 +333,10 @@ func (m *linkCopier) link(li int, dst string, chain []int) error {
 		x.files-- // a folder: its files count instead
 	}
 	if x.sel.keeps(dst) {
+		if n.Name != "" && !x.sel.keeps(n.Name) {
+			m.need(l, n.Name) // the whole folder
+			return nil
+		}
 		if err := x.ensureDir(dst, l.entry); err != nil {
 			return err
 		}
