@@ -8,6 +8,7 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // resolveRemote pins a repository source to a commit, makes sure the
@@ -95,14 +96,16 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 }
 
 // refusedWhole reports a whole tree refused for what it holds (over the
-// budget, or unsafe somewhere): when it is a marketplace, its plugins are
-// fetched folder by folder, and what spoils the whole need not spoil them.
+// budget, unsafe somewhere, a submodule somewhere that cannot be fetched):
+// when it is a marketplace, its plugins are fetched folder by folder, and
+// what spoils the whole need not spoil them.
 func refusedWhole(err error) bool {
 	switch plugind.CodeOf(err) {
 	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
 		return true
 	}
-	return false
+	_, inOneFolder := tarball.PathOf(err)
+	return inOneFolder
 }
 
 // marketplaceFolders hold the marketplace documents (manifest

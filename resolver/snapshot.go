@@ -105,10 +105,17 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 	}
 	if len(missing) > 0 {
 		got, err := s.fetchOnce(ctx, repo, sha, missing, verify, concurrent)
-		if err != nil {
-			if len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss {
-				return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
+		switch {
+		case err == nil:
+		case len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss:
+			return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
+		case len(res.dirs) > 0 && ownContent(err):
+			// The folders in the store stand; the refusal is the others'.
+			got = fetched{transport: "store", refused: map[string]error{}}
+			for _, p := range missing {
+				got.refused[p] = err
 			}
+		default:
 			return nil, err
 		}
 		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
@@ -172,10 +179,12 @@ func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, pat
 	return v.(fetched), nil
 }
 
-// maxFetchPasses bounds the passes one fetch of some folders makes: again
-// with what links in them need from outside them (tarball.NeedsPathsError),
-// and again without a folder refused on its own account.
-const maxFetchPasses = 4
+// maxNeedPasses bounds the passes one fetch of some folders makes again
+// with what links in them need from outside them (tarball.NeedsPathsError):
+// a pass gathers everything its kept links need, so one is the rule.
+// Besides, a pass is made again without each folder refused on its own
+// account.
+const maxNeedPasses = 3
 
 // fetch brings repo at sha into the store: only the folders in paths, or
 // everything when one of them is "". When several folders are fetched and
@@ -197,13 +206,16 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	var got *host.Fetched
 	var digest string
 	var err error
-	for pass := 1; ; pass++ {
+	for needPasses := 0; ; {
 		got, digest, err = s.fetchInto(ctx, repo, sha, keep, verify, concurrent)
-		if err == nil || keep == nil || pass >= maxFetchPasses {
+		if err == nil || keep == nil {
 			break
 		}
 		var need *tarball.NeedsPathsError
 		if errors.As(err, &need) {
+			if needPasses++; needPasses > maxNeedPasses {
+				break
+			}
 			keep = union(keep, need.Paths)
 			continue
 		}
@@ -231,6 +243,20 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	m.putSubmodules(ctx, key, sha, got.Submodules)
 	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings,
 		refused: refused, submodules: got.Submodules}, nil
+}
+
+// ownContent reports an error about the content of the folders fetched
+// (refused, or a submodule of theirs that could not be fetched), which says
+// nothing about other folders of the same commit.
+func ownContent(err error) bool {
+	if _, ok := tarball.PathOf(err); ok {
+		return true
+	}
+	switch plugind.CodeOf(err) {
+	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
+		return true
+	}
+	return false
 }
 
 // ownerOf finds the folder of paths that err, a refusal of one entry of
