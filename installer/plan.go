@@ -482,8 +482,9 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
-		// Where the content of its submodules comes from.
-		Submodules []plugind.Submodule `json:",omitempty"`
+		// Its submodules are not listed: their commits and URLs follow
+		// from its commit (the gitlinks and .gitmodules it pins) and its
+		// source, and their files are in its digest.
 	}
 	body := struct {
 		Source        string
@@ -503,7 +504,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Submodules}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

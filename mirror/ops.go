@@ -104,6 +104,16 @@ func (s *Server) open(src source.Source) (host.Repo, error) {
 	return r, nil
 }
 
+// openSubmodule opens, upstream, a submodule of a tree being fetched: the
+// operator's policy applies to it as to any repository, so a tree cannot
+// bring in content from a repository the mirror would refuse.
+func (s *Server) openSubmodule(_ context.Context, src source.Source) (host.Repo, error) {
+	if err := s.allowed(src.Key()); err != nil {
+		return nil, err
+	}
+	return s.open(src)
+}
+
 // refs returns the branches and tags of src, at most RefTTL old.
 func (s *Server) refs(ctx context.Context, src source.Source) (meta.RefList, string, error) {
 	key := src.Key()
@@ -377,7 +387,8 @@ func (s *Server) fetchUpstream(ctx context.Context, src source.Source, sha strin
 	if err != nil {
 		return nil, err
 	}
-	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true})
+	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true,
+		Submodules: host.Submodules(s.openSubmodule, src, 1)})
 	err = s.upstream("fetch", err)
 	if err != nil {
 		if plugind.CodeOf(err) == plugind.CodeBudgetExceeded {

@@ -302,7 +302,7 @@ func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 		return nil, "", err
 	}
 	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent,
-		Submodules: s.submodules(repo.Source(), 1)})
+		Submodules: s.submodules(repo.Source())})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err
