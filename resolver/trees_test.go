@@ -317,3 +317,46 @@ func TestSubmoduleHosts(t *testing.T) {
 		t.Errorf("the credential leaked: %v", cands["creds"].Err)
 	}
 }
+
+// Submodules of submodules are followed three levels deep; a fourth level,
+// like a cycle of repositories naming each other, is refused saying so.
+func TestSubmoduleDepth(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	// chain makes levels repositories, each but the last holding the next
+	// as a submodule, and returns the first.
+	chain := func(prefix string, levels int) string {
+		sha := e.gh.CreateRepo("acme", prefix+"-last").Commit("main", map[string]string{"LAST.md": "last\n"})
+		for i := levels - 1; i >= 0; i-- {
+			files := map[string]string{
+				".gitmodules": "[submodule \"next\"]\n\tpath = next\n\turl = ../" + prefix + "-" + nextName(i+1, levels) + ".git\n",
+				"next":        fakegithub.Gitlink(sha),
+			}
+			if i == 0 {
+				files = merge(files, pluginTree(prefix))
+			}
+			sha = e.gh.CreateRepo("acme", prefix+"-"+nextName(i, levels)).Commit("main", files)
+		}
+		return sha
+	}
+	chain("ok", 3)
+	f, err := e.resolve("https://github.com/acme/ok-0")
+	if err != nil {
+		t.Fatalf("three levels: %v", err)
+	}
+	if files := readAll(t, f.Candidates[0].Dir); files["next/next/next/LAST.md"] != "last\n" || len(f.Candidates[0].Submodules) != 3 {
+		t.Fatalf("three levels: %v %+v", files, f.Candidates[0].Submodules)
+	}
+	chain("deep", 4)
+	_, err = e.resolve("https://github.com/acme/deep-0")
+	mustCode(t, err, plugind.CodeBudgetExceeded, nil, "nested more than 3 deep")
+}
+
+// nextName names level i of a chain of levels repositories ("last" for the
+// one past the end).
+func nextName(i, levels int) string {
+	if i == levels {
+		return "last"
+	}
+	return string(rune('0' + i))
+}
