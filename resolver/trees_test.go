@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // candidateByName returns the candidates of f by marketplace entry name.
@@ -274,27 +276,32 @@ func TestSubmoduleHosts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ext := e.plain.CreateRepoAt("team/ext").Commit("main", map[string]string{"EXT.md": "ext\n"})
-	e.gh.CreateRepo("acme", "mono").Commit("main", merge(
+	e.gh.CreateRepo("acme", "lib").Commit("main", map[string]string{"LIB.md": "lib\n"})
+	mono := e.gh.CreateRepo("acme", "mono").Commit("main", merge(
 		prefixed("plugins/ok", pluginTree("ok")),
 		prefixed("plugins/ext", pluginTree("ext")),
 		prefixed("plugins/down", pluginTree("down")),
 		prefixed("plugins/local", pluginTree("local")),
 		prefixed("plugins/creds", pluginTree("creds")),
+		prefixed("plugins/gone", pluginTree("gone")),
 		map[string]string{
 			".claude-plugin/marketplace.json": `{"name":"mono","plugins":[
 				{"name":"ok","source":"./plugins/ok"},
 				{"name":"ext","source":"./plugins/ext"},
 				{"name":"down","source":"./plugins/down"},
 				{"name":"local","source":"./plugins/local"},
-				{"name":"creds","source":"./plugins/creds"}]}`,
+				{"name":"creds","source":"./plugins/creds"},
+				{"name":"gone","source":"./plugins/gone"}]}`,
 			".gitmodules": "[submodule \"ext\"]\n\tpath = plugins/ext/vendor\n\turl = https://git.example.test/team/ext.git\n" +
 				"[submodule \"down\"]\n\tpath = plugins/down/vendor\n\turl = https://down.example.test/team/gone.git\n" +
 				"[submodule \"local\"]\n\tpath = plugins/local/vendor\n\turl = file:///srv/git/secret.git\n" +
-				"[submodule \"creds\"]\n\tpath = plugins/creds/vendor\n\turl = https://bot:hunter2secret@git.example.test/team/ext.git\n",
+				"[submodule \"creds\"]\n\tpath = plugins/creds/vendor\n\turl = https://bot:hunter2secret@git.example.test/team/ext.git\n" +
+				"[submodule \"gone\"]\n\tpath = plugins/gone/vendor\n\turl = ../lib.git\n",
 			"plugins/ext/vendor":   fakegithub.Gitlink(ext),
 			"plugins/down/vendor":  fakegithub.Gitlink(strings.Repeat("d", 40)),
 			"plugins/local/vendor": fakegithub.Gitlink(strings.Repeat("e", 40)),
 			"plugins/creds/vendor": fakegithub.Gitlink(ext),
+			"plugins/gone/vendor":  fakegithub.Gitlink(strings.Repeat("f", 40)),
 		}))
 	f, err := e.resolve("https://github.com/acme/mono")
 	if err != nil {
@@ -315,6 +322,15 @@ func TestSubmoduleHosts(t *testing.T) {
 	mustCode(t, cands["creds"].Err, plugind.CodeInvalidSource, nil, "credentials")
 	if strings.Contains(cands["creds"].Err.Error(), "hunter2secret") {
 		t.Errorf("the credential leaked: %v", cands["creds"].Err)
+	}
+	// A commit its submodule's repository does not have: the submodule's
+	// not-found, never taken for the parent's own.
+	mustCode(t, cands["gone"].Err, plugind.CodeNotFound, nil, "https://github.com/acme/lib")
+	if errors.Is(cands["gone"].Err, host.ErrCommitNotFound) || errors.Is(cands["gone"].Err, host.ErrUnreachable) {
+		t.Errorf("the submodule's not-found passes for the parent's: %v", cands["gone"].Err)
+	}
+	if _, err := e.resolve("https://github.com/acme/mono/tree/" + mono + "/plugins/ok"); err != nil {
+		t.Errorf("the parent commit after its submodule was not found: %v", err)
 	}
 }
 

@@ -51,7 +51,7 @@ type SubmoduleFunc func(ctx context.Context, sm Submodule, dest string, budget p
 // other transport is tried for it (host.Fatal).
 type SubmoduleError struct {
 	Path, Commit string
-	Err          error // names the URL
+	Err          error // names the URL; its code is the cause's, sealed
 }
 
 func (e *SubmoduleError) Error() string {
@@ -59,6 +59,17 @@ func (e *SubmoduleError) Error() string {
 }
 
 func (e *SubmoduleError) Unwrap() error { return e.Err }
+
+// sealed keeps err's code and words but none of its sentinels: a commit or
+// repository the submodule's host does not have is the submodule's, and
+// must not be taken (remembered, reported) for the parent's.
+func sealed(err error) error {
+	code := plugind.CodeOf(err)
+	if code == "" {
+		code = plugind.CodeSourceUnreadable
+	}
+	return &plugind.Error{Code: code, Msg: err.Error()}
+}
 
 // gitlink is a submodule entry of the tree.
 type gitlink struct{ rel, entry, commit string }
@@ -216,7 +227,10 @@ func (x *Writer) submodule(g gitlink, url string) error {
 	dest := filepath.Join(x.dest, filepath.FromSlash(g.rel))
 	tree, err := x.opts.Submodules(x.ctx, sm, dest, left)
 	if err != nil {
-		return &SubmoduleError{Path: g.rel, Commit: g.commit, Err: err}
+		if cerr := x.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return &SubmoduleError{Path: g.rel, Commit: g.commit, Err: sealed(err)}
 	}
 	if _, err := os.Lstat(dest); err != nil {
 		return fmt.Errorf("%s: nothing was written: %w", what, err)

@@ -216,6 +216,9 @@ func TestSubmoduleRefusals(t *testing.T) {
 				if p, ok := PathOf(err); !ok || p != "vendor/lib" {
 					t.Errorf("PathOf = %q %v", p, ok)
 				}
+				if errors.Is(err, down) {
+					t.Error("the submodule's own sentinel reaches the parent's error")
+				}
 			}
 			assertNothingLeft(t, filepath.Dir(dest))
 		})
