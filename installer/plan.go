@@ -191,7 +191,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
-		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
+		Submodules: c.Submodules, Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
 		a.Action = ActionSkip
@@ -482,6 +482,9 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
+		// Its submodules are not listed: their commits and URLs follow
+		// from its commit (the gitlinks and .gitmodules it pins) and its
+		// source, and their files are in its digest.
 	}
 	body := struct {
 		Source        string

@@ -159,6 +159,10 @@ type Action struct {
 	// mirror, or store when it was already there. Not part of the planId:
 	// a cold and a warm plan of the same inputs agree.
 	Transport string `json:"transport,omitempty"`
+	// Submodules are the git submodules its tree holds or lies in, each
+	// with the repository it came from and the commit its parent pins
+	// (SPEC §8); the contentDigest covers their files.
+	Submodules []plugind.Submodule `json:"submodules,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.

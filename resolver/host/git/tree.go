@@ -41,7 +41,7 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	if err != nil {
 		return nil, unreadable(err, "read the tree of %s", commit)
 	}
-	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
+	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Paths: opts.Paths, Submodules: opts.Submodules, Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
 	if err != nil {
 		return nil, err
 	}
@@ -127,9 +127,8 @@ func (tw *treeWalker) walk(t *object.Tree, prefix string) error {
 		case filemode.Dir:
 			err = tw.dir(name, e.Hash)
 		case filemode.Submodule:
-			// Not part of a snapshot; recorded as the empty folder an
-			// archive of the same commit holds, so names still collide.
-			err = tw.w.Dir(name + "/")
+			// Its commit is not in this pack: the Writer fetches it.
+			err = tw.w.Gitlink(name, e.Hash.String())
 		case filemode.Symlink:
 			err = tw.symlink(name, e.Hash)
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
@@ -156,9 +155,10 @@ func (tw *treeWalker) dir(name string, h plumbing.Hash) error {
 }
 
 func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
-	if tw.include != nil && !tw.include(name) {
+	if tw.include != nil && !tw.include(name) && name != ".gitmodules" {
 		// Name-checked by the Writer, never read: its blob may well be one
-		// the pack index left out for its size.
+		// the pack index left out for its size. (.gitmodules is read
+		// wherever it is: it says where submodules come from.)
 		return tw.w.File(name, exec, -1, eofReader{})
 	}
 	i, o, err := tw.object(h)
