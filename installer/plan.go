@@ -191,7 +191,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
-		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss,
+		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss, Submodules: c.Submodules,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
@@ -489,6 +489,9 @@ func planID(p *Plan) string {
 		// The release tag a range took it at, and the plugin it renames.
 		Tag         string `json:",omitempty"`
 		RenamedFrom string `json:",omitempty"`
+		// Its submodules are not listed: their commits and URLs follow
+		// from its commit (the gitlinks and .gitmodules it pins) and its
+		// source, and their files are in its digest.
 	}
 	body := struct {
 		Source        string

@@ -261,12 +261,28 @@ func TestRemoteUnsafeContentLeavesNothing(t *testing.T) {
 			t.Fatal("registry changed")
 		}
 		// The local "keep" plugin was copied from a folder, not the store.
+		// What the store may hold is the repository's manifest folder,
+		// fetched alone to see whether the refused tree is a marketplace
+		// whose plugins could still be fetched one by one: never the
+		// refused content.
 		snaps, _ := env.st.List(context.Background())
 		if ents := env.storeStagingEntries(); len(ents) != 0 {
 			t.Fatalf("gitOff=%v: staging left behind: %v", gitOff, ents)
 		}
-		if len(snaps) != 0 {
-			t.Fatalf("gitOff=%v: store holds %d snapshots after a refused fetch", gitOff, len(snaps))
+		for _, sn := range snaps {
+			root, err := env.st.Path(sn.Digest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := plugind.ScanTree(root, plugind.DefaultBudget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tree.Files {
+				if !strings.HasPrefix(f.Path, ".claude-plugin/") {
+					t.Fatalf("gitOff=%v: the store holds %s after a refused fetch", gitOff, f.Path)
+				}
+			}
 		}
 	}
 }

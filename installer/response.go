@@ -169,6 +169,10 @@ type Action struct {
 	// its marketplace renamed it (SPEC §7). It leaves the registry in the
 	// same write that publishes this one.
 	RenamedFrom string `json:"renamedFrom,omitempty"`
+	// Submodules are the git submodules its tree holds or lies in, each
+	// with the repository it came from and the commit its parent pins
+	// (SPEC §8); the contentDigest covers their files.
+	Submodules []plugind.Submodule `json:"submodules,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.

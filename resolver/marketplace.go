@@ -425,6 +425,9 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	}
 	key := ep.repo.Source().Key()
 	r := results[repoAt{key, ep.sha}]
+	if r.err == nil {
+		r.err = r.res.refused[ep.path]
+	}
 	if r.err != nil {
 		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, r.err)
 		return
@@ -442,6 +445,7 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	src := ep.repo.Source()
 	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = loc.dir, digest, ep.sha
 	ep.cand.Transport = r.res.transport
+	ep.cand.Submodules = plugind.SubmodulesOf(r.res.submodules, ep.path)
 	ep.cand.Source = src.Recorded(ep.sha, ep.path)
 	ep.cand.Subdir = src.RecordedSubdir(ep.path)
 }

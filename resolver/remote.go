@@ -8,6 +8,7 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // resolveRemote pins a repository source to a commit, makes sure the
@@ -52,7 +53,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	if res == nil {
 		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
-		if err != nil && src.Subdir == "" && plugind.CodeOf(err) == plugind.CodeBudgetExceeded {
+		if err != nil && src.Subdir == "" && refusedWhole(err) {
 			res = s.marketplaceOnly(ctx, repo, pin.SHA, verify)
 		}
 		if res == nil {
@@ -76,7 +77,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 			case err == nil:
 				f.Snapshots = whole.snapshots
 				loc = located{snapshot: whole.dirs[""].snapshot, dir: subdirOf(whole.dirs[""].dir, src.Subdir)}
-			case plugind.CodeOf(err) != plugind.CodeBudgetExceeded:
+			case !refusedWhole(err):
 				return nil, err
 			}
 		}
@@ -89,9 +90,22 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	f.Candidates = []Candidate{{
 		Source: f.Source, Subdir: src.RecordedSubdir(src.Subdir), Commit: pin.SHA, Dir: loc.dir, Digest: digest,
-		Transport: f.Transport,
+		Transport: f.Transport, Submodules: plugind.SubmodulesOf(res.submodules, src.Subdir),
 	}}
 	return f, nil
+}
+
+// refusedWhole reports a whole tree refused for what it holds (over the
+// budget, unsafe somewhere, a submodule somewhere that cannot be fetched):
+// when it is a marketplace, its plugins are fetched folder by folder, and
+// what spoils the whole need not spoil them.
+func refusedWhole(err error) bool {
+	switch plugind.CodeOf(err) {
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
+		return true
+	}
+	_, inOneFolder := tarball.PathOf(err)
+	return inOneFolder
 }
 
 // marketplaceFolders hold the marketplace documents (manifest

@@ -154,6 +154,9 @@ type Candidate struct {
 	// its version; TagMiss says why no tag was taken for a relative entry
 	// that stays at the marketplace's commit.
 	Tag, TagVersion, TagMiss string
+	// Submodules are the git submodules its tree holds or lies in (paths
+	// from the repository's root).
+	Submodules []plugind.Submodule
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error
@@ -223,7 +226,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	defer s.flushUses(ctx)
-	ctx = withMetaRows(withSnapRows(ctx))
+	ctx = withRequest(withMetaRows(withSnapRows(ctx)), req)
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

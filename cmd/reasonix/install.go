@@ -58,6 +58,7 @@ named on stderr.`,
 	f.BoolVar(&req.Replace, "replace", false, "allow replacing an installed plugin of the same name")
 	f.BoolVar(&req.Link, "link", false, "link a local folder instead of copying it (no content pin)")
 	f.BoolVar(&req.Offline, "offline", false, "no network: plan from the cache and store only")
+	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "resolve unpinned marketplace url/github entries to their ref's head and pin that")
 	return cmd
 }

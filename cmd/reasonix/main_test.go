@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/internal/headless"
+	"reasonix.io/plugind/internal/peakrss"
 )
 
 // binPath is the reasonix binary built once for the tests that drive it as
@@ -20,6 +21,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	peakrss.Serve() // runMeasured's helper: returns unless started as one
 	dir, err := os.MkdirTemp("", "reasonix-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -89,12 +91,17 @@ func runMain(t *testing.T, home string, env []string, terminal bool, args ...str
 // runBinary executes the built binary with REASONIX_HOME=home.
 func runBinary(t *testing.T, home string, env []string, args ...string) result {
 	t.Helper()
+	return runBinaryWith(t, home, env, args, func(cmd *exec.Cmd) error { return cmd.Run() })
+}
+
+func runBinaryWith(t *testing.T, home string, env, args []string, runCmd func(*exec.Cmd) error) result {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := runCmd(cmd)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode() // -1 when killed by a signal

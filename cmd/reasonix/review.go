@@ -148,6 +148,7 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 		}
 	}
 
+	writeSubmodules(w, ready)
 	writeKept(w, kept)
 	writeNotInstalled(w, other)
 
@@ -179,6 +180,20 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 		fmt.Fprintf(w, "\nThis plan cannot be %s: %s\n", done, safeText(reason))
 	default:
 		fmt.Fprintf(w, "\nTo %s exactly this plan:\n  %s\n", verb, safeText(shellJoin(approve)))
+	}
+}
+
+// writeSubmodules lists, per plugin, the git submodules its tree holds:
+// content from another repository, at the commit the plugin's pins.
+func writeSubmodules(w io.Writer, ready []installer.Action) {
+	for _, a := range ready {
+		if len(a.Submodules) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nsubmodules in %s (their files are part of it):\n", safeText(a.Name))
+		for _, sm := range a.Submodules {
+			fmt.Fprintf(w, "  %s  %s at %s\n", safeText(sm.Path), safeText(sm.URL), dash(safeText(shortCommit(sm.Commit))))
+		}
 	}
 }
 

@@ -28,6 +28,7 @@ func TestWriteReview(t *testing.T) {
 		Resolved: &installer.Resolved{Kind: "marketplace", Repo: "github.com/acme/market", Ref: "main", Commit: "fce67da29501d3f9375784addb22c2fab9ca2ac8"},
 		Actions: []installer.Action{
 			{Name: "alpha", Action: installer.ActionInstall, Status: installer.ActionReady, Commit: "fce67da29501d3f9375784addb22c2fab9ca2ac8", Risk: installer.RiskMedium,
+				Submodules: []plugind.Submodule{{Path: "vendor/lib", URL: "https://github.com/acme/lib\x1b[2J", Commit: "1234567890abcdef1234567890abcdef12345678"}},
 				Inventory: installer.Inventory{
 					Skills:     []manifest.Skill{{Name: "greet"}, {Name: "wave"}},
 					Commands:   []manifest.Command{{Name: "c"}},
@@ -64,6 +65,7 @@ func TestWriteReview(t *testing.T) {
 		"   env: TOKEN=***\n",
 		"   capabilities: tools; intercepts: none; replaces: none\n",
 		"   tool ext__beta__lookup (read-only): Look things up\n",
+		"\nsubmodules in alpha (their files are part of it):\n  vendor/lib  https://github.com/acme/lib\\x1b[2J at 1234567890ab\n",
 		"\nskipped (2):\n  npm sources are not supported [install.not_pinnable]: npm-one, npm-two\n",
 		"\nblocked (1):\n  manifest says \\x1b[8mhidden\\x1b[0m [install.blocked]: evil\\u202e\n",
 		"warnings:\n  the marketplace names no owner\n",

@@ -77,6 +77,6 @@ trusts someone else's code. --yes --plan-id ID applies exactly the plan that was
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	f.BoolVar(&req.Offline, "offline", false, "no network: answer from the cache and store only")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
-	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found")
+	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
 	return cmd
 }

@@ -288,7 +288,8 @@ func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
 }
 
 // Fetch implements Repo. A remembered verdict spares the check (or refuses
-// at once); a fetch that proved reachability records it.
+// at once); a fetch that proved reachability records it. A refused tree is
+// remembered too (contentVerdict), so a re-plan does not download it again.
 func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
 	if err := c.known(ctx, []string{"commit", KindCommitOrUnreachable}, sha); err != nil {
 		return nil, err
@@ -301,9 +302,13 @@ func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions)
 			return nil, err
 		}
 	}
+	if err := c.contentVerdict(ctx, sha, opts); err != nil {
+		return nil, err
+	}
 	got, err := c.inner.Fetch(ctx, sha, dest, opts)
 	if err != nil {
 		c.recordVerdict(ctx, sha, errOnlyIfDefinitive(err))
+		c.rememberContent(ctx, sha, opts, err)
 		return nil, err
 	}
 	if got.Verified {
