@@ -172,6 +172,11 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 		if exists != (a.Action == ActionReplace) {
 			return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
 		}
+		if a.RenamedFrom != "" {
+			if _, ok := reg.Find(a.RenamedFrom); !ok {
+				return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q, which this plan renames to %q, was removed by another process since this plan was made; plan again", a.RenamedFrom, a.Name)
+			}
+		}
 	}
 	if err := plugind.MkdirPrivate(in.home.PluginsDir()); err != nil {
 		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
@@ -254,7 +259,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 	}()
 	byName := map[string]string{}
 	for _, s := range stages {
-		old, _ := reg.Find(s.action.Name)
+		old, _ := reg.Find(s.action.installedName())
 		root, err := in.freeRoot(s.action, reg)
 		if err != nil {
 			return nil, err
@@ -284,8 +289,9 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 			Dependencies: a.DependsOn, Dependency: a.Dependency,
+			Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
 		}
-		if old, ok := reg.Find(a.Name); ok {
+		if old, ok := reg.Find(a.installedName()); ok {
 			e.Enabled = old.Enabled
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
@@ -297,6 +303,12 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			e.Root = byName[a.Name]
 		}
 		a.Root = e.Root
+		if a.RenamedFrom != "" {
+			// A rename moves the entry: the old name leaves in this same
+			// write, and what needed it needs the new name.
+			next.Delete(a.RenamedFrom)
+			next.renameDependency(a.RenamedFrom, a.Name)
+		}
 		next.Put(e)
 	}
 	if err := ctx.Err(); err != nil {

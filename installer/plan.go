@@ -191,7 +191,8 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
-		Submodules: c.Submodules, Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
+		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss, Submodules: c.Submodules,
+		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
 		a.Action = ActionSkip
@@ -222,6 +223,9 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.Dependencies = pkg.Dependencies
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
+	if a.Tag != "" && pkg.Version != "" && pkg.Version != a.ResolvedVersion {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("release tag %s points at a commit whose manifest says version %s; its dependents' ranges are checked against the tag's %s, as Claude Code does", a.Tag, pkg.Version, a.ResolvedVersion))
+	}
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
@@ -482,6 +486,9 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
+		// The release tag a range took it at, and the plugin it renames.
+		Tag         string `json:",omitempty"`
+		RenamedFrom string `json:",omitempty"`
 		// Its submodules are not listed: their commits and URLs follow
 		// from its commit (the gitlinks and .gitmodules it pins) and its
 		// source, and their files are in its digest.
@@ -504,7 +511,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

@@ -159,6 +159,16 @@ type Action struct {
 	// mirror, or store when it was already there. Not part of the planId:
 	// a cold and a warm plan of the same inputs agree.
 	Transport string `json:"transport,omitempty"`
+	// Tag is the release tag (NAME--vVERSION) a dependency's range
+	// resolved to, Commit the commit it points at, and ResolvedVersion
+	// the tag's version, which its dependents' ranges are checked against
+	// (SPEC §7, as Claude Code does).
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// RenamedFrom is the installed plugin an update moves to this name:
+	// its marketplace renamed it (SPEC §7). It leaves the registry in the
+	// same write that publishes this one.
+	RenamedFrom string `json:"renamedFrom,omitempty"`
 	// Submodules are the git submodules its tree holds or lies in, each
 	// with the repository it came from and the commit its parent pins
 	// (SPEC §8); the contentDigest covers their files.
@@ -188,6 +198,9 @@ type Action struct {
 	// site is the marketplace its bare-named dependencies are looked up in
 	// (nil when it came from none).
 	site *depSite
+	// tagMiss says why no release tag was taken for a range (the plugin
+	// stays at its marketplace's commit).
+	tagMiss string
 }
 
 // ActionKind is what an action does.
@@ -261,6 +274,15 @@ func (a Action) Code() plugind.Code {
 
 // ErrorText is the action's error message, "" when it has none.
 func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
+
+// installedName is the name the installed copy an action replaces is
+// registered under: the old name of a rename, else its own.
+func (a *Action) installedName() string {
+	if a.RenamedFrom != "" {
+		return a.RenamedFrom
+	}
+	return a.Name
+}
 
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }

@@ -18,6 +18,8 @@ type Dependency struct {
 	// Version is a semantic version range ("^2.0", "~2.1.0", ">=1.2 <2");
 	// "" accepts any version.
 	Version string `json:"version,omitempty"`
+	// SHA pins the dependency to one commit (an object's "sha", 40 hex).
+	SHA string `json:"sha,omitempty"`
 }
 
 // String is the dependency as a manifest writes it: NAME[@MARKETPLACE][@RANGE].
@@ -28,6 +30,9 @@ func (d Dependency) String() string {
 	}
 	if d.Version != "" {
 		s += " " + d.Version
+	}
+	if d.SHA != "" {
+		s += " at " + d.SHA[:12]
 	}
 	return s
 }
@@ -56,7 +61,7 @@ var depName = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 
 // parseDependencies reads a manifest's "dependencies": a list of
 // "NAME", "NAME@MARKETPLACE", either followed by "@^RANGE", or objects
-// {"name", "marketplace"?, "version"?}. Anything else is an error that
+// {"name", "marketplace"?, "version"?, "sha"?}. Anything else is an error that
 // names the item: a plugin whose dependencies cannot be read cannot be
 // installed with them (Claude refuses it too). Repeats are merged.
 func parseDependencies(src string, n *node) ([]Dependency, error) {
@@ -98,7 +103,7 @@ func parseDependencies(src string, n *node) ([]Dependency, error) {
 		case kindObject:
 			for j, k := range it.keys {
 				v := it.vals[j]
-				if k != "name" && k != "marketplace" && k != "version" {
+				if k != "name" && k != "marketplace" && k != "version" && k != "sha" {
 					continue // Claude allows more; they say nothing we act on
 				}
 				if v.kind != kindString {
@@ -111,6 +116,11 @@ func parseDependencies(src string, n *node) ([]Dependency, error) {
 					d.Marketplace = v.str
 				case "version":
 					d.Version = strings.TrimSpace(v.str)
+				case "sha":
+					if !plugind.IsCommitID(v.str) {
+						return nil, bad(at+".sha", "%q is not a full commit id (40 lowercase hex digits)", clip(v.str))
+					}
+					d.SHA = v.str
 				}
 			}
 		default:
@@ -129,6 +139,12 @@ func parseDependencies(src string, n *node) ([]Dependency, error) {
 		}
 		key := d.Name + "@" + d.Marketplace
 		if j, ok := seen[key]; ok {
+			switch {
+			case out[j].SHA == "":
+				out[j].SHA = d.SHA
+			case d.SHA != "" && d.SHA != out[j].SHA:
+				return nil, bad(at+".sha", "pins %s to %s, and an earlier item pins it to %s", d.Name, d.SHA[:12], out[j].SHA[:12])
+			}
 			if out[j].Version == "" {
 				out[j].Version = d.Version
 			} else if d.Version != "" && d.Version != out[j].Version {

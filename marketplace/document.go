@@ -105,6 +105,9 @@ func parse(data []byte, opts Options, f format) (*Marketplace, error) {
 	if raw, ok := top["allowCrossMarketplaceDependenciesOn"]; ok && !f.codex {
 		p.m.AllowCrossMarketplaceDependenciesOn = p.optStrings("allowCrossMarketplaceDependenciesOn", raw)
 	}
+	if !f.codex {
+		p.m.Renames = parseRenames(top["renames"])
+	}
 
 	entries := make([]entryState, len(plugins))
 	for i, raw := range plugins {

@@ -107,8 +107,11 @@ type Marketplace struct {
 	// plugins may pull dependencies from (Claude's allowlist; only the
 	// marketplace a plan starts from counts).
 	AllowCrossMarketplaceDependenciesOn []string
-	Entries                             []Entry  // document order
-	Warnings                            []string // unknown fields (by JSON path), mistyped optional fields
+	// Renames is the document's renames map (nil when it has none, or
+	// one that is not a map of names and nulls).
+	Renames  Renames
+	Entries  []Entry  // document order
+	Warnings []string // unknown fields (by JSON path), mistyped optional fields
 }
 
 // Options tune classification.
@@ -174,7 +177,25 @@ func (m *Marketplace) Select(name string) (*Entry, error) {
 			break
 		}
 	}
+	listed := m.Listed()
+	switch r := m.Renames.Follow(name, func(n string) bool { return listed[n] }); r.Kind {
+	case Renamed:
+		hint = fmt.Sprintf(" (it renamed %q to %q)", name, r.To)
+	case RenameRemoved:
+		hint = fmt.Sprintf(" (its renames map says %q was removed)", name)
+	}
 	return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin named %q in marketplace %s, which lists %d entries%s", name, m.label(), len(m.Entries), hint)
+}
+
+// Listed is the set of names its entries have.
+func (m *Marketplace) Listed() map[string]bool {
+	out := make(map[string]bool, len(m.Entries))
+	for i := range m.Entries {
+		if n := m.Entries[i].Name; n != "" {
+			out[n] = true
+		}
+	}
+	return out
 }
 
 func (m *Marketplace) label() string {

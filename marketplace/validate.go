@@ -49,9 +49,6 @@ var (
 	hostnameRE   = plugind.LazyRegexp(`^[a-z0-9.-]+$`)
 )
 
-// maxRenameChain is how far Claude Code follows a renames chain.
-const maxRenameChain = 16
-
 // CheckDocument checks a Claude marketplace document (the structure alone)
 // and returns the entries it lists.
 func CheckDocument(data []byte) (manifest.Report, []Ref) {
@@ -652,35 +649,15 @@ func (v *docCheck) renames(raw json.RawMessage, refs []Ref) {
 	for _, ref := range refs {
 		names[ref.Name] = true
 	}
+	listed := func(n string) bool { return names[n] }
 	for _, k := range orderedKeys(raw) {
-		seen := map[string]bool{}
-		cur, verdict := k, "chain too deep"
-		for range maxRenameChain {
-			if seen[cur] {
-				verdict = "a cycle"
-				break
+		switch r := Renames(targets).Follow(k, listed); r.Kind {
+		case Renamed:
+			if !pluginNameRE.MatchString(r.To) {
+				v.r.Errorf("renames."+k, "target %q is not a valid plugin name", r.To)
 			}
-			seen[cur] = true
-			next, has := targets[cur]
-			if !has {
-				if names[cur] {
-					verdict = ""
-					if !pluginNameRE.MatchString(cur) {
-						v.r.Errorf("renames."+k, "target %q is not a valid plugin name", cur)
-					}
-				} else {
-					verdict = fmt.Sprintf("%q is neither a listed plugin nor renamed", cur)
-				}
-				break
-			}
-			if next == nil {
-				verdict = ""
-				break
-			}
-			cur = *next
-		}
-		if verdict != "" {
-			v.r.Errorf("renames."+k, "the rename chain does not resolve (%s): each target must be a name in plugins, a key of renames, or null", verdict)
+		case RenameUnresolved:
+			v.r.Errorf("renames."+k, "the rename chain does not resolve (%s): each target must be a name in plugins, a key of renames, or null", r.Reason)
 		}
 	}
 }

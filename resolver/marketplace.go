@@ -93,7 +93,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	f.Warnings = append(f.Warnings, m.Warnings...)
 	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha,
-		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn}
+		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn, Renames: m.Renames, Listed: m.Listed()}
 	if st.repo != nil {
 		f.Market.Repo = st.repo.Source().Key()
 	}
@@ -111,6 +111,9 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		entries = []marketplace.Entry{*e}
 	case len(req.Names) > 0 && req.KeepMissing:
 		entries, f.Missing = m.NarrowKeep(req.Names)
+		if req.FollowRenames {
+			entries, f.Renames = followRenames(m, f.Market.Listed, req.Names, f.Missing, entries)
+		}
 	case len(req.Names) > 0:
 		entries, err = m.Narrow(req.Names)
 		if err != nil {
@@ -130,6 +133,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	progress := s.progress(ctx)
 	progress.Start(len(plans))
 	defer progress.Finish()
+	s.pinConstraints(ctx, req, plans)
 	s.pinEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -167,6 +171,29 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	sort.Strings(f.Snapshots)
 	return f, nil
+}
+
+// followRenames follows m's renames map for each missing name, as Claude
+// Code does for a plugin its marketplace no longer lists, and adds the
+// entries renamed names lead to (in document order with the others).
+func followRenames(m *marketplace.Marketplace, listed map[string]bool, names, missing []string, entries []marketplace.Entry) ([]marketplace.Entry, []Rename) {
+	var renames []Rename
+	var targets []string
+	for _, n := range missing {
+		r := m.Renames.Follow(n, func(name string) bool { return listed[name] })
+		if r.Kind == marketplace.NotRenamed {
+			continue
+		}
+		renames = append(renames, Rename{From: n, Rename: r})
+		if r.Kind == marketplace.Renamed {
+			targets = append(targets, r.To)
+		}
+	}
+	if len(targets) == 0 {
+		return entries, renames
+	}
+	all, _ := m.NarrowKeep(append(append([]string{}, names...), targets...))
+	return all, renames
 }
 
 // listEntries describes every entry of m without fetching any.

@@ -17,6 +17,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/store"
@@ -33,6 +34,13 @@ type Request struct {
 	// Fetched.Missing instead of failing (update: a vanished entry keeps
 	// its installed copy).
 	KeepMissing bool
+	// FollowRenames follows the marketplace's renames map for the missing
+	// names (with KeepMissing): a renamed entry is planned under its
+	// current name, and Fetched.Renames says where each name led.
+	FollowRenames bool
+	// Constraints narrow the commits of the entries they name (a
+	// dependency's range or sha; see Constraint).
+	Constraints map[string]Constraint
 	// DocumentOnly reads a marketplace's document and lists its entries
 	// (Fetched.Entries) without fetching any of them.
 	DocumentOnly  bool
@@ -69,7 +77,10 @@ type Fetched struct {
 	Entries []Entry
 	// Missing are the names of Request.Names the marketplace does not list
 	// (KeepMissing).
-	Missing  []string
+	Missing []string
+	// Renames says where the renames map led the missing names it holds
+	// (FollowRenames).
+	Renames  []Rename
 	Warnings []string
 	// Snapshots are the store digests the candidates are read from, so a
 	// live plan keeps them from garbage collection.
@@ -86,6 +97,18 @@ type Market struct {
 	// AllowDependenciesFrom names the other marketplaces its plugins may
 	// pull dependencies from (allowCrossMarketplaceDependenciesOn).
 	AllowDependenciesFrom []string
+	// Renames is its renames map (old name → current name, or nil when
+	// removed).
+	Renames marketplace.Renames
+	// Listed says which names its entries have (Renames.Follow needs it).
+	Listed map[string]bool
+}
+
+// Rename is where a marketplace's renames map leads a name it no longer
+// lists.
+type Rename struct {
+	From string
+	marketplace.Rename
 }
 
 // Entry is one marketplace entry as the document lists it (DocumentOnly):
@@ -126,6 +149,11 @@ type Candidate struct {
 	// Transport says how its tree arrived: "git", "archive", "mirror", or
 	// "store" when it was already there.
 	Transport string
+	// Tag is the release tag a Constraint's ranges resolved to
+	// (NAME--vVERSION; Commit is the commit it points at) and TagVersion
+	// its version; TagMiss says why no tag was taken for a relative entry
+	// that stays at the marketplace's commit.
+	Tag, TagVersion, TagMiss string
 	// Submodules are the git submodules its tree holds or lies in (paths
 	// from the repository's root).
 	Submodules []plugind.Submodule

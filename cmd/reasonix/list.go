@@ -62,6 +62,8 @@ func printAvailable(w io.Writer, list []installer.Available) {
 	for _, a := range list {
 		state := a.Status
 		switch {
+		case a.InstalledAs != "":
+			state = "installed as " + safeText(a.InstalledAs) + ", renamed: update available"
 		case a.UpdateAvailable:
 			state = "update available"
 		case a.Installed:

@@ -101,7 +101,7 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 			if a.Runtime != nil {
 				risk += " FULL TRUST"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, dash(safeText(shortCommit(a.Commit))), dash(safeText(risk)),
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, commitCell(shortCommit(a.Commit), a.Tag), dash(safeText(risk)),
 				len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
 		}
 		_ = tw.Flush()
@@ -220,7 +220,11 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 		if a.Runtime != nil {
 			risk += " FULL TRUST"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(from)), dash(safeText(to)),
+		name := safeCell(a.Name, 40)
+		if a.RenamedFrom != "" {
+			name += " (was " + safeCell(a.RenamedFrom, 40) + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, dash(safeText(from)), commitCell(to, a.Tag),
 			dash(safeText(risk)), len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
 	}
 	_ = tw.Flush()
@@ -235,6 +239,16 @@ func writeMoves(w io.Writer, ready []installer.Action) {
 		}
 		writeDiff(w, a, version)
 	}
+}
+
+// commitCell is a (shortened) commit as the review's tables show it, with
+// the release tag a dependency's range took it at beside it.
+func commitCell(commit, tag string) string {
+	s := dash(safeText(commit))
+	if tag != "" {
+		s += " (" + safeCell(tag, 60) + ")"
+	}
+	return s
 }
 
 // writeDiff prints what an action changes, one line each, as its diff

@@ -718,9 +718,11 @@
     head.append(el('span', { class: 'badge status-' + a.status, text: opts.market && !opts.inPlan ? 'not in this plan' : a.status }));
     card.append(head);
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
-    const meta = [a.source, a.commit && 'commit ' + short(a.commit), a.manifestKind && a.manifestKind + ' manifest',
+    const meta = [a.source, a.commit && 'commit ' + short(a.commit) + (a.tag ? ' (release tag ' + a.tag + ')' : ''), a.manifestKind && a.manifestKind + ' manifest',
       a.compatibility && 'compatibility ' + a.compatibility, a.previousCommit && 'replaces commit ' + short(a.previousCommit)].filter(Boolean);
     if (meta.length) card.append(el('p', { class: 'meta wrap', text: meta.join(' · ') }));
+    const renamed = renameLine(a);
+    if (renamed) card.append(renamed);
     const moved = sourceMove(a);
     if (moved) card.append(moved);
     // Dependencies: what it needs, what needs it, and whether it comes in
@@ -1177,6 +1179,8 @@
       card.append(el('p', { class: 'move' }, 'Content ', el('code', { class: 'old', text: shortDigest(prev.contentDigest) || 'none' }), ' → ',
         el('code', { class: 'new', text: shortDigest(a.contentDigest) || 'none' })));
     }
+    const renamed = renameLine(a);
+    if (renamed) card.append(renamed);
     const moved = sourceMove(a);
     if (moved) card.append(moved);
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
@@ -1189,7 +1193,7 @@
     // The move to another source has its own line above; the list is what
     // the plugin contributes.
     const changes = d ? [...(d.added || []).map((c) => changeRow('added', c)), ...(d.removed || []).map((c) => changeRow('removed', c)),
-      ...(d.changed || []).filter((c) => c.kind !== 'source').map((c) => changeRow('changed', c))] : [];
+      ...(d.changed || []).filter((c) => c.kind !== 'source' && c.kind !== 'name').map((c) => changeRow('changed', c))] : [];
     if (changes.length) {
       card.append(el('div', { class: 'diff' }, el('h5', {}, 'What changes'), el('ul', { 'aria-label': 'Changes' }, changes)));
     } else {
@@ -1204,6 +1208,15 @@
     if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: w }))));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
+  }
+
+  // renameLine says an update follows its marketplace's rename: the
+  // installed plugin moves to its new name (the daemon's renamedFrom).
+  function renameLine(a) {
+    if (!a.renamedFrom) return null;
+    return el('p', { class: 'rename', role: 'note' }, el('strong', {}, 'Renamed by its marketplace: '),
+      el('code', { class: 'old', text: a.renamedFrom }), ' → ', el('code', { class: 'new', text: a.name }),
+      '. Approving it moves the installed plugin to its new name.');
   }
 
   // sourceMove is the line that says an update or a replace moves a plugin
@@ -1439,7 +1452,8 @@
     let mark;
     if (e.updateAvailable) {
       mark = [el('span', { class: 'badge update', text: 'update available' }), ' ',
-        el('span', { class: 'meta' }, 'installed ', el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
+        el('span', { class: 'meta' }, 'installed ', e.installedAs ? ['as ', el('code', { text: e.installedAs }), ' (renamed) '] : null,
+          el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
     } else if (e.installed) {
       mark = [el('span', { class: 'badge on', text: 'installed' }), e.installedCommit ? [' ', el('span', { class: 'meta' }, 'at ', el('code', { text: short(e.installedCommit) }))] : null];
     } else if (e.status === 'ready') {
