@@ -196,6 +196,10 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	}
 	defer s.flushUses(ctx)
 	ctx = withMetaRows(withSnapRows(ctx))
+	if w, ok := s.progress(ctx).(host.Watcher); ok {
+		// The network work under this resolve is reported as it goes.
+		ctx = host.WithWatcher(ctx, w)
+	}
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

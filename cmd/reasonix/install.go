@@ -37,15 +37,12 @@ named on stderr.`,
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+			sh := shown{cmd: cmdInstall}
+			if ap.DryRun {
+				sh.approve = func(resp *installer.Response) []string { return approveCommand(m.prog(), args[0], req, resp.PlanID) }
+			}
+			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
 				resp, _ := a.installer.Install(cmd.Context(), req, ap)
-				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
-					// The same plan, readable, on the terminal; stdout keeps
-					// the JSON for scripts.
-					writeReview(m.Stderr, resp, approveCommand(m.prog(), args[0], req, resp.PlanID))
-				} else if resp != nil {
-					fullTrustBanner(m.Stderr, resp)
-				}
 				return resp
 			})
 		},
