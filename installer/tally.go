@@ -1,5 +1,12 @@
 package installer
 
+import (
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
 // Tally is what a response's actions came to, counted once here so every
 // one-line summary of it (the CLI's result line, the page's banners) says
 // the same numbers.
@@ -67,3 +74,37 @@ func (r *Response) Tally() Tally {
 // NotDone counts the actions that stopped a bulk operation from doing all
 // it was asked (blocked, conflicting or failed; skipped ones are policy).
 func (t Tally) NotDone() int { return t.Blocked + t.Conflict + t.Failed }
+
+// markUnchecked gives a response whose plugins could not all be checked
+// its verdict (SPEC §11): never "up to date" (StatusUnchecked instead),
+// and not ok — exit status 1 — whatever was planned or applied from the
+// cache meanwhile. Offline nothing is unchecked: the cache was asked for.
+// It reports whether anything was.
+func (r *Response) markUnchecked() bool {
+	t := r.Tally()
+	if t.Unchecked == 0 {
+		return false
+	}
+	if r.Status == StatusUpToDate {
+		r.Status = StatusUnchecked
+	}
+	if r.OK {
+		r.OK = false
+		why := map[string]bool{}
+		var names []string
+		for _, a := range r.Actions {
+			if a.Unchecked != "" {
+				why[a.Unchecked] = true
+				names = append(names, a.Name)
+			}
+		}
+		reasons := make([]string, 0, len(why))
+		for w := range why {
+			reasons = append(reasons, w)
+		}
+		sort.Strings(reasons)
+		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
+			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(reasons, ", "), strings.Join(names, ", "))
+	}
+	return true
+}

@@ -28,7 +28,7 @@ named on stderr.`,
   reasonix plugin install https://github.com/OWNER/REPO --yes --plan-id medium:sha256:…
   reasonix plugin install https://github.com/anthropics/claude-plugins-official --name NAME -y
   reasonix plugin install NAME@MARKET --dry-run`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "a SOURCE to install: a local folder, a .zip, git:github.com/OWNER/REPO, a repository URL, or NAME@MARKET"),
 		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Source = args[0]
@@ -37,7 +37,7 @@ named on stderr.`,
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			sh := shown{cmd: cmdInstall}
+			sh := shown{cmd: cmdInstall, offline: req.Offline}
 			if ap.DryRun {
 				sh.approve = func(resp *installer.Response) []string { return approveCommand(m.prog(), args[0], req, resp.PlanID) }
 			}

@@ -131,7 +131,7 @@ and installs from there with an approval step. Everything lives under $REASONIX_
 				return usageError(errors.New(unknownCommand(c, word)))
 			}
 		}
-		return usageError(err)
+		return flagError(c, err)
 	})
 	pf := root.PersistentFlags()
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON (what install, update and remove print anyway)")

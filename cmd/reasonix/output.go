@@ -28,6 +28,9 @@ type shown struct {
 	cmd command
 	// update: the response is an update plan (moves, capability diffs).
 	update bool
+	// offline: the plan was made from the cache on purpose (--offline),
+	// so "up to date" only means "as cached".
+	offline bool
 	// approve, for a dry run, is the command that applies exactly the
 	// plan of resp (nil: no review of a plan, or none to approve).
 	approve func(resp *installer.Response) []string
@@ -47,7 +50,7 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *app) *installer
 		// Still the structured response: scripts read stdout.
 		resp := installer.ErrorResponse("", err).Redacted()
 		_ = writeJSON(m.Stdout, resp)
-		con.responseResult(sh.cmd, resp, false)
+		con.responseResult(sh, resp, false)
 		return errFailed
 	}
 	defer a.Close()
@@ -84,7 +87,7 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *app) *installer
 	default:
 		fullTrustBanner(m.Stderr, resp)
 	}
-	con.responseResult(sh.cmd, resp, review)
+	con.responseResult(sh, resp, review)
 	if !resp.OK {
 		if plugind.CodeOf(resp.Err) == plugind.CodeCancelled {
 			return errInterrupted

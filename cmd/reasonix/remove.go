@@ -23,7 +23,7 @@ unless --force; those plugins then stay installed without it. Dependencies nothi
 more are removed by "reasonix plugin prune".`,
 		Example: `  reasonix plugin remove hello --yes
   reasonix plugin remove shared-utils --yes --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !yes {

@@ -54,8 +54,8 @@ func errorText(err error) string {
 // responseResult prints the result line of resp, the response of cmd.
 // reviewed says the review above holds the details ("see above"); else
 // the JSON on stdout does.
-func (c *console) responseResult(cmd command, resp *installer.Response, reviewed bool) {
-	t := resp.Tally()
+func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bool) {
+	cmd, t := sh.cmd, resp.Tally()
 	see := "see actions in the JSON"
 	if reviewed {
 		see = "see above"
@@ -95,6 +95,8 @@ func (c *console) responseResult(cmd command, resp *installer.Response, reviewed
 		case resp.Status == installer.StatusUpToDate && len(resp.Actions) == 0:
 			c.ok("nothing is installed, so there is nothing to update")
 			return
+		case resp.Status == installer.StatusUpToDate && sh.offline:
+			line = fmt.Sprintf("offline: %s as cached, nothing to update as far as the cache knows", plural(t.UpToDate, "plugin"))
 		case resp.Status == installer.StatusUpToDate:
 			line = fmt.Sprintf("everything is up to date (%s checked)", plural(t.UpToDate, "plugin"))
 		case resp.Applied:

@@ -55,7 +55,7 @@ trusts someone else's code. --yes --plan-id ID applies exactly the plan that was
 			}
 			ur.Names = args
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			sh := shown{cmd: cmdUpdate, update: true}
+			sh := shown{cmd: cmdUpdate, update: true, offline: req.Offline}
 			if ap.DryRun {
 				sh.approve = func(resp *installer.Response) []string { return approveUpdateCommand(m.prog(), ur, req, resp.PlanID) }
 			}
