@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"log/slog"
+	"os"
 	"time"
 
 	"reasonix.io/plugind"

@@ -98,7 +98,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if o.log != nil {
 			log.Warn(w)
 		} else {
-			fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+plugind.RedactSecrets(w)))
 		}
 	}
 	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
