@@ -22,7 +22,7 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given))
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given, abs))
 	}
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", given, err)
@@ -44,8 +44,18 @@ var (
 )
 
 // notFoundHint suggests the remote form a missing "local path" most likely
-// meant — never guessed, only suggested.
-func notFoundHint(p string) string {
+// meant — never guessed, only suggested — unless the path's folder exists
+// here: then it is a local path with a typo in its last part, and that is
+// what is said (examples/nonexistent is not github.com/examples).
+func notFoundHint(p, abs string) string {
+	parent := filepath.Dir(abs)
+	if info, err := os.Stat(parent); err == nil && info.IsDir() && strings.ContainsAny(p, `/\`) {
+		dir := filepath.Dir(filepath.Clean(p))
+		if dir == "." {
+			return fmt.Sprintf(": this folder holds no %q", filepath.Base(abs))
+		}
+		return fmt.Sprintf(": the folder %s exists, but holds no %q", dir, filepath.Base(abs))
+	}
 	switch {
 	case githubPathRE.MatchString(p):
 		return fmt.Sprintf("; did you mean git:github.com/%s?", githubPathRE.FindStringSubmatch(p)[1])
