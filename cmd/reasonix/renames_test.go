@@ -83,7 +83,7 @@ func TestUpdateFollowsARename(t *testing.T) {
 	f := newRenamesFixture(t)
 	home, env := t.TempDir(), f.gh.Env()
 	f.install(home, "user") // and old, as its dependency
-	if r := runBinary(t, home, env, "plugin", "disable", "old"); r.code != 0 {
+	if r := runBinary(t, home, env, "plugin", "disable", "old", "--force"); r.code != 0 {
 		t.Fatalf("disable old: %s %s", r.stdout, r.stderr)
 	}
 	after := f.publish()
@@ -91,8 +91,8 @@ func TestUpdateFollowsARename(t *testing.T) {
 	// Reading the marketplace again says what the rename means; what it
 	// offers shows new as old, installed under its old name.
 	mu := runBinary(t, home, env, "marketplace", "update", "renamed")
-	if mu.code != 0 || !strings.Contains(mu.stdout, "it renamed old to new: reasonix plugin update old moves the installed plugin to its new name") {
-		t.Errorf("marketplace update: exit %d %s", mu.code, mu.stdout)
+	if mu.code != 0 || !strings.Contains(mu.stderr, "it renamed old to new: reasonix plugin update old moves the installed plugin to its new name") {
+		t.Errorf("marketplace update: exit %d %s %s", mu.code, mu.stdout, mu.stderr)
 	}
 	avail := runBinary(t, home, env, "plugin", "list", "--available", "--json")
 	var offered map[string]any

@@ -547,5 +547,8 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
+	if stem, ok := strings.CutSuffix(word, "y"); ok && !strings.HasSuffix(stem, "e") && !strings.HasSuffix(stem, "a") && !strings.HasSuffix(stem, "o") {
+		return strconv.Itoa(n) + " " + stem + "ies" // entry, dependency
+	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
