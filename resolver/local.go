@@ -11,6 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -22,7 +23,7 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given))
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, source.SuggestHint(given))
 	}
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", given, err)
@@ -35,27 +36,6 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	default:
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a folder nor a .zip archive", given)
 	}
-}
-
-var (
-	ownerRepoRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	githubPathRE  = plugind.LazyRegexp(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	otherRemoteRE = plugind.LazyRegexp(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
-)
-
-// notFoundHint suggests the remote form a missing "local path" most likely
-// meant — never guessed, only suggested.
-func notFoundHint(p string) string {
-	switch {
-	case githubPathRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", githubPathRE.FindStringSubmatch(p)[1])
-	case ownerRepoRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", strings.TrimSuffix(p, ".git"))
-	case otherRemoteRE.MatchString(p):
-		m := otherRemoteRE.FindStringSubmatch(p)
-		return fmt.Sprintf("; did you mean https://%s/%s.git?", m[1], m[2])
-	}
-	return " (sources are a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET)"
 }
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {

@@ -57,7 +57,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		}
 		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon}
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon}
 	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = newBarProgress(f)
 	}
