@@ -40,7 +40,11 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
 	}
-	return in.decide(ctx, p, ap)
+	resp, err := in.decide(ctx, p, ap)
+	if resp.markUnchecked() && err == nil {
+		err = resp.Err
+	}
+	return resp, err
 }
 
 // decide stores the plan by its planId and, when approved, applies it.

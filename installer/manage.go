@@ -139,28 +139,47 @@ func (in *Installer) Doctor(ctx context.Context, name string) (*PluginInfo, erro
 	return in.Show(ctx, name)
 }
 
-// SetEnabled enables or disables an installed plugin.
-func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) (*Entry, error) {
+// SetEnabled enables or disables an installed plugin. Disabling one that
+// enabled plugins need is refused (install.conflict, naming them), as
+// removing it is, unless force: then they stay enabled without it, and the
+// warnings say so.
+func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force bool) (*Entry, []string, error) {
 	if err := plugind.ValidateName(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	unlock, err := in.lockHome(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	reg, e, err := in.lookup(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var warnings []string
+	if !enabled && e.Enabled {
+		var users []string
+		for _, u := range reg.Dependents(name) {
+			if d, ok := reg.Find(u); ok && d.Enabled {
+				users = append(users, u)
+			}
+		}
+		if len(users) > 0 {
+			if !force {
+				return nil, nil, plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s, which %s enabled; disable %s first, or rerun with --force (%s then enabled without it)",
+					name, strings.Join(users, ", "), plural(len(users), "is", "are"), plural(len(users), "it", "them"), plural(len(users), "it stays", "they stay"))
+			}
+			warnings = append(warnings, fmt.Sprintf("%s needed %s; %s enabled without it", strings.Join(users, ", "), name, plural(len(users), "it stays", "they stay")))
+		}
 	}
 	if e.Enabled != enabled {
 		e.Enabled = enabled
 		if err := reg.Save(in.home.RegistryPath()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out := *e
-	return &out, nil
+	return &out, warnings, nil
 }
 
 // Remove uninstalls name: the registry entry goes first (the commit point),

@@ -183,7 +183,7 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, pm *plannedManifests) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
-		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
+		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {

@@ -22,6 +22,10 @@ const (
 	// StatusPartial: a bulk plan was applied, but some of its plugins were
 	// blocked, conflicting or failed (ok is false; SPEC §11).
 	StatusPartial Status = "partial"
+	// StatusUnchecked: nothing to apply as far as the cache knows, but some
+	// plugins' sources could not be reached, so that is not "up to date"
+	// (ok is false; SPEC §11).
+	StatusUnchecked Status = "unchecked"
 )
 
 // Response is the structured answer of install, update and remove, printed
@@ -159,6 +163,10 @@ type Action struct {
 	// mirror, or store when it was already there. Not part of the planId:
 	// a cold and a warm plan of the same inputs agree.
 	Transport string `json:"transport,omitempty"`
+	// Unchecked says why this plugin's source could not be checked now
+	// (UncheckedNetwork: it could not be reached): what the action says
+	// is what was cached. Not part of the planId, like Transport.
+	Unchecked string `json:"unchecked,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.

@@ -156,12 +156,10 @@ func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, e
 				out = append(out, e)
 			}
 		}
-		if len(out) == 0 {
-			if ur.Marketplace != "" {
-				return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
-			}
-			return nil, plugind.Errorf(plugind.CodeNotFound, "nothing is installed")
+		if len(out) == 0 && ur.Marketplace != "" {
+			return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
 		}
+		// Nothing installed: nothing to update, which is up to date.
 		return out, nil
 	}
 	if len(ur.Names) == 0 {
@@ -259,7 +257,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		if a.Commit == e.Commit && a.ContentDigest == e.ContentDigest {
 			k := keepAction(e, "")
-			k.Warnings = a.Warnings
+			k.Warnings, k.Unchecked = a.Warnings, a.Unchecked
 			out = append(out, k)
 			continue
 		}

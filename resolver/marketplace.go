@@ -274,6 +274,7 @@ func (s *Sources) pinEntries(ctx context.Context, plans []*entryPlan) {
 			continue
 		}
 		ep.sha = got[k].SHA
+		ep.cand.Unchecked = got[k].Unchecked
 		if w := got[k].Warning; w != "" {
 			ep.cand.Warnings = append(ep.cand.Warnings, w)
 		}

@@ -37,7 +37,8 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if pin.Warning != "" {
 		f.Warnings = append(f.Warnings, pin.Warning)
 	}
-	f.Commit = pin.SHA
+	f.Commit, f.Unchecked = pin.SHA, pin.Unchecked
+	defer markUnchecked(f)
 	if f.Ref == "" {
 		f.Ref = host.HeadRef
 	}
@@ -184,4 +185,18 @@ func (s *Sources) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin
 
 func subdirOf(root, p string) string {
 	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+// markUnchecked passes a source's unchecked pin on to what it offers: a
+// marketplace read at a commit the network could not confirm may list
+// other pins now, for every entry.
+func markUnchecked(f *Fetched) {
+	if f.Unchecked == "" {
+		return
+	}
+	for i := range f.Candidates {
+		if f.Candidates[i].Unchecked == "" {
+			f.Candidates[i].Unchecked = f.Unchecked
+		}
+	}
 }

@@ -71,6 +71,9 @@ type Fetched struct {
 	// (KeepMissing).
 	Missing  []string
 	Warnings []string
+	// Unchecked says why the source's ref could not be checked now (see
+	// host.Pin.Unchecked): what was planned is what the cache knew.
+	Unchecked string
 	// Snapshots are the store digests the candidates are read from, so a
 	// live plan keeps them from garbage collection.
 	Snapshots []string
@@ -123,6 +126,9 @@ type Candidate struct {
 	Manifest *manifest.EntryManifest
 	Prefer   manifest.Kind
 	Warnings []string // about how the candidate was resolved
+	// Unchecked says why the candidate's pin could not be checked now: its
+	// own ref's, or its marketplace's (host.Pin.Unchecked).
+	Unchecked string
 	// Transport says how its tree arrived: "git", "archive", "mirror", or
 	// "store" when it was already there.
 	Transport string
@@ -196,6 +202,10 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	}
 	defer s.flushUses(ctx)
 	ctx = withMetaRows(withSnapRows(ctx))
+	if w, ok := s.progress(ctx).(host.Watcher); ok {
+		// The network work under this resolve is reported as it goes.
+		ctx = host.WithWatcher(ctx, w)
+	}
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

@@ -239,7 +239,9 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
-	e, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled)
+	// The page's own confirmation of disabling a needed plugin is its
+	// business; until it asks, it disables as it always has (force).
+	e, _, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, true)
 	if err != nil {
 		s.fail(w, r, err)
 		return

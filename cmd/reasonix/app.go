@@ -8,8 +8,6 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/term"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
@@ -20,6 +18,9 @@ type app struct {
 	*installer.App
 	installer *installer.Installer
 	stderr    io.Writer
+	// progress draws on stderr when it is a terminal (nil otherwise);
+	// stop it before printing the command's output.
+	progress *termProgress
 }
 
 // crashEnv names the test-only crash switch: when set to a step name of
@@ -44,6 +45,12 @@ type openOptions struct {
 // an error: a broken store or cache degrades the app instead, and says so
 // once (on stderr, or in the daemon's log).
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
+	var progress *termProgress
+	logTo := m.Stderr
+	if o.progress && !o.quiet && m.stderrIsTerminal() {
+		progress = newTermProgress(m.consoleFor(m.Stderr))
+		logTo = progress // log lines clear the status line first
+	}
 	log := o.log
 	switch {
 	case o.quiet:
@@ -55,11 +62,11 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if m.verbose {
 			level = slog.LevelDebug
 		}
-		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
+		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
 	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon}
-	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
-		opts.Progress = newBarProgress(f)
+	if progress != nil {
+		opts.Progress = progress
 	}
 	if step := m.Getenv(crashEnv); step != "" {
 		opts.StepHook = func(s string) {
@@ -84,12 +91,13 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 			fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
 		}
 	}
-	return &app{App: a, installer: a.Installer, stderr: m.Stderr}, nil
+	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
 }
 
 // Close closes the cache, first saying once on stderr if it failed along
 // the way.
 func (a *app) Close() {
+	a.progress.Stop()
 	if w := a.CacheFailures(); w != "" {
 		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
 	}

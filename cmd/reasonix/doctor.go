@@ -19,7 +19,7 @@ to the digest that was installed. A root the registry was edited to point elsewh
 and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		Example: `  reasonix plugin doctor hello-claude
   reasonix plugin doctor hello-claude --json`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {

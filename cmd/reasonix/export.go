@@ -22,7 +22,7 @@ references that keep it working; the output says which variables to set. An exis
 never overwritten unless --force.`,
 		Example: `  reasonix plugin export hello-claude
   reasonix plugin export hello-claude -o /tmp/hello.zip --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a, err := m.open(cmd.Context())

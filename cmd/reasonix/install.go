@@ -28,7 +28,7 @@ named on stderr.`,
   reasonix plugin install https://github.com/OWNER/REPO --yes --plan-id medium:sha256:…
   reasonix plugin install https://github.com/anthropics/claude-plugins-official --name NAME -y
   reasonix plugin install NAME@MARKET --dry-run`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "a SOURCE to install: a local folder, a .zip, git:github.com/OWNER/REPO, a repository URL, or NAME@MARKET"),
 		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Source = args[0]
@@ -37,15 +37,12 @@ named on stderr.`,
 			}
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+			sh := shown{cmd: cmdInstall, offline: req.Offline}
+			if ap.DryRun {
+				sh.approve = func(resp *installer.Response) []string { return approveCommand(m.prog(), args[0], req, resp.PlanID) }
+			}
+			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
 				resp, _ := a.installer.Install(cmd.Context(), req, ap)
-				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
-					// The same plan, readable, on the terminal; stdout keeps
-					// the JSON for scripts.
-					writeReview(m.Stderr, resp, approveCommand(m.prog(), args[0], req, resp.PlanID))
-				} else if resp != nil {
-					fullTrustBanner(m.Stderr, resp)
-				}
 				return resp
 			})
 		},

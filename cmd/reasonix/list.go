@@ -41,7 +41,7 @@ func (m *Main) listCommand() *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer (as last read; `reasonix marketplace update` reads them again)")
+	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer, as last read (reasonix marketplace update reads them again)")
 	cmd.Flags().StringVar(&market, "marketplace", "", "with --available: one known marketplace")
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	return cmd

@@ -31,6 +31,8 @@ type Main struct {
 	// terminal, when set, says whether w is a terminal (tests); nil checks
 	// the file descriptor.
 	terminal func(w io.Writer) bool
+	// columns, when set, is the terminal's width (tests); 0 asks it.
+	columns int
 
 	// Flags every command takes: --json (a no-op where the output is JSON
 	// anyway) and -v/--verbose (debug logs on stderr).
@@ -129,7 +131,7 @@ and installs from there with an approval step. Everything lives under $REASONIX_
 				return usageError(errors.New(unknownCommand(c, word)))
 			}
 		}
-		return usageError(err)
+		return flagError(c, err)
 	})
 	pf := root.PersistentFlags()
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON (what install, update and remove print anyway)")

@@ -31,7 +31,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Example: `  reasonix marketplace add https://github.com/anthropics/claude-plugins-official
   reasonix marketplace add https://git.example.com/team/market.git
   reasonix marketplace add ./my-marketplace`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "a SOURCE: a marketplace repository (https://github.com/OWNER/REPO, any git URL) or a local folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.MarketplaceUpdate, error) {
 				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
@@ -95,7 +95,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 keeps them installed, unlinked from it.`,
 		Example: `  reasonix marketplace remove acme
   reasonix marketplace rm acme --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of a known marketplace (reasonix marketplace list shows them)"),
 		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketRemoval, error) {

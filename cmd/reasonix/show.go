@@ -16,7 +16,7 @@ func (m *Main) showCommand() *cobra.Command {
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Example: `  reasonix plugin show hello-claude
   reasonix plugin show hello-claude --json`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {

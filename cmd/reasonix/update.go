@@ -55,15 +55,12 @@ trusts someone else's code. --yes --plan-id ID applies exactly the plan that was
 			}
 			ur.Names = args
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+			sh := shown{cmd: cmdUpdate, update: true, offline: req.Offline}
+			if ap.DryRun {
+				sh.approve = func(resp *installer.Response) []string { return approveUpdateCommand(m.prog(), ur, req, resp.PlanID) }
+			}
+			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
 				resp, _ := a.installer.Update(cmd.Context(), ur, req, ap)
-				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
-					// The same plan, readable, on the terminal; stdout keeps
-					// the JSON for scripts.
-					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(m.prog(), ur, req, resp.PlanID))
-				} else if resp != nil {
-					fullTrustBanner(m.Stderr, resp)
-				}
 				return resp
 			})
 		},

@@ -69,7 +69,7 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 		Example: `  reasonix plugin validate ./my-plugin
   reasonix plugin validate .claude-plugin/marketplace.json
   reasonix plugin validate https://github.com/OWNER/REPO --json`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "a FILE, a DIR or a SOURCE to check"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := m.validate(cmd.Context(), args[0])
 			if err != nil {

@@ -229,6 +229,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 		pin.Warning = fmt.Sprintf("offline: %s of %s is %s as cached %s", DescribeRef(name), c.key, Short(cached.SHA), age)
 	} else {
 		pin.Warning = fmt.Sprintf("network failed (%v); planned from cache: %s of %s is %s as cached %s", err, DescribeRef(name), c.key, Short(cached.SHA), age)
+		pin.Unchecked = UncheckedNetwork
 	}
 	return pin, nil
 }

@@ -83,7 +83,15 @@ type Pin struct {
 	// Warning says how the answer was obtained when that is worth knowing
 	// (from the cache while offline, from git when the API failed).
 	Warning string
+	// Unchecked says why the host could not be asked although it should
+	// have been (UncheckedNetwork): SHA is what the cache remembered, and
+	// the ref may have moved since. Offline, nobody asks: it stays "".
+	Unchecked string
 }
+
+// UncheckedNetwork is why a ref could not be checked: its host could not
+// be reached (Pin.Unchecked).
+const UncheckedNetwork = "network"
 
 // FetchOptions tune one Fetch.
 type FetchOptions struct {
