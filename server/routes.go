@@ -220,11 +220,15 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 	s.respond(w, r, resp, err)
 }
 
-// POST /plugins/enabled {name, enabled}.
+// POST /plugins/enabled {name, enabled, force?}: disabling a plugin that
+// enabled plugins need is refused (install.conflict, naming them) unless
+// force, as `plugin disable NAME [--force]` is; the warnings say who stays
+// enabled without it.
 func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Name    string `json:"name"`
 		Enabled *bool  `json:"enabled"`
+		Force   bool   `json:"force"`
 	}
 	if !s.decode(w, r, &body) {
 		return
@@ -239,14 +243,15 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
-	// The page's own confirmation of disabling a needed plugin is its
-	// business; until it asks, it disables as it always has (force).
-	e, _, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, true)
+	e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e})
+	if warnings == nil {
+		warnings = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e, "warnings": warnings})
 }
 
 // DELETE /plugins/{name}[?force=true]: the same JSON as `plugin remove

@@ -341,7 +341,7 @@
     const parts = [];
     if (p.total > 0) parts.push(p.entries + ' of ' + plural(p.total, 'entry', 'entries') + ' resolved');
     if (p.repos > 0 || p.bytes > 0) parts.push(plural(p.repos, 'repository', 'repositories') + ' fetched (' + human(p.bytes) + ')');
-    else if (p.received > 0) parts.push(human(p.received) + ' fetched' + (p.host ? ' from ' + p.host : ''));
+    else if (p.received > 0 || p.written > 0) parts.push(human(Math.max(p.received || 0, p.written || 0)) + ' fetched' + (p.host ? ' from ' + p.host : ''));
     return parts.join(' · ');
   }
 
@@ -748,7 +748,7 @@
       const inPlan = shownByName.get(a.name);
       cards.append(planCard(inPlan || a, { market, inPlan: !!inPlan, open: list.length <= 3 }));
     }
-    root.append(cards);
+    if (installable.length) root.append(cards);
     if (installedAlready.length) root.append(installedAlreadyPanel(installedAlready.map(current), market));
     if (other.length) {
       root.append(el('section', { class: 'panel skipped', id: 'plan-skipped', 'aria-labelledby': 'skipped-title' },
@@ -1181,21 +1181,43 @@
   }
 
 
+  // setEnabled enables or disables a plugin. Disabling one that enabled
+  // plugins need asks first, naming them (what the CLI's --force is); when
+  // the daemon finds others need it after all, it asks with their names.
   async function setEnabled(p, enabled) {
+    let force = false;
     if (!enabled && p.neededBy && p.neededBy.length) {
-      const ok = await confirmDialog('Disable ' + p.name + '?', p.neededBy.join(', ') + (p.neededBy.length === 1 ? ' needs ' : ' need ') + p.name +
-        ' and may not work while it is disabled.', 'Disable');
-      if (!ok) return;
+      if (!(await confirmDisable(p.name, p.neededBy))) return;
+      force = true;
     }
-    return busyOp('installed', async () => {
-      const res = await api('POST', '/plugins/enabled', { name: p.name, enabled });
-      if (res.status !== 200) {
-        notice('installed-notice', 'error', (enabled ? 'Could not enable ' : 'Could not disable ') + p.name + ': ' + errorText(res.body, 'status ' + res.status));
-        return;
-      }
-      await loadInstalled();
-      notice('installed-notice', 'ok', (enabled ? 'Enabled ' : 'Disabled ') + p.name + '. Sessions started from now on see the change.');
-    });
+    for (;;) {
+      let needers = null;
+      await busyOp('installed', async () => {
+        const res = await api('POST', '/plugins/enabled', { name: p.name, enabled, force });
+        if (res.status === 422 && res.body && res.body.errorCode === 'install.conflict' && !force) {
+          await loadInstalled();
+          const now = state.installed.plugins.find((x) => x.name === p.name);
+          needers = (now && now.neededBy) || [];
+          if (!needers.length) notice('installed-notice', 'error', 'Could not disable ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        if (res.status !== 200) {
+          notice('installed-notice', 'error', (enabled ? 'Could not enable ' : 'Could not disable ') + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        await loadInstalled();
+        notice('installed-notice', 'ok', (enabled ? 'Enabled ' : 'Disabled ') + p.name + '. Sessions started from now on see the change.',
+          ...((res.body && res.body.warnings) || []).map(words));
+      });
+      if (!needers || !needers.length) return;
+      if (!(await confirmDisable(p.name, needers))) return;
+      force = true;
+    }
+  }
+
+  function confirmDisable(name, neededBy) {
+    return confirmDialog('Disable ' + name + '?', neededBy.join(', ') + (neededBy.length === 1 ? ' needs ' : ' need ') + name +
+      (neededBy.length === 1 ? ' and stays' : ' and stay') + ' enabled without it, which may break ' + (neededBy.length === 1 ? 'it.' : 'them.'), 'Disable');
   }
 
   function exportPlugin(p) {
