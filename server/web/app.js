@@ -1889,10 +1889,18 @@
     ['skills', 'commands', 'agents', 'mcpServers'].map((k) => (p[k] || []).map((x) => [x.name, x.invocation, x.description]))]);
   const entryText = (k, e) => haystack([e.name, e.displayName, e.description, k.name, e.kind, e.version]);
 
+  let searchReads = 0; // reads of the lists under way
+
   async function showSearch() {
-    const q = $('search').value;
-    $('search-summary').textContent = q.trim() ? 'Searching…' : 'Type in the search box to find a plugin.';
-    await Promise.all([loadInstalled(), loadMarkets()]);
+    searchReads++;
+    $('screen-search').setAttribute('aria-busy', 'true');
+    renderSearch();
+    try {
+      await Promise.all([loadInstalled(), loadMarkets()]);
+    } finally {
+      searchReads--;
+    }
+    if (!searchReads) $('screen-search').setAttribute('aria-busy', 'false');
     renderSearch();
   }
 
@@ -1907,8 +1915,13 @@
   }
 
   function renderSearch() {
-    const q = $('search').value.trim().toLowerCase();
-    const terms = q.split(/\s+/).filter(Boolean);
+    if (searchReads) {
+      // Results from half-read lists would miss what is still coming.
+      $('search-summary').textContent = 'Reading the installed plugins and the known marketplaces…';
+      return;
+    }
+    const q = $('search').value.trim();
+    const terms = q.toLowerCase().split(/\s+/).filter(Boolean);
     const hit = (text) => terms.every((t) => text.includes(t));
     const installed = terms.length ? state.installed.plugins.filter((p) => hit(installedText(p))) : [];
     const entries = [];
