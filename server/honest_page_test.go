@@ -18,11 +18,14 @@ import (
 func TestBrowserCouldNotCheck(t *testing.T) {
 	gh := fakegithub.New(t)
 	gh.CreateRepo("acme", "tools").Commit("main", toolsFiles("1.0.0"))
+	extra := map[string]string{".claude-plugin/plugin.json": `{"name":"extra","version":"1.0.0"}`, "skills/x/SKILL.md": "---\nname: x\ndescription: x\n---\nx\n"}
+	gh.CreateRepo("acme", "extra").Commit("main", extra)
 	e := newEnv(t, envOpts{gh: gh})
 	plan := e.plan(installer.Request{Source: "https://github.com/acme/tools"})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %d %s", r.status, r.body)
 	}
+	e.plan(installer.Request{Source: "https://github.com/acme/extra"}) // cached, not installed
 	p := newTab(t, e)
 	p.signIn()
 	p.showInstalled()
@@ -56,7 +59,30 @@ func TestBrowserCouldNotCheck(t *testing.T) {
 	p.noFlags("for sources that could not be checked")
 	p.shot("could-not-check")
 
+	// A plan on the Add screen says the same, amber, and offers to plan
+	// from the cache on purpose, which then installs.
+	p.click(`#tabs a[data-screen="add"]`)
+	p.do(chromedp.SendKeys(chromedp.CSS("#source"), "https://github.com/acme/extra"))
+	p.click("#plan-button")
+	p.visible("#plan-unchecked")
+	if got := p.text("#plan-unchecked"); !strings.Contains(got, "Could not check 1 plugin (network)") || !strings.Contains(got, "extra") {
+		t.Errorf("the plan's could-not-check note: %q", got)
+	}
+	if !eval[bool](p, `document.getElementById("install-button").disabled`) {
+		t.Error("Install is enabled for a plan that could not be checked")
+	}
+	p.noFlags("for a plan that could not be checked")
+	p.shot("could-not-check-plan")
+	p.click(`#plan-fixes button[data-action="offline"]`)
+	p.until("the plan from the cache", `document.getElementById("plan-asked")?.textContent.includes("offline") && !document.getElementById("install-button").disabled`)
+	p.click("#install-button")
+	p.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
+	if _, ok := e.installed()["extra"]; !ok {
+		t.Fatal("extra was not installed from the cache")
+	}
+
 	gh.ClearFaults()
+	p.showInstalled()
 	p.click(`#installed-unchecked button[data-action="check-again"]`)
 	p.until("the checked review", `!!document.getElementById("installed-uptodate")`)
 	if n := eval[int](p, `document.querySelectorAll("#installed-unchecked").length`); n != 0 {

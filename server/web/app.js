@@ -565,7 +565,7 @@
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('add-progress', 'Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed' },
+      res = await withProgress('add-progress', 'Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed', unchecked: 'Planned from the cache (not checked)' },
         (pid) => api('POST', '/plugins/plan', body, { progress: pid }), hostOf(source) || marketHost(source));
     } catch (err) {
       setAddBusy(false);
@@ -685,6 +685,10 @@
     const texts = [r.error || ''].concat(r.actions.map((a) => a.error || ''));
     const fixes = [];
     if (conflicting(r).length || r.errorCode === 'install.conflict') fixes.push(replaceButton(r, 'plan-replace'));
+    if (r.actions.some((a) => a.unchecked)) {
+      fixes.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'check-again', onclick: () => replan({}) }, 'Check again'),
+        el('button', { type: 'button', class: 'secondary', 'data-action': 'offline', onclick: () => replan({ offline: true }) }, 'Plan from the cache'));
+    }
     if (texts.some((t) => /remembered from/.test(t))) {
       fixes.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'ask-again', onclick: () => replan({ refresh: true }) }, 'Ask again'));
     }
@@ -710,7 +714,8 @@
     const resolved = r.resolved || {};
     const where = [resolved.kind, resolved.repo, resolved.ref && 'at ' + resolved.ref, resolved.commit && 'commit ' + short(resolved.commit), resolved.subdir && 'folder ' + resolved.subdir]
       .filter(Boolean).join(' · ');
-    const asked = [add.opts.replace && 'replacing installed plugins', add.opts.refresh && 'asking hosts again',
+    const unchecked = r.actions.filter((a) => a.unchecked);
+    const asked = [add.opts.replace && 'replacing installed plugins', add.opts.refresh && 'asking hosts again', add.opts.offline && 'offline, from the cache',
       add.opts.allowUnpinned && 'unpinned entries pinned at their current head'].filter(Boolean);
 
     // The plan's warnings repeat each entry that is not installable
@@ -728,7 +733,11 @@
         asked.length ? [el('dt', {}, 'Asked'), el('dd', { id: 'plan-asked', text: asked.join(' · ') })] : null,
       ),
       warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, warnings.map((w) => el('li', { text: words(w) }))) : null,
-      !r.ok && r.error && r.status !== 'up-to-date' ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
+      unchecked.length ? el('div', { class: 'unchecked-note', id: 'plan-unchecked', role: 'status' },
+        el('p', {}, el('strong', {}, 'Could not check ' + plural(unchecked.length, 'plugin') + ' (' + Array.from(new Set(unchecked.map((a) => a.unchecked))).join(', ') + '). '),
+          'Their sources could not be reached, so this plan is what was cached: ' + unchecked.map(nameOf).join(', ') +
+          '. Plan again when the network is back, or plan from the cache on purpose.'))
+        : !r.ok && r.error && r.status !== 'up-to-date' ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
       planFixes(r),
     );
     root.append(head);
@@ -847,6 +856,7 @@
     const can = r.ok && ready.length > 0 && matches && !done && !refused;
     let why = 'Installs exactly plan ' + (r.planId || '') + '. If the source changed since, the install is refused and nothing is written.';
     if (r.status === 'up-to-date') why = 'Everything this plan names is installed already, as planned: there is nothing to install.';
+    else if (r.actions.some((a) => a.unchecked)) why = 'This plan is what was cached, unchecked: check again, or plan from the cache on purpose.';
     else if (!r.ok) why = 'This plan cannot be installed' + (conflicting(r).length ? ': Replace above plans it again as a replacement.' : '.');
     else if (!matches) why = 'Review the selection first: Install applies only a plan you have seen.';
     else if (done) why = 'This plan was installed.';
@@ -985,7 +995,7 @@
     ];
     box.append(...sections.filter(Boolean));
     if (p.warnings && p.warnings.length) {
-      box.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, p.warnings.map((w) => el('li', { text: w }))));
+      box.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, p.warnings.map((w) => el('li', { text: words(w) }))));
     }
     return box;
   }
@@ -1125,7 +1135,7 @@
         p.dependency ? [el('dt', {}, 'Installed as'), el('dd', { text: 'a dependency (pruned once nothing needs it)' })] : null,
       ));
       if (p.problems && p.problems.length) {
-        body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: x }))));
+        body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: words(x) }))));
       }
       body.append(contributions(p, true));
       body.append(el('div', { class: 'row actions' }, rowActions(p)));
@@ -1493,7 +1503,7 @@
     // The move is on the card already; the rest are the plugin's warnings.
     const commitMove = 'moves from ' + short(from) + ' to ' + short(a.commit);
     const warnings = (a.warnings || []).filter((w) => w !== commitMove);
-    if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: w }))));
+    if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: words(w) }))));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
   }
@@ -1810,7 +1820,7 @@
       await loadMarkets();
       const at = k.commit ? ' at commit ' + short(k.commit) : '';
       notice('markets-notice', 'ok', (known.has(k.name) ? k.name + ' was known already; read it again' : 'Added ' + k.name) + at + ': ' +
-        plural(k.entries, 'plugin') + '. Pick plugins below to install them.', ...(k.warnings || []));
+        plural(k.entries, 'plugin') + '. Pick plugins below to install them.', ...(k.warnings || []).map(words));
       const row = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] .expander');
       if (row) row.focus();
     });
@@ -1834,7 +1844,7 @@
       else if (up.changed) text = k.name + ' moved from ' + (short(up.previousCommit) || 'none') + ' to ' + short(up.commit) + '.';
       else text = k.name + ' is unchanged at ' + short(up.commit) + '.';
       if (updates) text += ' ' + (updates === 1 ? '1 installed plugin has an update' : updates + ' installed plugins have updates') + ': review them before anything changes.';
-      notice('markets-notice', 'ok', text, ...(up.warnings || []));
+      notice('markets-notice', 'ok', text, ...(up.warnings || []).map(words));
     });
   }
 
