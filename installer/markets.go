@@ -21,6 +21,10 @@ type MarketplaceUpdate struct {
 	Changed  bool     `json:"changed"`
 	Entries  int      `json:"entries"`
 	Warnings []string `json:"warnings"`
+	// Unchecked says why its branch could not be read now (its host could
+	// not be reached): what is shown is what was cached, and nothing was
+	// recorded (it was not read).
+	Unchecked string `json:"unchecked,omitempty"`
 }
 
 // readMarketplace reads the document of a marketplace source (its branch
@@ -169,6 +173,10 @@ func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offlin
 		f, err := in.readMarketplace(ctx, k.Source, k.Subdir, offline)
 		if err != nil {
 			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
+		}
+		if f.Unchecked != "" {
+			out = append(out, MarketplaceUpdate{KnownMarketplace: k, Previous: k.Commit, Entries: len(f.Entries), Warnings: nonNil(f.Warnings), Unchecked: f.Unchecked})
+			continue
 		}
 		if f.Market.Name != k.Name {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("its document now calls itself %q; it stays known as %q", f.Market.Name, k.Name))

@@ -2,8 +2,11 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"reasonix.io/plugind"
@@ -38,7 +41,14 @@ type OpenOptions struct {
 	// NoWorkingDir: the daemon's relative paths name nothing (see
 	// Config.NoWorkingDir).
 	NoWorkingDir bool
+	// ReadOnly says the command only reads (list, show, doctor…): a home
+	// that does not exist yet is left unmade, and read as empty.
+	ReadOnly bool
 }
+
+// ErrNoHome is the store's error in a read-only App whose home does not
+// exist yet: there is nothing to read, and nothing was made.
+var ErrNoHome = errors.New("the Reasonix home does not exist yet (the first install makes it)")
 
 // App is the backend wired for one home: what the CLI, the daemon, the
 // benchmarks and the tests all build the same way.
@@ -69,6 +79,13 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		return nil, err
 	}
 	home := Home{Dir: dir}
+	if _, err := os.Lstat(dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
+		// Nothing installed, nothing known: read as an empty home rather
+		// than making one for a command that only looks.
+		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}
+		a.Installer = New(Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
+		return a, nil
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

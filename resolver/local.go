@@ -23,7 +23,7 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, source.SuggestHint(given))
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given, abs))
 	}
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", given, err)
@@ -36,6 +36,23 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	default:
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a folder nor a .zip archive", given)
 	}
+}
+
+// notFoundHint says what a missing "local path" most likely meant: when
+// the path's folder exists here, it is a local path with a typo in its
+// last part, and that is what is said (examples/nonexistent is not
+// github.com/examples); otherwise the remote form it looks like
+// (source.SuggestHint) — never guessed, only suggested.
+func notFoundHint(p, abs string) string {
+	parent := filepath.Dir(abs)
+	if info, err := os.Stat(parent); err == nil && info.IsDir() && strings.ContainsAny(p, `/\`) {
+		dir := filepath.Dir(filepath.Clean(p))
+		if dir == "." {
+			return fmt.Sprintf(": this folder holds no %q", filepath.Base(abs))
+		}
+		return fmt.Sprintf(": the folder %s exists, but holds no %q", dir, filepath.Base(abs))
+	}
+	return source.SuggestHint(p)
 }
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {

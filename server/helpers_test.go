@@ -45,7 +45,7 @@ type envOpts struct {
 	// for.
 	github  string
 	timeout time.Duration
-	now  func() time.Time   // the sessions' clock; default time.Now
+	now     func() time.Time // the sessions' clock; default time.Now
 }
 
 func newEnv(t *testing.T, o envOpts) *env {

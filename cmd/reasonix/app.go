@@ -32,6 +32,11 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 	return m.openWith(ctx, openOptions{progress: true})
 }
 
+// openToRead wires the backend for a command that only reads.
+func (m *Main) openToRead(ctx context.Context) (*app, error) {
+	return m.openWith(ctx, openOptions{progress: true, readOnly: true})
+}
+
 // openOptions are what differs between the CLI commands and the daemon,
 // which share one backend constructor.
 type openOptions struct {
@@ -39,6 +44,7 @@ type openOptions struct {
 	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
 	quiet    bool         // print nothing (shell completion)
 	daemon   bool         // plans again and again: keep what planning decoded
+	readOnly bool         // only reads: a home not made yet stays unmade
 }
 
 // openWith wires the backend. Only an unknown home or a bad environment is
@@ -64,7 +70,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		}
 		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon}
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
 		opts.Progress = progress
 	}
@@ -81,6 +87,10 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.relativeHome != "" && !o.quiet {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("REASONIX_HOME=%s is a relative path: this run uses %s, and a run from another folder would use another home (export REASONIX_HOME=%s to keep this one)",
+			m.relativeHome, a.Home.Dir, a.Home.Dir))
+	}
 	for _, w := range a.Warnings {
 		if o.quiet {
 			break
@@ -88,7 +98,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if o.log != nil {
 			log.Warn(w)
 		} else {
-			fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+plugind.RedactSecrets(w)))
 		}
 	}
 	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil

@@ -84,4 +84,3 @@ func nearFlags(cmd *cobra.Command, typed string) []string {
 	}
 	return out
 }
-

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +49,7 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.CapabilityReport, error) {
 				return a.installer.Capabilities(cmd.Context())
-			}, printCapabilities)
+			}, func(w io.Writer, r *installer.CapabilityReport) { printCapabilities(w, m.consoleFor(w).width, r) })
 			return err
 		},
 	}
@@ -67,7 +69,14 @@ func printDoctor(w io.Writer, info *installer.PluginInfo) {
 	}
 }
 
-func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
+// printCapabilities prints what the installed plugins contribute, one
+// row each under a header, then hooks by event, conflicts and warnings.
+func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
+	if len(r.Plugins) == 0 {
+		fmt.Fprintln(w, "Nothing installed: no skills, commands, agents, hooks, MCP servers or runtimes to report.")
+		return
+	}
+	t := &table{header: []string{"PLUGIN", "STATE", "SKILLS", "COMMANDS", "AGENTS", "HOOKS", "MCP", "RUNTIME", "ROOT"}, shrink: []int{8, 1, 0}}
 	for _, p := range r.Plugins {
 		state := "loaded"
 		if !p.Loaded {
@@ -76,11 +85,21 @@ func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
 				state = "disabled"
 			}
 		}
-		fmt.Fprintf(w, "%-24s %-20s skills=%d commands=%d agents=%d hooks=%d mcp=%d runtime=%v  %s\n",
-			safeText(p.Name), state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, safeText(p.Root))
+		runtime := "-"
+		if p.Runtime {
+			runtime = "FULL TRUST"
+		}
+		t.add(safeText(p.Name), state, strconv.Itoa(p.Skills), strconv.Itoa(p.Commands), strconv.Itoa(p.Agents), strconv.Itoa(p.Hooks),
+			strconv.Itoa(p.MCP), runtime, safeText(p.Root))
 	}
-	for event, n := range r.Hooks {
-		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), n)
+	t.write(w, width)
+	events := make([]string, 0, len(r.Hooks))
+	for event := range r.Hooks {
+		events = append(events, event)
+	}
+	sort.Strings(events)
+	for _, event := range events {
+		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), r.Hooks[event])
 	}
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict: %s\n", safeText(c))

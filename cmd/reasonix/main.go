@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 
@@ -39,6 +40,9 @@ type Main struct {
 	asJSON  bool
 	verbose bool
 	args    []string // the command line, for the root's own errors
+	// relativeHome is REASONIX_HOME as given when it was relative: it is
+	// made absolute once, when the run starts, and said.
+	relativeHome string
 }
 
 // exitError carries an exit status through cobra.
@@ -67,6 +71,7 @@ var errInterrupted = &exitError{code: 130}
 // Run executes args and returns the process exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	m.args = args
+	m.absoluteHome()
 	root := m.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(m.Stdin)
@@ -181,4 +186,26 @@ func main() {
 	stopProfiles()
 	stop()
 	os.Exit(code)
+}
+
+// absoluteHome makes a relative REASONIX_HOME absolute, once, for the whole
+// run: every part of it then names the same home, and the warning the
+// backend adds (see openWith) says which.
+func (m *Main) absoluteHome() {
+	h := m.Getenv("REASONIX_HOME")
+	if h == "" || filepath.IsAbs(h) {
+		return
+	}
+	abs, err := filepath.Abs(h)
+	if err != nil {
+		return // the backend says why it cannot use it
+	}
+	getenv := m.Getenv
+	m.relativeHome = h
+	m.Getenv = func(k string) string {
+		if k == "REASONIX_HOME" {
+			return abs
+		}
+		return getenv(k)
+	}
 }

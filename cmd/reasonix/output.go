@@ -120,7 +120,7 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // stderr and exits 1.
 func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T, error), text func(io.Writer, T)) (T, error) {
 	var zero T
-	a, err := m.open(ctx)
+	a, err := m.openToRead(ctx)
 	if err != nil {
 		return zero, fail(m.Stderr, err)
 	}
@@ -135,4 +135,32 @@ func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T
 	}
 	text(m.Stdout, v)
 	return v, nil
+}
+
+// mutate runs a mutating command that answers with a value (marketplace
+// add/update/remove, cache gc…): its JSON on stdout with --json, else its
+// details as text on stdout (details may be nil: the result line says it
+// all), then, in every mode, its result line on stderr. A backend error is
+// that line: "✗ " + nothing, and why; exit 1.
+func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *app) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
+	con := m.consoleFor(m.Stderr)
+	a, err := m.open(ctx)
+	if err != nil {
+		return m.failed(con, nothing, err)
+	}
+	defer a.Close()
+	v, err := do(a)
+	a.progress.Stop()
+	if err != nil {
+		return m.failed(con, nothing, err)
+	}
+	switch {
+	case m.asJSON:
+		if err := writeJSON(m.Stdout, v); err != nil {
+			return err
+		}
+	case details != nil:
+		details(m.Stdout, v)
+	}
+	return result(con, v)
 }

@@ -219,12 +219,19 @@ func (p *termProgress) println(line string) {
 }
 
 // Write lets log lines (warnings) through without tearing the status
-// line: it is cleared first and drawn again at the next tick.
+// line: it is cleared first and drawn again at the next tick, and each
+// line is fitted to the terminal.
 func (p *termProgress) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	return p.con.w.Write(b)
+	text := strings.TrimSuffix(string(b), "\n")
+	for _, line := range strings.Split(text, "\n") {
+		if _, err := fmt.Fprintln(p.con.w, p.con.fit(line)); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
 }
 
 // Stop takes the progress off the screen for good, before the command's

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
