@@ -144,3 +144,29 @@ func TestBrowserProgressWithoutNews(t *testing.T) {
 	p.shot("progress-no-news")
 	p.until("the answer", `!document.getElementById("add-notice").hidden`)
 }
+
+// TestBrowserMarketplaceCouldNotCheck: updating a known marketplace whose
+// host cannot be reached says so, amber, rather than "unchanged".
+func TestBrowserMarketplaceCouldNotCheck(t *testing.T) {
+	fx := newMarketFixture(t)
+	e := newEnv(t, envOpts{gh: fx.gh})
+	if r := e.do("POST", "/marketplaces", map[string]any{"source": fx.source}, nil); r.status != 200 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	p := newTab(t, e)
+	p.signIn()
+	p.showMarketplaces()
+	fx.gh.Fault(fakegithub.RouteAll, fakegithub.Fault{Status: 503})
+	p.click(`#markets-list article[data-name="acme-tools"] button[data-action="update-market"]`)
+	p.visible("#market-unchecked")
+	if got := p.text("#markets-notice"); !strings.Contains(got, "Could not check acme-tools (network)") || strings.Contains(got, "unchanged") {
+		t.Errorf("the notice: %q", got)
+	}
+	if !eval[bool](p, `document.getElementById("markets-notice").classList.contains("warn")`) {
+		t.Error("the notice is not amber")
+	}
+	p.noFlags("for a marketplace that could not be checked")
+	fx.gh.ClearFaults()
+	p.click(`#markets-list article[data-name="acme-tools"] button[data-action="update-market"]`)
+	p.until("the checked update", `document.getElementById("markets-notice").textContent.includes("unchanged")`)
+}

@@ -1839,6 +1839,14 @@
       settled('markets-progress');
       await loadMarkets();
       const updates = (state.markets.offers[k.name] || []).filter((e) => e.updateAvailable).length;
+      if (up.unchecked) {
+        // Its host could not be reached: nothing was read, nothing is said
+        // to be current.
+        notice('markets-notice', 'warn', el('p', { id: 'market-unchecked' }, el('strong', {}, 'Could not check ' + k.name + ' (' + up.unchecked + '). '),
+          'Its source could not be reached: what is shown is what was read before' + (up.commit ? ', at ' + short(up.commit) : '') + '.'),
+        ...(up.warnings || []).map(words));
+        return;
+      }
       let text;
       if (!up.commit) text = k.name + ' was read again (a local folder has no commit).';
       else if (up.changed) text = k.name + ' moved from ' + (short(up.previousCommit) || 'none') + ' to ' + short(up.commit) + '.';
