@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 )
 
@@ -130,4 +131,24 @@ func TestBrowserFullTrustAboveInstall(t *testing.T) {
 	if n := eval[int](p, `document.querySelectorAll("#install-button-bar .fulltrust").length`); n != 0 {
 		t.Errorf("a plan without a runtime shows %d FULL TRUST blocks at its button", n)
 	}
+
+	// An update of a plugin with a runtime trusts its new code: the same
+	// block above "Update and trust …".
+	plan := e.plan(installer.Request{Source: src})
+	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
+		t.Fatalf("install sidecar: %d %s", r.status, r.body)
+	}
+	writeTree(t, src, map[string]string{"skills/more/SKILL.md": "---\nname: more\ndescription: More notes\n---\nMore.\n"})
+	p.showInstalled()
+	p.click(`#installed-list article[data-name="sidecar"] .expander`)
+	p.click(`#installed-list article[data-name="sidecar"] button[data-action="update"]`)
+	p.visible("#installed-apply")
+	if got := p.text("#installed-apply"); got != "Update and trust sidecar" {
+		t.Errorf("the Apply button of an update with a runtime says %q", got)
+	}
+	p.do(chromedp.Evaluate[chromedp.Void]("window.scrollTo(0, 0)"))
+	if g := p.trustGeometry("installed-apply"); !g.inView() {
+		t.Errorf("the update's FULL TRUST block: %v", g)
+	}
+	p.shot("approve-fulltrust-update")
 }

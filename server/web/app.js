@@ -1351,7 +1351,7 @@
     try {
       res = await withProgress(parts.progress, 'Checking for updates',
         { default: 'Update plan ready', 'up-to-date': 'Up to date', unchecked: 'Could not check every source', refused: 'Checked (nothing can be updated)', failed: 'Checking failed' },
-        (pid) => api('POST', '/plugins/update', body, { progress: pid }));
+        (pid) => api('POST', '/plugins/update', body, { progress: pid }), updateHost(body));
     } catch (err) {
       setBusy(where, false);
       report(parts.notice, err);
@@ -1369,6 +1369,12 @@
     renderReview(where);
     const head = $(where + '-update-title');
     if (head) head.focus();
+  }
+
+  // updateHost is the host an update of one plugin waits on ("" for many).
+  function updateHost(body) {
+    const p = body.name ? state.installed.plugins.find((x) => x.name === body.name) : null;
+    return p ? hostOf(p.source) : '';
   }
 
   function closeReview(where) {
@@ -1733,9 +1739,9 @@
           const box = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] input[data-name="' + CSS.escape(e.name) + '"]');
           if (box) box.focus();
         },
-      }), el('label', { for: id, class: 'ename', text: e.name }));
+      }), el('label', { for: id, class: 'ename', text: nameOf(e) }));
     } else {
-      head.append(el('span', { class: 'ename', text: e.name }));
+      head.append(el('span', { class: 'ename', text: nameOf(e) }));
     }
     if (e.version) head.append(el('span', { class: 'version', text: 'v' + e.version }));
     let mark;
