@@ -117,9 +117,11 @@ func TestBrowserFullTrustAboveInstall(t *testing.T) {
 	}
 	for _, scroll := range []string{"window.scrollTo(0, 0)", "window.scrollTo(0, 400)", "window.scrollTo(0, document.body.scrollHeight)"} {
 		p.do(chromedp.Evaluate[chromedp.Void](scroll))
-		if g := p.trustGeometry("install-button"); !g.inView() || g.Blocks != 1 {
+		g := p.trustGeometry("install-button")
+		if !g.inView() || g.Blocks != 1 {
 			t.Errorf("after %s: %v", scroll, g)
 		}
+		t.Logf("marketplace plan, %s: %v", scroll, g)
 	}
 	p.do(chromedp.Evaluate[chromedp.Void]("window.scrollTo(0, 0)"))
 	p.shot("approve-fulltrust-market")
