@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -76,7 +75,7 @@ func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
 		fmt.Fprintln(w, "Nothing installed: no skills, commands, agents, hooks, MCP servers or runtimes to report.")
 		return
 	}
-	t := &table{header: []string{"PLUGIN", "STATE", "SKILLS", "COMMANDS", "AGENTS", "HOOKS", "MCP", "RUNTIME", "ROOT"}, shrink: []int{8, 1, 0}}
+	t := &table{header: []string{"PLUGIN", "STATE", "RUNTIME", "CONTRIBUTES", "ROOT"}, shrink: []int{4, 3, 1, 0}, drop: []int{4}}
 	for _, p := range r.Plugins {
 		state := "loaded"
 		if !p.Loaded {
@@ -89,8 +88,7 @@ func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
 		if p.Runtime {
 			runtime = "FULL TRUST"
 		}
-		t.add(safeText(p.Name), state, strconv.Itoa(p.Skills), strconv.Itoa(p.Commands), strconv.Itoa(p.Agents), strconv.Itoa(p.Hooks),
-			strconv.Itoa(p.MCP), runtime, safeText(p.Root))
+		t.add(safeText(p.Name), state, runtime, countWords(p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, false), safeText(p.Root))
 	}
 	t.write(w, width)
 	events := make([]string, 0, len(r.Hooks))

@@ -56,7 +56,7 @@ func printAvailable(w io.Writer, width int, list []installer.Available) {
 		fmt.Fprintln(w, "The known marketplaces offer nothing (add one with: reasonix marketplace add SOURCE).")
 		return
 	}
-	t := &table{header: []string{"NAME", "MARKETPLACE", "STATE", "COMMIT", "DESCRIPTION"}, shrink: []int{4, 1, 0}}
+	t := &table{header: []string{"NAME", "MARKETPLACE", "STATE", "COMMIT", "DESCRIPTION"}, shrink: []int{4, 1, 0}, drop: []int{3}}
 	for _, a := range list {
 		state := a.Status
 		switch {
@@ -85,7 +85,7 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 		fmt.Fprintln(w, "No plugins installed.")
 		return
 	}
-	t := &table{header: []string{"NAME", "VERSION", "STATE", "COMMIT", "CAPABILITIES", "DEPENDENCIES", "SOURCE"}, shrink: []int{6, 4, 5, 0}}
+	t := &table{header: []string{"NAME", "VERSION", "STATE", "COMMIT", "CAPABILITIES", "DEPENDENCIES", "SOURCE"}, shrink: []int{6, 4, 5, 0}, drop: []int{6, 3, 1}}
 	for _, p := range infos {
 		state := "enabled"
 		if !p.Enabled {

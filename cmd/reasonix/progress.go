@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize"
 	"github.com/schollz/progressbar/v3"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
 )
@@ -81,7 +81,7 @@ func (p *termProgress) Resolved(entries, repos int, bytes int64) {
 	}
 	if repos > 0 {
 		// Cut to what the terminal leaves beside the bar and its counts.
-		desc := fmt.Sprintf("entries (%d repos, %s)", repos, plugind.HumanBytes(bytes))
+		desc := fmt.Sprintf("entries (%d repos, %s)", repos, humanize.IBytes(uint64(max(bytes, 0))))
 		p.bar.Describe(ansi.Truncate(desc, max(8, p.con.width-p.barWidth()-24), "…"))
 	}
 	_ = p.bar.Set(entries)
@@ -130,12 +130,12 @@ func (p *termProgress) Received(hostname string, n int64) {
 	p.mu.Lock()
 	delete(p.silent, hostname)
 	p.mu.Unlock()
-	p.event("receiving from %s: %s", hostname, plugind.HumanBytes(n))
+	p.event("receiving from %s: %s", hostname, humanize.IBytes(uint64(max(n, 0))))
 }
 
 // Wrote implements host.Watcher.
 func (p *termProgress) Wrote(repo string, n int64) {
-	p.event("writing the files of %s: %s", repo, plugind.HumanBytes(n))
+	p.event("writing the files of %s: %s", repo, humanize.IBytes(uint64(max(n, 0))))
 }
 
 // event makes the status line say something new.

@@ -377,18 +377,21 @@ func repeatsAction(warn string, other []installer.Action) bool {
 // contributes says what a plugin adds, in a few words: "2 skills, 1 hook,
 // runtime".
 func contributes(inv installer.Inventory) string {
+	return countWords(len(inv.Skills), len(inv.Commands), len(inv.Agents), len(inv.Hooks), len(inv.MCPServers), inv.Runtime != nil)
+}
+
+// countWords is what a plugin adds from its counts ("-" for nothing).
+func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
 	var parts []string
-	add := func(n int, what string) {
-		if n > 0 {
-			parts = append(parts, plural(n, what))
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{skills, "skill"}, {commands, "command"}, {agents, "agent"}, {hooks, "hook"}, {mcp, "MCP server"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
 		}
 	}
-	add(len(inv.Skills), "skill")
-	add(len(inv.Commands), "command")
-	add(len(inv.Agents), "agent")
-	add(len(inv.Hooks), "hook")
-	add(len(inv.MCPServers), "MCP server")
-	if inv.Runtime != nil {
+	if runtime {
 		parts = append(parts, "runtime")
 	}
 	if len(parts) == 0 {

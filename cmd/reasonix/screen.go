@@ -42,14 +42,6 @@ func (c *console) fit(line string) string {
 	return strings.Join(rows, "\n")
 }
 
-// cut shortens line to one row of the console, ending in "…" when cut.
-func (c *console) cut(line string) string {
-	if c.width == 0 {
-		return line
-	}
-	return ansi.Truncate(line, c.width, "…")
-}
-
 // commandLines lays out a suggested command for a terminal of width
 // columns (0: one line) so it can still be pasted whole: words are never
 // split, and each line but the last ends with " \" so the shell joins

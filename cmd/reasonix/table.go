@@ -20,6 +20,10 @@ type table struct {
 	// shrink lists the columns that may be cut, in the order they give up
 	// width.
 	shrink []int
+	// drop lists the columns left out, in that order, when the table is
+	// still too wide with every shrinkable column cut: a row shows fewer
+	// columns whole rather than every column cut to nothing.
+	drop []int
 }
 
 // minCell is as far as a shrinkable column is cut.
@@ -39,14 +43,28 @@ func (t *table) write(w io.Writer, width int) {
 			widths[i] = max(widths[i], ansi.StringWidth(r[i]))
 		}
 	}
+	shown := make([]bool, cols)
+	for i := range shown {
+		shown[i] = true
+	}
 	if width > 0 {
 		total := t.indent + columnGap*(cols-1)
 		for _, n := range widths {
 			total += n
 		}
+		for _, i := range t.drop {
+			if total-t.shrinkable(widths) <= width {
+				break
+			}
+			shown[i] = false
+			total -= widths[i] + columnGap
+		}
 		for _, i := range t.shrink {
 			if total <= width {
 				break
+			}
+			if !shown[i] {
+				continue
 			}
 			floor := min(widths[i], minCell)
 			give := min(total-width, widths[i]-floor)
@@ -58,7 +76,15 @@ func (t *table) write(w io.Writer, width int) {
 	for _, r := range all {
 		var b strings.Builder
 		b.WriteString(pad)
+		first := true
 		for i := 0; i < cols; i++ {
+			if !shown[i] {
+				continue
+			}
+			if !first {
+				b.WriteString(strings.Repeat(" ", columnGap))
+			}
+			first = false
 			cell := ""
 			if i < len(r) {
 				cell = r[i]
@@ -67,9 +93,7 @@ func (t *table) write(w io.Writer, width int) {
 				cell = ansi.Truncate(cell, widths[i], "…")
 			}
 			b.WriteString(cell)
-			if i < cols-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(cell)+columnGap))
-			}
+			b.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(cell)))
 		}
 		line := strings.TrimRight(b.String(), " ")
 		if width > 0 && ansi.StringWidth(line) > width {
@@ -79,4 +103,13 @@ func (t *table) write(w io.Writer, width int) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// shrinkable is how much width the shrinkable columns could give up.
+func (t *table) shrinkable(widths []int) int {
+	n := 0
+	for _, i := range t.shrink {
+		n += widths[i] - min(widths[i], minCell)
+	}
+	return n
 }
