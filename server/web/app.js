@@ -1935,7 +1935,9 @@
       location.hash = '#search';
       return; // route() shows the screen, which reads the lists and renders
     }
-    renderSearch();
+    // Until route() has shown the screen (hashchange comes later), the
+    // lists are not read: it renders once they are.
+    if (!$('screen-search').hidden) renderSearch();
   }
 
   function renderSearch() {
