@@ -42,7 +42,7 @@ func (in *Installer) planDifference(ctx context.Context, approvedID string, p *P
 		return fmt.Sprintf("no plan %s was made here (a typo, or a plan from another machine or that has expired)", approvedID)
 	}
 	var diffs []string
-	diffs = append(diffs, requestDifferences(old.Request, p.Request)...)
+	diffs = append(diffs, requestDifferences(old.Request, p.asked)...)
 	moved := ""
 	if o, n := old.Response.Resolved, p.Resolved; o != nil && n != nil && o.Commit != n.Commit && o.Commit != "" && n.Commit != "" {
 		moved = fmt.Sprintf("moved from commit %s to %s", short(o.Commit), short(n.Commit))

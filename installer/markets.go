@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -37,6 +38,9 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 	}
 	if s.Kind == source.MarketEntry {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s names a plugin of a marketplace; give the marketplace's source", src)
+	}
+	if s.IsLocal() && !filepath.IsAbs(s.Path) && in.noWorkingDir {
+		return nil, relativeRefusal(src, s, false, nil)
 	}
 	if subdir != "" {
 		s = s.WithSubdir(subdir)

@@ -38,6 +38,9 @@ type OpenOptions struct {
 	// plans again and again, the daemon. A one-shot command would only
 	// hold it in memory until it exits.
 	KeepDecoded bool
+	// NoWorkingDir: the daemon's relative paths name nothing (see
+	// Config.NoWorkingDir).
+	NoWorkingDir bool
 	// ReadOnly says the command only reads (list, show, doctor…): a home
 	// that does not exist yet is left unmade, and read as empty.
 	ReadOnly bool
@@ -122,7 +125,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded}
+	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,

@@ -13,7 +13,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
@@ -39,6 +38,8 @@ type Request struct {
 // Plan is what an install would do. It is computed fresh for every install
 // and approved by its planId.
 type Plan struct {
+	// Request is what the plan was made from, as read: a NAME@MARKET
+	// source selects its entry by Name.
 	Request       Request
 	PlanID        string
 	ContentDigest string
@@ -55,6 +56,9 @@ type Plan struct {
 	// markets are the marketplaces read for this plan, recorded as known
 	// when it is applied.
 	markets []marketRecord
+	// asked is the request as it was asked: what the plan store keeps, so
+	// an approval by planId replays it exactly.
+	asked Request
 }
 
 // marketRecord is a marketplace a plan read.
@@ -83,38 +87,26 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "name selects one entry and names several: give one or the other")
 	}
 	req.Names = sortedUnique(req.Names)
-	src, err := source.Parse(req.Source)
+	// The request is stored as it was asked, so approving the plan by its
+	// planId replays exactly this; eff is what it reads as.
+	asked := req
+	read, err := in.readSource(req.Source, req.Subdir)
 	if err != nil {
 		return nil, err
 	}
-	if src.Kind == source.MarketEntry {
+	src, eff := read.src, req
+	if read.entry != "" {
 		// NAME@MARKET: entry NAME of the known marketplace MARKET.
 		if req.Name != "" || len(req.Names) > 0 {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", src)
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", req.Source)
 		}
-		k, err := in.knownMarketplace(src.Market)
-		if err != nil {
-			return nil, err
-		}
-		if src, err = source.Parse(k.Source); err != nil {
-			return nil, err
-		}
-		req.Name, req.Subdir = srcEntry(req.Source), k.Subdir
-	}
-	if req.Subdir != "" {
-		if !src.IsRemote() {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "a subdir goes with a repository source, not %s", src.Kind)
-		}
-		clean, err := plugind.LocalPath(req.Subdir)
-		if err != nil {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "subdir: %w", err)
-		}
-		src = src.WithSubdir(clean)
+		eff.Name = read.entry
 	}
 	reg, err := in.plannedRegistry()
 	if err != nil {
 		return nil, err
 	}
+	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link,
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
@@ -124,6 +116,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	p := &Plan{
 		Request:   req,
+		asked:     asked,
 		Source:    f.Source,
 		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
 		Warnings:  append([]string{}, f.Warnings...),
@@ -423,12 +416,6 @@ func inventoryRisk(inv Inventory) Risk {
 	return RiskLow
 }
 
-// srcEntry is the NAME of a NAME@MARKET source.
-func srcEntry(s string) string {
-	n, _, _ := strings.Cut(s, "@")
-	return n
-}
-
 // marketNameFor is the name the plugins of marketplace f are recorded
 // under: the document's, unless another source is known by that name (then
 // they are not linked to any, with a warning).
@@ -616,7 +603,7 @@ func (p *Plan) MarshalStored() ([]byte, error) {
 	return json.Marshal(struct {
 		Request  Request   `json:"request"`
 		Response *Response `json:"response"`
-	}{p.Request, p.Response()})
+	}{p.asked, p.Response()})
 }
 
 func sortedUnique(list []string) []string {

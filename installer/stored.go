@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
@@ -66,16 +64,9 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Respons
 		req = sp.Request
 		req.PlanID = approved
 		req.Offline = req.Offline || offline
-		if sp.Response != nil && sp.Response.Source != "" && isRelativePath(req.Source) {
+		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {
 			req.Source = sp.Response.Source
 		}
 	}
 	return in.Install(ctx, req, Approval{Yes: true, PlanID: req.PlanID})
-}
-
-// isRelativePath reports whether src is a local path relative to some
-// working directory.
-func isRelativePath(src string) bool {
-	s, err := source.Parse(src)
-	return err == nil && s.IsLocal() && !filepath.IsAbs(s.Path)
 }

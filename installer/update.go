@@ -64,7 +64,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
+	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
 	// Plugins of one marketplace are planned together (one read of it, one
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}

@@ -11,6 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -37,16 +38,11 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 }
 
-var (
-	ownerRepoRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	githubPathRE  = plugind.LazyRegexp(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	otherRemoteRE = plugind.LazyRegexp(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
-)
-
-// notFoundHint suggests the remote form a missing "local path" most likely
-// meant — never guessed, only suggested — unless the path's folder exists
-// here: then it is a local path with a typo in its last part, and that is
-// what is said (examples/nonexistent is not github.com/examples).
+// notFoundHint says what a missing "local path" most likely meant: when
+// the path's folder exists here, it is a local path with a typo in its
+// last part, and that is what is said (examples/nonexistent is not
+// github.com/examples); otherwise the remote form it looks like
+// (source.SuggestHint) — never guessed, only suggested.
 func notFoundHint(p, abs string) string {
 	parent := filepath.Dir(abs)
 	if info, err := os.Stat(parent); err == nil && info.IsDir() && strings.ContainsAny(p, `/\`) {
@@ -56,16 +52,7 @@ func notFoundHint(p, abs string) string {
 		}
 		return fmt.Sprintf(": the folder %s exists, but holds no %q", dir, filepath.Base(abs))
 	}
-	switch {
-	case githubPathRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", githubPathRE.FindStringSubmatch(p)[1])
-	case ownerRepoRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", strings.TrimSuffix(p, ".git"))
-	case otherRemoteRE.MatchString(p):
-		m := otherRemoteRE.FindStringSubmatch(p)
-		return fmt.Sprintf("; did you mean https://%s/%s.git?", m[1], m[2])
-	}
-	return " (sources are a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET)"
+	return source.SuggestHint(p)
 }
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {

@@ -83,10 +83,6 @@ func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &body) {
 		return
 	}
-	if err := checkSource(body.Source); err != nil {
-		s.fail(w, r, err)
-		return
-	}
 	ctx, cancel := s.detached()
 	defer cancel()
 	up, err := s.in.AddMarketplace(ctx, body.Source, body.Offline)

@@ -70,7 +70,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		}
 		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, ReadOnly: o.readOnly}
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
 		opts.Progress = progress
 	}
