@@ -36,11 +36,11 @@ type builder struct {
 	// blockReason, when set, is why Claude Code would not load the plugin
 	// at all: the package is blocked with it.
 	blockReason string
-	once    map[string]bool // warnings that must be given once
-	skills  map[string]string
-	cmds    map[string]string
-	agents  map[string]string
-	files   map[string]bool
+	once        map[string]bool // warnings that must be given once
+	skills      map[string]string
+	cmds        map[string]string
+	agents      map[string]string
+	files       map[string]bool
 }
 
 func newBuilder(t *tree, pkg *Package) *builder {

@@ -324,4 +324,3 @@ func TestReportMergeAndSummary(t *testing.T) {
 		t.Errorf("demoted %+v", many)
 	}
 }
-

@@ -134,7 +134,9 @@ func Parse(data []byte, opts Options) (*Marketplace, error) { return ClaudeDocum
 
 // ParseCodex parses a Codex .agents/plugins/marketplace.json, whose
 // {"source":"local","path":…} entries are relative sources.
-func ParseCodex(data []byte, opts Options) (*Marketplace, error) { return CodexDocument.Parse(data, opts) }
+func ParseCodex(data []byte, opts Options) (*Marketplace, error) {
+	return CodexDocument.Parse(data, opts)
+}
 
 // ManifestFor is what the entry says about its plugin as a plugin.json
 // (manifest.LoadOptions.Entry): nil when it says nothing and is strict.
