@@ -132,6 +132,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	marketName := ""
 	if f.Market != nil {
+		if err := impersonation(f.Market); err != nil {
+			return nil, err
+		}
 		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
 			p.markets = append(p.markets, marketRecord{market: f.Market, subdir: recordedSubdir(f), entries: len(f.Candidates)})
 		}
@@ -222,6 +225,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.Dependencies = pkg.Dependencies
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
+	a.DisplayName, a.DisabledByDefault = pkg.DisplayName, pkg.DisabledByDefault
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
@@ -262,6 +266,8 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		}
 		a.Action = ActionReplace
 		a.PreviousCommit = existing.Commit
+	} else if a.DisabledByDefault {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
 	}
 	if a.Link {
 		a.Root = c.Dir

@@ -74,6 +74,15 @@ func printAvailable(w io.Writer, list []installer.Available) {
 	tw.Flush()
 }
 
+// displayed is a plugin's name with the name its manifest shows
+// (displayName), when it has another: "de (Nice De)".
+func displayed(name, display string) string {
+	if display == "" || display == name {
+		return name
+	}
+	return name + " (" + display + ")"
+}
+
 // pluginList is the JSON of `list --json` and GET /plugins.
 type pluginList struct {
 	Plugins []installer.PluginInfo `json:"plugins"`
@@ -96,7 +105,7 @@ func printList(w, errw io.Writer, infos []installer.PluginInfo) {
 		if len(p.Problems) > 0 {
 			state = "excluded"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(p.Name), dash(safeCell(p.Version, 24)), state,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state,
 			dash(shortCommit(p.Commit)), counts(p), safeText(shortSHAs(p.Source)))
 	}
 	tw.Flush()

@@ -694,6 +694,12 @@
     return p;
   }
 
+  // displayed is a plugin's name with the name its manifest shows
+  // (displayName), when it has another: "de (Nice De)".
+  function displayed(p) {
+    return p.displayName && p.displayName !== p.name ? p.name + ' (' + p.displayName + ')' : p.name;
+  }
+
   // planCard renders one plugin of a plan. opts.market adds the selection
   // checkbox; opts.inPlan false marks an entry left out of the plan shown.
   function planCard(a, opts) {
@@ -709,9 +715,9 @@
       head.append(el('input', {
         type: 'checkbox', id, 'data-name': a.name, checked: selected, 'aria-label': 'Select ' + a.name,
         onchange: (ev) => toggle(a.name, ev.target.checked),
-      }), el('h4', {}, el('label', { for: id, text: a.name })));
+      }), el('h4', {}, el('label', { for: id, text: displayed(a) })));
     } else {
-      head.append(el('h4', { text: a.name }));
+      head.append(el('h4', { text: displayed(a) }));
     }
     if (a.version) head.append(el('span', { class: 'version', text: 'v' + a.version }));
     if (a.risk) head.append(el('span', { class: 'badge risk-' + a.risk, text: a.risk + ' risk' }));
@@ -875,7 +881,7 @@
         const again = document.querySelector('#installed-list article[data-name="' + CSS.escape(p.name) + '"] .expander');
         if (again) again.focus();
       },
-    }, el('span', { class: 'chev', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ' ', el('span', { class: 'pname', text: p.name }),
+    }, el('span', { class: 'chev', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ' ', el('span', { class: 'pname', text: displayed(p) }),
     p.version ? el('span', { class: 'version', text: ' v' + p.version }) : null);
     row.append(el('header', { class: 'prow-head' },
       el('h3', {}, expander),
