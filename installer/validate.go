@@ -239,6 +239,16 @@ func validateDir(dir string) *Validation {
 		}
 		return v
 	}
+	for _, d := range marketplace.Documents {
+		// A document that is there but not a file inside the folder (a
+		// link out of it, a pipe) is never read: say so.
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(d.Path))); err == nil {
+			_, err := manifest.ReadFile(dir, d.Path, marketplace.MaxDocumentBytes)
+			v.Target.Kind = "marketplace"
+			v.add(manifest.Report{Errors: []manifest.Finding{{File: d.Path, Message: "the marketplace " + manifest.Unreadable(err)}}})
+			return v
+		}
+	}
 	v.Target.Kind = "plugin"
 	v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
 	return v

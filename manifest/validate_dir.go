@@ -182,6 +182,11 @@ func markdownFiles(root, kind string) []string {
 	return out
 }
 
+// frontMatterKept is what becomes of a file whose front matter Claude's
+// validator refuses: its loader reads the file anyway, without the
+// metadata it cannot use, and so does Reasonix.
+const frontMatterKept = "Claude Code's loader reads the file anyway, without this metadata, and so does Reasonix"
+
 // checkFrontMatter applies Claude's front-matter rules to one skill, agent
 // or command file.
 func checkFrontMatter(text, kind string, r *Report) {
@@ -192,22 +197,22 @@ func checkFrontMatter(text, kind string, r *Report) {
 	}
 	v, err := parseYAMLLoose(m[1])
 	if err != nil {
-		r.Errorf("frontmatter", "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
+		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
 		return
 	}
 	fields, ok := v.(map[string]any)
 	if !ok {
-		r.Errorf("frontmatter", "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
+		r.Keep("frontmatter", frontMatterKept, "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
 		return
 	}
 	if d, present := fields["description"]; !present {
 		r.Warnf("description", "no description in the front matter: it tells users and the model when to use this %s", kind)
 	} else if !yamlScalar(d) {
-		r.Errorf("description", "must be a string, found %s; Claude Code drops it", yamlKind(d))
+		r.Keep("description", frontMatterKept, "must be a string, found %s; Claude Code drops it", yamlKind(d))
 	}
 	if n, present := fields["name"]; present && n != nil {
 		if _, isStr := n.(string); !isStr {
-			r.Errorf("name", "must be a string, found %s", yamlKind(n))
+			r.Keep("name", frontMatterKept, "must be a string, found %s", yamlKind(n))
 		}
 	}
 	if t, present := fields["allowed-tools"]; present && t != nil {
@@ -216,21 +221,21 @@ func checkFrontMatter(text, kind string, r *Report) {
 		case []any:
 			for _, it := range t {
 				if _, isStr := it.(string); !isStr {
-					r.Errorf("allowed-tools", "the list must hold only strings")
+					r.Keep("allowed-tools", frontMatterKept, "the list must hold only strings")
 					break
 				}
 			}
 		default:
-			r.Errorf("allowed-tools", "must be a string or a list of strings, found %s", yamlKind(t))
+			r.Keep("allowed-tools", frontMatterKept, "must be a string or a list of strings, found %s", yamlKind(t))
 		}
 	}
 	if sh, present := fields["shell"]; present && sh != nil {
 		s, isStr := sh.(string)
 		switch {
 		case !isStr:
-			r.Errorf("shell", "must be a string, found %s", yamlKind(sh))
+			r.Keep("shell", frontMatterKept, "must be a string, found %s", yamlKind(sh))
 		case !strings.EqualFold(strings.TrimSpace(s), "bash") && !strings.EqualFold(strings.TrimSpace(s), "powershell"):
-			r.Errorf("shell", "must be \"bash\" or \"powershell\", found %q", jsondoc.Clip(s, 40))
+			r.Keep("shell", frontMatterKept, "must be \"bash\" or \"powershell\", found %q", jsondoc.Clip(s, 40))
 		}
 	}
 }

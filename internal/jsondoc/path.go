@@ -6,10 +6,11 @@ import (
 )
 
 // Join is the JSON path of member key of the value at path at: "a.b", or
-// a["k.x"] for a key that would read as path syntax.
+// a["k.x"] for a key that would read as path syntax (only '"' and '\\'
+// escaped: the key stays as written).
 func Join(at, key string) string {
 	if key == "" || strings.ContainsAny(key, ".[]\"") {
-		return at + fmt.Sprintf("[%q]", key)
+		return at + `["` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key) + `"]`
 	}
 	if at == "" {
 		return key
