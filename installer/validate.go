@@ -232,6 +232,7 @@ func validateDir(dir string) *Validation {
 		if note := found.Note(); note != "" {
 			r.Warnings = append(r.Warnings, manifest.Finding{File: found.Also[0].Path, Message: note})
 		}
+		reservedName(&r, found, dir, source.Source{Kind: source.LocalDir, Path: dir})
 		v.add(r)
 		if rootPluginUnlisted(dir, refs) {
 			// The folder is a plugin too, and no entry lists it.
@@ -252,6 +253,28 @@ func validateDir(dir string) *Validation {
 	v.Target.Kind = "plugin"
 	v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
 	return v
+}
+
+// reservedName adds, as a warning that says Reasonix refuses it, a
+// marketplace name Claude Code reserves for official marketplaces coming
+// from somewhere it does not accept it from: Claude Code's validator
+// passes the document, its marketplace add refuses it, and so does
+// Reasonix's add and install.
+func reservedName(r *manifest.Report, found marketplace.Found, root string, src source.Source) {
+	data, err := found.Read(root)
+	if err != nil {
+		return
+	}
+	data, _ = jsondoc.TrimBOM(data)
+	doc, _, err := jsondoc.Parse(data)
+	if err != nil {
+		return
+	}
+	if name := doc.Get("name"); name != nil && name.Kind == jsondoc.String {
+		if err := marketplace.CheckReservedName(name.Str, src); err != nil {
+			r.Refuse("name", "Reasonix refuses it, as Claude Code's marketplace add does", "%v", err)
+		}
+	}
 }
 
 // rootPluginUnlisted reports a plugin manifest at a marketplace's root
@@ -315,6 +338,7 @@ func validateSource(ctx context.Context, arg string, statErr error, opts Validat
 	}
 	found, _ := marketplace.Find(root)
 	r, refs := marketplace.ValidateLocal(filepath.Join(root, filepath.FromSlash(found.Path)), marketplace.ValidateOptions{Deep: true})
+	reservedName(&r, found, root, src)
 	if f.Market != nil && f.Market.Repo == "" {
 		// A local folder or zip: its remote entries are fetched too.
 		v.Target.Commit = ""

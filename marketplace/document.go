@@ -113,7 +113,7 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 			}
 		}
 		p.m.Entries[i] = s.finish()
-		if mode == jsondoc.Validate && !s.claude && s.Status != StatusReady {
+		if mode == jsondoc.Validate && !s.claude && p.m.Entries[i].Status != StatusReady {
 			reasonixVerdict(&r, i, p.m.Entries[i], f.codex)
 		}
 	}
