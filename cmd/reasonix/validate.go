@@ -20,6 +20,7 @@ func (m *Main) validateCommand() *cobra.Command {
 		Long: `Validate a plugin or a marketplace and print its errors and warnings, each naming the JSON
 field it is about. The structural rules are Claude Code's (claude plugin validate), so both tools
 give the same verdict; Reasonix adds, as warnings, what its own installer would skip or refuse.
+The same document tables drive install, so install refuses exactly what validate refuses.
 
   FILE    a plugin.json or marketplace.json (any path): that document, plus what Claude Code's
           validator reads beside it (declared component paths; the plugin.json of each "./" entry)
@@ -27,10 +28,14 @@ give the same verdict; Reasonix adds, as warnings, what its own installer would 
   SOURCE  a remote source (git:github.com/OWNER/REPO, https://…): fetched like an install, every
           entry fetched too; an entry that cannot be fetched is a warning
 
---json prints {ok, target{kind, mode, path, commit?}, errors[{entry?, file?, path, message}],
-warnings[…], checked[{kind, entry?, name?, file?, note?}]}: path is the JSON field a finding is
-about ("" for the whole document), file the document it is in when it is not the one given,
-entry the marketplace entry ("plugins[3]") whose plugin it belongs to.
+--json prints {ok, target{kind, mode, path, commit?}, errors[{entry?, file?, path, message,
+reasonixInstalls?}], warnings[{…, reasonixRefuses?}], checked[{kind, entry?, name?, file?, note?}]}:
+path is the JSON field a finding is about ("" for the whole document), file the document it is in
+when it is not the one given, entry the marketplace entry ("plugins[3]") whose plugin it belongs
+to. Where Reasonix differs from Claude Code on purpose the finding says how: reasonixInstalls on an
+error Reasonix installs anyway (with a warning), reasonixRefuses on a warning for what Reasonix
+refuses or skips. Install refuses exactly the errors without reasonixInstalls and the warnings with
+reasonixRefuses.
 
 Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on usage errors.`,
 		Example: `  reasonix plugin validate ./my-plugin
@@ -122,9 +127,17 @@ func printValidation(w io.Writer, v *installer.Validation) {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
 	}
+	refuses := 0
+	for _, f := range v.Warnings {
+		if f.Refused != "" {
+			refuses++
+		}
+	}
 	switch {
 	case !v.OK:
 		fmt.Fprintln(w, "\n✗ Validation failed")
+	case refuses > 0:
+		fmt.Fprintf(w, "\n✓ Validation passed; Reasonix refuses or skips %s (see the warnings marked Reasonix)\n", plural(refuses, "item"))
 	case len(v.Warnings) > 0:
 		fmt.Fprintln(w, "\n✓ Validation passed with warnings")
 	default:
@@ -148,5 +161,12 @@ func findingLine(f manifest.Finding) string {
 	if len(where) > 0 {
 		prefix = strings.Join(where, " ") + ": "
 	}
-	return safeText(prefix) + safeLine(f.Message, 0)
+	line := safeText(prefix) + safeLine(f.Message, 0)
+	switch {
+	case f.Kept != "":
+		line += " [Reasonix: " + safeLine(f.Kept, 0) + "]"
+	case f.Refused != "":
+		line += " [Reasonix: " + safeLine(f.Refused, 0) + "]"
+	}
+	return line
 }
