@@ -267,12 +267,6 @@ func (b *builder) paths(src, field string, n *node) []string {
 	return list
 }
 
-// conventional is where a component lives when nothing declares it:
-// Claude Code's folder, then the seeds' .claude/ fallback.
-func conventional(field string) []string {
-	return []string{field, ".claude/" + field}
-}
-
 // fallbackNote says that a .claude/ folder contributed something: Claude
 // Code does not read it inside a plugin.
 func (b *builder) fallbackNote(dir string, found int) {
@@ -284,87 +278,95 @@ func (b *builder) fallbackNote(dir string, found int) {
 // shadowed says that a conventional folder is not read because the
 // manifest declares the field, as Claude Code does.
 func (b *builder) shadowed(src, field string) {
-	for _, dir := range conventional(field) {
+	for _, dir := range []string{field, ".claude/" + field} {
 		if b.t.isDir(dir) {
 			b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", src, dir, field)
 		}
 	}
 }
 
-func (b *builder) compatSkills(in *compatInput) {
+// component maps one component field: each path its declarations name
+// (declared gets its clean and real location; a path seen already, or one
+// that is not there, is skipped), then — unless the folder's manifest
+// declares the field and it Replaces the folder — the conventional folders
+// (conventional gets each, and says how many items it mapped).
+func (b *builder) component(in *compatInput, field string, declared func(src, rel, real string), conventional func(rel, real string) int) {
 	seen := map[string]bool{}
-	list, _ := in.declared("skills")
-	defaults := conventional("skills")
-	if in.atRoot && in.entry != nil && in.entry.Get("skills") != nil {
-		// Claude Code: an entry whose source is the marketplace root gets
-		// the skills it lists, not the root's skills/ folder, unless it
-		// lists that folder (or the root) itself.
-		defaults = nil
-	}
+	list, byOwn := in.declared(field)
 	for _, d := range list {
-		for _, p := range b.paths(d.src, "skills", d.n) {
-			rel, real, ok := b.declaredPath(d.src, "skills", p)
-			if !ok || seen[rel] {
-				continue
-			}
-			seen[rel] = true
-			if rel == "." && in.atRoot && d.src == entryLabel {
-				defaults = conventional("skills")[:1]
-				continue
-			}
-			b.skillRoot(rel, real, d.src)
-		}
-	}
-	for _, conv := range defaults {
-		if seen[conv] || !b.t.isDir(conv) {
-			continue
-		}
-		_, real, _ := b.t.resolve(conv)
-		before := len(b.pkg.Skills)
-		b.skillRoot(conv, real, "")
-		b.fallbackNote(conv, len(b.pkg.Skills)-before)
-	}
-}
-
-func (b *builder) compatCommands(in *compatInput) {
-	seen := map[string]bool{}
-	list, byOwn := in.declared("commands")
-	for _, d := range list {
-		if d.n.Kind == jsondoc.Object {
+		if field == "commands" && d.n.Kind == jsondoc.Object {
 			b.commandMap(d.src, d.n, seen)
 			continue
 		}
-		for _, p := range b.paths(d.src, "commands", d.n) {
-			rel, real, ok := b.declaredPath(d.src, "commands", p)
+		for _, p := range b.paths(d.src, field, d.n) {
+			rel, real, ok := b.declaredPath(d.src, field, p)
 			if !ok || seen[rel] {
 				continue
 			}
 			seen[rel] = true
-			// Claude lets a commands entry name a skill directory.
-			if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-				b.skillRoot(rel, real, d.src)
-				continue
-			}
-			for _, f := range b.mdFiles(rel, real, d.src, "commands", true) {
-				b.addCommand(f, "", "")
-			}
+			declared(d.src, rel, real)
 		}
 	}
-	if byOwn {
-		b.shadowed(in.ownLabel, "commands")
+	if r, _ := ClaudePlugin().Row(field); byOwn && r.Traits&jsondoc.Replaces != 0 {
+		b.shadowed(in.ownLabel, field)
 		return
 	}
-	for _, conv := range conventional("commands") {
+	for _, conv := range b.conventional(in, field) {
 		if seen[conv] || !b.t.isDir(conv) {
 			continue
 		}
 		_, real, _ := b.t.resolve(conv)
+		b.fallbackNote(conv, conventional(conv, real))
+	}
+}
+
+// conventional lists where a field's component lives when nothing
+// declares it: Claude Code's folder, then the seeds' .claude/ fallback.
+// An entry whose source is the marketplace root and lists skills gets
+// those only (Claude Code), unless it lists the root itself.
+func (b *builder) conventional(in *compatInput, field string) []string {
+	dirs := []string{field, ".claude/" + field}
+	if field == "skills" && in.atRoot && in.entry != nil && in.entry.Get("skills") != nil {
+		list, _ := in.entry.Get("skills").StringList()
+		for _, p := range list {
+			if rel, err := plugind.LocalPath(p); err == nil && rel == "." {
+				return dirs[:1]
+			}
+		}
+		return nil
+	}
+	return dirs
+}
+
+func (b *builder) compatSkills(in *compatInput) {
+	b.component(in, "skills", func(src, rel, real string) {
+		if rel == "." && in.atRoot && src == entryLabel {
+			return // the root: its skills/ folder (conventional)
+		}
+		b.skillRoot(rel, real, src)
+	}, func(rel, real string) int {
+		before := len(b.pkg.Skills)
+		b.skillRoot(rel, real, "")
+		return len(b.pkg.Skills) - before
+	})
+}
+
+func (b *builder) compatCommands(in *compatInput) {
+	commands := func(src, rel, real string) int {
 		before := len(b.pkg.Commands)
-		for _, f := range b.mdFiles(conv, real, "", "commands", true) {
+		for _, f := range b.mdFiles(rel, real, src, "commands", true) {
 			b.addCommand(f, "", "")
 		}
-		b.fallbackNote(conv, len(b.pkg.Commands)-before)
+		return len(b.pkg.Commands) - before
 	}
+	b.component(in, "commands", func(src, rel, real string) {
+		// Claude lets a commands entry name a skill directory.
+		if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+			b.skillRoot(rel, real, src)
+			return
+		}
+		commands(src, rel, real)
+	}, func(rel, real string) int { return commands("", rel, real) })
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
@@ -405,35 +407,15 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 // compatAgents maps agents: the .md files declared, and those directly in
 // agents/ (Claude Code lists no agent from a folder below it).
 func (b *builder) compatAgents(in *compatInput) {
-	seen := map[string]bool{}
-	list, byOwn := in.declared("agents")
-	for _, d := range list {
-		for _, p := range b.paths(d.src, "agents", d.n) {
-			rel, real, ok := b.declaredPath(d.src, "agents", p)
-			if !ok || seen[rel] {
-				continue
-			}
-			seen[rel] = true
-			for _, f := range b.mdFiles(rel, real, d.src, "agents", false) {
-				b.addAgent(f)
-			}
-		}
-	}
-	if byOwn {
-		b.shadowed(in.ownLabel, "agents")
-		return
-	}
-	for _, conv := range conventional("agents") {
-		if seen[conv] || !b.t.isDir(conv) {
-			continue
-		}
-		_, real, _ := b.t.resolve(conv)
+	agents := func(src, rel, real string) int {
 		before := len(b.pkg.Agents)
-		for _, f := range b.mdFiles(conv, real, "", "agents", false) {
+		for _, f := range b.mdFiles(rel, real, src, "agents", false) {
 			b.addAgent(f)
 		}
-		b.fallbackNote(conv, len(b.pkg.Agents)-before)
+		return len(b.pkg.Agents) - before
 	}
+	b.component(in, "agents", func(src, rel, real string) { agents(src, rel, real) },
+		func(rel, real string) int { return agents("", rel, real) })
 }
 
 func (b *builder) compatHooks(in *compatInput) {

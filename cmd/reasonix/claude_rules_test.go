@@ -58,11 +58,7 @@ func TestClaudeRules(t *testing.T) {
 
 	dry := runBinary(t, home, env, "plugin", "install", src, "--dry-run")
 	plan := dry.json(t)
-	acts := map[string]map[string]any{}
-	for _, a := range plan["actions"].([]any) {
-		a := a.(map[string]any)
-		acts[a["name"].(string)] = a
-	}
+	acts := planActions(plan)
 	status := func(name string) string { s, _ := acts[name]["status"].(string); return s }
 	text := func(name, field string) string { s, _ := acts[name][field].(string); return s }
 	names := func(name, field string) []string {
@@ -211,6 +207,16 @@ func entryOf(f map[string]any) string {
 		return p[:i+1]
 	}
 	return ""
+}
+
+// planActions are a plan's actions by name.
+func planActions(plan map[string]any) map[string]map[string]any {
+	acts := map[string]map[string]any{}
+	for _, a := range plan["actions"].([]any) {
+		a := a.(map[string]any)
+		acts[a["name"].(string)] = a
+	}
+	return acts
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }

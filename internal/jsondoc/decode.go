@@ -299,11 +299,8 @@ func (d *decoder) array(n *Node) bool {
 	if !d.enter() {
 		return false
 	}
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
-		return true
+	if more, ok := d.first(']'); !more {
+		return ok
 	}
 	for {
 		d.path = append(d.path, step{index: len(n.Items)})
@@ -313,22 +310,41 @@ func (d *decoder) array(n *Node) bool {
 		if !ok {
 			return false
 		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case ']':
-			d.pos++
-			d.depth--
-			return true
-		default:
-			return false
+		if more, ok := d.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// first is next for a container just opened: it may close at once.
+func (d *decoder) first(closing byte) (more, ok bool) {
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == closing {
+		d.pos++
+		d.depth--
+		return false, true
+	}
+	return true, true
+}
+
+// next reads what follows a member of a container: a comma (more members
+// follow) or its closing bracket (ok, no more); anything else is not JSON.
+func (d *decoder) next(closing byte) (more, ok bool) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		d.space()
+		return true, true
+	case closing:
+		d.pos++
+		d.depth--
+		return false, true
+	}
+	return false, false
 }
 
 func (d *decoder) object(n *Node) bool {
@@ -336,11 +352,8 @@ func (d *decoder) object(n *Node) bool {
 	if !d.enter() {
 		return false
 	}
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
-		return true
+	if more, ok := d.first('}'); !more {
+		return ok
 	}
 	var seen keyIndex
 	for {
@@ -376,20 +389,8 @@ func (d *decoder) object(n *Node) bool {
 			}
 			seen.add(key, last)
 		}
-		d.space()
-		if d.pos >= len(d.data) {
-			return false
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-			d.space()
-		case '}':
-			d.pos++
-			d.depth--
-			return true
-		default:
-			return false
+		if more, ok := d.next('}'); !more {
+			return ok
 		}
 	}
 }

@@ -209,16 +209,6 @@ func (n *Node) Compact() []byte {
 
 // write indents by depth; a negative depth writes compactly.
 func (n *Node) write(w *bytes.Buffer, depth int) {
-	newline := func(d int) {
-		if depth >= 0 {
-			w.WriteByte('\n')
-			w.WriteString(strings.Repeat("  ", d))
-		}
-	}
-	inner := depth + 1
-	if depth < 0 {
-		inner = -1
-	}
 	switch n.Kind {
 	case Null:
 		w.WriteString("null")
@@ -233,31 +223,9 @@ func (n *Node) write(w *bytes.Buffer, depth int) {
 	case String:
 		writeString(w, n.Str)
 	case Array:
-		if len(n.Items) == 0 {
-			w.WriteString("[]")
-			return
-		}
-		w.WriteByte('[')
-		for i := range n.Items {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			newline(inner)
-			n.Items[i].write(w, inner)
-		}
-		newline(depth)
-		w.WriteByte(']')
+		writeContainer(w, depth, "[]", len(n.Items), func(i, inner int) { n.Items[i].write(w, inner) })
 	case Object:
-		if len(n.Fields) == 0 {
-			w.WriteString("{}")
-			return
-		}
-		w.WriteByte('{')
-		for i := range n.Fields {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			newline(inner)
+		writeContainer(w, depth, "{}", len(n.Fields), func(i, inner int) {
 			writeString(w, n.Fields[i].Key)
 			if depth >= 0 {
 				w.WriteString(": ")
@@ -265,10 +233,38 @@ func (n *Node) write(w *bytes.Buffer, depth int) {
 				w.WriteByte(':')
 			}
 			n.Fields[i].Val.write(w, inner)
-		}
-		newline(depth)
-		w.WriteByte('}')
+		})
 	}
+}
+
+// writeContainer writes an array or object of count members between the
+// two brackets, one per line indented one level deeper than depth (or
+// compactly, for a negative depth); member writes member i.
+func writeContainer(w *bytes.Buffer, depth int, brackets string, count int, member func(i, inner int)) {
+	if count == 0 {
+		w.WriteString(brackets)
+		return
+	}
+	inner := depth + 1
+	if depth < 0 {
+		inner = -1
+	}
+	newline := func(d int) {
+		if depth >= 0 {
+			w.WriteByte('\n')
+			w.WriteString(strings.Repeat("  ", d))
+		}
+	}
+	w.WriteByte(brackets[0])
+	for i := range count {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		newline(inner)
+		member(i, inner)
+	}
+	newline(depth)
+	w.WriteByte(brackets[1])
 }
 
 // writeString writes s as a JSON string literal, as encoding/json writes it
