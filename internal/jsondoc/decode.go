@@ -396,7 +396,9 @@ func (d *decoder) object(n *Node) bool {
 }
 
 // keyIndex finds an object's earlier keys: by scanning while the object is
-// small (most are), through maps once it is not.
+// small (most are), through maps once it is not. (The scan folds case as
+// strings.EqualFold does, the maps as strings.ToLower: they differ on a
+// few exotic letters, for a warning.)
 type keyIndex struct {
 	exact  map[string]int
 	folded map[string]int
@@ -414,7 +416,7 @@ func (x *keyIndex) find(fields []Field, key string) (int, bool) {
 				switch k := fields[i].Key; {
 				case k == key:
 					return i, false
-				case at < 0 && sameFolded(k, key):
+				case at < 0 && strings.EqualFold(k, key):
 					at = i
 				}
 			}
@@ -442,28 +444,4 @@ func (x *keyIndex) add(key string, i int) {
 	if _, ok := x.folded[strings.ToLower(key)]; !ok {
 		x.folded[strings.ToLower(key)] = i
 	}
-}
-
-// sameFolded is strings.ToLower(a) == strings.ToLower(b), the folding the
-// maps use, without allocating for ASCII keys.
-func sameFolded(a, b string) bool {
-	if len(a) != len(b) {
-		return strings.ToLower(a) == strings.ToLower(b)
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if x >= 0x80 || y >= 0x80 {
-			return strings.ToLower(a) == strings.ToLower(b)
-		}
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
 }
