@@ -22,7 +22,9 @@ import (
 // are for Claude. A marketplace entry's table is this one plus the
 // entry-only rows (claudeEntryRows).
 
-// doc is this package's name for the document model's node.
+// node is a decoded document value; Finding, Report and Checked are what
+// walking documents reports (internal/jsondoc), named here for the
+// packages that validate plugins.
 type node = jsondoc.Node
 
 type (

@@ -1,7 +1,6 @@
 package jsondoc
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -309,5 +308,3 @@ func (u *Union) sortedCases() []string {
 func (u *Union) KnownTags() string {
 	return strings.Join(u.sortedCases(), ", ")
 }
-
-func (s *Shape) String() string { return fmt.Sprintf("shape(%s)", s.what) }
