@@ -287,8 +287,8 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			continue
 		}
 		e := Entry{
-			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
-			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
+			Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
+			ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,

@@ -97,6 +97,10 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 		} else {
 			info.Inventory = inventoryOf(pkg)
 			info.Warnings = append(info.Warnings, pkg.Warnings...)
+			if info.DisplayName == "" {
+				// Installed before the registry kept it.
+				info.DisplayName = pkg.DisplayName
+			}
 		}
 	}
 	if len(info.Problems) > 0 {

@@ -55,7 +55,22 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 	if err := plugind.ValidateName(f.Market.Name); err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "marketplace %s has no usable \"name\": %v", src, err)
 	}
+	if err := impersonation(f.Market); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// impersonation refuses a marketplace that calls itself by a name Claude
+// Code reserves for official Anthropic marketplaces, unless it comes from
+// where Claude Code accepts that name (marketplace.CheckReservedName).
+// Adding one, updating one and installing from one all ask.
+func impersonation(m *resolver.Market) error {
+	src, err := source.Parse(m.Source)
+	if err != nil {
+		src = source.Source{Kind: source.LocalDir, Path: m.Source}
+	}
+	return marketplace.CheckReservedName(m.Name, src)
 }
 
 // AddMarketplace reads the marketplace at src and records it as known
@@ -85,6 +100,9 @@ func isGitHubKey(key string) bool {
 // recordMarket writes a marketplace that was just read into
 // marketplaces.json, under the home lock.
 func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdir string, entries int, warnings []string) (*MarketplaceUpdate, error) {
+	if err := impersonation(m); err != nil {
+		return nil, err
+	}
 	unlock, err := in.lockHome(ctx)
 	if err != nil {
 		return nil, err

@@ -125,6 +125,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	marketName := ""
 	if f.Market != nil {
+		if err := impersonation(f.Market); err != nil {
+			return nil, err
+		}
 		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
 			p.markets = append(p.markets, marketRecord{market: f.Market, subdir: recordedSubdir(f), entries: len(f.Candidates)})
 		}
@@ -219,6 +222,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	if a.Tag != "" && pkg.Version != "" && pkg.Version != a.ResolvedVersion {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("release tag %s points at a commit whose manifest says version %s; its dependents' ranges are checked against the tag's %s, as Claude Code does", a.Tag, pkg.Version, a.ResolvedVersion))
 	}
+	a.DisplayName, a.DisabledByDefault = pkg.DisplayName, pkg.DisabledByDefault
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
@@ -259,6 +263,8 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		}
 		a.Action = ActionReplace
 		a.PreviousCommit = existing.Commit
+	} else if a.DisabledByDefault {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
 	}
 	if a.Link {
 		a.Root = c.Dir

@@ -19,7 +19,10 @@ import (
 
 // Entry is one installed plugin in plugin-packages.json (SPEC §9).
 type Entry struct {
-	Name          string    `json:"name"`
+	Name string `json:"name"`
+	// DisplayName is the name the manifest shows (displayName), when it
+	// gives one; Name stays what commands and invocations use.
+	DisplayName   string    `json:"displayName,omitempty"`
 	Source        string    `json:"source"`
 	Root          string    `json:"root"`
 	Version       string    `json:"version,omitempty"`

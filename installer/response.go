@@ -150,7 +150,12 @@ type Action struct {
 	ManifestSource string `json:"manifestSource,omitempty"`
 	Version        string `json:"version,omitempty"`
 	Description    string `json:"description,omitempty"`
-	Risk           Risk   `json:"risk,omitempty"`
+	// DisplayName is the name the manifest shows (displayName).
+	DisplayName string `json:"displayName,omitempty"`
+	// DisabledByDefault: the manifest says "defaultEnabled": false, so a
+	// new install is disabled (an update keeps the user's choice).
+	DisabledByDefault bool `json:"disabledByDefault,omitempty"`
+	Risk              Risk `json:"risk,omitempty"`
 	Inventory
 	Warnings        []string `json:"warnings"`
 	Err             error    `json:"-"`

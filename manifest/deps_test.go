@@ -69,28 +69,31 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-// TestEntryDependencies: a strict entry's dependencies join the plugin's
-// own; a strict: false entry's are the plugin's.
+// TestEntryDependencies: an entry's dependencies join those of the
+// plugin.json beside it; without one, the entry's are the plugin's.
 func TestEntryDependencies(t *testing.T) {
 	t.Parallel()
 	root := layout(t, map[string]string{
 		".claude-plugin/plugin.json": `{"name":"p","dependencies":["a"]}`,
 		"skills/s/SKILL.md":          "---\ndescription: s\n---\n",
 	}, nil)
+	bare := layout(t, map[string]string{"skills/s/SKILL.md": "---\ndescription: s\n---\n"}, nil)
 	tests := []struct {
 		name  string
+		root  string
 		entry EntryManifest
 		want  []Dependency
 	}{
-		{"strict union", EntryManifest{Doc: []byte(`{"dependencies":["b", "a"]}`), Strict: true}, []Dependency{{Name: "a"}, {Name: "b"}}},
-		{"strict without", EntryManifest{Doc: []byte(`{}`), Strict: true}, []Dependency{{Name: "a"}}},
-		{"not strict", EntryManifest{Doc: []byte(`{"dependencies":["c@m"],"skills":["./skills/s"]}`), Strict: false}, []Dependency{{Name: "c", Marketplace: "m"}}},
+		{"strict union", root, EntryManifest{Doc: []byte(`{"dependencies":["b", "a"]}`), Strict: true}, []Dependency{{Name: "a"}, {Name: "b"}}},
+		{"strict without", root, EntryManifest{Doc: []byte(`{}`), Strict: true}, []Dependency{{Name: "a"}}},
+		{"not strict beside plugin.json", root, EntryManifest{Doc: []byte(`{"dependencies":["c@m"]}`), Strict: false}, []Dependency{{Name: "a"}, {Name: "c", Marketplace: "m"}}},
+		{"not strict, no plugin.json", bare, EntryManifest{Doc: []byte(`{"dependencies":["c@m"],"skills":["./skills/s"]}`), Strict: false}, []Dependency{{Name: "c", Marketplace: "m"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			entry := tt.entry
-			pkg, err := Load(root, LoadOptions{Name: "p", Entry: &entry})
+			pkg, err := Load(tt.root, LoadOptions{Name: "p", Entry: &entry})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,7 @@ package manifest
 // LoaderVersion names what Load makes of a tree. Callers that cache Load's
 // result by tree digest key it with this; bump it whenever the same tree
 // would load differently.
-const LoaderVersion = 4 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies
+const LoaderVersion = 5 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies; 5: one document model (Claude's component rules, displayName, defaultEnabled)
 
 // Package is what a plugin directory is and what it contributes. The item
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins
@@ -14,18 +14,24 @@ type Package struct {
 	Name         string `json:"name"`
 	// ManifestName is the name the manifest gives itself, when the package
 	// is read under another (--name, or its marketplace entry's name).
-	ManifestName  string        `json:"manifestName,omitempty"`
-	Version       string        `json:"version,omitempty"`
-	Description   string        `json:"description,omitempty"`
-	Compatibility Compatibility `json:"compatibility"`
-	Skills        []Skill       `json:"skills"`
-	Commands      []Command     `json:"commands"`
-	Agents        []Agent       `json:"agents"`
-	Hooks         []Hook        `json:"hooks"`
-	MCPServers    []MCPServer   `json:"mcpServers"`
-	LSPServers    []LSPServer   `json:"lspServers,omitempty"`
-	Themes        []string      `json:"themes,omitempty"`
-	Runtime       *Runtime      `json:"runtime,omitempty"`
+	ManifestName string `json:"manifestName,omitempty"`
+	// DisplayName is the name Claude Code shows (displayName), when the
+	// manifest gives one; Name stays what invocations use.
+	DisplayName string `json:"displayName,omitempty"`
+	// DisabledByDefault: the manifest says "defaultEnabled": false, so a
+	// new install is disabled until the user enables it.
+	DisabledByDefault bool          `json:"disabledByDefault,omitempty"`
+	Version           string        `json:"version,omitempty"`
+	Description       string        `json:"description,omitempty"`
+	Compatibility     Compatibility `json:"compatibility"`
+	Skills            []Skill       `json:"skills"`
+	Commands          []Command     `json:"commands"`
+	Agents            []Agent       `json:"agents"`
+	Hooks             []Hook        `json:"hooks"`
+	MCPServers        []MCPServer   `json:"mcpServers"`
+	LSPServers        []LSPServer   `json:"lspServers,omitempty"`
+	Themes            []string      `json:"themes,omitempty"`
+	Runtime           *Runtime      `json:"runtime,omitempty"`
 	// Dependencies are the other plugins this one needs (Claude's
 	// "dependencies", from its manifest or its marketplace entry).
 	Dependencies []Dependency `json:"dependencies,omitempty"`

@@ -1,8 +1,9 @@
 package marketplace
 
 import (
-	"encoding/json"
 	"fmt"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // Renames is a marketplace's "renames" map (Claude Code's): a plugin's old
@@ -69,16 +70,24 @@ func (r Renames) Follow(name string, listed func(string) bool) Rename {
 	return Rename{Kind: RenameUnresolved, Chain: chain, Reason: "chain too deep"}
 }
 
-// parseRenames reads a document's "renames". Like Claude Code, a map that
-// is not an object of names and nulls is ignored when the document is read
-// (validate reports it).
-func parseRenames(raw json.RawMessage) Renames {
-	if raw == nil {
+// renamesOf reads a document's decoded "renames". Like Claude Code, a map
+// that is not an object of names and nulls is ignored when the document is
+// read (validate reports it).
+func renamesOf(n *jsondoc.Node) Renames {
+	if n == nil || n.Kind != jsondoc.Object {
 		return nil
 	}
-	var r Renames
-	if json.Unmarshal(raw, &r) != nil {
-		return nil
+	r := make(Renames, len(n.Fields))
+	for i := range n.Fields {
+		switch v := &n.Fields[i].Val; v.Kind {
+		case jsondoc.Null:
+			r[n.Fields[i].Key] = nil
+		case jsondoc.String:
+			to := v.Str
+			r[n.Fields[i].Key] = &to
+		default:
+			return nil
+		}
 	}
 	return r
 }

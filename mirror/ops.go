@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
@@ -492,10 +492,7 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 // /v1/marketplace.
 func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files []plugind.File) {
 	for _, f := range files {
-		if f.Path != manifest.ClaudeMarketplace && f.Path != manifest.CodexMarketplace {
-			continue
-		}
-		if f.Size > manifest.MaxMarketplaceBytes {
+		if _, ok := marketplace.DocumentAt(f.Path); !ok || f.Size > marketplace.MaxDocumentBytes {
 			continue
 		}
 		b, err := os.ReadFile(f.Source)

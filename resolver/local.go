@@ -57,10 +57,10 @@ func notFoundHint(p, abs string) string {
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
 	f := &Fetched{Source: dir, Kind: KindLocal}
+	if isMarketplace(dir, req) {
+		return s.resolveLocalMarketplace(ctx, req, dir)
+	}
 	if _, _, err := manifest.Detect(dir); err != nil {
-		if manifest.HasMarketplace(dir) {
-			return s.resolveLocalMarketplace(ctx, req, dir)
-		}
 		// A folder without a manifest is a Claude plugin by convention when
 		// the user names it (update does, for a marketplace entry that had
 		// none); the installer reads it under that name or refuses it.

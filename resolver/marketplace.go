@@ -222,14 +222,8 @@ func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 // classify reads what an entry needs: nothing (a relative folder of the
 // marketplace), or a repository at a commit or ref.
 func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan {
-	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format}}
-	if e.Manifest != nil || !e.IsStrict() {
-		doc := e.Manifest
-		if doc == nil {
-			doc = []byte("{}")
-		}
-		ep.cand.Manifest = &manifest.EntryManifest{Doc: doc, Strict: e.IsStrict()}
-	}
+	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format, Manifest: e.ManifestFor(),
+		Warnings: append([]string(nil), e.Warnings...)}}
 	if err := e.Err(); err != nil {
 		ep.cand.Err = err
 		ep.cand.Skip = e.Status == marketplace.StatusSkipped
@@ -478,16 +472,17 @@ func localEntryDir(root, p string) (string, error) {
 	return dir, nil
 }
 
-// marketplaceDoc reads and parses the marketplace document at st. A remote
-// document is cached by (repository path, commit), so an offline re-plan
-// reads it without touching the store's tree.
+// marketplaceDoc reads and parses the marketplace document at st (where
+// it lives is marketplace.Find's answer). A remote document is cached by
+// (repository path, commit), so an offline re-plan reads it without
+// touching the store's tree.
 func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bool) (*marketplace.Marketplace, error) {
-	rel, parse := manifest.ClaudeMarketplace, marketplace.Parse
-	st.format = manifest.KindClaude
-	if _, err := os.Lstat(filepath.Join(st.dir, filepath.FromSlash(rel))); err != nil {
-		rel, parse = manifest.CodexMarketplace, marketplace.ParseCodex
-		st.format = manifest.KindCodex
+	found, ok := marketplace.Find(st.dir)
+	if !ok {
+		found = marketplace.Found{Document: marketplace.Documents[0]}
 	}
+	rel := found.Path
+	st.format = found.Format
 	m := s.memo()
 	var key string
 	var data []byte
@@ -500,9 +495,9 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	}
 	if data == nil {
 		var err error
-		data, err = manifest.ReadFile(st.dir, rel, manifest.MaxMarketplaceBytes)
+		data, err = found.Read(st.dir)
 		if err != nil {
-			return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "marketplace %s: %s: %w", st.label(), rel, err)
+			return nil, plugind.Errorf(plugind.CodeOf(err), "marketplace %s: %w", st.label(), err)
 		}
 		if key != "" {
 			m.count(ctx, cache.KindMarketplace, false)
@@ -513,12 +508,18 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	var doc *marketplace.Marketplace
 	var err error
 	if s.cfg.KeepDecoded {
-		doc, err = s.docs.parse(data, st.format, opts, parse)
+		doc, err = s.docs.parse(data, found.Document, opts, found.Parse)
 	} else {
-		doc, err = parse(data, opts)
+		doc, err = found.Parse(data, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
+	}
+	if note := found.Note(); note != "" {
+		// Parsed documents are shared; the note goes with this reading.
+		copied := *doc
+		copied.Warnings = append(append([]string{}, doc.Warnings...), note)
+		doc = &copied
 	}
 	return doc, nil
 }
@@ -529,4 +530,20 @@ func joinSlash(base, p string) string {
 		return ""
 	}
 	return j
+}
+
+// isMarketplace reports whether the folder dir is read as a marketplace:
+// it holds a marketplace document and no plugin manifest (SPEC §7: when
+// the root also has one, the plugin wins) — unless the request is for the
+// marketplace's document itself (marketplace add and update, validate),
+// which a plugin at the root does not hide.
+func isMarketplace(dir string, req Request) bool {
+	if !marketplace.Has(dir) {
+		return false
+	}
+	if req.DocumentOnly {
+		return true
+	}
+	_, _, err := manifest.Detect(dir)
+	return err != nil
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/tarball"
@@ -67,7 +67,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if err := s.checkFolder(ctx, repo, pin.SHA, src.Subdir, loc); err != nil {
 		return nil, err
 	}
-	if _, _, err := manifest.Detect(loc.dir); err != nil && manifest.HasMarketplace(loc.dir) {
+	if isMarketplace(loc.dir, req) {
 		if src.Subdir != "" {
 			// A marketplace in a folder: its relative entries may reach
 			// anywhere in that folder, so take the whole tree — unless the
@@ -109,9 +109,8 @@ func refusedWhole(err error) bool {
 	return inOneFolder
 }
 
-// marketplaceFolders hold the marketplace documents (manifest
-// ClaudeMarketplace, CodexMarketplace).
-var marketplaceFolders = []string{".claude-plugin", ".agents/plugins"}
+// marketplaceFolders hold the marketplace documents.
+var marketplaceFolders = marketplace.Folders()
 
 // marketplaceOnly stores just the marketplace folders of a repository that
 // is over the budget as a whole, and returns them located at the root ("")
@@ -149,7 +148,7 @@ func (s *Sources) partialMarketplace(ctx context.Context, repo host.Repo, sha st
 func (s *Sources) rootOf(res *fetchResult) *fetchResult {
 	loc := res.dirs[marketplaceFolders[0]]
 	root, err := s.cfg.Store.Path(loc.snapshot)
-	if err != nil || !manifest.HasMarketplace(root) {
+	if err != nil || !marketplace.Has(root) {
 		return nil
 	}
 	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}

@@ -268,7 +268,7 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	market := writeTree(t, filepath.Join(t.TempDir(), "hostile"), map[string]string{
-		".claude-plugin/marketplace.json":  `{"name":"hostile","description":` + string(desc) + `,"plugins":[{"name":"inert","source":"./inert","description":` + string(desc) + `}]}`,
+		".claude-plugin/marketplace.json":  `{"name":"hostile","owner":{"name":"o"},"description":` + string(desc) + `,"plugins":[{"name":"inert","source":"./inert","description":` + string(desc) + `}]}`,
 		"inert/.claude-plugin/plugin.json": `{"name":"inert","version":"1.0.0"}`,
 		"inert/skills/s/SKILL.md":          "---\nname: s\ndescription: fine\n---\nx\n",
 	})

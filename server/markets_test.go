@@ -17,7 +17,7 @@ func TestUpdateAndMarketplaceRoutes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"local","plugins":[{"name":"one","source":"./one"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"local","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 	})
@@ -88,7 +88,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"local","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"local","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 	})
 	plugin(t, market, "one", "1.0.0")
 	plugin(t, market, "two", "1.0.0")
@@ -135,7 +135,7 @@ func TestKnownMarketplaceNameAsSource(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"},{"name":"three","source":"./three"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"},{"name":"three","source":"./three"}]}`,
 	})
 	for _, n := range []string{"one", "two", "three"} {
 		plugin(t, market, n, "1.0.0")

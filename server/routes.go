@@ -33,6 +33,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /extensions/reload", s.reload)
 	mux.HandleFunc("POST /plugins/update", s.update)
 	mux.HandleFunc("POST /plugins/prune", s.prune)
+	mux.HandleFunc("POST /plugins/validate", s.validate)
 	mux.HandleFunc("GET /plugins/available", s.available)
 	mux.HandleFunc("GET /marketplaces", s.listMarketplaces)
 	mux.HandleFunc("POST /marketplaces", s.addMarketplace)

@@ -74,6 +74,16 @@ func printAvailable(w io.Writer, width int, list []installer.Available) {
 	t.write(w, width)
 }
 
+// displayed is a plugin's name as Claude Code shows it: the name its
+// manifest shows (displayName), when it has another, then the name
+// commands take: "Nice De (de)". The page writes it the same way.
+func displayed(name, display string) string {
+	if display == "" || display == name {
+		return name
+	}
+	return display + " (" + name + ")"
+}
+
 // pluginList is the JSON of `list --json` and GET /plugins.
 type pluginList struct {
 	Plugins []installer.PluginInfo `json:"plugins"`
@@ -96,7 +106,7 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 		if len(p.Problems) > 0 {
 			state = "excluded"
 		}
-		t.add(safeText(p.Name), dash(safeCell(p.Version, 24)), state, dash(shortCommit(p.Commit)), contributes(p.Inventory),
+		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(shortCommit(p.Commit)), contributes(p.Inventory),
 			dependencyCell(p), safeText(shortSHAs(p.Source)))
 	}
 	t.write(w, width)

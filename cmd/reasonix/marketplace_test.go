@@ -82,7 +82,7 @@ func TestKnownMarketplacesFromTheBinary(t *testing.T) {
 	gh := fakegithub.New(t)
 	repo := gh.CreateRepo("acme", "market")
 	repo.Commit("main", map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"acme","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"acme","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 		"two/.claude-plugin/plugin.json":  `{"name":"two"}`,

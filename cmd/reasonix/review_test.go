@@ -288,7 +288,7 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	market := writeFiles(t, filepath.Join(t.TempDir(), "shelf"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,

@@ -35,6 +35,9 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 		}
 	}
 	kv("name", p.Name)
+	if p.DisplayName != p.Name {
+		kv("display name", p.DisplayName)
+	}
 	kv("version", p.Version)
 	if p.Description != "" {
 		fmt.Fprintf(w, "%-14s %s\n", "description:", safeLine(p.Description, maxCell))
