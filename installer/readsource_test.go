@@ -18,7 +18,7 @@ func shelfMarket(t *testing.T, env *testEnv) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "shelf-folder")
 	writeTree(t, dir, map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\nname: s\ndescription: S\n---\nS.\n",
 		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,

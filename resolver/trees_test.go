@@ -50,7 +50,7 @@ func linkedMarketplace(r *fakegithub.Repo) string {
 		prefixed("plugins/b", pluginTree("b")),
 		prefixed("plugins/c", pluginTree("c")),
 		map[string]string{
-			".claude-plugin/marketplace.json": `{"name":"links","plugins":[
+			".claude-plugin/marketplace.json": `{"name":"links","owner":{"name":"o"},"plugins":[
 				{"name":"a","source":"./plugins/a"},
 				{"name":"b","source":"./plugins/b"},
 				{"name":"c","source":"./plugins/c"}]}`,
@@ -285,7 +285,7 @@ func TestSubmoduleHosts(t *testing.T) {
 		prefixed("plugins/creds", pluginTree("creds")),
 		prefixed("plugins/gone", pluginTree("gone")),
 		map[string]string{
-			".claude-plugin/marketplace.json": `{"name":"mono","plugins":[
+			".claude-plugin/marketplace.json": `{"name":"mono","owner":{"name":"o"},"plugins":[
 				{"name":"ok","source":"./plugins/ok"},
 				{"name":"ext","source":"./plugins/ext"},
 				{"name":"down","source":"./plugins/down"},

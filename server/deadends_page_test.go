@@ -38,7 +38,7 @@ func toolsFiles(version string) map[string]string {
 func TestBrowserNameAtMarketInstalls(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "shelf"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 	})
 	for _, n := range []string{"one", "two"} {
 		plugin(t, market, n, "1.0.0")

@@ -174,7 +174,7 @@ func TestMarketEntryThroughTheAPI(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 	})
 	for _, n := range []string{"one", "two"} {
 		plugin(t, market, n, "1.0.0")

@@ -83,7 +83,7 @@ func TestCraftedPacksBoundedThroughTheBinary(t *testing.T) {
 	// install.
 	market := h.gh.CreateRepoAt("evil/market")
 	market.Commit("main", map[string]string{
-		".claude-plugin/marketplace.json": fmt.Sprintf(`{"name":"m","plugins":[
+		".claude-plugin/marketplace.json": fmt.Sprintf(`{"name":"m","owner":{"name":"o"},"plugins":[
 			{"name":"chain400k","source":{"source":"url","url":%q,"sha":%q}},
 			{"name":"tiny1m","source":{"source":"git-subdir","url":%q,"path":".","sha":%q}},
 			{"name":"fine","source":"./fine"}]}`, big["chain400k"], pins["chain400k"], big["tiny1m"], pins["tiny1m"]),

@@ -37,7 +37,7 @@ func TestFolderLinksFromTheBinary(t *testing.T) {
 		prefixTree("plugins/plain", pluginTree("plain")),
 		prefixTree("plugins/loop", pluginTree("loop")),
 		map[string]string{
-			".claude-plugin/marketplace.json": `{"name":"links","plugins":[
+			".claude-plugin/marketplace.json": `{"name":"links","owner":{"name":"o"},"plugins":[
 				{"name":"linked","source":"./plugins/linked"},
 				{"name":"plain","source":"./plugins/plain"},
 				{"name":"loop","source":"./plugins/loop"}]}`,
