@@ -28,7 +28,7 @@ var claudeFields = map[string]fieldRole{
 	"hooks": roleCapability, "mcpServers": roleCapability,
 	"dependencies": roleMeta, "outputStyles": roleUnsupported, "themes": roleUnsupported,
 	"channels": roleUnsupported, "lspServers": roleCapability, "monitors": roleUnsupported,
-	"settings": roleUnsupported, "userConfig": roleUnsupported,
+	"settings": roleUnsupported, "userConfig": roleMeta,
 }
 
 // codexFields follows the SchemaStore Codex plugin manifest schema; hooks
@@ -94,6 +94,7 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 		if pkg.Dependencies, err = parseDependencies(manifestRel, doc.get("dependencies")); err != nil {
 			return nil, err
 		}
+		pkg.UserConfig = readOptions(doc.get("userConfig"))
 	}
 
 	fields := claudeFields
@@ -129,6 +130,7 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 		b.compatLSP(manifestRel, doc.get("lspServers"))
 	}
 	b.conventionalConfigFiles()
+	b.noteUndeclared()
 	b.finish()
 
 	switch {
