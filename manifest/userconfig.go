@@ -110,6 +110,10 @@ func readOption(key string, n *node) (Option, bool) {
 	return o, true
 }
 
+// IsOptionKey reports whether k can name an option: an identifier, as
+// Claude Code requires (it becomes CLAUDE_PLUGIN_OPTION_<KEY>).
+func IsOptionKey(k string) bool { return optionKey.MatchString(k) }
+
 // Label names an option in messages: its key, and its title when that
 // says something more.
 func (o Option) Label() string {
