@@ -112,6 +112,7 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 			}
 		}
 	}
+	var bad []string
 	for _, k := range sortedKeys(req.Config) {
 		plugin, key := splitConfigKey(k)
 		if plugin != "" && plugin != a.Name {
@@ -121,11 +122,12 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 		if !ok {
 			continue // named for no option of this plugin: checkConfigUse says so
 		}
+		st.given = true
 		v, err := o.Parse(req.Config[k])
 		if err != nil {
-			return pkg, plugind.Errorf(plugind.CodeConfigInvalid, "%s: %v", a.Name, err)
+			bad = append(bad, err.Error())
+			continue
 		}
-		st.given = true
 		set[key], kept[key] = v, false
 	}
 	st.changed = installed == nil || !sameValues(old, set)
@@ -148,6 +150,9 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 		a.UserConfig = append(a.UserConfig, co)
 	}
 	shown := pkg.WithUserConfig(manifest.OptionTexts(opts, set, false))
+	if len(bad) > 0 {
+		return shown, plugind.Errorf(plugind.CodeConfigInvalid, "%s: %s", a.Name, strings.Join(bad, "; "))
+	}
 	if len(missing) > 0 {
 		return shown, plugind.Errorf(plugind.CodeConfigRequired, "%s needs a value for %s (required, no default): give %s", a.Name, strings.Join(missing, ", "), configHint(a.Name, single, opts, set))
 	}
