@@ -149,6 +149,7 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 	}
 
 	writeSubmodules(w, ready)
+	writeOptions(w, configurable(resp.Actions))
 	writeKept(w, kept)
 	writeNotInstalled(w, other)
 
@@ -180,6 +181,7 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 		fmt.Fprintf(w, "\nThis plan cannot be %s: %s\n", done, safeText(reason))
 	default:
 		fmt.Fprintf(w, "\nTo %s exactly this plan:\n  %s\n", verb, safeText(shellJoin(approve)))
+		writeSensitiveNote(w, ready)
 	}
 }
 
