@@ -251,7 +251,7 @@ func (in *Installer) installedConfig(e Entry, pkg *manifest.Package, warnings []
 		out = append(out, co)
 	}
 	if len(missing) > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s needs a value for %s: what uses it cannot start (give it with reasonix plugin update %s --config KEY=VALUE)", e.Name, strings.Join(missing, ", "), e.Name))
+		warnings = append(warnings, fmt.Sprintf("%s needs a value for %s: what uses it cannot start (give it with reasonix plugin update %s --config KEY=<value>)", e.Name, strings.Join(missing, ", "), e.Name))
 	}
 	return out, pkg.WithUserConfig(manifest.OptionTexts(pkg.UserConfig, set, false)), warnings
 }
@@ -290,7 +290,7 @@ func configHint(name string, single bool, opts []manifest.Option, set map[string
 		if !single {
 			k = name + "." + k
 		}
-		flags = append(flags, "--config "+k+"=VALUE")
+		flags = append(flags, "--config "+k+"=<value>")
 	}
 	return strings.Join(flags, " ") + " (on a terminal you are asked for it)"
 }
@@ -334,7 +334,7 @@ func checkConfigUse(req Request, actions []Action) error {
 		case len(takers) == 0:
 			return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: no plugin of this plan declares an option %q", k, key)
 		case len(takers) > 1:
-			return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: %s all declare option %q; say which plugin it is for: --config NAME.%s=VALUE", k, strings.Join(takers, ", "), key, key)
+			return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: %s all declare option %q; say which plugin it is for: --config NAME.%s=<value>", k, strings.Join(takers, ", "), key, key)
 		}
 	}
 	return nil

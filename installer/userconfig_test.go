@@ -86,7 +86,7 @@ func TestUserConfigPlanListsOptionsAndRequiresValues(t *testing.T) {
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
 	resp, err := env.install(Request{Source: src}, Approval{DryRun: true})
-	wantCode(t, err, resp, plugind.CodeConfigRequired, `uc needs a value for option api_key ("API key"), option endpoint ("Endpoint")`, "--config api_key=VALUE --config endpoint=VALUE")
+	wantCode(t, err, resp, plugind.CodeConfigRequired, `uc needs a value for option api_key ("API key"), option endpoint ("Endpoint")`, "--config api_key=<value> --config endpoint=<value>")
 	a := resp.Actions[0]
 	if a.Status != ActionBlocked || len(a.UserConfig) != 3 {
 		t.Fatalf("action %s with options %+v", a.Status, a.UserConfig)
@@ -485,7 +485,7 @@ func TestUserConfigBulkAddressing(t *testing.T) {
 	writeTree(t, root, files)
 	env := newEnv(t)
 	resp, err := env.install(Request{Source: root, Config: map[string]string{"endpoint": "https://x.example"}}, Approval{DryRun: true})
-	wantCode(t, err, resp, plugind.CodeConfigInvalid, "one, two all declare option \"endpoint\"", "--config NAME.endpoint=VALUE")
+	wantCode(t, err, resp, plugind.CodeConfigInvalid, "one, two all declare option \"endpoint\"", "--config NAME.endpoint=<value>")
 	resp, err = env.install(Request{Source: root, Config: map[string]string{"one.endpoint": "https://x.example", "one.api_key": testSecret}}, Approval{DryRun: true})
 	// two lacks its values: the plan installs one, and says why not two.
 	if err != nil || resp.Status != StatusPlanned {
@@ -498,7 +498,7 @@ func TestUserConfigBulkAddressing(t *testing.T) {
 	if byName["one"].Status != ActionReady || byName["two"].Status != ActionBlocked || byName["two"].Code() != plugind.CodeConfigRequired {
 		t.Fatalf("one %s, two %s %v", byName["one"].Status, byName["two"].Status, byName["two"].Err)
 	}
-	if !strings.Contains(byName["two"].ErrorText(), "--config two.api_key=VALUE --config two.endpoint=VALUE") {
+	if !strings.Contains(byName["two"].ErrorText(), "--config two.api_key=<value> --config two.endpoint=<value>") {
 		t.Errorf("two's hint: %s", byName["two"].ErrorText())
 	}
 }
