@@ -140,8 +140,8 @@ func (o Option) Parse(text string) (Value, error) {
 	var v Value
 	switch o.Type {
 	case OptionNumber:
-		f, err := strconv.ParseFloat(line, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		f, ok := parseNumber(line)
+		if !ok {
 			return Value{}, fmt.Errorf("%s: %s is not a number", o.Label(), o.quote(line))
 		}
 		v = NumberValue(f)
@@ -197,6 +197,27 @@ func (o Option) quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// parseNumber reads a number as JavaScript's Number() does, as Claude
+// Code's --config does: decimal with an optional fraction and exponent, or
+// an unsigned 0x, 0o or 0b integer. Infinity is refused: no JSON holds it.
+func parseNumber(s string) (float64, bool) {
+	if m := radixNumber.FindStringSubmatch(s); m != nil {
+		base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[m[1][1]|0x20]
+		n, err := strconv.ParseUint(m[2], base, 64)
+		return float64(n), err == nil
+	}
+	if !decimalNumber.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0)
+}
+
+var (
+	radixNumber   = plugind.LazyRegexp(`^(0[xXoObB])([0-9A-Fa-f]+)$`)
+	decimalNumber = plugind.LazyRegexp(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+)
 
 func parseBool(s string) (bool, bool) {
 	switch strings.ToLower(s) {
