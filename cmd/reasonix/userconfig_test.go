@@ -88,7 +88,7 @@ func TestUserConfigFromTheBinary(t *testing.T) {
 		t.Fatalf("dry-run: exit %d %s %s", dry.code, dry.stdout, dry.stderr)
 	}
 	planID := dry.json(t)["planId"].(string)
-	yes := runBinary(t, home, env, append(append([]string{"-v", "plugin", "install", src, "--name", "uc", "--yes", "--plan-id", planID}, values...))...)
+	yes := runBinary(t, home, env, append([]string{"-v", "plugin", "install", src, "--name", "uc", "--yes", "--plan-id", planID}, values...)...)
 	if yes.code != 0 || yes.json(t)["status"] != "applied" || strings.Contains(yes.stdout+yes.stderr, cliSecret) {
 		t.Fatalf("install: exit %d %s %s", yes.code, yes.stdout, yes.stderr)
 	}
