@@ -36,8 +36,7 @@ being asked).`,
 		Example: `  reasonix plugin install ./my-plugin --dry-run
   reasonix plugin install https://github.com/OWNER/REPO --yes --plan-id medium:sha256:…
   reasonix plugin install https://github.com/anthropics/claude-plugins-official --name NAME -y
-  reasonix plugin install NAME@MARKET --dry-run
-  reasonix plugin install NAME@MARKET --config endpoint=https://api.example --yes`,
+  reasonix plugin install NAME@MARKET --config endpoint=https://api.example --dry-run`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
