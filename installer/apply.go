@@ -254,13 +254,22 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 	next := reg.clone()
 	var published []string // new roots, removed again if the registry write fails
 	var retired []Entry    // old copies, removed once the registry names the new ones
+	var written []string   // new config/ files, likewise
+	var released []string  // config/ files the registry stops naming
 	defer func() {
 		if err != nil {
 			for _, root := range published {
 				_ = os.RemoveAll(root)
 			}
+			for _, f := range written {
+				in.dropSecrets(f)
+			}
 		}
 	}()
+	takenFiles := map[string]bool{}
+	for _, e := range reg.Plugins {
+		takenFiles[e.ConfigFile] = true
+	}
 	byName := map[string]string{}
 	for _, s := range stages {
 		old, _ := reg.Find(s.action.installedName())
@@ -300,6 +309,23 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
 			e.Dependency = old.Dependency && (a.Dependency || p.update)
+			if old.ConfigFile != "" {
+				released = append(released, old.ConfigFile)
+			}
+		}
+		if st := a.config; st != nil {
+			if len(st.values) > 0 {
+				e.Config = st.values
+			}
+			if len(st.secrets) > 0 {
+				file, err := in.writeSecrets(a.Name, st.secrets, takenFiles)
+				if err != nil {
+					return nil, err
+				}
+				written = append(written, file)
+				takenFiles[file] = true
+				e.ConfigFile = file
+			}
 		}
 		if a.Link {
 			e.Root = a.origin
@@ -322,6 +348,9 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 		return nil, err
 	}
 	in.stepHook("after-registry")
+	for _, f := range released {
+		in.dropSecrets(f)
+	}
 	for _, old := range retired {
 		if w := in.retire(old); w != "" {
 			warnings = append(warnings, w)

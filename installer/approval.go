@@ -115,6 +115,8 @@ func actionDifferences(old, now []Action) []string {
 			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, shortDigestOf(o.ContentDigest), shortDigestOf(a.ContentDigest)))
 		case o.Risk != a.Risk:
 			out = append(out, fmt.Sprintf("%s's risk went from %s to %s", a.Name, o.Risk, a.Risk))
+		case !slices.Equal(configSummary(&o), configSummary(&a)):
+			out = append(out, fmt.Sprintf("%s's option values are not the ones reviewed (%s): give the same --config values, sensitive ones included", a.Name, strings.Join(configDifference(o.UserConfig, a.UserConfig), ", ")))
 		}
 	}
 	for _, o := range old {

@@ -246,7 +246,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, Request{}, c, false, dp.reg, nil)
+			a := dp.in.planCandidate(ctx, Request{Config: dp.req.Config}, c, false, dp.reg, nil)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if site.market != "" {
 				a.Marketplace = site.market

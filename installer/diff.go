@@ -56,6 +56,9 @@ const (
 	// ChangeName is a rename its marketplace made (Name is the new name,
 	// Detail "old → new").
 	ChangeName = "name"
+	// ChangeConfig is a userConfig value the update sets or unsets (Name is
+	// the option; a sensitive value is never in Detail).
+	ChangeConfig = "config"
 )
 
 // Empty reports whether nothing changes.

@@ -24,6 +24,9 @@ type PluginInfo struct {
 	Loaded   bool     `json:"loaded"`
 	// NeededBy are the installed plugins that need this one.
 	NeededBy []string `json:"neededBy,omitempty"`
+	// UserConfig lists its options and what is set for each, as a plan
+	// does (a sensitive value never: only whether it is set).
+	UserConfig []ConfigOption `json:"userConfig,omitempty"`
 }
 
 // List reads the registry and checks every registered root. A broken root
@@ -95,7 +98,9 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 				info.Problems = append(info.Problems, "manifest: "+err.Error())
 			}
 		} else {
-			info.Inventory = inventoryOf(pkg)
+			var shown *manifest.Package
+			info.UserConfig, shown, info.Warnings = in.installedConfig(e, pkg, info.Warnings)
+			info.Inventory = inventoryOf(shown)
 			info.Warnings = append(info.Warnings, pkg.Warnings...)
 			if info.DisplayName == "" {
 				// Installed before the registry kept it.
@@ -221,6 +226,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := reg.Save(in.home.RegistryPath()); err != nil {
 		return fail(err)
 	}
+	in.dropSecrets(old.ConfigFile)
 	if w := in.retire(old); w != "" {
 		warnings = append(warnings, w)
 	}

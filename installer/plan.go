@@ -33,6 +33,15 @@ type Request struct {
 	// Update, when set, makes this an update of installed plugins instead of
 	// an install of Source.
 	Update *UpdateRequest `json:"update,omitempty"`
+	// Config gives userConfig values as typed: "KEY" → VALUE for the
+	// plugins that declare KEY (one, or say which), "NAME.KEY" → VALUE for
+	// plugin NAME's. A stored plan keeps only the non-sensitive ones
+	// (storedConfig).
+	Config map[string]string `json:"config,omitempty"`
+
+	// configOf is the installed plugin whose values an update keeps, when
+	// it is not the one of the planned name (a rename).
+	configOf string
 }
 
 // Plan is what an install would do. It is computed fresh for every install
@@ -82,6 +91,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		if err := plugind.ValidateName(n); err != nil {
 			return nil, err
 		}
+	}
+	if err := CheckConfigKeys(req.Config); err != nil {
+		return nil, err
 	}
 	if req.Name != "" && len(req.Names) > 0 {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "name selects one entry and names several: give one or the other")
@@ -144,6 +156,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
+		return nil, err
+	}
+	if err := checkConfigUse(req, p.Actions); err != nil {
 		return nil, err
 	}
 	for _, a := range p.Actions {
@@ -248,23 +263,39 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 			a.ContentDigest = digest
 		}
 	}
+	installed, _ := reg.Find(a.Name)
+	if req.configOf != "" {
+		installed, _ = reg.Find(req.configOf)
+	}
+	shown, cfgErr := in.configure(req, single, &a, pkg, installed)
+	a.Inventory = inventoryOf(shown)
 	if existing, ok := reg.Find(a.Name); ok {
 		if !req.Replace {
-			if sameInstall(existing, a) {
+			same := sameInstall(existing, a)
+			if same && cfgErr == nil && !a.config.changed {
 				// Installing exactly what is installed is a no-op, as brew
 				// and apt have it; --replace reinstalls (a repair).
 				k := keepAction(*existing, fmt.Sprintf("%s is installed from this source with this content already: nothing to do (--replace reinstalls it)", a.Name))
-				k.Inventory, k.Risk, k.Dependencies = a.Inventory, a.Risk, a.Dependencies
+				k.Inventory, k.Risk, k.Dependencies, k.UserConfig, k.config = a.Inventory, a.Risk, a.Dependencies, a.UserConfig, a.config
 				return k
 			}
 			a.Action = ActionSkip
-			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); rerun with --replace to replace it", a.Name, existing.Source))
+			why := "rerun with --replace to replace it"
+			if same {
+				why = "rerun with --replace to install it again with this configuration"
+			}
+			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
 			return a
 		}
 		a.Action = ActionReplace
 		a.PreviousCommit = existing.Commit
 	} else if a.DisabledByDefault {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
+	}
+	if cfgErr != nil {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, cfgErr)
+		return a
 	}
 	if a.Link {
 		a.Root = c.Dir
@@ -482,6 +513,8 @@ func planID(p *Plan) string {
 		// The release tag a range took it at, and the plugin it renames.
 		Tag         string `json:",omitempty"`
 		RenamedFrom string `json:",omitempty"`
+		// Its non-sensitive option values, and which sensitive ones are set.
+		Config []string `json:",omitempty"`
 		// Its submodules are not listed: their commits and URLs follow
 		// from its commit (the gitlinks and .gitmodules it pins) and its
 		// source, and their files are in its digest.
@@ -504,7 +537,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}
@@ -606,10 +639,12 @@ func (p *Plan) failure() error {
 
 // MarshalStored is the form a plan is kept in by planId.
 func (p *Plan) MarshalStored() ([]byte, error) {
+	asked := p.asked
+	asked.Config = storedConfig(asked, p.Actions)
 	return json.Marshal(struct {
 		Request  Request   `json:"request"`
 		Response *Response `json:"response"`
-	}{p.asked, p.Response()})
+	}{asked, p.Response()})
 }
 
 func sortedUnique(list []string) []string {

@@ -60,6 +60,11 @@ type Entry struct {
 	// dependents' ranges are checked against it.
 	Tag             string `json:"tag,omitempty"`
 	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// Config are its non-sensitive userConfig values, by option key;
+	// ConfigFile names the file of config/ that holds its sensitive ones
+	// (secrets.go). Defaults are not recorded: they are the manifest's.
+	Config     map[string]manifest.Value `json:"config,omitempty"`
+	ConfigFile string                    `json:"configFile,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what

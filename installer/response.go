@@ -204,7 +204,13 @@ type Action struct {
 	DependsOn    []string              `json:"dependsOn,omitempty"`
 	DependencyOf []string              `json:"dependencyOf,omitempty"`
 	Dependency   bool                  `json:"dependency,omitempty"`
+	// UserConfig lists the options the plugin asks for and what this plan
+	// sets for each (sensitive values never: only that they are set).
+	UserConfig []ConfigOption `json:"userConfig,omitempty"`
 
+	// config is what planning decided of its option values, sensitive ones
+	// included, for apply; nil when it was not read that far.
+	config *configState
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.
 	origin string

@@ -305,7 +305,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 			continue
 		}
 		single := g.market == ""
-		r := Request{Replace: true, Name: name}
+		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
 		a := in.planCandidate(ctx, r, c, single, reg, nil)
 		if a.Name == "" {
 			a.Name = name
@@ -314,6 +314,15 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		if g.market != "" && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
 			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, short(e.Commit))))
+			continue
+		}
+		unchanged := name == e.Name && a.Commit == e.Commit && a.ContentDigest == e.ContentDigest
+		if unchanged && plugind.CodeOf(a.Err) == plugind.CodeConfigRequired && !a.config.given {
+			// Installed before it had its values: it stays as it is (as
+			// Claude Code leaves it), and the update says what it lacks.
+			k := keepAction(e, fmt.Sprintf("%v; until then what uses it cannot start", a.Err))
+			k.UserConfig, k.config = a.UserConfig, a.config
+			out = append(out, k)
 			continue
 		}
 		if !a.applicable() {
@@ -329,9 +338,10 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, short(e.Commit), why)))
 			continue
 		}
-		if name == e.Name && a.Commit == e.Commit && a.ContentDigest == e.ContentDigest {
+		if unchanged && !a.config.changed {
 			k := keepAction(e, "")
 			k.Warnings, k.Unchecked = a.Warnings, a.Unchecked
+			k.UserConfig, k.config = a.UserConfig, a.config
 			out = append(out, k)
 			continue
 		}
@@ -339,6 +349,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
 		a.PreviousCommit = e.Commit
 		a.Diff = diffInventories(old.Inventory, a.Inventory)
+		a.Diff.addConfig(a.config)
 		a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
 		if name != e.Name {
 			a.RenamedFrom = e.Name

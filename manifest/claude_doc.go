@@ -149,7 +149,7 @@ func claudePluginTable() *jsondoc.Table {
 		jsondoc.Row{Key: "lspServers", Shape: serversField("LSP", lspServer()), Role: C},
 		jsondoc.Row{Key: "monitors", Shape: monitorsField(), Role: U},
 		jsondoc.Row{Key: "settings", Shape: jsondoc.AnyObject(), Role: U},
-		jsondoc.Row{Key: "userConfig", Shape: userOptions(true), Role: U},
+		jsondoc.Row{Key: "userConfig", Shape: userOptions(true), Role: M},
 		jsondoc.Row{Key: "binaries", Shape: binaries(), Role: U},
 		jsondoc.Row{Key: "experimental", Shape: experimental(), Role: U},
 	)

@@ -147,6 +147,8 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		if pkg.Dependencies, err = parseDependencies(deps); err != nil {
 			return nil, err
 		}
+		options, _ := in.declared("userConfig")
+		pkg.UserConfig = readOptions(options)
 	}
 	if in.own != nil {
 		b.fieldRoles(in.ownLabel, in.own, in.table())
@@ -172,6 +174,7 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		b.compatLSP(&in)
 	}
 	b.conventionalConfigFiles()
+	b.noteUndeclared()
 	b.finish()
 
 	switch {

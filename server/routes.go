@@ -123,7 +123,8 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 }
 
 // POST /plugins/plan {source, name?, names?, link?, replace?, offline?,
-// allowUnpinned?}: the plan, as `plugin install SOURCE --dry-run` prints it,
+// allowUnpinned?, config?}: the plan (config: userConfig values, "KEY" or
+// "NAME.KEY" → the value as text), as `plugin install SOURCE --dry-run` prints it,
 // stored in the cache by planId. Identical requests in flight at the same
 // time share one plan (and so one fetch), and each hears its progress when
 // it names a stream in ProgressHeader.
@@ -190,7 +191,8 @@ type planResult struct {
 
 // POST /plugins/install {…same, planId}: applies exactly the approved plan,
 // or refuses. planId alone is enough: the request is then the one stored
-// with the plan, which survives a restart. Either way the source is planned
+// with the plan, which survives a restart — with its sensitive userConfig
+// values sent again in config, since no stored plan keeps them. Either way the source is planned
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {

@@ -87,6 +87,7 @@ func (s screen) review(r reviewed) {
 		}
 	}
 	s.submodules(ready)
+	s.options(configurable(resp.Actions))
 	s.kept(kept)
 	s.notInstalled(other)
 
@@ -131,6 +132,7 @@ func (s screen) review(r reviewed) {
 		for _, l := range commandLines(r.approve, 2, s.width) {
 			fmt.Fprintln(s.w, safeText(l))
 		}
+		s.sensitiveNote(ready)
 	}
 }
 

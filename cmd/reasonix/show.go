@@ -99,6 +99,11 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 				safeText(s.ToolPrefix), s.AutoStart)
 		}
 	})
+	section(w, "options", len(p.UserConfig), func() {
+		for _, o := range p.UserConfig {
+			fmt.Fprintf(w, "  %-32s %s\n", safeCell(optionLabel(o.Option), 60), optionState(o))
+		}
+	})
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", safeText(warn))
 	}

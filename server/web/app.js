@@ -37,6 +37,12 @@
       busy: false,
       result: null,
       opts: {}, // what page actions added to the request (replace, refresh, allowUnpinned)
+      // userConfig values typed in the plan's forms, "NAME.KEY" → text.
+      // Sensitive ones live only here and in the requests that carry them:
+      // the daemon never sends them back, and they are dropped once
+      // installed.
+      config: {},
+      planConfig: '', // the values the plan on screen was made with (JSON)
     },
     installed: { plugins: [], open: new Set() },
     markets: {
@@ -532,6 +538,23 @@
   const isMarketplace = (r) => !!(r && r.resolved && r.resolved.kind === 'marketplace');
   const readyNames = (r) => (r && r.actions ? r.actions.filter((a) => a.status === 'ready').map((a) => a.name) : []);
 
+  // The codes of a plan entry that waits for option values.
+  const CONFIG_CODES = ['install.config_required', 'install.config_invalid'];
+  const needsValues = (a) => CONFIG_CODES.includes(a.errorCode);
+
+  // configFor is the typed values a plan of names (all when undefined)
+  // takes: only its plugins' keys, and no empty ones.
+  function configFor(names) {
+    const out = {};
+    for (const [k, v] of Object.entries(state.add.config)) {
+      const plugin = k.slice(0, k.lastIndexOf('.'));
+      if (v !== '' && (!names || names.includes(plugin))) out[k] = v;
+    }
+    return out;
+  }
+  const configKey = (names) => JSON.stringify(Object.entries(configFor(names)).sort());
+  const configMatches = () => configKey(state.add.names) === state.add.planConfig;
+
   function selectionMatches() {
     const add = state.add;
     if (!add.full) return true;
@@ -562,6 +585,8 @@
     opts = Object.assign({}, opts);
     const body = Object.assign({ source }, opts);
     if (names) body.names = names;
+    const config = configFor(names);
+    if (Object.keys(config).length) body.config = config;
     setAddBusy(true);
     let res;
     try {
@@ -592,6 +617,7 @@
     add.names = names;
     add.opts = opts;
     add.shown = r;
+    add.planConfig = configKey(names);
     add.result = null;
     renderPlan();
     const head = $('plan-title');
@@ -632,18 +658,24 @@
   async function installShown() {
     const add = state.add;
     const plan = add.shown;
-    if (add.busy || !plan || !plan.ok || !selectionMatches()) return;
+    if (add.busy || !plan || !plan.ok || !selectionMatches() || !configMatches()) return;
     setAddBusy(true);
+    // The values the plan was made with go again: no stored plan keeps the
+    // sensitive ones.
+    const body = { planId: plan.planId };
+    const config = configFor(add.names);
+    if (Object.keys(config).length) body.config = config;
     let res;
     try {
       res = await withProgress('add-progress', 'Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' },
-        (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }), hostOf(add.source) || marketHost(add.source));
+        (pid) => api('POST', '/plugins/install', body, { progress: pid }), hostOf(add.source) || marketHost(add.source));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
       return;
     }
     add.result = res.body || { ok: false, status: 'failed', error: 'the daemon answered ' + res.status };
+    if (add.result.applied) add.config = {}; // installed: the page forgets them
     setAddBusy(false);
     renderPlan();
     const r = $('install-result');
@@ -747,7 +779,7 @@
     const shownByName = new Map(r.actions.map((a) => [a.name, a]));
     const list = market ? add.full.actions : r.actions;
     const current = (a) => shownByName.get(a.name) || a;
-    const installable = list.filter((a) => a.status === 'ready' || current(a).status === 'ready');
+    const installable = list.filter((a) => a.status === 'ready' || current(a).status === 'ready' || needsValues(current(a)));
     const installedAlready = list.filter((a) => !installable.includes(a) && current(a).status === 'up-to-date');
     const other = list.filter((a) => !installable.includes(a) && !installedAlready.includes(a));
 
@@ -853,10 +885,13 @@
     const matches = selectionMatches();
     const done = add.result && add.result.applied;
     const refused = add.result && !add.result.applied;
-    const can = r.ok && ready.length > 0 && matches && !done && !refused;
+    const values = configMatches();
+    const can = r.ok && ready.length > 0 && matches && values && !done && !refused;
     let why = 'Installs exactly plan ' + (r.planId || '') + '. If the source changed since, the install is refused and nothing is written.';
-    if (r.status === 'up-to-date') why = 'Everything this plan names is installed already, as planned: there is nothing to install.';
+    if (!values) why = 'The option values differ from the plan shown: review them first (Review with these values).';
+    else if (r.status === 'up-to-date') why = 'Everything this plan names is installed already, as planned: there is nothing to install.';
     else if (r.actions.some((a) => a.unchecked)) why = 'This plan is what was cached, unchecked: check again, or plan from the cache on purpose.';
+    else if (!r.ok && r.actions.some(needsValues)) why = 'Give the options their values, then review the plan with them.';
     else if (!r.ok) why = 'This plan cannot be installed' + (conflicting(r).length ? ': Replace above plans it again as a replacement.' : '.');
     else if (!matches) why = 'Review the selection first: Install applies only a plan you have seen.';
     else if (done) why = 'This plan was installed.';
@@ -954,6 +989,7 @@
     if (moved) card.append(moved);
     const deps = depsLine(a);
     if (deps) card.append(deps);
+    if (a.userConfig && a.userConfig.length && (ready || needsValues(a))) card.append(optionsForm(a));
     card.append(contributions(a, opts.open && opts.inPlan !== false));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
@@ -966,6 +1002,53 @@
       a.dependsOn && a.dependsOn.length && 'needs ' + a.dependsOn.join(', '),
       a.dependencyOf && a.dependencyOf.length && 'needed by ' + a.dependencyOf.join(', ')].filter(Boolean);
     return deps.length ? el('p', { class: 'meta wrap deps', text: deps.join(' · ') }) : null;
+  }
+
+  // optionsForm is the form of a plugin's userConfig options. A value is
+  // kept as typed, by NAME.KEY, and sent with the next plan; a sensitive
+  // one is a password field the daemon never fills (it says only whether
+  // one is set).
+  function optionsForm(a) {
+    const add = state.add;
+    const box = el('fieldset', { class: 'options', 'data-name': a.name }, el('legend', {}, 'Options'));
+    for (const o of a.userConfig) {
+      const key = a.name + '.' + o.key;
+      const id = 'opt-' + newID();
+      const typed = add.config[key];
+      let current = typed !== undefined ? typed : '';
+      if (typed === undefined && o.value !== undefined && !o.sensitive) current = String(o.value);
+      let input;
+      if (o.type === 'boolean') {
+        input = el('select', { id }, ['', 'true', 'false'].map((v) => el('option', { value: v, text: v === '' ? '(not set)' : v })));
+        input.value = current;
+      } else {
+        input = el('input', {
+          id, type: o.sensitive ? 'password' : o.type === 'number' ? 'number' : 'text',
+          autocomplete: o.sensitive ? 'new-password' : 'off', spellcheck: 'false', autocapitalize: 'off',
+        });
+        if (o.type === 'number' && o.min !== undefined) input.min = String(o.min);
+        if (o.type === 'number' && o.max !== undefined) input.max = String(o.max);
+        input.value = current;
+        if (o.sensitive && o.set && typed === undefined) input.placeholder = 'set — leave empty to keep it';
+        else if (o.default !== undefined) input.placeholder = 'default: ' + String(o.default);
+      }
+      input.dataset.key = key;
+      input.required = !!o.required && !o.set && o.default === undefined;
+      input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
+        add.config[key] = input.value;
+        const bar = document.querySelector('#plan .install-bar');
+        if (bar) bar.replaceWith(installBar());
+      });
+      const facts = [o.type, o.required ? 'required' : 'optional', o.sensitive ? 'sensitive: kept only on this machine, never shown' : ''].filter(Boolean).join(' · ');
+      box.append(el('div', { class: 'option' },
+        el('label', { for: id }, (o.title || o.key) + ' ', el('code', { class: 'muted', text: o.key })),
+        input,
+        el('p', { class: 'hint', text: [o.description, facts].filter(Boolean).join(' — ') })));
+    }
+    box.append(el('button', {
+      type: 'button', class: 'secondary review-values', onclick: () => planSource(add.source, add.names, add.opts),
+    }, 'Review with these values'));
+    return box;
   }
 
   // contributions renders what a package contributes: the FULL TRUST block
@@ -2027,6 +2110,7 @@
     $('plan-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       state.add.from = null;
+      if ($('source').value.trim() !== state.add.source) state.add.config = {};
       planSource($('source').value);
     });
     $('search-form').addEventListener('submit', (ev) => {
