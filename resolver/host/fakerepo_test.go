@@ -12,6 +12,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // fakeRepo is the Repo under a layer in these tests, in the spirit of
@@ -246,3 +247,41 @@ const (
 	shaB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 	shaC = "cccccccccccccccccccccccccccccccccccccccc"
 )
+
+// finalErrors are answers no other transport or attempt could change —
+// it would repeat them, or must not be asked to overrule them — so
+// Fallback returns them as is and Retry does not repeat them.
+func finalErrors() map[string]error {
+	return map[string]error{
+		"repository not found":   errRepoGone,
+		"ref not found":          errRefGone,
+		"commit not found":       errCommitGone,
+		"unreachable":            errOffReach,
+		"not served (either)":    errEither,
+		"path not found":         plugind.Errorf(plugind.CodeNotFound, "plugins/x: %w", ErrPathNotFound),
+		"policy block":           errBlocked,
+		"refused credentials":    errToken,
+		"unsafe archive":         errUnsafe,
+		"over budget":            errBudget,
+		"digest mismatch":        plugind.Errorf(plugind.CodeDigestMismatch, "snapshot digest differs"),
+		"cancelled (coded)":      plugind.Errorf(plugind.CodeCancelled, "cancelled"),
+		"context cancelled":      fmt.Errorf("fetch: %w", context.Canceled),
+		"deadline exceeded":      fmt.Errorf("fetch: %w", context.DeadlineExceeded),
+		"address refused":        fmt.Errorf("dial: %w", &AddressRefusedError{Kind: "loopback"}),
+		"submodule failed":       &tarball.SubmoduleError{Path: "lib", Commit: shaB, Err: errors.New("from x: gone")},
+		"offline miss":           plugind.Errorf(plugind.CodeOfflineMiss, "offline: x: %w", ErrOffline),
+		"offline":                fmt.Errorf("x: %w", ErrOffline),
+		"invalid source":         plugind.Errorf(plugind.CodeInvalidSource, "submodule URL refused"),
+		"not pinnable (git off)": plugind.Errorf(plugind.CodeNotPinnable, "git is off"),
+	}
+}
+
+// transientErrors are failures another transport, or a second attempt,
+// may get past.
+func transientErrors() map[string]error {
+	return map[string]error{
+		"connection reset": errNetwork,
+		"uncoded":          errors.New("unexpected EOF"),
+		"server error":     plugind.Errorf(plugind.CodeSourceUnreadable, "giving up after 4 attempts: x answered 502 Bad Gateway"),
+	}
+}
