@@ -62,7 +62,6 @@ func checkErr(t *testing.T, err, want error, code plugind.Code) {
 // remembers, what it answers when the host fails, and what it writes.
 func TestCachedResolve(t *testing.T) {
 	t.Parallel()
-	cancelled := errors.New("use a cancelled context")
 	for _, tc := range []struct {
 		name string
 		ref  string
@@ -70,7 +69,7 @@ func TestCachedResolve(t *testing.T) {
 		// with ETag "e1" ("" = none).
 		remembered string
 		host       answer[Pin]
-		ctx        error // cancelled: resolve under a cancelled context
+		cancel     bool // resolve under a cancelled context
 
 		wantAsked   bool
 		wantKnown   bool // the host was asked with the remembered pin
@@ -128,7 +127,7 @@ func TestCachedResolve(t *testing.T) {
 		wantAsked: true, wantKnown: true, wantErr: ErrRefused, wantCode: plugind.CodeSourceUnreadable, wantStored: shaA,
 	}, {
 		name: "a cancelled resolve is not answered from the cache", ref: "main", remembered: shaA,
-		host: answer[Pin]{err: context.Canceled}, ctx: cancelled,
+		host: answer[Pin]{err: context.Canceled}, cancel: true,
 		wantAsked: true, wantKnown: true, wantErr: context.Canceled, wantStored: shaA,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +140,7 @@ func TestCachedResolve(t *testing.T) {
 				e.host.onResolve(tc.host.val, tc.host.err)
 			}
 			ctx := context.Background()
-			if tc.ctx == cancelled {
+			if tc.cancel {
 				c, cancel := context.WithCancel(ctx)
 				cancel()
 				ctx = c

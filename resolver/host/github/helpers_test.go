@@ -36,14 +36,13 @@ const token = "ghp_T0kenThatMustNeverShow"
 // not exist; repoExists scripts the repository itself.
 type apiServer struct {
 	*httptest.Server
-	t      *testing.T
 	mu     sync.Mutex
 	routes map[string]http.HandlerFunc
 	seen   []*http.Request
 }
 
 func newAPIServer(t *testing.T) *apiServer {
-	s := &apiServer{t: t, routes: map[string]http.HandlerFunc{}}
+	s := &apiServer{routes: map[string]http.HandlerFunc{}}
 	s.Server = httptest.NewServer(s)
 	t.Cleanup(s.Close)
 	return s
@@ -52,7 +51,7 @@ func newAPIServer(t *testing.T) *apiServer {
 // newTLSAPIServer is the same over https, its certificate good for
 // 127.0.0.1 and example.com.
 func newTLSAPIServer(t *testing.T) *apiServer {
-	s := &apiServer{t: t, routes: map[string]http.HandlerFunc{}}
+	s := &apiServer{routes: map[string]http.HandlerFunc{}}
 	s.Server = httptest.NewTLSServer(s)
 	t.Cleanup(s.Close)
 	return s
@@ -149,11 +148,7 @@ func restClient(rt http.RoundTripper) *host.RESTClient {
 // on s, with tok as GITHUB_TOKEN.
 func openREST(t *testing.T, s *apiServer, tok string) host.Repo {
 	t.Helper()
-	rt := http.DefaultTransport
-	if s.TLS != nil {
-		rt = s.Client().Transport
-	}
-	return openWith(t, github.Config{APIURL: s.URL, GitURL: s.URL, GitOff: true, Token: tok, REST: restClient(rt)})
+	return openWith(t, github.Config{APIURL: s.URL, GitURL: s.URL, GitOff: true, Token: tok, REST: restClient(http.DefaultTransport)})
 }
 
 func openWith(t *testing.T, cfg github.Config) host.Repo {
