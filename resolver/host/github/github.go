@@ -175,8 +175,9 @@ func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 	return got, err
 }
 
-// apiError explains a failed REST call: not found (repository or ref),
-// rate limiting (with the fix), or the transport failure.
+// apiError explains a failed REST call or archive download: not found
+// (repository or ref), refused credentials, rate limiting (with the fix),
+// or the transport failure.
 func (r *restRepo) apiError(ctx context.Context, what string, resp *gh.Response, err error, notFound error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
@@ -192,7 +193,12 @@ func (r *restRepo) apiError(ctx context.Context, what string, resp *gh.Response,
 		case http.StatusUnauthorized:
 			return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: GitHub refused the credentials (HTTP 401); check GITHUB_TOKEN", what, key)
 		case http.StatusForbidden, http.StatusTooManyRequests:
-			if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.StatusCode == http.StatusTooManyRequests {
+			// go-github remembers a spent limit and answers in GitHub's
+			// place until it resets: a 403 without the headers.
+			var spent *gh.RateLimitError
+			var secondary *gh.AbuseRateLimitError
+			if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.StatusCode == http.StatusTooManyRequests ||
+				errors.As(err, &spent) || errors.As(err, &secondary) {
 				return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: the GitHub API rate limit is exhausted; set GITHUB_TOKEN, or retry later (or plan --offline from the cache)", what, key)
 			}
 		}
