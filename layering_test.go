@@ -11,9 +11,9 @@ import (
 
 // layers is the order of SPEC §3 as a dependency order: a package may
 // import only packages on a lower layer (README "Code layout" shows the
-// same). Data flows one way: source string → resolver/source → resolver
+// same). Data flows one way: source string → source → resolver
 // (over resolver/hosts) → store → installer → registry; marketplace may use
-// resolver/source, never the rest of resolver.
+// source, never the rest of resolver.
 var layers = map[string]int{
 	"":                       0, // the root: shared domain types
 	"internal/jsondoc":       0, // the document model manifest and marketplace share
@@ -21,13 +21,13 @@ var layers = map[string]int{
 	"mirror/meta/migrations": 0,
 	"mirror/meta":            1,
 	"mirror/objects":         1,
-	"resolver/source":        1,
+	"source":                 1,
 	"tarball":                1,
 	"manifest":               1,
 	"store":                  1,
 	"cache":                  1,
 	"marketplace":            2,
-	"mirror/policy":          2, // spells hosts as resolver/source does
+	"mirror/policy":          2, // spells hosts as source does
 	"resolver/host":          3,
 	"resolver/host/git":      4,
 	"resolver/host/github":   5,

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Previous is what an update action moves from (SPEC §9): where the

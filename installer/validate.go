@@ -14,7 +14,7 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Validation is what `reasonix plugin validate` and POST /plugins/validate

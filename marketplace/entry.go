@@ -8,7 +8,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 type node = jsondoc.Node

@@ -13,7 +13,7 @@ import (
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

@@ -9,7 +9,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // A /v1 request's parameters are all read, and every one of them checked,

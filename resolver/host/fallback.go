@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Fallback tries Primary and, when it fails for a reason another transport

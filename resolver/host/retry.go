@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Retry repeats an operation that failed for a transient reason (the
