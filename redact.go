@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // Masked is what a hidden credential is shown as.
@@ -374,7 +376,7 @@ var tokensByFirstByte = func() (idx [256][]int) {
 	return idx
 }()
 
-var jwtPattern = LazyRegexp(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+var jwtPattern = lazyregexp.New(`^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
 
 // IsSecretToken reports whether v as a whole is a well-known credential
 // token (ghp_…, github_pat_…, glpat-…, sk-…, xoxb-…, AKIA…).
@@ -459,8 +461,8 @@ func nameWords(name string) []string {
 }
 
 var (
-	envRef    = LazyRegexp(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
-	refFiller = LazyRegexp(`^[A-Za-z \t:-]*$`)
+	envRef    = lazyregexp.New(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%`)
+	refFiller = lazyregexp.New(`^[A-Za-z \t:-]*$`)
 )
 
 // IsSecretReference reports whether v names its secret instead of holding

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 	"reasonix.io/plugind/source"
 )
 
@@ -204,7 +204,7 @@ func itemsOf(inv Inventory) map[string]item {
 	return out
 }
 
-var envRefRE = plugind.LazyRegexp(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
+var envRefRE = lazyregexp.New(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
 
 // refsOf collects the environment variables a contribution reads: its env
 // keys and the ${VAR} references in its text.

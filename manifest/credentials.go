@@ -7,6 +7,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // hostVars are set by the host for every plugin; an export never asks the
@@ -18,12 +19,12 @@ var hostVars = map[string]bool{
 }
 
 var (
-	envName  = plugind.LazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	refNames = plugind.LazyRegexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-	notAlnum = plugind.LazyRegexp(`[^A-Za-z0-9]+`)
+	envName  = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	refNames = lazyregexp.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	notAlnum = lazyregexp.New(`[^A-Za-z0-9]+`)
 	// authScheme splits an Authorization value into its scheme word and
 	// credentials.
-	authScheme = plugind.LazyRegexp(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
+	authScheme = lazyregexp.New(`^(?i)(Bearer|Basic|Token|Bot|Digest)\s+(\S.*)$`)
 )
 
 // StripCredentials returns a copy of a manifest, .mcp.json, hooks or

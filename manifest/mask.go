@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // Masked replaces a credential wherever one is shown.
@@ -43,7 +44,7 @@ func maskMap(m map[string]string) map[string]string {
 func maskURL(s string) string { return plugind.RedactSecrets(s) }
 
 // flagWord is an option that may take a value: -u, --api-key, --auth.token.
-var flagWord = plugind.LazyRegexp(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var flagWord = lazyregexp.New(`^--?[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // secret is one credential inside a string the manifest declares.
 type secret struct {

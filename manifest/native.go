@@ -15,6 +15,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // APIVersion is the one apiVersion a native manifest may declare.
@@ -75,7 +76,7 @@ type nativeManifest struct {
 var (
 	runtimeCapabilities = map[string]bool{"interceptors": true, "strategies": true, "providers": true, "ui": true, "tools": true, "session": true}
 	replaceSlots        = map[string]bool{"system_prompt": true, "context": true, "provider_request": true, "provider_response": true, "compaction": true, "session_policy": true, "permission": true, "frontend_events": true}
-	runtimeToolName     = plugind.LazyRegexp(`^[A-Za-z0-9_-]{1,48}$`)
+	runtimeToolName     = lazyregexp.New(`^[A-Za-z0-9_-]{1,48}$`)
 	hookShells          = map[string]bool{"bash": true, "powershell": true, "pwsh": true, "cmd": true, "auto": true}
 	eventOrder          = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
 )

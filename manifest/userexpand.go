@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // ${user_config.KEY}: what each placeholder expands to, and where.
 
 // placeholder is ${user_config.KEY}, as Claude Code matches it.
-var placeholder = plugind.LazyRegexp(`\$\{user_config\.([^}]+)\}`)
+var placeholder = lazyregexp.New(`\$\{user_config\.([^}]+)\}`)
 
 // ExpandUserConfig replaces each ${user_config.KEY} in s whose KEY texts
 // has; any other is left as it is.
@@ -63,7 +64,7 @@ func OptionEnv(texts map[string]string) []string {
 	return out
 }
 
-var notWord = plugind.LazyRegexp(`[^A-Za-z0-9_]`)
+var notWord = lazyregexp.New(`[^A-Za-z0-9_]`)
 
 // noteUndeclared warns about each ${user_config.KEY} whose KEY the
 // package's userConfig does not declare: Claude Code fails to start what

@@ -7,6 +7,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 	"reasonix.io/plugind/source"
 )
 
@@ -22,7 +23,7 @@ var (
 		"claude-for-financial-services", "financial-services-plugins",
 		"claude-community", "claude-plugins-community",
 	}
-	impersonation = plugind.LazyRegexp(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
+	impersonation = lazyregexp.New(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
 	internalNames = map[string]string{
 		"inline":     "is reserved for --plugin-dir session plugins",
 		"builtin":    "is reserved for built-in plugins",

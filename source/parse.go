@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // Parse is the one detection step from a string to a typed Source. The
@@ -66,14 +67,14 @@ func Parse(raw string) (Source, error) {
 }
 
 var (
-	schemeRE    = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	scpRE       = plugind.LazyRegexp(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
-	shorthandRE = plugind.LazyRegexp(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	entryRE     = plugind.LazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	schemeRE    = lazyregexp.New(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	scpRE       = lazyregexp.New(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
+	shorthandRE = lazyregexp.New(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	entryRE     = lazyregexp.New(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 
-	ownerRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoRE    = plugind.LazyRegexp(`^[A-Za-z0-9._-]{1,100}$`)
-	segmentRE = plugind.LazyRegexp(`^[A-Za-z0-9._~+-]+$`)
+	ownerRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	repoRE    = lazyregexp.New(`^[A-Za-z0-9._-]{1,100}$`)
+	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
 )
 
 func extOf(p string) string {
@@ -329,7 +330,7 @@ func LooksLikeRepoURL(raw string) bool {
 	return schemeRE.MatchString(raw) || scpRE.MatchString(raw)
 }
 
-var repoShorthandRE = plugind.LazyRegexp(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+var repoShorthandRE = lazyregexp.New(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
 
 // parseURLLoose is parseURL for another host without the ".git" rule.
 func parseURLLoose(raw, u string) (Source, error) {
