@@ -15,6 +15,7 @@ import (
 // (over resolver/hosts) → store → installer → registry; marketplace may use
 // source, never the rest of resolver.
 var layers = map[string]int{
+	"internal/jsonout":       -1,
 	"internal/lazyregexp":    -1,
 	"":                       0, // the root: shared domain types
 	"internal/jsondoc":       0, // the document model manifest and marketplace share

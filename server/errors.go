@@ -7,6 +7,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/jsonout"
 )
 
 // Error codes of requests the daemon refuses before they reach the backend.
@@ -52,7 +53,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_ = plugind.WriteJSON(w, v)
+	_ = jsonout.Write(w, v)
 }
 
 func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
