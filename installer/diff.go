@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 )
 
@@ -309,7 +310,7 @@ func sourceMoves(from, fromSubdir, to, toSubdir string) (parts []string, fromWhe
 	a, errA := recordedSource(from, fromSubdir)
 	b, errB := recordedSource(to, toSubdir)
 	if errA != nil || errB != nil {
-		fromWhere, toWhere = source.Display(from), source.Display(to)
+		fromWhere, toWhere = secrets.Mask(from), secrets.Mask(to)
 		if from != to || fromSubdir != toSubdir {
 			return []string{"source"}, fromWhere, toWhere
 		}

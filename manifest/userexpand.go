@@ -4,8 +4,8 @@ import (
 	"sort"
 	"strings"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 )
 
 // ${user_config.KEY}: what each placeholder expands to, and where.
@@ -109,22 +109,22 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 	c.LSPServers = append([]LSPServer(nil), p.LSPServers...)
 	for i := range c.MCPServers {
 		s := &c.MCPServers[i]
-		s.Command = plugind.RedactSecrets(ExpandUserConfig(s.Command, texts))
-		s.Args = maskArgs(expandAll(s.Args, texts))
-		s.URL = maskURL(ExpandUserConfig(s.URL, texts))
+		s.Command = secrets.Mask(ExpandUserConfig(s.Command, texts))
+		s.Args = secrets.MaskArgs(expandAll(s.Args, texts))
+		s.URL = secrets.Mask(ExpandUserConfig(s.URL, texts))
 		s.Env = expandMap(s.Env, texts)
 		s.Headers = expandMap(s.Headers, texts)
 	}
 	for i := range c.Hooks {
 		h := &c.Hooks[i]
-		h.Command = maskCommand(ExpandUserConfig(h.Command, texts), h.Form == HookShell, h.Shell)
-		h.Args = maskArgs(expandAll(h.Args, texts))
+		h.Command = secrets.MaskCommand(ExpandUserConfig(h.Command, texts), h.Form == HookShell, h.Shell)
+		h.Args = secrets.MaskArgs(expandAll(h.Args, texts))
 		h.Env = expandMap(h.Env, texts)
 	}
 	for i := range c.LSPServers {
 		l := &c.LSPServers[i]
-		l.Command = plugind.RedactSecrets(ExpandUserConfig(l.Command, texts))
-		l.Args = nonNilStrings(maskArgs(expandAll(l.Args, texts)))
+		l.Command = secrets.Mask(ExpandUserConfig(l.Command, texts))
+		l.Args = nonNilStrings(secrets.MaskArgs(expandAll(l.Args, texts)))
 	}
 	return &c
 }
@@ -181,7 +181,7 @@ func expandMap(m map[string]string, texts map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		if x := ExpandUserConfig(v, texts); x != v {
-			v = plugind.RedactSecrets(x)
+			v = secrets.Mask(x)
 		}
 		out[k] = v
 	}

@@ -8,6 +8,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 )
 
@@ -65,5 +66,5 @@ func CheckReservedName(name string, src source.Source) error {
 	if src.Kind == source.GitHub && strings.EqualFold(src.Owner(), officialOwner) {
 		return nil
 	}
-	return plugind.Errorf(plugind.CodeInvalidSource, "the marketplace name %q is reserved for official Anthropic marketplaces: Claude Code accepts it only from a GitHub repository of github.com/%s/, and this marketplace comes from %s", name, officialOwner, source.Display(src.String()))
+	return plugind.Errorf(plugind.CodeInvalidSource, "the marketplace name %q is reserved for official Anthropic marketplaces: Claude Code accepts it only from a GitHub repository of github.com/%s/, and this marketplace comes from %s", name, officialOwner, secrets.Mask(src.String()))
 }

@@ -8,6 +8,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/jsonout"
+	"reasonix.io/plugind/secrets"
 )
 
 // Error codes of requests the daemon refuses before they reach the backend.
@@ -45,7 +46,7 @@ type ErrorBody struct {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	switch b := v.(type) {
 	case ErrorBody:
-		b.Error = plugind.RedactSecrets(b.Error)
+		b.Error = secrets.Mask(b.Error)
 		v = b
 	case *installer.Response:
 		v = b.Redacted()

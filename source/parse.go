@@ -9,6 +9,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 )
 
 // Parse is the one detection step from a string to a typed Source. The
@@ -96,7 +97,7 @@ func suggestHTTPS(host, p string) string {
 }
 
 func invalid(raw, format string, args ...any) error {
-	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", Display(raw), scrub(raw, fmt.Sprintf(format, args...)))
+	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", secrets.Mask(raw), secrets.MaskQuoting(fmt.Sprintf(format, args...), raw))
 }
 
 func isGitHubHost(h string) bool {
@@ -277,7 +278,7 @@ func gitHubRepo(raw, owner, repo string) (Source, error) {
 func GitHubRepo(ownerRepo string) (Source, error) {
 	segs := strings.Split(ownerRepo, "/")
 	if len(segs) != 2 {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", Display(ownerRepo))
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", secrets.Mask(ownerRepo))
 	}
 	s, err := gitHubRepo(ownerRepo, segs[0], segs[1])
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 )
 
 // TokenPrefix starts every client token, so one found in a log or a
-// repository is recognisable (and plugind's redaction can be taught it).
+// repository is recognisable: the secrets package masks such tokens
+// wherever they appear.
 const TokenPrefix = "rxm_"
 
 var tokenName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
