@@ -106,6 +106,15 @@ func TestStrip(t *testing.T) {
 			wantChanged: true,
 		},
 		{
+			// The scheme word is the detection's: every scheme it knows
+			// stays visible, and a tab after it is no separator.
+			name:        "auth schemes",
+			in:          `{"s":{"headers":{"Authorization":"Negotiate YIIabc","Proxy-Authorization":"Basic\tZm9v"}}}`,
+			want:        "{\n  \"s\": {\n    \"headers\": {\n      \"Authorization\": \"Negotiate ${S_AUTHORIZATION}\",\n      \"Proxy-Authorization\": \"${S_PROXY_AUTHORIZATION}\"\n    }\n  }\n}\n",
+			wantEnv:     []string{"S_AUTHORIZATION", "S_PROXY_AUTHORIZATION"},
+			wantChanged: true,
+		},
+		{
 			name:        "already clean",
 			in:          `{"mcpServers":{"a":{"command":"x","env":{"T":"${T}","ROOT":"${CLAUDE_PLUGIN_ROOT}"},"headers":{"Authorization":"Bearer ${A_TOKEN}"}}}}`,
 			wantEnv:     []string{"A_TOKEN", "T"},
