@@ -1,6 +1,9 @@
 package secrets
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // Byte classes of the lexical scan, looked up in one table: the scan asks
 // several of them of every byte.
@@ -101,6 +104,8 @@ func isHeaderByte(c byte) bool { return isTokenByte(c) }
 func isSchemeByte(c byte) bool { return isAlnum(c) || c == '+' || c == '-' || c == '.' }
 func isUserByte(c byte) bool   { return isKeyByte(c) || c == '~' || c == '+' }
 func isBearerByte(c byte) bool { return isTokenByte(c) || strings.IndexByte("._~+/=", c) >= 0 }
+
+func isAlnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func hasDigit(s string) bool {
 	for i := 0; i < len(s); i++ {

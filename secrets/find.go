@@ -334,7 +334,8 @@ func (f *finder) params(i int, closer byte) {
 				start = q // pair reads it
 			}
 		}
-		if start < q && isLiteral(s[start:q]) {
+		// Punctuation alone ("?)" ending a sentence) holds no secret.
+		if v := s[start:q]; start < q && isLiteral(v) && strings.IndexFunc(v, isAlnumRune) >= 0 {
 			f.addByPlace(start, q, Param, name)
 		}
 		p = q + 1

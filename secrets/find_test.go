@@ -66,6 +66,7 @@ func TestMask(t *testing.T) {
 		{"hugging face", "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH1", "***"},
 		{"jwt", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature-x end", "jwt *** end"},
 		{"stripe", "sk_live_0123456789abcdefXYZ", "***"},
+		{"non-ASCII parameter", "https://h/p?q=日本", "https://h/p?q=***"},
 		{"team mirror", "Authorization failed for rxm_q83vEjs_lw2dMbYvSdTgJq-0AbCdEfGhIjKlMnOpQrS.", "Authorization failed for ***."},
 	}
 	for _, tc := range tests {
@@ -125,6 +126,7 @@ func TestMaskLeavesOrdinaryText(t *testing.T) {
 		"docker run ghcr.io/acme/img:1.0@sha256:0123abcd",
 		"image:tag@sha256:0123abcd",
 		"what now?yes", // no '/' before the '?': no URL
+		"did you mean git:github.com/acme/tools?)",
 		"npm:@scope/pkg",
 	} {
 		if got := Mask(s); got != s {
