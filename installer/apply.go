@@ -286,7 +286,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			retired = append(retired, *old)
 		}
 	}
-	plugind.SyncDir(in.home.PluginsDir())
+	store.SyncDir(in.home.PluginsDir())
 	in.stepHook("after-swap")
 
 	now := in.now().UTC()

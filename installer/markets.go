@@ -10,7 +10,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // MarketplaceUpdate is what marketplace add and update did to one known

@@ -11,7 +11,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // UpdateRequest asks to update installed plugins (SPEC §7): the ones named,

@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // frontMatter is the YAML header of a SKILL.md, command or agent file.
@@ -19,8 +19,8 @@ type frontMatter struct {
 }
 
 var (
-	fmKeyLine = plugind.LazyRegexp(`^([A-Za-z0-9_-]+):[ \t]*(.*)$`)
-	hintLine  = plugind.LazyRegexp(`(?m)^(argument-hint:[ \t]*)([^'"|>\s].*?)[ \t]*$`)
+	fmKeyLine = lazyregexp.New(`^([A-Za-z0-9_-]+):[ \t]*(.*)$`)
+	hintLine  = lazyregexp.New(`(?m)^(argument-hint:[ \t]*)([^'"|>\s].*?)[ \t]*$`)
 )
 
 // quoteHints single-quotes unquoted argument-hint values. Authors write

@@ -10,7 +10,7 @@ import (
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/git"
 	"reasonix.io/plugind/resolver/host/github"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // HostConfig is where remote sources are fetched from (SPEC §4).

@@ -9,14 +9,14 @@ import (
 
 	"golang.org/x/term"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // NewLogger returns the daemon's logger: human-readable text when w is a
 // terminal, one JSON object per line otherwise (a service manager, a file).
-// Credentials in logged values are masked (plugind.RedactAttr).
+// Credentials in logged values are masked (secrets.MaskAttr).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}

@@ -8,7 +8,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // MetaStore is what the Cached layer remembers things in; the SQLite cache

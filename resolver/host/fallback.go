@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Fallback tries Primary and, when it fails for a reason another transport

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

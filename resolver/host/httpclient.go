@@ -16,7 +16,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
 )
 
 var _ retryablehttp.LeveledLogger = debugLogger{}
@@ -230,7 +230,7 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 func maskURL(err error) {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		ue.URL = source.Display(ue.URL)
+		ue.URL = secrets.Mask(ue.URL)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Retry repeats an operation that failed for a transient reason (the

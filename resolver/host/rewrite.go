@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
 )
 
 // Rewrite maps where a repository is named to where its bytes come from,
@@ -25,9 +25,9 @@ func ParseRewrite(spec string) (*Rewrite, error) {
 		from, to, ok := strings.Cut(pair, "=")
 		// Shown with any credential masked, side by side (a mirror's URL
 		// may carry one).
-		shown := source.Display(pair)
+		shown := secrets.Mask(pair)
 		if ok {
-			shown = source.Display(from) + "=" + source.Display(to)
+			shown = secrets.Mask(from) + "=" + secrets.Mask(to)
 		}
 		if !ok || from == "" || to == "" {
 			return nil, fmt.Errorf("REASONIX_URL_REWRITE: %q is not FROM=TO", shown)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

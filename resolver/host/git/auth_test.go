@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // TestUnauthorizedWithAndWithoutCredentials: a 401 to a request without

@@ -19,7 +19,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/git"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Config is how GitHub is reached.

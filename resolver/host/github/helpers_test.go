@@ -16,7 +16,7 @@ import (
 
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/github"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Commit ids the tests pin.

@@ -14,7 +14,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

@@ -12,7 +12,7 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/github"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // fakeEnv is acme/tools on a fake GitHub (real git, the REST routes the

@@ -1,4 +1,6 @@
-package plugind
+// Package lazyregexp is a regular expression compiled on first use (after
+// cmd/go's internal/lazyregexp).
+package lazyregexp
 
 import (
 	"regexp"
@@ -16,8 +18,8 @@ type Regexp struct {
 	re      *regexp.Regexp
 }
 
-// LazyRegexp returns pattern, to be compiled when first used.
-func LazyRegexp(pattern string) *Regexp { return &Regexp{pattern: pattern} }
+// New returns pattern, to be compiled when first used.
+func New(pattern string) *Regexp { return &Regexp{pattern: pattern} }
 
 // Compiled returns the compiled expression.
 func (r *Regexp) Compiled() *regexp.Regexp {

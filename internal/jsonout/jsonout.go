@@ -1,4 +1,5 @@
-package plugind
+// Package jsonout writes the JSON the CLI and the daemon answer with.
+package jsonout
 
 import (
 	"bufio"
@@ -6,13 +7,13 @@ import (
 	"io"
 )
 
-// WriteJSON writes v as indented JSON and a newline, HTML characters
+// Write writes v as indented JSON and a newline, HTML characters
 // unescaped, as the CLI and the daemon answer. A value that encodes itself
 // (a Response, half a megabyte for a bulk plan) is indented as it streams
 // out: encoding/json's Encoder would check and compact its bytes again,
 // then indent them into one more buffer half again their size, which cost
 // a warm bulk re-plan more than encoding did.
-func WriteJSON(w io.Writer, v any) error {
+func Write(w io.Writer, v any) error {
 	if m, ok := v.(json.Marshaler); ok {
 		body, err := m.MarshalJSON()
 		if err != nil {

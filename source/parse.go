@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 )
 
 // Parse is the one detection step from a string to a typed Source. The
@@ -66,14 +68,14 @@ func Parse(raw string) (Source, error) {
 }
 
 var (
-	schemeRE    = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]*://`)
-	scpRE       = plugind.LazyRegexp(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
-	shorthandRE = plugind.LazyRegexp(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	entryRE     = plugind.LazyRegexp(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+	schemeRE    = lazyregexp.New(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	scpRE       = lazyregexp.New(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
+	shorthandRE = lazyregexp.New(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	entryRE     = lazyregexp.New(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 
-	ownerRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoRE    = plugind.LazyRegexp(`^[A-Za-z0-9._-]{1,100}$`)
-	segmentRE = plugind.LazyRegexp(`^[A-Za-z0-9._~+-]+$`)
+	ownerRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	repoRE    = lazyregexp.New(`^[A-Za-z0-9._-]{1,100}$`)
+	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
 )
 
 func extOf(p string) string {
@@ -95,7 +97,7 @@ func suggestHTTPS(host, p string) string {
 }
 
 func invalid(raw, format string, args ...any) error {
-	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", Display(raw), scrub(raw, fmt.Sprintf(format, args...)))
+	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", secrets.Mask(raw), secrets.MaskQuoting(fmt.Sprintf(format, args...), raw))
 }
 
 func isGitHubHost(h string) bool {
@@ -276,7 +278,7 @@ func gitHubRepo(raw, owner, repo string) (Source, error) {
 func GitHubRepo(ownerRepo string) (Source, error) {
 	segs := strings.Split(ownerRepo, "/")
 	if len(segs) != 2 {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", Display(ownerRepo))
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", secrets.Mask(ownerRepo))
 	}
 	s, err := gitHubRepo(ownerRepo, segs[0], segs[1])
 	if err != nil {
@@ -329,7 +331,7 @@ func LooksLikeRepoURL(raw string) bool {
 	return schemeRE.MatchString(raw) || scpRE.MatchString(raw)
 }
 
-var repoShorthandRE = plugind.LazyRegexp(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+var repoShorthandRE = lazyregexp.New(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
 
 // parseURLLoose is parseURL for another host without the ".git" rule.
 func parseURLLoose(raw, u string) (Source, error) {

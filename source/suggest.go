@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"strings"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // Forms lists the source forms, for messages that say what a source can be.
 const Forms = "a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET"
 
 var (
-	ownerRepoRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	githubPathRE  = plugind.LazyRegexp(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	otherRemoteRE = plugind.LazyRegexp(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
+	ownerRepoRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+	githubPathRE  = lazyregexp.New(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	otherRemoteRE = lazyregexp.New(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
 )
 
 // Suggest returns the remote source that a string read as a local path

@@ -1,4 +1,4 @@
-package plugind
+package jsonout
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ func (s selfEncoded) MarshalJSON() ([]byte, error) {
 	}{s.S, []int{1, 2}, []int{}, map[string]any{"k": []any{map[string]any{}, "v\\\"]}"}}})
 }
 
-// WriteJSON must print exactly what an indenting Encoder without HTML
+// Write must print exactly what an indenting Encoder without HTML
 // escaping prints, for values that encode themselves and for the rest.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	t.Parallel()
@@ -37,11 +37,11 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := WriteJSON(&got, v); err != nil {
+		if err := Write(&got, v); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {
-			t.Errorf("WriteJSON(%#v) =\n%s\nwant\n%s", v, got.String(), want.String())
+			t.Errorf("Write(%#v) =\n%s\nwant\n%s", v, got.String(), want.String())
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package plugind
+package secrets
 
 import (
 	"bytes"
@@ -7,9 +7,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestRedactSecrets(t *testing.T) {
+func TestMask(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, in, want string
@@ -25,10 +26,10 @@ func TestRedactSecrets(t *testing.T) {
 		{"userinfo refs kept", "https://${USER}:${PASS}@host/x", "https://${USER}:${PASS}@host/x"},
 		{"two urls", "a https://a:b@x b https://c:d@y", "a https://***@x b https://***@y"},
 		// Query, fragment and assignment values.
-		{"access_token", "https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=core"},
-		{"several keys", "https://h/p?apiKey=abc&X-Amz-Signature=ff00&page=2&sig=zz", "https://h/p?apiKey=***&X-Amz-Signature=***&page=2&sig=***"},
+		{"access_token", "https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=***"},
+		{"several keys", "https://h/p?apiKey=abc&X-Amz-Signature=ff00&page=2&sig=zz", "https://h/p?apiKey=***&X-Amz-Signature=***&page=***&sig=***"},
 		{"key and password", "?key=AIzaSy&password=hunter2", "?key=***&password=***"},
-		{"fragment", "https://h/cb#access_token=xyz&state=1", "https://h/cb#access_token=***&state=1"},
+		{"fragment", "https://h/cb#access_token=xyz&state=1", "https://h/cb#access_token=***&state=***"},
 		{"token in a free query", "https://h/p?q=ghp_0123456789abcdefghij", "https://h/p?q=***"},
 		{"assignment", "ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz cmd", "ANTHROPIC_API_KEY=*** cmd"},
 		{"flag=value", "run --password=hunter2 --name=x", "run --password=*** --name=x"},
@@ -37,7 +38,7 @@ func TestRedactSecrets(t *testing.T) {
 		{"session id", "SESSION_ID=123abc", "SESSION_ID=***"},
 		{"reference kept", "https://h/p?token=${TOKEN}&key=$KEY&pwd=%PWD%", "https://h/p?token=${TOKEN}&key=$KEY&pwd=%PWD%"},
 		{"expansion kept", "TOKEN=$(cat ~/.token) x", "TOKEN=$(cat ~/.token) x"},
-		{"empty value", "https://h/p?token=&a=1", "https://h/p?token=&a=1"},
+		{"empty value", "https://h/p?token=&a=1", "https://h/p?token=&a=***"},
 		{"boolean value", "https://h/p?private=true", "https://h/p?private=true"},
 		// Headers.
 		{"bearer header", `curl -H "Authorization: Bearer abc123" https://x`, `curl -H "Authorization: Bearer ***" https://x`},
@@ -65,25 +66,28 @@ func TestRedactSecrets(t *testing.T) {
 		{"hugging face", "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH1", "***"},
 		{"jwt", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature-x end", "jwt *** end"},
 		{"stripe", "sk_live_0123456789abcdefXYZ", "***"},
+		{"non-ASCII parameter", "https://h/p?q=日本", "https://h/p?q=***"},
+		{"team mirror", "Authorization failed for rxm_q83vEjs_lw2dMbYvSdTgJq-0AbCdEfGhIjKlMnOpQrS.", "Authorization failed for ***."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := RedactSecrets(tc.in)
+			got := Mask(tc.in)
 			if got != tc.want {
-				t.Errorf("RedactSecrets(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+				t.Errorf("Mask(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 			}
-			if again := RedactSecrets(got); again != got {
+			if again := Mask(got); again != got {
 				t.Errorf("not idempotent: %q → %q", got, again)
 			}
 		})
 	}
 }
 
-// TestRedactSecretsLeavesOrdinaryText lists text that must come out
+// TestMaskLeavesOrdinaryText lists text that must come out
 // unchanged: prose, paths, ordinary URLs and names that merely contain a
-// credential word.
-func TestRedactSecretsLeavesOrdinaryText(t *testing.T) {
+// credential word; and what names no secret though it sits where one
+// could: a reference, a boolean, an address (mailto:), an image digest.
+func TestMaskLeavesOrdinaryText(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{
 		"",
@@ -95,8 +99,9 @@ func TestRedactSecretsLeavesOrdinaryText(t *testing.T) {
 		"https://github.com/owner/repo/tree/main/plugins/x",
 		"https://h/a@b/c", // an @ in the path is not userinfo
 		"https://h/p#section-2",
-		"https://h/p?page=2&lang=en&sort=name",
-		"https://h/p?token_type=bearer&expires_in=3600",
+		"https://h/p?#section-2",
+		"is it a/b?",
+		"a/b #comment=x", // a shell comment, not a fragment
 		"TOKEN_FILE=/run/secrets/t PUBLIC_KEY=abc credential.helper=store author=me",
 		"monkey=1 keyword=x keyboard=y",
 		"if [ \"$a\" == \"$b\" ]; then x; fi; a!=b; c<=d",
@@ -114,18 +119,27 @@ func TestRedactSecretsLeavesOrdinaryText(t *testing.T) {
 		"***",
 		"https://***@host?token=***",
 		"日本語のテキスト token：なし",
+		"https://github.com/acme/tools?private=true",
+		"https://github.com/acme/tools?token=${TOKEN}",
+		"https://${USER}:${PASS}@github.com/acme/tools",
+		"mailto:bob@example.com",
+		"docker run ghcr.io/acme/img:1.0@sha256:0123abcd",
+		"image:tag@sha256:0123abcd",
+		"what now?yes", // no '/' before the '?': no URL
+		"did you mean git:github.com/acme/tools?)",
+		"npm:@scope/pkg",
 	} {
-		if got := RedactSecrets(s); got != s {
-			t.Errorf("RedactSecrets(%q) = %q, want it unchanged", s, got)
+		if got := Mask(s); got != s {
+			t.Errorf("Mask(%q) = %q, want it unchanged", s, got)
 		}
 	}
 }
 
-func TestFindSecretsKindsAndNames(t *testing.T) {
+func TestFindKindsAndNames(t *testing.T) {
 	t.Parallel()
 	s := `X=1 API_KEY=abc https://u:p@h/x?access_token=t0k -H "Authorization: Bearer zz9" ghp_0123456789abcdefghij`
 	var got []string
-	for _, sp := range FindSecrets(s) {
+	for _, sp := range Find(s) {
 		got = append(got, string(rune('0'+sp.Kind))+":"+sp.Name+":"+s[sp.Start:sp.End])
 	}
 	want := []string{
@@ -140,7 +154,7 @@ func TestFindSecretsKindsAndNames(t *testing.T) {
 	}
 }
 
-func TestIsSecretName(t *testing.T) {
+func TestIsName(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -155,20 +169,25 @@ func TestIsSecretName(t *testing.T) {
 		{"PUBLIC_KEY", false}, {"keyboard", false}, {"", false}, {"id", false},
 	}
 	for _, tc := range tests {
-		if got := IsSecretName(tc.name); got != tc.want {
-			t.Errorf("IsSecretName(%q) = %v, want %v", tc.name, got, tc.want)
+		if got := IsName(tc.name); got != tc.want {
+			t.Errorf("IsName(%q) = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
 
-func TestIsSecretTokenAndReference(t *testing.T) {
+func TestWholeTokenAndReference(t *testing.T) {
 	t.Parallel()
+	// isToken: v as a whole is a well-known credential token.
+	isToken := func(v string) bool {
+		sp := Find(v)
+		return len(sp) == 1 && sp[0].Kind == Token && sp[0].Start == 0 && sp[0].End == len(v)
+	}
 	for v, want := range map[string]bool{
 		"ghp_0123456789abcdefghij": true, "sk-abcdefghijklmnop1234": true, "AKIAIOSFODNN7EXAMPLE": true,
 		"ghp_0123456789abcdefghij x": false, "x ghp_0123456789abcdefghij": false, "ghp_": false, "hello": false,
 	} {
-		if got := IsSecretToken(v); got != want {
-			t.Errorf("IsSecretToken(%q) = %v, want %v", v, got, want)
+		if got := isToken(v); got != want {
+			t.Errorf("token(%q) = %v, want %v", v, got, want)
 		}
 	}
 	for v, want := range map[string]bool{
@@ -176,8 +195,8 @@ func TestIsSecretTokenAndReference(t *testing.T) {
 		"Bearer ${TOKEN}": true, "${user_config.api_key}": true, "literal": false, "prefix-${X}-abc123": false,
 		"": false, "100%": false,
 	} {
-		if got := IsSecretReference(v); got != want {
-			t.Errorf("IsSecretReference(%q) = %v, want %v", v, got, want)
+		if got := IsReference(v); got != want {
+			t.Errorf("IsReference(%q) = %v, want %v", v, got, want)
 		}
 	}
 }
@@ -186,10 +205,10 @@ type stringer string
 
 func (s stringer) String() string { return string(s) }
 
-func TestRedactAttr(t *testing.T) {
+func TestMaskAttr(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: RedactAttr}))
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: MaskAttr}))
 	log.Warn("fetch https://u:hunter2@h/x failed",
 		slog.String("source", "https://h/p?access_token=abc123"),
 		slog.Any("err", errors.New("GET https://h/?sig=deadbeef: 404")),
@@ -211,7 +230,7 @@ func TestRedactAttr(t *testing.T) {
 	}
 }
 
-func BenchmarkRedactSecrets(b *testing.B) {
+func BenchmarkMask(b *testing.B) {
 	texts := []string{
 		strings.Repeat("an ordinary warning about plugins/fmt/SKILL.md and its description; ", 20),
 		`marketplace entry "x" (plugins[4]): source "https://user:tok@github.com/o/r?access_token=abc" is an unpinned external reference`,
@@ -224,15 +243,15 @@ func BenchmarkRedactSecrets(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, s := range texts {
-			_ = RedactSecrets(s)
+			_ = Mask(s)
 		}
 	}
 }
 
-// FuzzRedactSecrets checks the invariants on any text: the result holds
-// nothing FindSecrets would still mask, redacting again changes nothing,
+// FuzzMask checks the invariants on any text: the result holds
+// nothing Find would still mask, redacting again changes nothing,
 // and text without a credential comes back byte for byte.
-func FuzzRedactSecrets(f *testing.F) {
+func FuzzMask(f *testing.F) {
 	for _, s := range []string{
 		"https://user:pass@github.com/o/r?access_token=abc&x=1#sig=z",
 		`curl -H "Authorization: Bearer abc123" 'X-Api-Key: k' ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz`,
@@ -242,12 +261,32 @@ func FuzzRedactSecrets(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r := RedactSecrets(s)
-		if sp := FindSecrets(r); len(sp) != 0 {
-			t.Fatalf("RedactSecrets(%q) = %q still holds %q", s, r, r[sp[0].Start:sp[0].End])
+		r := Mask(s)
+		if sp := Find(r); len(sp) != 0 {
+			t.Fatalf("Mask(%q) = %q still holds %q", s, r, r[sp[0].Start:sp[0].End])
 		}
-		if len(FindSecrets(s)) == 0 && r != s {
-			t.Fatalf("RedactSecrets(%q) = %q changed text with no credential", s, r)
+		if len(Find(s)) == 0 && r != s {
+			t.Fatalf("Mask(%q) = %q changed text with no credential", s, r)
 		}
 	})
+}
+
+// TestFindIsLinear: every rule that reads ahead resumes after what it
+// read, or caches it, so adversarial text costs in proportion to its
+// length: a few hundred milliseconds for these ~250 KB texts, where a
+// rule that read ahead again from every position took minutes.
+func TestFindIsLinear(t *testing.T) {
+	t.Parallel()
+	for _, unit := range []string{"=a:", "(a:b@c", "'a:b@", "x://a'", "/?a=1&", "X-Api-Key:", "key=", "a:a", "Bearer 1"} {
+		s := strings.Repeat(unit, 250_000/len(unit))
+		best := time.Duration(1 << 62)
+		for range 3 {
+			start := time.Now()
+			Find(s)
+			best = min(best, time.Since(start))
+		}
+		if best > 5*time.Second {
+			t.Errorf("Find on %d bytes of %q took %v", len(s), unit, best)
+		}
+	}
 }

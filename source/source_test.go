@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 func TestParseAccepts(t *testing.T) {
@@ -171,8 +172,8 @@ func TestRefusalsMaskCredentials(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cr3t-pw") {
 			t.Errorf("Parse(%q) echoes the secret: %v", src, err)
 		}
-		if !strings.Contains(err.Error(), masked) {
-			t.Errorf("Parse(%q) = %v, want the credential shown as %s", src, err, masked)
+		if !strings.Contains(err.Error(), secrets.Masked) {
+			t.Errorf("Parse(%q) = %v, want the credential shown as %s", src, err, secrets.Masked)
 		}
 	}
 }

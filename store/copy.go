@@ -1,4 +1,4 @@
-package plugind
+package store
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"reasonix.io/plugind"
 )
 
 // CopyTree writes t's files below dst (which must not exist yet), keeping
 // the executable bit and materializing symlinked files as regular files.
 // Every file is synced before CopyTree returns, so a later rename publishes
 // complete content. On error the partial copy is removed.
-func CopyTree(ctx context.Context, t *Tree, dst string) (err error) {
+func CopyTree(ctx context.Context, t *plugind.Tree, dst string) (err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dst, err)
 	}
@@ -44,7 +46,7 @@ func CopyTree(ctx context.Context, t *Tree, dst string) (err error) {
 // copy_file_range, which would bypass also, and not os.File.WriteTo, which
 // allocates a buffer per file. sync fsyncs dst before it is closed.
 func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
-	in, err := OpenRegular(nil, src)
+	in, err := plugind.OpenRegular(nil, src)
 	if err != nil {
 		return err
 	}

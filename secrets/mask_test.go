@@ -1,31 +1,32 @@
-package manifest
+package secrets
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestMaskURL(t *testing.T) {
+// A URL field (an MCP server's url) is masked as any text is.
+func TestMaskURLField(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"https://mcp.example.com/v1", "https://mcp.example.com/v1"},
 		{"https://user:pass@mcp.example.com/v1", "https://***@mcp.example.com/v1"},
 		{"https://tok@host", "https://***@host"},
 		{"https://${USER}:${PASS}@host/x", "https://${USER}:${PASS}@host/x"},
-		{"https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=core"},
-		{"https://h/p?apiKey=abc&X-Amz-Signature=ff&page=2", "https://h/p?apiKey=***&X-Amz-Signature=***&page=2"},
+		{"https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=***"},
+		{"https://h/p?apiKey=abc&X-Amz-Signature=ff&page=2", "https://h/p?apiKey=***&X-Amz-Signature=***&page=***"},
 		{"https://h/p?q=ghp_0123456789abcdefghij", "https://h/p?q=***"},
 		{"https://h/p?token=${TOKEN}", "https://h/p?token=${TOKEN}"},
 		{"https://h/p?token=", "https://h/p?token="},
-		{"https://h/cb#access_token=xyz&state=1", "https://h/cb#access_token=***&state=1"},
+		{"https://h/cb#access_token=xyz&state=1", "https://h/cb#access_token=***&state=***"},
 		{"https://h/p#section-2", "https://h/p#section-2"},
 		{"https://h/a@b/c", "https://h/a@b/c"}, // an @ in the path is not userinfo
 		{"${MCP_URL}", "${MCP_URL}"},
 		{"", ""},
 	}
 	for _, tc := range tests {
-		if got := maskURL(tc.in); got != tc.want {
-			t.Errorf("maskURL(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Mask(tc.in); got != tc.want {
+			t.Errorf("Mask(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -44,8 +45,8 @@ func TestMaskValue(t *testing.T) {
 		{"prefix-${X}-abc123", Masked},
 	}
 	for _, tc := range tests {
-		if got := maskValue(tc.in); got != tc.want {
-			t.Errorf("maskValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := MaskValue(tc.in); got != tc.want {
+			t.Errorf("MaskValue(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -67,27 +68,9 @@ func TestMaskArgs(t *testing.T) {
 		{"env assignment", []string{"env", "API_KEY=abc", "PORT=1"}, []string{"env", "API_KEY=" + Masked, "PORT=1"}},
 	}
 	for _, tc := range tests {
-		if got := maskArgs(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: maskArgs(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		if got := MaskArgs(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: MaskArgs(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
 		}
-	}
-}
-
-func TestToolPrefix(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ plugin, server, want string }{
-		{"superpowers", "github", "mcp__plugin_superpowers_github__"},
-		{"my.plugin", "my server", "mcp__plugin_my_plugin_my_server__"},
-		{"kit", "局部", toolPrefix("kit", "局部")},
-	}
-	for _, tc := range tests {
-		if got := toolPrefix(tc.plugin, tc.server); got != tc.want {
-			t.Errorf("toolPrefix(%q, %q) = %q, want %q", tc.plugin, tc.server, got, tc.want)
-		}
-	}
-	a, b := toolID("局部"), toolID("全局")
-	if a == b || a != toolID("局部") || len(a) != 9 {
-		t.Errorf("non-ASCII IDs not stable and distinct: %q %q", a, b)
 	}
 }
 
@@ -98,7 +81,7 @@ func TestMaskCommand(t *testing.T) {
 		shellForm             bool
 	}{
 		{"bearer header", `curl -s -H "Authorization: Bearer abc123" https://api.example.com/hook`, "", `curl -s -H "Authorization: Bearer ***" https://api.example.com/hook`, true},
-		{"query token", `curl "https://h.example.com/notify?token=abc&x=1"`, "", `curl "https://h.example.com/notify?token=***&x=1"`, true},
+		{"query token", `curl "https://h.example.com/notify?token=abc&x=1"`, "", `curl "https://h.example.com/notify?token=***&x=***"`, true},
 		{"env prefix", `ANTHROPIC_API_KEY=sk-ant-api03-abcdefghijklmnopqrstuvwxyz node hook.js`, "", `ANTHROPIC_API_KEY=*** node hook.js`, true},
 		{"flag value", `mysql --user root --password hunter2 -e 'select 1'`, "", `mysql --user root --password *** -e 'select 1'`, true},
 		{"quoted flag value", `tool --api-key 'a b c' run`, "", `tool --api-key *** run`, true},
@@ -112,11 +95,11 @@ func TestMaskCommand(t *testing.T) {
 		{"exec form keeps words", `tool --password`, "", `tool --password`, false},
 	}
 	for _, tc := range tests {
-		got := maskCommand(tc.in, tc.shellForm, tc.shell)
+		got := MaskCommand(tc.in, tc.shellForm, tc.shell)
 		if got != tc.want {
-			t.Errorf("%s: maskCommand(%q)\n got %q\nwant %q", tc.name, tc.in, got, tc.want)
+			t.Errorf("%s: MaskCommand(%q)\n got %q\nwant %q", tc.name, tc.in, got, tc.want)
 		}
-		if again := maskCommand(got, tc.shellForm, tc.shell); again != got {
+		if again := MaskCommand(got, tc.shellForm, tc.shell); again != got {
 			t.Errorf("%s: not idempotent: %q", tc.name, again)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // ParseSubmoduleURL reads the URL a .gitmodules file gives for a submodule
@@ -30,7 +31,7 @@ func ParseSubmoduleURL(parent Source, raw string) (Source, error) {
 			continue
 		case strings.HasPrefix(rest, "../"):
 			if len(segs) == 0 {
-				return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "submodule URL %q climbs above the host of %s", Display(raw), parent.Key())
+				return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "submodule URL %q climbs above the host of %s", secrets.Mask(raw), parent.Key())
 			}
 			segs, rest = segs[:len(segs)-1], rest[3:]
 			continue
@@ -40,7 +41,7 @@ func ParseSubmoduleURL(parent Source, raw string) (Source, error) {
 	resolved := base.Scheme + "://" + base.Host + "/" + strings.Join(append(segs, rest), "/")
 	s, err := ParseRepoURL(resolved, false)
 	if err != nil {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "submodule URL %q (relative to %s): %s", Display(raw), parent.Key(), trimSourcePrefix(err))
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "submodule URL %q (relative to %s): %s", secrets.Mask(raw), parent.Key(), trimSourcePrefix(err))
 	}
 	return s, nil
 }

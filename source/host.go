@@ -8,10 +8,10 @@ import (
 
 	"golang.org/x/net/idna"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
-var labelRE = plugind.LazyRegexp(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+var labelRE = lazyregexp.New(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 
 // NormalizeHost returns a host name the one way sources spell it: through
 // IDNA's lookup profile (lower case, width and compatibility forms folded,

@@ -1,10 +1,8 @@
-package manifest
+package secrets
 
 import (
 	"sort"
 	"strings"
-
-	"reasonix.io/plugind"
 )
 
 // A hook's shell-form command is handed to bash (the default, also Git Bash
@@ -102,7 +100,7 @@ func lexShell(s string, d dialect) *shellText {
 			sep = true
 			i++
 		case c == '#' && !in && d != cmdShell:
-			// A comment runs to the end of the line; FindSecrets still
+			// A comment runs to the end of the line; Find still
 			// sees its text.
 			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {
 				i += nl
@@ -159,9 +157,9 @@ func lexShell(s string, d dialect) *shellText {
 	return t
 }
 
-// secrets finds the credentials of a command line: the word after a
-// credential flag, and whatever plugind.FindSecrets finds in the text.
-func (t *shellText) secrets() []secret {
+// secrets finds the credentials of a command line p covers: the word
+// after a credential flag, and whatever Find finds in the text.
+func (t *shellText) secrets(p policy) []secret {
 	var found []secret
 	for i := 1; i < len(t.words); i++ {
 		w, prev := t.words[i], t.words[i-1]
@@ -169,12 +167,12 @@ func (t *shellText) secrets() []secret {
 			continue
 		}
 		if name, ok := flagSecret(prev.text, w.text); ok {
-			found = append(found, secret{start: w.start, end: w.end, kind: plugind.SecretPair, name: name, word: true, literal: w.text})
+			found = append(found, secret{Span: Span{Start: w.start, End: w.end, Kind: Pair, Name: name}, word: true, literal: w.text})
 		}
 	}
 	last := -1
-	for _, f := range spansOf(t.s) {
-		if f.start < last {
+	for _, f := range spansOf(t.s, p) {
+		if f.Start < last {
 			continue // inside the quoted value the previous one ran to
 		}
 		// Inside quotes a value may hold blanks ("--api-key=a b"): the
@@ -182,25 +180,24 @@ func (t *shellText) secrets() []secret {
 		// closing quote, not to the first blank.
 		// Tokens, URL credentials and Authorization credentials are one
 		// word by their format.
-		oneWord := f.kind == plugind.SecretToken || f.kind == plugind.SecretUserinfo || f.kind == plugind.SecretBearer ||
-			f.kind == plugind.SecretHeader && (strings.EqualFold(f.name, "authorization") || strings.EqualFold(f.name, "proxy-authorization"))
-		if q := t.quote[f.start]; q != unquoted && !oneWord &&
-			f.end < len(t.s) && (t.s[f.end] == ' ' || t.s[f.end] == '\t') && t.quote[f.end] == q {
-			for f.end < len(t.s) && t.quote[f.end] == q {
-				f.end++
+		oneWord := f.Kind == Token || f.Kind == Userinfo || f.Kind == Bearer || f.Kind == Header && isAuthHeader(f.Name)
+		if q := t.quote[f.Start]; q != unquoted && !oneWord &&
+			f.End < len(t.s) && (t.s[f.End] == ' ' || t.s[f.End] == '\t') && t.quote[f.End] == q {
+			for f.End < len(t.s) && t.quote[f.End] == q {
+				f.End++
 			}
-			f.literal = t.s[f.start:f.end]
+			f.literal = t.s[f.Start:f.End]
 		}
-		last = f.end
+		last = f.End
 		found = append(found, f)
 	}
-	return mergeSecrets(found)
+	return mergeSecrets(found, p)
 }
 
 // rewrite replaces each secret by a reference to the environment variable
 // varFor names, written so this dialect expands it where the literal stood.
 func (t *shellText) rewrite(varFor func(secret) string) string {
-	found := t.secrets()
+	found := t.secrets(export)
 	if len(found) == 0 {
 		return t.s
 	}
@@ -212,17 +209,17 @@ func (t *shellText) rewrite(varFor func(secret) string) string {
 	for k := 0; k < len(found); k++ {
 		f := found[k]
 		if f.word {
-			edits = append(edits, edit{f.start, f.end, `"` + t.ref(varFor(f)) + `"`})
+			edits = append(edits, edit{f.Start, f.End, `"` + t.ref(varFor(f)) + `"`})
 			continue
 		}
-		r, inSingle := t.singleAt(f.start)
+		r, inSingle := t.singleAt(f.Start)
 		if !inSingle {
-			edits = append(edits, edit{f.start, f.end, t.ref(varFor(f))})
+			edits = append(edits, edit{f.Start, f.End, t.ref(varFor(f))})
 			continue
 		}
 		if t.d == posixShell {
 			// Nothing expands inside '…': close it, expand in "…", reopen.
-			edits = append(edits, edit{f.start, f.end, `'"` + t.ref(varFor(f)) + `"'`})
+			edits = append(edits, edit{f.Start, f.End, `'"` + t.ref(varFor(f)) + `"'`})
 			continue
 		}
 		// PowerShell: rewrite the whole '…' string as "…" with its other
@@ -230,10 +227,10 @@ func (t *shellText) rewrite(varFor func(secret) string) string {
 		var b strings.Builder
 		b.WriteByte('"')
 		pos := r.start + 1
-		for ; k < len(found) && found[k].start < r.contentEnd; k++ {
-			b.WriteString(psDoubleQuote(t.s[pos:found[k].start]))
+		for ; k < len(found) && found[k].Start < r.contentEnd; k++ {
+			b.WriteString(psDoubleQuote(t.s[pos:found[k].Start]))
 			b.WriteString(t.ref(varFor(found[k])))
-			pos = found[k].end
+			pos = found[k].End
 		}
 		k--
 		b.WriteString(psDoubleQuote(t.s[pos:max(pos, r.contentEnd)]))
