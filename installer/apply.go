@@ -44,9 +44,6 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 }
 
 // decide stores the plan by its planId and, when approved, applies it.
-// adjust, when set, may rewrite the response before anything is applied
-// (update uses it to report an unchanged plugin as up to date); returning
-// false stops there.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
 	if in.plans != nil {
 		// The planId hashes everything an approval covers, so a stored plan
@@ -59,6 +56,16 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	resp := p.Response()
+	// An approval names one plan (SPEC §9). The ids are compared before
+	// anything the plan's status decides — an up-to-date, failed or
+	// partly blocked plan included — so a wrong id is always refused and
+	// nothing, not even a sweep of leftovers, is written. Install, update
+	// and the daemon's approved install all come through here.
+	if ap.PlanID != "" && ap.PlanID != p.PlanID {
+		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
+		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
+		return resp, err
+	}
 	if ap.Yes && resp.Status == StatusUpToDate {
 		// Nothing to apply; leftovers of a crashed run still go.
 		if err := in.Sweep(ctx); err != nil {
@@ -67,11 +74,6 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	}
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
 		return resp, responseErr(resp)
-	}
-	if ap.PlanID != "" && ap.PlanID != p.PlanID {
-		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
-		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
-		return resp, err
 	}
 	if err := in.apply(ctx, p); err != nil {
 		resp.OK, resp.Status = false, StatusFailed
