@@ -5,15 +5,19 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"time"
 )
 
-// Profiling switches for benchmarks (bench/bulk.sh, issue 13): a CPU
-// profile of the whole run, and the allocation profile at its end. They
-// are read by main only, never by Main.Run, so tests cannot turn them on.
+// Profiling switches for benchmarks (bench/bulk.sh, bench/rss; issues 13
+// and 23): a CPU profile of the whole run, the allocation profile at its
+// end, and the heap profile at its peak. They are read by main only, never
+// by Main.Run, so tests cannot turn them on.
 const (
 	cpuProfileEnv   = "REASONIX_CPUPROFILE"
 	allocProfileEnv = "REASONIX_ALLOCPROFILE"
+	memProfileEnv   = "REASONIX_MEMPROFILE"
 )
 
 // startProfiles starts what the environment asks for and returns the
@@ -33,10 +37,16 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 		}
 	}
 	allocPath := getenv(allocProfileEnv)
-	if allocPath != "" {
+	memPath := getenv(memProfileEnv)
+	if allocPath != "" || memPath != "" {
 		runtime.MemProfileRate = 64 << 10
 	}
+	stopPeak := func() {}
+	if memPath != "" {
+		stopPeak = watchPeakHeap(memPath, stderr)
+	}
 	return func() {
+		stopPeak()
 		if cpu != nil {
 			pprof.StopCPUProfile()
 			_ = cpu.Close()
@@ -44,15 +54,58 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 		if allocPath == "" {
 			return
 		}
-		f, err := os.Create(allocPath)
-		if err == nil {
-			err = pprof.Lookup("allocs").WriteTo(f, 0)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
+		if err := writeProfile("allocs", allocPath); err != nil {
 			fmt.Fprintf(stderr, "reasonix: %s: %v\n", allocProfileEnv, err)
 		}
 	}
+}
+
+// watchPeakHeap writes the heap profile to path each time the live heap
+// (as of the last collection) passes its highest level so far by 1 MiB:
+// what is left in path at the end shows what was held at the peak, which
+// is what RSS is made of. The profile records allocations as of the last
+// completed collection, the same moment the metric describes.
+func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	go func() {
+		defer close(finished)
+		var peak uint64
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			metrics.Read(sample)
+			if sample[0].Value.Kind() != metrics.KindUint64 {
+				return
+			}
+			if live := sample[0].Value.Uint64(); live > peak+1<<20 {
+				peak = live
+				if err := writeProfile("heap", path); err != nil {
+					fmt.Fprintf(stderr, "reasonix: %s: %v\n", memProfileEnv, err)
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = pprof.Lookup(name).WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
