@@ -93,7 +93,11 @@ func homeState(t *testing.T, home string) map[string]string {
 			state[name] = string(data)
 		}
 	}
-	err := filepath.Walk(filepath.Join(home, "plugins"), func(p string, info os.FileInfo, err error) error {
+	plugins := filepath.Join(home, "plugins")
+	if _, err := os.Lstat(plugins); os.IsNotExist(err) {
+		return state
+	}
+	err := filepath.Walk(plugins, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}

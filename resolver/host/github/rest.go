@@ -194,6 +194,9 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
+		if rl := r.rateLimited(nil, err); rl != nil {
+			err = rl
+		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
 	defer resp.Body.Close()
@@ -204,6 +207,9 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 				return nil, plugind.Errorf(plugind.CodeNotFound, "%s: %w", r.src.Key(), host.ErrRepoNotFound)
 			}
 			return nil, plugind.Errorf(plugind.CodeNotFound, "commit %s: %w %s", sha, host.ErrCommitNotFound, r.src.Key())
+		}
+		if rl := r.rateLimited(resp, nil); rl != nil {
+			return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %w", r.src.Key(), host.Short(sha), rl)
 		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %s answered %s", r.src.Key(), host.Short(sha), resp.Request.URL.Host, resp.Status)
 	}
