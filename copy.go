@@ -44,7 +44,7 @@ func CopyTree(ctx context.Context, t *Tree, dst string) (err error) {
 // copy_file_range, which would bypass also, and not os.File.WriteTo, which
 // allocates a buffer per file. sync fsyncs dst before it is closed.
 func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
-	in, err := os.Open(src)
+	in, err := OpenRegular(nil, src)
 	if err != nil {
 		return err
 	}

@@ -21,11 +21,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"reasonix.io/plugind"
 )
 
 // busyTimeout bounds how long a writer waits for another one (another
@@ -78,7 +79,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := plugind.MkdirPrivate(filepath.Dir(abs)); err != nil {
 		return nil, fmt.Errorf("open cache %s: %w", abs, err)
 	}
 	unlock, err := lockSchema(ctx, abs)

@@ -42,6 +42,9 @@ func lockSchema(ctx context.Context, abs string) (unlock func(), err error) {
 const maxConns = 4
 
 func openReady(ctx context.Context, abs string) (*sql.DB, error) {
+	if err := makePrivate(abs); err != nil {
+		return nil, err
+	}
 	sqldb, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
 		return nil, err
@@ -169,6 +172,7 @@ var schemaProbes = []string{
 	`SELECT digest, last_used FROM snapshot_uses`,
 	`SELECT kind, hits, misses FROM counters`,
 	`SELECT key, body, created_at FROM inventories`,
+	`SELECT remote, sha, path, url, commit_sha FROM submodules`,
 }
 
 func probeSchema(ctx context.Context, sqldb *sql.DB) error {

@@ -40,7 +40,11 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
 	}
-	return in.decide(ctx, p, ap)
+	resp, err := in.decide(ctx, p, ap)
+	if resp.markUnchecked() && err == nil {
+		err = resp.Err
+	}
+	return resp, err
 }
 
 // decide stores the plan by its planId and, when approved, applies it.
@@ -75,7 +79,8 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
 		return resp, responseErr(resp)
 	}
-	if err := in.apply(ctx, p); err != nil {
+	leftovers, err := in.apply(ctx, p)
+	if err != nil {
 		resp.OK, resp.Status = false, StatusFailed
 		if plugind.CodeOf(err) == plugind.CodeApprovalDenied {
 			resp.Status = StatusRefused
@@ -84,6 +89,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		return resp, err
 	}
 	resp.Status, resp.Applied = StatusApplied, true
+	resp.Warnings = append(resp.Warnings, leftovers...)
 	for i := range resp.Actions {
 		if resp.Actions[i].applicable() {
 			resp.Actions[i].Status = ActionInstalled
@@ -151,16 +157,16 @@ type staged struct {
 // digest, then publishes all of them with one registry write. Until that
 // rename, the old state is what the registry names; a failure before it
 // removes everything new.
-func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
+func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err error) {
 	unlock, err := in.lockHome(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer unlock()
 
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The plan was made without the lock; if someone installed or removed a
 	// plugin it touches since, the approval no longer describes the result.
@@ -170,11 +176,16 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 		}
 		_, exists := reg.Find(a.Name)
 		if exists != (a.Action == ActionReplace) {
-			return plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
+			return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
+		}
+		if a.RenamedFrom != "" {
+			if _, ok := reg.Find(a.RenamedFrom); !ok {
+				return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q, which this plan renames to %q, was removed by another process since this plan was made; plan again", a.RenamedFrom, a.Name)
+			}
 		}
 	}
-	if err := os.MkdirAll(in.home.PluginsDir(), 0o755); err != nil {
-		return plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
+	if err := plugind.MkdirPrivate(in.home.PluginsDir()); err != nil {
+		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
 	}
 	in.sweepOrphans(reg)
 
@@ -195,7 +206,7 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 		}
 		dir, err := in.stage(ctx, a, buf)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		stages = append(stages, staged{action: a, dir: dir})
 	}
@@ -207,7 +218,7 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (err error) {
 			dirs[i] = s.dir
 		}
 		if err := store.SyncTrees(dirs); err != nil {
-			return plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.home.PluginsDir(), err)
+			return nil, plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.home.PluginsDir(), err)
 		}
 	}
 	in.stepHook("after-staging")
@@ -241,31 +252,40 @@ func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, 
 // A replaced plugin's new copy goes to a fresh sibling root, so the registry
 // rename is the single commit point: before it the old root is untouched and
 // named; after it the new root is.
-func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages []staged) (err error) {
+func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages []staged) (warnings []string, err error) {
 	next := reg.clone()
 	var published []string // new roots, removed again if the registry write fails
-	var retired []string   // old roots, removed once the registry names the new ones
+	var retired []Entry    // old copies, removed once the registry names the new ones
+	var written []string   // new config/ files, likewise
+	var released []string  // config/ files the registry stops naming
 	defer func() {
 		if err != nil {
 			for _, root := range published {
 				_ = os.RemoveAll(root)
 			}
+			for _, f := range written {
+				in.dropSecrets(f)
+			}
 		}
 	}()
+	takenFiles := map[string]bool{}
+	for _, e := range reg.Plugins {
+		takenFiles[e.ConfigFile] = true
+	}
 	byName := map[string]string{}
 	for _, s := range stages {
-		old, _ := reg.Find(s.action.Name)
+		old, _ := reg.Find(s.action.installedName())
 		root, err := in.freeRoot(s.action, reg)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := os.Rename(s.dir, root); err != nil {
-			return plugind.Errorf(plugind.CodePublicationFailed, "publish %s: %w", s.action.Name, err)
+			return nil, plugind.Errorf(plugind.CodePublicationFailed, "publish %s: %w", s.action.Name, err)
 		}
 		published = append(published, root)
 		byName[s.action.Name] = root
 		if old != nil && !old.Link && old.Root != root {
-			retired = append(retired, old.Root)
+			retired = append(retired, *old)
 		}
 	}
 	plugind.SyncDir(in.home.PluginsDir())
@@ -278,18 +298,36 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			continue
 		}
 		e := Entry{
-			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
-			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
+			Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
+			ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 			Dependencies: a.DependsOn, Dependency: a.Dependency,
+			Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
 		}
-		if old, ok := reg.Find(a.Name); ok {
+		if old, ok := reg.Find(a.installedName()); ok {
 			e.Enabled = old.Enabled
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
 			e.Dependency = old.Dependency && (a.Dependency || p.update)
+			if old.ConfigFile != "" {
+				released = append(released, old.ConfigFile)
+			}
+		}
+		if st := a.config; st != nil {
+			if len(st.values) > 0 {
+				e.Config = st.values
+			}
+			if len(st.secrets) > 0 {
+				file, err := in.writeSecrets(a.Name, st.secrets, takenFiles)
+				if err != nil {
+					return nil, err
+				}
+				written = append(written, file)
+				takenFiles[file] = true
+				e.ConfigFile = file
+			}
 		}
 		if a.Link {
 			e.Root = a.origin
@@ -297,19 +335,30 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			e.Root = byName[a.Name]
 		}
 		a.Root = e.Root
+		if a.RenamedFrom != "" {
+			// A rename moves the entry: the old name leaves in this same
+			// write, and what needed it needs the new name.
+			next.Delete(a.RenamedFrom)
+			next.renameDependency(a.RenamedFrom, a.Name)
+		}
 		next.Put(e)
 	}
 	if err := ctx.Err(); err != nil {
-		return plugind.Errorf(plugind.CodePublicationFailed, "publication cancelled before the registry was written: %w", err)
+		return nil, plugind.Errorf(plugind.CodePublicationFailed, "publication cancelled before the registry was written: %w", err)
 	}
 	if err := next.Save(in.home.RegistryPath()); err != nil {
-		return err
+		return nil, err
 	}
 	in.stepHook("after-registry")
-	for _, root := range retired {
-		in.discard(root)
+	for _, f := range released {
+		in.dropSecrets(f)
 	}
-	return nil
+	for _, old := range retired {
+		if w := in.retire(old); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings, nil
 }
 
 // freeRoot picks where a staged copy is published: the canonical
@@ -326,7 +375,7 @@ func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
 			return root, nil
 		}
-		in.discard(root)
+		_ = in.discard(root)
 		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
 			return root, nil
 		}
@@ -350,15 +399,25 @@ const (
 	trashPrefix   = ".trash-"
 )
 
-// discard renames a directory into the trash (one atomic step, so it stops
-// being visible at its path at once) and then deletes it.
-func (in *Installer) discard(dir string) {
+// discard renames an entry of the plugins folder into the trash (one
+// atomic step, so it stops being visible at its path at once) and then
+// deletes it. It is the one way anything under plugins/ is deleted by
+// path, and it refuses every path that is not directly in the plugins
+// folder: whatever the registry says, nothing outside is ever deleted.
+// A symbolic link is deleted as a link, never followed.
+func (in *Installer) discard(dir string) error {
+	if !in.inPluginsDir(dir) {
+		in.log.Warn("refusing to delete a folder outside plugins/", "path", dir)
+		return fmt.Errorf("%s: %w", dir, errNotInPlugins)
+	}
 	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+randomSuffix())
 	if err := os.Rename(dir, trash); err != nil {
-		_ = os.RemoveAll(dir)
-		return
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		return nil
 	}
-	_ = os.RemoveAll(trash)
+	return os.RemoveAll(trash)
 }
 
 func randomSuffix() string {

@@ -42,7 +42,7 @@ func (in *Installer) planDifference(ctx context.Context, approvedID string, p *P
 		return fmt.Sprintf("no plan %s was made here (a typo, or a plan from another machine or that has expired)", approvedID)
 	}
 	var diffs []string
-	diffs = append(diffs, requestDifferences(old.Request, p.Request)...)
+	diffs = append(diffs, requestDifferences(old.Request, p.asked)...)
 	moved := ""
 	if o, n := old.Response.Resolved, p.Resolved; o != nil && n != nil && o.Commit != n.Commit && o.Commit != "" && n.Commit != "" {
 		moved = fmt.Sprintf("moved from commit %s to %s", short(o.Commit), short(n.Commit))
@@ -97,9 +97,16 @@ func actionDifferences(old, now []Action) []string {
 	for _, a := range now {
 		seen[a.Name] = true
 		o, ok := byName[a.Name]
+		parts, from, to := []string(nil), "", ""
+		if ok && o.Source != "" && a.Source != "" {
+			parts, from, to = sourceMoves(o.Source, o.Subdir, a.Source, a.Subdir)
+		}
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("%s is new (%s)", a.Name, a.Status))
+		case len(parts) > 0:
+			// A move to another place is said as such, never as a commit.
+			out = append(out, fmt.Sprintf("%s moved to another source (%s changes): %s → %s", a.Name, strings.Join(parts, ", "), from, to))
 		case o.Status != a.Status:
 			out = append(out, fmt.Sprintf("%s was %s and is now %s", a.Name, o.Status, a.Status))
 		case o.Commit != a.Commit:
@@ -108,6 +115,8 @@ func actionDifferences(old, now []Action) []string {
 			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, shortDigestOf(o.ContentDigest), shortDigestOf(a.ContentDigest)))
 		case o.Risk != a.Risk:
 			out = append(out, fmt.Sprintf("%s's risk went from %s to %s", a.Name, o.Risk, a.Risk))
+		case !slices.Equal(configSummary(&o), configSummary(&a)):
+			out = append(out, fmt.Sprintf("%s's option values are not the ones reviewed (%s): give the same --config values, sensitive ones included", a.Name, strings.Join(configDifference(o.UserConfig, a.UserConfig), ", ")))
 		}
 	}
 	for _, o := range old {

@@ -6,10 +6,16 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
 )
 
-// Previous is what an update action moves from (SPEC §9).
+// Previous is what an update action moves from (SPEC §9): where the
+// installed copy came from (its recorded source, and the folder recorded
+// beside it on hosts other than GitHub), its commit, content, version and
+// risk.
 type Previous struct {
+	Source        string `json:"source,omitempty"`
+	Subdir        string `json:"subdir,omitempty"`
 	Commit        string `json:"commit,omitempty"`
 	ContentDigest string `json:"contentDigest,omitempty"`
 	Version       string `json:"version,omitempty"`
@@ -43,6 +49,16 @@ const (
 	ChangeMCP     = "mcpServer"
 	ChangeRuntime = "runtime"
 	ChangeEnv     = "env"
+	// ChangeSource is a move to another place: another host, owner,
+	// repository or subfolder (Name lists which). Approving it trusts
+	// someone else's code, whatever the diff of contributions says.
+	ChangeSource = "source"
+	// ChangeName is a rename its marketplace made (Name is the new name,
+	// Detail "old → new").
+	ChangeName = "name"
+	// ChangeConfig is a userConfig value the update sets or unsets (Name is
+	// the option; a sensitive value is never in Detail).
+	ChangeConfig = "config"
 )
 
 // Empty reports whether nothing changes.
@@ -61,6 +77,9 @@ func (d *Diff) raisesRisk() bool {
 		}
 	}
 	for _, c := range d.Changed {
+		if c.Kind == ChangeSource {
+			continue // raises the risk on its own terms (updateRisk)
+		}
 		if c.Kind == ChangeRuntime || c.Kind == ChangeMCP || c.Kind == ChangeHook {
 			return true
 		}
@@ -77,7 +96,7 @@ type item struct {
 // the update would.
 func diffInventories(old, new Inventory) *Diff {
 	before, after := itemsOf(old), itemsOf(new)
-	d := &Diff{Added: []Change{}, Removed: []Change{}, Changed: []Change{}, Summary: []string{}}
+	d := emptyDiff()
 	keys := map[string]bool{}
 	for k := range before {
 		keys[k] = true
@@ -106,6 +125,11 @@ func diffInventories(old, new Inventory) *Diff {
 		}
 	}
 	return d
+}
+
+// emptyDiff is a diff with nothing in it, its lists empty rather than null.
+func emptyDiff() *Diff {
+	return &Diff{Added: []Change{}, Removed: []Change{}, Changed: []Change{}, Summary: []string{}}
 }
 
 func describe(it item) string {
@@ -216,6 +240,8 @@ func mapValues(m map[string]string) []string {
 // updateRisk is the risk of an update: what the new version can do, and one
 // level above what the installed one could when the update adds something
 // that runs code or reads a credential — approving it approves more power.
+// A move to another place (host, owner, repository or subfolder) raises
+// that by one level more: approving it trusts another publisher's code.
 func updateRisk(newRisk, oldRisk Risk, d *Diff) Risk {
 	r := newRisk
 	if d.raisesRisk() {
@@ -227,5 +253,81 @@ func updateRisk(newRisk, oldRisk Risk, d *Diff) Risk {
 			r = bumped
 		}
 	}
+	if d.moves() {
+		r = oneAbove(r)
+	}
 	return r
+}
+
+func oneAbove(r Risk) Risk {
+	switch r {
+	case RiskLow:
+		return RiskMedium
+	case RiskMedium, RiskHigh:
+		return RiskHigh
+	}
+	return RiskMedium
+}
+
+// moves reports whether the diff has a move to another place.
+func (d *Diff) moves() bool {
+	if d == nil {
+		return false
+	}
+	for _, c := range d.Changed {
+		if c.Kind == ChangeSource {
+			return true
+		}
+	}
+	return false
+}
+
+// addMove puts a move to another place first in the diff: its own line,
+// ahead of what changes in the plugin's contributions. from and to are
+// recorded sources with the folder recorded beside them.
+func (d *Diff) addMove(from, fromSubdir, to, toSubdir string) {
+	parts, fromWhere, toWhere := sourceMoves(from, fromSubdir, to, toSubdir)
+	if len(parts) == 0 {
+		return
+	}
+	what := strings.Join(parts, ", ")
+	c := Change{Kind: ChangeSource, Name: what, Detail: fromWhere + " → " + toWhere}
+	d.Changed = append([]Change{c}, d.Changed...)
+	d.Summary = append([]string{fmt.Sprintf("moves to another source (%s changes): %s → %s", what, fromWhere, toWhere)}, d.Summary...)
+}
+
+// addRename puts a rename first in the diff, on its own line.
+func (d *Diff) addRename(from, to, market string) {
+	d.Changed = append([]Change{{Kind: ChangeName, Name: to, Detail: from + " → " + to}}, d.Changed...)
+	d.Summary = append([]string{fmt.Sprintf("renamed: %s → %s (marketplace %s lists it under its new name)", from, to, market)}, d.Summary...)
+}
+
+// sourceMoves compares two recorded sources by their typed form (host,
+// owner, repository, subfolder); two that do not parse are compared as
+// written.
+func sourceMoves(from, fromSubdir, to, toSubdir string) (parts []string, fromWhere, toWhere string) {
+	a, errA := recordedSource(from, fromSubdir)
+	b, errB := recordedSource(to, toSubdir)
+	if errA != nil || errB != nil {
+		fromWhere, toWhere = source.Display(from), source.Display(to)
+		if from != to || fromSubdir != toSubdir {
+			return []string{"source"}, fromWhere, toWhere
+		}
+		return nil, fromWhere, toWhere
+	}
+	return a.Moves(b), a.Where(), b.Where()
+}
+
+// recordedSource parses a registry's source with the folder recorded
+// beside it.
+func recordedSource(s, subdir string) (source.Source, error) {
+	src, err := source.ParseRecorded(s)
+	if err != nil {
+		return source.Source{}, err
+	}
+	src = src.Split(nil)
+	if subdir != "" {
+		src = src.WithSubdir(subdir)
+	}
+	return src, nil
 }

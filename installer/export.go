@@ -32,6 +32,9 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	if problem := in.rootProblem(*e); problem != "" {
+		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "export %s: %s; nothing there is read (run `reasonix plugin doctor %s`)", name, problem, name)
+	}
 	pkg, err := manifest.Load(e.Root, e.loadOptions())
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
@@ -101,7 +104,7 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 
 func (in *Installer) exportFile(f plugind.File, strip bool, w io.Writer, info *ExportInfo, env map[string]bool) (int64, error) {
 	if !strip {
-		src, err := os.Open(f.Source)
+		src, err := plugind.OpenRegular(nil, f.Source)
 		if err != nil {
 			return 0, err
 		}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // Home is the layout of $REASONIX_HOME (SPEC §4).
@@ -38,3 +41,41 @@ func (h Home) MarketplacesPath() string { return filepath.Join(h.Dir, "marketpla
 
 // PluginRoot is the canonical root of an installed copy.
 func (h Home) PluginRoot(name string) string { return filepath.Join(h.PluginsDir(), name) }
+
+// AddrPath is serve.addr, where a running daemon writes the address it
+// listens on; LogPath is serve.log, the log of a daemon `reasonix studio`
+// started.
+func (h Home) AddrPath() string { return filepath.Join(h.Dir, "serve.addr") }
+func (h Home) LogPath() string  { return filepath.Join(h.Dir, "serve.log") }
+
+// Secure makes an existing home private to its user (plugind.Tighten):
+// the home itself, the folders reasonix makes in it and its own files.
+// A home that other users can reach exposes serve.addr, the cache and the
+// registry, and one they can write lets them replace any of it. It is made
+// private rather than only warned about because nothing in it is meant for
+// anyone else; tightening the home alone already closes everything beneath
+// it, and the rest stays private if the home is loosened again. The cache
+// file is the cache's own (cache.Open); serve.token is not tightened but
+// refused when loose (server.LoadOrCreateToken), since others may have read
+// it already. It returns a note naming what it changed, "" when nothing.
+func (h Home) Secure() (string, error) {
+	var changed []string
+	dir := h.Dir
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // a home that is a link to a folder: the folder
+	}
+	folders := []string{dir, h.CacheDir(), h.StoreDir(), h.PluginsDir(), h.ConfigDir()}
+	for i, p := range append(folders, h.RegistryPath(), h.MarketplacesPath(), h.AddrPath(), h.LogPath(), h.LockPath()) {
+		was, ok, err := plugind.Tighten(p, i < len(folders))
+		if err != nil {
+			return "", fmt.Errorf("the Reasonix home is not private to you: %w", err)
+		}
+		if ok {
+			changed = append(changed, fmt.Sprintf("%s (was %#o)", p, was))
+		}
+	}
+	if len(changed) == 0 {
+		return "", nil
+	}
+	return "other users could reach the Reasonix home; made private to you: " + strings.Join(changed, ", "), nil
+}

@@ -80,7 +80,7 @@ func (m *Marketplaces) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n'), plugind.PrivateFileMode); err != nil {
 		return plugind.Errorf(plugind.CodePublicationFailed, "publish known marketplaces %s: %w", path, err)
 	}
 	return nil

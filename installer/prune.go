@@ -50,8 +50,9 @@ func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) 
 		return fail(err)
 	}
 	for _, e := range unneeded {
-		if !e.Link {
-			in.discard(e.Root)
+		in.dropSecrets(e.ConfigFile)
+		if w := in.retire(e); w != "" {
+			resp.Warnings = append(resp.Warnings, w)
 		}
 	}
 	in.sweepOrphans(reg)

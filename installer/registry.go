@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -18,7 +19,10 @@ import (
 
 // Entry is one installed plugin in plugin-packages.json (SPEC §9).
 type Entry struct {
-	Name          string    `json:"name"`
+	Name string `json:"name"`
+	// DisplayName is the name the manifest shows (displayName), when it
+	// gives one; Name stays what commands and invocations use.
+	DisplayName   string    `json:"displayName,omitempty"`
 	Source        string    `json:"source"`
 	Root          string    `json:"root"`
 	Version       string    `json:"version,omitempty"`
@@ -51,6 +55,16 @@ type Entry struct {
 	// once none does).
 	Dependencies []string `json:"dependencies,omitempty"`
 	Dependency   bool     `json:"dependency,omitempty"`
+	// Tag is the release tag a dependency's range took it at, and
+	// ResolvedVersion that tag's version (Claude Code's resolvedVersion):
+	// dependents' ranges are checked against it.
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// Config are its non-sensitive userConfig values, by option key;
+	// ConfigFile names the file of config/ that holds its sensitive ones
+	// (secrets.go). Defaults are not recorded: they are the manifest's.
+	Config     map[string]manifest.Value `json:"config,omitempty"`
+	ConfigFile string                    `json:"configFile,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what
@@ -109,10 +123,27 @@ func (r *Registry) Save(path string) error {
 		return err
 	}
 	data = append(data, '\n')
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+	if err := renameio.WriteFile(path, data, plugind.PrivateFileMode); err != nil {
 		return plugind.Errorf(plugind.CodePublicationFailed, "publish registry %s: %w", path, err)
 	}
 	return nil
+}
+
+// renameDependency makes every plugin that needs from need to instead.
+func (r *Registry) renameDependency(from, to string) {
+	for i := range r.Plugins {
+		deps := r.Plugins[i].Dependencies
+		if slices.Contains(deps, from) {
+			deps = slices.Clone(deps)
+			for j := range deps {
+				if deps[j] == from {
+					deps[j] = to
+				}
+			}
+			slices.Sort(deps)
+			r.Plugins[i].Dependencies = slices.Compact(deps)
+		}
+	}
 }
 
 // Find returns the entry named name.
@@ -167,9 +198,11 @@ func notInstalled(name string) error {
 	return plugind.Errorf(plugind.CodeNotFound, "plugin %q is not installed", name)
 }
 
+// usesRoot reports whether an entry names root, however it spells it (a
+// hand-edited "plugins/q/" still holds plugins/q: it is not free).
 func (r *Registry) usesRoot(root string) bool {
 	for _, e := range r.Plugins {
-		if e.Root == root {
+		if filepath.Clean(e.Root) == root {
 			return true
 		}
 	}

@@ -13,8 +13,14 @@ import (
 	"reasonix.io/plugind"
 )
 
-// errMissing marks a declared path that is safe but absent.
-var errMissing = errors.New("does not exist")
+// errMissing marks a declared path that is safe but absent. It matches
+// fs.ErrNotExist, so callers of ReadFile need to know no other sentinel.
+var errMissing error = missingError{}
+
+type missingError struct{}
+
+func (missingError) Error() string        { return "does not exist" }
+func (missingError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // coded wraps like fmt.Errorf and attaches code. (plugind.Errorf with %w
 // would repeat the cause's text in Error().)
@@ -22,15 +28,19 @@ func coded(code plugind.Code, format string, args ...any) error {
 	return plugind.WithCode(code, fmt.Errorf(format, args...))
 }
 
-// pathError is a declared path that is not local; it matches errEscapes.
+// pathError is a declared path that is not local; it matches ErrOutside.
 type pathError struct{ msg string }
 
 func (e *pathError) Error() string        { return e.msg }
-func (e *pathError) Is(target error) bool { return target == errEscapes }
+func (e *pathError) Is(target error) bool { return target == ErrOutside }
 
-// errEscapes marks a declared path that is not local or whose symlinks
-// resolve outside the package root.
-var errEscapes = errors.New("leaves the package root")
+// ErrOutside marks a path that is not local or whose symlinks resolve
+// outside the package root: nothing there is read.
+var ErrOutside = errors.New("leaves the package root")
+
+// ErrTooLarge marks a file over the size its kind may have: it is not
+// read past that size.
+var ErrTooLarge = errors.New("too large")
 
 // tree is a package root with its symlinks resolved once, so every declared
 // path can be checked against the real location.
@@ -106,7 +116,7 @@ func openTree(root string) (*tree, error) {
 }
 
 // resolve checks a manifest-declared path and returns its clean slash form
-// and its real absolute location. The error wraps errEscapes for absolute,
+// and its real absolute location. The error wraps ErrOutside for absolute,
 // "..", or outward-symlinked paths and errMissing for absent ones; the
 // caller decides whether either is fatal.
 func (t *tree) resolve(p string) (string, string, error) {
@@ -120,14 +130,14 @@ func (t *tree) resolve(p string) (string, string, error) {
 			// A dangling link may still point outward; report that first so
 			// a later-created target cannot smuggle content in.
 			if t.danglingEscape(rel) {
-				return rel, "", errEscapes
+				return rel, "", ErrOutside
 			}
 			return rel, "", errMissing
 		}
 		return rel, "", err
 	}
 	if !plugind.Within(t.real, real) {
-		return rel, "", errEscapes
+		return rel, "", ErrOutside
 	}
 	return rel, real, nil
 }
@@ -193,34 +203,75 @@ func splitSlash(rel string) []string {
 	}
 }
 
+// ReadFile reads the file rel (a slash path) of the folder root the way
+// install reads every file of a package, and validate every file it
+// checks: confined to root (a path that is not local, or a symbolic link
+// leading out of root, is ErrOutside and is never opened), a regular file
+// only (a named pipe or a device is plugind.ErrNotRegular: never read, and
+// opening it never blocks), at most limit bytes (ErrTooLarge past that). A
+// missing file matches fs.ErrNotExist. This is the one reader of package
+// files: anything that reads a file of a folder it was handed reads it
+// here.
+func ReadFile(root, rel string, limit int64) ([]byte, error) {
+	t, err := openTree(root)
+	if err != nil {
+		return nil, err
+	}
+	return t.readFile(rel, limit)
+}
+
+// Unreadable says, for a finding, why ReadFile did not read a file: a link
+// out of the folder, something that is not a regular file, a file over
+// its size limit, or whatever else went wrong. Nothing it names was read.
+func Unreadable(err error) string {
+	switch {
+	case errors.Is(err, ErrOutside):
+		return "leaves the folder (a symbolic link out of it, or a path that is not local): not read"
+	case errors.Is(err, plugind.ErrNotRegular), errors.Is(err, ErrTooLarge):
+		return err.Error() + ": not read"
+	}
+	return "cannot read: " + err.Error()
+}
+
 // readFile reads a regular file inside the tree, at most limit bytes.
 func (t *tree) readFile(rel string, limit int64) ([]byte, error) {
 	_, real, err := t.resolve(rel)
 	if err != nil {
 		return nil, err
 	}
-	return readLimited(real, limit)
+	return readConfined(t.real, real, limit)
 }
 
-func readLimited(real string, limit int64) ([]byte, error) {
-	f, err := os.Open(real)
+// readConfined reads real, a path already resolved inside realRoot,
+// through an os.Root of realRoot: should a component be swapped for a
+// link out between the check and the open, the open fails instead of
+// following it. The open does not block (a named pipe would wait for a
+// writer forever); what it opened must be a regular file, checked on the
+// open file itself, and no more than limit bytes are read.
+func readConfined(realRoot, real string, limit int64) ([]byte, error) {
+	rel, err := filepath.Rel(realRoot, real)
 	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(realRoot)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := plugind.OpenRegular(r, rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errMissing
+		}
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("file is larger than the %s limit", plugind.HumanBytes(limit))
+		return nil, fmt.Errorf("%w: the file is larger than the %s limit", ErrTooLarge, plugind.HumanBytes(limit))
 	}
 	return data, nil
 }

@@ -10,23 +10,27 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
 )
 
-// AddrFileName is the file in the Reasonix home where a running daemon
-// writes the address it listens on (host:port, one line), so `reasonix
-// studio` finds it without knowing the port it picked.
-const AddrFileName = "serve.addr"
-
-// AddrPath returns the address file of the home dir.
-func AddrPath(homeDir string) string { return filepath.Join(homeDir, AddrFileName) }
+// AddrPath returns the address file of the home dir (installer.Home's
+// AddrPath): a running daemon writes the address it listens on there
+// (host:port, one line), so `reasonix studio` finds it without knowing the
+// port it picked.
+func AddrPath(homeDir string) string { return installer.Home{Dir: homeDir}.AddrPath() }
 
 // WriteAddrFile records addr in path atomically (a reader never sees half
-// a line). The address is not a secret: the token guards the daemon.
+// a line), private to the user like the rest of the home. The address is
+// not a secret, and `reasonix studio` sends the token to what it names only
+// once the listener there has proved it holds the token (ProveDaemon): a
+// stale file left by a killed daemon is not enough to receive it.
 func WriteAddrFile(path, addr string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := plugind.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := renameio.WriteFile(path, []byte(addr+"\n"), 0o644); err != nil {
+	if err := renameio.WriteFile(path, []byte(addr+"\n"), plugind.PrivateFileMode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -2,114 +2,26 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"reasonix.io/plugind/internal/headless"
 )
 
-// The page is tested in a real headless Chromium (Debian's chromium
-// package), driven by chromedp: one browser per test binary, a fresh
-// browser context (its own cookies and storage) per tab. Everything stays on
-// loopback: the browser is given a dead proxy, so only loopback addresses,
-// which bypass proxies, can be reached.
-//
+// The page is tested in a real headless Chromium (internal/headless).
 // Screenshots of each screen are saved when REASONIX_SCREENSHOTS=DIR is set.
-
-const chromiumPath = "/usr/bin/chromium"
-
-// sharedBrowser is the one Chromium of this test binary, started on first
-// use and stopped by TestMain.
-var sharedBrowser struct {
-	once    sync.Once
-	ctx     context.Context
-	stop    func()
-	dir     string
-	reason  string // why Chromium could not start
-	missing bool   // it is not installed at all (the only reason to skip)
-}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if sharedBrowser.stop != nil {
-		sharedBrowser.stop()
-	}
-	if sharedBrowser.dir != "" {
-		os.RemoveAll(sharedBrowser.dir)
-	}
+	headless.Stop()
 	os.Exit(code)
-}
-
-func startBrowser() {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		sharedBrowser.reason = fmt.Sprintf("%s is missing (install Debian's chromium package; .ci/run does): %v", chromiumPath, err)
-		sharedBrowser.missing = true
-		return
-	}
-	dir, err := os.MkdirTemp("", "reasonix-chromium-")
-	if err != nil {
-		sharedBrowser.reason = err.Error()
-		return
-	}
-	sharedBrowser.dir = dir
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.UserDataDir(dir),
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		// Nothing but loopback (which bypasses proxies) is reachable.
-		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
-		chromedp.WindowSize(1280, 800),
-	)
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	// A loaded machine sometimes loses Chromium during its start-up (it
-	// exits before printing its DevTools address): try a few times, and
-	// keep what it printed for the failure message.
-	var (
-		ctx                    context.Context
-		cancelCtx, cancelAlloc context.CancelFunc
-		output                 *syncBuffer // Chromium writes from two pipes
-	)
-	for attempt := 1; attempt <= 3; attempt++ {
-		output = &syncBuffer{}
-		var alloc context.Context
-		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.CombinedOutput(output))...)
-		ctx, cancelCtx = chromedp.NewContext(alloc)
-		start, cancelStart := context.WithTimeout(ctx, 60*time.Second)
-		done := make(chan error, 1)
-		go func() { done <- chromedp.Do(ctx) }()
-		select {
-		case err = <-done:
-		case <-start.Done():
-			err = errors.New("timed out after 60 s")
-		}
-		cancelStart()
-		if err == nil {
-			break
-		}
-		cancelCtx()
-		cancelAlloc()
-		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
-	}
-	if err != nil {
-		sharedBrowser.reason = fmt.Sprintf("Chromium (%s) cannot start after 3 attempts: %v; it printed: %s", chromiumPath, err, tail(output.String(), 2000))
-		return
-	}
-	sharedBrowser.ctx = ctx
-	sharedBrowser.stop = func() { cancelCtx(); cancelAlloc() }
 }
 
 // tab is one browser tab in a browser context of its own, at 1280×800.
@@ -122,22 +34,7 @@ type tab struct {
 
 func newTab(t *testing.T, e *env) *tab {
 	t.Helper()
-	sharedBrowser.once.Do(startBrowser)
-	switch {
-	case sharedBrowser.ctx == nil && sharedBrowser.missing:
-		t.Skip("browser test skipped: " + sharedBrowser.reason)
-	case sharedBrowser.ctx == nil:
-		// Installed but broken is a failure, not a reason to pass quietly.
-		t.Fatal(sharedBrowser.reason)
-	}
-	ctx, cancel := chromedp.NewContext(sharedBrowser.ctx, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	// The first run opens the tab and binds it to the context it is given:
-	// that must be the tab's own, not one with a deadline.
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("open a tab: %v", err)
-	}
-	p := &tab{t: t, e: e, ctx: ctx}
+	p := &tab{t: t, e: e, ctx: headless.NewTab(t)}
 	p.wide()
 	return p
 }
@@ -280,11 +177,4 @@ func (p *tab) downloadsTo(dir string) {
 	if err != nil {
 		p.t.Fatalf("set download behaviour: %v", err)
 	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }

@@ -22,6 +22,11 @@ const (
 	CodeShuttingDown     = "server.shutting_down"
 	CodeCancelled        = "request.cancelled"
 	CodeBusy             = "server.busy"
+	// A page's session ended (expired, signed out, the daemon restarted),
+	// or a request relied on the session cookie without the page token.
+	CodeSignedOut = "session.signed_out"
+	// A newer sign-in in the same browser replaced the page's session.
+	CodeSessionReplaced = "session.replaced"
 )
 
 // ErrorBody is the JSON of every refusal and failure. Backend responses

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"mime"
@@ -148,9 +149,10 @@ func (s *Server) authCode(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// GET /login?code=…: trades a login code for a session cookie and sends
-// the browser to the page. A missing, spent, expired or unknown code gets a
-// page that says which, and how to get a new link.
+// GET /login?code=…: trades a login code for a session and sends the
+// browser to the page, with the page token in the fragment (#signin=…),
+// which the browser keeps to itself. A missing, spent, expired or unknown
+// code gets a page that says which, and how to get a new link.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		// A HEAD (a link checker, a preview) must not spend the code.
@@ -158,10 +160,22 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "sign in with GET /login?code=…")
 		return
 	}
-	value, err := s.sessions.redeem(r.URL.Query().Get("code"))
 	h := w.Header()
 	pageHeaders(h)
 	h.Set("Cache-Control", "no-store")
+	if !loopbackName(r.Host) {
+		// Only at a loopback address does the browser mark the page's own
+		// requests (sessionAuth needs that), and only there do the cookie
+		// and the page token not cross a network in clear. The code is
+		// left unspent.
+		s.loginRefused(w, http.StatusForbidden, fmt.Errorf("the page signs in only at a loopback address (http://127.0.0.1:PORT or http://localhost:PORT), not at %s", r.Host))
+		return
+	}
+	previous := ""
+	if c, err := r.Cookie(cookieName(r)); err == nil {
+		previous = c.Value
+	}
+	cookie, pageToken, err := s.sessions.redeem(r.URL.Query().Get("code"), previous)
 	if err != nil {
 		status := http.StatusForbidden
 		if errors.Is(err, errCodeMissing) {
@@ -169,37 +183,43 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		} else if !errors.Is(err, errCodeUsed) && !errors.Is(err, errCodeExpired) && !errors.Is(err, errCodeUnknown) {
 			status = http.StatusInternalServerError
 		}
-		s.log.Info("sign-in refused", "reason", err.Error())
-		var buf bytes.Buffer
-		reason := err.Error()
-		reason = strings.ToUpper(reason[:1]) + reason[1:]
-		if terr := s.page.login.Execute(&buf, map[string]string{"Reason": reason}); terr != nil {
-			writeError(w, http.StatusInternalServerError, CodeInternal, "render: %v", terr)
-			return
-		}
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(status)
-		_, _ = w.Write(buf.Bytes())
+		s.loginRefused(w, status, err)
 		return
 	}
-	http.SetCookie(w, sessionCookie(r, value, int(SessionMax/time.Second)))
-	s.log.Info("signed in")
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	http.SetCookie(w, sessionCookie(r, cookie, int(SessionMax/time.Second)))
+	s.log.Info("signed in", "replaced_session", previous != "")
+	h.Set("Location", "/#"+SignInFragment+pageToken)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
-// GET /session (session cookie only): the page's CSRF token and when the
-// session ends.
+// loginRefused answers /login with the page that says why.
+func (s *Server) loginRefused(w http.ResponseWriter, status int, err error) {
+	s.log.Info("sign-in refused", "reason", err.Error())
+	var buf bytes.Buffer
+	reason := err.Error()
+	reason = strings.ToUpper(reason[:1]) + reason[1:]
+	if terr := s.page.login.Execute(&buf, map[string]string{"Reason": reason}); terr != nil {
+		writeError(w, http.StatusInternalServerError, CodeInternal, "render: %v", terr)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// GET /session (session cookie and page token): when the session ends. It
+// never repeats the page token: whoever asks must already hold it.
 func (s *Server) sessionInfo(w http.ResponseWriter, r *http.Request) {
 	a := authOf(r)
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, map[string]any{
-		"ok": true, "csrf": a.sess.csrf,
+		"ok":                 true,
 		"expiresAt":          a.sess.created.Add(SessionMax).UTC().Format(time.RFC3339),
 		"idleTimeoutSeconds": int(SessionIdle / time.Second),
 	})
 }
 
-// POST /logout (session cookie and CSRF token): ends the session.
+// POST /logout (session cookie and page token): ends the session.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(cookieName(r)); err == nil {
 		s.sessions.end(c.Value)
@@ -212,7 +232,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 type access int
 
 const (
-	accessAny     access = iota // the bearer token, or a session (CSRF token on mutations)
+	accessAny     access = iota // the bearer token, or a session (cookie, page token, same origin)
 	accessPublic                // anyone who passes the Host and Origin checks
 	accessToken                 // the bearer token only
 	accessSession               // a browser session only
@@ -256,12 +276,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 			a.who = tokenPrincipal
 			break
 		}
-		sess, status, code, msg := s.sessionAuth(r)
-		if status != 0 {
-			if status == http.StatusUnauthorized {
-				unauthorized(w, msg)
+		sess, ref := s.sessionAuth(r)
+		if ref != nil {
+			if ref.status == http.StatusUnauthorized && ref.code == CodeUnauthorized {
+				unauthorized(w, ref.msg)
 			} else {
-				writeError(w, status, code, "%s", msg)
+				writeError(w, ref.status, ref.code, "%s", ref.msg)
 			}
 			return nil, false
 		}

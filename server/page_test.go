@@ -30,7 +30,7 @@ func TestBrowserSignIn(t *testing.T) {
 
 	p.open("/")
 	p.visible("#screen-signin")
-	if got := p.text("#screen-signin"); !strings.Contains(got, "not signed in") || !strings.Contains(got, "reasonix studio") {
+	if got := p.text("#signin-reason"); got != "Signed out — run `reasonix studio` to sign in." {
 		t.Fatalf("signed-out page: %q", got)
 	}
 	if !eval[bool](p, `document.getElementById("tabs").hidden && document.getElementById("screen-add").hidden`) {
@@ -41,8 +41,11 @@ func TestBrowserSignIn(t *testing.T) {
 	code := e.loginCode()
 	p.open("/login?code=" + code)
 	p.visible("#screen-add")
-	if loc := eval[string](p, `location.pathname + location.search`); loc != "/" {
-		t.Fatalf("after sign-in the address is %q; the code must leave it", loc)
+	if loc := eval[string](p, `location.href`); loc != e.ts.URL+"/" {
+		t.Fatalf("after sign-in the address is %q; the code and the page token must leave it", loc)
+	}
+	if tok := eval[string](p, `localStorage.getItem("reasonix.pageToken") || ""`); len(tok) < 40 {
+		t.Fatalf("the page token is not in the origin's storage: %q", tok)
 	}
 	if c := eval[string](p, `document.cookie`); c != "" {
 		t.Fatalf("the page can read a cookie: %q", c)
@@ -71,11 +74,26 @@ func TestBrowserSignIn(t *testing.T) {
 		t.Fatalf("expired code: %q", got)
 	}
 
+	// A page whose token is gone (storage cleared) says it is signed out,
+	// plainly, though the cookie is still there.
+	token := eval[string](p, `localStorage.getItem("reasonix.pageToken")`)
+	p.do(chromedp.Evaluate[chromedp.Void](`localStorage.removeItem("reasonix.pageToken")`))
+	p.open("/#installed")
+	p.visible("#screen-signin")
+	if got := p.text("#signin-reason"); got != "Signed out — run `reasonix studio` to sign in." {
+		t.Fatalf("without a page token: %q", got)
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](`localStorage.setItem("reasonix.pageToken", `+jsString(token)+`)`), chromedp.Reload())
+	p.visible("#screen-installed")
+
 	// Signing out ends the session; the page says so.
 	p.click("#signout")
 	p.visible("#screen-signin")
 	if got := p.text("#signin-reason"); !strings.Contains(got, "signed out") {
 		t.Fatalf("after sign-out: %q", got)
+	}
+	if tok := eval[string](p, `localStorage.getItem("reasonix.pageToken") || ""`); tok != "" {
+		t.Fatalf("the page token outlived the sign-out: %q", tok)
 	}
 	p.open("/")
 	p.visible("#screen-signin")
@@ -464,8 +482,9 @@ async function attempt(name, fn) {
     const r = await fetch(D + "/plugins/enabled", {method: "POST", credentials: "include", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body});
     return r.type;
   });
-  await attempt("post-with-csrf-header", async () => {
-    const r = await fetch(D + "/plugins/enabled", {method: "POST", credentials: "include", headers: {"Content-Type": "application/json", "X-Reasonix-CSRF": "guess"}, body});
+  await attempt("read-page-token", async () => localStorage.getItem("reasonix.pageToken"));
+  await attempt("post-with-page-token-header", async () => {
+    const r = await fetch(D + "/plugins/enabled", {method: "POST", credentials: "include", headers: {"Content-Type": "application/json", "X-Reasonix-Page-Token": "guess"}, body});
     return r.status;
   });
   await attempt("delete", async () => (await fetch(D + "/plugins/victim", {method: "DELETE", credentials: "include"})).status);
@@ -508,7 +527,7 @@ func TestBrowserCrossOriginCannotMutate(t *testing.T) {
 	}
 	t.Logf("attempts: %v", results)
 	for name, got := range results {
-		if strings.Contains(got, "csrf") || strings.Contains(got, "victim") || strings.HasPrefix(got, "readable") || got == "200" {
+		if strings.Contains(got, "victim") || strings.HasPrefix(got, "readable") || got == "200" || (name == "read-page-token" && got != "null") {
 			t.Errorf("%s: the other origin got %q", name, got)
 		}
 	}

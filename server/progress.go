@@ -28,7 +28,16 @@ const (
 	progressUnused    = 10 * time.Minute // a stream nothing reports to
 	progressHeartbeat = 15 * time.Second // keeps idle proxies and browsers connected
 	progressCoalesce  = 100 * time.Millisecond
-	maxProgressStream = 256
+	// Streams the daemon keeps at once, and of those, streams one client
+	// (the token holder, or one browser session) may have: anyone can
+	// name a new id, so without the second bound one client could take
+	// every stream and leave the others without progress.
+	maxProgressStreams   = 256
+	maxProgressPerClient = 16
+	// Open GET /events answers one client may hold at once: each holds a
+	// connection for up to progressUnused, and any number could follow
+	// one stream.
+	maxFollowersPerClient = 2 * maxProgressPerClient
 )
 
 var progressIDPattern = plugind.LazyRegexp(`^[A-Za-z0-9_-]{8,64}$`)
@@ -46,6 +55,7 @@ type ProgressEvent struct {
 	// applied, refused, failed).
 	Status  string `json:"status,omitempty"`
 	Elapsed int64  `json:"elapsedMs"`
+	Waiting
 }
 
 // progressStream is one id's progress. It implements resolver.Progress;
@@ -137,37 +147,99 @@ var _ resolver.Progress = (*progressStream)(nil)
 
 // progressHub holds the streams by (principal, id).
 type progressHub struct {
-	mu      sync.Mutex
-	streams map[string]*progressStream
+	mu        sync.Mutex
+	streams   map[progressKey]*progressStream
+	following map[principal]int // open GET /events answers, by client
 }
 
-var errTooManyStreams = errors.New("too many progress streams are open; try again shortly")
+type progressKey struct {
+	who principal
+	id  string
+}
+
+// streamLimitError is a refused new stream: the client's own limit
+// (perClient) or the daemon's.
+type streamLimitError struct {
+	perClient bool
+	followers bool // open GET /events answers, not streams
+	limit     int
+}
+
+func (e *streamLimitError) Error() string {
+	if e.followers {
+		return fmt.Sprintf("this client already follows %d progress streams at once, the most one client may: close one first", e.limit)
+	}
+	if e.perClient {
+		return fmt.Sprintf("this client already has %d progress streams under way, the most one client may have: wait for one to finish, or send the request without %s", e.limit, ProgressHeader)
+	}
+	return fmt.Sprintf("the daemon already holds %d progress streams, its limit: try again shortly, or send the request without %s", e.limit, ProgressHeader)
+}
 
 func (h *progressHub) get(who principal, id string) (*progressStream, error) {
-	key := string(who) + "\x00" + id
+	key := progressKey{who, id}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := time.Now()
 	if h.streams == nil {
-		h.streams = map[string]*progressStream{}
+		h.streams = map[progressKey]*progressStream{}
 	}
+	mine := 0
+	var oldestDone progressKey
+	var oldestAt time.Time
 	for k, p := range h.streams {
 		p.mu.Lock()
-		stale := (p.done && now.Sub(p.doneAt) > progressKeep) || (!p.done && now.Sub(p.touched) > progressUnused)
+		done, doneAt, touched := p.done, p.doneAt, p.touched
 		p.mu.Unlock()
-		if stale {
+		if (done && now.Sub(doneAt) > progressKeep) || (!done && now.Sub(touched) > progressUnused) {
 			delete(h.streams, k)
+			continue
+		}
+		if k.who != who {
+			continue
+		}
+		mine++
+		if done && (oldestAt.IsZero() || doneAt.Before(oldestAt)) {
+			oldestDone, oldestAt = k, doneAt
 		}
 	}
 	if p, ok := h.streams[key]; ok {
 		return p, nil
 	}
-	if len(h.streams) >= maxProgressStream {
-		return nil, errTooManyStreams
+	// At a limit, this client's oldest finished stream (kept only for a
+	// late reader) makes room before anything is refused.
+	if mine >= maxProgressPerClient || len(h.streams) >= maxProgressStreams {
+		if oldestAt.IsZero() {
+			if mine >= maxProgressPerClient {
+				return nil, &streamLimitError{perClient: true, limit: maxProgressPerClient}
+			}
+			return nil, &streamLimitError{limit: maxProgressStreams}
+		}
+		delete(h.streams, oldestDone)
 	}
 	p := newProgressStream(now)
 	h.streams[key] = p
 	return p, nil
+}
+
+// follow counts one more open GET /events answer of who, refusing it past
+// maxFollowersPerClient; release ends it.
+func (h *progressHub) follow(who principal) (release func(), err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.following == nil {
+		h.following = map[principal]int{}
+	}
+	if h.following[who] >= maxFollowersPerClient {
+		return nil, &streamLimitError{perClient: true, followers: true, limit: maxFollowersPerClient}
+	}
+	h.following[who]++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.following[who]--; h.following[who] <= 0 {
+			delete(h.following, who)
+		}
+	}, nil
 }
 
 // progressFor returns the stream r asks to report to, nil when it names
@@ -187,10 +259,21 @@ func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id strin
 	}
 	p, err := s.progress.get(principalOf(r), id)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, CodeBusy, "%v", err)
+		refuseStream(w, err)
 		return nil, false
 	}
 	return p, true
+}
+
+// refuseStream answers a refused stream: 429 at a client's own limit, 503
+// at the daemon's.
+func refuseStream(w http.ResponseWriter, err error) {
+	status := http.StatusServiceUnavailable
+	var limit *streamLimitError
+	if errors.As(err, &limit) && limit.perClient {
+		status = http.StatusTooManyRequests
+	}
+	writeError(w, status, CodeBusy, "%v", err)
 }
 
 // GET /events?progress=ID: the stream as server-sent events. It ends after
@@ -200,6 +283,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	release, err := s.progress.follow(principalOf(r))
+	if err != nil {
+		refuseStream(w, err)
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")

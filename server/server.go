@@ -7,8 +7,10 @@
 // token.go the token file, logging.go the request log, errors.go the JSON
 // errors and status mapping, plugins.go the cached listing and reload,
 // page.go the installer page and route access, session.go browser sign-in
-// (login codes, sessions, CSRF), progress.go live progress (server-sent
-// events), addrfile.go the serve.addr file.
+// (login codes, sessions, page tokens), progress.go live progress
+// (server-sent events), addrfile.go the serve.addr file, proof.go the
+// daemon's proof of identity and daemonclient.go the client that asks for
+// it before sending the token.
 package server
 
 import (
@@ -56,6 +58,7 @@ type Server struct {
 	in          *installer.Installer
 	log         *slog.Logger
 	tokenSum    [32]byte
+	proofKey    string // the token, as the key of the daemon's proof (proof.go)
 	allowRemote bool
 	maxBody     int64
 	grace       time.Duration
@@ -91,7 +94,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: the token must be at least %d characters", minTokenLen)
 	}
 	s := &Server{
-		in: cfg.Installer, log: cfg.Log, tokenSum: sha256.Sum256([]byte(cfg.Token)),
+		in: cfg.Installer, log: cfg.Log, tokenSum: sha256.Sum256([]byte(cfg.Token)), proofKey: cfg.Token,
 		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cfg.ShutdownTimeout,
 	}
 	if s.log == nil {

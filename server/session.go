@@ -17,24 +17,36 @@ import (
 
 // Browser sign-in (SPEC §12). The page never sees the bearer token:
 //
-//  1. `reasonix studio` (holding the token) asks POST /auth/code for a login
-//     code: single use, valid for CodeTTL.
+//  1. `reasonix studio` (holding the token, once the daemon proved it holds
+//     it too) asks POST /auth/code for a login code: single use, valid for
+//     CodeTTL.
 //  2. It opens /login?code=… in the browser, which trades the code for a
-//     session cookie (HttpOnly, SameSite=Strict, Path=/) and is redirected
-//     to the page, so the code leaves the address bar at once.
-//  3. The page reads its per-session CSRF token from GET /session and sends
-//     it in CSRFHeader on every mutation.
+//     session: a cookie (HttpOnly, SameSite=Strict, Path=/) and a page
+//     token. The browser is redirected to /#signin=<page token>: the code
+//     leaves the address bar at once, and the page token travels in the
+//     fragment, which browsers never send to any server.
+//  3. The page moves the page token into localStorage, which belongs to
+//     the daemon's origin (scheme, host and port), removes it from the
+//     address bar, and sends it in PageTokenHeader on every request.
+//
+// Cookies ignore ports: the browser also sends the session cookie to any
+// other server on the same loopback host, which can replay it from a
+// program that sets whatever headers it likes. So the cookie alone
+// authorizes nothing. A request that relies on it needs, besides the
+// cookie, the browser's own sign that the daemon's page made it
+// (Sec-Fetch-Site: same-origin, or an Origin equal to the daemon's), and
+// the page token, which no other origin can read and no answer ever
+// repeats (GET /session does not). Reads need them as much as mutations.
+//
+// Several tabs share one sign-in through localStorage; a newer sign-in in
+// the same browser ends the session it replaces (its cookie came with the
+// sign-in), and a tab still holding that session's page token is told it
+// was signed out by a newer sign-in.
 //
 // Sessions and codes live in memory only: a restarted daemon forgets them
-// and the user signs in again with `reasonix studio`. Only hashes of codes
-// and session ids are kept, so a memory dump or a log line cannot replay
-// them.
-//
-// A cookie is not scoped to a port: the browser also sends it to any other
-// server on the same loopback host. That is why a session alone authorizes
-// nothing cross-origin: requests that a browser marks as coming from another
-// origin (Sec-Fetch-Site, Origin) are refused, and a mutation also needs the
-// CSRF token, which only a same-origin script can read.
+// and the user signs in again with `reasonix studio`. Only hashes of codes,
+// cookies and page tokens are kept, so a memory dump or a log line cannot
+// replay them.
 const (
 	// CodeTTL is how long a login code may wait to be used.
 	CodeTTL = 60 * time.Second
@@ -42,17 +54,23 @@ const (
 	SessionIdle = 2 * time.Hour
 	// SessionMax ends a session this long after sign-in, used or not.
 	SessionMax = 12 * time.Hour
-	// CSRFHeader carries the session's CSRF token on mutations.
-	CSRFHeader = "X-Reasonix-CSRF"
+	// PageTokenHeader carries the session's page token on every request
+	// that a session cookie authorizes.
+	PageTokenHeader = "X-Reasonix-Page-Token"
+	// SignInFragment starts the fragment /login redirects to; the page
+	// token follows it.
+	SignInFragment = "signin="
 
 	// A spent or expired code is remembered this long, so using it again
-	// says "already used" or "expired" rather than "unknown".
+	// says "already used" or "expired" rather than "unknown"; a replaced
+	// session's page token as long, to say why that tab was signed out.
 	codeMemory = 10 * time.Minute
 	// Bounds on what unauthenticated or token holders can make the daemon
 	// keep in memory.
 	maxPendingCodes = 64
 	maxKnownCodes   = 1024
 	maxSessions     = 64
+	maxReplaced     = 256
 )
 
 // Login refusals, said on the page /login answers.
@@ -71,7 +89,7 @@ type codeState struct {
 
 type session struct {
 	key      [32]byte // sha256 of the cookie value
-	csrf     string
+	page     [32]byte // sha256 of the page token
 	created  time.Time
 	lastSeen time.Time
 }
@@ -83,13 +101,19 @@ type sessionStore struct {
 	mu       sync.Mutex
 	codes    map[[32]byte]*codeState
 	sessions map[[32]byte]*session
+	// replaced holds the page-token hashes of sessions that a newer
+	// sign-in in the same browser ended, until when they are remembered.
+	replaced map[[32]byte]time.Time
 }
 
 func newSessionStore(now func() time.Time) *sessionStore {
 	if now == nil {
 		now = time.Now
 	}
-	return &sessionStore{now: now, codes: map[[32]byte]*codeState{}, sessions: map[[32]byte]*session{}}
+	return &sessionStore{
+		now: now, codes: map[[32]byte]*codeState{}, sessions: map[[32]byte]*session{},
+		replaced: map[[32]byte]time.Time{},
+	}
 }
 
 // randomString returns n random bytes, base64url without padding.
@@ -128,18 +152,18 @@ func (st *sessionStore) newCode() (string, time.Time, error) {
 	return code, exp, nil
 }
 
-// redeem spends code and opens a session; it returns the cookie value.
-func (st *sessionStore) redeem(code string) (string, error) {
+// redeem spends code and opens a session; it returns the cookie value and
+// the page token. previous is the session cookie the browser sent with the
+// sign-in, if any: the new session replaces it in that browser, so it ends.
+func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string, err error) {
 	if code == "" {
-		return "", errCodeMissing
+		return "", "", errCodeMissing
 	}
-	value, err := randomString(32)
-	if err != nil {
-		return "", err
+	if cookie, err = randomString(32); err != nil {
+		return "", "", err
 	}
-	csrf, err := randomString(32)
-	if err != nil {
-		return "", err
+	if pageToken, err = randomString(32); err != nil {
+		return "", "", err
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -148,41 +172,76 @@ func (st *sessionStore) redeem(code string) (string, error) {
 	c, ok := st.codes[sha256.Sum256([]byte(code))]
 	switch {
 	case !ok:
-		return "", errCodeUnknown
+		return "", "", errCodeUnknown
 	case c.used:
-		return "", errCodeUsed
+		return "", "", errCodeUsed
 	case !now.Before(c.expires):
-		return "", errCodeExpired
+		return "", "", errCodeExpired
 	}
 	c.used = true
+	if previous != "" {
+		if old, ok := st.sessions[sha256.Sum256([]byte(previous))]; ok {
+			st.replace(old, now)
+		}
+	}
 	if len(st.sessions) >= maxSessions {
 		st.endOldestSession()
 	}
-	key := sha256.Sum256([]byte(value))
-	st.sessions[key] = &session{key: key, csrf: csrf, created: now, lastSeen: now}
-	return value, nil
+	key := sha256.Sum256([]byte(cookie))
+	st.sessions[key] = &session{key: key, page: sha256.Sum256([]byte(pageToken)), created: now, lastSeen: now}
+	return cookie, pageToken, nil
 }
 
-// lookup returns a copy of the live session whose cookie value is value,
-// marking it used.
-func (st *sessionStore) lookup(value string) (session, bool) {
-	if value == "" {
-		return session{}, false
+// replace ends old, remembering its page token as replaced; st.mu held.
+func (st *sessionStore) replace(old *session, now time.Time) {
+	delete(st.sessions, old.key)
+	if len(st.replaced) >= maxReplaced {
+		deleteOldest(st.replaced, func(until time.Time) time.Time { return until })
 	}
-	key := sha256.Sum256([]byte(value))
+	st.replaced[old.page] = now.Add(codeMemory)
+}
+
+// sessionVerdict is what check found.
+type sessionVerdict int
+
+const (
+	sessionOK       sessionVerdict = iota
+	sessionNone                    // no live session has this cookie
+	sessionNoToken                 // the request carries no page token
+	sessionBadToken                // the page token is not this session's
+	sessionReplaced                // the page token is of a session a newer sign-in ended
+)
+
+// check returns the live session whose cookie is cookie, if pageToken is
+// its page token, marking it used. A request that fails the check does
+// not keep a session alive.
+func (st *sessionStore) check(cookie, pageToken string) (session, sessionVerdict) {
+	key := sha256.Sum256([]byte(cookie))
+	page := sha256.Sum256([]byte(pageToken))
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s, ok := st.sessions[key]
-	if !ok {
-		return session{}, false
-	}
 	now := st.now()
-	if !st.alive(s, now) {
+	replaced := false
+	if until, ok := st.replaced[page]; ok && pageToken != "" {
+		replaced = now.Before(until)
+	}
+	s, ok := st.sessions[key]
+	if ok && !st.alive(s, now) {
 		delete(st.sessions, key)
-		return session{}, false
+		ok = false
+	}
+	switch {
+	case replaced:
+		return session{}, sessionReplaced
+	case !ok:
+		return session{}, sessionNone
+	case pageToken == "":
+		return session{}, sessionNoToken
+	case subtle.ConstantTimeCompare(page[:], s.page[:]) != 1:
+		return session{}, sessionBadToken
 	}
 	s.lastSeen = now
-	return *s, true
+	return *s, sessionOK
 }
 
 // end forgets the session whose cookie value is value (sign out).
@@ -209,28 +268,32 @@ func (st *sessionStore) sweep(now time.Time) {
 			delete(st.codes, k)
 		}
 	}
+	for k, until := range st.replaced {
+		if !now.Before(until) {
+			delete(st.replaced, k)
+		}
+	}
 }
 
 func (st *sessionStore) forgetOldestCode() {
-	var oldest [32]byte
-	var at time.Time
-	for k, c := range st.codes {
-		if at.IsZero() || c.expires.Before(at) {
-			oldest, at = k, c.expires
-		}
-	}
-	delete(st.codes, oldest)
+	deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
 }
 
 func (st *sessionStore) endOldestSession() {
+	deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
+}
+
+// deleteOldest deletes the entry of m whose time (by at) is earliest:
+// what goes first when a bounded table is full.
+func deleteOldest[V any](m map[[32]byte]V, at func(V) time.Time) {
 	var oldest [32]byte
-	var at time.Time
-	for k, s := range st.sessions {
-		if at.IsZero() || s.lastSeen.Before(at) {
-			oldest, at = k, s.lastSeen
+	var first time.Time
+	for k, v := range m {
+		if t := at(v); first.IsZero() || t.Before(first) {
+			oldest, first = k, t
 		}
 	}
-	delete(st.sessions, oldest)
+	delete(m, oldest)
 }
 
 // cookieName is the session cookie's name for the daemon r reached. Cookies
@@ -261,39 +324,64 @@ func sessionPrincipal(s session) principal {
 	return principal("session:" + hex.EncodeToString(s.key[:8]))
 }
 
-// sessionAuth authorizes r by its session cookie. A request the browser
-// marks as coming from another origin is refused even with a valid cookie
-// (another server on the same loopback host receives this cookie too), and
-// a request that can change anything also needs the CSRF token.
-func (s *Server) sessionAuth(r *http.Request) (session, int, string, string) {
-	c, err := r.Cookie(cookieName(r))
-	if err != nil {
-		return session{}, http.StatusUnauthorized, CodeUnauthorized,
-			"not signed in: send Authorization: Bearer <the contents of serve.token in the Reasonix home>, or sign in to the page with `reasonix studio`"
-	}
-	sess, ok := s.sessions.lookup(c.Value)
-	if !ok {
-		return session{}, http.StatusUnauthorized, CodeUnauthorized,
-			"the session expired or the daemon restarted: run `reasonix studio` to sign in again"
-	}
-	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
-		return session{}, http.StatusForbidden, CodeForbidden, "a request from another site or origin (Sec-Fetch-Site: " + site + ") is refused"
-	}
-	if origins, ok := r.Header["Origin"]; ok && (len(origins) != 1 || !sameOrigin(origins[0], r.Host)) {
-		return session{}, http.StatusForbidden, CodeForbidden, "a request from another origin is refused (Origin " + strings.Join(origins, ", ") + ")"
-	}
-	if !safeMethod(r.Method) {
-		got := sha256.Sum256([]byte(r.Header.Get(CSRFHeader)))
-		want := sha256.Sum256([]byte(sess.csrf))
-		if r.Header.Get(CSRFHeader) == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			return session{}, http.StatusForbidden, CodeForbidden, "missing or wrong " + CSRFHeader + " header: the page sends it, other sites cannot"
-		}
-	}
-	return sess, 0, "", ""
+// What a signed-out page is told. The page shows the sentence as it is.
+const (
+	signedOutMsg = "signed out — run `reasonix studio` to sign in"
+	replacedMsg  = "signed out by a newer sign-in — reload"
+)
+
+// refusal is why sessionAuth refused a request.
+type refusal struct {
+	status int
+	code   string
+	msg    string
 }
 
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead
+// sessionAuth authorizes r by its session cookie (see the top of this
+// file): the browser's same-origin signal first, then the cookie and the
+// page token together.
+func (s *Server) sessionAuth(r *http.Request) (session, *refusal) {
+	c, err := r.Cookie(cookieName(r))
+	if err != nil {
+		return session{}, &refusal{http.StatusUnauthorized, CodeUnauthorized,
+			"not signed in: send Authorization: Bearer <the contents of serve.token in the Reasonix home>, or sign in to the page with `reasonix studio`"}
+	}
+	if ref := sameOriginSignal(r); ref != nil {
+		return session{}, ref
+	}
+	sess, verdict := s.sessions.check(c.Value, r.Header.Get(PageTokenHeader))
+	switch verdict {
+	case sessionOK:
+		return sess, nil
+	case sessionReplaced:
+		return session{}, &refusal{http.StatusUnauthorized, CodeSessionReplaced, replacedMsg}
+	case sessionNone:
+		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (the session expired, or the daemon restarted)"}
+	default:
+		// A cookie without its page token is what another server on this
+		// host gets from the browser: it opens nothing.
+		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (this request does not carry the page's own token)"}
+	}
+}
+
+// sameOriginSignal refuses r unless the browser marked it as made by the
+// daemon's own page: Sec-Fetch-Site: same-origin, or, from a browser that
+// sends no fetch metadata, an Origin equal to the daemon's.
+func sameOriginSignal(r *http.Request) *refusal {
+	origins, hasOrigin := r.Header["Origin"]
+	if hasOrigin && (len(origins) != 1 || !sameOrigin(origins[0], r.Host)) {
+		return &refusal{http.StatusForbidden, CodeForbidden, "a request from another origin is refused (Origin " + strings.Join(origins, ", ") + ")"}
+	}
+	switch site := r.Header.Get("Sec-Fetch-Site"); {
+	case site == "same-origin":
+		return nil
+	case site != "":
+		return &refusal{http.StatusForbidden, CodeForbidden, "a request from another site or origin (Sec-Fetch-Site: " + site + ") is refused"}
+	case hasOrigin:
+		return nil
+	}
+	return &refusal{http.StatusForbidden, CodeForbidden,
+		"this request carries no sign that the daemon's own page made it (a browser sends Sec-Fetch-Site: same-origin); programs send Authorization: Bearer <the contents of serve.token> instead"}
 }
 
 // sameOrigin reports whether origin is http://host exactly (the daemon's

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -62,29 +63,36 @@ func readAll(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
-// signIn trades a fresh code for a session; it returns the cookie and the
-// session's CSRF token.
-func (e *env) signIn() (*http.Cookie, string) {
+// signIn trades a fresh code for a session, as a browser with no session
+// yet does; it returns the cookie and the page token.
+func (e *env) signIn(previous ...*http.Cookie) (*http.Cookie, string) {
 	e.t.Helper()
-	resp := e.visit("/login?code=" + e.loginCode())
+	resp := e.visit("/login?code="+e.loginCode(), previous...)
 	readAll(e.t, resp)
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		e.t.Fatalf("login: %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	loc := resp.Header.Get("Location")
+	token, ok := strings.CutPrefix(loc, "/#"+SignInFragment)
+	if resp.StatusCode != http.StatusSeeOther || !ok || len(token) < 40 {
+		e.t.Fatalf("login: %d Location %q", resp.StatusCode, loc)
 	}
 	cookies := resp.Cookies()
 	if len(cookies) != 1 {
 		e.t.Fatalf("login set %d cookies", len(cookies))
 	}
 	c := cookies[0]
-	r := e.do("GET", "/session", nil, hdr{"Authorization": "", "Cookie": c.Name + "=" + c.Value})
+	r := e.do("GET", "/session", nil, e.page(c, token))
 	if r.status != 200 {
 		e.t.Fatalf("session: %d %s", r.status, r.body)
 	}
-	csrf, _ := r.json(e.t)["csrf"].(string)
-	if len(csrf) < 40 {
-		e.t.Fatalf("session answer: %s", r.body)
+	if strings.Contains(string(r.body), token) || strings.Contains(string(r.body), c.Value) {
+		e.t.Fatalf("GET /session repeats a secret: %s", r.body)
 	}
-	return c, csrf
+	return c, token
+}
+
+// page is what the daemon's own page sends with a request: the cookie,
+// the page token and the browser's same-origin mark, and no bearer token.
+func (e *env) page(c *http.Cookie, token string) hdr {
+	return hdr{"Authorization": "", "Cookie": c.Name + "=" + c.Value, PageTokenHeader: token, "Sec-Fetch-Site": "same-origin"}
 }
 
 func TestLoginCodes(t *testing.T) {
@@ -95,9 +103,8 @@ func TestLoginCodes(t *testing.T) {
 	// Only the token holder gets codes: not anonymous clients, not a
 	// browser session.
 	e.do("POST", "/auth/code", nil, hdr{"Authorization": ""}).wantError(t, 401, CodeUnauthorized)
-	cookie, csrf := e.signIn()
-	e.do("POST", "/auth/code", nil, hdr{"Authorization": "", "Cookie": cookie.Name + "=" + cookie.Value, CSRFHeader: csrf}).
-		wantError(t, 401, CodeUnauthorized)
+	cookie, token := e.signIn()
+	e.do("POST", "/auth/code", nil, e.page(cookie, token)).wantError(t, 401, CodeUnauthorized)
 
 	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" || cookie.Secure {
 		t.Fatalf("cookie attributes: %+v", cookie)
@@ -162,11 +169,13 @@ func TestSessionAuthorizes(t *testing.T) {
 	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
-	cookie, csrf := e.signIn()
+	cookie, token := e.signIn()
 	jar := cookie.Name + "=" + cookie.Value
 	own := e.ts.URL
 	other := "http://127.0.0.1:1"
+	wrong := token[:len(token)-1] + "x"
 	disable := map[string]any{"name": "weather", "enabled": false}
+	same := "same-origin"
 	cases := []struct {
 		name, method, path string
 		h                  hdr
@@ -174,22 +183,37 @@ func TestSessionAuthorizes(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"list with the cookie", "GET", "/plugins", hdr{"Cookie": jar}, nil, 200, ""},
-		{"events with the cookie", "GET", "/events?progress=bad", hdr{"Cookie": jar}, nil, 400, CodeBadRequest},
-		{"list from a page of the same origin", "GET", "/plugins", hdr{"Cookie": jar, "Sec-Fetch-Site": "same-origin", "Origin": own}, nil, 200, ""},
-		{"list asked by another loopback port", "GET", "/plugins", hdr{"Cookie": jar, "Sec-Fetch-Site": "same-site"}, nil, 403, CodeForbidden},
-		{"list asked cross-site", "GET", "/plugins", hdr{"Cookie": jar, "Sec-Fetch-Site": "cross-site"}, nil, 403, CodeForbidden},
-		{"export asked by another port", "GET", "/plugins/weather/export", hdr{"Cookie": jar, "Origin": other}, nil, 403, CodeForbidden},
-		{"mutation without CSRF", "POST", "/plugins/enabled", hdr{"Cookie": jar}, disable, 403, CodeForbidden},
-		{"mutation with a wrong CSRF", "POST", "/plugins/enabled", hdr{"Cookie": jar, CSRFHeader: csrf[:len(csrf)-1] + "x"}, disable, 403, CodeForbidden},
-		{"mutation from another port with CSRF", "POST", "/plugins/enabled", hdr{"Cookie": jar, CSRFHeader: csrf, "Origin": other}, disable, 403, CodeForbidden},
-		{"mutation same-site with CSRF", "POST", "/plugins/enabled", hdr{"Cookie": jar, CSRFHeader: csrf, "Sec-Fetch-Site": "same-site"}, disable, 403, CodeForbidden},
-		{"remove without CSRF", "DELETE", "/plugins/weather", hdr{"Cookie": jar}, nil, 403, CodeForbidden},
-		{"reload without CSRF", "POST", "/extensions/reload", hdr{"Cookie": jar}, nil, 403, CodeForbidden},
-		{"plan without CSRF", "POST", "/plugins/plan", hdr{"Cookie": jar}, map[string]string{"source": src}, 403, CodeForbidden},
-		{"unknown cookie", "GET", "/plugins", hdr{"Cookie": cookie.Name + "=nope"}, nil, 401, CodeUnauthorized},
-		{"cookie of another port", "GET", "/plugins", hdr{"Cookie": "reasonix_session_1=" + cookie.Value}, nil, 401, CodeUnauthorized},
-		{"wrong token beside a good cookie", "GET", "/plugins", hdr{"Cookie": jar, "Authorization": "Bearer " + strings.Repeat("0", 64)}, nil, 401, CodeUnauthorized},
+		// What the page sends.
+		{"list from the page", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": same}, nil, 200, ""},
+		{"list from a browser without fetch metadata", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Origin": own}, nil, 200, ""},
+		{"events from the page", "GET", "/events?progress=bad", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": same}, nil, 400, CodeBadRequest},
+		// The cookie replayed by a server on another port, which has
+		// nothing else: it may forge headers, not the page token.
+		{"replayed cookie alone", "GET", "/plugins", hdr{"Cookie": jar}, nil, 403, CodeForbidden},
+		{"replayed cookie, forged same-origin", "GET", "/plugins", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"replayed cookie, forged Origin", "GET", "/plugins", hdr{"Cookie": jar, "Origin": own}, nil, 401, CodeSignedOut},
+		{"replayed cookie reads the session", "GET", "/session", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"replayed cookie exports", "GET", "/plugins/weather/export", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"replayed cookie follows progress", "GET", "/events?progress=abcdefgh", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"replayed cookie disables", "POST", "/plugins/enabled", hdr{"Cookie": jar, "Sec-Fetch-Site": same, "Origin": own}, disable, 401, CodeSignedOut},
+		{"replayed cookie removes", "DELETE", "/plugins/weather", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"replayed cookie plans", "POST", "/plugins/plan", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, map[string]string{"source": src}, 401, CodeSignedOut},
+		{"replayed cookie signs out", "POST", "/logout", hdr{"Cookie": jar, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"wrong page token", "POST", "/plugins/enabled", hdr{"Cookie": jar, PageTokenHeader: wrong, "Sec-Fetch-Site": same}, disable, 401, CodeSignedOut},
+		// The page token without the browser's same-origin mark, or from
+		// a page of another origin.
+		{"token without a same-origin mark", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token}, nil, 403, CodeForbidden},
+		{"token, navigated to", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": "none"}, nil, 403, CodeForbidden},
+		{"list asked by another loopback port", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": "same-site"}, nil, 403, CodeForbidden},
+		{"list asked cross-site", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": "cross-site"}, nil, 403, CodeForbidden},
+		{"export asked by another port", "GET", "/plugins/weather/export", hdr{"Cookie": jar, PageTokenHeader: token, "Origin": other}, nil, 403, CodeForbidden},
+		{"mutation from another port", "POST", "/plugins/enabled", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": same, "Origin": other}, disable, 403, CodeForbidden},
+		{"mutation same-site", "POST", "/plugins/enabled", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": "same-site"}, disable, 403, CodeForbidden},
+		// The page token alone is nothing either.
+		{"token without the cookie", "GET", "/plugins", hdr{PageTokenHeader: token, "Sec-Fetch-Site": same}, nil, 401, CodeUnauthorized},
+		{"unknown cookie", "GET", "/plugins", hdr{"Cookie": cookie.Name + "=nope", PageTokenHeader: token, "Sec-Fetch-Site": same}, nil, 401, CodeSignedOut},
+		{"cookie of another port", "GET", "/plugins", hdr{"Cookie": "reasonix_session_1=" + cookie.Value, PageTokenHeader: token, "Sec-Fetch-Site": same}, nil, 401, CodeUnauthorized},
+		{"wrong token beside a good cookie", "GET", "/plugins", hdr{"Cookie": jar, PageTokenHeader: token, "Sec-Fetch-Site": same, "Authorization": "Bearer " + strings.Repeat("0", 64)}, nil, 401, CodeUnauthorized},
 		{"session route with the token only", "GET", "/session", nil, nil, 401, CodeUnauthorized},
 	}
 	for _, c := range cases {
@@ -199,6 +223,9 @@ func TestSessionAuthorizes(t *testing.T) {
 				h[k] = v
 			}
 			r := e.do(c.method, c.path, c.body, h)
+			if strings.Contains(string(r.body), token) {
+				t.Fatalf("the answer holds the page token: %s", r.body)
+			}
 			if c.code == "" {
 				if r.status != c.status {
 					t.Fatalf("status %d, want %d: %s", r.status, c.status, r.body)
@@ -212,33 +239,78 @@ func TestSessionAuthorizes(t *testing.T) {
 		t.Fatalf("a refused request changed the registry: %s", reg)
 	}
 
-	// With the token it carries, the page can do what it asks for.
-	r := e.do("POST", "/plugins/enabled", disable, hdr{"Authorization": "", "Cookie": jar, CSRFHeader: csrf, "Origin": own, "Sec-Fetch-Site": "same-origin"})
+	// With its page token, the page can do what it asks for.
+	r := e.do("POST", "/plugins/enabled", disable, hdr{"Authorization": "", "Cookie": jar, PageTokenHeader: token, "Origin": own, "Sec-Fetch-Site": same})
 	if r.status != 200 || !strings.Contains(string(e.registryBytes()), `"enabled": false`) {
 		t.Fatalf("disable with the session: %d %s", r.status, r.body)
 	}
 
-	// Idle sessions end; so do old ones, however busy.
-	clock.Advance(SessionIdle + time.Second)
-	e.do("GET", "/plugins", nil, hdr{"Authorization": "", "Cookie": jar}).wantError(t, 401, CodeUnauthorized)
-	cookie, _ = e.signIn()
-	jar = cookie.Name + "=" + cookie.Value
+	// Refused replays do not keep a session alive; idle sessions end, and
+	// so do old ones, however busy.
+	for range 3 {
+		clock.Advance(SessionIdle / 2)
+		e.do("GET", "/plugins", nil, hdr{"Authorization": "", "Cookie": jar, "Sec-Fetch-Site": same}).wantError(t, 401, CodeSignedOut)
+	}
+	e.do("GET", "/plugins", nil, e.page(cookie, token)).wantError(t, 401, CodeSignedOut)
+	cookie, token = e.signIn()
 	for i := time.Duration(0); i < SessionMax; i += SessionIdle / 2 {
 		clock.Advance(SessionIdle / 2)
-		r := e.do("GET", "/plugins", nil, hdr{"Authorization": "", "Cookie": jar})
+		r := e.do("GET", "/plugins", nil, e.page(cookie, token))
 		if i+SessionIdle/2 < SessionMax && r.status != 200 {
 			t.Fatalf("a busy session ended after %v: %d", i+SessionIdle/2, r.status)
 		}
 	}
-	e.do("GET", "/plugins", nil, hdr{"Authorization": "", "Cookie": jar}).wantError(t, 401, CodeUnauthorized)
+	e.do("GET", "/plugins", nil, e.page(cookie, token)).wantError(t, 401, CodeSignedOut)
 
 	// Sign-out ends the session at once.
-	cookie, csrf = e.signIn()
-	jar = cookie.Name + "=" + cookie.Value
-	if r := e.do("POST", "/logout", nil, hdr{"Authorization": "", "Cookie": jar, CSRFHeader: csrf}); r.status != 204 {
+	cookie, token = e.signIn()
+	if r := e.do("POST", "/logout", nil, e.page(cookie, token)); r.status != 204 {
 		t.Fatalf("logout: %d %s", r.status, r.body)
 	}
-	e.do("GET", "/plugins", nil, hdr{"Authorization": "", "Cookie": jar}).wantError(t, 401, CodeUnauthorized)
+	e.do("GET", "/plugins", nil, e.page(cookie, token)).wantError(t, 401, CodeSignedOut)
+}
+
+// TestNewerSignIn: a sign-in in a browser that already has a session ends
+// that session (its cookie came with the sign-in), and a page still holding
+// its page token is told why; a sign-in from another browser (no cookie)
+// leaves the first session alone.
+func TestNewerSignIn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	first, firstToken := e.signIn()
+	otherBrowser, otherToken := e.signIn()
+	second, secondToken := e.signIn(first)
+
+	for _, c := range []struct {
+		name   string
+		h      hdr
+		status int
+		code   string
+	}{
+		{"the new session", e.page(second, secondToken), 200, ""},
+		{"a tab with the old page token", e.page(second, firstToken), 401, CodeSessionReplaced},
+		{"the old session's cookie and token", e.page(first, firstToken), 401, CodeSessionReplaced},
+		{"the old cookie with the new token", e.page(first, secondToken), 401, CodeSignedOut},
+		{"another browser's session", e.page(otherBrowser, otherToken), 200, ""},
+	} {
+		r := e.do("GET", "/plugins", nil, c.h)
+		if c.code == "" {
+			if r.status != c.status {
+				t.Errorf("%s: %d %s", c.name, r.status, r.body)
+			}
+			continue
+		}
+		r.wantError(t, c.status, c.code)
+		if c.code == CodeSessionReplaced && !strings.Contains(string(r.body), "signed out by a newer sign-in") {
+			t.Errorf("%s: %s", c.name, r.body)
+		}
+	}
+	// Neither the cookies nor the page tokens reach the log.
+	for _, secret := range []string{first.Value, second.Value, firstToken, secondToken, otherToken} {
+		if strings.Contains(e.log.String(), secret) {
+			t.Fatal("a session secret reached the log")
+		}
+	}
 }
 
 func TestPageIsPublicAndHoldsNoSecret(t *testing.T) {
@@ -378,11 +450,15 @@ func TestProgressStreams(t *testing.T) {
 
 	// A stream belongs to whoever made it: a browser session cannot follow
 	// the token holder's stream (it gets a fresh, empty one of its own).
-	cookie, _ := e.signIn()
+	cookie, token := e.signIn()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.ts.URL+"/events?progress=plan-subscribed-first", nil)
-	req.AddCookie(cookie)
+	for k, v := range e.page(cookie, token) {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -534,5 +610,102 @@ func TestShutdownEndsEventStreams(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("shutdown took %v", d)
+	}
+}
+
+// TestLoginOnlyAtLoopback: a daemon reachable beyond loopback
+// (--allow-remote) does not sign a browser in there, where the browser
+// would not mark the page's requests and the session would cross a network
+// in clear; the code stays unspent.
+func TestLoginOnlyAtLoopback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	srv, err := New(Config{Installer: e.in, Token: testToken, AllowRemote: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	r := doURL(t, ts.URL, "POST", "/auth/code", nil, nil)
+	code, _ := r.json(t)["code"].(string)
+	req, _ := http.NewRequest("GET", ts.URL+"/login?code="+code, nil)
+	req.Host = "192.0.2.7:7878"
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readAll(t, resp)
+	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 || !strings.Contains(body, "loopback address") {
+		t.Fatalf("login at a remote address: %d %v %s", resp.StatusCode, resp.Cookies(), body)
+	}
+	req, _ = http.NewRequest("GET", ts.URL+"/login?code="+code, nil)
+	resp, err = client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll(t, resp)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the code after a refused remote sign-in: %d", resp.StatusCode)
+	}
+}
+
+// TestSessionTablesBounded: what sign-ins make the daemon remember stays
+// bounded, dropping the oldest first: sessions (least recently used) and
+// the page tokens of replaced sessions.
+func TestSessionTablesBounded(t *testing.T) {
+	t.Parallel()
+	clock := newTestClock()
+	st := newSessionStore(clock.Now)
+	signIn := func(previous string) (string, string) {
+		t.Helper()
+		code, _, err := st.newCode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cookie, token, err := st.redeem(code, previous)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Second)
+		return cookie, token
+	}
+	firstCookie, firstToken := signIn("")
+	keptCookie, keptToken := signIn("")
+	for range maxSessions - 2 {
+		signIn("")
+	}
+	if _, v := st.check(keptCookie, keptToken); v != sessionOK { // used: no longer the oldest
+		t.Fatalf("a session among the first %d: %v", maxSessions, v)
+	}
+	signIn("")
+	if len(st.sessions) != maxSessions {
+		t.Fatalf("%d sessions kept, want %d", len(st.sessions), maxSessions)
+	}
+	if _, v := st.check(firstCookie, firstToken); v != sessionNone {
+		t.Fatalf("the least recently used session was kept: %v", v)
+	}
+	if _, v := st.check(keptCookie, keptToken); v != sessionOK {
+		t.Fatalf("a recently used session was dropped: %v", v)
+	}
+
+	cookie, token := signIn("")
+	for range maxReplaced + 10 {
+		cookie, token = signIn(cookie)
+	}
+	if len(st.replaced) > maxReplaced {
+		t.Fatalf("%d replaced page tokens kept, bound %d", len(st.replaced), maxReplaced)
+	}
+	next, _ := signIn(cookie)
+	if _, v := st.check(next, token); v != sessionReplaced {
+		t.Fatalf("the latest replaced page token: %v", v)
+	}
+	clock.Advance(codeMemory + time.Second)
+	st.mu.Lock()
+	st.sweep(clock.Now())
+	left := len(st.replaced)
+	st.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d replaced page tokens outlived their memory", left)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"reasonix.io/plugind"
 )
 
 // minTokenLen bounds how short a hand-written token may be.
@@ -28,7 +30,7 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := plugind.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return "", false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
 	var b [32]byte

@@ -79,7 +79,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		s.budget = plugind.DefaultBudget
 	}
 	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash, s.quarantine} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := plugind.MkdirPrivate(d); err != nil {
 			return nil, fmt.Errorf("open store %s: %w", abs, err)
 		}
 	}

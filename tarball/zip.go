@@ -109,20 +109,6 @@ func (x *Writer) zipEntry(f archives.FileInfo) error {
 		defer rc.Close()
 		return x.File(name, mode&0o111 != 0, f.Size(), rc)
 	default:
-		return unsafeEntry(name, "%s entries are not allowed", specialName(mode))
+		return unsafeEntry(name, "it is %s; only files, folders and links are allowed", plugind.DescribeType(mode))
 	}
-}
-
-func specialName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeNamedPipe != 0:
-		return "fifo"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "irregular file (" + m.Type().String() + ")"
 }

@@ -15,20 +15,21 @@ func (m *Main) removeCommand() *cobra.Command {
 		Aliases: []string{"uninstall", "rm"},
 		Short:   "Uninstall a plugin (its copied files are deleted; a linked folder stays)",
 		Long: `Remove uninstalls a plugin: its registry entry goes first, then its copied files. A linked
-plugin's folder is yours and stays.
+plugin's folder is yours and stays. Nothing outside the home's plugins folder is ever deleted: a
+registry entry edited to point elsewhere goes, and the folder it names stays, with a warning.
 
 A plugin that another installed plugin needs (a dependency) is refused, naming who needs it,
 unless --force; those plugins then stay installed without it. Dependencies nothing needs any
 more are removed by "reasonix plugin prune".`,
 		Example: `  reasonix plugin remove hello --yes
   reasonix plugin remove shared-utils --yes --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !yes {
 				return usageError(errors.New("remove writes state and deletes the plugin's copied files: rerun with --yes"))
 			}
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+			return m.respond(cmd.Context(), shown{cmd: cmdRemove}, func(a *app) *installer.Response {
 				resp, _ := a.installer.Remove(cmd.Context(), args[0], force)
 				return resp
 			})
@@ -54,7 +55,7 @@ installed yourself is never pruned. --dry-run lists them and writes nothing.`,
 			if dryRun == yes {
 				return usageError(errors.New("give --dry-run to see what would go, or --yes to remove it"))
 			}
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
+			return m.respond(cmd.Context(), shown{cmd: cmdPrune}, func(a *app) *installer.Response {
 				resp, _ := a.installer.Prune(cmd.Context(), dryRun)
 				return resp
 			})

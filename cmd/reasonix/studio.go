@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/server"
 )
@@ -35,12 +36,15 @@ func (m *Main) studioCommand() *cobra.Command {
   reasonix studio --no-open`,
 		Long: `Open the installer page of ` + "`reasonix serve`" + ` in your browser, signed in.
 
-studio finds the daemon of the Reasonix home through serve.addr; when nothing answers there it
-starts ` + "`reasonix serve --addr 127.0.0.1:0`" + ` in the background (its log goes to serve.log in the
-home) and waits for it. It then asks the daemon, with the token in serve.token, for a sign-in
-link that works once, for one minute, and opens it with xdg-open (open on macOS). With no
-browser opener, or with --no-open, it prints the link instead. The token never reaches the
-browser: the link becomes a session cookie there.`,
+studio finds the daemon of the Reasonix home through serve.addr, and first asks what answers there
+to prove it holds the token in serve.token (a keyed hash of a fresh nonce and the address,
+so the token itself is not sent). When nothing answers, or what answers cannot prove it (a
+daemon killed without cleaning up leaves serve.addr behind, and another program may listen on
+that port since), it starts ` + "`reasonix serve --addr 127.0.0.1:0`" + ` in the background (its log goes
+to serve.log in the home) and waits for it. Over the proven connection it then asks, with the
+token, for a sign-in link that works once, for one minute, and opens it with xdg-open (open on
+macOS). With no browser opener, or with --no-open, it prints the link instead. The token never
+reaches the browser: the link becomes a session there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -49,15 +53,13 @@ browser: the link becomes a session cookie there.`,
 				return fail(m.Stderr, err)
 			}
 			home := installer.Home{Dir: dir}
-			addr, err := m.ensureDaemon(ctx, home, wait)
+			daemon, token, err := m.ensureDaemon(ctx, home, wait)
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			token, err := server.ReadToken(home.TokenPath())
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			code, err := loginCode(ctx, addr, token)
+			defer daemon.Close()
+			addr := daemon.Addr
+			code, err := loginCode(ctx, daemon, token)
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
@@ -85,69 +87,56 @@ browser: the link becomes a session cookie there.`,
 	return cmd
 }
 
-// daemonClient talks to the loopback daemon: no proxy, a short timeout,
-// no redirects followed.
-func daemonClient() *http.Client {
-	return &http.Client{
-		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
-		Timeout:       10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-}
-
-// healthy reports whether a reasonix daemon answers at addr.
-func healthy(ctx context.Context, addr string) bool {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/healthz", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := daemonClient().Do(req)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var body struct {
-		OK bool `json:"ok"`
-	}
-	return resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body) == nil && body.OK
-}
-
-// ensureDaemon returns the address of the home's running daemon, starting
-// one in the background when serve.addr names none that answers.
-func (m *Main) ensureDaemon(ctx context.Context, home installer.Home, wait time.Duration) (string, error) {
+// ensureDaemon returns a connection to the home's running daemon, proven
+// to hold the home's token (server.ProveDaemon), and that token; it starts
+// a daemon in the background when serve.addr names none that proves it.
+func (m *Main) ensureDaemon(ctx context.Context, home installer.Home, wait time.Duration) (*server.ProvenDaemon, string, error) {
 	addrPath := server.AddrPath(home.Dir)
 	stale, err := server.ReadAddrFile(addrPath)
 	switch {
-	case err == nil && healthy(ctx, stale):
-		return stale, nil
-	case err == nil:
-		// A daemon that died without cleaning up: its address is ours to drop.
-		if err := server.RemoveAddrFile(addrPath, stale); err != nil {
-			return "", err
+	case errors.Is(err, fs.ErrNotExist):
+		return m.startDaemon(ctx, home, wait)
+	case err != nil:
+		return nil, "", err
+	}
+	// Without a token file there is no daemon of this home to prove
+	// itself: the one starting below creates the token.
+	token, terr := server.ReadToken(home.TokenPath())
+	if terr != nil && !errors.Is(terr, fs.ErrNotExist) {
+		return nil, "", terr
+	}
+	if terr == nil {
+		d, err := server.ProveDaemon(ctx, stale, token)
+		if err == nil {
+			return d, token, nil
 		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", err
+		if errors.Is(err, server.ErrNotProven) {
+			fmt.Fprintf(m.Stderr, "reasonix: warning: %s (the address in %s); the token was not sent there; starting a daemon of this home\n", safeText(err.Error()), addrPath)
+		}
+	}
+	// A daemon that died without cleaning up: its address is ours to drop.
+	if err := server.RemoveAddrFile(addrPath, stale); err != nil {
+		return nil, "", err
 	}
 	return m.startDaemon(ctx, home, wait)
 }
 
 // startDaemon starts `reasonix serve --addr 127.0.0.1:0` detached from
 // this terminal (its own session, stdin from /dev/null, output appended to
-// serve.log) and waits until it has written serve.addr and answers there.
-func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.Duration) (string, error) {
+// serve.log) and waits until it has written serve.addr and proves itself
+// there.
+func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.Duration) (*server.ProvenDaemon, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("start the daemon: find this program: %w", err)
+		return nil, "", fmt.Errorf("start the daemon: find this program: %w", err)
 	}
-	if err := os.MkdirAll(home.Dir, 0o755); err != nil {
-		return "", fmt.Errorf("start the daemon: %w", err)
+	if err := plugind.MkdirPrivate(home.Dir); err != nil {
+		return nil, "", fmt.Errorf("start the daemon: %w", err)
 	}
-	logPath := filepath.Join(home.Dir, "serve.log")
-	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logPath := home.LogPath()
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, plugind.PrivateFileMode)
 	if err != nil {
-		return "", fmt.Errorf("start the daemon: %w", err)
+		return nil, "", fmt.Errorf("start the daemon: %w", err)
 	}
 	defer logFile.Close()
 	child := exec.Command(exe, "serve", "--addr", "127.0.0.1:0")
@@ -156,7 +145,7 @@ func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.D
 	child.Stdout, child.Stderr = logFile, logFile
 	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := child.Start(); err != nil {
-		return "", fmt.Errorf("start the daemon: %w", err)
+		return nil, "", fmt.Errorf("start the daemon: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- child.Wait() }()
@@ -167,16 +156,21 @@ func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.D
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if addr, err := server.ReadAddrFile(server.AddrPath(home.Dir)); err == nil && healthy(ctx, addr) {
-			return addr, nil
+		// The daemon writes serve.addr once it listens, after the token.
+		if addr, err := server.ReadAddrFile(server.AddrPath(home.Dir)); err == nil {
+			if token, err := server.ReadToken(home.TokenPath()); err == nil {
+				if d, err := server.ProveDaemon(ctx, addr, token); err == nil {
+					return d, token, nil
+				}
+			}
 		}
 		select {
 		case err := <-exited:
-			return "", fmt.Errorf("the daemon exited before it listened (%v); its log %s ends with:\n%s", err, logPath, safeText(logTail(logPath, 2048)))
+			return nil, "", fmt.Errorf("the daemon exited before it listened (%v); its log %s ends with:\n%s", err, logPath, safeText(logTail(logPath, 2048)))
 		case <-deadline.C:
-			return "", fmt.Errorf("the daemon (pid %d) did not answer within %s; see %s", child.Process.Pid, wait, logPath)
+			return nil, "", fmt.Errorf("the daemon (pid %d) did not answer within %s; see %s", child.Process.Pid, wait, logPath)
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return nil, "", ctx.Err()
 		case <-tick.C:
 		}
 	}
@@ -202,14 +196,16 @@ func logTail(path string, n int64) string {
 	return strings.TrimSpace(string(b))
 }
 
-// loginCode asks the daemon at addr for a single-use sign-in code.
-func loginCode(ctx context.Context, addr, token string) (string, error) {
+// loginCode asks the proven daemon for a single-use sign-in code, over
+// the connection that gave the proof.
+func loginCode(ctx context.Context, d *server.ProvenDaemon, token string) (string, error) {
+	addr := d.Addr
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/auth/code", nil)
 	if err != nil {
 		return "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := daemonClient().Do(req)
+	resp, err := d.Client.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("ask the daemon at %s for a sign-in code: %w", addr, err)
 	}

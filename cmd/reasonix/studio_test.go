@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -39,31 +40,55 @@ func stopDetached(t *testing.T, home string, pid int) {
 	}
 }
 
-// signInWith follows a sign-in link as a browser would and reads the
-// plugins with the session it got.
+// signInWith follows a sign-in link as a browser would, reads the plugins
+// with the session it got (the cookie, the page token from the redirect's
+// fragment and the browser's same-origin mark), and checks that the cookie
+// alone, which a browser also sends to other ports, opens nothing.
 func signInWith(t *testing.T, link string) {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	client := &http.Client{Jar: jar, Timeout: 10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Request.URL.Path != "/" {
-		t.Fatalf("sign-in link: %d at %s", resp.StatusCode, resp.Request.URL)
+	token, ok := strings.CutPrefix(resp.Header.Get("Location"), "/#signin=")
+	if resp.StatusCode != http.StatusSeeOther || !ok || len(token) < 40 {
+		t.Fatalf("sign-in link: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	base := strings.SplitN(link, "/login", 2)[0]
-	resp, err = client.Get(base + "/plugins")
-	if err != nil {
-		t.Fatal(err)
+	get := func(path string, h map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+path, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("plugins with the session: %d", resp.StatusCode)
+	page := map[string]string{"Sec-Fetch-Site": "same-origin", "X-Reasonix-Page-Token": token}
+	if code, body := get("/plugins", page); code != 200 {
+		t.Fatalf("plugins with the session: %d %s", code, body)
+	}
+	if code, body := get("/session", page); code != 200 || strings.Contains(body, token) {
+		t.Fatalf("GET /session: %d %s", code, body)
+	}
+	for _, h := range []map[string]string{nil, {"Sec-Fetch-Site": "same-origin"}, {"Origin": base}} {
+		for _, path := range []string{"/plugins", "/session"} {
+			if code, body := get(path, h); code < 400 || strings.Contains(body, token) {
+				t.Fatalf("GET %s with the cookie alone (%v): %d %s", path, h, code, body)
+			}
+		}
 	}
 	// The link works once.
 	resp, err = client.Get(link)

@@ -80,14 +80,14 @@ type fakeClock struct {
 func (c *fakeClock) now() time.Time          { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-func budgetClient(s *budgetServer, c *fakeClock) (*APIBudget, *retryablehttp.Client) {
+func budgetClient(s *budgetServer, c *fakeClock) (*APIBudget, *RESTClient) {
 	b := NewAPIBudget(BudgetConfig{Name: "the GitHub API", BaseURL: s.URL + "/api", Now: c.now})
 	rc := NewRetryingClient(b.RoundTripper(http.DefaultTransport), NetConfig{Retries: 3})
 	rc.RetryWaitMin, rc.RetryWaitMax = time.Millisecond, time.Millisecond
 	return b, rc
 }
 
-func getVia(ctx context.Context, rc *retryablehttp.Client, url string) (int, error) {
+func getVia(ctx context.Context, rc *RESTClient, url string) (int, error) {
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err

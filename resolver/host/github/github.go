@@ -15,7 +15,6 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
-	"github.com/hashicorp/go-retryablehttp"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
@@ -37,7 +36,7 @@ type Config struct {
 	GitOff bool // REASONIX_GIT=off: no git transport at all
 	// REST makes API calls and archive downloads (retries, Retry-After);
 	// its transport must count them against Budget (APIBudget.RoundTripper).
-	REST *retryablehttp.Client
+	REST *host.RESTClient
 	// Budget is the REST API's request budget, shared by every repository
 	// of this host; while it is spent, git serves refs, reachability and
 	// content without asking the API (SPEC §14). New makes one when REST
