@@ -1,10 +1,10 @@
 // Command bulk is the helper of bench/bulk.sh (SPEC §14, issue 13). It has
 // three subcommands:
 //
-//	bulk serve -entries 300 -repos 50 [-rich] -dir DIR
+//	bulk serve -entries 300 -repos 50 [-relative N] [-rich] [-repo-files N] [-api-budget N] -dir DIR
 //	    builds a synthetic marketplace on the fake GitHub (internal/fakegithub,
 //	    loopback, real git) and serves it until interrupted. Its shape is
-//	    internal/bulkmarket's: entries/5 relative plugins in bulk/market, the
+//	    internal/bulkmarket's: entries/5 (or -relative) plugins in bulk/market, the
 //	    others round robin in repos plugin repositories bulk/repoNNN,
 //	    github, url and git-subdir entries, half of the pins off a branch
 //	    tip; -rich makes it look like the large real marketplaces.
@@ -49,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -102,6 +103,9 @@ func serveCmd(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	entries := fs.Int("entries", 300, "marketplace entries")
 	repos := fs.Int("repos", 50, "plugin repositories (besides the marketplace's)")
+	relative := fs.Int("relative", 0, "entries in the marketplace's own repository (default entries/5)")
+	repoFiles := fs.Int("repo-files", 0, "documentation files added beside the plugins of each plugin repository (large repositories)")
+	apiBudget := fs.Int("api-budget", 0, "GitHub's REST budget: REST requests without a token allowed an hour (0: none; GitHub's is 60)")
 	rich := fs.Bool("rich", false, "a marketplace like the large real ones: long entries, plugins of 22 files, backups, docs and catalogs beside them")
 	dir := fs.String("dir", "", "work directory (must exist)")
 	var imports importFlags
@@ -117,7 +121,7 @@ func serveCmd(args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger))
+	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger), fakegithub.WithAPIBudget(*apiBudget, time.Hour))
 	if err != nil {
 		return err
 	}
@@ -128,7 +132,7 @@ func serveCmd(args []string) error {
 	if len(imports) > 0 {
 		targets, src, err = importRepos(gh, imports)
 	} else {
-		targets, src, err = build(gh, *entries, *repos, *rich)
+		targets, src, err = build(gh, bulkmarket.Shape{Entries: *entries, Repos: *repos, Relative: *relative, Rich: *rich, RepoFiles: *repoFiles})
 	}
 	if err != nil {
 		return err
@@ -195,8 +199,8 @@ func prewarm(ctx context.Context, targets []target) error {
 // build makes the synthetic marketplace (internal/bulkmarket) and returns
 // the floors' targets (every plugin repository at its pinned commit, and
 // the marketplace) and the source to install.
-func build(gh *fakegithub.Server, entries, repos int, rich bool) ([]target, string, error) {
-	m, err := bulkmarket.Build(gh, bulkmarket.Shape{Entries: entries, Repos: repos, Rich: rich})
+func build(gh *fakegithub.Server, shape bulkmarket.Shape) ([]target, string, error) {
+	m, err := bulkmarket.Build(gh, shape)
 	if err != nil {
 		return nil, "", err
 	}

@@ -19,8 +19,9 @@
 // authors and categories; plugins of about twenty files (skills with
 // references, commands, agents, scripts); and, beside the plugins, what such
 // a repository also carries — backup copies of every plugin (near
-// duplicates, so git packs them as deltas), documentation and large JSON
-// catalogs — about 12,000 files and 40 MiB for 269 entries.
+// duplicates, so git packs them as deltas), planned skills, documentation
+// and large JSON catalogs — about 14,000 files in 10,000 folders and
+// 40 MiB for 269 entries, 200 of them in the marketplace's repository.
 package bulkmarket
 
 import (
@@ -43,6 +44,10 @@ type Shape struct {
 	// 0 means Entries/5.
 	Relative int
 	Rich     bool
+	// RepoFiles adds that many documentation files (about 2 KiB each)
+	// beside the plugins of every plugin repository: large repositories,
+	// whose packs weigh on a git fetch.
+	RepoFiles int
 }
 
 func (sh Shape) relative() int {
@@ -118,6 +123,10 @@ func Build(gh *fakegithub.Server, sh Shape) (*Market, error) {
 			}
 			for _, n := range names[r] {
 				tree = append(tree, files("plugins/"+n+"/", n)...)
+			}
+			for i := 0; i < sh.RepoFiles; i++ {
+				name := fmt.Sprintf("docs/%02d/%04d.md", i%64, i)
+				tree = append(tree, fakegithub.File{Path: name, Content: prose(fmt.Sprintf("repo %d %s", r, name), 2000)})
 			}
 			first := repo.CommitTree("main", tree, true)
 			second := repo.Commit("main", map[string]string{"README.md": "# Plugins of repository " + strconv.Itoa(r) + "\n\nNow with a second commit.\n"})

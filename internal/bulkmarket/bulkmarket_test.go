@@ -20,7 +20,7 @@ func TestBuildShapes(t *testing.T) {
 		wantFiles int // files of the marketplace repository
 	}{
 		{"plain", Shape{Entries: 10, Repos: 4}, 2*4 + 2},
-		{"rich", Shape{Entries: 12, Repos: 4, Relative: 4}, 4*22 + 4*22 + 80 + 2 + 2},
+		{"rich", Shape{Entries: 12, Repos: 4, Relative: 4}, 4*22 + 2*4*22 + 2*12 + 80 + 2 + 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

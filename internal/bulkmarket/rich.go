@@ -123,18 +123,25 @@ func richPluginFiles(prefix, name string) []fakegithub.File {
 }
 
 // richExtras is what a large marketplace repository holds beside its
-// plugins: a dated backup copy of every plugin file with one line changed
-// (near duplicates, which git stores as deltas), documentation, and JSON
-// catalogs of the whole marketplace, the largest about 2 MiB.
+// plugins: two dated backup copies of every plugin file with one line
+// changed (near duplicates, which git stores as deltas), skills planned
+// but not yet in a plugin (two per entry), documentation, and JSON catalogs
+// of the whole marketplace, the largest about 2 MiB.
 func richExtras(plugins []fakegithub.File, list []json.RawMessage) []fakegithub.File {
 	var out []fakegithub.File
-	for _, f := range plugins {
-		rest, ok := strings.CutPrefix(f.Path, "plugins/")
-		if !ok {
-			continue
+	for _, date := range []string{"2025-10-19", "2025-10-20"} {
+		for _, f := range plugins {
+			rest, ok := strings.CutPrefix(f.Path, "plugins/")
+			if !ok {
+				continue
+			}
+			out = append(out, fakegithub.File{Path: "backups/" + date + "/" + rest, Mode: f.Mode,
+				Content: strings.Replace(f.Content, "\n", "\n<!-- backup of "+date+" -->\n", 1)})
 		}
-		out = append(out, fakegithub.File{Path: "backups/2025-10-19/" + rest, Mode: f.Mode,
-			Content: strings.Replace(f.Content, "\n", "\n<!-- backup of 2025-10-19 -->\n", 1)})
+	}
+	for i := 0; i < 2*len(list); i++ {
+		name := fmt.Sprintf("planned-skills/skill-%04d/SKILL.md", i)
+		out = append(out, fakegithub.File{Path: name, Content: "---\nname: skill-" + fmt.Sprint(i) + "\ndescription: planned\n---\n\n" + prose(name, 3000)})
 	}
 	for i := 0; i < 80; i++ {
 		name := fmt.Sprintf("000-docs/%03d-notes.md", i)
