@@ -64,13 +64,20 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 // (as of the last collection) passes its highest level so far by 1 MiB:
 // what is left in path at the end shows what was held at the peak, which
 // is what RSS is made of. The profile records allocations as of the last
-// completed collection, the same moment the metric describes.
+// completed collection, the same moment the metric describes. At the end
+// one line on stderr gives the peaks of the live heap and of all the
+// memory the Go runtime holds (heap with its garbage, stacks, metadata),
+// to tell them from what is not Go's (the binary's pages, SQLite's).
 func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
+	}
+	var peakLive, peakGo uint64
 	go func() {
 		defer close(finished)
-		var peak uint64
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -79,12 +86,15 @@ func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				return
+			metrics.Read(samples)
+			for _, s := range samples {
+				if s.Value.Kind() != metrics.KindUint64 {
+					return
+				}
 			}
-			if live := sample[0].Value.Uint64(); live > peak+1<<20 {
-				peak = live
+			peakGo = max(peakGo, samples[1].Value.Uint64()-samples[2].Value.Uint64())
+			if live := samples[0].Value.Uint64(); live > peakLive+1<<20 {
+				peakLive = live
 				if err := writeProfile("heap", path); err != nil {
 					fmt.Fprintf(stderr, "reasonix: %s: %v\n", memProfileEnv, err)
 					return
@@ -95,6 +105,7 @@ func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 	return func() {
 		close(done)
 		<-finished
+		fmt.Fprintf(stderr, "reasonix: %s: peak live heap %.1f MiB, peak Go runtime memory %.1f MiB\n", memProfileEnv, float64(peakLive)/(1<<20), float64(peakGo)/(1<<20))
 	}
 }
 
