@@ -134,7 +134,7 @@ func TestBrowserUserConfigForm(t *testing.T) {
 	if !eval[bool](p, `document.getElementById("install-button").disabled`) {
 		t.Fatal("Install is enabled for a plan that lacks values")
 	}
-	if got := p.text("#install-why"); !strings.Contains(got, "Give the options their values") {
+	if got := p.text("#install-button-why"); !strings.Contains(got, "Give the options their values") {
 		t.Fatalf("why: %q", got)
 	}
 	if got := eval[string](p, `document.querySelector('input[data-key="uc.api_key"]').type`); got != "password" {
@@ -148,7 +148,7 @@ func TestBrowserUserConfigForm(t *testing.T) {
 	p.do(chromedp.SendKeys(chromedp.CSS(`input[data-key="uc.api_key"]`), pageSecret),
 		chromedp.SendKeys(chromedp.CSS(`input[data-key="uc.endpoint"]`), "https://svc.example"))
 	// Values typed but not reviewed: Install waits for a review.
-	if got := p.text("#install-why"); !strings.Contains(got, "review them first") {
+	if got := p.text("#install-button-why"); !strings.Contains(got, "review them first") {
 		t.Fatalf("why after typing: %q", got)
 	}
 	p.click(`#plan-cards article[data-name="uc"] button.review-values`)

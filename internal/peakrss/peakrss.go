@@ -7,7 +7,9 @@
 // so the child of a benchmark or a test binary holding 200 MiB of fixtures
 // reports 200 MiB for /bin/true. Run starts the command from a helper
 // instead: the calling program re-executed, which calls Serve first thing,
-// while it is a few MiB, and forks the command from there.
+// while it is a few MiB, and forks the command from there (or, when the
+// calling program is built with the race detector, a small helper program
+// built for it: helper.go).
 package peakrss
 
 import (
@@ -74,9 +76,9 @@ func Serve() {
 // what it cost. A non-zero exit is an *exec.ExitError with its code, as
 // from cmd.Run. ctx kills the helper, and with it the command.
 func Run(ctx context.Context, cmd *exec.Cmd) (Usage, error) {
-	self, err := os.Executable()
+	self, err := helperPath()
 	if err != nil {
-		return Usage{}, fmt.Errorf("peakrss: %w", err)
+		return Usage{}, err
 	}
 	h := exec.CommandContext(ctx, self, append([]string{cmd.Path}, cmd.Args[1:]...)...)
 	env := cmd.Env
