@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"strings"
 	"time"
 )
 
@@ -70,12 +71,12 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 // to tell them from what is not Go's (the binary's pages, SQLite's).
 func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
-	samples := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-		{Name: "/memory/classes/heap/released:bytes"},
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for _, c := range goMemoryClasses {
+		samples = append(samples, metrics.Sample{Name: c.metric})
 	}
 	var peakLive, peakGo uint64
+	atPeak := make([]uint64, len(goMemoryClasses))
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(10 * time.Millisecond)
@@ -92,7 +93,16 @@ func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 					return
 				}
 			}
-			peakGo = max(peakGo, samples[1].Value.Uint64()-samples[2].Value.Uint64())
+			var total uint64
+			for i := range goMemoryClasses {
+				total += samples[i+1].Value.Uint64()
+			}
+			if total > peakGo {
+				peakGo = total
+				for i := range goMemoryClasses {
+					atPeak[i] = samples[i+1].Value.Uint64()
+				}
+			}
 			if live := samples[0].Value.Uint64(); live > peakLive+1<<20 {
 				peakLive = live
 				if err := writeProfile("heap", path); err != nil {
@@ -105,8 +115,26 @@ func watchPeakHeap(path string, stderr io.Writer) (stop func()) {
 	return func() {
 		close(done)
 		<-finished
-		fmt.Fprintf(stderr, "reasonix: %s: peak live heap %.1f MiB, peak Go runtime memory %.1f MiB\n", memProfileEnv, float64(peakLive)/(1<<20), float64(peakGo)/(1<<20))
+		parts := make([]string, len(goMemoryClasses))
+		for i, c := range goMemoryClasses {
+			parts[i] = fmt.Sprintf("%s %.1f", c.name, float64(atPeak[i])/(1<<20))
+		}
+		fmt.Fprintf(stderr, "reasonix: %s: peak live heap %.1f MiB, peak Go runtime memory %.1f MiB (%s)\n", memProfileEnv, float64(peakLive)/(1<<20), float64(peakGo)/(1<<20), strings.Join(parts, ", "))
 	}
+}
+
+// goMemoryClasses are the parts of the memory the Go runtime holds from
+// the system (runtime/metrics' /memory/classes, less what it released).
+var goMemoryClasses = []struct{ name, metric string }{
+	{"objects", "/memory/classes/heap/objects:bytes"},
+	{"free", "/memory/classes/heap/free:bytes"},
+	{"unused", "/memory/classes/heap/unused:bytes"},
+	{"stacks", "/memory/classes/heap/stacks:bytes"},
+	{"os stacks", "/memory/classes/os-stacks:bytes"},
+	{"metadata", "/memory/classes/metadata/other:bytes"},
+	{"mspans", "/memory/classes/metadata/mspan/inuse:bytes"},
+	{"other", "/memory/classes/other:bytes"},
+	{"profiling", "/memory/classes/profiling/buckets:bytes"},
 }
 
 func writeProfile(name, path string) error {
