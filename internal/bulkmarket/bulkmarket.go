@@ -44,9 +44,10 @@ type Shape struct {
 	// 0 means Entries/5.
 	Relative int
 	Rich     bool
-	// RepoFiles adds that many documentation files (about 2 KiB each)
-	// beside the plugins of every plugin repository: large repositories,
-	// whose packs weigh on a git fetch.
+	// RepoFiles adds that many documentation files (about 3 KiB each, in
+	// groups of sixteen revisions of a page) beside the plugins of every
+	// plugin repository: large repositories whose packs are mostly deltas,
+	// which weigh on a git fetch.
 	RepoFiles int
 }
 
@@ -126,7 +127,10 @@ func Build(gh *fakegithub.Server, sh Shape) (*Market, error) {
 			}
 			for i := 0; i < sh.RepoFiles; i++ {
 				name := fmt.Sprintf("docs/%02d/%04d.md", i%64, i)
-				tree = append(tree, fakegithub.File{Path: name, Content: prose(fmt.Sprintf("repo %d %s", r, name), 2000)})
+				// Pages in revisions: sixteen near copies of each, which git
+				// stores as deltas on one another (bases a pack index keeps).
+				page := prose(fmt.Sprintf("repo %d page %d", r, i/16), 3000)
+				tree = append(tree, fakegithub.File{Path: name, Content: page + fmt.Sprintf("\n\nRevision %d of %s.\n", i%16, name)})
 			}
 			first := repo.CommitTree("main", tree, true)
 			second := repo.Commit("main", map[string]string{"README.md": "# Plugins of repository " + strconv.Itoa(r) + "\n\nNow with a second commit.\n"})
