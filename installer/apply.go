@@ -64,8 +64,13 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	// anything the plan's status decides — an up-to-date, failed or
 	// partly blocked plan included — so a wrong id is always refused and
 	// nothing, not even a sweep of leftovers, is written. Install, update
-	// and the daemon's approved install all come through here.
-	if ap.PlanID != "" && ap.PlanID != p.PlanID {
+	// and the daemon's approved install all come through here. One
+	// refusal says more and goes first: a plan waiting for userConfig
+	// values (missing or invalid). Its planId covers whether each
+	// sensitive value is set, so an approval whose values were not sent
+	// again names another plan for that reason alone, and what to do is
+	// send them; nothing is written either way.
+	if ap.PlanID != "" && ap.PlanID != p.PlanID && !waitsForConfig(resp) {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
 		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
 		return resp, err
@@ -137,6 +142,16 @@ func partial(actions []Action) error {
 		}
 	}
 	return plugind.Errorf(code, "applied, but not everything was installed (%s; see actions)", strings.Join(parts, "; "))
+}
+
+// waitsForConfig reports whether r is refused for userConfig values that
+// are missing or invalid.
+func waitsForConfig(r *Response) bool {
+	switch plugind.CodeOf(r.Err) {
+	case plugind.CodeConfigRequired, plugind.CodeConfigInvalid:
+		return !r.OK
+	}
+	return false
 }
 
 func responseErr(r *Response) error {
