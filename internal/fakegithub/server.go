@@ -42,9 +42,11 @@ import (
 type Option func(*options)
 
 type options struct {
-	addr     string
-	logger   *slog.Logger
-	plainGit bool
+	addr      string
+	logger    *slog.Logger
+	plainGit  bool
+	apiBudget int
+	apiWindow time.Duration
 }
 
 // WithAddr sets the listen address; it must be a loopback address (the
@@ -92,6 +94,8 @@ type Server struct {
 	archives       map[string][]byte // made by git archive, keyed by repoKey@sha
 	craftedArchive map[string][]byte // SetArchive's, same keys; always win
 	craftedPack    map[string][]byte // ServePack's, by repository path key
+	budget         *budget           // WithAPIBudget's; nil: none
+	limitedSeen    bool              // a request was answered over the budget (since ResetCounts)
 
 	archiveFlight singleflight.Group
 
@@ -118,6 +122,9 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 	if err := checkLoopback(o.addr); err != nil {
 		return nil, err
 	}
+	if o.apiBudget < 0 || o.apiWindow < 0 {
+		return nil, fmt.Errorf("fakegithub: API budget %d per %s: negative", o.apiBudget, o.apiWindow)
+	}
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		return nil, fmt.Errorf("fakegithub needs git: %w", err)
@@ -139,6 +146,7 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		archives:       map[string][]byte{},
 		craftedArchive: map[string][]byte{},
 		craftedPack:    map[string][]byte{},
+		budget:         newBudget(o.apiBudget, o.apiWindow),
 	}
 	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
 	if err != nil {
@@ -301,12 +309,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	req := s.classify(r)
+	limited := s.spendBudget(sw.Header(), r, req)
 	s.count(req, req.counter)
 	if s.log != nil {
 		defer func() {
 			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "route", req.routeName(),
 				"status", sw.code(), "bytes", sw.n, "duration", time.Since(start).Round(time.Microsecond))
 		}()
+	}
+	if limited {
+		writeRateLimited(sw, r)
+		return
 	}
 	if f, ok := s.takeFault(r, req); ok {
 		s.applyFault(sw, r, req, f)

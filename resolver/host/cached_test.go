@@ -21,7 +21,7 @@ const (
 type cachedEnv struct {
 	host      *fakeRepo
 	db        *memMeta
-	clock     *clock
+	clock     *testClock
 	c         *Cached
 	writeErrs []error
 }

@@ -159,21 +159,21 @@ func (m *memMeta) Counts(kind string) (hit, miss int) {
 	return m.counts[kind+" hit"], m.counts[kind+" miss"]
 }
 
-// clock is a test's time, moved by hand.
-type clock struct {
+// testClock is a test's time, moved by hand.
+type testClock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func newClock() *clock { return &clock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)} }
+func newClock() *testClock { return &testClock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)} }
 
-func (c *clock) Now() time.Time {
+func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *clock) Advance(d time.Duration) {
+func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)

@@ -13,7 +13,8 @@ import (
 // (final: not found, unreachable, unsafe, over budget, cancelled, offline)
 // is returned as is: the other transport would only repeat it, or, for
 // reachability, must not be asked to overrule it. Every fallback is said in
-// a warning.
+// a warning, except one for a spent API budget, which the plan says once
+// for all its repositories (WatchBudgets).
 type Fallback struct {
 	Primary, Secondary Repo
 	// Label names the two for warnings ("git", "the GitHub API").
@@ -62,7 +63,7 @@ func (f *Fallback) Resolve(ctx context.Context, ref string, known *Pin) (Pin, er
 	if err2 != nil {
 		return Pin{}, f.bothFailed(ctx, err, err2)
 	}
-	if pin.Warning == "" {
+	if pin.Warning == "" && !IsRateLimited(err) {
 		pin.Warning = f.warn("resolving "+DescribeRef(ref), err)
 	}
 	return pin, nil
@@ -90,6 +91,8 @@ func (f *Fallback) Fetch(ctx context.Context, sha, dest string, opts FetchOption
 	if err2 != nil {
 		return nil, f.bothFailed(ctx, err, err2)
 	}
-	got.Warnings = append(got.Warnings, f.warn("fetching "+Short(sha), err))
+	if !IsRateLimited(err) {
+		got.Warnings = append(got.Warnings, f.warn("fetching "+Short(sha), err))
+	}
 	return got, nil
 }

@@ -182,6 +182,9 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 		if errors.As(err, &refused) || errors.Is(err, errRedirectRefused) {
 			return false, err // the same address or redirect is refused every time
 		}
+		if IsRateLimited(err) || RateLimitedAnswer(resp) {
+			return false, err // refused until the budget's reset, hours maybe (APIBudget)
+		}
 		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 			if wait, ok := retryAfter(resp); ok && wait > maxRetryAfter {
 				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}
@@ -208,7 +211,7 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 			resp.Body.Close()
 		}
 		var ra *RetryAfterError
-		if errors.As(err, &ra) {
+		if errors.As(err, &ra) || IsRateLimited(err) {
 			return nil, err
 		}
 		if err != nil {

@@ -194,6 +194,9 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
+		if rl := r.rateLimited(nil, err); rl != nil {
+			err = rl
+		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
 	defer resp.Body.Close()
