@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"strings"
@@ -79,11 +78,12 @@ func parseFrontMatter(data []byte) (*frontMatter, string) {
 }
 
 func (fm *frontMatter) scanLines(header string) {
-	sc := bufio.NewScanner(strings.NewReader(header))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// The header is in memory already: lines are slices of it (a scanner
+	// allocated a 64 KiB buffer per file, a third of a large plan's
+	// allocations).
 	var listKey string
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(header) {
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		if m := fmKeyLine.FindStringSubmatch(line); m != nil {
 			fm.raw[m[1]] = strings.TrimSpace(m[2])
 			listKey = m[1]
