@@ -238,10 +238,7 @@ func (b *APIBudget) learn(seq int64, resp *http.Response) {
 	if err != nil || remaining < 0 {
 		return // this API says nothing of a budget
 	}
-	var reset time.Time
-	if secs, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-		reset = time.Unix(secs, 0)
-	}
+	reset := RateLimitReset(resp)
 	bound := remaining + seq
 	for other := range b.out {
 		if other < seq {
@@ -263,6 +260,17 @@ func (b *APIBudget) learn(seq int64, resp *http.Response) {
 		}
 		b.spend(now, until)
 	}
+}
+
+// RateLimitReset is when resp's rate-limit window resets
+// (X-RateLimit-Reset), or the zero time when it does not say.
+func RateLimitReset(resp *http.Response) time.Time {
+	if resp != nil {
+		if secs, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+			return time.Unix(secs, 0)
+		}
+	}
+	return time.Time{}
 }
 
 // RateLimitedAnswer reports whether resp refuses a request for a spent

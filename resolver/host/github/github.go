@@ -256,7 +256,9 @@ func (r *restRepo) rateLimited(resp *http.Response, err error) *host.RateLimited
 			return rl
 		}
 		until := time.Now().Add(time.Minute)
-		if ghl != nil && ghl.Rate.Reset.After(time.Now()) {
+		if reset := host.RateLimitReset(resp); reset.After(time.Now()) {
+			until = reset
+		} else if ghl != nil && ghl.Rate.Reset.After(time.Now()) {
 			until = ghl.Rate.Reset.Time
 		}
 		return &host.RateLimitedError{API: APIName, Until: until, Token: r.h.cfg.Token != ""}

@@ -119,7 +119,7 @@ func TestRESTErrors(t *testing.T) {
 		code: plugind.CodeSourceUnreadable, says: "GitHub refused the credentials (HTTP 401); check GITHUB_TOKEN",
 	}, {
 		name: "403 with the rate limit spent", answer: rateLimited(), repo: true,
-		code: plugind.CodeSourceUnreadable, says: "the GitHub API rate limit is exhausted; set GITHUB_TOKEN",
+		code: plugind.CodeSourceUnreadable, says: "the GitHub API rate limit is spent until",
 	}, {
 		name: "429", answer: status(http.StatusTooManyRequests, "Retry-After", "3600"), repo: true,
 		code: plugind.CodeSourceUnreadable, says: "rate limiting (HTTP 429) and asked to retry after 1h0m0s",
@@ -199,7 +199,7 @@ func TestRESTRateLimitRemembered(t *testing.T) {
 	ctx := context.Background()
 	for _, ref := range []string{"main", "dev"} {
 		_, err := r.Resolve(ctx, ref, nil)
-		if err == nil || !strings.Contains(err.Error(), "the GitHub API rate limit is exhausted; set GITHUB_TOKEN") {
+		if err == nil || !strings.Contains(err.Error(), "the GitHub API rate limit is spent until") || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
 			t.Errorf("resolve %s: %v", ref, err)
 		}
 	}
