@@ -21,16 +21,16 @@ type sourceRequest struct {
 }
 
 // decodeReporting begins the progress stream the request names in
-// ProgressHeader, if any (apply: the stream reports an apply, not a
+// ProgressHeader, if any (install: the stream reports an install, not a
 // plan), and decodes the body into v. ok is false when either was
 // answered already; a stream begun is then ended as failed.
-func (s *Server) decodeReporting(w http.ResponseWriter, r *http.Request, apply bool, v any) (p *progressStream, ok bool) {
+func (s *Server) decodeReporting(w http.ResponseWriter, r *http.Request, install bool, v any) (p *progressStream, ok bool) {
 	p, ok = s.progressFor(w, r)
 	if !ok {
 		return nil, false
 	}
 	if p != nil {
-		p.begin(apply)
+		p.begin(install)
 	}
 	if !s.decode(w, r, v) {
 		finishProgress(p, nil)
