@@ -21,6 +21,7 @@ var layers = map[string]int{
 	"internal/lazyregexp":    0,
 	"internal/jsonout":       0,
 	"internal/jsondoc":       0, // the document model manifest and marketplace share
+	"internal/httpstatus":    0,
 	"migrations":             0,
 	"mirror/meta/migrations": 0,
 	// The domain (errors, names, trees), and credential handling, which

@@ -178,10 +178,17 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	notePlaceMoves(p.Actions, reg)
+	p.seal()
+	return p, nil
+}
+
+// seal ends every plan, an install's or an update's: its actions in name
+// order, then the digest of their content and the planId over the whole,
+// which an approval must present again.
+func (p *Plan) seal() {
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
-	return p, nil
 }
 
 // notePlaceMoves gives every replace that moves the plugin to another

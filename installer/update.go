@@ -158,9 +158,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
-	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
-	p.ContentDigest = contentDigest(p.Actions)
-	p.PlanID = planID(p)
+	p.seal()
 	return p, nil
 }
 

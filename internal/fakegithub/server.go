@@ -36,6 +36,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"reasonix.io/plugind/internal/httpstatus"
 )
 
 // Option configures Start.
@@ -307,14 +309,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.leave()
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := httpstatus.Record(w)
 	req := s.classify(r)
 	limited := s.spendBudget(sw.Header(), r, req)
 	s.count(req, req.counter)
 	if s.log != nil {
 		defer func() {
 			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "route", req.routeName(),
-				"status", sw.code(), "bytes", sw.n, "duration", time.Since(start).Round(time.Microsecond))
+				"status", sw.Status(), "bytes", sw.Bytes(), "duration", time.Since(start).Round(time.Microsecond))
 		}()
 	}
 	if limited {
@@ -394,41 +396,4 @@ func (s *Server) helper() {
 	if s.tb != nil {
 		s.tb.Helper()
 	}
-}
-
-// statusWriter records the status for the request log and keeps Flush
-// reachable for the CGI and truncation paths.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	n      int64
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(p)
-	w.n += int64(n)
-	return n, err
-}
-
-func (w *statusWriter) Flush() {
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *statusWriter) code() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
 }
