@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
 )
 
 // planDifference says why the plan approved as approvedID is not the plan
