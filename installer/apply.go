@@ -16,10 +16,12 @@ import (
 )
 
 // Approval says how an install was approved (SPEC §9).
+// An approval, and only it, carries the planId it approves (already
+// parsed: see PlanID).
 type Approval struct {
 	DryRun bool
 	Yes    bool
-	PlanID string
+	PlanID PlanID
 }
 
 // ErrNeedsApproval is returned when neither --dry-run nor --yes was given.
@@ -30,11 +32,6 @@ var ErrNeedsApproval = errors.New("refusing to write without approval: rerun wit
 func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Response, error) {
 	if !ap.DryRun && !ap.Yes {
 		return nil, ErrNeedsApproval
-	}
-	if ap.PlanID != "" {
-		if err := CheckPlanID(ap.PlanID); err != nil {
-			return ErrorResponse(req.Source, err), err
-		}
 	}
 	p, err := in.Plan(ctx, req)
 	if err != nil {
@@ -53,9 +50,9 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		// The planId hashes everything an approval covers, so a stored plan
 		// of the same id says the same thing: renew it rather than encode
 		// and write the whole body again (most of a warm re-plan otherwise).
-		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID, p.Snapshots); err != nil || !renewed {
-			if body, err := p.MarshalStored(); err == nil {
-				_ = in.plans.PutPlan(ctx, p.PlanID, body, p.Snapshots)
+		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
+			if body, err := p.MarshalStored(ap.PlanID); err == nil {
+				_ = in.plans.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
 			}
 		}
 	}
@@ -70,7 +67,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	// sensitive value is set, so an approval whose values were not sent
 	// again names another plan for that reason alone, and what to do is
 	// send them; nothing is written either way.
-	if ap.PlanID != "" && ap.PlanID != p.PlanID && !waitsForConfig(resp) {
+	if !ap.PlanID.IsZero() && ap.PlanID != p.PlanID && !waitsForConfig(resp) {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
 		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
 		return resp, err

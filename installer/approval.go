@@ -5,37 +5,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"reasonix.io/plugind"
-	"reasonix.io/plugind/internal/lazyregexp"
 )
-
-// planIDForm is what every planId looks like (SPEC §9).
-var planIDForm = lazyregexp.New(`^(low|medium|high):sha256:[0-9a-f]{32}$`)
-
-// CheckPlanID refuses a string that cannot be a planId, naming the form,
-// so a mistyped id is not mistaken for a changed source.
-func CheckPlanID(id string) error {
-	if planIDForm.MatchString(id) {
-		return nil
-	}
-	shown := id
-	if len(shown) > 80 {
-		shown = shown[:77] + "..."
-	}
-	return plugind.Errorf(plugind.CodeInvalidSource, "plan id %q is malformed: a plan id is low, medium or high, then :sha256: and 32 hex digits (copy it from the plan's planId)", shown)
-}
 
 // planDifference says why the plan approved as approvedID is not the plan
 // p made now: what the plan store remembers of the approved one, compared
 // with p — a different command, a source that moved, a plugin whose
 // content changed — or that no such plan was ever made here. It never
 // blames the source when the source did not change.
-func (in *Installer) planDifference(ctx context.Context, approvedID string, p *Plan) string {
+func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *Plan) string {
 	if in.plans == nil {
 		return fmt.Sprintf("plan %s cannot be compared (no cache to remember plans in)", approvedID)
 	}
-	old, ok, err := in.StoredPlan(ctx, approvedID)
+	old, ok, err := in.StoredPlan(ctx, approvedID.String())
 	switch {
 	case err != nil || (ok && old.Response == nil):
 		return fmt.Sprintf("plan %s cannot be read back", approvedID)

@@ -87,7 +87,7 @@ func TestDependenciesArePlannedWithThePlugin(t *testing.T) {
 			t.Errorf("%s: status %s dependency %v of %v market %q", name, a.Status, a.Dependency, a.DependencyOf, a.MarketplaceName)
 		}
 	}
-	applied, err := env.install(Request{Source: acme, Name: "deploy-kit"}, Approval{Yes: true, PlanID: dry.PlanID})
+	applied, err := env.install(Request{Source: acme, Name: "deploy-kit"}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !applied.Applied {
 		t.Fatalf("apply: %v %+v", err, applied)
 	}

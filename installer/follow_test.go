@@ -127,7 +127,7 @@ func TestUpdateFollowsTheMarketplace(t *testing.T) {
 				t.Errorf("planId %s: the plan's risk is its riskiest action's", dry.PlanID)
 			}
 
-			applied, err := env.in.Update(ctxBG(), UpdateRequest{All: true}, Request{}, Approval{Yes: true, PlanID: dry.PlanID})
+			applied, err := env.in.Update(ctxBG(), UpdateRequest{All: true}, Request{}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 			if err != nil || !applied.Applied {
 				t.Fatalf("apply: %v %+v", err, applied)
 			}

@@ -153,7 +153,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 		t.Errorf("action = %+v", a)
 	}
 
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true, PlanID: dry.PlanID})
+	resp, err := env.install(Request{Source: src}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestChangedBetweenDryRunAndApproval(t *testing.T) {
 	}
 	before := env.registryBytes()
 	writeTree(t, src, map[string]string{"skills/hello/SKILL.md": "---\nname: hello\ndescription: Say hello!\n---\nHello.\n"})
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true, PlanID: dry.PlanID})
+	resp, err := env.install(Request{Source: src}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, dry.PlanID)
 	if !bytes.Equal(before, env.registryBytes()) {
 		t.Fatal("registry changed")

@@ -195,7 +195,7 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 					writes++
 				}
 			}
-			applied, err := env.install(Request{Source: tc.source}, Approval{Yes: true, PlanID: resp.PlanID})
+			applied, err := env.install(Request{Source: tc.source}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
 			if err != nil || !applied.Applied {
 				t.Fatalf("apply: %v %+v", err, applied)
 			}
@@ -452,7 +452,7 @@ func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
 	// The pin is part of what is approved: once the branch moves, the old
 	// planId no longer installs.
 	repo.Commit("main", pluginFiles("floating", "v2"))
-	moved, err := env.install(Request{Source: dir, Name: "floating", AllowUnpinned: true}, Approval{Yes: true, PlanID: resp.PlanID})
+	moved, err := env.install(Request{Source: dir, Name: "floating", AllowUnpinned: true}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
 	wantCode(t, err, moved, plugind.CodeApprovalDenied)
 }
 

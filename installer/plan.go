@@ -27,7 +27,8 @@ type Request struct {
 	Offline       bool     `json:"offline,omitempty"`
 	AllowUnpinned bool     `json:"allowUnpinned,omitempty"`
 	Refresh       bool     `json:"refresh,omitempty"`
-	PlanID        string   `json:"planId,omitempty"`
+	// The planId that approves a plan of this request is not part of it:
+	// the Approval carries it.
 	// Subdir names the folder of a recorded source on a host whose pinned
 	// form cannot carry one (update re-plans from the registry with it).
 	Subdir string `json:"subdir,omitempty"`
@@ -51,7 +52,7 @@ type Plan struct {
 	// Request is what the plan was made from, as read: a NAME@MARKET
 	// source selects its entry by Name.
 	Request       Request
-	PlanID        string
+	PlanID        PlanID
 	ContentDigest string
 	Source        string
 	Resolved      *Resolved
@@ -518,7 +519,7 @@ func contentDigest(actions []Action) string {
 // and every action's identity and outcome. Nothing machine- or time-specific
 // (roots, cache ages, offline-ness) enters it, so the same inputs give the
 // same planId online or offline, anywhere.
-func planID(p *Plan) string {
+func planID(p *Plan) PlanID {
 	type act struct {
 		Name, Action, Status, Source, Commit, Digest, Kind, Compat, Risk string
 		Link                                                             bool
@@ -566,13 +567,13 @@ func planID(p *Plan) string {
 	}
 	data, _ := json.Marshal(body)
 	sum := sha256.Sum256(data)
-	return string(top) + ":sha256:" + hex.EncodeToString(sum[:16])
+	return PlanID{string(top) + ":sha256:" + hex.EncodeToString(sum[:16])}
 }
 
 // Response renders p as the structured response.
 func (p *Plan) Response() *Response {
 	r := &Response{
-		OK: true, Status: StatusPlanned, PlanID: p.PlanID, ContentDigest: p.ContentDigest,
+		OK: true, Status: StatusPlanned, PlanID: p.PlanID.String(), ContentDigest: p.ContentDigest,
 		Source: p.Source, Resolved: p.Resolved, Actions: p.Actions, Warnings: nonNil(p.Warnings),
 	}
 	if r.Actions == nil {
@@ -655,14 +656,19 @@ func (p *Plan) failure() error {
 	return nil
 }
 
-// MarshalStored is the form a plan is kept in by planId.
-func (p *Plan) MarshalStored() ([]byte, error) {
+// MarshalStored is the form a plan is kept in by planId; approved is the
+// planId it was made under (zero for a dry run), kept with its request.
+func (p *Plan) MarshalStored(approved PlanID) ([]byte, error) {
 	asked := p.asked
 	asked.Config = storedConfig(asked, p.Actions)
+	request, err := marshalStoredRequest(asked, approved)
+	if err != nil {
+		return nil, err
+	}
 	return json.Marshal(struct {
-		Request  Request   `json:"request"`
-		Response *Response `json:"response"`
-	}{asked, p.Response()})
+		Request  json.RawMessage `json:"request"`
+		Response *Response       `json:"response"`
+	}{request, p.Response()})
 }
 
 func sortedUnique(list []string) []string {

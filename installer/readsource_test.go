@@ -149,7 +149,7 @@ func TestMarketEntryInstallsByPlanID(t *testing.T) {
 		}
 		fresh := New(Config{Home: env.home, Sources: env.in.sources, Plans: db, NoWorkingDir: true})
 		before := env.registryBytes()
-		resp, err := fresh.InstallApproved(ctx, Request{PlanID: dry.PlanID})
+		resp, err := fresh.InstallApproved(ctx, Request{}, planIDOf(t, dry.PlanID))
 		if err != nil || !resp.Applied {
 			t.Fatalf("%s: install by planId: %v %+v", src, err, resp)
 		}

@@ -98,7 +98,7 @@ func TestRemoteDefaultBranchDryRunThenInstall(t *testing.T) {
 	if dry.Resolved.Commit != head || dry.Resolved.Kind != "github" || dry.Actions[0].Commit != head {
 		t.Fatalf("resolved = %+v, want commit %s", dry.Resolved, head)
 	}
-	resp, err := env.install(Request{Source: "git:github.com/acme/tools"}, Approval{Yes: true, PlanID: dry.PlanID})
+	resp, err := env.install(Request{Source: "git:github.com/acme/tools"}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}

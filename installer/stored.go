@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,9 +33,59 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 	return sp, true, nil
 }
 
-// InstallApproved applies the plan the user approved as req.PlanID. It
+// afterPlanID are the keys Request writes after where it wrote "planId"
+// while it carried one (json.Marshal writes fields in order).
+var afterPlanID = map[string]bool{"subdir": true, "update": true, "config": true}
+
+// marshalStoredRequest encodes r as a stored plan keeps its request: with
+// the planId the plan was approved by, if any, in the place Request wrote
+// it before the approval alone carried it, so stored plans read byte for
+// byte as they did. Readers ignore it (an approval replays the stored
+// request under the planId it names).
+func marshalStoredRequest(r Request, approved PlanID) ([]byte, error) {
+	data, err := json.Marshal(r)
+	if err != nil || approved.IsZero() {
+		return data, err
+	}
+	id, _ := json.Marshal(approved)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil { // '{'
+		return nil, err
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	written := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		if afterPlanID[key] && !written {
+			fmt.Fprintf(&out, `"planId":%s,`, id)
+			written = true
+		}
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(value)
+		out.WriteByte(',')
+	}
+	if !written {
+		fmt.Fprintf(&out, `"planId":%s,`, id)
+	}
+	out.Truncate(out.Len() - 1)
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// InstallApproved applies the plan the user approved as approved. It
 // never trusts the stored plan's content: it re-plans and applies only when
-// the fresh planId is still the approved one (Install with Yes and PlanID),
+// the fresh planId is still the approved one (Install with Yes and approved),
 // so a source that changed since is refused with install.approval_denied and
 // nothing is written.
 //
@@ -44,28 +95,23 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 // the sensitive ones. A stored request whose
 // source was a relative path (a CLI plan made in some working directory) is
 // re-planned from the canonical, absolute source the plan resolved to.
-func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Response, error) {
-	if req.PlanID == "" {
+func (in *Installer) InstallApproved(ctx context.Context, req Request, approved PlanID) (*Response, error) {
+	if approved.IsZero() {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
 		return ErrorResponse(req.Source, err), err
 	}
-	if err := CheckPlanID(req.PlanID); err != nil {
-		return ErrorResponse(req.Source, err), err
-	}
 	if req.Source == "" {
-		sp, ok, err := in.StoredPlan(ctx, req.PlanID)
+		sp, ok, err := in.StoredPlan(ctx, approved.String())
 		if err != nil {
 			return ErrorResponse(req.Source, err), err
 		}
 		if !ok {
-			err := plugind.Errorf(plugind.CodeApprovalDenied, "no stored plan has planId %s: plan again, review it, and approve the new planId", req.PlanID)
+			err := plugind.Errorf(plugind.CodeApprovalDenied, "no stored plan has planId %s: plan again, review it, and approve the new planId", approved)
 			return ErrorResponse(req.Source, err), err
 		}
-		approved := req.PlanID
 		offline := req.Offline
 		sent := req.Config
 		req = sp.Request
-		req.PlanID = approved
 		req.Offline = req.Offline || offline
 		// A stored plan keeps no sensitive values: the client sends them
 		// again (the planId says whether they were set).
@@ -83,5 +129,5 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Respons
 			req.Source = sp.Response.Source
 		}
 	}
-	return in.Install(ctx, req, Approval{Yes: true, PlanID: req.PlanID})
+	return in.Install(ctx, req, Approval{Yes: true, PlanID: approved})
 }

@@ -23,9 +23,9 @@ func TestInstallApproved(t *testing.T) {
 	env.in.plans = db
 	ctx := context.Background()
 
-	resp, err := env.in.InstallApproved(ctx, Request{})
+	resp, err := env.in.InstallApproved(ctx, Request{}, PlanID{})
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, "planId")
-	resp, err = env.in.InstallApproved(ctx, Request{PlanID: "low:sha256:00000000000000000000000000000000"})
+	resp, err = env.in.InstallApproved(ctx, Request{}, planIDOf(t, "low:sha256:00000000000000000000000000000000"))
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, "no stored plan")
 
 	src := claudePlugin(t, "stored", "1.0.0")
@@ -38,7 +38,7 @@ func TestInstallApproved(t *testing.T) {
 		t.Fatalf("stored plan: %+v %v %v", sp, ok, err)
 	}
 	fresh := New(Config{Home: env.home, Sources: env.in.sources, Plans: db})
-	resp, err = fresh.InstallApproved(ctx, Request{PlanID: dry.PlanID})
+	resp, err = fresh.InstallApproved(ctx, Request{}, planIDOf(t, dry.PlanID))
 	if err != nil || !resp.Applied {
 		t.Fatalf("install by planId: %v %+v", err, resp)
 	}

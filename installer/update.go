@@ -33,7 +33,6 @@ func (in *Installer) Update(ctx context.Context, ur UpdateRequest, req Request, 
 		return nil, ErrNeedsApproval
 	}
 	req.Update = &ur
-	req.PlanID = ap.PlanID
 	return in.Install(ctx, req, ap)
 }
 

@@ -141,7 +141,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 	if strings.Contains(string(planJSON), testSecret) {
 		t.Fatalf("the plan shows the secret: %s", planJSON)
 	}
-	stored, err := (&Plan{asked: Request{Source: src, Config: cfg}, Actions: dry.Actions}).MarshalStored()
+	stored, err := (&Plan{asked: Request{Source: src, Config: cfg}, Actions: dry.Actions}).MarshalStored(PlanID{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 		t.Fatalf("stored plan: %s", stored)
 	}
 
-	resp, err := env.install(Request{Source: src, Config: cfg, PlanID: dry.PlanID}, Approval{Yes: true, PlanID: dry.PlanID})
+	resp, err := env.install(Request{Source: src, Config: cfg}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
@@ -295,7 +295,7 @@ func TestUserConfigPlanID(t *testing.T) {
 		t.Error("setting an option to its default does not show in the planId")
 	}
 	// Approving a plan with other values is refused, naming the options.
-	resp, err := env.install(Request{Source: src, Config: map[string]string{"api_key": "one", "endpoint": "https://b.example"}}, Approval{Yes: true, PlanID: a})
+	resp, err := env.install(Request{Source: src, Config: map[string]string{"api_key": "one", "endpoint": "https://b.example"}}, Approval{Yes: true, PlanID: planIDOf(t, a)})
 	wantCode(t, err, resp, plugind.CodeApprovalDenied)
 }
 
@@ -459,7 +459,7 @@ func TestUserConfigUpdate(t *testing.T) {
 	if !strings.Contains(summary, "sets sensitive option api_key (value not shown)") || strings.Contains(summary, "rotated-key") {
 		t.Errorf("diff summary: %s", summary)
 	}
-	if _, err := update(map[string]string{"port": "9999", "api_key": "rotated-key"}, Approval{Yes: true, PlanID: resp.PlanID}); err != nil {
+	if _, err := update(map[string]string{"port": "9999", "api_key": "rotated-key"}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)}); err != nil {
 		t.Fatal(err)
 	}
 	texts, _ = env.in.ResolveUserConfig("uc")

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+
+	"reasonix.io/plugind"
 )
 
 // decode reads a JSON request body strictly: one object, no unknown fields,
@@ -31,6 +33,12 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
 		return false
 	}
+	if plugind.CodeOf(err) != "" {
+		// A value parsed as it is decoded (a planId) refused with the
+		// code the backend gives it.
+		s.fail(w, r, err)
+		return false
+	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "request body: %v (want a JSON object)", err)
 		return false
@@ -39,10 +47,15 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 // decodeStrict decodes data, a whole request body, into v (a pointer to a
-// struct) under the rules of decode.
+// struct) under the rules of decode. The keys are checked first: a value
+// parsed as it is decoded (a planId) would otherwise answer for a key
+// given twice or in the wrong case.
 func decodeStrict(data []byte, v any) error {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return errors.New("empty body")
+	}
+	if err := checkKeys(data, reflect.TypeOf(v)); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -52,5 +65,5 @@ func decodeStrict(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("more than one JSON value")
 	}
-	return checkKeys(data, reflect.TypeOf(v))
+	return nil
 }

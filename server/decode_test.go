@@ -80,7 +80,7 @@ func TestDecodeStrict(t *testing.T) {
 	}
 }
 
-func req() any    { return &installer.Request{} }
+func req() any    { return &installBody{} }
 func nested() any { return &nestedBody{} }
 func enabled() any {
 	return &struct {

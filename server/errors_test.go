@@ -29,7 +29,7 @@ func TestErrorBodiesMaskCredentials(t *testing.T) {
 		{"query token", "POST", "/plugins/plan", installer.Request{Source: "https://github.com/a/b?access_token=qtoksecret9"}},
 		{"token as user", "POST", "/plugins/plan", installer.Request{Source: "https://ghp_0123456789abcdefghijklmn@github.com/a/b"}},
 		{"git host", "POST", "/plugins/plan", installer.Request{Source: "https://git.example.test/x.git?sig=sigsecret77"}},
-		{"install", "POST", "/plugins/install", installer.Request{Source: "https://user:hunter2secret@github.com/a/b", PlanID: "low:sha256:00000000000000000000000000000000"}},
+		{"install", "POST", "/plugins/install", approving(t, installer.Request{Source: "https://user:hunter2secret@github.com/a/b"}, "low:sha256:00000000000000000000000000000000")},
 		{"unknown field", "POST", "/plugins/plan", map[string]any{"source": "https://u:hunter2secret@h/x", "token=qtoksecret9": 1}},
 	}
 	for _, c := range cases {

@@ -20,6 +20,23 @@ type sourceRequest struct {
 	Offline bool   `json:"offline"`
 }
 
+// installBody is the body of POST /plugins/install: the request (or
+// nothing of it, to replay the stored one) and the planId that approves
+// it, parsed as it is decoded (a malformed one is refused there, naming the
+// form). The planId is not part of the request: the approval carries it.
+type installBody struct {
+	installer.Request
+	PlanID installer.PlanID `json:"planId,omitzero"`
+}
+
+// planBody is the body of POST /plugins/plan: the request. A planId is
+// read only to be refused, whatever its form, saying what to do instead: a
+// plan is what makes one.
+type planBody struct {
+	installer.Request
+	PlanID string `json:"planId,omitempty"`
+}
+
 // decodeReporting begins the progress stream the request names in
 // ProgressHeader, if any (install: the stream reports an install, not a
 // plan), and decodes the body into v. ok is false when either was

@@ -226,6 +226,17 @@ func (e *env) plan(req installer.Request) *installer.Response {
 	return r.response(e.t)
 }
 
+// approving is the body of POST /plugins/install that approves planID
+// for req.
+func approving(t testing.TB, req installer.Request, planID string) installBody {
+	t.Helper()
+	id, err := installer.ParsePlanID(planID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return installBody{Request: req, PlanID: id}
+}
+
 // installByPlanID approves planID through the API.
 func (e *env) installByPlanID(planID string) reply {
 	e.t.Helper()

@@ -196,7 +196,7 @@ func TestMarketEntryThroughTheAPI(t *testing.T) {
 	}
 	// With its source as well, the request is the same one.
 	plan = e.plan(installer.Request{Source: "two@shelf"})
-	if r := e.do("POST", "/plugins/install", installer.Request{Source: "two@shelf", PlanID: plan.PlanID}, nil); r.status != 200 || r.json(t)["status"] != "applied" {
+	if r := e.do("POST", "/plugins/install", approving(t, installer.Request{Source: "two@shelf"}, plan.PlanID), nil); r.status != 200 || r.json(t)["status"] != "applied" {
 		t.Fatalf("install two@shelf with its source: %d %s", r.status, r.body)
 	}
 

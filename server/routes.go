@@ -130,12 +130,13 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 // time share one plan (and so one fetch), and each hears its progress when
 // it names a stream in ProgressHeader.
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
-	var req installer.Request
-	progress, ok := s.decodeReporting(w, r, false, &req)
+	var body planBody
+	progress, ok := s.decodeReporting(w, r, false, &body)
 	if !ok {
 		return
 	}
-	if req.PlanID != "" {
+	req := body.Request
+	if body.PlanID != "" {
 		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
 		return
@@ -190,18 +191,18 @@ type planResult struct {
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
-	var req installer.Request
-	progress, ok := s.decodeReporting(w, r, true, &req)
+	var body installBody
+	progress, ok := s.decodeReporting(w, r, true, &body)
 	if !ok {
 		return
 	}
-	if req.PlanID == "" {
+	if body.PlanID.IsZero() {
 		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
 		return
 	}
 	s.run(w, r, progress, func(ctx context.Context) (any, error) {
-		return s.in.InstallApproved(ctx, req)
+		return s.in.InstallApproved(ctx, body.Request, body.PlanID)
 	})
 }
 

@@ -49,7 +49,6 @@ being asked).`,
 				return err
 			}
 			req.Config = cfg
-			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
 			sh := shown{cmd: cmdInstall, offline: req.Offline}
 			if ap.DryRun {
@@ -69,7 +68,7 @@ being asked).`,
 	f := cmd.Flags()
 	f.BoolVar(&ap.DryRun, "dry-run", false, "plan and validate without writing files")
 	f.BoolVarP(&ap.Yes, "yes", "y", false, "apply the plan")
-	f.StringVar(&ap.PlanID, "plan-id", "", "with --yes: install only if the fresh plan has this planId")
+	f.Var(&ap.PlanID, "plan-id", "with --yes: install only if the fresh plan has this planId")
 	f.StringVar(&req.Name, "name", "", "override the plugin name (or select one marketplace entry)")
 	f.BoolVar(&req.Replace, "replace", false, "allow replacing an installed plugin of the same name")
 	f.BoolVar(&req.Link, "link", false, "link a local folder instead of copying it (no content pin)")
@@ -81,19 +80,16 @@ being asked).`,
 }
 
 // checkApproval is the usage check every planning command shares: exactly
-// one of --dry-run and --yes, and a --plan-id that is one, with --yes.
+// one of --dry-run and --yes, and --plan-id only with --yes (its form was
+// checked as the flags were parsed: it is an installer.PlanID).
 func checkApproval(ap installer.Approval) error {
 	switch {
 	case ap.DryRun && ap.Yes:
 		return usageError(errors.New("--dry-run and --yes exclude each other"))
-	case ap.PlanID != "" && !ap.Yes:
+	case !ap.PlanID.IsZero() && !ap.Yes:
 		return usageError(errors.New("--plan-id goes with --yes"))
 	case !ap.DryRun && !ap.Yes:
 		return usageError(installer.ErrNeedsApproval)
-	case ap.PlanID != "":
-		if err := installer.CheckPlanID(ap.PlanID); err != nil {
-			return usageError(err)
-		}
 	}
 	return nil
 }

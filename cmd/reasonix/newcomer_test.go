@@ -47,6 +47,7 @@ func TestMistakesAreAnswered(t *testing.T) {
 		{"rm", []string{"plugin", "rm", "ghost", "--yes"}, 1, "stdout", []string{`plugin \"ghost\" is not installed`}},
 		{"-y", []string{"plugin", "install", src, "-y", "--json"}, 0, "stdout", []string{`"status": "applied"`}},
 		{"malformed plan id", []string{"plugin", "install", src, "--yes", "--plan-id", "low:sha256:12"}, 2, "stderr", []string{`plan id "low:sha256:12" is malformed`, "32 hex digits"}},
+		{"empty plan id (an unset variable)", []string{"plugin", "install", src, "--yes", "--plan-id", ""}, 2, "stderr", []string{`plan id is empty`, "32 hex digits"}},
 		{"plan id never made", []string{"plugin", "install", src, "--yes", "--replace", "--plan-id", "low:sha256:0123456789abcdef0123456789abcdef"}, 1, "stdout", []string{"no plan low:sha256:0123456789abcdef0123456789abcdef was made here", "install.approval_denied"}},
 		{"o/r", []string{"plugin", "install", "acme/tools", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?"}},
 		{"github.com/o/r", []string{"plugin", "install", "github.com/acme/tools", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?"}},

@@ -1,0 +1,216 @@
+package installer
+
+import (
+	"encoding/json"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"reasonix.io/plugind"
+)
+
+// planIDOf parses a planId a test was given (a plan's response, or a
+// well-formed one that no plan has).
+func planIDOf(t testing.TB, s string) PlanID {
+	t.Helper()
+	id, err := ParsePlanID(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestParsePlanID(t *testing.T) {
+	t.Parallel()
+	const hex32 = "0123456789abcdef0123456789abcdef"
+	cases := []struct {
+		name, in string
+		// want is "" when in is a planId, else what the error says.
+		want []string
+	}{
+		{"low", "low:sha256:" + hex32, nil},
+		{"medium", "medium:sha256:" + hex32, nil},
+		{"high", "high:sha256:" + hex32, nil},
+		{"empty", "", []string{"plan id is empty", "32 hex digits"}},
+		{"unknown risk", "severe:sha256:" + hex32, []string{`plan id "severe:sha256:` + hex32 + `" is malformed`, "low, medium or high"}},
+		{"no risk", "sha256:" + hex32, []string{"is malformed"}},
+		{"other hash", "low:sha1:" + hex32, []string{"is malformed", ":sha256:"}},
+		{"short", "low:sha256:12", []string{`plan id "low:sha256:12" is malformed`, "32 hex digits"}},
+		{"long", "low:sha256:" + hex32 + "00", []string{"is malformed"}},
+		{"upper-case hex", "low:sha256:" + strings.ToUpper(hex32), []string{"is malformed"}},
+		{"upper-case risk", "LOW:sha256:" + hex32, []string{"is malformed"}},
+		{"trailing newline", "low:sha256:" + hex32 + "\n", []string{"is malformed"}},
+		{"leading space", " low:sha256:" + hex32, []string{"is malformed"}},
+		{"pasted twice, cut when shown", strings.Repeat("low:sha256:"+hex32, 3), []string{`..." is malformed`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			id, err := ParsePlanID(c.in)
+			if len(c.want) == 0 {
+				if err != nil || id.String() != c.in || id.IsZero() {
+					t.Fatalf("ParsePlanID(%q) = %q, %v", c.in, id, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("ParsePlanID(%q) accepted it as %q", c.in, id)
+			}
+			if plugind.CodeOf(err) != plugind.CodeInvalidSource {
+				t.Errorf("code %q, want %q", plugind.CodeOf(err), plugind.CodeInvalidSource)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if !id.IsZero() {
+				t.Errorf("a refused id parsed as %q", id)
+			}
+			// The flag refuses it the same way (the JSON decoder too, but
+			// for "", which it reads as no planId: see TestPlanIDJSON).
+			var viaFlag PlanID
+			if ferr := viaFlag.Set(c.in); ferr == nil || ferr.Error() != err.Error() || plugind.CodeOf(ferr) != plugind.CodeInvalidSource || !viaFlag.IsZero() {
+				t.Errorf("Set(%q) = %v, %q", c.in, ferr, viaFlag)
+			}
+		})
+	}
+}
+
+// The --plan-id flag is a PlanID: parsed when the flags are.
+func TestPlanIDFlag(t *testing.T) {
+	t.Parallel()
+	const good = "medium:sha256:00112233445566778899aabbccddeeff"
+	cases := []struct {
+		name string
+		args []string
+		want string // the id parsed, or a fragment of the parse error
+		ok   bool
+	}{
+		{"given", []string{"-plan-id", good}, good, true},
+		{"given with =", []string{"-plan-id=" + good}, good, true},
+		{"left out", nil, "", true},
+		{"malformed", []string{"-plan-id", "low:sha256:12"}, `plan id "low:sha256:12" is malformed`, false},
+		{"empty (an unset variable)", []string{"-plan-id", ""}, "plan id is empty", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var ap Approval
+			fs := flag.NewFlagSet("install", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			fs.Var(&ap.PlanID, "plan-id", "with --yes: install only if the fresh plan has this planId")
+			err := fs.Parse(c.args)
+			switch {
+			case c.ok && (err != nil || ap.PlanID.String() != c.want):
+				t.Fatalf("parse %v: %q, %v", c.args, ap.PlanID, err)
+			case !c.ok && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("parse %v: %v, want an error saying %q", c.args, err, c.want)
+			}
+		})
+	}
+	if got := (&PlanID{}).Type(); got != "ID" {
+		t.Errorf("usage shows --plan-id %s, want ID", got)
+	}
+}
+
+// In JSON a planId is decoded once, where the body is; "" and a missing
+// key are no planId, and an approval's id writes back as it came.
+func TestPlanIDJSON(t *testing.T) {
+	t.Parallel()
+	const good = "high:sha256:00112233445566778899aabbccddeeff"
+	type body struct {
+		PlanID PlanID `json:"planId,omitzero"`
+	}
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`{"planId":"` + good + `"}`, good, true},
+		{`{"planId":""}`, "", true},
+		{`{}`, "", true},
+		{`{"planId":"low:sha256:12"}`, `plan id "low:sha256:12" is malformed`, false},
+		{`{"planId":12}`, "cannot unmarshal number", false},
+	}
+	for _, c := range cases {
+		var b body
+		err := json.Unmarshal([]byte(c.in), &b)
+		switch {
+		case c.ok && (err != nil || b.PlanID.String() != c.want):
+			t.Errorf("%s: %q, %v", c.in, b.PlanID, err)
+		case !c.ok && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error saying %q", c.in, err, c.want)
+		}
+		if c.ok {
+			out, _ := json.Marshal(b)
+			if want := c.in; want == `{"planId":""}` {
+				if string(out) != `{}` {
+					t.Errorf("no planId writes as %s", out)
+				}
+			} else if string(out) != want {
+				t.Errorf("%s writes back as %s", c.in, out)
+			}
+		}
+	}
+}
+
+// legacyRequest is Request as it was while it carried the approving
+// planId: stored plans written then and now must read the same.
+type legacyRequest struct {
+	Source        string            `json:"source"`
+	Name          string            `json:"name,omitempty"`
+	Names         []string          `json:"names,omitempty"`
+	Replace       bool              `json:"replace,omitempty"`
+	Link          bool              `json:"link,omitempty"`
+	Offline       bool              `json:"offline,omitempty"`
+	AllowUnpinned bool              `json:"allowUnpinned,omitempty"`
+	Refresh       bool              `json:"refresh,omitempty"`
+	PlanID        string            `json:"planId,omitempty"`
+	Subdir        string            `json:"subdir,omitempty"`
+	Update        *UpdateRequest    `json:"update,omitempty"`
+	Config        map[string]string `json:"config,omitempty"`
+}
+
+func TestStoredRequestIsByteIdentical(t *testing.T) {
+	t.Parallel()
+	const id = "low:sha256:0123456789abcdef0123456789abcdef"
+	update := &UpdateRequest{Names: []string{"a", "b"}, Marketplace: "m"}
+	// Values that look like keys, to show the planId goes where the field
+	// was and not where the text is.
+	tricky := map[string]string{"subdir": `","update":{`, "config": "x", "a<b": "&"}
+	cases := []struct {
+		name string
+		req  Request
+	}{
+		{"source only", Request{Source: "./p"}},
+		{"every flag", Request{Source: "https://github.com/a/b", Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}},
+		{"subdir", Request{Source: "git:example.com/r", Subdir: "plugins/p"}},
+		{"update", Request{Update: update, Offline: true}},
+		{"config", Request{Source: `s","subdir":"x`, Config: tricky}},
+		{"all", Request{Source: "s", Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
+	}
+	for _, c := range cases {
+		for _, approved := range []string{"", id} {
+			r := c.req
+			legacy := legacyRequest{r.Source, r.Name, r.Names, r.Replace, r.Link, r.Offline, r.AllowUnpinned, r.Refresh, approved, r.Subdir, r.Update, r.Config}
+			want, err := json.Marshal(legacy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ap PlanID
+			if approved != "" {
+				ap = planIDOf(t, approved)
+			}
+			got, err := marshalStoredRequest(r, ap)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%s, approved %q:\n got %s (%v)\nwant %s", c.name, approved, got, err, want)
+			}
+			// And it reads back as the request (the planId is ignored).
+			var back Request
+			if err := json.Unmarshal(got, &back); err != nil || back.Source != r.Source || back.Subdir != r.Subdir || len(back.Config) != len(r.Config) {
+				t.Errorf("%s: read back %+v, %v", c.name, back, err)
+			}
+		}
+	}
+}
