@@ -37,6 +37,12 @@
 //	    differing files) and the reasons each tool gave for what it did not
 //	    install (see compare.go).
 //
+//	sidebyside goldens -market MARKETPLACE.json -claude-logs DIR -list FILE
+//	                   -claude-version V -source S -harness CMD -add CMD -out DIR
+//	    after Claude Code installed a marketplace's entries and showed their
+//	    details (claude-side-by-side.sh --goldens), writes one parity golden
+//	    per entry it tried into DIR (see internal/parity).
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -69,6 +75,8 @@ func main() {
 		err = namesCmd(os.Args[2:], os.Stdout)
 	case "compare":
 		err = compareCmd(os.Args[2:], os.Stdout)
+	case "goldens":
+		err = goldensCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -91,6 +99,7 @@ func usage() {
 		"       sidebyside response < RESPONSE.json\n"+
 		"       sidebyside names [-market] [-served OWNER/NAME,…] MARKETPLACE.json\n"+
 		"       sidebyside compare -market FILE -claude-config DIR -claude-logs DIR -reasonix-home DIR -reasonix-response FILE\n"+
+		"       sidebyside goldens -market FILE -claude-logs DIR -list FILE -claude-version V -source S -harness CMD -add CMD -out DIR [-placeholder OLD=NEW…]\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }
