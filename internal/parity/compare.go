@@ -1,0 +1,155 @@
+package parity
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// pathNotFound starts the load error Claude gives a declared component
+// path that does not exist. Claude loads the rest of such a plugin (on the
+// fixture, sf-paths' skills and default commands load), so it is not a
+// refusal; every other load error (a hook file it cannot read, conflicting
+// manifests, …) is one in effect (issue 22).
+const pathNotFound = "Path not found: "
+
+// ClaudeInstalls reports whether Claude installed and loads the plugin,
+// and why not when it does not.
+func (g *Golden) ClaudeInstalls() (bool, string) {
+	switch {
+	case g.Install.Exit != 0:
+		return false, "install failed: " + g.Install.Error
+	case !g.Listed:
+		return false, "not listed after install"
+	}
+	for _, e := range g.LoadErrors {
+		if !strings.HasPrefix(e, pathNotFound) {
+			return false, "failed to load: " + e
+		}
+	}
+	return true, ""
+}
+
+// Result is the comparison of one entry with its golden: the differences
+// no rule allows, and those an allowed rule explains ("RULE: difference").
+type Result struct {
+	Marketplace string // the goldens' folder name
+	Plugin      string
+	Differences []string
+	Allowed     []string
+}
+
+// Compare holds reasonix's outcome for one entry (o; nil when its plan had
+// no action for it) to Claude's golden g. e is the entry; allowed the rules
+// that may explain a difference.
+func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed) Result {
+	r := Result{Marketplace: market, Plugin: g.Plugin}
+	if o == nil {
+		r.Differences = []string{"reasonix planned no action for this entry"}
+		return r
+	}
+	o = allowed.dropClaudeDirItems(o, &r)
+	cIn, cWhy := g.ClaudeInstalls()
+	oIn := o.Installed()
+	switch {
+	case cIn && !oIn:
+		if allowed.lspOnlyBlocked(g, o) {
+			r.Allowed = append(r.Allowed, fmt.Sprintf("%s: Claude installs it, reasonix %s it (%s)", RuleLSPOnly, o.Status, oneLineCut(o.Reason)))
+			break
+		}
+		r.Differences = append(r.Differences, fmt.Sprintf("verdict: Claude installs it, reasonix: %s", o.Status))
+	case !cIn && oIn:
+		r.Differences = append(r.Differences, fmt.Sprintf("verdict: Claude refuses it (%s), reasonix installs it", oneLineCut(cWhy)))
+	case cIn && oIn:
+		r.Differences = append(r.Differences, compareInventories(g, o)...)
+	}
+	sort.Strings(r.Differences)
+	if len(r.Differences) > 0 && allowed.remotePath(e) {
+		for _, d := range r.Differences {
+			r.Allowed = append(r.Allowed, RuleRemotePath+": "+d)
+		}
+		r.Differences = nil
+	}
+	return r
+}
+
+// compareInventories lists how two installs' inventories differ.
+func compareInventories(g *Golden, o *Ours) []string {
+	if g.Details == nil {
+		return []string{"Claude installed it but showed no details"}
+	}
+	var out []string
+	skills := append(names(o.Skills), names(o.Commands)...)
+	out = append(out, diffNames("skills and commands", g.Details.Skills, skills)...)
+	out = append(out, diffNames("agents", g.Details.Agents, names(o.Agents))...)
+	out = append(out, diffNames("hook events", g.Details.Hooks, distinct(names(o.Hooks)))...)
+	out = append(out, diffNames("MCP servers", g.LoadedMCPServers, names(o.MCPServers))...)
+	out = append(out, diffNames("LSP servers", g.Details.LSPServers, names(o.LSPServers))...)
+	if o.Listed && g.Enabled != o.Enabled {
+		out = append(out, fmt.Sprintf("enabled: Claude %t, reasonix %t", g.Enabled, o.Enabled))
+	}
+	if g.DisplayName != o.DisplayName {
+		out = append(out, fmt.Sprintf("display name: Claude %q, reasonix %q", g.DisplayName, o.DisplayName))
+	}
+	return out
+}
+
+// diffNames compares two lists of names as multisets: details lists a
+// skill and a command of the same name twice.
+func diffNames(what string, claude, ours []string) []string {
+	count := map[string]int{}
+	for _, n := range claude {
+		count[n]++
+	}
+	for _, n := range ours {
+		count[n]--
+	}
+	var onlyC, onlyR []string
+	for n, c := range count {
+		for ; c > 0; c-- {
+			onlyC = append(onlyC, n)
+		}
+		for ; c < 0; c++ {
+			onlyR = append(onlyR, n)
+		}
+	}
+	var out []string
+	if len(onlyC) > 0 {
+		sort.Strings(onlyC)
+		out = append(out, fmt.Sprintf("%s only Claude has: %s", what, strings.Join(onlyC, ", ")))
+	}
+	if len(onlyR) > 0 {
+		sort.Strings(onlyR)
+		out = append(out, fmt.Sprintf("%s only reasonix has: %s", what, strings.Join(onlyR, ", ")))
+	}
+	return out
+}
+
+func names(items []Item) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, it.Name)
+	}
+	return out
+}
+
+func distinct(s []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// oneLineCut is s on one line, cut to a length a report line can hold.
+func oneLineCut(s string) string {
+	s = OneLine(s)
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:160]) + "…"
+	}
+	return s
+}

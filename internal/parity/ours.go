@@ -1,0 +1,107 @@
+package parity
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Ours is what reasonix made of one entry: the action of its install
+// response (SPEC §11) and, when installed, its `reasonix plugin list
+// --json` record. They are read from JSON, the contract, so the parity
+// tests hold whatever code produces it.
+type Ours struct {
+	Name string
+	// Status is the action's status (installed, blocked, skipped…);
+	// Reason its error.
+	Status, Reason string
+	Skills         []Item
+	Commands       []Item
+	Agents         []Item
+	Hooks          []Item // Name is the hook's event
+	MCPServers     []Item
+	LSPServers     []Item
+	// Listed says `plugin list --json` lists it; Enabled and DisplayName
+	// are what it says.
+	Listed      bool
+	Enabled     bool
+	DisplayName string
+}
+
+// Item is one inventory item: its name and the file it came from.
+type Item struct {
+	Name string
+	Path string
+}
+
+// Installed reports whether reasonix installed the entry.
+func (o *Ours) Installed() bool {
+	return o.Status == "installed" || o.Status == "up-to-date"
+}
+
+type wireItem struct {
+	Name   string `json:"name"`
+	Event  string `json:"event"`
+	Path   string `json:"path"`
+	Source string `json:"source"`
+}
+
+func items(in []wireItem, hooks bool) []Item {
+	out := make([]Item, 0, len(in))
+	for _, w := range in {
+		it := Item{Name: w.Name, Path: w.Path}
+		if hooks {
+			it = Item{Name: w.Event, Path: w.Source}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// ReadOurs reads an install response and the `plugin list --json` after
+// it, by entry name.
+func ReadOurs(response, list []byte) (map[string]*Ours, error) {
+	var resp struct {
+		Error   string `json:"error"`
+		Actions []struct {
+			Name       string     `json:"name"`
+			Status     string     `json:"status"`
+			Error      string     `json:"error"`
+			Skills     []wireItem `json:"skills"`
+			Commands   []wireItem `json:"commands"`
+			Agents     []wireItem `json:"agents"`
+			Hooks      []wireItem `json:"hooks"`
+			MCPServers []wireItem `json:"mcpServers"`
+			LSPServers []wireItem `json:"lspServers"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal(response, &resp); err != nil {
+		return nil, fmt.Errorf("reasonix install response: %w", err)
+	}
+	if len(resp.Actions) == 0 && resp.Error != "" {
+		return nil, fmt.Errorf("reasonix install refused the marketplace: %s", resp.Error)
+	}
+	out := map[string]*Ours{}
+	for _, a := range resp.Actions {
+		out[a.Name] = &Ours{
+			Name: a.Name, Status: a.Status, Reason: a.Error,
+			Skills: items(a.Skills, false), Commands: items(a.Commands, false), Agents: items(a.Agents, false),
+			Hooks: items(a.Hooks, true), MCPServers: items(a.MCPServers, false), LSPServers: items(a.LSPServers, false),
+		}
+	}
+	var listed struct {
+		Plugins []struct {
+			Name        string `json:"name"`
+			Enabled     bool   `json:"enabled"`
+			DisplayName string `json:"displayName"`
+		} `json:"plugins"`
+	}
+	if err := json.Unmarshal(list, &listed); err != nil {
+		return nil, fmt.Errorf("reasonix plugin list --json: %w", err)
+	}
+	for _, p := range listed.Plugins {
+		if o := out[p.Name]; o != nil {
+			o.Listed, o.Enabled, o.DisplayName = true, p.Enabled, p.DisplayName
+		}
+	}
+	return out, nil
+}
