@@ -74,6 +74,8 @@
 #   --goldens DIR          record goldens into DIR (Claude only; with --real or --local)
 #   --local DIR            the marketplace is this local folder, added as a path;
 #                          its remote entries go to the fake when --bare/--mirrors serve them
+#   --source-label TEXT    how the goldens name the marketplace's source (default:
+#                          OWNER/NAME@COMMIT served, or the --local folder)
 # Exit status: 0 when both sides installed every plugin, 1 otherwise (the
 # table is printed either way), 2 on usage errors. With --goldens: 0 when
 # every golden was written.
@@ -90,7 +92,7 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
-REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL=
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL=
 BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -111,6 +113,7 @@ while [ $# -gt 0 ]; do
     --reasonix-flag) RX_FLAGS+=("${2:?}"); shift 2 ;;
     --goldens) GOLDENS=${2:?}; shift 2 ;;
     --local) LOCAL=${2:?}; shift 2 ;;
+    --source-label) SOURCE_LABEL=${2:?}; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -524,6 +527,7 @@ real_main() {
     ADD_SRC=$REAL
     MKT_SOURCE=$REAL@$(git -C "$real_gitdir" rev-parse HEAD)
   fi
+  [ -z "$SOURCE_LABEL" ] || MKT_SOURCE=$SOURCE_LABEL
   MKT=$("$BIN/sidebyside" names -market "$WORK/marketplace.json")
   names=$("$BIN/sidebyside" names "$WORK/marketplace.json")
   local served=() tried

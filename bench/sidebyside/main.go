@@ -43,6 +43,10 @@
 //	    details (claude-side-by-side.sh --goldens), writes one parity golden
 //	    per entry it tried into DIR (see internal/parity).
 //
+//	sidebyside repair -git-dir GITDIR -out NEWGITDIR
+//	    writes a servable copy of a fetched snapshot whose HEAD lacks files
+//	    of 4 MiB and more (see repair.go); prints the commit to serve.
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -77,6 +81,8 @@ func main() {
 		err = compareCmd(os.Args[2:], os.Stdout)
 	case "goldens":
 		err = goldensCmd(os.Args[2:], os.Stdout)
+	case "repair":
+		err = repairCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -100,6 +106,7 @@ func usage() {
 		"       sidebyside names [-market] [-served OWNER/NAME,…] MARKETPLACE.json\n"+
 		"       sidebyside compare -market FILE -claude-config DIR -claude-logs DIR -reasonix-home DIR -reasonix-response FILE\n"+
 		"       sidebyside goldens -market FILE -claude-logs DIR -list FILE -claude-version V -source S -harness CMD -add CMD -out DIR [-placeholder OLD=NEW…]\n"+
+		"       sidebyside repair -git-dir GITDIR -out NEWGITDIR\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }
