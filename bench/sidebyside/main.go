@@ -47,6 +47,11 @@
 //	    writes a servable copy of a fetched snapshot whose HEAD lacks files
 //	    of 4 MiB and more (see repair.go); prints the commit to serve.
 //
+//	sidebyside skeletons -corpus DIR -market OWNER__NAME -mirrors DIR -out DIR
+//	    writes the skeletons of one corpus marketplace's repositories (its
+//	    own and its remote entries' brought here) that the corpus parity
+//	    test serves in their place (see skeletons.go, internal/parity).
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -83,6 +88,8 @@ func main() {
 		err = goldensCmd(os.Args[2:], os.Stdout)
 	case "repair":
 		err = repairCmd(os.Args[2:], os.Stdout)
+	case "skeletons":
+		err = skeletonsCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -107,6 +114,7 @@ func usage() {
 		"       sidebyside compare -market FILE -claude-config DIR -claude-logs DIR -reasonix-home DIR -reasonix-response FILE\n"+
 		"       sidebyside goldens -market FILE -claude-logs DIR -list FILE -claude-version V -source S -harness CMD -add CMD -out DIR [-placeholder OLD=NEW…]\n"+
 		"       sidebyside repair -git-dir GITDIR -out NEWGITDIR\n"+
+		"       sidebyside skeletons -corpus DIR -market OWNER__NAME -mirrors DIR -out DIR\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }

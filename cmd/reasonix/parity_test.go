@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/parity"
 )
 
@@ -46,13 +51,33 @@ func TestParityFixture(t *testing.T) {
 // the goldens of one marketplace. With every set, each entry must have a
 // golden (the fixture); otherwise entries Claude did not try (a repository
 // not brought here) are counted and left out.
-func checkParity(t *testing.T, market, marketJSON, response, list string, every bool) {
+func checkParity(t *testing.T, market, marketJSON, response, list string, every bool) []parity.Result {
 	t.Helper()
-	allowed, err := parity.LoadAllowed(filepath.Join(parityDir, "allowed.json"))
+	results := compareParity(t, market, marketJSON, response, list, every)
+	pending, err := parity.LoadPending(filepath.Join(parityDir, "pending-core.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending, err := parity.LoadPending(filepath.Join(parityDir, "pending-core.json"))
+	v := pending.Judge(market, results)
+	t.Logf("%s: %d entries with goldens: %d equal, %d allowed differences, %d pending issue 22 core, %d failures",
+		market, len(results), v.Equal, len(v.Allowed), len(v.Pending), len(v.Failures))
+	if len(v.Allowed) > 0 {
+		t.Logf("%s: allowed differences:\n  %s", market, strings.Join(v.Allowed, "\n  "))
+	}
+	if len(v.Pending) > 0 {
+		t.Logf("%s: known differences pending issue 22 core:\n  %s", market, strings.Join(v.Pending, "\n  "))
+	}
+	for _, f := range v.Failures {
+		t.Errorf("%s: %s", market, f)
+	}
+	return results
+}
+
+// compareParity compares every entry that has a golden, in the
+// marketplace's order.
+func compareParity(t *testing.T, market, marketJSON, response, list string, every bool) []parity.Result {
+	t.Helper()
+	allowed, err := parity.LoadAllowed(filepath.Join(parityDir, "allowed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,23 +106,128 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 			untried++
 			continue
 		}
-		results = append(results, parity.Compare(market, g, ours[e.Name], e, allowed))
+		results = append(results, parity.Compare(market, g, ours.Get(e.Name), e, allowed))
 	}
 	for name := range goldens {
 		if !isEntry[name] {
 			t.Errorf("%s: golden %s is not an entry of the marketplace: record them again", market, name)
 		}
 	}
-	v := pending.Judge(market, results)
-	t.Logf("%s: %d entries, %d with goldens: %d equal, %d allowed differences, %d pending issue 22 core, %d failures; %d not tried by Claude",
-		market, len(entries), len(results), v.Equal, len(v.Allowed), len(v.Pending), len(v.Failures), untried)
-	if len(v.Allowed) > 0 {
-		t.Logf("%s: allowed differences:\n  %s", market, strings.Join(v.Allowed, "\n  "))
+	t.Logf("%s: %d entries, %d with goldens, %d not tried by Claude (their repository was not brought here)",
+		market, len(entries), len(results), untried)
+	return results
+}
+
+// TestParityCorpus holds reasonix to Claude's goldens on the corpus
+// marketplaces (testdata/parity/goldens/OWNER__NAME): each is served by a
+// fake GitHub from its skeletons (testdata/parity/skeletons/OWNER__NAME;
+// the repositories reduced to the names that decide an inventory, with the
+// manifests the corpus holds read from REASONIX_CORPUS), installed with
+// `reasonix plugin install https://github.com/OWNER/NAME --yes
+// --allow-unpinned` (Claude installs unpinned entries too), and compared
+// entry by entry. It needs REASONIX_CORPUS, not the repositories. With
+// REASONIX_PARITY_MIRRORS naming the fetched repositories too, it also
+// installs from them and requires the same outcome of every entry: the
+// skeletons stand for the repositories. testdata/parity/README.md says how
+// to record goldens and skeletons again.
+func TestParityCorpus(t *testing.T) {
+	t.Parallel()
+	corpus := fakegithub.CorpusDir(t)
+	mirrors := os.Getenv(parity.MirrorsEnv)
+	dirs, err := os.ReadDir(parityGoldens)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(v.Pending) > 0 {
-		t.Logf("%s: known differences pending issue 22 core:\n  %s", market, strings.Join(v.Pending, "\n  "))
+	for _, d := range dirs {
+		market := d.Name()
+		if !d.IsDir() || market == "fixture" {
+			continue
+		}
+		t.Run(market, func(t *testing.T) {
+			t.Parallel()
+			mcorpus := filepath.Join(corpus, market)
+			skeletons, err := parity.ReadSkeletons(filepath.Join(parityDir, "skeletons", market))
+			if err != nil {
+				t.Fatalf("%v (write them: testdata/parity/README.md)", err)
+			}
+			resp, list := installCorpusMarket(t, market, mcorpus, func(gh *fakegithub.Server) map[string]string {
+				served, err := parity.Serve(gh, skeletons, mcorpus)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return served
+			})
+			results := checkParity(t, market, filepath.Join(mcorpus, "marketplace.json"), resp, list, false)
+			if mirrors == "" {
+				return
+			}
+			mresp, mlist := installCorpusMarket(t, market, mcorpus, func(gh *fakegithub.Server) map[string]string {
+				serveMirrors(t, gh, mirrors, skeletons)
+				return nil
+			})
+			real := compareParity(t, market, filepath.Join(mcorpus, "marketplace.json"), mresp, mlist, false)
+			for i := range results {
+				if !slices.Equal(results[i].Differences, real[i].Differences) || !slices.Equal(results[i].Allowed, real[i].Allowed) {
+					t.Errorf("%s: the skeleton is not faithful: from the skeletons %q %q, from the repositories %q %q",
+						results[i].Plugin, results[i].Differences, results[i].Allowed, real[i].Differences, real[i].Allowed)
+				}
+			}
+		})
 	}
-	for _, f := range v.Failures {
-		t.Errorf("%s: %s", market, f)
+}
+
+// installCorpusMarket serves one corpus marketplace with serve (which
+// returns the served commit of each pinned one, or nil), installs it with
+// reasonix and returns the install response and `plugin list --json`.
+func installCorpusMarket(t *testing.T, market, mcorpus string, serve func(*fakegithub.Server) map[string]string) (string, string) {
+	t.Helper()
+	gh := fakegithub.New(t)
+	served := serve(gh)
+	repo := strings.Replace(market, "__", "/", 1)
+	if served != nil {
+		doc, err := os.ReadFile(filepath.Join(mcorpus, "marketplace.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pinned := parity.RewritePins(doc, served); !bytes.Equal(pinned, doc) {
+			owner, name, _ := strings.Cut(repo, "/")
+			gh.Repo(owner, name).Commit("main", map[string]string{".claude-plugin/marketplace.json": string(pinned)})
+		}
+	}
+	home := t.TempDir()
+	inst := run(t, home, gh.Env(), "plugin", "install", "https://github.com/"+repo, "--yes", "--allow-unpinned")
+	if inst.code != 0 && inst.code != 1 {
+		t.Fatalf("install %s: exit %d\n%s\n%s", repo, inst.code, inst.stdout, inst.stderr)
+	}
+	list := run(t, home, nil, "plugin", "list", "--json")
+	if list.code != 0 {
+		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
+	}
+	return inst.stdout, list.stdout
+}
+
+// serveMirrors serves the real repositories the skeletons stand for, with
+// their history (repaired where the snapshot's HEAD lacks files).
+func serveMirrors(t *testing.T, gh *fakegithub.Server, mirrors string, skeletons []*parity.Skeleton) {
+	t.Helper()
+	done := map[string]bool{}
+	for _, s := range skeletons {
+		if done[s.Repo] {
+			continue
+		}
+		done[s.Repo] = true
+		g := parity.MirrorGitDir(context.Background(), mirrors, s.Repo)
+		if g == "" {
+			t.Fatalf("%s is not in %s", s.Repo, mirrors)
+		}
+		repaired := filepath.Join(t.TempDir(), "repaired.git")
+		if _, ok, err := parity.Repair(context.Background(), g, repaired); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			g = repaired
+		}
+		if _, err := gh.ImportGitDir(s.Repo, g); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -57,9 +57,26 @@ func items(in []wireItem, hooks bool) []Item {
 	return out
 }
 
+// OursSet is what reasonix made of a marketplace's entries.
+type OursSet struct {
+	byName map[string]*Ours
+	// refused is the error of a response that refused the whole
+	// marketplace (no actions): every entry is refused with it.
+	refused string
+}
+
+// Get is the outcome of entry name; nil when the plan had no action for
+// it.
+func (s OursSet) Get(name string) *Ours {
+	if s.refused != "" {
+		return &Ours{Name: name, Status: "refused", Reason: s.refused}
+	}
+	return s.byName[name]
+}
+
 // ReadOurs reads an install response and the `plugin list --json` after
-// it, by entry name.
-func ReadOurs(response, list []byte) (map[string]*Ours, error) {
+// it.
+func ReadOurs(response, list []byte) (OursSet, error) {
 	var resp struct {
 		Error   string `json:"error"`
 		Actions []struct {
@@ -75,10 +92,10 @@ func ReadOurs(response, list []byte) (map[string]*Ours, error) {
 		} `json:"actions"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
-		return nil, fmt.Errorf("reasonix install response: %w", err)
+		return OursSet{}, fmt.Errorf("reasonix install response: %w", err)
 	}
 	if len(resp.Actions) == 0 && resp.Error != "" {
-		return nil, fmt.Errorf("reasonix install refused the marketplace: %s", resp.Error)
+		return OursSet{refused: "the marketplace as a whole: " + resp.Error}, nil
 	}
 	out := map[string]*Ours{}
 	for _, a := range resp.Actions {
@@ -96,12 +113,12 @@ func ReadOurs(response, list []byte) (map[string]*Ours, error) {
 		} `json:"plugins"`
 	}
 	if err := json.Unmarshal(list, &listed); err != nil {
-		return nil, fmt.Errorf("reasonix plugin list --json: %w", err)
+		return OursSet{}, fmt.Errorf("reasonix plugin list --json: %w", err)
 	}
 	for _, p := range listed.Plugins {
 		if o := out[p.Name]; o != nil {
 			o.Listed, o.Enabled, o.DisplayName = true, p.Enabled, p.DisplayName
 		}
 	}
-	return out, nil
+	return OursSet{byName: out}, nil
 }
