@@ -195,7 +195,9 @@ type skeletonPlan struct {
 	verbatim             map[string]string
 }
 
-func (b *skeletonBuilder) gitDir(repo string) string { return parity.MirrorGitDir(b.ctx, b.mirrors, repo) }
+func (b *skeletonBuilder) gitDir(repo string) string {
+	return parity.MirrorGitDir(b.ctx, b.mirrors, repo)
+}
 
 func (b *skeletonBuilder) add(repo, gitDir, commit, ref string, roots []string, entry json.RawMessage, verbatim map[string]string) {
 	k := repo + "@" + commit
