@@ -58,9 +58,13 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if dir := os.Getenv(parity.ResultsEnv); dir != "" {
+		if err := parity.WriteResults(filepath.Join(dir, market+".json"), results); err != nil {
+			t.Fatal(err)
+		}
+	}
 	v := pending.Judge(market, results)
-	t.Logf("%s: %d entries with goldens: %d equal, %d allowed differences, %d pending issue 22 core, %d failures",
-		market, len(results), v.Equal, len(v.Allowed), len(v.Pending), len(v.Failures))
+	t.Logf("parity %s: %s; %d differences pending issue 22 core, %d failing", market, parity.Count(results), len(v.Pending), len(v.Failures))
 	if len(v.Allowed) > 0 {
 		t.Logf("%s: allowed differences:\n  %s", market, strings.Join(v.Allowed, "\n  "))
 	}

@@ -33,10 +33,13 @@ func (g *Golden) ClaudeInstalls() (bool, string) {
 // Result is the comparison of one entry with its golden: the differences
 // no rule allows, and those an allowed rule explains ("RULE: difference").
 type Result struct {
-	Marketplace string // the goldens' folder name
-	Plugin      string
-	Differences []string
-	Allowed     []string
+	Marketplace string `json:"marketplace"` // the goldens' folder name
+	Plugin      string `json:"plugin"`
+	// Claude and Reasonix say whether each installed it.
+	Claude      bool     `json:"claude"`
+	Reasonix    bool     `json:"reasonix"`
+	Differences []string `json:"differences,omitempty"`
+	Allowed     []string `json:"allowed,omitempty"`
 }
 
 // Compare holds reasonix's outcome for one entry (o; nil when its plan had
@@ -45,12 +48,14 @@ type Result struct {
 func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed) Result {
 	r := Result{Marketplace: market, Plugin: g.Plugin}
 	if o == nil {
+		r.Claude, _ = g.ClaudeInstalls()
 		r.Differences = []string{"reasonix planned no action for this entry"}
 		return r
 	}
 	o = allowed.dropClaudeDirItems(o, &r)
 	cIn, cWhy := g.ClaudeInstalls()
 	oIn := o.Installed()
+	r.Claude, r.Reasonix = cIn, oIn
 	switch {
 	case cIn && !oIn:
 		if allowed.lspOnlyBlocked(g, o) {
@@ -152,4 +157,46 @@ func oneLineCut(s string) string {
 		s = string(r[:160]) + "…"
 	}
 	return s
+}
+
+// Tally counts a marketplace's results for the parity table.
+type Tally struct {
+	Entries int // with a golden
+	// Both installed it: with the same inventory (Equal), the same but
+	// for allowed differences (EqualAllowed), or not (Different).
+	Both, Equal, EqualAllowed, Different int
+	// Only one installed it; Neither did.
+	OnlyClaude, OnlyReasonix, Neither int
+}
+
+// Count tallies results.
+func Count(results []Result) Tally {
+	var t Tally
+	for _, r := range results {
+		t.Entries++
+		switch {
+		case r.Claude && r.Reasonix:
+			t.Both++
+			switch {
+			case len(r.Differences) > 0:
+				t.Different++
+			case len(r.Allowed) > 0:
+				t.EqualAllowed++
+			default:
+				t.Equal++
+			}
+		case r.Claude:
+			t.OnlyClaude++
+		case r.Reasonix:
+			t.OnlyReasonix++
+		default:
+			t.Neither++
+		}
+	}
+	return t
+}
+
+func (t Tally) String() string {
+	return fmt.Sprintf("%d entries with goldens; installed by both %d (inventory equal %d, equal but for allowed differences %d, different %d); only Claude %d; only reasonix %d; neither %d",
+		t.Entries, t.Both, t.Equal, t.EqualAllowed, t.Different, t.OnlyClaude, t.OnlyReasonix, t.Neither)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -125,4 +126,21 @@ func (p Pending) Entries(market string) []PendingEntry {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Plugin < out[j].Plugin })
 	return out
+}
+
+// ResultsEnv names a folder the parity tests write every marketplace's
+// results into (MARKETPLACE.json), for reports and for drafting the
+// pending list.
+const ResultsEnv = "REASONIX_PARITY_RESULTS"
+
+// WriteResults writes results as indented JSON.
+func WriteResults(path string, results []Result) error {
+	data, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
 }

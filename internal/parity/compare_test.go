@@ -1,0 +1,153 @@
+package parity
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// allowedAll is an allowed-differences file naming every rule.
+func allowedFile(t *testing.T, rules ...string) Allowed {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"about": "test", "allowed": [`)
+	for i, r := range rules {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"rule": "` + r + `", "reason": "because"}`)
+	}
+	b.WriteString("]}")
+	p := filepath.Join(t.TempDir(), "allowed.json")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := LoadAllowed(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func golden(details *Details, mcp ...string) *Golden {
+	return &Golden{Plugin: "p", Listed: true, Enabled: true, Details: details, LoadedMCPServers: mcp}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	all := allowedFile(t, RuleClaudeDir, RuleRemotePath, RuleLSPOnly)
+	none := allowedFile(t)
+	rel := Entry{Name: "p", Kind: "relative", Path: "./p"}
+	skills := func(names ...string) *Details {
+		return &Details{Skills: names, Agents: []string{}, Hooks: []string{}, MCPServers: []string{}, LSPServers: []string{}}
+	}
+	installed := func(o Ours) *Ours { o.Name, o.Status, o.Listed, o.Enabled = "p", "installed", true, true; return &o }
+	tests := []struct {
+		name    string
+		g       *Golden
+		o       *Ours
+		e       Entry
+		allowed Allowed
+		diffs   []string
+		ok      []string // allowed differences, by prefix
+	}{
+		{name: "equal, skills and commands together", g: golden(skills("a", "c"), "srv"), e: rel, allowed: all,
+			o: installed(Ours{Skills: []Item{{Name: "a"}}, Commands: []Item{{Name: "c"}}, MCPServers: []Item{{Name: "srv"}}})},
+		{name: "a skill and a command of one name count twice", g: golden(skills("a", "a")), e: rel, allowed: all,
+			o: installed(Ours{Skills: []Item{{Name: "a"}}}), diffs: []string{"skills and commands only Claude has: a"}},
+		{name: "inventory differences", e: rel, allowed: all,
+			g: golden(&Details{Skills: []string{"a"}, Agents: []string{"top"}, Hooks: []string{"Stop"}, LSPServers: []string{"gopls"}}, "srv"),
+			o: installed(Ours{Skills: []Item{{Name: "b"}}, Agents: []Item{{Name: "top"}, {Name: "sub:deep"}},
+				Hooks: []Item{{Name: "Stop"}, {Name: "Stop"}, {Name: "PreToolUse"}}}),
+			diffs: []string{"LSP servers only Claude has: gopls", "MCP servers only Claude has: srv", "agents only reasonix has: sub:deep",
+				"hook events only reasonix has: PreToolUse", "skills and commands only Claude has: a", "skills and commands only reasonix has: b"}},
+		{name: "enabled and display name", e: rel, allowed: all,
+			g: &Golden{Plugin: "p", Listed: true, Enabled: false, DisplayName: "Nice", Details: skills()},
+			o: installed(Ours{}), diffs: []string{`display name: Claude "Nice", reasonix ""`, "enabled: Claude false, reasonix true"}},
+		{name: "Claude refuses at install", e: rel, allowed: all, g: &Golden{Plugin: "p", Install: Install{Exit: 1, Error: "bad manifest"}},
+			o: installed(Ours{}), diffs: []string{"verdict: Claude refuses it (install failed: bad manifest), reasonix installs it"}},
+		{name: "Claude fails to load", e: rel, allowed: all, g: &Golden{Plugin: "p", Listed: true, LoadErrors: []string{"Hook load failed: x"}, Details: skills()},
+			o: installed(Ours{}), diffs: []string{"verdict: Claude refuses it (failed to load: Hook load failed: x), reasonix installs it"}},
+		{name: "a missing declared path is no refusal", e: rel, allowed: all,
+			g: &Golden{Plugin: "p", Listed: true, Enabled: true, LoadErrors: []string{"Path not found: x (commands)"}, Details: skills()},
+			o: &Ours{Name: "p", Status: "blocked", Reason: "does not exist"}, diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "both refuse", e: rel, allowed: all, g: &Golden{Plugin: "p", Install: Install{Exit: 1}}, o: &Ours{Name: "p", Status: "blocked"}},
+		{name: "no action", e: rel, allowed: all, g: golden(skills()), diffs: []string{"reasonix planned no action for this entry"}},
+		{name: ".claude/ fallbacks allowed", e: rel, allowed: all, g: golden(skills("a")),
+			o: installed(Ours{Skills: []Item{{Name: "a", Path: "skills/a"}, {Name: "f", Path: ".claude/skills/f"}},
+				Hooks: []Item{{Name: "Stop", Path: ".claude/settings.json"}}}),
+			ok: []string{RuleClaudeDir + ": reasonix also has skill f", RuleClaudeDir + ": reasonix also has hook Stop"}},
+		{name: ".claude/ fallbacks not allowed without the rule", e: rel, allowed: none, g: golden(skills("a")),
+			o:     installed(Ours{Skills: []Item{{Name: "a", Path: "skills/a"}, {Name: "f", Path: ".claude/skills/f"}}}),
+			diffs: []string{"skills and commands only reasonix has: f"}},
+		{name: "path on a github entry allowed", e: Entry{Name: "p", Kind: "github", Repo: "o/r", Path: "plugins/p"}, allowed: all,
+			g: golden(skills("root-skill")), o: installed(Ours{Skills: []Item{{Name: "p-skill"}}}),
+			ok: []string{RuleRemotePath + ": skills and commands only Claude has", RuleRemotePath + ": skills and commands only reasonix has"}},
+		{name: "path on a git-subdir entry is no excuse", e: Entry{Name: "p", Kind: "git-subdir", Repo: "o/r", Path: "plugins/p"}, allowed: all,
+			g: golden(skills("a")), o: installed(Ours{}), diffs: []string{"skills and commands only Claude has: a"}},
+		{name: "LSP-only blocked allowed", e: rel, allowed: all,
+			g: golden(&Details{LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked", Reason: "LSP only"},
+			ok: []string{RuleLSPOnly + ": Claude installs it, reasonix blocked it"}},
+		{name: "blocked with skills is no LSP-only plugin", e: rel, allowed: all,
+			g: golden(&Details{Skills: []string{"a"}, LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked"},
+			diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "LSP-only blocked not allowed without the rule", e: rel, allowed: none,
+			g: golden(&Details{LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked"},
+			diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Compare("m", tc.g, tc.o, tc.e, tc.allowed)
+			if !reflect.DeepEqual(r.Differences, tc.diffs) && (len(r.Differences) > 0 || len(tc.diffs) > 0) {
+				t.Errorf("differences\n got %q\nwant %q", r.Differences, tc.diffs)
+			}
+			if len(r.Allowed) != len(tc.ok) {
+				t.Fatalf("allowed %q, want %d starting %q", r.Allowed, len(tc.ok), tc.ok)
+			}
+			for i, p := range tc.ok {
+				if !strings.HasPrefix(r.Allowed[i], p) {
+					t.Errorf("allowed[%d] = %q, want prefix %q", i, r.Allowed[i], p)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadAllowedRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, doc, err string }{
+		{"unknown rule", `{"allowed": [{"rule": "anything-goes", "reason": "x"}]}`, `unknown rule "anything-goes"`},
+		{"no reason", `{"allowed": [{"rule": "lsp-only-blocked", "reason": " "}]}`, "has no reason"},
+		{"twice", `{"allowed": [{"rule": "lsp-only-blocked", "reason": "x"}, {"rule": "lsp-only-blocked", "reason": "y"}]}`, "twice"},
+		{"unknown field", `{"allowed": [], "extra": 1}`, "unknown field"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "a.json")
+			if err := os.WriteFile(p, []byte(tc.doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadAllowed(p); err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestCount(t *testing.T) {
+	t.Parallel()
+	got := Count([]Result{
+		{Claude: true, Reasonix: true},
+		{Claude: true, Reasonix: true, Allowed: []string{"x"}},
+		{Claude: true, Reasonix: true, Differences: []string{"x"}},
+		{Claude: true},
+		{Reasonix: true},
+		{},
+	})
+	want := Tally{Entries: 6, Both: 3, Equal: 1, EqualAllowed: 1, Different: 1, OnlyClaude: 1, OnlyReasonix: 1, Neither: 1}
+	if got != want {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
