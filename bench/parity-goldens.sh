@@ -14,20 +14,28 @@
 # HEAD lacks files (fetch leaves out files of 4 MiB and more) cannot be
 # cloned; it is served as `sidebyside repair` rewrites it (one commit, the
 # missing files replaced by placeholders), and its goldens' source says so.
+# Then it writes the marketplace's skeletons (`sidebyside skeletons`), which
+# the corpus parity test serves in place of the repositories.
 #
 # Usage: bench/parity-goldens.sh [--corpus DIR] [--mirrors DIR] [--goldens DIR]
+#                                [--skeletons DIR] [--skeletons-only]
 #                                [--claude-bin PATH] [OWNER__REPO…]
 #   defaults: --corpus ../shared/corpus, --mirrors /work/.mirror,
-#             --goldens cmd/reasonix/testdata/parity/goldens, every marketplace
+#             --goldens cmd/reasonix/testdata/parity/goldens,
+#             --skeletons cmd/reasonix/testdata/parity/skeletons, every marketplace
+#   --skeletons-only   write the skeletons only (no Claude)
 set -euo pipefail
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=$REPO_ROOT/../shared/corpus MIRRORS=/work/.mirror GOLDENS=$REPO_ROOT/cmd/reasonix/testdata/parity/goldens
+SKELETONS=$REPO_ROOT/cmd/reasonix/testdata/parity/skeletons SKELETONS_ONLY=0
 CLAUDE_BIN=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --corpus) CORPUS=${2:?}; shift 2 ;;
     --mirrors) MIRRORS=${2:?}; shift 2 ;;
     --goldens) GOLDENS=${2:?}; shift 2 ;;
+    --skeletons) SKELETONS=${2:?}; shift 2 ;;
+    --skeletons-only) SKELETONS_ONLY=1; shift ;;
     --claude-bin) CLAUDE_BIN=(--claude-bin "${2:?}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
@@ -56,6 +64,10 @@ for m in "${markets[@]}"; do
   repo=${m/__//}
   g=$(gitdir "$repo")
   if [ -z "$g" ]; then echo "== $m: repository not brought here ($MIRRORS/${repo/\//+}); skipped" >&2; continue; fi
+  if [ "$SKELETONS_ONLY" = 1 ]; then
+    "$TMP/sidebyside" skeletons -corpus "$CORPUS" -market "$m" -mirrors "$MIRRORS" -out "$SKELETONS/$m" || rc=1
+    continue
+  fi
   head=$(git --git-dir="$g" rev-parse HEAD)
   label=$repo@$head
   served=$(  "$TMP/sidebyside" repair -git-dir "$g" -out "$TMP/${repo/\//+}.git")
@@ -74,5 +86,6 @@ for m in "${markets[@]}"; do
   echo "== $m: serving $(( ${#bares[@]} / 2 )) repositories" >&2
   "$REPO_ROOT/bench/claude-side-by-side.sh" --goldens "$GOLDENS/$m" --real "$repo" --source-label "$label" \
     "${bares[@]}" ${CLAUDE_BIN[@]+"${CLAUDE_BIN[@]}"} || rc=1
+  "$TMP/sidebyside" skeletons -corpus "$CORPUS" -market "$m" -mirrors "$MIRRORS" -out "$SKELETONS/$m" || rc=1
 done
 exit "$rc"

@@ -152,7 +152,7 @@ func TestParityCorpus(t *testing.T) {
 			mcorpus := filepath.Join(corpus, market)
 			skeletons, err := parity.ReadSkeletons(filepath.Join(parityDir, "skeletons", market))
 			if err != nil {
-				t.Fatalf("%v (write them: testdata/parity/README.md)", err)
+				t.Fatalf("%v (write them: bench/parity-goldens.sh --skeletons-only MARKETPLACE; testdata/parity/README.md)", err)
 			}
 			resp, list := installCorpusMarket(t, market, mcorpus, func(gh *fakegithub.Server) map[string]string {
 				served, err := parity.Serve(gh, skeletons, mcorpus)
