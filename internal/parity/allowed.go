@@ -1,10 +1,7 @@
 package parity
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -38,10 +35,6 @@ type Allowed struct {
 // "reason"}…]}. An unknown rule, a rule twice or one without a reason is
 // an error.
 func LoadAllowed(path string) (Allowed, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Allowed{}, fmt.Errorf("allowed differences: %w", err)
-	}
 	var doc struct {
 		About   string `json:"about"`
 		Allowed []struct {
@@ -49,10 +42,8 @@ func LoadAllowed(path string) (Allowed, error) {
 			Reason string `json:"reason"`
 		} `json:"allowed"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return Allowed{}, fmt.Errorf("allowed differences %s: %w", path, err)
+	if err := readStrict(path, &doc); err != nil {
+		return Allowed{}, fmt.Errorf("allowed differences: %w", err)
 	}
 	a := Allowed{reasons: map[string]string{}}
 	for i, r := range doc.Allowed {

@@ -116,15 +116,9 @@ func ReadGoldens(dir string) (map[string]*Golden, error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("read golden: %w", err)
-		}
 		var g Golden
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&g); err != nil {
-			return nil, fmt.Errorf("golden %s: %w", p, err)
+		if err := readStrict(p, &g); err != nil {
+			return nil, fmt.Errorf("read golden: %w", err)
 		}
 		if FileName(g.Plugin) != e.Name() {
 			return nil, fmt.Errorf("golden %s: holds plugin %q, so it should be named %s", p, g.Plugin, FileName(g.Plugin))
@@ -174,6 +168,24 @@ func WriteGoldens(dir string, goldens []*Golden, entries []string) error {
 				return fmt.Errorf("write goldens: %w", err)
 			}
 		}
+	}
+	return nil
+}
+
+// readStrict decodes the JSON file at path into v; an unknown field, or
+// anything after the document, is an error naming the file.
+func readStrict(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%s: more than one JSON document", path)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package parity
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,18 +31,12 @@ func pendingKey(market, plugin string) string { return market + "\x00" + plugin 
 
 // LoadPending reads the pending list: {"about", "pending": [PendingEntry…]}.
 func LoadPending(path string) (Pending, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Pending{}, fmt.Errorf("pending differences: %w", err)
-	}
 	var doc struct {
 		About   string         `json:"about"`
 		Pending []PendingEntry `json:"pending"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
-		return Pending{}, fmt.Errorf("pending differences %s: %w", path, err)
+	if err := readStrict(path, &doc); err != nil {
+		return Pending{}, fmt.Errorf("pending differences: %w", err)
 	}
 	p := Pending{byKey: map[string]PendingEntry{}}
 	for i, e := range doc.Pending {

@@ -253,15 +253,9 @@ func ReadSkeletons(dir string) ([]*Skeleton, error) {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("read skeleton: %w", err)
-		}
 		var s Skeleton
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&s); err != nil {
-			return nil, fmt.Errorf("skeleton %s: %w", e.Name(), err)
+		if err := readStrict(filepath.Join(dir, e.Name()), &s); err != nil {
+			return nil, fmt.Errorf("read skeleton: %w", err)
 		}
 		for p := range s.Files {
 			if !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p {
