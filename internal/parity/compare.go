@@ -36,10 +36,13 @@ type Result struct {
 	Marketplace string `json:"marketplace"` // the goldens' folder name
 	Plugin      string `json:"plugin"`
 	// Claude and Reasonix say whether each installed it.
-	Claude      bool     `json:"claude"`
-	Reasonix    bool     `json:"reasonix"`
-	Differences []string `json:"differences,omitempty"`
-	Allowed     []string `json:"allowed,omitempty"`
+	Claude   bool `json:"claude"`
+	Reasonix bool `json:"reasonix"`
+	// ClaudeError and ReasonixError say why one did not install it.
+	ClaudeError   string   `json:"claudeError,omitempty"`
+	ReasonixError string   `json:"reasonixError,omitempty"`
+	Differences   []string `json:"differences,omitempty"`
+	Allowed       []string `json:"allowed,omitempty"`
 }
 
 // Compare holds reasonix's outcome for one entry (o; nil when its plan had
@@ -56,6 +59,10 @@ func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed) Result
 	cIn, cWhy := g.ClaudeInstalls()
 	oIn := o.Installed()
 	r.Claude, r.Reasonix = cIn, oIn
+	r.ClaudeError = cWhy
+	if !oIn {
+		r.ReasonixError = o.Status + ": " + o.Reason
+	}
 	switch {
 	case cIn && !oIn:
 		if allowed.lspOnlyBlocked(g, o) {
