@@ -146,7 +146,7 @@ if [ -n "$LOCAL" ]; then
   [ -f "$LOCAL/.claude-plugin/marketplace.json" ] || { echo "--local $LOCAL: no .claude-plugin/marketplace.json there" >&2; exit 2; }
   LOCAL=$(cd "$LOCAL" && pwd)
 fi
-if [ -n "$GOLDENS" ]; then mkdir -p "$GOLDENS" && GOLDENS=$(cd "$GOLDENS" && pwd); fi
+[ -z "$GOLDENS" ] || GOLDENS=$(realpath -m "$GOLDENS") # made when a golden is written
 # --real and --local run inside a network namespace whose only interface is
 # loopback: build first (go may need the network), then re-run this script in there.
 if [ -n "$REAL$LOCAL" ] && [ "$NETNS" = 1 ] && [ -z "${SIDEBYSIDE_IN_NETNS:-}" ]; then

@@ -134,7 +134,8 @@ func ReadGoldens(dir string) (map[string]*Golden, error) {
 // WriteGoldens writes goldens into dir, one file each, and removes the
 // goldens there of plugins that are not entries of the marketplace any more
 // (entries), so the folder never keeps a recording of a vanished entry. A
-// golden of an entry this run did not try is left as it was.
+// golden of an entry this run did not try is left as it was. A folder left
+// without goldens is removed: the tests read every folder as a marketplace.
 func WriteGoldens(dir string, goldens []*Golden, entries []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write goldens: %w", err)
@@ -162,11 +163,19 @@ func WriteGoldens(dir string, goldens []*Golden, entries []string) error {
 	if err != nil {
 		return fmt.Errorf("write goldens: %w", err)
 	}
+	kept := 0
 	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !isEntry[e.Name()] {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("write goldens: %w", err)
-			}
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || isEntry[e.Name()] {
+			kept++
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write goldens: %w", err)
+		}
+	}
+	if kept == 0 {
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("write goldens: %w", err)
 		}
 	}
 	return nil

@@ -119,3 +119,14 @@ func TestReadOurs(t *testing.T) {
 		t.Error("a response that is not JSON was read")
 	}
 }
+
+func TestWriteGoldensLeavesNoEmptyFolder(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "m")
+	if err := WriteGoldens(dir, nil, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("an empty goldens folder stayed: %v", err)
+	}
+}
