@@ -52,6 +52,10 @@
 //	    own and its remote entries' brought here) that the corpus parity
 //	    test serves in their place (see skeletons.go, internal/parity).
 //
+//	sidebyside paritytable -results DIR
+//	    prints the parity table of issue 22 from the results the parity
+//	    tests write with REASONIX_PARITY_RESULTS=DIR (see paritytable.go).
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -90,6 +94,8 @@ func main() {
 		err = repairCmd(os.Args[2:], os.Stdout)
 	case "skeletons":
 		err = skeletonsCmd(os.Args[2:], os.Stdout)
+	case "paritytable":
+		err = parityTableCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -115,6 +121,7 @@ func usage() {
 		"       sidebyside goldens -market FILE -claude-logs DIR -list FILE -claude-version V -source S -harness CMD -add CMD -out DIR [-placeholder OLD=NEW…]\n"+
 		"       sidebyside repair -git-dir GITDIR -out NEWGITDIR\n"+
 		"       sidebyside skeletons -corpus DIR -market OWNER__NAME -mirrors DIR -out DIR\n"+
+		"       sidebyside paritytable -results DIR\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }
