@@ -63,7 +63,9 @@ func parityTableCmd(args []string, stdout io.Writer) error {
 	for k := range kinds {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return kinds[keys[i]] > kinds[keys[j]] || kinds[keys[i]] == kinds[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return kinds[keys[i]] > kinds[keys[j]] || kinds[keys[i]] == kinds[keys[j]] && keys[i] < keys[j]
+	})
 	fmt.Fprintln(stdout, "\n| difference | entries |\n|---|---:|")
 	for _, k := range keys {
 		fmt.Fprintf(stdout, "| %s | %d |\n", k, kinds[k])
