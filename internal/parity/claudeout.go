@@ -199,3 +199,13 @@ func (p Placeholders) Apply(s string) string {
 	}
 	return tempID.ReplaceAllString(s, "temp_<id>")
 }
+
+// harnessFailure matches install failures that say the harness could not
+// serve the entry (a pinned commit or an object the fetched snapshot
+// lacks, a repository not served), not what Claude makes of the plugin.
+var harnessFailure = regexp.MustCompile(`not our ref|unable to read [0-9a-f]{40}|repository corruption|reference is not a tree|` +
+	`[Rr]epository not found|repository '[^']*' not found|Could not resolve host|Failed to connect|Connection refused`)
+
+// HarnessFailure reports whether an install failure message is the
+// harness's (see harnessFailure): no golden is recorded for it.
+func HarnessFailure(msg string) bool { return harnessFailure.MatchString(msg) }

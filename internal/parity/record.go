@@ -28,6 +28,10 @@ type Recording struct {
 	Placeholders Placeholders
 }
 
+// ErrHarness is the error of an entry Claude could not install because the
+// harness could not serve it: it gets no golden.
+var ErrHarness = errors.New("not recorded: the harness could not serve it")
+
 // Tried reports whether the run tried to install plugin.
 func (r *Recording) Tried(plugin string) bool {
 	_, err := os.Stat(filepath.Join(r.Logs, plugin+".rc"))
@@ -42,6 +46,9 @@ func (r *Recording) Golden(plugin string) (*Golden, error) {
 		return nil, err
 	}
 	inst := ParseInstall(plugin, exit, out)
+	if inst.Exit != 0 && HarnessFailure(inst.Error) {
+		return nil, fmt.Errorf("%w: %s: %s", ErrHarness, plugin, r.Placeholders.Apply(inst.Error))
+	}
 	g := &Golden{
 		Plugin: plugin, Marketplace: r.Marketplace, Claude: r.Claude, Source: r.Source, Harness: r.Harness,
 		Commands: []string{r.AddCommand, "claude plugin install " + id},

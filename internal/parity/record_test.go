@@ -1,6 +1,7 @@
 package parity
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -128,5 +129,28 @@ func TestWriteGoldensLeavesNoEmptyFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("an empty goldens folder stayed: %v", err)
+	}
+}
+
+func TestHarnessFailureGetsNoGolden(t *testing.T) {
+	t.Parallel()
+	logs := t.TempDir()
+	for name, content := range map[string]string{
+		"pinned.rc": "1", "pinned.log": "Failed to install plugin \"pinned@m\": Failed to checkout commit 09a0: fatal: remote error: upload-pack: not our ref 09a0",
+		"big.rc": "1", "big.log": "Failed to install plugin \"big@m\": remote: fatal: unable to read ea3192e8ec5112eb8b4f2a7bde5d13bbb95e6ac0",
+		"real.rc": "1", "real.log": "Failed to install plugin \"real@m\": Validation errors: agents: Invalid input",
+	} {
+		if err := os.WriteFile(filepath.Join(logs, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &Recording{Marketplace: "m", Logs: logs}
+	for _, p := range []string{"pinned", "big"} {
+		if _, err := rec.Golden(p); !errors.Is(err, ErrHarness) {
+			t.Errorf("%s: %v, want ErrHarness", p, err)
+		}
+	}
+	if g, err := rec.Golden("real"); err != nil || g.Install.Exit != 1 {
+		t.Errorf("a refusal of Claude's own: %+v %v", g, err)
 	}
 }
