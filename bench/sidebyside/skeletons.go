@@ -141,6 +141,10 @@ func skeletonsCmd(args []string, stdout io.Writer) error {
 	files, size := 0, 0
 	for _, k := range keys {
 		sk, err := b.byKey[k].build(ctx)
+		if errors.Is(err, errIncomplete) {
+			notHere = append(notHere, fmt.Sprint(err))
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -159,6 +163,9 @@ func skeletonsCmd(args []string, stdout io.Writer) error {
 		*market, len(keys), files, size, strings.Join(notHere, ", "))
 	return nil
 }
+
+// errIncomplete is a snapshot that lacks a file a skeleton needs.
+var errIncomplete = errors.New("incomplete snapshot")
 
 // corpusFiles reads SOURCE.txt's "ORIGINAL -> SAVED" lines: the files the
 // corpus holds verbatim, by their path in the repository.
@@ -368,6 +375,11 @@ func (p *skeletonPlan) file(ctx context.Context, name, mode, sha string) (parity
 	}
 	if saved, ok := p.verbatim[name]; ok {
 		return parity.SkeletonFile{Corpus: saved}, nil
+	}
+	if _, err := parity.Git(ctx, p.gitDir, nil, "cat-file", "-e", sha); err != nil {
+		// Fetch leaves out files of 4 MiB and more: Claude could not
+		// clone this commit either, so its entries have no golden.
+		return parity.SkeletonFile{}, fmt.Errorf("%w: %s@%s lacks %s", errIncomplete, p.repo, p.commit, name)
 	}
 	cmd := exec.CommandContext(ctx, "git", "--git-dir", p.gitDir, "cat-file", "blob", sha)
 	data, err := cmd.Output()
