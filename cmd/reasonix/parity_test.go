@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,6 +70,9 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 	if len(v.Allowed) > 0 {
 		t.Logf("%s: allowed differences:\n  %s", market, strings.Join(v.Allowed, "\n  "))
 	}
+	if len(v.Unseen) > 0 {
+		t.Logf("%s: reasonix items from declared files, which claude plugin details cannot show:\n  %s", market, strings.Join(v.Unseen, "\n  "))
+	}
 	if len(v.Pending) > 0 {
 		t.Logf("%s: known differences pending issue 22 core:\n  %s", market, strings.Join(v.Pending, "\n  "))
 	}
@@ -110,7 +115,8 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 			untried++
 			continue
 		}
-		results = append(results, parity.Compare(market, g, ours.Get(e.Name), e, allowed))
+		o := ours.Get(e.Name)
+		results = append(results, parity.Compare(market, g, o, e, allowed, detailsBlind(t, o, e)))
 	}
 	for name := range goldens {
 		if !isEntry[name] {
@@ -120,6 +126,21 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 	t.Logf("%s: %d entries, %d with goldens, %d not tried by Claude (their repository was not brought here)",
 		market, len(entries), len(results), untried)
 	return results
+}
+
+// detailsBlind reads the command and agent files the installed plugin's
+// manifest and its entry declare one by one, which `claude plugin details`
+// cannot show (parity.DetailsBlind).
+func detailsBlind(t *testing.T, o *parity.Ours, e parity.Entry) parity.DetailsBlind {
+	t.Helper()
+	if o == nil || o.Root == "" {
+		return nil
+	}
+	manifest, err := os.ReadFile(filepath.Join(o.Root, ".claude-plugin", "plugin.json"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return parity.DeclaredFiles(manifest, e.Raw)
 }
 
 // TestParityCorpus holds reasonix to Claude's goldens on the corpus

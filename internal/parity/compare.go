@@ -43,19 +43,23 @@ type Result struct {
 	ReasonixError string   `json:"reasonixError,omitempty"`
 	Differences   []string `json:"differences,omitempty"`
 	Allowed       []string `json:"allowed,omitempty"`
+	// Unseen are reasonix's items from declared command and agent files,
+	// which `claude plugin details` cannot show (DetailsBlind).
+	Unseen []string `json:"unseen,omitempty"`
 }
 
 // Compare holds reasonix's outcome for one entry (o; nil when its plan had
 // no action for it) to Claude's golden g. e is the entry; allowed the rules
-// that may explain a difference.
-func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed) Result {
+// that may explain a difference; blind the declared files details cannot
+// show.
+func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed, blind DetailsBlind) Result {
 	r := Result{Marketplace: market, Plugin: g.Plugin}
 	if o == nil {
 		r.Claude, _ = g.ClaudeInstalls()
 		r.Differences = []string{"reasonix planned no action for this entry"}
 		return r
 	}
-	o = allowed.dropClaudeDirItems(o, &r)
+	o = blind.hide(allowed.dropClaudeDirItems(o, &r), &r)
 	cIn, cWhy := g.ClaudeInstalls()
 	oIn := o.Installed()
 	r.Claude, r.Reasonix = cIn, oIn

@@ -99,7 +99,7 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare("m", tc.g, tc.o, tc.e, tc.allowed)
+			r := Compare("m", tc.g, tc.o, tc.e, tc.allowed, nil)
 			if !reflect.DeepEqual(r.Differences, tc.diffs) && (len(r.Differences) > 0 || len(tc.diffs) > 0) {
 				t.Errorf("differences\n got %q\nwant %q", r.Differences, tc.diffs)
 			}

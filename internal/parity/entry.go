@@ -21,6 +21,8 @@ type Entry struct {
 	Repo, Path, SHA string
 	// Strict is false only for an entry that says "strict": false.
 	Strict bool
+	// Raw is the entry as the marketplace writes it.
+	Raw json.RawMessage
 }
 
 // Unpinned reports whether a url, github or git-subdir entry names no sha.
@@ -42,21 +44,29 @@ func ReadMarketplace(path string) (string, []Entry, error) {
 func ParseMarketplace(where string, data []byte) (string, []Entry, error) {
 	var doc struct {
 		Name    string `json:"name"`
-		Plugins []struct {
-			Name   string          `json:"name"`
-			Source json.RawMessage `json:"source"`
-			Strict *bool           `json:"strict"`
-		} `json:"plugins"`
+		Plugins []json.RawMessage `json:"plugins"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return "", nil, fmt.Errorf("marketplace %s: %w", where, err)
+	}
+	type entryDoc struct {
+		Name   string          `json:"name"`
+		Source json.RawMessage `json:"source"`
+		Strict *bool           `json:"strict"`
+		Raw    json.RawMessage `json:"-"`
+	}
+	plugins := make([]entryDoc, len(doc.Plugins))
+	for i, raw := range doc.Plugins {
+		// A malformed entry is still an entry (Kind "?").
+		_ = json.Unmarshal(raw, &plugins[i])
+		plugins[i].Raw = raw
 	}
 	if doc.Name == "" {
 		return "", nil, fmt.Errorf("marketplace %s: no name", where)
 	}
 	out := make([]Entry, 0, len(doc.Plugins))
-	for _, p := range doc.Plugins {
-		e := Entry{Name: p.Name, Kind: "?", Strict: p.Strict == nil || *p.Strict}
+	for _, p := range plugins {
+		e := Entry{Name: p.Name, Kind: "?", Strict: p.Strict == nil || *p.Strict, Raw: p.Raw}
 		var rel string
 		var obj struct {
 			Source string `json:"source"`

@@ -12,8 +12,8 @@ import (
 type Ours struct {
 	Name string
 	// Status is the action's status (installed, blocked, skipped…);
-	// Reason its error.
-	Status, Reason string
+	// Reason its error; Root where it was installed.
+	Status, Reason, Root string
 	Skills         []Item
 	Commands       []Item
 	Agents         []Item
@@ -81,6 +81,7 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 		Error   string `json:"error"`
 		Actions []struct {
 			Name       string     `json:"name"`
+			Root       string     `json:"root"`
 			Status     string     `json:"status"`
 			Error      string     `json:"error"`
 			Skills     []wireItem `json:"skills"`
@@ -100,7 +101,7 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 	out := map[string]*Ours{}
 	for _, a := range resp.Actions {
 		out[a.Name] = &Ours{
-			Name: a.Name, Status: a.Status, Reason: a.Error,
+			Name: a.Name, Status: a.Status, Reason: a.Error, Root: a.Root,
 			Skills: items(a.Skills, false), Commands: items(a.Commands, false), Agents: items(a.Agents, false),
 			Hooks: items(a.Hooks, true), MCPServers: items(a.MCPServers, false), LSPServers: items(a.LSPServers, false),
 		}

@@ -68,7 +68,9 @@ type Verdict struct {
 	// allowed ones; Equal counts entries without any difference.
 	Pending []string
 	Allowed []string
-	Equal   int
+	// Unseen are reasonix's items details cannot show (DetailsBlind).
+	Unseen []string
+	Equal  int
 }
 
 // Judge weighs one marketplace's results against the pending list.
@@ -79,6 +81,9 @@ func (p Pending) Judge(market string, results []Result) Verdict {
 		compared[r.Plugin] = true
 		for _, a := range r.Allowed {
 			v.Allowed = append(v.Allowed, fmt.Sprintf("%s: allowed %s", r.Plugin, a))
+		}
+		for _, u := range r.Unseen {
+			v.Unseen = append(v.Unseen, r.Plugin+": "+u)
 		}
 		pend, listed := p.byKey[pendingKey(market, r.Plugin)]
 		switch {
