@@ -151,3 +151,23 @@ func TestCount(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }
+
+func TestDetailsBlind(t *testing.T) {
+	t.Parallel()
+	blind := DeclaredFiles([]byte(`{"commands":["./commands/a.md","./more"],"agents":"./x/ag.md"}`),
+		[]byte(`{"name":"p","commands":{"named":{"source":"./c/named.md"}},"skills":["./skills/s.md"]}`))
+	want := DetailsBlind{"commands/a.md": true, "x/ag.md": true, "c/named.md": true}
+	if !reflect.DeepEqual(blind, want) {
+		t.Fatalf("blind %v, want %v", blind, want)
+	}
+	o := &Ours{Name: "p", Status: "installed", Listed: true, Enabled: true,
+		Commands: []Item{{Name: "a", Path: "commands/a.md"}, {Name: "b", Path: "commands/b.md"}},
+		Agents:   []Item{{Name: "ag", Path: "x/ag.md"}}}
+	r := Compare("m", golden(&Details{}), o, Entry{Kind: "relative"}, Allowed{}, blind)
+	if strings.Join(r.Differences, "|") != "skills and commands only reasonix has: b" || len(r.Unseen) != 2 {
+		t.Fatalf("differences %q unseen %q", r.Differences, r.Unseen)
+	}
+	if DeclaredFiles(nil, []byte("not json")) == nil {
+		t.Fatal("nil set")
+	}
+}
