@@ -76,6 +76,8 @@
 #                          its remote entries go to the fake when --bare/--mirrors serve them
 #   --source-label TEXT    how the goldens name the marketplace's source (default:
 #                          OWNER/NAME@COMMIT served, or the --local folder)
+#   --harness-label TEXT   how the goldens name the command that recorded them
+#                          (default: this script's command line)
 # Exit status: 0 when both sides installed every plugin, 1 otherwise (the
 # table is printed either way), 2 on usage errors. With --goldens: 0 when
 # every golden was written.
@@ -92,7 +94,7 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
-REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL=
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL= HARNESS_LABEL=
 BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -114,6 +116,7 @@ while [ $# -gt 0 ]; do
     --goldens) GOLDENS=${2:?}; shift 2 ;;
     --local) LOCAL=${2:?}; shift 2 ;;
     --source-label) SOURCE_LABEL=${2:?}; shift 2 ;;
+    --harness-label) HARNESS_LABEL=${2:?}; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -664,6 +667,7 @@ write_goldens() {
   local harness added=$1
   [ -z "$LOCAL" ] || added=$2
   harness="$(realpath --relative-to="$REPO_ROOT" "$0") $(printf '%q ' "${ORIG_ARGS[@]}")"
+  [ -z "$HARNESS_LABEL" ] || harness=$HARNESS_LABEL
   local ph=(-placeholder "$CLAUDE_HOME=<home>" -placeholder "$WORK=<work>")
   [ -z "$LOCAL" ] || ph+=(-placeholder "$LOCAL=<marketplace>")
   [ -z "$FAKE_URL" ] || ph+=(-placeholder "$FAKE_URL=https://github.com")

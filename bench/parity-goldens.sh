@@ -85,6 +85,7 @@ for m in "${markets[@]}"; do
     sed -e 's#^https://github.com/##' -e 's#\.git$##' | grep -E '^[^/:]+/[^/]+$' | sort -u)
   echo "== $m: serving $(( ${#bares[@]} / 2 )) repositories" >&2
   "$REPO_ROOT/bench/claude-side-by-side.sh" --goldens "$GOLDENS/$m" --real "$repo" --source-label "$label" \
+    --harness-label "bench/parity-goldens.sh $m (Claude: ${CLAUDE_BIN[1]:-npm}; repositories: $MIRRORS)" \
     "${bares[@]}" ${CLAUDE_BIN[@]+"${CLAUDE_BIN[@]}"} || rc=1
   "$TMP/sidebyside" skeletons -corpus "$CORPUS" -market "$m" -mirrors "$MIRRORS" -out "$SKELETONS/$m" || rc=1
 done
