@@ -43,7 +43,7 @@ func ReadMarketplace(path string) (string, []Entry, error) {
 // names the document in errors.
 func ParseMarketplace(where string, data []byte) (string, []Entry, error) {
 	var doc struct {
-		Name    string `json:"name"`
+		Name    string            `json:"name"`
 		Plugins []json.RawMessage `json:"plugins"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {

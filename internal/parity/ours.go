@@ -14,12 +14,12 @@ type Ours struct {
 	// Status is the action's status (installed, blocked, skipped…);
 	// Reason its error; Root where it was installed.
 	Status, Reason, Root string
-	Skills         []Item
-	Commands       []Item
-	Agents         []Item
-	Hooks          []Item // Name is the hook's event
-	MCPServers     []Item
-	LSPServers     []Item
+	Skills               []Item
+	Commands             []Item
+	Agents               []Item
+	Hooks                []Item // Name is the hook's event
+	MCPServers           []Item
+	LSPServers           []Item
 	// Listed says `plugin list --json` lists it; Enabled and DisplayName
 	// are what it says.
 	Listed      bool
