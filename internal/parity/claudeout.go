@@ -27,16 +27,23 @@ var detailsSuffixes = []string{
 
 // DetailsOutput is what `claude plugin details NAME@MARKET` says.
 type DetailsOutput struct {
+	// Name is the name Claude loaded the plugin under: its manifest's,
+	// which need not be the entry's.
+	Name        string
 	DisplayName string
 	Version     string
 	Details     Details
 }
 
-// ParseDetails reads the output of `claude plugin details` for plugin.
-// Its header is "NAME[ VERSION]" or "DISPLAY (NAME)[ VERSION]"; its
-// "Component inventory" lists names joined by ", ". A count that does not
-// match the names read is an error (a name holding ", " would do that)
-// rather than a golden that quietly lies.
+// detailsHeader is "DISPLAY (NAME)[ VERSION]"; without a display name the
+// header is "NAME[ VERSION]". Plugin names and versions hold no spaces.
+var detailsHeader = regexp.MustCompile(`^(.*) \(([^() ]+)\)(?: (\S+))?$`)
+
+// ParseDetails reads the output of `claude plugin details` for plugin (the
+// entry's name, for errors). Its header is "NAME[ VERSION]" or
+// "DISPLAY (NAME)[ VERSION]"; its "Component inventory" lists names joined
+// by ", ". A count that does not match the names read is an error (a name
+// holding ", " would do that) rather than a golden that quietly lies.
 func ParseDetails(plugin, out string) (*DetailsOutput, error) {
 	lines := strings.Split(strings.ReplaceAll(ansiEscape.ReplaceAllString(out, ""), "\r", ""), "\n")
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
@@ -47,18 +54,13 @@ func ParseDetails(plugin, out string) (*DetailsOutput, error) {
 	}
 	d := &DetailsOutput{}
 	head := lines[0]
-	switch {
-	case head == plugin:
-	case strings.HasPrefix(head, plugin+" "):
-		d.Version = strings.TrimPrefix(head, plugin+" ")
-	default:
-		mark := " (" + plugin + ")"
-		i := strings.LastIndex(head, mark)
-		if i <= 0 {
-			return nil, fmt.Errorf("details of %s: header %q names another plugin", plugin, head)
-		}
-		d.DisplayName = head[:i]
-		d.Version = strings.TrimPrefix(head[i+len(mark):], " ")
+	if m := detailsHeader.FindStringSubmatch(head); m != nil {
+		d.DisplayName, d.Name, d.Version = m[1], m[2], m[3]
+	} else {
+		d.Name, d.Version, _ = strings.Cut(head, " ")
+	}
+	if d.Name == "" || strings.Contains(d.Version, " ") {
+		return nil, fmt.Errorf("details of %s: header %q is not NAME[ VERSION] or DISPLAY (NAME)[ VERSION]", plugin, head)
 	}
 	seen := map[string]bool{}
 	inInventory := false

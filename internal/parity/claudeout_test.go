@@ -23,16 +23,18 @@ func TestParseDetails(t *testing.T) {
 		want              *DetailsOutput
 		err               string
 	}{
-		{name: "name and version", plugin: "plain", out: detailsPlain, want: &DetailsOutput{Version: "1.2.3", Details: Details{
+		{name: "name and version", plugin: "plain", out: detailsPlain, want: &DetailsOutput{Name: "plain", Version: "1.2.3", Details: Details{
 			Skills: []string{"plain-cmd", "plain-skill"}, Agents: []string{"plain-agent"}, Hooks: []string{"PreToolUse", "Stop"},
 			MCPServers: []string{"srv"}, LSPServers: []string{}}}},
 		{name: "display name", plugin: "de", out: "Nice De (de) 1.0.0" + empty,
-			want: &DetailsOutput{DisplayName: "Nice De", Version: "1.0.0", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
+			want: &DetailsOutput{Name: "de", DisplayName: "Nice De", Version: "1.0.0", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
 		{name: "display name with parentheses, no version", plugin: "x", out: "X (beta) (x)" + empty,
-			want: &DetailsOutput{DisplayName: "X (beta)", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
+			want: &DetailsOutput{Name: "x", DisplayName: "X (beta)", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
 		{name: "no version", plugin: "x", out: "x" + empty,
-			want: &DetailsOutput{Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
-		{name: "another plugin", plugin: "x", out: "y 1.0" + empty, err: `header "y 1.0" names another plugin`},
+			want: &DetailsOutput{Name: "x", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
+		{name: "the manifest's name", plugin: "x", out: "manifest-name 1.0" + empty,
+			want: &DetailsOutput{Name: "manifest-name", Version: "1.0", Details: Details{[]string{}, []string{}, []string{}, []string{}, []string{}}}},
+		{name: "a header of another shape", plugin: "x", out: "Some Thing 1.0" + empty, err: `header "Some Thing 1.0" is not`},
 		{name: "count and names disagree", plugin: "x", out: "x" + inv("  Skills (3)  a, b", "  Agents (0)", "  Hooks (0)", "  MCP servers (0)", "  LSP servers (0)"),
 			err: "Skills says 3 but lists 2 names"},
 		{name: "a line missing", plugin: "x", out: "x" + inv("  Skills (0)", "  Agents (0)", "  Hooks (0)", "  MCP servers (0)"), err: "no LSP servers line"},

@@ -47,6 +47,9 @@ type Golden struct {
 	// (the manifest's or the entry's).
 	DisplayName string `json:"displayName,omitempty"`
 	Version     string `json:"version,omitempty"`
+	// ClaudeName is the name details shows when it is not the entry's:
+	// Claude loads a plugin under its manifest's name.
+	ClaudeName string `json:"claudeName,omitempty"`
 	// Details is `claude plugin details`' component inventory (nil when
 	// Claude has no details for the plugin).
 	Details *Details `json:"details,omitempty"`

@@ -82,6 +82,9 @@ func (r *Recording) Golden(plugin string) (*Golden, error) {
 				return nil, err
 			}
 			g.DisplayName, g.Version, g.Details = d.DisplayName, d.Version, &d.Details
+			if d.Name != plugin {
+				g.ClaudeName = d.Name
+			}
 		}
 	}
 	g.Commands = append(g.Commands, "claude plugin list --json")
