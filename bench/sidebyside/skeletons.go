@@ -69,8 +69,17 @@ func skeletonsCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The marketplace document itself, whatever its entries.
-	b.add(repo, mgit, head, "", []string{".claude-plugin"}, nil, verbatim)
+	// The marketplace document itself, whatever its entries; and the whole
+	// repository when its root is a plugin too (then the plugin wins:
+	// SPEC §7, and reasonix installs the root).
+	mroots := []string{".claude-plugin"}
+	for _, m := range []string{".claude-plugin/plugin.json", ".codex-plugin/plugin.json", "reasonix-plugin.json"} {
+		if _, err := parity.Git(ctx, mgit, nil, "cat-file", "-e", head+":"+m); err == nil {
+			mroots = append(mroots, ".")
+			break
+		}
+	}
+	b.add(repo, mgit, head, "", mroots, nil, verbatim)
 	var notHere []string
 	for i, e := range entries {
 		raw := m.Plugins[i]
