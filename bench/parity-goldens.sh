@@ -24,11 +24,12 @@
 #             --goldens cmd/reasonix/testdata/parity/goldens,
 #             --skeletons cmd/reasonix/testdata/parity/skeletons, every marketplace
 #   --skeletons-only   write the skeletons only (no Claude)
+#   --only NAME,NAME   Claude tries only these entries (the other goldens stay)
 set -euo pipefail
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=$REPO_ROOT/../shared/corpus MIRRORS=/work/.mirror GOLDENS=$REPO_ROOT/cmd/reasonix/testdata/parity/goldens
 SKELETONS=$REPO_ROOT/cmd/reasonix/testdata/parity/skeletons SKELETONS_ONLY=0
-CLAUDE_BIN=()
+CLAUDE_BIN=() ONLY=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --corpus) CORPUS=${2:?}; shift 2 ;;
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     --goldens) GOLDENS=${2:?}; shift 2 ;;
     --skeletons) SKELETONS=${2:?}; shift 2 ;;
     --skeletons-only) SKELETONS_ONLY=1; shift ;;
+    --only) ONLY=(--only "${2:?}"); shift 2 ;;
     --claude-bin) CLAUDE_BIN=(--claude-bin "${2:?}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $1" >&2; exit 2 ;;
@@ -86,7 +88,7 @@ for m in "${markets[@]}"; do
   echo "== $m: serving $(( ${#bares[@]} / 2 )) repositories" >&2
   "$REPO_ROOT/bench/claude-side-by-side.sh" --goldens "$GOLDENS/$m" --real "$repo" --source-label "$label" \
     --harness-label "bench/parity-goldens.sh $m (Claude: ${CLAUDE_BIN[1]:-npm}; repositories: $MIRRORS)" \
-    "${bares[@]}" ${CLAUDE_BIN[@]+"${CLAUDE_BIN[@]}"} || rc=1
+    "${bares[@]}" ${CLAUDE_BIN[@]+"${CLAUDE_BIN[@]}"} ${ONLY[@]+"${ONLY[@]}"} || rc=1
   "$TMP/sidebyside" skeletons -corpus "$CORPUS" -market "$m" -mirrors "$MIRRORS" -out "$SKELETONS/$m" || rc=1
 done
 exit "$rc"
