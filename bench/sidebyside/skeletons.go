@@ -356,7 +356,11 @@ func (p *skeletonPlan) wanted(name, mode string) bool {
 		return true
 	case ext == ".md" && (hasComponent(name, "commands") || hasComponent(name, "agents") || p.isDeclared(name)):
 		return true
-	case ext == ".json" && (conventionalJSON[base] || p.isDeclared(name)):
+	case ext == ".json" && (conventionalJSON[base] || p.declared[name]):
+		// A JSON file decides an inventory by its conventional name or
+		// when a component field names it (hooks, mcpServers, lspServers
+		// files); the JSON files of a declared folder (a skill's assets)
+		// do not, and their structure is the repository's content.
 		return true
 	case strings.HasSuffix(name, "hooks/session-start-codex"):
 		return true

@@ -53,24 +53,27 @@ func TestSkeletons(t *testing.T) {
 	root := t.TempDir()
 	corpus, mirrors := filepath.Join(root, "corpus"), filepath.Join(root, "mirrors")
 	market := `{"name":"m","plugins":[
-		{"name":"a","source":"./plugins/a","strict":false,"commands":["./extra/x.md"]},
+		{"name":"a","source":"./plugins/a","strict":false,"commands":["./extra/x.md"],"skills":["./declared/s2"],"hooks":"./extra/more-hooks.json"},
 		{"name":"r","source":{"source":"git-subdir","url":"https://github.com/o/remote.git","path":"sub","ref":"v1"}},
 		{"name":"gone","source":{"source":"github","repo":"o/absent"}}]}`
 	head := gitRepo(t, filepath.Join(mirrors, "o+m", "repo"), map[string]string{
-		".claude-plugin/marketplace.json":      market,
-		"plugins/a/.claude-plugin/plugin.json": `{"name":"a","agents":["./custom/ag.md"]}`,
-		"plugins/a/skills/s/SKILL.md":          "---\nname: fm\ndescription: secret prose\n---\nbody",
-		"plugins/a/skills/s/references/doc.md": "reference prose",
-		"plugins/a/commands/sub/c.md":          "---\ndescription: prose\n---\nprompt",
-		"plugins/a/extra/x.md":                 "declared",
-		"plugins/a/custom/ag.md":               "---\nname: agent-name\n---\n",
-		"plugins/a/hooks/hooks.json":           `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rm -rf secret"}]}]}}`,
-		"plugins/a/.mcp.json":                  `{"mcpServers":{"s":{"command":"npx","args":["-y","pkg"]}},}`,
-		"plugins/a/README.md":                  "readme",
-		"plugins/a/scripts/run.sh":             "#!/bin/sh",
-		"plugins/a/package.json":               `{"name":"a"}`,
-		"plugins/a/agents/linked.md":           "->../custom/ag.md",
-		"other/skills/x/SKILL.md":              "not an entry's",
+		".claude-plugin/marketplace.json":        market,
+		"plugins/a/.claude-plugin/plugin.json":   `{"name":"a","agents":["./custom/ag.md"]}`,
+		"plugins/a/skills/s/SKILL.md":            "---\nname: fm\ndescription: secret prose\n---\nbody",
+		"plugins/a/skills/s/references/doc.md":   "reference prose",
+		"plugins/a/commands/sub/c.md":            "---\ndescription: prose\n---\nprompt",
+		"plugins/a/extra/x.md":                   "declared",
+		"plugins/a/extra/more-hooks.json":        `{"hooks":{}}`,
+		"plugins/a/declared/s2/SKILL.md":         "---\nname: s2\n---\n",
+		"plugins/a/declared/s2/assets/data.json": `{"secret":"asset"}`,
+		"plugins/a/custom/ag.md":                 "---\nname: agent-name\n---\n",
+		"plugins/a/hooks/hooks.json":             `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rm -rf secret"}]}]}}`,
+		"plugins/a/.mcp.json":                    `{"mcpServers":{"s":{"command":"npx","args":["-y","pkg"]}},}`,
+		"plugins/a/README.md":                    "readme",
+		"plugins/a/scripts/run.sh":               "#!/bin/sh",
+		"plugins/a/package.json":                 `{"name":"a"}`,
+		"plugins/a/agents/linked.md":             "->../custom/ag.md",
+		"other/skills/x/SKILL.md":                "not an entry's",
 	})
 	gitRepo(t, filepath.Join(mirrors, "o+remote", "repo"), map[string]string{
 		"sub/.claude-plugin/plugin.json": `{"name":"r","description":"some prose"}`,
@@ -131,8 +134,8 @@ func TestSkeletons(t *testing.T) {
 		return strings.Join(names, "\n")
 	}
 	want := strings.Join([]string{".claude-plugin/marketplace.json", "plugins/a/.claude-plugin/plugin.json", "plugins/a/.mcp.json",
-		"plugins/a/agents/linked.md", "plugins/a/commands/sub/c.md", "plugins/a/custom/ag.md", "plugins/a/extra/x.md",
-		"plugins/a/hooks/hooks.json", "plugins/a/skills/s/SKILL.md"}, "\n")
+		"plugins/a/agents/linked.md", "plugins/a/commands/sub/c.md", "plugins/a/custom/ag.md", "plugins/a/declared/s2/SKILL.md",
+		"plugins/a/extra/more-hooks.json", "plugins/a/extra/x.md", "plugins/a/hooks/hooks.json", "plugins/a/skills/s/SKILL.md"}, "\n")
 	if got := files(m); got != want {
 		t.Errorf("files\n%s\nwant\n%s", got, want)
 	}
