@@ -13,19 +13,24 @@ import (
 type Code string
 
 const (
-	CodeInvalidSource      Code = "install.invalid_source"
-	CodeSourceUnreadable   Code = "install.source_unreadable"
-	CodeNotFound           Code = "install.not_found"
-	CodeConflict           Code = "install.conflict"
-	CodeBudgetExceeded     Code = "install.budget_exceeded"
-	CodeUnsafeArchive      Code = "install.unsafe_archive"
-	CodeDigestMismatch     Code = "install.digest_mismatch"
-	CodeApprovalDenied     Code = "install.approval_denied"
-	CodeNotPinnable        Code = "install.not_pinnable"
-	CodePublicationFailed  Code = "install.publication_failed"
-	CodeOfflineMiss        Code = "install.offline_miss"
-	CodeBlocked            Code = "install.blocked"
-	CodeCancelled          Code = "install.cancelled"
+	CodeInvalidSource     Code = "install.invalid_source"
+	CodeSourceUnreadable  Code = "install.source_unreadable"
+	CodeNotFound          Code = "install.not_found"
+	CodeConflict          Code = "install.conflict"
+	CodeBudgetExceeded    Code = "install.budget_exceeded"
+	CodeUnsafeArchive     Code = "install.unsafe_archive"
+	CodeDigestMismatch    Code = "install.digest_mismatch"
+	CodeApprovalDenied    Code = "install.approval_denied"
+	CodeNotPinnable       Code = "install.not_pinnable"
+	CodePublicationFailed Code = "install.publication_failed"
+	CodeOfflineMiss       Code = "install.offline_miss"
+	CodeBlocked           Code = "install.blocked"
+	CodeCancelled         Code = "install.cancelled"
+	// CodeConfigRequired: a plugin's required userConfig option has no
+	// value (and no default); CodeConfigInvalid: a value given for one
+	// does not fit it, or names no option of the plan.
+	CodeConfigRequired     Code = "install.config_required"
+	CodeConfigInvalid      Code = "install.config_invalid"
 	CodeRegistryUnreadable Code = "registry.unreadable"
 )
 

@@ -23,6 +23,18 @@ type Budget struct {
 // DefaultBudget is the 256 MiB / 20,000 file budget of SPEC §8.
 var DefaultBudget = Budget{MaxBytes: 256 << 20, MaxFiles: 20000}
 
+// OrDefault fills each limit left unset (zero or negative) from
+// DefaultBudget.
+func (b Budget) OrDefault() Budget {
+	if b.MaxBytes <= 0 {
+		b.MaxBytes = DefaultBudget.MaxBytes
+	}
+	if b.MaxFiles <= 0 {
+		b.MaxFiles = DefaultBudget.MaxFiles
+	}
+	return b
+}
+
 // Check reports the first budget that files or bytes exceed, saying by
 // how much.
 func (b Budget) Check(files int, bytes int64) error {
@@ -68,11 +80,12 @@ type Tree struct {
 }
 
 // ScanTree lists the regular files under root, refusing anything that could
-// escape it. In-tree symlinks to regular files are materialized (listed with
-// their target's bytes); symlinks that leave root, dangling links, symlinks to
-// directories and special files are refused with the path named. The budget is
-// checked on sizes before any content is read, so an oversized tree costs only
-// a walk.
+// escape it. In-tree symlinks are materialized as archives' are (SPEC §8): a
+// link to a regular file is listed with its target's bytes, a link to a
+// folder as a copy of that folder's files; symlinks that leave root,
+// dangling links, cycles of folder links and special files are refused with
+// the path named. The budget is checked on sizes before any content is read,
+// so an oversized tree costs only a walk.
 func ScanTree(root string, budget Budget) (*Tree, error) {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -125,11 +138,7 @@ func ScanTree(root string, budget Budget) (*Tree, error) {
 			}
 			t.add(File{Path: slash, Source: p, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
 		case typ&fs.ModeSymlink != 0:
-			f, err := resolveLink(realRoot, p, slash)
-			if err != nil {
-				return err
-			}
-			t.add(f)
+			return t.addLink(realRoot, p, slash, nil, budget)
 		default:
 			return Errorf(CodeUnsafeArchive, "refusing %s: it is %s, not a regular file or folder", slash, DescribeType(typ))
 		}
@@ -150,22 +159,77 @@ func (t *Tree) add(f File) {
 	t.Bytes += f.Size
 }
 
-func resolveLink(realRoot, p, slash string) (File, error) {
+// addLink lists what the symlink at p (slash in the tree) leads to: the
+// file, or every file of the folder, links in it followed the same way.
+// Every path involved is real (the walk never follows a link), so a folder
+// that holds one of the links being followed (chain) is a cycle.
+func (t *Tree) addLink(realRoot, p, slash string, chain []string, budget Budget) error {
 	target, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: its target cannot be read: %w", slash, err)
+		return Errorf(CodeUnsafeArchive, "refusing symlink %s: its target cannot be read: %w", slash, err)
 	}
 	if !Within(realRoot, target) {
-		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points outside the package root", slash)
+		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it points outside the package root", slash)
 	}
 	info, err := os.Stat(target)
 	if err != nil {
-		return File{}, Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
+		return Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
 	}
-	if !info.Mode().IsRegular() {
-		return File{}, Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to %s, only links to regular files are materialized", slash, DescribeType(info.Mode()))
+	switch {
+	case info.Mode().IsRegular():
+		t.add(File{Path: slash, Source: target, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
+		return budget.Check(len(t.Files), t.Bytes)
+	case !info.IsDir():
+		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to %s, not a regular file or folder", slash, DescribeType(info.Mode()))
 	}
-	return File{Path: slash, Source: target, Size: info.Size(), Executable: info.Mode()&0o111 != 0}, nil
+	chain = append(chain, p)
+	for _, c := range chain {
+		if Within(target, c) {
+			return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, c))
+		}
+	}
+	return filepath.WalkDir(target, func(q string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return Errorf(CodeSourceUnreadable, "read %s: %w", q, err)
+		}
+		if q == target {
+			return nil
+		}
+		rel, err := filepath.Rel(target, q)
+		if err != nil {
+			return err
+		}
+		name := slash + "/" + filepath.ToSlash(rel)
+		switch typ := d.Type(); {
+		case d.Name() == ".git":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		case typ.IsDir():
+			return nil
+		case typ.IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return Errorf(CodeSourceUnreadable, "read %s: %w", name, err)
+			}
+			t.add(File{Path: name, Source: q, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
+			return budget.Check(len(t.Files), t.Bytes)
+		case typ&fs.ModeSymlink != 0:
+			return t.addLink(realRoot, q, name, chain, budget)
+		default:
+			return Errorf(CodeUnsafeArchive, "refusing %s: it is %s, not a regular file or folder", name, DescribeType(typ))
+		}
+	})
+}
+
+// relName is a real path below realRoot as a slash path of the tree.
+func relName(realRoot, p string) string {
+	rel, err := filepath.Rel(realRoot, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Within reports whether target is root or lies below it. Both must be

@@ -3,6 +3,7 @@ package plugind
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -125,7 +126,12 @@ type PathNode struct {
 // duplicate, a case-fold or Unicode-normalization collision, or a
 // file/directory conflict (a symlink "a" beside a folder "a/") is caught
 // the moment the second entry arrives, whatever the order.
-type PathSet struct{ m map[string]*PathNode }
+type PathSet struct {
+	m map[string]*PathNode
+	// sorted lists the nodes in name order for Below; rebuilt when nodes
+	// were added since.
+	sorted []*PathNode
+}
 
 // Add registers p (clean, relative, not ".") with kind k and every parent
 // of p as a directory. The error describes the conflict; the caller names
@@ -183,6 +189,26 @@ func (s *PathSet) Lookup(p string) *PathNode {
 		return nil
 	}
 	return n
+}
+
+// Below lists every node under directory dir ("" for the root), in name
+// order: a folder's whole subtree, for copying it. All names with the prefix
+// dir+"/" sort together, so it is one range of the sorted list.
+func (s *PathSet) Below(dir string) []*PathNode {
+	if len(s.sorted) != len(s.m) {
+		s.sorted = s.sorted[:0]
+		for _, n := range s.m {
+			s.sorted = append(s.sorted, n)
+		}
+		sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].Name < s.sorted[j].Name })
+	}
+	if dir == "" {
+		return s.sorted
+	}
+	prefix := dir + "/"
+	lo := sort.Search(len(s.sorted), func(i int) bool { return s.sorted[i].Name >= prefix })
+	hi := lo + sort.Search(len(s.sorted)-lo, func(i int) bool { return !strings.HasPrefix(s.sorted[lo+i].Name, prefix) })
+	return s.sorted[lo:hi]
 }
 
 // IsDir reports whether n is a directory (listed or implied).

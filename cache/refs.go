@@ -50,3 +50,55 @@ func (db *DB) PutRef(ctx context.Context, r Ref) error {
 	}
 	return nil
 }
+
+// ReplaceRefs records a remote's whole ref listing in one transaction:
+// refs it no longer advertises are forgotten (an offline plan must not
+// pick a tag deleted upstream), a ref whose commit is unchanged keeps its
+// ETag, and the others are written with resolvedAt at.
+func (db *DB) ReplaceRefs(ctx context.Context, remote string, commits map[string]string, at time.Time) error {
+	if remote == "" {
+		return fmt.Errorf("cache: replace refs: remote is required")
+	}
+	err := db.write(ctx, "replace refs", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT ref, sha FROM refs WHERE remote = ?`, remote)
+		if err != nil {
+			return err
+		}
+		known := map[string]string{}
+		for rows.Next() {
+			var ref, sha string
+			if err := rows.Scan(&ref, &sha); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			known[ref] = sha
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for ref := range known {
+			if _, ok := commits[ref]; !ok {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM refs WHERE remote = ? AND ref = ?`, remote, ref); err != nil {
+					return err
+				}
+			}
+		}
+		for ref, sha := range commits {
+			if ref == "" || sha == "" || known[ref] == sha {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `
+				INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, '', ?)
+				ON CONFLICT (remote, ref) DO UPDATE SET
+					sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
+				remote, ref, sha, toNanos(at)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cache: replace refs of %s: %w", remote, err)
+	}
+	return nil
+}

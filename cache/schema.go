@@ -172,6 +172,7 @@ var schemaProbes = []string{
 	`SELECT digest, last_used FROM snapshot_uses`,
 	`SELECT kind, hits, misses FROM counters`,
 	`SELECT key, body, created_at FROM inventories`,
+	`SELECT remote, sha, path, url, commit_sha FROM submodules`,
 }
 
 func probeSchema(ctx context.Context, sqldb *sql.DB) error {

@@ -40,7 +40,11 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	if err != nil {
 		return ErrorResponse(req.Source, err), err
 	}
-	return in.decide(ctx, p, ap)
+	resp, err := in.decide(ctx, p, ap)
+	if resp.markUnchecked() && err == nil {
+		err = resp.Err
+	}
+	return resp, err
 }
 
 // decide stores the plan by its planId and, when approved, applies it.
@@ -172,6 +176,11 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 		if exists != (a.Action == ActionReplace) {
 			return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q was installed or removed by another process since this plan was made; plan again", a.Name)
 		}
+		if a.RenamedFrom != "" {
+			if _, ok := reg.Find(a.RenamedFrom); !ok {
+				return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q, which this plan renames to %q, was removed by another process since this plan was made; plan again", a.RenamedFrom, a.Name)
+			}
+		}
 	}
 	if err := plugind.MkdirPrivate(in.home.PluginsDir()); err != nil {
 		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
@@ -245,16 +254,25 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 	next := reg.clone()
 	var published []string // new roots, removed again if the registry write fails
 	var retired []Entry    // old copies, removed once the registry names the new ones
+	var written []string   // new config/ files, likewise
+	var released []string  // config/ files the registry stops naming
 	defer func() {
 		if err != nil {
 			for _, root := range published {
 				_ = os.RemoveAll(root)
 			}
+			for _, f := range written {
+				in.dropSecrets(f)
+			}
 		}
 	}()
+	takenFiles := map[string]bool{}
+	for _, e := range reg.Plugins {
+		takenFiles[e.ConfigFile] = true
+	}
 	byName := map[string]string{}
 	for _, s := range stages {
-		old, _ := reg.Find(s.action.Name)
+		old, _ := reg.Find(s.action.installedName())
 		root, err := in.freeRoot(s.action, reg)
 		if err != nil {
 			return nil, err
@@ -278,18 +296,36 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			continue
 		}
 		e := Entry{
-			Name: a.Name, Source: a.Source, Version: a.Version, Description: a.Description,
-			ManifestKind: a.ManifestKind, Enabled: true, Commit: a.Commit,
+			Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
+			ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
 			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
 			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
 			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 			Dependencies: a.DependsOn, Dependency: a.Dependency,
+			Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
 		}
-		if old, ok := reg.Find(a.Name); ok {
+		if old, ok := reg.Find(a.installedName()); ok {
 			e.Enabled = old.Enabled
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
 			e.Dependency = old.Dependency && (a.Dependency || p.update)
+			if old.ConfigFile != "" {
+				released = append(released, old.ConfigFile)
+			}
+		}
+		if st := a.config; st != nil {
+			if len(st.values) > 0 {
+				e.Config = st.values
+			}
+			if len(st.secrets) > 0 {
+				file, err := in.writeSecrets(a.Name, st.secrets, takenFiles)
+				if err != nil {
+					return nil, err
+				}
+				written = append(written, file)
+				takenFiles[file] = true
+				e.ConfigFile = file
+			}
 		}
 		if a.Link {
 			e.Root = a.origin
@@ -297,6 +333,12 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			e.Root = byName[a.Name]
 		}
 		a.Root = e.Root
+		if a.RenamedFrom != "" {
+			// A rename moves the entry: the old name leaves in this same
+			// write, and what needed it needs the new name.
+			next.Delete(a.RenamedFrom)
+			next.renameDependency(a.RenamedFrom, a.Name)
+		}
 		next.Put(e)
 	}
 	if err := ctx.Err(); err != nil {
@@ -306,6 +348,9 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 		return nil, err
 	}
 	in.stepHook("after-registry")
+	for _, f := range released {
+		in.dropSecrets(f)
+	}
 	for _, old := range retired {
 		if w := in.retire(old); w != "" {
 			warnings = append(warnings, w)

@@ -42,7 +42,7 @@ func (in *Installer) planDifference(ctx context.Context, approvedID string, p *P
 		return fmt.Sprintf("no plan %s was made here (a typo, or a plan from another machine or that has expired)", approvedID)
 	}
 	var diffs []string
-	diffs = append(diffs, requestDifferences(old.Request, p.Request)...)
+	diffs = append(diffs, requestDifferences(old.Request, p.asked)...)
 	moved := ""
 	if o, n := old.Response.Resolved, p.Resolved; o != nil && n != nil && o.Commit != n.Commit && o.Commit != "" && n.Commit != "" {
 		moved = fmt.Sprintf("moved from commit %s to %s", short(o.Commit), short(n.Commit))
@@ -115,6 +115,8 @@ func actionDifferences(old, now []Action) []string {
 			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, shortDigestOf(o.ContentDigest), shortDigestOf(a.ContentDigest)))
 		case o.Risk != a.Risk:
 			out = append(out, fmt.Sprintf("%s's risk went from %s to %s", a.Name, o.Risk, a.Risk))
+		case !slices.Equal(configSummary(&o), configSummary(&a)):
+			out = append(out, fmt.Sprintf("%s's option values are not the ones reviewed (%s): give the same --config values, sensitive ones included", a.Name, strings.Join(configDifference(o.UserConfig, a.UserConfig), ", ")))
 		}
 	}
 	for _, o := range old {

@@ -20,14 +20,7 @@ func (dp *depPlanner) check() {
 	acts := dp.p.Actions
 	for _, i := range dp.nodes() {
 		for _, e := range dp.edges[i] {
-			version, where := dp.versionOf(e)
-			if where != "" && !e.dep.Allows(version) {
-				shown := version
-				if shown == "" {
-					shown = "no version"
-				}
-				dp.block(i, "needs %s %s, but %s has %s", e.dep.Name, e.dep.Version, where, shown)
-			}
+			dp.checkEdge(i, e)
 		}
 	}
 	for _, cycle := range dp.cycles() {
@@ -190,23 +183,70 @@ func (dp *depPlanner) blockPendingTooDeep() {
 	}
 }
 
-// versionOf is the version a dependency edge lands on and what holds it
-// ("" when the target cannot be installed; the dependent is blocked for
-// that instead).
-func (dp *depPlanner) versionOf(e depEdge) (version, where string) {
+// checkEdge blocks dependent i when the plugin edge e lands on is not at
+// the commit its sha pins, or not at a version its range allows. A plugin
+// taken at a release tag has the tag's version, as in Claude Code.
+func (dp *depPlanner) checkEdge(i int, e depEdge) {
+	l, ok := dp.landing(e)
+	if !ok {
+		return
+	}
+	if e.dep.SHA != "" && l.commit != e.dep.SHA {
+		at := "no commit"
+		if l.commit != "" {
+			at = "commit " + short(l.commit)
+		}
+		dp.block(i, "needs %s at commit %s, but %s is at %s", e.dep.Name, short(e.dep.SHA), l.where, at)
+		return
+	}
+	if !e.dep.Allows(l.version) {
+		shown := l.version
+		if shown == "" {
+			shown = "no version"
+		}
+		why := ""
+		if l.tagMiss != "" {
+			why = " (" + l.tagMiss + ")"
+		}
+		dp.block(i, "needs %s %s, but %s has %s%s", e.dep.Name, e.dep.Version, l.where, shown, why)
+	}
+}
+
+// landing is what a dependency edge lands on.
+type landing struct {
+	version, commit, where string
+	tagMiss                string // why no release tag was taken
+}
+
+// landing is the plugin a dependency edge lands on: a planned action, or
+// an installed copy that stays (ok is false when the target cannot be
+// installed; the dependent is blocked for that instead).
+func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 	if e.target < 0 {
-		return e.installed.Version, "the installed " + e.installed.Name
+		return installedLanding(e.installed), true
 	}
 	t := dp.p.Actions[e.target]
 	switch {
 	case t.applicable():
-		return t.Version, fmt.Sprintf("%s at %s", t.Name, describeAt(t))
+		v := t.Version
+		if t.ResolvedVersion != "" {
+			v = t.ResolvedVersion
+		}
+		return landing{version: v, commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
 	case dp.staysInstalled(e.target):
 		if inst, ok := dp.reg.Find(t.Name); ok {
-			return inst.Version, "the installed " + t.Name
+			return installedLanding(inst), true
 		}
 	}
-	return "", ""
+	return landing{}, false
+}
+
+func installedLanding(e *Entry) landing {
+	v := e.Version
+	if e.ResolvedVersion != "" {
+		v = e.ResolvedVersion
+	}
+	return landing{version: v, commit: e.Commit, where: "the installed " + e.Name}
 }
 
 func describeAt(a Action) string {

@@ -21,11 +21,14 @@ import (
 // depSite is where an action's bare-named dependencies are looked up: the
 // marketplace it came from, at the commit the plan read it.
 type depSite struct {
-	src   source.Source
-	name  string   // its known name ("" when it is not known)
-	doc   string   // the name its document gives itself
-	label string   // for messages
-	allow []string // the plan's root marketplace's allowCrossMarketplaceDependenciesOn
+	src source.Source
+	// market is its source as a plugin's registry entry records it: at its
+	// branch, not the commit read, so update re-reads its head.
+	market string
+	name   string   // its known name ("" when it is not known)
+	doc    string   // the name its document gives itself
+	label  string   // for messages
+	allow  []string // the plan's root marketplace's allowCrossMarketplaceDependenciesOn
 }
 
 // owns reports whether a dependency's marketplace qualifier names this
@@ -40,6 +43,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if f.Market == nil {
 		return nil
 	}
+	market := f.Source
 	if src.IsRemote() && f.Commit != "" {
 		src = src.At(f.Commit).WithSubdir(f.Subdir)
 	}
@@ -50,7 +54,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if label == "" {
 		label = f.Source
 	}
-	return &depSite{src: src, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
+	return &depSite{src: src, market: market, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
 }
 
 // depEdge is one resolved dependency of a planned plugin: another action of
@@ -191,7 +195,7 @@ func (dp *depPlanner) knownSite(name string, root *depSite) (*depSite, error) {
 	if k.Subdir != "" {
 		src = src.WithSubdir(k.Subdir)
 	}
-	s := &depSite{src: src, name: name, label: name}
+	s := &depSite{src: src, market: k.Source, name: name, label: name}
 	if root != nil {
 		s.allow = root.allow
 	}
@@ -217,7 +221,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		}
 		sort.Strings(names)
 		f, err := dp.in.sources.Resolve(ctx, resolver.Request{
-			Source: site.src, Names: names, KeepMissing: true,
+			Source: site.src, Names: names, KeepMissing: true, Constraints: dp.constraints(wanted),
 			Offline: dp.req.Offline, AllowUnpinned: dp.req.AllowUnpinned, Refresh: dp.req.Refresh,
 		})
 		if err := ctx.Err(); err != nil {
@@ -242,8 +246,11 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, Request{}, c, false, dp.reg, nil)
+			a := dp.in.planCandidate(ctx, Request{Config: dp.req.Config}, c, false, dp.reg, nil)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
+			if site.market != "" {
+				a.Marketplace = site.market
+			}
 			if a.Name == "" {
 				a.Name = c.Name
 			}
@@ -264,6 +271,40 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		}
 	}
 	return added, nil
+}
+
+// constraints are what the dependents waiting for each name ask of its
+// commit: every range they give (all must hold), and a sha. Dependents
+// that pin another sha than the first are blocked: one plugin cannot be
+// installed at two commits.
+func (dp *depPlanner) constraints(wanted map[string][]int) map[string]resolver.Constraint {
+	out := map[string]resolver.Constraint{}
+	for name, dependents := range wanted {
+		var c resolver.Constraint
+		pinnedBy := ""
+		for _, i := range dependents {
+			for _, d := range dp.p.Actions[i].Dependencies {
+				if d.Name != name {
+					continue
+				}
+				if d.Version != "" && !slices.Contains(c.Ranges, d.Version) {
+					c.Ranges = append(c.Ranges, d.Version)
+				}
+				switch {
+				case d.SHA == "":
+				case c.SHA == "":
+					c.SHA, pinnedBy = d.SHA, dp.p.Actions[i].Name
+				case d.SHA != c.SHA:
+					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, short(d.SHA), pinnedBy, short(c.SHA))
+				}
+			}
+		}
+		if c.SHA != "" || len(c.Ranges) > 0 {
+			sort.Strings(c.Ranges)
+			out[name] = c
+		}
+	}
+	return out
 }
 
 // addWarnings adds warnings the plan does not already carry.

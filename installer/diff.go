@@ -53,6 +53,12 @@ const (
 	// repository or subfolder (Name lists which). Approving it trusts
 	// someone else's code, whatever the diff of contributions says.
 	ChangeSource = "source"
+	// ChangeName is a rename its marketplace made (Name is the new name,
+	// Detail "old → new").
+	ChangeName = "name"
+	// ChangeConfig is a userConfig value the update sets or unsets (Name is
+	// the option; a sensitive value is never in Detail).
+	ChangeConfig = "config"
 )
 
 // Empty reports whether nothing changes.
@@ -288,6 +294,12 @@ func (d *Diff) addMove(from, fromSubdir, to, toSubdir string) {
 	c := Change{Kind: ChangeSource, Name: what, Detail: fromWhere + " → " + toWhere}
 	d.Changed = append([]Change{c}, d.Changed...)
 	d.Summary = append([]string{fmt.Sprintf("moves to another source (%s changes): %s → %s", what, fromWhere, toWhere)}, d.Summary...)
+}
+
+// addRename puts a rename first in the diff, on its own line.
+func (d *Diff) addRename(from, to, market string) {
+	d.Changed = append([]Change{{Kind: ChangeName, Name: to, Detail: from + " → " + to}}, d.Changed...)
+	d.Summary = append([]string{fmt.Sprintf("renamed: %s → %s (marketplace %s lists it under its new name)", from, to, market)}, d.Summary...)
 }
 
 // sourceMoves compares two recorded sources by their typed form (host,

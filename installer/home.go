@@ -64,7 +64,7 @@ func (h Home) Secure() (string, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real // a home that is a link to a folder: the folder
 	}
-	folders := []string{dir, h.CacheDir(), h.StoreDir(), h.PluginsDir()}
+	folders := []string{dir, h.CacheDir(), h.StoreDir(), h.PluginsDir(), h.ConfigDir()}
 	for i, p := range append(folders, h.RegistryPath(), h.MarketplacesPath(), h.AddrPath(), h.LogPath(), h.LockPath()) {
 		was, ok, err := plugind.Tighten(p, i < len(folders))
 		if err != nil {

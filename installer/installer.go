@@ -18,11 +18,14 @@ type Installer struct {
 	now      func() time.Time
 	log      *slog.Logger
 	stepHook func(step string)
-	plans    PlanStore
-	invs     InventoryStore
-	store    *store.Store
-	forget   SnapshotForgetter
-	memo     *planMemo
+	// noWorkingDir: relative paths name nothing (the daemon's clients
+	// have working directories of their own).
+	noWorkingDir bool
+	plans        PlanStore
+	invs         InventoryStore
+	store        *store.Store
+	forget       SnapshotForgetter
+	memo         *planMemo
 }
 
 // SnapshotForgetter drops what a cache derived from a snapshot that was
@@ -77,11 +80,15 @@ type Config struct {
 	// KeepDecoded keeps the registry and the cached manifests planning
 	// decoded, for the next plan (see planMemo): the daemon sets it.
 	KeepDecoded bool
+	// NoWorkingDir says the caller has no working directory of its
+	// client's: a relative path is refused rather than read as a folder
+	// (the daemon sets it; see readSource).
+	NoWorkingDir bool
 }
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, noWorkingDir: cfg.NoWorkingDir}
 	if cfg.KeepDecoded {
 		in.memo = &planMemo{}
 	}

@@ -204,7 +204,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 		t.Errorf("plugins/ holds %v after replace; want only the live root", ents)
 	}
 
-	if _, err := env.in.SetEnabled(context.Background(), "hello", false); err != nil {
+	if _, _, err := env.in.SetEnabled(context.Background(), "hello", false, false); err != nil {
 		t.Fatal(err)
 	}
 	if info, _ := env.in.Show(context.Background(), "hello"); info.Enabled || info.Loaded {
@@ -459,7 +459,7 @@ func TestCorruptRegistryFailsClosed(t *testing.T) {
 	checks := map[string]error{}
 	_, checks["list"] = env.in.List(ctx)
 	_, checks["show"] = env.in.Show(ctx, "hello")
-	_, checks["enable"] = env.in.SetEnabled(ctx, "hello", true)
+	_, _, checks["enable"] = env.in.SetEnabled(ctx, "hello", true, false)
 	_, checks["remove"] = env.in.Remove(ctx, "hello", false)
 	_, checks["install"] = env.install(Request{Source: claudePlugin(t, "new", "1")}, Approval{Yes: true})
 	_, checks["export"] = env.in.Export(ctx, "hello", &bytes.Buffer{})

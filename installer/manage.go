@@ -24,6 +24,9 @@ type PluginInfo struct {
 	Loaded   bool     `json:"loaded"`
 	// NeededBy are the installed plugins that need this one.
 	NeededBy []string `json:"neededBy,omitempty"`
+	// UserConfig lists its options and what is set for each, as a plan
+	// does (a sensitive value never: only whether it is set).
+	UserConfig []ConfigOption `json:"userConfig,omitempty"`
 }
 
 // List reads the registry and checks every registered root. A broken root
@@ -95,8 +98,14 @@ func (in *Installer) inspect(e Entry) PluginInfo {
 				info.Problems = append(info.Problems, "manifest: "+err.Error())
 			}
 		} else {
-			info.Inventory = inventoryOf(pkg)
+			var shown *manifest.Package
+			info.UserConfig, shown, info.Warnings = in.installedConfig(e, pkg, info.Warnings)
+			info.Inventory = inventoryOf(shown)
 			info.Warnings = append(info.Warnings, pkg.Warnings...)
+			if info.DisplayName == "" {
+				// Installed before the registry kept it.
+				info.DisplayName = pkg.DisplayName
+			}
 		}
 	}
 	if len(info.Problems) > 0 {
@@ -139,28 +148,47 @@ func (in *Installer) Doctor(ctx context.Context, name string) (*PluginInfo, erro
 	return in.Show(ctx, name)
 }
 
-// SetEnabled enables or disables an installed plugin.
-func (in *Installer) SetEnabled(ctx context.Context, name string, enabled bool) (*Entry, error) {
+// SetEnabled enables or disables an installed plugin. Disabling one that
+// enabled plugins need is refused (install.conflict, naming them), as
+// removing it is, unless force: then they stay enabled without it, and the
+// warnings say so.
+func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force bool) (*Entry, []string, error) {
 	if err := plugind.ValidateName(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	unlock, err := in.lockHome(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer unlock()
 	reg, e, err := in.lookup(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var warnings []string
+	if !enabled && e.Enabled {
+		var users []string
+		for _, u := range reg.Dependents(name) {
+			if d, ok := reg.Find(u); ok && d.Enabled {
+				users = append(users, u)
+			}
+		}
+		if len(users) > 0 {
+			if !force {
+				return nil, nil, plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s, which %s enabled; disable %s first, or rerun with --force (%s then enabled without it)",
+					name, strings.Join(users, ", "), plural(len(users), "is", "are"), plural(len(users), "it", "them"), plural(len(users), "it stays", "they stay"))
+			}
+			warnings = append(warnings, fmt.Sprintf("%s needed %s; %s enabled without it", strings.Join(users, ", "), name, plural(len(users), "it stays", "they stay")))
+		}
 	}
 	if e.Enabled != enabled {
 		e.Enabled = enabled
 		if err := reg.Save(in.home.RegistryPath()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out := *e
-	return &out, nil
+	return &out, warnings, nil
 }
 
 // Remove uninstalls name: the registry entry goes first (the commit point),
@@ -198,6 +226,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := reg.Save(in.home.RegistryPath()); err != nil {
 		return fail(err)
 	}
+	in.dropSecrets(old.ConfigFile)
 	if w := in.retire(old); w != "" {
 		warnings = append(warnings, w)
 	}

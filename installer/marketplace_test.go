@@ -157,18 +157,24 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 					t.Errorf("%s: status %s source %s commit %s marketplace %s (%s); want ready %s @ %s", name, a.Status, a.Source, a.Commit, a.Marketplace, a.ErrorText(), w.source, w.commit)
 				}
 			}
-			// strict: false: the entry supplies the manifest (its folder is
+			// strict: false beside a plugin.json, with no components of its
+			// own: Claude Code reads the plugin.json (its folder is
 			// rel-plug's, read under the entry's name).
-			if a := got["loose"]; a.Status != ActionReady || a.ManifestSource != "marketplace entry (strict: false)" {
+			if a := got["loose"]; a.Status != ActionReady || a.ManifestSource != ".claude-plugin/plugin.json" {
 				t.Errorf("loose: %s %q (%s)", a.Status, a.ManifestSource, a.ErrorText())
 			}
-			for _, name := range []string{"npm-plug", "unpinned", "elsewhere"} {
+			for _, name := range []string{"npm-plug", "unpinned"} {
 				if a := got[name]; a.Status != ActionSkipped {
 					t.Errorf("%s: status %s, want skipped", name, a.Status)
 				}
 				if !containsFragment(resp.Warnings, "skipped "+name+":") {
 					t.Errorf("no warning for skipped %s in %q", name, resp.Warnings)
 				}
+			}
+			// A string that is not a "./" path is no source to Claude Code,
+			// which refuses the entry: so does Reasonix.
+			if a := got["elsewhere"]; a.Status != ActionBlocked || !strings.Contains(a.ErrorText(), "is not a plugin source") {
+				t.Errorf("elsewhere: %s %q", a.Status, a.ErrorText())
 			}
 			if len(resp.Actions) != 11 || !sort.SliceIsSorted(resp.Actions, func(i, j int) bool { return resp.Actions[i].Name < resp.Actions[j].Name }) {
 				t.Errorf("want 11 actions sorted by name, got %d", len(resp.Actions))

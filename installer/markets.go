@@ -3,9 +3,12 @@ package installer
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/source"
 )
@@ -20,6 +23,10 @@ type MarketplaceUpdate struct {
 	Changed  bool     `json:"changed"`
 	Entries  int      `json:"entries"`
 	Warnings []string `json:"warnings"`
+	// Unchecked says why its branch could not be read now (its host could
+	// not be reached): what is shown is what was cached, and nothing was
+	// recorded (it was not read).
+	Unchecked string `json:"unchecked,omitempty"`
 }
 
 // readMarketplace reads the document of a marketplace source (its branch
@@ -31,6 +38,9 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 	}
 	if s.Kind == source.MarketEntry {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s names a plugin of a marketplace; give the marketplace's source", src)
+	}
+	if s.IsLocal() && !filepath.IsAbs(s.Path) && in.noWorkingDir {
+		return nil, relativeRefusal(src, s, false, nil)
 	}
 	if subdir != "" {
 		s = s.WithSubdir(subdir)
@@ -45,7 +55,22 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 	if err := plugind.ValidateName(f.Market.Name); err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "marketplace %s has no usable \"name\": %v", src, err)
 	}
+	if err := impersonation(f.Market); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// impersonation refuses a marketplace that calls itself by a name Claude
+// Code reserves for official Anthropic marketplaces, unless it comes from
+// where Claude Code accepts that name (marketplace.CheckReservedName).
+// Adding one, updating one and installing from one all ask.
+func impersonation(m *resolver.Market) error {
+	src, err := source.Parse(m.Source)
+	if err != nil {
+		src = source.Source{Kind: source.LocalDir, Path: m.Source}
+	}
+	return marketplace.CheckReservedName(m.Name, src)
 }
 
 // AddMarketplace reads the marketplace at src and records it as known
@@ -75,6 +100,9 @@ func isGitHubKey(key string) bool {
 // recordMarket writes a marketplace that was just read into
 // marketplaces.json, under the home lock.
 func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdir string, entries int, warnings []string) (*MarketplaceUpdate, error) {
+	if err := impersonation(m); err != nil {
+		return nil, err
+	}
 	unlock, err := in.lockHome(ctx)
 	if err != nil {
 		return nil, err
@@ -166,9 +194,16 @@ func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offlin
 		if err != nil {
 			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
 		}
+		if f.Unchecked != "" {
+			out = append(out, MarketplaceUpdate{KnownMarketplace: k, Previous: k.Commit, Entries: len(f.Entries), Warnings: nonNil(f.Warnings), Unchecked: f.Unchecked})
+			continue
+		}
 		if f.Market.Name != k.Name {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("its document now calls itself %q; it stays known as %q", f.Market.Name, k.Name))
 			f.Market.Name = k.Name
+		}
+		if reg, err := LoadRegistry(in.home.RegistryPath()); err == nil {
+			f.Warnings = append(f.Warnings, renameNotes(installedRenames(f.Market, reg, k.Name))...)
 		}
 		up, err := in.recordMarket(ctx, f.Market, k.Subdir, len(f.Entries), f.Warnings)
 		if err != nil {
@@ -237,7 +272,10 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 type Available struct {
 	Marketplace string `json:"marketplace"`
 	resolver.Entry
-	Installed       bool   `json:"installed"`
+	Installed bool `json:"installed"`
+	// InstalledAs is the old name it is installed under when its
+	// marketplace renamed it (update moves it to this entry).
+	InstalledAs     string `json:"installedAs,omitempty"`
 	InstalledCommit string `json:"installedCommit,omitempty"`
 	UpdateAvailable bool   `json:"updateAvailable"`
 }
@@ -265,14 +303,72 @@ func (in *Installer) Available(ctx context.Context, name string) ([]Available, e
 		if err != nil {
 			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
 		}
+		// An installed plugin the marketplace renamed is its new entry,
+		// installed under the old name until update moves it.
+		as := map[string]string{}
+		for from, r := range installedRenames(f.Market, reg, k.Name) {
+			if r.Kind == marketplace.Renamed {
+				as[r.To] = from
+			}
+		}
 		for _, e := range f.Entries {
 			a := Available{Marketplace: k.Name, Entry: e}
 			if inst, ok := reg.Find(e.Name); ok && inst.MarketplaceName == k.Name {
 				a.Installed, a.InstalledCommit = true, inst.Commit
 				a.UpdateAvailable = e.Commit != "" && inst.Commit != "" && e.Commit != inst.Commit
+			} else if from, ok := as[e.Name]; ok && !installed(reg, e.Name) {
+				inst, _ := reg.Find(from)
+				a.Installed, a.InstalledAs, a.InstalledCommit, a.UpdateAvailable = true, from, inst.Commit, true
 			}
 			out = append(out, a)
 		}
 	}
 	return out, nil
+}
+
+// installedRenames is what marketplace m's renames map says of the
+// installed plugins that came from it (known as market) and that it no
+// longer lists: old name → where the map leads (SPEC §7).
+func installedRenames(m *resolver.Market, reg *Registry, market string) map[string]marketplace.Rename {
+	out := map[string]marketplace.Rename{}
+	if m == nil || len(m.Renames) == 0 {
+		return out
+	}
+	for _, e := range reg.Plugins {
+		if e.MarketplaceName != market || m.Listed[e.Name] {
+			continue
+		}
+		if r := m.Renames.Follow(e.Name, func(n string) bool { return m.Listed[n] }); r.Kind != marketplace.NotRenamed {
+			out[e.Name] = r
+		}
+	}
+	return out
+}
+
+// renameNotes says, for marketplace update, what the renames mean for the
+// installed plugins (sorted by old name).
+func renameNotes(renames map[string]marketplace.Rename) []string {
+	olds := make([]string, 0, len(renames))
+	for n := range renames {
+		olds = append(olds, n)
+	}
+	sort.Strings(olds)
+	var out []string
+	for _, n := range olds {
+		r := renames[n]
+		switch r.Kind {
+		case marketplace.Renamed:
+			out = append(out, fmt.Sprintf("it renamed %s to %s: reasonix plugin update %s moves the installed plugin to its new name", n, r.To, n))
+		case marketplace.RenameRemoved:
+			out = append(out, fmt.Sprintf("it removed %s (renames: %s → null); the installed plugin stays", n, strings.Join(r.Chain, " → ")))
+		default:
+			out = append(out, fmt.Sprintf("it no longer lists %s, and its renames chain %s does not resolve (%s); the installed plugin stays", n, strings.Join(r.Chain, " → "), r.Reason))
+		}
+	}
+	return out
+}
+
+func installed(reg *Registry, name string) bool {
+	_, ok := reg.Find(name)
+	return ok
 }

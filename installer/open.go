@@ -2,8 +2,11 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"reasonix.io/plugind"
@@ -35,7 +38,17 @@ type OpenOptions struct {
 	// plans again and again, the daemon. A one-shot command would only
 	// hold it in memory until it exits.
 	KeepDecoded bool
+	// NoWorkingDir: the daemon's relative paths name nothing (see
+	// Config.NoWorkingDir).
+	NoWorkingDir bool
+	// ReadOnly says the command only reads (list, show, doctor…): a home
+	// that does not exist yet is left unmade, and read as empty.
+	ReadOnly bool
 }
+
+// ErrNoHome is the store's error in a read-only App whose home does not
+// exist yet: there is nothing to read, and nothing was made.
+var ErrNoHome = errors.New("the Reasonix home does not exist yet (the first install makes it)")
 
 // App is the backend wired for one home: what the CLI, the daemon, the
 // benchmarks and the tests all build the same way.
@@ -66,6 +79,13 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		return nil, err
 	}
 	home := Home{Dir: dir}
+	if _, err := os.Lstat(dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
+		// Nothing installed, nothing known: read as an empty home rather
+		// than making one for a command that only looks.
+		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}
+		a.Installer = New(Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
+		return a, nil
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -105,7 +125,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded}
+	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,

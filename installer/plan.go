@@ -13,7 +13,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
@@ -34,11 +33,22 @@ type Request struct {
 	// Update, when set, makes this an update of installed plugins instead of
 	// an install of Source.
 	Update *UpdateRequest `json:"update,omitempty"`
+	// Config gives userConfig values as typed: "KEY" → VALUE for the
+	// plugins that declare KEY (one, or say which), "NAME.KEY" → VALUE for
+	// plugin NAME's. A stored plan keeps only the non-sensitive ones
+	// (storedConfig).
+	Config map[string]string `json:"config,omitempty"`
+
+	// configOf is the installed plugin whose values an update keeps, when
+	// it is not the one of the planned name (a rename).
+	configOf string
 }
 
 // Plan is what an install would do. It is computed fresh for every install
 // and approved by its planId.
 type Plan struct {
+	// Request is what the plan was made from, as read: a NAME@MARKET
+	// source selects its entry by Name.
 	Request       Request
 	PlanID        string
 	ContentDigest string
@@ -55,6 +65,9 @@ type Plan struct {
 	// markets are the marketplaces read for this plan, recorded as known
 	// when it is applied.
 	markets []marketRecord
+	// asked is the request as it was asked: what the plan store keeps, so
+	// an approval by planId replays it exactly.
+	asked Request
 }
 
 // marketRecord is a marketplace a plan read.
@@ -79,42 +92,33 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := CheckConfigKeys(req.Config); err != nil {
+		return nil, err
+	}
 	if req.Name != "" && len(req.Names) > 0 {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "name selects one entry and names several: give one or the other")
 	}
 	req.Names = sortedUnique(req.Names)
-	src, err := source.Parse(req.Source)
+	// The request is stored as it was asked, so approving the plan by its
+	// planId replays exactly this; eff is what it reads as.
+	asked := req
+	read, err := in.readSource(req.Source, req.Subdir)
 	if err != nil {
 		return nil, err
 	}
-	if src.Kind == source.MarketEntry {
+	src, eff := read.src, req
+	if read.entry != "" {
 		// NAME@MARKET: entry NAME of the known marketplace MARKET.
 		if req.Name != "" || len(req.Names) > 0 {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", src)
+			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", req.Source)
 		}
-		k, err := in.knownMarketplace(src.Market)
-		if err != nil {
-			return nil, err
-		}
-		if src, err = source.Parse(k.Source); err != nil {
-			return nil, err
-		}
-		req.Name, req.Subdir = srcEntry(req.Source), k.Subdir
-	}
-	if req.Subdir != "" {
-		if !src.IsRemote() {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "a subdir goes with a repository source, not %s", src.Kind)
-		}
-		clean, err := plugind.LocalPath(req.Subdir)
-		if err != nil {
-			return nil, plugind.Errorf(plugind.CodeInvalidSource, "subdir: %w", err)
-		}
-		src = src.WithSubdir(clean)
+		eff.Name = read.entry
 	}
 	reg, err := in.plannedRegistry()
 	if err != nil {
 		return nil, err
 	}
+	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link,
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
@@ -124,6 +128,7 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	p := &Plan{
 		Request:   req,
+		asked:     asked,
 		Source:    f.Source,
 		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
 		Warnings:  append([]string{}, f.Warnings...),
@@ -132,6 +137,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	marketName := ""
 	if f.Market != nil {
+		if err := impersonation(f.Market); err != nil {
+			return nil, err
+		}
 		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
 			p.markets = append(p.markets, marketRecord{market: f.Market, subdir: recordedSubdir(f), entries: len(f.Candidates)})
 		}
@@ -148,6 +156,9 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
+		return nil, err
+	}
+	if err := checkConfigUse(req, p.Actions); err != nil {
 		return nil, err
 	}
 	for _, a := range p.Actions {
@@ -190,7 +201,8 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, pm *plannedManifests) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
-		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport,
+		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
+		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss, Submodules: c.Submodules,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
@@ -222,6 +234,10 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.Dependencies = pkg.Dependencies
 	a.ManifestKind = string(pkg.Kind)
 	a.Version, a.Description = pkg.Version, pkg.Description
+	if a.Tag != "" && pkg.Version != "" && pkg.Version != a.ResolvedVersion {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("release tag %s points at a commit whose manifest says version %s; its dependents' ranges are checked against the tag's %s, as Claude Code does", a.Tag, pkg.Version, a.ResolvedVersion))
+	}
+	a.DisplayName, a.DisabledByDefault = pkg.DisplayName, pkg.DisabledByDefault
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = risk(pkg)
@@ -247,21 +263,39 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 			a.ContentDigest = digest
 		}
 	}
+	installed, _ := reg.Find(a.Name)
+	if req.configOf != "" {
+		installed, _ = reg.Find(req.configOf)
+	}
+	shown, cfgErr := in.configure(req, single, &a, pkg, installed)
+	a.Inventory = inventoryOf(shown)
 	if existing, ok := reg.Find(a.Name); ok {
 		if !req.Replace {
-			if sameInstall(existing, a) {
+			same := sameInstall(existing, a)
+			if same && cfgErr == nil && !a.config.changed {
 				// Installing exactly what is installed is a no-op, as brew
 				// and apt have it; --replace reinstalls (a repair).
 				k := keepAction(*existing, fmt.Sprintf("%s is installed from this source with this content already: nothing to do (--replace reinstalls it)", a.Name))
-				k.Inventory, k.Risk, k.Dependencies = a.Inventory, a.Risk, a.Dependencies
+				k.Inventory, k.Risk, k.Dependencies, k.UserConfig, k.config = a.Inventory, a.Risk, a.Dependencies, a.UserConfig, a.config
 				return k
 			}
 			a.Action = ActionSkip
-			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); rerun with --replace to replace it", a.Name, existing.Source))
+			why := "rerun with --replace to replace it"
+			if same {
+				why = "rerun with --replace to install it again with this configuration"
+			}
+			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
 			return a
 		}
 		a.Action = ActionReplace
 		a.PreviousCommit = existing.Commit
+	} else if a.DisabledByDefault {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
+	}
+	if cfgErr != nil {
+		a.Action = ActionSkip
+		a.fail(ActionBlocked, cfgErr)
+		return a
 	}
 	if a.Link {
 		a.Root = c.Dir
@@ -419,12 +453,6 @@ func inventoryRisk(inv Inventory) Risk {
 	return RiskLow
 }
 
-// srcEntry is the NAME of a NAME@MARKET source.
-func srcEntry(s string) string {
-	n, _, _ := strings.Cut(s, "@")
-	return n
-}
-
 // marketNameFor is the name the plugins of marketplace f are recorded
 // under: the document's, unless another source is known by that name (then
 // they are not linked to any, with a warning).
@@ -482,6 +510,14 @@ func planID(p *Plan) string {
 		// What it needs and whether it goes in only as a dependency.
 		DependsOn  []string `json:",omitempty"`
 		Dependency bool     `json:",omitempty"`
+		// The release tag a range took it at, and the plugin it renames.
+		Tag         string `json:",omitempty"`
+		RenamedFrom string `json:",omitempty"`
+		// Its non-sensitive option values, and which sensitive ones are set.
+		Config []string `json:",omitempty"`
+		// Its submodules are not listed: their commits and URLs follow
+		// from its commit (the gitlinks and .gitmodules it pins) and its
+		// source, and their files are in its digest.
 	}
 	body := struct {
 		Source        string
@@ -501,7 +537,7 @@ func planID(p *Plan) string {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}
@@ -603,10 +639,12 @@ func (p *Plan) failure() error {
 
 // MarshalStored is the form a plan is kept in by planId.
 func (p *Plan) MarshalStored() ([]byte, error) {
+	asked := p.asked
+	asked.Config = storedConfig(asked, p.Actions)
 	return json.Marshal(struct {
 		Request  Request   `json:"request"`
 		Response *Response `json:"response"`
-	}{p.Request, p.Response()})
+	}{asked, p.Response()})
 }
 
 func sortedUnique(list []string) []string {

@@ -50,6 +50,7 @@ func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) 
 		return fail(err)
 	}
 	for _, e := range unneeded {
+		in.dropSecrets(e.ConfigFile)
 		if w := in.retire(e); w != "" {
 			resp.Warnings = append(resp.Warnings, w)
 		}

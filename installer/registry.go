@@ -19,7 +19,10 @@ import (
 
 // Entry is one installed plugin in plugin-packages.json (SPEC §9).
 type Entry struct {
-	Name          string    `json:"name"`
+	Name string `json:"name"`
+	// DisplayName is the name the manifest shows (displayName), when it
+	// gives one; Name stays what commands and invocations use.
+	DisplayName   string    `json:"displayName,omitempty"`
 	Source        string    `json:"source"`
 	Root          string    `json:"root"`
 	Version       string    `json:"version,omitempty"`
@@ -52,6 +55,16 @@ type Entry struct {
 	// once none does).
 	Dependencies []string `json:"dependencies,omitempty"`
 	Dependency   bool     `json:"dependency,omitempty"`
+	// Tag is the release tag a dependency's range took it at, and
+	// ResolvedVersion that tag's version (Claude Code's resolvedVersion):
+	// dependents' ranges are checked against it.
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// Config are its non-sensitive userConfig values, by option key;
+	// ConfigFile names the file of config/ that holds its sensitive ones
+	// (secrets.go). Defaults are not recorded: they are the manifest's.
+	Config     map[string]manifest.Value `json:"config,omitempty"`
+	ConfigFile string                    `json:"configFile,omitempty"`
 }
 
 // Registry is the whole of plugin-packages.json, the only authority on what
@@ -114,6 +127,23 @@ func (r *Registry) Save(path string) error {
 		return plugind.Errorf(plugind.CodePublicationFailed, "publish registry %s: %w", path, err)
 	}
 	return nil
+}
+
+// renameDependency makes every plugin that needs from need to instead.
+func (r *Registry) renameDependency(from, to string) {
+	for i := range r.Plugins {
+		deps := r.Plugins[i].Dependencies
+		if slices.Contains(deps, from) {
+			deps = slices.Clone(deps)
+			for j := range deps {
+				if deps[j] == from {
+					deps[j] = to
+				}
+			}
+			slices.Sort(deps)
+			r.Plugins[i].Dependencies = slices.Compact(deps)
+		}
+	}
 }
 
 // Find returns the entry named name.

@@ -236,12 +236,29 @@ func TestRemoteNetworkDownPlansFromCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	gh.Fault(fakegithub.RouteAll, fakegithub.Fault{Status: 503})
+	// Planned from the cache, the same plan — but not checked: said apart,
+	// never ok (SPEC §11), the plugin marked.
 	again, err := env.install(req, Approval{DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantCode(t, err, again, plugind.CodeSourceUnreadable, "could not check 1 plugin (network)")
 	if again.PlanID != first.PlanID || !strings.Contains(strings.Join(again.Warnings, "\n"), "planned from cache") {
 		t.Fatalf("plan with network down: %s %v", again.PlanID, again.Warnings)
+	}
+	if len(again.Actions) != 1 || again.Actions[0].Unchecked != "network" || again.Tally().Unchecked != 1 {
+		t.Fatalf("the plugin is not marked unchecked: %+v", again.Actions)
+	}
+	// Offline, the cache was asked for: nothing is unchecked.
+	off, err := env.install(Request{Source: req.Source, Offline: true}, Approval{DryRun: true})
+	if err != nil || !off.OK || off.PlanID != first.PlanID || off.Tally().Unchecked != 0 {
+		t.Fatalf("offline: %v %+v", err, off)
+	}
+	// Installed, then updated with the network down: not "up to date".
+	gh.ClearFaults()
+	env.mustInstall(req.Source)
+	gh.Fault(fakegithub.RouteAll, fakegithub.Fault{Status: 503})
+	up, err := env.in.Update(context.Background(), UpdateRequest{All: true}, Request{}, Approval{DryRun: true})
+	wantCode(t, err, up, plugind.CodeSourceUnreadable, "could not check 1 plugin")
+	if up.Status != StatusUnchecked || up.OK {
+		t.Fatalf("update with the network down: %s ok=%v", up.Status, up.OK)
 	}
 }
 
@@ -261,12 +278,28 @@ func TestRemoteUnsafeContentLeavesNothing(t *testing.T) {
 			t.Fatal("registry changed")
 		}
 		// The local "keep" plugin was copied from a folder, not the store.
+		// What the store may hold is the repository's manifest folder,
+		// fetched alone to see whether the refused tree is a marketplace
+		// whose plugins could still be fetched one by one: never the
+		// refused content.
 		snaps, _ := env.st.List(context.Background())
 		if ents := env.storeStagingEntries(); len(ents) != 0 {
 			t.Fatalf("gitOff=%v: staging left behind: %v", gitOff, ents)
 		}
-		if len(snaps) != 0 {
-			t.Fatalf("gitOff=%v: store holds %d snapshots after a refused fetch", gitOff, len(snaps))
+		for _, sn := range snaps {
+			root, err := env.st.Path(sn.Digest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree, err := plugind.ScanTree(root, plugind.DefaultBudget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tree.Files {
+				if !strings.HasPrefix(f.Path, ".claude-plugin/") {
+					t.Fatalf("gitOff=%v: the store holds %s after a refused fetch", gitOff, f.Path)
+				}
+			}
 		}
 	}
 }

@@ -22,6 +22,10 @@ const (
 	// StatusPartial: a bulk plan was applied, but some of its plugins were
 	// blocked, conflicting or failed (ok is false; SPEC §11).
 	StatusPartial Status = "partial"
+	// StatusUnchecked: nothing to apply as far as the cache knows, but some
+	// plugins' sources could not be reached, so that is not "up to date"
+	// (ok is false; SPEC §11).
+	StatusUnchecked Status = "unchecked"
 )
 
 // Response is the structured answer of install, update and remove, printed
@@ -146,7 +150,12 @@ type Action struct {
 	ManifestSource string `json:"manifestSource,omitempty"`
 	Version        string `json:"version,omitempty"`
 	Description    string `json:"description,omitempty"`
-	Risk           Risk   `json:"risk,omitempty"`
+	// DisplayName is the name the manifest shows (displayName).
+	DisplayName string `json:"displayName,omitempty"`
+	// DisabledByDefault: the manifest says "defaultEnabled": false, so a
+	// new install is disabled (an update keeps the user's choice).
+	DisabledByDefault bool `json:"disabledByDefault,omitempty"`
+	Risk              Risk `json:"risk,omitempty"`
 	Inventory
 	Warnings        []string `json:"warnings"`
 	Err             error    `json:"-"`
@@ -159,6 +168,24 @@ type Action struct {
 	// mirror, or store when it was already there. Not part of the planId:
 	// a cold and a warm plan of the same inputs agree.
 	Transport string `json:"transport,omitempty"`
+	// Tag is the release tag (NAME--vVERSION) a dependency's range
+	// resolved to, Commit the commit it points at, and ResolvedVersion
+	// the tag's version, which its dependents' ranges are checked against
+	// (SPEC §7, as Claude Code does).
+	Tag             string `json:"tag,omitempty"`
+	ResolvedVersion string `json:"resolvedVersion,omitempty"`
+	// RenamedFrom is the installed plugin an update moves to this name:
+	// its marketplace renamed it (SPEC §7). It leaves the registry in the
+	// same write that publishes this one.
+	RenamedFrom string `json:"renamedFrom,omitempty"`
+	// Submodules are the git submodules its tree holds or lies in, each
+	// with the repository it came from and the commit its parent pins
+	// (SPEC §8); the contentDigest covers their files.
+	Submodules []plugind.Submodule `json:"submodules,omitempty"`
+	// Unchecked says why this plugin's source could not be checked now
+	// (UncheckedNetwork: it could not be reached): what the action says
+	// is what was cached. Not part of the planId, like Transport.
+	Unchecked string `json:"unchecked,omitempty"`
 	// EntryManifest and ManifestPrefer are how the package was read (its
 	// marketplace entry's fields, its marketplace's format), recorded so the
 	// installed copy is read the same way again.
@@ -177,13 +204,22 @@ type Action struct {
 	DependsOn    []string              `json:"dependsOn,omitempty"`
 	DependencyOf []string              `json:"dependencyOf,omitempty"`
 	Dependency   bool                  `json:"dependency,omitempty"`
+	// UserConfig lists the options the plugin asks for and what this plan
+	// sets for each (sensitive values never: only that they are set).
+	UserConfig []ConfigOption `json:"userConfig,omitempty"`
 
+	// config is what planning decided of its option values, sensitive ones
+	// included, for apply; nil when it was not read that far.
+	config *configState
 	// origin is where the approved tree is read from at apply time: a local
 	// folder, or a snapshot (sub)directory in the store.
 	origin string
 	// site is the marketplace its bare-named dependencies are looked up in
 	// (nil when it came from none).
 	site *depSite
+	// tagMiss says why no release tag was taken for a range (the plugin
+	// stays at its marketplace's commit).
+	tagMiss string
 }
 
 // ActionKind is what an action does.
@@ -257,6 +293,15 @@ func (a Action) Code() plugind.Code {
 
 // ErrorText is the action's error message, "" when it has none.
 func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
+
+// installedName is the name the installed copy an action replaces is
+// registered under: the old name of a rename, else its own.
+func (a *Action) installedName() string {
+	if a.RenamedFrom != "" {
+		return a.RenamedFrom
+	}
+	return a.Name
+}
 
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }

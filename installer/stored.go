@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
 )
 
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
@@ -40,8 +38,10 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 // so a source that changed since is refused with install.approval_denied and
 // nothing is written.
 //
-// req may carry only the planId: then the request the plan was made from is
-// taken from the plan store, which survives restarts. A stored request whose
+// req may carry only the planId (and config values): then the request the
+// plan was made from is taken from the plan store, which survives
+// restarts, with the values req gives added — a stored plan keeps none of
+// the sensitive ones. A stored request whose
 // source was a relative path (a CLI plan made in some working directory) is
 // re-planned from the canonical, absolute source the plan resolved to.
 func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Response, error) {
@@ -63,19 +63,25 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request) (*Respons
 		}
 		approved := req.PlanID
 		offline := req.Offline
+		sent := req.Config
 		req = sp.Request
 		req.PlanID = approved
 		req.Offline = req.Offline || offline
-		if sp.Response != nil && sp.Response.Source != "" && isRelativePath(req.Source) {
+		// A stored plan keeps no sensitive values: the client sends them
+		// again (the planId says whether they were set).
+		if len(sent) > 0 {
+			merged := map[string]string{}
+			for k, v := range req.Config {
+				merged[k] = v
+			}
+			for k, v := range sent {
+				merged[k] = v
+			}
+			req.Config = merged
+		}
+		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {
 			req.Source = sp.Response.Source
 		}
 	}
 	return in.Install(ctx, req, Approval{Yes: true, PlanID: req.PlanID})
-}
-
-// isRelativePath reports whether src is a local path relative to some
-// working directory.
-func isRelativePath(src string) bool {
-	s, err := source.Parse(src)
-	return err == nil && s.IsLocal() && !filepath.IsAbs(s.Path)
 }

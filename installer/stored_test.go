@@ -45,8 +45,12 @@ func TestInstallApproved(t *testing.T) {
 	if e, ok := mustRegistry(t, env.home).Find("stored"); !ok || e.Source != src {
 		t.Fatalf("registry entry: %+v", e)
 	}
-	if !isRelativePath("examples/x") || isRelativePath(filepath.Join(t.TempDir(), "x")) || isRelativePath("git:github.com/a/b") || isRelativePath("https://github.com/a/b") {
-		t.Fatal("isRelativePath")
+	for src, want := range map[string]bool{
+		"examples/x": true, "x": true, filepath.Join(t.TempDir(), "x"): false, "git:github.com/a/b": false, "https://github.com/a/b": false,
+	} {
+		if got := env.in.isRelativeFolder(src); got != want {
+			t.Errorf("isRelativeFolder(%q) = %v, want %v", src, got, want)
+		}
 	}
 }
 

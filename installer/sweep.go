@@ -8,7 +8,7 @@ import (
 )
 
 // sweepOrphans deletes every entry of plugins/ that reg does not name as a
-// root (SPEC §9, Recovery). A process killed during apply leaves staging
+// root (SPEC §9, Recovery), and every file of config/ it does not name. A process killed during apply leaves staging
 // dirs (.staging-*), half-deleted trash (.trash-*) and, during a --replace,
 // a fresh sibling root (plugins/<name>@<digest12>) published just before the
 // registry rename that would have named it. None of them is ever adopted:
@@ -20,6 +20,7 @@ import (
 // root is recognised by path or, when the home is reached through another
 // path (a symlinked home), by being the same directory.
 func (in *Installer) sweepOrphans(reg *Registry) {
+	in.sweepSecrets(reg)
 	dir := in.home.PluginsDir()
 	ents, err := os.ReadDir(dir)
 	if err != nil {

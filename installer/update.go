@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/source"
 )
@@ -44,6 +45,9 @@ type updateGroup struct {
 	name     string // known marketplace name
 	resolved *resolver.Fetched
 	err      error
+	// reqs are what the installed plugins that need its plugins ask of
+	// them (ranges, shas).
+	reqs map[string]requirement
 	// site is where the group's plugins' dependencies are looked up (nil
 	// for a plugin of its own).
 	site *depSite
@@ -60,7 +64,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
+	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
 	// Plugins of one marketplace are planned together (one read of it, one
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}
@@ -71,13 +75,11 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 			p.Actions = append(p.Actions, keepAction(e, fmt.Sprintf("%s is linked to %s: it always runs that folder's current content, so there is nothing to update", e.Name, e.Source)))
 			continue
 		case e.Marketplace != "":
-			key := e.Marketplace + "\x00" + e.MarketplaceName
+			market, subdir := in.marketAtHead(e)
+			key := market + "\x00" + e.MarketplaceName
 			g, ok := groups[key]
 			if !ok {
-				g = &updateGroup{market: e.Marketplace, name: e.MarketplaceName}
-				if k, err := in.knownMarketplace(e.MarketplaceName); err == nil && k.Source == e.Marketplace {
-					g.subdir = k.Subdir
-				}
+				g = &updateGroup{market: market, subdir: subdir, name: e.MarketplaceName}
 				groups[key] = g
 				order = append(order, g)
 			}
@@ -86,6 +88,29 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 			order = append(order, &updateGroup{entries: []Entry{e}})
 		}
 	}
+	var marketNames []string
+	for _, grp := range order {
+		if grp.market != "" {
+			for _, e := range grp.entries {
+				marketNames = append(marketNames, e.Name)
+			}
+		}
+	}
+	reqs := in.installedRequirements(reg, marketNames)
+	for _, grp := range order {
+		if grp.market == "" {
+			continue
+		}
+		for _, e := range grp.entries {
+			if r, ok := reqs[e.Name]; ok {
+				if grp.reqs == nil {
+					grp.reqs = map[string]requirement{}
+				}
+				grp.reqs[e.Name] = r
+			}
+		}
+	}
+	renamed := map[string]string{} // new name → the installed plugin this plan renames to it
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for _, grp := range order {
@@ -124,7 +149,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 			m.Name = grp.name
 			p.markets = append(p.markets, marketRecord{market: &m, subdir: grp.subdir, entries: len(f.Candidates)})
 		}
-		p.Actions = append(p.Actions, in.updateActions(ctx, req, grp, f, reg)...)
+		p.Actions = append(p.Actions, in.updateActions(ctx, req, grp, f, reg, renamed)...)
 	}
 	for d := range snaps {
 		p.Snapshots = append(p.Snapshots, d)
@@ -137,6 +162,31 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
 	return p, nil
+}
+
+// marketAtHead is where an installed plugin's marketplace is re-read: its
+// recorded source, with the folder its known marketplace records beside
+// it. A dependency used to be recorded with the marketplace pinned at the
+// commit its plan read; when the known marketplace of its name is that
+// repository at its branch, that is where update reads it.
+func (in *Installer) marketAtHead(e Entry) (market, subdir string) {
+	k, err := in.knownMarketplace(e.MarketplaceName)
+	if err != nil {
+		return e.Marketplace, ""
+	}
+	if k.Source == e.Marketplace {
+		return k.Source, k.Subdir
+	}
+	rec, err1 := source.Parse(e.Marketplace)
+	known, err2 := source.Parse(k.Source)
+	if err1 != nil || err2 != nil || !rec.IsRemote() || !known.IsRemote() {
+		return e.Marketplace, ""
+	}
+	rec, known = rec.Split(nil), known.Split(nil)
+	if rec.Key() == known.Key() && rec.Subdir == known.Subdir && rec.Pinned() && !known.Pinned() {
+		return k.Source, k.Subdir
+	}
+	return e.Marketplace, ""
 }
 
 // updateTargets are the installed plugins an update request covers.
@@ -156,12 +206,10 @@ func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, e
 				out = append(out, e)
 			}
 		}
-		if len(out) == 0 {
-			if ur.Marketplace != "" {
-				return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
-			}
-			return nil, plugind.Errorf(plugind.CodeNotFound, "nothing is installed")
+		if len(out) == 0 && ur.Marketplace != "" {
+			return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
 		}
+		// Nothing installed: nothing to update, which is up to date.
 		return out, nil
 	}
 	if len(ur.Names) == 0 {
@@ -196,7 +244,8 @@ func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGr
 			rr.Names = append(rr.Names, e.Name)
 		}
 		sort.Strings(rr.Names)
-		rr.KeepMissing = true
+		rr.KeepMissing, rr.FollowRenames = true, true
+		rr.Constraints = constraintsOf(g.reqs)
 	}
 	src, err := source.Parse(srcString)
 	if err != nil {
@@ -215,9 +264,11 @@ func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGr
 }
 
 // updateActions turns a resolved group into one action per installed
-// plugin: a move (with what it moves from and the capability diff), or a
-// keep (up to date, or a vanished or now-unpinned entry, with a warning).
-func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGroup, f *resolver.Fetched, reg *Registry) []Action {
+// plugin: a move (with what it moves from and the capability diff), a
+// rename (SPEC §7: the marketplace lists it under a new name now), or a
+// keep (up to date, or a vanished, removed or now-unpinned entry, with a
+// warning). renamed holds the new names this plan has given already.
+func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGroup, f *resolver.Fetched, reg *Registry, renamed map[string]string) []Action {
 	byName := map[string]resolver.Candidate{}
 	for _, c := range f.Candidates {
 		byName[c.Name] = c
@@ -226,40 +277,71 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 	for _, n := range f.Missing {
 		missing[n] = true
 	}
+	renames := map[string]resolver.Rename{}
+	for _, r := range f.Renames {
+		renames[r.From] = r
+	}
 	var out []Action
 	for _, e := range g.entries {
-		switch {
-		case missing[e.Name]:
-			out = append(out, keepAction(e, fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, short(e.Commit))))
-			continue
+		name := e.Name
+		if missing[e.Name] {
+			r, ok := renames[e.Name]
+			if !ok || r.Kind != marketplace.Renamed {
+				out = append(out, keepAction(e, vanished(g, e, r, ok)))
+				continue
+			}
+			if a, stop := renameBlocked(g, e, r.To, reg, renamed); stop {
+				out = append(out, a)
+				continue
+			}
+			name = r.To
 		}
-		c, ok := byName[e.Name]
+		c, ok := byName[name]
 		if g.market == "" && len(f.Candidates) == 1 {
 			c, ok = f.Candidates[0], true
 		}
 		if !ok {
-			out = append(out, keepAction(e, fmt.Sprintf("%s offered no plugin named %s; the installed copy stays", marketLabel(g), e.Name)))
+			out = append(out, keepAction(e, fmt.Sprintf("%s offered no plugin named %s; the installed copy stays", marketLabel(g), name)))
 			continue
 		}
 		single := g.market == ""
-		r := Request{Replace: true, Name: e.Name}
+		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
 		a := in.planCandidate(ctx, r, c, single, reg, nil)
 		if a.Name == "" {
-			a.Name = e.Name
+			a.Name = name
 		}
 		a.MarketplaceName, a.site = e.MarketplaceName, g.site
 		if g.market != "" && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
-			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", e.Name, a.Err, short(e.Commit))))
+			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, short(e.Commit))))
+			continue
+		}
+		unchanged := name == e.Name && a.Commit == e.Commit && a.ContentDigest == e.ContentDigest
+		if unchanged && plugind.CodeOf(a.Err) == plugind.CodeConfigRequired && !a.config.given {
+			// Installed before it had its values: it stays as it is (as
+			// Claude Code leaves it), and the update says what it lacks.
+			k := keepAction(e, fmt.Sprintf("%v; until then what uses it cannot start", a.Err))
+			k.UserConfig, k.config = a.UserConfig, a.config
+			out = append(out, k)
 			continue
 		}
 		if !a.applicable() {
+			if name != e.Name {
+				// The new name cannot be installed: the old one stays.
+				out = append(out, keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which cannot be installed (%v); %s stays at %s", marketLabel(g), e.Name, name, a.Err, e.Name, short(e.Commit))))
+				continue
+			}
 			out = append(out, a)
 			continue
 		}
-		if a.Commit == e.Commit && a.ContentDigest == e.ContentDigest {
+		if why := g.reqs[e.Name].unmet(a); why != "" {
+			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, short(e.Commit), why)))
+			continue
+		}
+		if unchanged && !a.config.changed {
 			k := keepAction(e, "")
-			k.Warnings = a.Warnings
+			k.Warnings, k.Unchecked = a.Warnings, a.Unchecked
+			k.UserConfig, k.config = a.UserConfig, a.config
 			out = append(out, k)
 			continue
 		}
@@ -267,14 +349,67 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
 		a.PreviousCommit = e.Commit
 		a.Diff = diffInventories(old.Inventory, a.Inventory)
+		a.Diff.addConfig(a.config)
 		a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
+		if name != e.Name {
+			a.RenamedFrom = e.Name
+			a.Diff.addRename(e.Name, name, marketLabel(g))
+			renamed[name] = e.Name
+		}
 		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
 		if e.Commit != "" && a.Commit != e.Commit {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", short(e.Commit), short(a.Commit)))
 		}
+		if a.tagMiss != "" {
+			a.Warnings = append(a.Warnings, a.tagMiss)
+		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// vanished says why an installed plugin its marketplace no longer lists
+// stays: the renames map removed it (null), leads nowhere, or does not
+// name it.
+func vanished(g *updateGroup, e Entry, r resolver.Rename, renamed bool) string {
+	switch {
+	case renamed && r.Kind == marketplace.RenameRemoved:
+		return fmt.Sprintf("marketplace %s removed %s (its renames map: %s → null); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), short(e.Commit))
+	case renamed:
+		return fmt.Sprintf("marketplace %s no longer lists %s, and its renames map does not resolve it (%s: %s); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), r.Reason, short(e.Commit))
+	}
+	return fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, short(e.Commit))
+}
+
+// renameBlocked is the action for installed plugin e when its
+// marketplace's rename to newName cannot be followed: a plugin named
+// newName is installed from elsewhere (a conflict naming both), or from
+// the same marketplace (e is a leftover copy, which stays), or another
+// plugin of this plan is renamed to it already.
+func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renamed map[string]string) (Action, bool) {
+	if other, ok := renamed[newName]; ok {
+		a := keepAction(e, "")
+		a.Action = ActionSkip
+		a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, and %s to it too, which this update renames; %s stays where it is", marketLabel(g), e.Name, newName, other, e.Name))
+		return a, true
+	}
+	inst, ok := reg.Find(newName)
+	switch {
+	case !ok:
+		return Action{}, false
+	case inst.MarketplaceName != "" && inst.MarketplaceName == e.MarketplaceName:
+		return keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which is installed already from it: %s is a leftover copy and stays until you remove it (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, e.Name, e.Name)), true
+	}
+	from := inst.MarketplaceName
+	if from == "" {
+		from = describeSource(inst.Source)
+	} else {
+		from = "marketplace " + from
+	}
+	a := keepAction(e, "")
+	a.Action = ActionSkip
+	a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
+	return a, true
 }
 
 // keepAction is an installed plugin an update leaves where it is.
@@ -284,6 +419,7 @@ func keepAction(e Entry, warning string) Action {
 		Commit: e.Commit, ContentDigest: e.ContentDigest, ManifestKind: e.ManifestKind, Version: e.Version,
 		Description: e.Description, Inventory: emptyInventory(), Warnings: []string{},
 		Link: e.Link, Marketplace: e.Marketplace, MarketplaceName: e.MarketplaceName, Root: e.Root,
+		Tag: e.Tag, ResolvedVersion: e.ResolvedVersion,
 	}
 	if warning != "" {
 		a.Warnings = append(a.Warnings, warning)

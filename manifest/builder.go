@@ -20,9 +20,6 @@ import (
 const (
 	// MaxManifestBytes bounds a manifest or another JSON file of a package.
 	MaxManifestBytes = 4 << 20
-	// MaxMarketplaceBytes bounds a marketplace document; the largest in
-	// the corpus is well under 1 MiB.
-	MaxMarketplaceBytes = 8 << 20
 
 	maxJSONBytes        = MaxManifestBytes
 	maxMarkdownBytes    = 1 << 20
@@ -36,11 +33,14 @@ type builder struct {
 	// skipped counts declared things that did not map; with mapped items
 	// it decides full versus partial.
 	skipped int
-	once    map[string]bool // warnings that must be given once
-	skills  map[string]string
-	cmds    map[string]string
-	agents  map[string]string
-	files   map[string]bool
+	// blockReason, when set, is why Claude Code would not load the plugin
+	// at all: the package is blocked with it.
+	blockReason string
+	once        map[string]bool // warnings that must be given once
+	skills      map[string]string
+	cmds        map[string]string
+	agents      map[string]string
+	files       map[string]bool
 }
 
 func newBuilder(t *tree, pkg *Package) *builder {
@@ -61,6 +61,14 @@ func (b *builder) warn(format string, args ...any) {
 func (b *builder) skip(format string, args ...any) {
 	b.skipped++
 	b.warn(format, args...)
+}
+
+// block records why the package cannot be installed at all; the first
+// reason stands.
+func (b *builder) block(format string, args ...any) {
+	if b.blockReason == "" {
+		b.blockReason = plugind.RedactSecrets(fmt.Sprintf(format, args...))
+	}
 }
 
 // skipOnce records a gap that is reported once per key (e.g. per hooks file).
@@ -183,8 +191,10 @@ func (b *builder) frontMatter(rel string) *frontMatter {
 }
 
 // mdFiles lists the .md files a commands or agents path names: the file
-// itself, or every .md below the directory (nested names joined with ':').
-func (b *builder) mdFiles(rel, real, declaredIn, what string) []mdFile {
+// itself, or the .md files in the directory — below it too when nested
+// (names joined with ':'), as Claude Code loads commands; only directly in
+// it otherwise, as Claude Code lists agents.
+func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdFile {
 	info, err := b.t.stat(real)
 	if err != nil {
 		b.skip("%s: cannot read %s path %s: %v", declaredIn, what, rel, err)
@@ -203,7 +213,7 @@ func (b *builder) mdFiles(rel, real, declaredIn, what string) []mdFile {
 			return err
 		}
 		if d.IsDir() {
-			if p != real && strings.HasPrefix(d.Name(), ".") {
+			if p != real && (!nested || strings.HasPrefix(d.Name(), ".")) {
 				return filepath.SkipDir
 			}
 			return nil

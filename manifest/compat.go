@@ -8,134 +8,183 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
-// fieldRole says how a non-native manifest field is treated.
-type fieldRole int
-
-const (
-	roleMeta        fieldRole = iota + 1 // described, nothing to map
-	roleCapability                       // mapped below
-	roleUnsupported                      // a capability Reasonix lacks: skipped, partial
-)
-
-// claudeFields follows the SchemaStore Claude plugin manifest schema.
-var claudeFields = map[string]fieldRole{
-	"$schema": roleMeta, "name": roleMeta, "version": roleMeta, "description": roleMeta,
-	"author": roleMeta, "homepage": roleMeta, "repository": roleMeta, "license": roleMeta,
-	"keywords": roleMeta,
-	"skills":   roleCapability, "commands": roleCapability, "agents": roleCapability,
-	"hooks": roleCapability, "mcpServers": roleCapability,
-	"dependencies": roleMeta, "outputStyles": roleUnsupported, "themes": roleUnsupported,
-	"channels": roleUnsupported, "lspServers": roleCapability, "monitors": roleUnsupported,
-	"settings": roleUnsupported, "userConfig": roleUnsupported,
-}
-
-// codexFields follows the SchemaStore Codex plugin manifest schema; hooks
-// are read as for Claude because packages that ship both manifests use them.
-var codexFields = map[string]fieldRole{
-	"id": roleMeta, "name": roleMeta, "version": roleMeta, "description": roleMeta,
-	"interface": roleMeta, "author": roleMeta, "homepage": roleMeta, "repository": roleMeta,
-	"license": roleMeta, "keywords": roleMeta,
-	"skills": roleCapability, "mcpServers": roleCapability, "hooks": roleCapability,
-	"apps": roleUnsupported,
+// compatInput is what a Claude- or Codex-format package is read from: the
+// folder's own manifest, and its marketplace entry's manifest fields. The
+// two are kept apart because Claude Code treats them apart: a component
+// list plugin.json declares replaces the conventional folder (commands/,
+// agents/), one the entry declares adds to it.
+type compatInput struct {
+	kind     Kind
+	own      *node  // the folder's manifest; nil when it has none
+	ownLabel string // its path, for messages
+	// entry is the marketplace entry's manifest fields as a plugin.json
+	// document (name included); nil when there is no entry. Without own it
+	// is the manifest, metadata included; beside own only its components
+	// count.
+	entry *node
+	// atRoot: the entry's source is the marketplace root itself, where
+	// Claude Code reads only the skills an entry lists.
+	atRoot bool
 }
 
 // ParseClaude reads a .claude-plugin/plugin.json document for the package
 // at root. Capabilities map by Claude's conventions; anything that does not
 // map is named in Warnings and lowers Compatibility.
 func ParseClaude(data []byte, root string, opts LoadOptions) (*Package, error) {
-	return parseCompat(KindClaude, ClaudeManifest, data, root, opts)
+	doc, err := parseJSON(ClaudeManifest, data)
+	if err != nil {
+		return nil, err
+	}
+	return readCompat(root, opts, compatInput{kind: KindClaude, own: doc, ownLabel: ClaudeManifest})
 }
 
 // ParseCodex reads a .codex-plugin/plugin.json document for the package at
 // root, like ParseClaude, adding Codex's CLAUDE.md and session-start-codex
 // conventions.
 func ParseCodex(data []byte, root string, opts LoadOptions) (*Package, error) {
-	return parseCompat(KindCodex, CodexManifest, data, root, opts)
+	doc, err := parseJSON(CodexManifest, data)
+	if err != nil {
+		return nil, err
+	}
+	return readCompat(root, opts, compatInput{kind: KindCodex, own: doc, ownLabel: CodexManifest})
 }
 
-func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts LoadOptions) (*Package, error) {
+// table is the field table of the input's own manifest.
+func (in *compatInput) table() *jsondoc.Table {
+	if in.kind == KindCodex {
+		return Codex()
+	}
+	return ClaudePlugin()
+}
+
+// meta is the document the package's metadata comes from, and its label.
+func (in *compatInput) meta() (*node, string) {
+	if in.own != nil {
+		return in.own, in.ownLabel
+	}
+	return in.entry, entryLabel
+}
+
+// declaration is one document's value of a component field.
+type declaration struct {
+	src string // the document's label
+	n   *node
+}
+
+// declared lists the declarations of key, the folder's manifest first;
+// byOwn says whether the folder's manifest declares it (which replaces the
+// conventional folder of a Replaces field).
+func (in *compatInput) declared(key string) (list []declaration, byOwn bool) {
+	if in.own != nil {
+		if _, ok := in.table().Row(key); ok {
+			if v := in.own.Get(key); !v.IsEmpty() {
+				list = append(list, declaration{in.ownLabel, v})
+				byOwn = true
+			}
+		}
+	}
+	if in.entry != nil {
+		if v := in.entry.Get(key); !v.IsEmpty() {
+			list = append(list, declaration{entryLabel, v})
+		}
+	}
+	return list, byOwn
+}
+
+func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error) {
 	t, err := opts.treeFor(root)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := parseJSON(manifestRel, data)
-	if err != nil {
-		return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
+	meta, metaLabel := in.meta()
+	if meta == nil {
+		meta = &node{Kind: jsondoc.Object}
 	}
-	if doc.kind != kindObject {
-		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", manifestRel, doc.kind)
+	if meta.Kind != jsondoc.Object {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", metaLabel, meta.Kind)
 	}
-	if kind == KindClaude {
-		if err := refuseInvalidClaude(doc, root); err != nil {
+	var kept []string
+	if in.own != nil && in.kind == KindClaude {
+		if kept, err = refuseInvalidClaude(in.own, &folder{root: root}, in.ownLabel); err != nil {
 			return nil, err
 		}
 	}
+	if in.entry != nil {
+		more, err := refuseInvalidClaude(in.entry, &folder{root: root, entry: true}, entryLabel)
+		if err != nil {
+			return nil, err
+		}
+		kept = append(kept, more...)
+	}
 	manifestName := ""
-	if n := doc.get("name"); n != nil && n.kind != kindNull {
-		if n.kind != kindString {
+	if n := meta.Get("name"); n != nil && n.Kind != jsondoc.Null {
+		if n.Kind != jsondoc.String {
 			if opts.Name == "" {
-				return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", manifestRel, n.kind)
+				return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", metaLabel, n.Kind)
 			}
 		} else {
-			manifestName = n.str
+			manifestName = n.Str
 		}
 	}
-	name, err := chooseName(manifestRel, manifestName, opts)
+	name, err := chooseName(metaLabel, manifestName, opts)
 	if err != nil {
 		return nil, err
 	}
-	pkg := &Package{Kind: kind, ManifestPath: manifestRel, Name: name, ManifestName: manifestName}
+	pkg := &Package{Kind: in.kind, ManifestPath: in.ownLabel, Name: name, ManifestName: manifestName}
 	b := newBuilder(t, pkg)
-	pkg.Version = b.metaString(manifestRel, doc, "version")
-	pkg.Description = b.metaString(manifestRel, doc, "description")
-	if kind == KindClaude {
-		if pkg.Dependencies, err = parseDependencies(manifestRel, doc.get("dependencies")); err != nil {
+	pkg.Warnings = append(pkg.Warnings, kept...)
+	pkg.Version = b.metaString(metaLabel, meta, "version")
+	pkg.Description = b.metaString(metaLabel, meta, "description")
+	if in.kind == KindClaude {
+		pkg.DisplayName = b.metaString(metaLabel, meta, "displayName")
+		if d := meta.Get("defaultEnabled"); d != nil && d.Kind == jsondoc.Bool && !d.Bool {
+			pkg.DisabledByDefault = true
+		}
+		deps, _ := in.declared("dependencies")
+		if pkg.Dependencies, err = parseDependencies(deps); err != nil {
 			return nil, err
 		}
+		options, _ := in.declared("userConfig")
+		pkg.UserConfig = readOptions(options)
+	}
+	if in.own != nil {
+		b.fieldRoles(in.ownLabel, in.own, in.table())
+	}
+	if in.entry != nil {
+		b.fieldRoles(entryLabel, in.entry, ClaudePlugin())
 	}
 
-	fields := claudeFields
-	if kind == KindCodex {
-		fields = codexFields
-	}
-	for i, k := range doc.keys {
-		switch fields[k] {
-		case roleMeta, roleCapability:
-		case roleUnsupported:
-			if !doc.vals[i].isEmpty() {
-				b.skip("%s: %s is not supported by Reasonix; skipped", manifestRel, k)
-			}
-		default:
-			b.warn("%s: unknown field %q ignored", manifestRel, k)
-		}
-	}
-
-	b.compatSkills(manifestRel, doc.get("skills"))
-	if kind == KindClaude {
-		b.compatCommands(manifestRel, doc.get("commands"))
-		b.compatAgents(manifestRel, doc.get("agents"))
+	b.compatSkills(&in)
+	if in.kind == KindClaude {
+		b.compatCommands(&in)
+		b.compatAgents(&in)
 	} else {
-		b.compatCommands(manifestRel, nil)
-		b.compatAgents(manifestRel, nil)
+		b.compatCommands(&compatInput{kind: in.kind})
+		b.compatAgents(&compatInput{kind: in.kind})
 	}
-	b.compatHooks(manifestRel, doc.get("hooks"))
-	if kind == KindCodex {
+	b.compatHooks(&in)
+	if in.kind == KindCodex {
 		b.codexConventions()
 	}
-	b.compatMCP(manifestRel, doc.get("mcpServers"))
-	if kind == KindClaude {
-		b.compatLSP(manifestRel, doc.get("lspServers"))
+	b.compatMCP(&in)
+	if in.kind == KindClaude {
+		b.compatLSP(&in)
 	}
 	b.conventionalConfigFiles()
+	b.noteUndeclared()
 	b.finish()
 
 	switch {
+	case b.blockReason != "":
+		pkg.Blocked, pkg.BlockReason = true, b.blockReason
+		pkg.Compatibility = CompatNone
 	case b.mapped() == 0:
 		pkg.Compatibility = CompatNone
 		pkg.Blocked = true
-		pkg.BlockReason = fmt.Sprintf("nothing in this %s plugin maps to Reasonix: no skills, commands, agents, hooks or MCP servers were found", kind)
+		pkg.BlockReason = fmt.Sprintf("nothing in this %s plugin maps to Reasonix: no skills, commands, agents, hooks or MCP servers were found", in.kind)
 		if held := declaredButUnmapped(pkg); held != "" {
 			pkg.BlockReason += "; " + held
 		} else if b.skipped > 0 {
@@ -147,6 +196,22 @@ func parseCompat(kind Kind, manifestRel string, data []byte, root string, opts L
 		pkg.Compatibility = CompatFull
 	}
 	return pkg, nil
+}
+
+// fieldRoles says, field by field, what install does with a manifest's
+// fields that map to nothing: a field its table does not list is ignored
+// (a warning), one Reasonix does not support is skipped (the package is
+// partial).
+func (b *builder) fieldRoles(src string, doc *node, t *jsondoc.Table) {
+	for i := range doc.Fields {
+		f := &doc.Fields[i]
+		switch r, ok := t.Row(f.Key); {
+		case !ok || r.Role == jsondoc.EntryOnly:
+			b.warn("%s: unknown field %q ignored", src, f.Key)
+		case r.Role == jsondoc.Unsupported && !f.Val.IsEmpty():
+			b.skip("%s: %s is not supported by Reasonix; skipped", src, f.Key)
+		}
+	}
 }
 
 // chooseName applies the --name override and validates the result.
@@ -164,15 +229,15 @@ func chooseName(manifestRel, manifestName string, opts LoadOptions) (string, err
 }
 
 func (b *builder) metaString(src string, doc *node, key string) string {
-	n := doc.get(key)
-	if n == nil || n.kind == kindNull {
+	n := doc.Get(key)
+	if n == nil || n.Kind == jsondoc.Null {
 		return ""
 	}
-	if n.kind != kindString {
-		b.warn("%s: %s should be a string, not %s; ignored", src, key, n.kind)
+	if n.Kind != jsondoc.String {
+		b.warn("%s: %s should be a string, not %s; ignored", src, key, n.Kind)
 		return ""
 	}
-	return n.str
+	return n.Str
 }
 
 // declaredPath resolves a path a manifest declares. Unsafe, missing and
@@ -194,10 +259,10 @@ func (b *builder) declaredPath(src, field, p string) (string, string, bool) {
 
 // paths reads a string-or-list path field; a wrong type is skipped.
 func (b *builder) paths(src, field string, n *node) []string {
-	if n.isEmpty() {
+	if n.IsEmpty() {
 		return nil
 	}
-	list, ok := n.stringList()
+	list, ok := n.StringList()
 	if !ok {
 		b.skip("%s: %s must be a path or a list of paths; skipped", src, field)
 		return nil
@@ -205,84 +270,135 @@ func (b *builder) paths(src, field string, n *node) []string {
 	return list
 }
 
-func (b *builder) compatSkills(src string, declared *node) {
-	seen := map[string]bool{}
-	for _, p := range b.paths(src, "skills", declared) {
-		rel, real, ok := b.declaredPath(src, "skills", p)
-		if !ok || seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		b.skillRoot(rel, real, src)
-	}
-	for _, conv := range []string{"skills", ".claude/skills"} {
-		if seen[conv] || !b.t.isDir(conv) {
-			continue
-		}
-		_, real, _ := b.t.resolve(conv)
-		b.skillRoot(conv, real, "")
+// fallbackNote says that a .claude/ folder contributed something: Claude
+// Code does not read it inside a plugin.
+func (b *builder) fallbackNote(dir string, found int) {
+	if found > 0 && strings.HasPrefix(dir, ".claude/") {
+		b.warn("%s: read by Reasonix's .claude/ fallback (the seeds' convention); Claude Code does not read %s inside a plugin", dir, dir)
 	}
 }
 
-func (b *builder) compatCommands(src string, declared *node) {
+// shadowed says that a conventional folder is not read because the
+// manifest declares the field, as Claude Code does.
+func (b *builder) shadowed(src, field string) {
+	for _, dir := range []string{field, ".claude/" + field} {
+		if b.t.isDir(dir) {
+			b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", src, dir, field)
+		}
+	}
+}
+
+// component maps one component field: each path its declarations name
+// (declared gets its clean and real location; a path seen already, or one
+// that is not there, is skipped), then — unless the folder's manifest
+// declares the field and it Replaces the folder — the conventional folders
+// (conventional gets each, and says how many items it mapped).
+func (b *builder) component(in *compatInput, field string, declared func(src, rel, real string), conventional func(rel, real string) int) {
 	seen := map[string]bool{}
-	if declared != nil && declared.kind == kindObject {
-		b.commandMap(src, declared, seen)
-	} else {
-		for _, p := range b.paths(src, "commands", declared) {
-			rel, real, ok := b.declaredPath(src, "commands", p)
+	list, byOwn := in.declared(field)
+	for _, d := range list {
+		if field == "commands" && d.n.Kind == jsondoc.Object {
+			b.commandMap(d.src, d.n, seen)
+			continue
+		}
+		for _, p := range b.paths(d.src, field, d.n) {
+			rel, real, ok := b.declaredPath(d.src, field, p)
 			if !ok || seen[rel] {
 				continue
 			}
 			seen[rel] = true
-			// Claude lets a commands entry name a skill directory.
-			if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-				b.skillRoot(rel, real, src)
-				continue
-			}
-			for _, f := range b.mdFiles(rel, real, src, "commands") {
-				b.addCommand(f, "", "")
-			}
+			declared(d.src, rel, real)
 		}
 	}
-	for _, conv := range []string{"commands", ".claude/commands"} {
+	if r, _ := ClaudePlugin().Row(field); byOwn && r.Traits&jsondoc.Replaces != 0 {
+		b.shadowed(in.ownLabel, field)
+		return
+	}
+	for _, conv := range b.conventional(in, field) {
 		if seen[conv] || !b.t.isDir(conv) {
 			continue
 		}
 		_, real, _ := b.t.resolve(conv)
-		for _, f := range b.mdFiles(conv, real, "", "commands") {
+		b.fallbackNote(conv, conventional(conv, real))
+	}
+}
+
+// conventional lists where a field's component lives when nothing
+// declares it: Claude Code's folder, then the seeds' .claude/ fallback.
+// An entry whose source is the marketplace root and lists skills gets
+// those only (Claude Code), unless it lists the root itself.
+func (b *builder) conventional(in *compatInput, field string) []string {
+	dirs := []string{field, ".claude/" + field}
+	if field == "skills" && in.atRoot && in.entry != nil && in.entry.Get("skills") != nil {
+		list, _ := in.entry.Get("skills").StringList()
+		for _, p := range list {
+			if rel, err := plugind.LocalPath(p); err == nil && rel == "." {
+				return dirs[:1]
+			}
+		}
+		return nil
+	}
+	return dirs
+}
+
+func (b *builder) compatSkills(in *compatInput) {
+	b.component(in, "skills", func(src, rel, real string) {
+		if rel == "." && in.atRoot && src == entryLabel {
+			return // the root: its skills/ folder (conventional)
+		}
+		b.skillRoot(rel, real, src)
+	}, func(rel, real string) int {
+		before := len(b.pkg.Skills)
+		b.skillRoot(rel, real, "")
+		return len(b.pkg.Skills) - before
+	})
+}
+
+func (b *builder) compatCommands(in *compatInput) {
+	commands := func(src, rel, real string) int {
+		before := len(b.pkg.Commands)
+		for _, f := range b.mdFiles(rel, real, src, "commands", true) {
 			b.addCommand(f, "", "")
 		}
+		return len(b.pkg.Commands) - before
 	}
+	b.component(in, "commands", func(src, rel, real string) {
+		// Claude lets a commands entry name a skill directory.
+		if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+			b.skillRoot(rel, real, src)
+			return
+		}
+		commands(src, rel, real)
+	}, func(rel, real string) int { return commands("", rel, real) })
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
 // form.
 func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
-	for i, name := range m.keys {
-		spec := m.vals[i]
+	for i := range m.Fields {
+		name, spec := m.Fields[i].Key, &m.Fields[i].Val
 		where := fmt.Sprintf("%s: commands.%s", src, name)
-		if spec.kind != kindObject {
+		if spec.Kind != jsondoc.Object {
 			b.skip("%s: must be an object; skipped", where)
 			continue
 		}
-		source := spec.get("source")
-		if source == nil || source.kind != kindString {
-			if spec.get("content") != nil {
+		source := spec.Get("source")
+		if source == nil || source.Kind != jsondoc.String {
+			if spec.Get("content") != nil {
 				b.skip("%s: inline command content is not supported; skipped", where)
 			} else {
 				b.skip("%s: no source file; skipped", where)
 			}
 			continue
 		}
-		rel, real, ok := b.declaredPath(src, "commands."+name, source.str)
+		rel, real, ok := b.declaredPath(src, "commands."+name, source.Str)
 		if !ok {
 			continue
 		}
 		seen[rel] = true
-		files := b.mdFiles(rel, real, src, "commands")
+		files := b.mdFiles(rel, real, src, "commands", true)
 		if len(files) != 1 || files[0].rel != rel {
-			b.skip("%s: source %q must be one .md file; skipped", where, source.str)
+			b.skip("%s: source %q must be one .md file; skipped", where, source.Str)
 			continue
 		}
 		desc := b.metaString(src, spec, "description")
@@ -291,45 +407,35 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 	}
 }
 
-func (b *builder) compatAgents(src string, declared *node) {
-	seen := map[string]bool{}
-	for _, p := range b.paths(src, "agents", declared) {
-		rel, real, ok := b.declaredPath(src, "agents", p)
-		if !ok || seen[rel] {
-			continue
-		}
-		seen[rel] = true
-		for _, f := range b.mdFiles(rel, real, src, "agents") {
+// compatAgents maps agents: the .md files declared, and those directly in
+// agents/ (Claude Code lists no agent from a folder below it).
+func (b *builder) compatAgents(in *compatInput) {
+	agents := func(src, rel, real string) int {
+		before := len(b.pkg.Agents)
+		for _, f := range b.mdFiles(rel, real, src, "agents", false) {
 			b.addAgent(f)
 		}
+		return len(b.pkg.Agents) - before
 	}
-	for _, conv := range []string{"agents", ".claude/agents"} {
-		if seen[conv] || !b.t.isDir(conv) {
-			continue
-		}
-		_, real, _ := b.t.resolve(conv)
-		for _, f := range b.mdFiles(conv, real, "", "agents") {
-			b.addAgent(f)
-		}
-	}
+	b.component(in, "agents", func(src, rel, real string) { agents(src, rel, real) },
+		func(rel, real string) int { return agents("", rel, real) })
 }
 
-func (b *builder) compatHooks(src string, declared *node) {
+func (b *builder) compatHooks(in *compatInput) {
 	loaded := map[string]bool{}
-	// An object, a path, or (a plugin's hooks merged with its marketplace
-	// entry's) a list of either.
-	var visit func(n *node)
-	visit = func(n *node) {
+	// An object, a path, or a list of either.
+	var visit func(src string, n *node)
+	visit = func(src string, n *node) {
 		switch {
-		case n == nil || n.kind == kindNull:
-		case n.kind == kindObject:
+		case n == nil || n.Kind == jsondoc.Null:
+		case n.Kind == jsondoc.Object:
 			b.claudeHooks(src, n)
-		case n.kind == kindArray:
-			for _, it := range n.items {
-				visit(it)
+		case n.Kind == jsondoc.Array:
+			for i := range n.Items {
+				visit(src, &n.Items[i])
 			}
-		case n.kind == kindString:
-			rel, _, ok := b.declaredPath(src, "hooks", n.str)
+		case n.Kind == jsondoc.String:
+			rel, _, ok := b.declaredPath(src, "hooks", n.Str)
 			if !ok || loaded[rel] {
 				return
 			}
@@ -339,7 +445,10 @@ func (b *builder) compatHooks(src string, declared *node) {
 			b.skip("%s: hooks must be an object, a path or a list; skipped", src)
 		}
 	}
-	visit(declared)
+	list, _ := in.declared("hooks")
+	for _, d := range list {
+		visit(d.src, d.n)
+	}
 	if !loaded["hooks/hooks.json"] {
 		if ok, _ := b.t.regularFile("hooks/hooks.json"); ok {
 			b.hookFile("hooks/hooks.json")
@@ -347,7 +456,9 @@ func (b *builder) compatHooks(src string, declared *node) {
 	}
 	if ok, _ := b.t.regularFile(".claude/settings.json"); ok {
 		if doc, ok := b.sidecarJSON(".claude/settings.json"); ok {
-			b.claudeHooks(".claude/settings.json", doc.get("hooks"))
+			before := len(b.pkg.Hooks)
+			b.claudeHooks(".claude/settings.json", doc.Get("hooks"))
+			b.fallbackNote(".claude/settings.json", len(b.pkg.Hooks)-before)
 		}
 	}
 }
@@ -369,16 +480,16 @@ func (b *builder) codexConventions() {
 	}
 }
 
-func (b *builder) compatMCP(src string, declared *node) {
+func (b *builder) compatMCP(in *compatInput) {
 	specs := map[string]mcpSpec{}
 	loaded := map[string]bool{}
-	var visit func(n *node)
-	visit = func(n *node) {
-		switch n.kind {
-		case kindObject:
+	var visit func(src string, n *node)
+	visit = func(src string, n *node) {
+		switch n.Kind {
+		case jsondoc.Object:
 			b.mcpMap(src, n, specs)
-		case kindString:
-			p := n.str
+		case jsondoc.String:
+			p := n.Str
 			if strings.Contains(p, "://") || !strings.HasSuffix(strings.ToLower(p), ".json") {
 				b.skip("%s: mcpServers %q is an MCPB bundle or URL, which Reasonix does not import; skipped", src, p)
 				return
@@ -389,17 +500,18 @@ func (b *builder) compatMCP(src string, declared *node) {
 			}
 			loaded[rel] = true
 			b.mcpFile(rel, specs)
-		case kindArray:
-			for _, it := range n.items {
-				visit(it)
+		case jsondoc.Array:
+			for i := range n.Items {
+				visit(src, &n.Items[i])
 			}
-		case kindNull:
+		case jsondoc.Null:
 		default:
 			b.skip("%s: mcpServers must be an object, a path or a list; skipped", src)
 		}
 	}
-	if declared != nil {
-		visit(declared)
+	list, _ := in.declared("mcpServers")
+	for _, d := range list {
+		visit(d.src, d.n)
 	}
 	if !loaded[".mcp.json"] {
 		if ok, _ := b.t.regularFile(".mcp.json"); ok {
@@ -414,11 +526,11 @@ func (b *builder) mcpFile(rel string, specs map[string]mcpSpec) {
 	if !ok {
 		return
 	}
-	if doc.kind != kindObject {
+	if doc.Kind != jsondoc.Object {
 		b.skip("%s: must hold a JSON object; skipped", rel)
 		return
 	}
-	if inner := doc.get("mcpServers"); inner != nil {
+	if inner := doc.Get("mcpServers"); inner != nil {
 		b.mcpMap(rel, inner, specs)
 		return
 	}
@@ -427,18 +539,18 @@ func (b *builder) mcpFile(rel string, specs map[string]mcpSpec) {
 
 // mcpMap maps {name: server} entries; imported servers never auto-start.
 func (b *builder) mcpMap(src string, m *node, specs map[string]mcpSpec) {
-	if m.kind != kindObject {
+	if m.Kind != jsondoc.Object {
 		b.skip("%s: mcpServers must be an object; skipped", src)
 		return
 	}
-	for i, name := range m.keys {
-		v := m.vals[i]
-		if v.kind != kindObject {
+	for i := range m.Fields {
+		name, v := m.Fields[i].Key, &m.Fields[i].Val
+		if v.Kind != jsondoc.Object {
 			b.skip("%s: MCP server %q must be an object; skipped", src, name)
 			continue
 		}
 		var s mcpSpec
-		if err := json.Unmarshal(v.marshal(), &s); err != nil {
+		if err := json.Unmarshal(v.Compact(), &s); err != nil {
 			b.skip("%s: MCP server %q is malformed (%v); skipped", src, name, err)
 			continue
 		}
@@ -447,7 +559,7 @@ func (b *builder) mcpMap(src string, m *node, specs map[string]mcpSpec) {
 			b.skip("%s: %v; skipped", src, err)
 			continue
 		}
-		if h := v.get("headersHelper"); !h.isEmpty() {
+		if h := v.Get("headersHelper"); !h.IsEmpty() {
 			b.skip("%s: MCP server %q: headersHelper is not run by Reasonix; set the headers yourself", src, name)
 		}
 	}

@@ -29,10 +29,10 @@ func TestClaudeFixture(t *testing.T) {
 	if !reflect.DeepEqual(p.Skills, wantSkills) {
 		t.Errorf("skills = %+v", p.Skills)
 	}
+	// The manifest declares commands, which replaces the commands/ folder
+	// (Claude Code's rule), saying so.
 	wantCommands := []Command{
 		{Name: "release", Invocation: "/superkit:release", Description: "Cut a release", ArgumentHint: "<version>", Path: "extra/release.md"},
-		{Name: "commit", Invocation: "/superkit:commit", Description: "Write a commit message", ArgumentHint: "[message]", Path: "commands/commit.md"},
-		{Name: "git:push", Invocation: "/superkit:git:push", Description: "Push the branch", Path: "commands/git/push.md"},
 	}
 	if !reflect.DeepEqual(p.Commands, wantCommands) {
 		t.Errorf("commands = %+v", p.Commands)
@@ -67,6 +67,8 @@ func TestClaudeFixture(t *testing.T) {
 		"Notification hooks have no Reasonix event",
 		`"if" condition`,
 		"skills/tdd/SKILL.md: front matter is not valid YAML",
+		`commands/ is not read: the manifest declares "commands"`,
+		".claude/settings.json: read by Reasonix's .claude/ fallback",
 	} {
 		if !hasWarning(p, w) {
 			t.Errorf("no warning %q in %q", w, p.Warnings)
@@ -195,7 +197,7 @@ func TestCompatibility(t *testing.T) {
 		{name: "hooks path plus default hooks.json", kind: KindClaude, manifest: `"hooks": "./extra-hooks.json"`,
 			files: map[string]string{
 				"extra-hooks.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "a"}]}]}}`,
-				"hooks/hooks.json": `{"SessionStart": [{"hooks": [{"type": "command", "command": "b"}]}]}`,
+				"hooks/hooks.json": `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "b"}]}]}}`,
 			}, want: CompatFull, check: func(t *testing.T, p *Package) {
 				if len(p.Hooks) != 2 || p.Hooks[0].Source != "extra-hooks.json" || p.Hooks[1].Source != "hooks/hooks.json" {
 					t.Errorf("hooks = %+v", p.Hooks)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // hostVars are set by the host for every plugin; an export never asks the
@@ -55,7 +56,7 @@ func StripCredentials(relPath string, data []byte) ([]byte, []string, bool, erro
 	if !s.changed {
 		return data, vars, false, nil
 	}
-	return doc.marshal(), vars, true, nil
+	return doc.Marshal(), vars, true, nil
 }
 
 type stripper struct {
@@ -70,43 +71,43 @@ type stripper struct {
 // names the server a headers block belongs to; inHooks is true below a
 // "hooks" member, where an object with a command is a hook.
 func (s *stripper) walk(n *node, owner string, inHooks bool) {
-	switch n.kind {
-	case kindArray:
-		for _, it := range n.items {
-			s.walk(it, "", inHooks)
+	switch n.Kind {
+	case jsondoc.Array:
+		for i := range n.Items {
+			s.walk(&n.Items[i], "", inHooks)
 		}
-	case kindObject:
-		cmd := n.get("command")
-		hook := inHooks && cmd != nil && cmd.kind == kindString
+	case jsondoc.Object:
+		cmd := n.Get("command")
+		hook := inHooks && cmd != nil && cmd.Kind == jsondoc.String
 		argsOwner := owner
 		if hook {
 			argsOwner = "hook"
 		}
-		for i, k := range n.keys {
-			v := n.vals[i]
+		for i := range n.Fields {
+			k, v := n.Fields[i].Key, &n.Fields[i].Val
 			switch {
-			case k == "env" && v.kind == kindObject:
+			case k == "env" && v.Kind == jsondoc.Object:
 				s.strings(v, func(key string) string { return envVar(key) })
-			case k == "headers" && v.kind == kindObject:
+			case k == "headers" && v.Kind == jsondoc.Object:
 				s.strings(v, func(key string) string { return upperSnake(owner, key) })
-			case k == "url" && v.kind == kindString:
-				s.set(v, replaceSecrets(v.str, spansOf(v.str), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
-			case k == "args" && v.kind == kindArray && hook:
+			case k == "url" && v.Kind == jsondoc.String:
+				s.set(v, replaceSecrets(v.Str, spansOf(v.Str), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
+			case k == "args" && v.Kind == jsondoc.Array && hook:
 				// After the loop: it may rewrite this object's keys.
-			case k == "args" && v.kind == kindArray:
+			case k == "args" && v.Kind == jsondoc.Array:
 				s.args(v, argsOwner)
-			case hook && k == "command" && n.get("args") == nil:
+			case hook && k == "command" && n.Get("args") == nil:
 				shell := ""
-				if sh := n.get("shell"); sh != nil && sh.kind == kindString {
-					shell = sh.str
+				if sh := n.Get("shell"); sh != nil && sh.Kind == jsondoc.String {
+					shell = sh.Str
 				}
-				t := lexShell(v.str, dialectOf(shell))
+				t := lexShell(v.Str, dialectOf(shell))
 				s.set(v, t.rewrite(func(f secret) string { return s.varFor("hook", f) }))
 			default:
 				s.walk(v, k, inHooks || k == "hooks")
 			}
 		}
-		if args := n.get("args"); hook && args != nil && args.kind == kindArray {
+		if args := n.Get("args"); hook && args != nil && args.Kind == jsondoc.Array {
 			s.execHook(n, cmd, args)
 		}
 	}
@@ -114,13 +115,13 @@ func (s *stripper) walk(n *node, owner string, inHooks bool) {
 
 // strings replaces the literal string values of an env or headers object.
 func (s *stripper) strings(obj *node, name func(key string) string) {
-	for i, key := range obj.keys {
-		v := obj.vals[i]
-		if v.kind != kindString || v.str == "" {
+	for i := range obj.Fields {
+		key, v := obj.Fields[i].Key, &obj.Fields[i].Val
+		if v.Kind != jsondoc.String || v.Str == "" {
 			continue
 		}
-		if isReference(v.str) {
-			for _, m := range refNames.FindAllStringSubmatch(v.str, -1) {
+		if isReference(v.Str) {
+			for _, m := range refNames.FindAllStringSubmatch(v.Str, -1) {
 				if !hostVars[m[1]] {
 					s.required[m[1]] = true
 				}
@@ -130,11 +131,11 @@ func (s *stripper) strings(obj *node, name func(key string) string) {
 		vr := name(key)
 		s.required[vr] = true
 		if _, taken := s.literals[vr]; !taken {
-			s.literals[vr] = v.str
+			s.literals[vr] = v.Str
 		}
 		// Keep an auth scheme visible: "Bearer ${X}" still tells the user
 		// what X holds.
-		if m := authScheme.FindStringSubmatch(v.str); m != nil {
+		if m := authScheme.FindStringSubmatch(v.Str); m != nil {
 			s.set(v, m[1]+" ${"+vr+"}")
 			continue
 		}
@@ -145,16 +146,16 @@ func (s *stripper) strings(obj *node, name func(key string) string) {
 // args replaces the credentials of an argument list by ${VAR} references,
 // which MCP launchers expand in args as they do in env and url.
 func (s *stripper) args(arr *node, owner string) {
-	list := make([]string, len(arr.items))
-	for i, it := range arr.items {
-		if it.kind == kindString {
-			list[i] = it.str
+	list := make([]string, len(arr.Items))
+	for i := range arr.Items {
+		if it := &arr.Items[i]; it.Kind == jsondoc.String {
+			list[i] = it.Str
 		}
 	}
 	found := argSecrets(list)
-	for i, it := range arr.items {
-		if it.kind == kindString {
-			s.set(it, replaceSecrets(it.str, found[i], func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
+	for i := range arr.Items {
+		if it := &arr.Items[i]; it.Kind == jsondoc.String {
+			s.set(it, replaceSecrets(it.Str, found[i], func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
 		} else {
 			s.walk(it, "", false)
 		}
@@ -171,13 +172,14 @@ func (s *stripper) args(arr *node, owner string) {
 // hook runs under Bash on every platform). Arguments without credentials
 // stay exec form, untouched.
 func (s *stripper) execHook(hook, cmd, arr *node) {
-	list := make([]string, 0, len(arr.items))
-	for _, it := range arr.items {
-		if it.kind != kindString {
+	list := make([]string, 0, len(arr.Items))
+	for i := range arr.Items {
+		if it := &arr.Items[i]; it.Kind != jsondoc.String {
 			s.walk(arr, "", false)
 			return
+		} else {
+			list = append(list, it.Str)
 		}
-		list = append(list, it.str)
 	}
 	found := argSecrets(list)
 	any := false
@@ -187,7 +189,7 @@ func (s *stripper) execHook(hook, cmd, arr *node) {
 	if !any {
 		return
 	}
-	line := []string{bashQuote(cmd.str)}
+	line := []string{bashQuote(cmd.Str)}
 	for i, a := range list {
 		var b strings.Builder
 		last := 0
@@ -200,10 +202,10 @@ func (s *stripper) execHook(hook, cmd, arr *node) {
 		line = append(line, b.String())
 	}
 	s.set(cmd, strings.Join(line, " "))
-	hook.remove("args")
-	if sh := hook.get("shell"); sh == nil {
-		hook.put("shell", &node{kind: kindString, str: "bash"})
-	} else if sh.kind == kindString {
+	hook.Remove("args")
+	if sh := hook.Get("shell"); sh == nil {
+		hook.Put("shell", jsondoc.Text("bash"))
+	} else if sh.Kind == jsondoc.String {
 		s.set(sh, "bash")
 	}
 	s.changed = true
@@ -265,8 +267,8 @@ func (s *stripper) varFor(owner string, f secret) string {
 }
 
 func (s *stripper) set(n *node, v string) {
-	if n.str != v {
-		n.str = v
+	if n.Str != v {
+		n.Str = v
 		s.changed = true
 	}
 }

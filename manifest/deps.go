@@ -7,6 +7,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // Dependency is another plugin a package needs (Claude's "dependencies"):
@@ -18,6 +19,8 @@ type Dependency struct {
 	// Version is a semantic version range ("^2.0", "~2.1.0", ">=1.2 <2");
 	// "" accepts any version.
 	Version string `json:"version,omitempty"`
+	// SHA pins the dependency to one commit (an object's "sha", 40 hex).
+	SHA string `json:"sha,omitempty"`
 }
 
 // String is the dependency as a manifest writes it: NAME[@MARKETPLACE][@RANGE].
@@ -28,6 +31,9 @@ func (d Dependency) String() string {
 	}
 	if d.Version != "" {
 		s += " " + d.Version
+	}
+	if d.SHA != "" {
+		s += " at " + d.SHA[:12]
 	}
 	return s
 }
@@ -54,90 +60,106 @@ func (d Dependency) Allows(version string) bool {
 // names.
 var depName = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 
-// parseDependencies reads a manifest's "dependencies": a list of
-// "NAME", "NAME@MARKETPLACE", either followed by "@^RANGE", or objects
-// {"name", "marketplace"?, "version"?}. Anything else is an error that
-// names the item: a plugin whose dependencies cannot be read cannot be
-// installed with them (Claude refuses it too). Repeats are merged.
-func parseDependencies(src string, n *node) ([]Dependency, error) {
-	if n == nil || n.kind == kindNull {
-		return nil, nil
-	}
-	bad := func(at, format string, args ...any) error {
-		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %s: %s", src, at, fmt.Sprintf(format, args...))
-	}
-	if n.kind != kindArray {
-		hint := ""
-		if n.kind == kindObject {
-			hint = " (an object of package versions is npm's form; it belongs in package.json)"
-		}
-		return nil, bad("dependencies", "must be a list of plugins (NAME, NAME@MARKETPLACE or {\"name\": …}), not %s%s", n.kind, hint)
-	}
+// parseDependencies reads the "dependencies" each declaration makes (the
+// plugin's own, then its marketplace entry's): a list of "NAME",
+// "NAME@MARKETPLACE", either followed by "@^RANGE", or objects {"name",
+// "marketplace"?, "version"?, "sha"?}. Anything else is an error that names the
+// item: a plugin whose dependencies cannot be read cannot be installed
+// with them (Claude refuses it too). Repeats are merged.
+func parseDependencies(decls []declaration) ([]Dependency, error) {
 	var out []Dependency
 	seen := map[string]int{}
-	for i, it := range n.items {
-		at := fmt.Sprintf("dependencies[%d]", i)
-		var d Dependency
-		switch it.kind {
-		case kindString:
-			parts := strings.Split(it.str, "@")
-			d.Name = parts[0]
-			for _, p := range parts[1:] {
-				switch {
-				case strings.HasPrefix(p, "^") && d.Version == "":
-					d.Version = p
-				case d.Marketplace == "" && d.Version == "":
-					d.Marketplace = p
-				default:
-					return nil, bad(at, "%q must be NAME, NAME@MARKETPLACE or either followed by @^RANGE", clip(it.str))
-				}
-			}
-			if d.Marketplace == "" && len(parts) > 1 && d.Version == "" {
-				return nil, bad(at, "%q has an empty marketplace", clip(it.str))
-			}
-		case kindObject:
-			for j, k := range it.keys {
-				v := it.vals[j]
-				if k != "name" && k != "marketplace" && k != "version" {
-					continue // Claude allows more; they say nothing we act on
-				}
-				if v.kind != kindString {
-					return nil, bad(at+"."+k, "must be a string, not %s", v.kind)
-				}
-				switch k {
-				case "name":
-					d.Name = v.str
-				case "marketplace":
-					d.Marketplace = v.str
-				case "version":
-					d.Version = strings.TrimSpace(v.str)
-				}
-			}
-		default:
-			return nil, bad(at, "must be a plugin name or a {\"name\": …} object, not %s", it.kind)
-		}
-		if !depName.MatchString(d.Name) {
-			return nil, bad(at, "%q is not a plugin name (letters, digits, '.', '_' and '-', starting with a letter or digit)", clip(d.Name))
-		}
-		if d.Marketplace != "" && !depName.MatchString(d.Marketplace) {
-			return nil, bad(at, "%q is not a marketplace name", clip(d.Marketplace))
-		}
-		if d.Version != "" {
-			if _, err := semver.NewConstraint(d.Version); err != nil {
-				return nil, bad(at, "version %q is not a semantic version range: %v", clip(d.Version), err)
-			}
-		}
-		key := d.Name + "@" + d.Marketplace
-		if j, ok := seen[key]; ok {
-			if out[j].Version == "" {
-				out[j].Version = d.Version
-			} else if d.Version != "" && d.Version != out[j].Version {
-				out[j].Version += ", " + d.Version // both must hold
-			}
+	for _, decl := range decls {
+		n := decl.n
+		if n == nil || n.Kind == jsondoc.Null {
 			continue
 		}
-		seen[key] = len(out)
-		out = append(out, d)
+		bad := func(at, format string, args ...any) error {
+			return plugind.Errorf(plugind.CodeInvalidSource, "%s: %s: %s", decl.src, at, fmt.Sprintf(format, args...))
+		}
+		if n.Kind != jsondoc.Array {
+			hint := ""
+			if n.Kind == jsondoc.Object {
+				hint = " (an object of package versions is npm's form; it belongs in package.json)"
+			}
+			return nil, bad("dependencies", "must be a list of plugins (NAME, NAME@MARKETPLACE or {\"name\": …}), not %s%s", n.Kind, hint)
+		}
+		for i := range n.Items {
+			it := &n.Items[i]
+			at := fmt.Sprintf("dependencies[%d]", i)
+			var d Dependency
+			switch it.Kind {
+			case jsondoc.String:
+				parts := strings.Split(it.Str, "@")
+				d.Name = parts[0]
+				for _, p := range parts[1:] {
+					switch {
+					case strings.HasPrefix(p, "^") && d.Version == "":
+						d.Version = p
+					case d.Marketplace == "" && d.Version == "":
+						d.Marketplace = p
+					default:
+						return nil, bad(at, "%q must be NAME, NAME@MARKETPLACE or either followed by @^RANGE", clip(it.Str))
+					}
+				}
+				if d.Marketplace == "" && len(parts) > 1 && d.Version == "" {
+					return nil, bad(at, "%q has an empty marketplace", clip(it.Str))
+				}
+			case jsondoc.Object:
+				for _, f := range it.Fields {
+					k, v := f.Key, f.Val
+					if k != "name" && k != "marketplace" && k != "version" && k != "sha" {
+						continue // Claude allows more; they say nothing we act on
+					}
+					if v.Kind != jsondoc.String {
+						return nil, bad(at+"."+k, "must be a string, not %s", v.Kind)
+					}
+					switch k {
+					case "name":
+						d.Name = v.Str
+					case "marketplace":
+						d.Marketplace = v.Str
+					case "version":
+						d.Version = strings.TrimSpace(v.Str)
+					case "sha":
+						if !plugind.IsCommitID(v.Str) {
+							return nil, bad(at+".sha", "%q is not a full commit id (40 lowercase hex digits)", clip(v.Str))
+						}
+						d.SHA = v.Str
+					}
+				}
+			default:
+				return nil, bad(at, "must be a plugin name or a {\"name\": …} object, not %s", it.Kind)
+			}
+			if !depName.MatchString(d.Name) {
+				return nil, bad(at, "%q is not a plugin name (letters, digits, '.', '_' and '-', starting with a letter or digit)", clip(d.Name))
+			}
+			if d.Marketplace != "" && !depName.MatchString(d.Marketplace) {
+				return nil, bad(at, "%q is not a marketplace name", clip(d.Marketplace))
+			}
+			if d.Version != "" {
+				if _, err := semver.NewConstraint(d.Version); err != nil {
+					return nil, bad(at, "version %q is not a semantic version range: %v", clip(d.Version), err)
+				}
+			}
+			key := d.Name + "@" + d.Marketplace
+			if j, ok := seen[key]; ok {
+				switch {
+				case out[j].SHA == "":
+					out[j].SHA = d.SHA
+				case d.SHA != "" && d.SHA != out[j].SHA:
+					return nil, bad(at+".sha", "pins %s to %s, and an earlier item pins it to %s", d.Name, d.SHA[:12], out[j].SHA[:12])
+				}
+				if out[j].Version == "" {
+					out[j].Version = d.Version
+				} else if d.Version != "" && d.Version != out[j].Version {
+					out[j].Version += ", " + d.Version // both must hold
+				}
+				continue
+			}
+			seen[key] = len(out)
+			out = append(out, d)
+		}
 	}
 	return out, nil
 }

@@ -2,11 +2,13 @@ package manifest
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
 func TestDependencies(t *testing.T) {
 	t.Parallel()
+	sha40 := strings.Repeat("a", 40)
 	skill := map[string]string{"skills/s/SKILL.md": "---\ndescription: s\n---\n"}
 	withManifest := func(deps string) map[string]string {
 		files := map[string]string{".claude-plugin/plugin.json": `{"name":"p","dependencies":` + deps + `}`}
@@ -27,6 +29,13 @@ func TestDependencies(t *testing.T) {
 		{name: "objects", deps: `[{"name":"a","version":"~2.1.0"},{"name":"b","marketplace":"m","extra":1}]`,
 			want: []Dependency{{Name: "a", Version: "~2.1.0"}, {Name: "b", Marketplace: "m"}}},
 		{name: "repeats merge", deps: `["a", {"name":"a","version":">=1"}, "a@^1.5"]`, want: []Dependency{{Name: "a", Version: ">=1, ^1.5"}}},
+		{name: "sha", deps: `[{"name":"a","sha":"` + sha40 + `"},{"name":"b","version":"^1","sha":"` + sha40 + `"}]`,
+			want: []Dependency{{Name: "a", SHA: sha40}, {Name: "b", Version: "^1", SHA: sha40}}},
+		{name: "repeats share a sha", deps: `["a", {"name":"a","sha":"` + sha40 + `"}]`, want: []Dependency{{Name: "a", SHA: sha40}}},
+		{name: "short sha", deps: `[{"name":"a","sha":"88d1eae"}]`, wantErr: []string{"dependencies[0].sha", `"88d1eae"`, "40 lowercase hex"}},
+		{name: "sha not a string", deps: `[{"name":"a","sha":1}]`, wantErr: []string{"dependencies[0].sha", "number"}},
+		{name: "two shas", deps: `[{"name":"a","sha":"` + sha40 + `"},{"name":"a","sha":"` + strings.Repeat("b", 40) + `"}]`,
+			wantErr: []string{"dependencies[1].sha", "pins a to bbbbbbbbbbbb", "aaaaaaaaaaaa"}},
 		{name: "empty", deps: `[]`},
 		{name: "null", deps: `null`, wantErr: []string{"dependencies", "null"}}, // Claude refuses a null optional field
 		{name: "npm object", deps: `{"openbb":"latest"}`, wantErr: []string{"dependencies", "npm", "package.json"}},
@@ -60,28 +69,31 @@ func TestDependencies(t *testing.T) {
 	}
 }
 
-// TestEntryDependencies: a strict entry's dependencies join the plugin's
-// own; a strict: false entry's are the plugin's.
+// TestEntryDependencies: an entry's dependencies join those of the
+// plugin.json beside it; without one, the entry's are the plugin's.
 func TestEntryDependencies(t *testing.T) {
 	t.Parallel()
 	root := layout(t, map[string]string{
 		".claude-plugin/plugin.json": `{"name":"p","dependencies":["a"]}`,
 		"skills/s/SKILL.md":          "---\ndescription: s\n---\n",
 	}, nil)
+	bare := layout(t, map[string]string{"skills/s/SKILL.md": "---\ndescription: s\n---\n"}, nil)
 	tests := []struct {
 		name  string
+		root  string
 		entry EntryManifest
 		want  []Dependency
 	}{
-		{"strict union", EntryManifest{Doc: []byte(`{"dependencies":["b", "a"]}`), Strict: true}, []Dependency{{Name: "a"}, {Name: "b"}}},
-		{"strict without", EntryManifest{Doc: []byte(`{}`), Strict: true}, []Dependency{{Name: "a"}}},
-		{"not strict", EntryManifest{Doc: []byte(`{"dependencies":["c@m"],"skills":["./skills/s"]}`), Strict: false}, []Dependency{{Name: "c", Marketplace: "m"}}},
+		{"strict union", root, EntryManifest{Doc: []byte(`{"dependencies":["b", "a"]}`), Strict: true}, []Dependency{{Name: "a"}, {Name: "b"}}},
+		{"strict without", root, EntryManifest{Doc: []byte(`{}`), Strict: true}, []Dependency{{Name: "a"}}},
+		{"not strict beside plugin.json", root, EntryManifest{Doc: []byte(`{"dependencies":["c@m"]}`), Strict: false}, []Dependency{{Name: "a"}, {Name: "c", Marketplace: "m"}}},
+		{"not strict, no plugin.json", bare, EntryManifest{Doc: []byte(`{"dependencies":["c@m"],"skills":["./skills/s"]}`), Strict: false}, []Dependency{{Name: "c", Marketplace: "m"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			entry := tt.entry
-			pkg, err := Load(root, LoadOptions{Name: "p", Entry: &entry})
+			pkg, err := Load(tt.root, LoadOptions{Name: "p", Entry: &entry})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,9 +37,6 @@ const (
 	NativeManifest = "reasonix-plugin.json"
 	CodexManifest  = ".codex-plugin/plugin.json"
 	ClaudeManifest = ".claude-plugin/plugin.json"
-
-	ClaudeMarketplace = ".claude-plugin/marketplace.json"
-	CodexMarketplace  = ".agents/plugins/marketplace.json"
 )
 
 // ErrNoManifest is what Detect's error wraps when root has no manifest at all.
@@ -92,20 +89,15 @@ func (t *tree) detect(root string, prefer Kind) (Kind, string, error) {
 		Msg: fmt.Sprintf("no plugin manifest in %s: looked for %s, %s and %s", root, NativeManifest, CodexManifest, ClaudeManifest)}
 }
 
-// HasMarketplace reports whether root holds a Claude marketplace
-// (.claude-plugin/marketplace.json) or a Codex one
-// (.agents/plugins/marketplace.json).
-func HasMarketplace(root string) bool {
+// IsFile reports whether rel (a slash path) names a regular file inside
+// the folder root; a symbolic link leading out of root does not count.
+func IsFile(root, rel string) bool {
 	t, err := openTree(root)
 	if err != nil {
 		return false
 	}
-	for _, p := range []string{ClaudeMarketplace, CodexMarketplace} {
-		if ok, err := t.regularFile(p); ok && err == nil {
-			return true
-		}
-	}
-	return false
+	ok, err := t.regularFile(rel)
+	return ok && err == nil
 }
 
 // regularFile reports whether rel names a regular file inside the tree.

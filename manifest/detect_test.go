@@ -22,7 +22,7 @@ func TestDetect(t *testing.T) {
 		{name: "claude", files: map[string]string{ClaudeManifest: "{}"}, wantKind: KindClaude, wantPath: ClaudeManifest},
 		{name: "native wins", files: map[string]string{NativeManifest: "{}", CodexManifest: "{}", ClaudeManifest: "{}"}, wantKind: KindReasonix, wantPath: NativeManifest},
 		{name: "codex before claude", files: map[string]string{CodexManifest: "{}", ClaudeManifest: "{}"}, wantKind: KindCodex, wantPath: CodexManifest},
-		{name: "marketplace only", files: map[string]string{ClaudeMarketplace: "{}"},
+		{name: "marketplace only", files: map[string]string{".claude-plugin/marketplace.json": "{}"},
 			wantErr: []string{NativeManifest, CodexManifest, ClaudeManifest}},
 		{name: "empty", wantErr: []string{"no plugin manifest", NativeManifest, CodexManifest, ClaudeManifest}},
 		{name: "manifest is a directory", files: map[string]string{NativeManifest + "/": ""}, wantErr: []string{"no plugin manifest"}},
@@ -58,25 +58,12 @@ func TestDetectUnreadableRoot(t *testing.T) {
 	}
 }
 
-func TestHasMarketplace(t *testing.T) {
+func TestIsFile(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		files map[string]string
-		want  bool
-	}{
-		{name: "claude", files: map[string]string{ClaudeMarketplace: "{}"}, want: true},
-		{name: "codex", files: map[string]string{CodexMarketplace: "{}"}, want: true},
-		{name: "plugin only", files: map[string]string{ClaudeManifest: "{}"}, want: false},
-		{name: "directory, not file", files: map[string]string{ClaudeMarketplace + "/": ""}, want: false},
-		{name: "nothing", want: false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := HasMarketplace(layout(t, tc.files, nil)); got != tc.want {
-				t.Errorf("HasMarketplace = %v, want %v", got, tc.want)
-			}
-		})
+	root := layout(t, map[string]string{"a/b.json": "{}", "dir/": ""}, map[string]string{"out.json": "/etc/hostname"})
+	for rel, want := range map[string]bool{"a/b.json": true, "dir": false, "missing": false, "out.json": false, "../x": false} {
+		if got := IsFile(root, rel); got != want {
+			t.Errorf("IsFile(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }

@@ -2,179 +2,219 @@ package manifest
 
 import (
 	"errors"
-	"fmt"
+	"path"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
-// The marketplace entry as a manifest (Claude's strict semantics).
-
-// componentKeys are the plugin.json fields that contribute something; an
-// entry's own are merged into (strict) or replace (not strict) the
-// plugin's.
-var componentKeys = []string{"commands", "agents", "skills", "hooks", "mcpServers", "lspServers", "outputStyles", "themes", "channels", "monitors", "settings", "userConfig"}
-
-// metaKeys are the entry's metadata that a strict: false entry supplies as
-// a manifest would.
-var metaKeys = []string{"version", "description", "author", "homepage", "repository", "license", "keywords", "dependencies"}
+// The marketplace entry as a manifest, read as Claude Code reads it:
+//   - without a plugin.json the entry is the manifest (metadata and
+//     components), strict or not, and the conventional folders still
+//     count;
+//   - beside a plugin.json, the plugin.json is the manifest and the entry's
+//     components are added to it — unless the entry is strict: false and
+//     declares components, which Claude Code refuses ("conflicting
+//     manifests").
 
 const entryLabel = "marketplace entry"
 
-// EntryDocument is the .claude-plugin/plugin.json that reads a package the
-// way Load reads it with its marketplace entry (opts.Entry): the entry's
-// manifest (strict: false) or the plugin's own with the entry's components
-// merged in. ok is false when the entry changes nothing (no entry, or a
-// native or Codex manifest wins): the folder's own manifest stands. Export
-// writes it, so an exported package installs the same on its own.
-func EntryDocument(root string, opts LoadOptions) (doc []byte, ok bool, err error) {
-	if opts.Entry == nil {
-		return nil, false, nil
+// conflictingManifests is Claude Code's refusal of a strict: false entry
+// that declares components beside a plugin.json.
+const conflictingManifests = "conflicting manifests: both " + ClaudeManifest + " and the marketplace entry (strict: false) specify components, and Claude Code refuses to load such a plugin; set \"strict\": true in the entry, or remove the component specs from one of them"
+
+// declaresComponents reports whether an entry names component files of its
+// own (the fields whose row Declares, and experimental.themes), as Claude
+// Code judges a strict: false entry beside a plugin.json.
+func declaresComponents(entry *node) bool {
+	for _, r := range ClaudePlugin().Rows {
+		if r.Traits&jsondoc.Declares != 0 && !entry.Get(r.Key).IsEmpty() {
+			return true
+		}
 	}
-	kind, rel, err := DetectPrefer(root, opts.Prefer)
-	if err != nil && !errors.Is(err, ErrNoManifest) {
-		return nil, false, err
+	return !entry.Get("experimental").Get("themes").IsEmpty()
+}
+
+// entryDoc is a plugin.json document made of an entry's fields: its name,
+// and its manifest fields (withMeta) or only its components and
+// dependencies (what it adds beside a plugin.json).
+func entryDoc(entry *node, name string, withMeta bool) *node {
+	doc := &node{Kind: jsondoc.Object}
+	doc.Put("name", jsondoc.Text(name))
+	for _, r := range ClaudePlugin().Rows {
+		adds := r.Role == jsondoc.Component || r.Role == jsondoc.Unsupported || r.Key == "dependencies"
+		if r.Key == "name" || r.Role == jsondoc.EntryOnly || (!withMeta && !adds) {
+			continue
+		}
+		if v := entry.Get(r.Key); v != nil {
+			doc.Put(r.Key, *v)
+		}
 	}
-	if kind == KindReasonix || (kind == KindCodex && opts.Entry.Strict) {
-		return nil, false, nil
+	return doc
+}
+
+// entryReading is how a package with a marketplace entry is read.
+type entryReading struct {
+	in compatInput
+	// source says where the manifest came from (Package.ManifestSource).
+	source string
+	// conflict: Claude Code refuses the plugin (conflictingManifests).
+	conflict bool
+	notes    []string
+}
+
+// readEntry decides how the folder's manifest (kind at rel; "" when none)
+// and the marketplace entry combine.
+func readEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*entryReading, error) {
+	entry, err := parseJSON(entryLabel, opts.Entry.Doc)
+	if err != nil || entry.Kind != jsondoc.Object {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "the marketplace entry's fields are not a JSON object")
 	}
-	d, _, _, err := entryManifestDoc(root, kind, rel, opts)
-	if err != nil {
-		return nil, false, err
+	name := opts.Name
+	if name == "" {
+		name = opts.Implied
 	}
-	return d.marshal(), true, nil
+	var own *node
+	if rel != "" {
+		data, err := t.readFile(rel, maxJSONBytes)
+		if err != nil {
+			return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", rel, err)
+		}
+		if own, err = parseJSON(rel, data); err != nil {
+			return nil, err
+		}
+	}
+	atRoot := opts.Entry.Root
+	switch {
+	case own == nil || (kind == KindCodex && !opts.Entry.Strict):
+		// No plugin.json: the entry is the manifest. (A Codex manifest is
+		// none to Claude Code; with strict: false the entry replaces it.)
+		source := entryLabel
+		if !opts.Entry.Strict {
+			source += " (strict: false)"
+		}
+		return &entryReading{in: compatInput{kind: KindClaude, entry: entryDoc(entry, name, true), atRoot: atRoot}, source: source}, nil
+	case kind == KindCodex:
+		r := &entryReading{in: compatInput{kind: KindCodex, own: own, ownLabel: rel}, source: rel}
+		if len(entryDoc(entry, name, false).Fields) > 1 {
+			r.notes = append(r.notes, "the marketplace entry's component fields are not merged into a Codex manifest ("+rel+"); they are ignored")
+		}
+		return r, nil
+	}
+	r := &entryReading{in: compatInput{kind: KindClaude, own: own, ownLabel: rel, atRoot: atRoot}, source: rel}
+	if !opts.Entry.Strict && declaresComponents(entry) {
+		r.conflict = true
+		return r, nil
+	}
+	if adds := entryDoc(entry, name, false); len(adds.Fields) > 1 {
+		r.in.entry = adds
+		r.source = rel + " + " + entryLabel
+	}
+	return r, nil
 }
 
 // loadWithEntry reads a package whose marketplace entry has manifest
 // fields of its own. kind and rel are what the folder holds ("" when
 // nothing).
 func loadWithEntry(root string, kind Kind, rel string, opts LoadOptions) (*Package, error) {
-	doc, source, notes, err := entryManifestDoc(root, kind, rel, opts)
+	t, err := opts.treeFor(root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := readEntry(t, kind, rel, opts)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Name == "" {
 		opts.Name = opts.Implied
 	}
-	label := rel
-	if source == entryLabel || source == entryLabel+" (strict: false)" {
-		kind, label = KindClaude, entryLabel
-	}
-	pkg, err := parseCompat(kind, label, doc.marshal(), root, opts)
+	pkg, err := readCompat(root, opts, r.in)
 	if err != nil {
 		return nil, err
 	}
-	pkg.ManifestSource = source
-	if label == entryLabel {
-		pkg.ManifestPath = ""
+	pkg.ManifestSource = r.source
+	pkg.Warnings = append(r.notes, pkg.Warnings...)
+	if r.conflict {
+		pkg.Blocked, pkg.BlockReason, pkg.Compatibility = true, conflictingManifests, CompatNone
 	}
-	pkg.Warnings = append(notes, pkg.Warnings...)
 	return pkg, nil
 }
 
-// entryManifestDoc combines the folder's manifest (kind at rel, "" when
-// none) with the marketplace entry, saying where the result came from.
-func entryManifestDoc(root string, kind Kind, rel string, opts LoadOptions) (*node, string, []string, error) {
-	entry, err := parseJSON(entryLabel, opts.Entry.Doc)
-	if err != nil || entry.kind != kindObject {
-		return nil, "", nil, plugind.Errorf(plugind.CodeInvalidSource, "the marketplace entry's fields are not a JSON object")
+// EntryDocument is the .claude-plugin/plugin.json that reads a package the
+// way Load reads it with its marketplace entry (opts.Entry): the entry as
+// the manifest, or the plugin's own with the entry's components added.
+// Where the entry adds to a conventional folder that a declaration in
+// plugin.json would replace (commands/, agents/), the folder is declared
+// too. ok is false when the entry changes nothing (no entry, or a native
+// or Codex manifest wins): the folder's own manifest stands. Export writes
+// it, so an exported package installs the same on its own.
+func EntryDocument(root string, opts LoadOptions) (doc []byte, ok bool, err error) {
+	if opts.Entry == nil {
+		return nil, false, nil
 	}
-	var own *node
-	if rel != "" {
-		t, err := opts.treeFor(root)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		data, err := t.readFile(rel, maxJSONBytes)
-		if err != nil {
-			return nil, "", nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", rel, err)
-		}
-		if own, err = parseJSON(rel, data); err != nil {
-			return nil, "", nil, plugind.WithCode(plugind.CodeInvalidSource, err)
-		}
-		if own.kind != kindObject {
-			return nil, "", nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", rel, own.kind)
-		}
+	t, err := openTree(root)
+	if err != nil {
+		return nil, false, err
 	}
-	name := opts.Name
-	if name == "" {
-		name = opts.Implied
+	kind, rel, err := t.detect(root, opts.Prefer)
+	if err != nil && !errors.Is(err, ErrNoManifest) {
+		return nil, false, err
 	}
-	var notes []string
-	switch {
-	case !opts.Entry.Strict:
-		// The entry is the manifest; the folder's own, if any, is not read
-		// for components.
-		if own != nil && hasComponents(own) {
-			notes = append(notes, fmt.Sprintf("the marketplace entry is strict: false, so it supplies the manifest; the components %s declares are not read", rel))
+	if kind == KindReasonix {
+		return nil, false, nil
+	}
+	r, err := readEntry(t, kind, rel, opts)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.in.kind == KindCodex || r.in.entry == nil {
+		return nil, false, nil
+	}
+	if r.in.own == nil {
+		out := *r.in.entry
+		out.Fields = append([]jsondoc.Field{}, out.Fields...)
+		for _, field := range []string{"commands", "agents"} {
+			if v := out.Get(field); v != nil {
+				out.Put(field, t.withConventional(field, v))
+			}
 		}
-		return entryDoc(entry, name, true), entryLabel + " (strict: false)", notes, nil
-	case own == nil:
-		// No manifest: the entry's fields supplement the conventions.
-		return entryDoc(entry, name, false), entryLabel, nil, nil
-	case kind == KindCodex:
-		if hasComponents(entry) {
-			notes = append(notes, fmt.Sprintf("the marketplace entry's component fields are not merged into a Codex manifest (%s); they are ignored", rel))
-		}
-		return own, rel, notes, nil
+		return out.Marshal(), true, nil
 	}
-	source := rel
-	if hasComponents(entry) || !entry.get("dependencies").isEmpty() {
-		source = rel + " + " + entryLabel
-	}
-	return mergeComponents(own, entry), source, nil, nil
-}
-
-// entryDoc builds a plugin.json document from an entry: its name, and its
-// metadata when it is the manifest.
-func entryDoc(entry *node, name string, withMeta bool) *node {
-	doc := &node{kind: kindObject}
-	doc.put("name", &node{kind: kindString, str: name})
-	keys := componentKeys
-	if withMeta {
-		keys = append(append([]string{}, metaKeys...), componentKeys...)
-	}
-	for _, k := range keys {
-		if v := entry.get(k); v != nil {
-			doc.put(k, v)
-		}
-	}
-	return doc
-}
-
-func hasComponents(doc *node) bool {
-	for _, k := range componentKeys {
-		if v := doc.get(k); v != nil && !v.isEmpty() {
-			return true
-		}
-	}
-	return false
-}
-
-// mergeComponents is the plugin's own manifest with the entry's component
-// fields and dependencies added (Claude's strict: true): a field only the
-// entry has is taken as is; one both have keeps both, as a list (paths,
-// hook sets, MCP and LSP server maps are read from lists; dependencies
-// are their union). The plugin's other metadata stands.
-func mergeComponents(own, entry *node) *node {
-	out := &node{kind: kindObject, keys: append([]string{}, own.keys...), vals: append([]*node{}, own.vals...)}
-	for _, k := range append(componentKeys[:len(componentKeys):len(componentKeys)], "dependencies") {
-		ev := entry.get(k)
-		if ev == nil || ev.isEmpty() {
+	out := *r.in.own
+	out.Fields = append([]jsondoc.Field{}, out.Fields...)
+	for _, f := range r.in.entry.Fields {
+		if f.Key == "name" {
 			continue
 		}
-		ov := out.get(k)
-		if ov == nil || ov.isEmpty() {
-			out.put(k, ev)
-			continue
+		mine := out.Get(f.Key)
+		switch {
+		case mine.IsEmpty() && (f.Key == "commands" || f.Key == "agents"):
+			out.Put(f.Key, t.withConventional(f.Key, &f.Val))
+		case mine.IsEmpty():
+			out.Put(f.Key, f.Val)
+		default:
+			out.Put(f.Key, jsondoc.Node{Kind: jsondoc.Array, Items: append(append([]jsondoc.Node{}, mine.ListOf()...), f.Val.ListOf()...)})
 		}
-		out.put(k, &node{kind: kindArray, items: append(items(ov), items(ev)...)})
 	}
-	return out
+	return out.Marshal(), true, nil
 }
 
-func items(n *node) []*node {
-	if n.kind == kindArray {
-		return n.items
+// withConventional is v, a commands or agents declaration that adds to the
+// conventional folder, as a declaration that also names what the folder
+// holds (a declaration in plugin.json replaces the folder).
+func (t *tree) withConventional(field string, v *node) node {
+	if !t.isDir(field) || v.Kind == jsondoc.Object {
+		return *v
 	}
-	return []*node{n}
+	var items []node
+	if field == "commands" {
+		items = append(items, jsondoc.Text("./commands"))
+	} else {
+		_, real, _ := t.resolve(field)
+		b := newBuilder(t, &Package{})
+		for _, f := range b.mdFiles(field, real, "", field, false) {
+			items = append(items, jsondoc.Text("./"+path.Clean(f.rel)))
+		}
+	}
+	return node{Kind: jsondoc.Array, Items: append(items, v.ListOf()...)}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // hookEvents are the lifecycle events Reasonix runs hooks for.
@@ -44,48 +46,48 @@ func matcherCovers(matcher, tool string) bool {
 // ({Event: [{matcher, hooks: [{type, command, …}]}]}) declared in src.
 // Structural gaps are reported once per src.
 func (b *builder) claudeHooks(src string, events *node) {
-	if events == nil || events.kind == kindNull {
+	if events == nil || events.Kind == jsondoc.Null {
 		return
 	}
-	if events.kind != kindObject {
+	if events.Kind != jsondoc.Object {
 		b.skip("%s: hooks must be an object of events; skipped", src)
 		return
 	}
-	for ei, ev := range events.keys {
-		groups := events.vals[ei]
-		if groups.kind != kindArray {
+	for ei := range events.Fields {
+		ev, groups := events.Fields[ei].Key, &events.Fields[ei].Val
+		if groups.Kind != jsondoc.Array {
 			b.skip("%s: hooks.%s must be a list of matcher groups; skipped", src, ev)
 			continue
 		}
 		if !hookEvents[ev] {
-			b.skip("%s: %s hooks have no Reasonix event; %d group(s) skipped", src, ev, len(groups.items))
+			b.skip("%s: %s hooks have no Reasonix event; %d group(s) skipped", src, ev, len(groups.Items))
 			continue
 		}
 		if ev == "Stop" || ev == "SubagentStop" {
 			b.skipOnce(src+"\x00stop:"+ev, "%s: %s hooks are mapped but cannot block the turn in Reasonix", src, ev)
 		}
-		for gi, g := range groups.items {
-			b.claudeGroup(src, ev, gi, g)
+		for gi := range groups.Items {
+			b.claudeGroup(src, ev, gi, &groups.Items[gi])
 		}
 	}
 }
 
 func (b *builder) claudeGroup(src, ev string, gi int, g *node) {
 	where := fmt.Sprintf("%s: %s[%d]", src, ev, gi)
-	if g.kind != kindObject {
+	if g.Kind != jsondoc.Object {
 		b.skip("%s: a matcher group must be an object; skipped", where)
 		return
 	}
 	matcher := ""
-	if m := g.get("matcher"); m != nil && m.kind != kindNull {
-		if m.kind != kindString {
+	if m := g.Get("matcher"); m != nil && m.Kind != jsondoc.Null {
+		if m.Kind != jsondoc.String {
 			b.skip("%s: matcher must be a string; group skipped", where)
 			return
 		}
-		matcher = m.str
+		matcher = m.Str
 	}
-	list := g.get("hooks")
-	if list == nil || list.kind != kindArray {
+	list := g.Get("hooks")
+	if list == nil || list.Kind != jsondoc.Array {
 		b.skip("%s: group has no hooks list; skipped", where)
 		return
 	}
@@ -97,92 +99,84 @@ func (b *builder) claudeGroup(src, ev string, gi int, g *node) {
 			}
 		}
 	}
-	for hi, h := range list.items {
-		b.claudeHook(fmt.Sprintf("%s.hooks[%d]", where, hi), src, ev, matcher, h)
+	for hi := range list.Items {
+		b.claudeHook(fmt.Sprintf("%s.hooks[%d]", where, hi), src, ev, matcher, &list.Items[hi])
 	}
 }
 
 func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
-	if h.kind != kindObject {
+	if h.Kind != jsondoc.Object {
 		b.skip("%s: a hook must be an object; skipped", where)
 		return
 	}
 	typ := "command"
-	if t := h.get("type"); t != nil && t.kind == kindString {
-		typ = t.str
+	if t := h.Get("type"); t != nil && t.Kind == jsondoc.String {
+		typ = t.Str
 	}
 	if typ != "command" {
 		b.skip("%s: %q hook skipped: Reasonix runs only command hooks", where, typ)
 		return
 	}
-	cmd := h.get("command")
-	if cmd == nil || cmd.kind != kindString || cmd.str == "" {
+	cmd := h.Get("command")
+	if cmd == nil || cmd.Kind != jsondoc.String || cmd.Str == "" {
 		b.skip("%s: command hook without a command; skipped", where)
 		return
 	}
-	hook := Hook{Event: ev, Matcher: matcher, Command: cmd.str, Form: HookShell, Source: src}
-	if a := h.get("args"); a != nil && a.kind != kindNull {
-		args, ok := a.stringList()
-		if !ok || a.kind != kindArray {
+	hook := Hook{Event: ev, Matcher: matcher, Command: cmd.Str, Form: HookShell, Source: src}
+	if a := h.Get("args"); a != nil && a.Kind != jsondoc.Null {
+		args, ok := a.StringList()
+		if !ok || a.Kind != jsondoc.Array {
 			b.skip("%s: args must be a list of strings; hook skipped", where)
 			return
 		}
 		hook.Args, hook.Form = maskArgs(args), HookExec
 	}
-	if s := h.get("shell"); s != nil && s.kind == kindString {
-		hook.Shell = s.str
+	if s := h.Get("shell"); s != nil && s.Kind == jsondoc.String {
+		hook.Shell = s.Str
 	}
 	hook.Command = maskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
-	if t := h.get("timeout"); t != nil && t.kind == kindNumber {
-		hook.Timeout, _ = strconv.ParseFloat(t.str, 64)
+	if t := h.Get("timeout"); t != nil && t.Kind == jsondoc.Number {
+		hook.Timeout, _ = strconv.ParseFloat(t.Str, 64)
 	}
-	if a := h.get("async"); a != nil && a.kind == kindBool {
-		hook.Async = a.b
+	if a := h.Get("async"); a != nil && a.Kind == jsondoc.Bool {
+		hook.Async = a.Bool
 	}
-	if e := h.get("env"); e != nil {
-		env, ok := e.stringMap()
+	if e := h.Get("env"); e != nil {
+		env, ok := e.StringMap()
 		if !ok {
 			b.skip("%s: env must map names to strings; hook skipped", where)
 			return
 		}
 		hook.Env = maskMap(env)
 	}
-	if c := h.get("if"); !c.isEmpty() {
+	if c := h.Get("if"); !c.IsEmpty() {
 		b.skipOnce(src+"\x00if", "%s: hooks with an \"if\" condition are mapped, but Reasonix does not evaluate the condition", src)
 	}
-	if r := h.get("asyncRewake"); r != nil && r.kind == kindBool && r.b {
+	if r := h.Get("asyncRewake"); r != nil && r.Kind == jsondoc.Bool && r.Bool {
 		b.skipOnce(src+"\x00asyncRewake", "%s: asyncRewake is not honored; such hooks run as plain async hooks", src)
 	}
 	b.pkg.Hooks = append(b.pkg.Hooks, hook)
 }
 
-// hookFile maps a JSON hooks file: {"hooks": {…}} (hooks.json,
-// settings.json) or a bare event map.
+// hookFile maps a JSON hooks file ({"description"?, "hooks": {…}}). One
+// Claude Code cannot load (the bare event map without "hooks", a mistyped
+// hook…) makes it fail to load the whole plugin, so the package is
+// blocked with its reason.
 func (b *builder) hookFile(rel string) {
 	doc, ok := b.sidecarJSON(rel)
 	if !ok {
 		return
 	}
-	if doc.kind != kindObject {
-		b.skip("%s: a hooks file must hold a JSON object; skipped", rel)
+	var r Report
+	(&jsondoc.Walk{R: &r, Mode: jsondoc.Install}).Document(HooksFile(), doc)
+	if !r.OK() {
+		b.block("%s: Claude Code fails to load this plugin's hooks (\"Hook load failed\"): %s", rel, r.Summary(3))
 		return
 	}
-	if m := doc.get("modules"); !m.isEmpty() {
+	if m := doc.Get("modules"); !m.IsEmpty() {
 		b.warn("%s: declares Claude Code mod modules: they run with FULL TRUST, only while Run Claude Code mods is on", rel)
 	}
-	if h := doc.get("hooks"); h != nil {
-		b.claudeHooks(rel, h)
-		return
-	}
-	events := &node{kind: kindObject}
-	for i, k := range doc.keys {
-		if k == "description" || k == "modules" || k == "$schema" {
-			continue
-		}
-		events.keys = append(events.keys, k)
-		events.vals = append(events.vals, doc.vals[i])
-	}
-	b.claudeHooks(rel, events)
+	b.claudeHooks(rel, doc.Get("hooks"))
 }
 
 // sidecarJSON reads a JSON file the package declares or ships by

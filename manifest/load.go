@@ -50,6 +50,10 @@ func (o LoadOptions) treeFor(root string) (*tree, error) {
 type EntryManifest struct {
 	Doc    json.RawMessage `json:"doc"`
 	Strict bool            `json:"strict"`
+	// Root: the entry's source is the marketplace's root (".", "./"),
+	// where Claude Code gives an entry that lists skills those skills
+	// only.
+	Root bool `json:"root,omitempty"`
 }
 
 // Load detects root's manifest and reads the package. Errors carry

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // LSPServer is a language server a package declares (Claude's lspServers,
@@ -29,31 +31,32 @@ type lspSpec struct {
 
 // compatLSP lists the LSP servers a manifest declares (an object, a path to
 // a JSON file, or a list of either) and the conventional .lsp.json.
-func (b *builder) compatLSP(src string, declared *node) {
+func (b *builder) compatLSP(in *compatInput) {
 	loaded := map[string]bool{}
-	var visit func(at string, n *node)
-	visit = func(at string, n *node) {
-		switch n.kind {
-		case kindObject:
-			b.lspMap(at, n)
-		case kindString:
-			rel, _, ok := b.declaredPath(src, "lspServers", n.str)
+	var visit func(src string, n *node)
+	visit = func(src string, n *node) {
+		switch n.Kind {
+		case jsondoc.Object:
+			b.lspMap(src, n)
+		case jsondoc.String:
+			rel, _, ok := b.declaredPath(src, "lspServers", n.Str)
 			if !ok || loaded[rel] {
 				return
 			}
 			loaded[rel] = true
 			b.lspFile(rel)
-		case kindArray:
-			for _, it := range n.items {
-				visit(at, it)
+		case jsondoc.Array:
+			for i := range n.Items {
+				visit(src, &n.Items[i])
 			}
-		case kindNull:
+		case jsondoc.Null:
 		default:
 			b.warn("%s: lspServers must be an object, a path or a list; ignored", src)
 		}
 	}
-	if declared != nil {
-		visit(src, declared)
+	list, _ := in.declared("lspServers")
+	for _, d := range list {
+		visit(d.src, d.n)
 	}
 	if !loaded[".lsp.json"] {
 		if ok, _ := b.t.regularFile(".lsp.json"); ok {
@@ -68,11 +71,11 @@ func (b *builder) lspFile(rel string) {
 	if !ok {
 		return
 	}
-	if doc.kind != kindObject {
+	if doc.Kind != jsondoc.Object {
 		b.warn("%s: must hold a JSON object; ignored", rel)
 		return
 	}
-	if inner := doc.get("lspServers"); inner != nil {
+	if inner := doc.Get("lspServers"); inner != nil {
 		b.lspMap(rel, inner)
 		return
 	}
@@ -80,12 +83,13 @@ func (b *builder) lspFile(rel string) {
 }
 
 func (b *builder) lspMap(src string, m *node) {
-	if m.kind != kindObject {
+	if m.Kind != jsondoc.Object {
 		return
 	}
-	for i, name := range m.keys {
+	for i := range m.Fields {
+		name, v := m.Fields[i].Key, &m.Fields[i].Val
 		var s lspSpec
-		if m.vals[i].kind != kindObject || json.Unmarshal(m.vals[i].marshal(), &s) != nil {
+		if v.Kind != jsondoc.Object || json.Unmarshal(v.Compact(), &s) != nil {
 			b.warn("%s: LSP server %q is malformed; ignored", src, name)
 			continue
 		}
@@ -95,7 +99,7 @@ func (b *builder) lspMap(src string, m *node) {
 		}
 		sort.Strings(exts)
 		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNilStrings(s.Args), Extensions: exts, Source: src})
-		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
+		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped (Claude Code runs it)", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
 	}
 }
 
@@ -108,7 +112,7 @@ func declaredButUnmapped(p *Package) string {
 	for i, s := range p.LSPServers {
 		names[i] = s.Name
 	}
-	return fmt.Sprintf("it declares only LSP servers (%s), which Reasonix has no runtime for", strings.Join(names, ", "))
+	return fmt.Sprintf("it declares only LSP servers (%s), which Reasonix has no runtime for (Claude Code runs them; Reasonix blocks such a plugin rather than install it empty)", strings.Join(names, ", "))
 }
 
 func nonNilStrings(s []string) []string {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // APIVersion is the one apiVersion a native manifest may declare.
@@ -104,20 +105,20 @@ func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	if doc.kind != kindObject {
-		return nil, fmt.Errorf("%s must hold a JSON object, not %s", src, doc.kind)
+	if doc.Kind != jsondoc.Object {
+		return nil, fmt.Errorf("%s must hold a JSON object, not %s", src, doc.Kind)
 	}
-	switch v := doc.get("apiVersion"); {
-	case v == nil || v.kind == kindNull:
+	switch v := doc.Get("apiVersion"); {
+	case v == nil || v.Kind == jsondoc.Null:
 		return nil, fmt.Errorf("%s: apiVersion is missing; it must be exactly %q", src, APIVersion)
-	case v.kind != kindString || v.str != APIVersion:
-		shown := v.str
-		if v.kind != kindString {
-			shown = string(v.marshal())
+	case v.Kind != jsondoc.String || v.Str != APIVersion:
+		shown := v.Str
+		if v.Kind != jsondoc.String {
+			shown = string(v.Compact())
 		}
 		return nil, fmt.Errorf("%s: apiVersion %q is not supported; it must be exactly %q", src, strings.TrimSpace(shown), APIVersion)
 	}
-	if err := validate(doc, nativeSchema(), ""); err != nil {
+	if err := checkNative(doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	var m nativeManifest
@@ -195,7 +196,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 			return err
 		}
 		for _, p := range list {
-			for _, f := range b.mdFiles(p[0], p[1], src, field) {
+			for _, f := range b.mdFiles(p[0], p[1], src, field, true) {
 				b.addCommand(f, "", "")
 			}
 		}
@@ -205,7 +206,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 		return err
 	}
 	for _, p := range agents {
-		for _, f := range b.mdFiles(p[0], p[1], src, "agents") {
+		for _, f := range b.mdFiles(p[0], p[1], src, "agents", true) {
 			b.addAgent(f)
 		}
 	}

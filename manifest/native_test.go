@@ -144,7 +144,7 @@ func TestNativeErrors(t *testing.T) {
 		{name: "unknown mcp field", manifest: native(`"mcpServers": {"s": {"command": "x", "enviroment": {}}}`),
 			want: []string{`unknown field "mcpServers.s.enviroment"`}},
 		{name: "unknown provides field", manifest: native(`"provides": [{"namespace": "n", "scope": "x"}]`), want: []string{`unknown field "provides[0].scope"`}},
-		{name: "wrong type", manifest: native(`"contributes": {"skills": "skills"}`), want: []string{`"contributes.skills"`, "must be a list of paths", "not string"}},
+		{name: "wrong type", manifest: native(`"contributes": {"skills": "skills"}`), want: []string{`"contributes.skills"`, "must be a list of paths", "found the string"}},
 		{name: "dotdot path", manifest: native(`"contributes": {"skills": ["../outside"]}`), want: []string{"contributes.skills[0]", `"../outside"`, "leaves the package root"}},
 		{name: "nested dotdot path", manifest: native(`"skills": ["skills/../../x"]`), want: []string{"skills[0]", `"skills/../../x"`, "leaves the package root"}},
 		{name: "absolute path", manifest: native(`"contributes": {"commands": ["/etc"]}`), want: []string{"contributes.commands[0]", `"/etc"`, "absolute"}},

@@ -3,7 +3,7 @@ package manifest
 // LoaderVersion names what Load makes of a tree. Callers that cache Load's
 // result by tree digest key it with this; bump it whenever the same tree
 // would load differently.
-const LoaderVersion = 4 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies
+const LoaderVersion = 6 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies; 5: one document model (Claude's component rules, displayName, defaultEnabled); 6: userConfig options
 
 // Package is what a plugin directory is and what it contributes. The item
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins
@@ -14,22 +14,32 @@ type Package struct {
 	Name         string `json:"name"`
 	// ManifestName is the name the manifest gives itself, when the package
 	// is read under another (--name, or its marketplace entry's name).
-	ManifestName  string        `json:"manifestName,omitempty"`
-	Version       string        `json:"version,omitempty"`
-	Description   string        `json:"description,omitempty"`
-	Compatibility Compatibility `json:"compatibility"`
-	Skills        []Skill       `json:"skills"`
-	Commands      []Command     `json:"commands"`
-	Agents        []Agent       `json:"agents"`
-	Hooks         []Hook        `json:"hooks"`
-	MCPServers    []MCPServer   `json:"mcpServers"`
-	LSPServers    []LSPServer   `json:"lspServers,omitempty"`
-	Themes        []string      `json:"themes,omitempty"`
-	Runtime       *Runtime      `json:"runtime,omitempty"`
+	ManifestName string `json:"manifestName,omitempty"`
+	// DisplayName is the name Claude Code shows (displayName), when the
+	// manifest gives one; Name stays what invocations use.
+	DisplayName string `json:"displayName,omitempty"`
+	// DisabledByDefault: the manifest says "defaultEnabled": false, so a
+	// new install is disabled until the user enables it.
+	DisabledByDefault bool          `json:"disabledByDefault,omitempty"`
+	Version           string        `json:"version,omitempty"`
+	Description       string        `json:"description,omitempty"`
+	Compatibility     Compatibility `json:"compatibility"`
+	Skills            []Skill       `json:"skills"`
+	Commands          []Command     `json:"commands"`
+	Agents            []Agent       `json:"agents"`
+	Hooks             []Hook        `json:"hooks"`
+	MCPServers        []MCPServer   `json:"mcpServers"`
+	LSPServers        []LSPServer   `json:"lspServers,omitempty"`
+	Themes            []string      `json:"themes,omitempty"`
+	Runtime           *Runtime      `json:"runtime,omitempty"`
 	// Dependencies are the other plugins this one needs (Claude's
 	// "dependencies", from its manifest or its marketplace entry).
 	Dependencies []Dependency `json:"dependencies,omitempty"`
-	Warnings     []string     `json:"warnings"`
+	// UserConfig are the options the plugin asks its user for (Claude's
+	// userConfig, see userconfig.go); its MCP servers, hooks and LSP
+	// servers may reference them as ${user_config.KEY}.
+	UserConfig []Option `json:"userConfig,omitempty"`
+	Warnings   []string `json:"warnings"`
 	// ManifestSource says where the manifest came from: the plugin's own
 	// file, the marketplace entry (strict: false), or both merged.
 	ManifestSource string `json:"manifestSource,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // This file checks what a plugin folder holds beyond its manifest document:
@@ -20,20 +21,34 @@ import (
 // one), the front matter of skills, agents and commands, hooks/hooks.json,
 // and — Reasonix's own verdict — what the installer would make of it.
 
-// checkDeclaredPaths checks the component paths a Claude manifest declares
-// against the plugin folder root, as Claude Code's validator does:
-// commands, hooks, agents, skills (which must be folders) and workflows.
-// Reasonix adds one rule: a path whose symlinks lead out of the folder is
-// an error, since the installer never follows one.
-func checkDeclaredPaths(doc *node, root string, r *Report) {
-	t, err := openTree(root)
-	if err != nil {
-		r.Errorf("", "cannot read the plugin folder: %v", err)
+// checkDeclaredPaths checks the component paths a Claude manifest (or a
+// marketplace entry's manifest fields) declares against the plugin folder
+// the walk was given, as Claude Code's validator does: the fields whose row
+// is Located (commands, hooks, agents, skills — which must be folders —
+// and workflows). Reasonix adds one rule: a path whose symlinks lead out
+// of the folder is a problem, since the installer never follows one. In
+// plugin.json each problem is an error; in an entry a warning, since
+// Claude Code installs the plugin and skips the path.
+func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
+	f, _ := w.Ctx.(*folder)
+	if f == nil || f.root == "" {
 		return
 	}
-	check := func(p, at string, wantDir bool) {
+	t, err := openTree(f.root)
+	if err != nil {
+		w.Errorf("", "cannot read the plugin folder: %v", err)
+		return
+	}
+	problem := func(where, format string, args ...any) {
+		if f.entry {
+			w.Warnf(where, "%s; Claude Code and Reasonix skip it", fmt.Sprintf(format, args...))
+			return
+		}
+		w.Errorf(where, format, args...)
+	}
+	check := func(p, where string, wantDir bool) {
 		if strings.Contains(p, "..") {
-			r.Errorf(at, "path %q contains \"..\": component paths must stay inside the plugin folder", truncate(p, 80))
+			problem(where, "path %q contains \"..\": component paths must stay inside the plugin folder", jsondoc.Clip(p, 80))
 			return
 		}
 		if filepath.IsAbs(p) || path.IsAbs(p) {
@@ -42,13 +57,13 @@ func checkDeclaredPaths(doc *node, root string, r *Report) {
 		_, real, err := t.resolve(p)
 		switch {
 		case errors.Is(err, errMissing):
-			r.Errorf(at, "path %q does not exist in the plugin folder", truncate(p, 80))
+			problem(where, "path %q does not exist in the plugin folder", jsondoc.Clip(p, 80))
 			return
 		case errors.Is(err, ErrOutside):
-			r.Errorf(at, "path %q leaves the plugin folder (through a symlink or an unsafe form)", truncate(p, 80))
+			problem(where, "path %q leaves the plugin folder (through a symlink or an unsafe form)", jsondoc.Clip(p, 80))
 			return
 		case err != nil:
-			r.Errorf(at, "path %q cannot be read: %v", truncate(p, 80), err)
+			problem(where, "path %q cannot be read: %v", jsondoc.Clip(p, 80), err)
 			return
 		}
 		if !wantDir {
@@ -59,40 +74,40 @@ func checkDeclaredPaths(doc *node, root string, r *Report) {
 			if dir := path.Dir(p); strings.EqualFold(path.Base(p), "SKILL.md") && dir != "." {
 				hint = fmt.Sprintf(" (point to its folder %q instead)", dir)
 			}
-			r.Errorf(at, "path %q is a file: a skills entry must be a folder holding SKILL.md%s", truncate(p, 80), hint)
+			problem(where, "path %q is a file: a skills entry must be a folder holding SKILL.md%s", jsondoc.Clip(p, 80), hint)
 		}
 	}
-	each := func(key string, wantDir bool) {
-		n := doc.get(key)
+	for _, row := range w.Table().Rows {
+		if row.Traits&jsondoc.Located == 0 {
+			continue
+		}
+		key, wantDir := row.Key, row.Traits&jsondoc.Directories != 0
+		n := doc.Get(key)
+		p := jsondoc.Join(at, key)
 		switch {
 		case n == nil:
-		case n.kind == kindString:
+		case n.Kind == jsondoc.String:
 			// Claude reports a lone path by index for hooks, agents, skills
 			// and workflows, and by the field name for commands.
-			at := key + "[0]"
+			where := jsondoc.Index(p, 0)
 			if key == "commands" {
-				at = key
+				where = p
 			}
-			check(n.str, at, wantDir)
-		case n.kind == kindArray:
-			for i, it := range n.items {
-				if it.kind == kindString {
-					check(it.str, fmt.Sprintf("%s[%d]", key, i), wantDir)
+			check(n.Str, where, wantDir)
+		case n.Kind == jsondoc.Array:
+			for i := range n.Items {
+				if it := &n.Items[i]; it.Kind == jsondoc.String {
+					check(it.Str, jsondoc.Index(p, i), wantDir)
 				}
 			}
-		case n.kind == kindObject && key == "commands":
-			for i, name := range n.keys {
-				if src := n.vals[i].get("source"); src != nil && src.kind == kindString {
-					check(src.str, join(join(key, name), "source"), false)
+		case n.Kind == jsondoc.Object && key == "commands":
+			for _, c := range n.Fields {
+				if src := c.Val.Get("source"); src != nil && src.Kind == jsondoc.String {
+					check(src.Str, jsondoc.Join(jsondoc.Join(p, c.Key), "source"), false)
 				}
 			}
 		}
 	}
-	each("commands", false)
-	each("hooks", false)
-	each("agents", false)
-	each("skills", true)
-	each("workflows", false)
 }
 
 // frontMatterBlock is how Claude Code finds a markdown file's front
@@ -101,9 +116,11 @@ var frontMatterBlock = plugind.LazyRegexp(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
 // checkContent checks the files Claude's validator reads in a plugin
 // folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
-// matter, hooks/hooks.json, and a CLAUDE.md at the root (not loaded).
+// matter, and a CLAUDE.md at the root (not loaded), into r; and
+// hooks/hooks.json into hooks (Claude Code fails to load a plugin whose
+// hooks file it cannot read, so those findings are never demoted).
 // Findings name their file, relative to root.
-func checkContent(root string, r *Report) {
+func checkContent(root string, r, hooks *Report) {
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
@@ -131,7 +148,7 @@ func checkContent(root string, r *Report) {
 			r.Merge(fr, "", rel)
 		}
 	}
-	checkHooksFile(root, "hooks/hooks.json", r)
+	checkHooksFile(root, "hooks/hooks.json", hooks)
 }
 
 // markdownFiles lists, as slash paths under root, the SKILL.md of each
@@ -165,6 +182,11 @@ func markdownFiles(root, kind string) []string {
 	return out
 }
 
+// frontMatterKept is what becomes of a file whose front matter Claude's
+// validator refuses: its loader reads the file anyway, without the
+// metadata it cannot use, and so does Reasonix.
+const frontMatterKept = "Claude Code's loader reads the file anyway, without this metadata, and so does Reasonix"
+
 // checkFrontMatter applies Claude's front-matter rules to one skill, agent
 // or command file.
 func checkFrontMatter(text, kind string, r *Report) {
@@ -175,22 +197,22 @@ func checkFrontMatter(text, kind string, r *Report) {
 	}
 	v, err := parseYAMLLoose(m[1])
 	if err != nil {
-		r.Errorf("frontmatter", "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
+		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
 		return
 	}
 	fields, ok := v.(map[string]any)
 	if !ok {
-		r.Errorf("frontmatter", "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
+		r.Keep("frontmatter", frontMatterKept, "front matter must be a YAML mapping (key: value lines), found %s", yamlKind(v))
 		return
 	}
 	if d, present := fields["description"]; !present {
 		r.Warnf("description", "no description in the front matter: it tells users and the model when to use this %s", kind)
 	} else if !yamlScalar(d) {
-		r.Errorf("description", "must be a string, found %s; Claude Code drops it", yamlKind(d))
+		r.Keep("description", frontMatterKept, "must be a string, found %s; Claude Code drops it", yamlKind(d))
 	}
 	if n, present := fields["name"]; present && n != nil {
 		if _, isStr := n.(string); !isStr {
-			r.Errorf("name", "must be a string, found %s", yamlKind(n))
+			r.Keep("name", frontMatterKept, "must be a string, found %s", yamlKind(n))
 		}
 	}
 	if t, present := fields["allowed-tools"]; present && t != nil {
@@ -199,21 +221,21 @@ func checkFrontMatter(text, kind string, r *Report) {
 		case []any:
 			for _, it := range t {
 				if _, isStr := it.(string); !isStr {
-					r.Errorf("allowed-tools", "the list must hold only strings")
+					r.Keep("allowed-tools", frontMatterKept, "the list must hold only strings")
 					break
 				}
 			}
 		default:
-			r.Errorf("allowed-tools", "must be a string or a list of strings, found %s", yamlKind(t))
+			r.Keep("allowed-tools", frontMatterKept, "must be a string or a list of strings, found %s", yamlKind(t))
 		}
 	}
 	if sh, present := fields["shell"]; present && sh != nil {
 		s, isStr := sh.(string)
 		switch {
 		case !isStr:
-			r.Errorf("shell", "must be a string, found %s", yamlKind(sh))
+			r.Keep("shell", frontMatterKept, "must be a string, found %s", yamlKind(sh))
 		case !strings.EqualFold(strings.TrimSpace(s), "bash") && !strings.EqualFold(strings.TrimSpace(s), "powershell"):
-			r.Errorf("shell", "must be \"bash\" or \"powershell\", found %q", truncate(s, 40))
+			r.Keep("shell", frontMatterKept, "must be \"bash\" or \"powershell\", found %q", jsondoc.Clip(s, 40))
 		}
 	}
 }
@@ -305,7 +327,7 @@ func yamlKind(v any) string {
 }
 
 // checkHooksFile checks a hooks file ({"description"?, "hooks": {event:
-// […]}}) as Claude's validator does; an absent file is fine.
+// […]}}) as Claude Code reads it; an absent file is fine.
 func checkHooksFile(root, rel string, r *Report) {
 	data, err := ReadFile(root, rel, maxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -316,25 +338,8 @@ func checkHooksFile(root, rel string, r *Report) {
 		return
 	}
 	var fr Report
-	doc, ok := parseForCheck(data, &fr)
-	if ok {
-		c := &checker{r: &fr}
-		if c.object("", doc, "hooks") {
-			for i, k := range doc.keys {
-				switch k {
-				case "description":
-					c.str(k, doc.vals[i])
-				case "hooks":
-					if h := doc.vals[i]; h.kind != kindObject {
-						c.want(k, "an object of hook events", h)
-					} else {
-						c.hooksConfig(k, h)
-					}
-				}
-			}
-		} else if doc.kind == kindObject && len(doc.keys) > 0 && isHookEvent(doc.keys[0]) {
-			fr.Errors[len(fr.Errors)-1].Message += ": wrap the events as {\"hooks\": {…}} (Reasonix reads the bare form; Claude Code does not)"
-		}
+	if doc, dups, ok := parseForCheck(data, &fr); ok {
+		(&jsondoc.Walk{R: &fr, Dups: dups}).Document(HooksFile(), doc)
 	}
 	r.Merge(fr, "", rel)
 }
@@ -345,18 +350,24 @@ type ValidateOptions struct {
 	// marketplace entry's name); "" makes a folder without a manifest an
 	// error.
 	Implied string
-	// ContentAsWarnings reports problems in skills, agents, commands and
-	// hooks/hooks.json as warnings: Claude Code's validator reads them only
-	// when validating the plugin itself, not a marketplace listing it.
+	// Entry and Prefer are the plugin's marketplace entry and the
+	// marketplace's format, when it comes from one: the folder is read
+	// with them, as install reads it.
+	Entry  *EntryManifest
+	Prefer Kind
+	// ContentAsWarnings reports problems in skills, agents and commands as
+	// warnings: Claude Code's validator reads them only when validating
+	// the plugin itself, not a marketplace listing it.
 	ContentAsWarnings bool
 }
 
 // ValidatePluginDir validates a plugin folder: every manifest it holds
 // (Claude's by Claude Code's rules, native and Codex ones by Reasonix's
-// parsers), the component paths declared, the content files Claude's
-// validator reads, and — as warnings — what Reasonix's installer would
-// make of the folder: a name it cannot install under, a package with
-// nothing it maps. Findings name their file relative to root.
+// parsers), its marketplace entry's manifest fields, the component paths
+// declared, the content files Claude's validator reads, and — as warnings
+// saying so — what Reasonix's installer refuses that Claude Code accepts:
+// a name it cannot install under, a package with nothing it maps. Findings
+// name their file relative to root.
 func ValidatePluginDir(root string, opts ValidateOptions) Report {
 	var r Report
 	t, err := openTree(root)
@@ -386,19 +397,54 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		}
 		r.Merge(mr, "", m.path)
 	}
+	if opts.Entry != nil {
+		checkEntryManifest(t, opts, &r)
+	}
 	if found+unreadable == 0 && opts.Implied == "" {
 		r.Errorf("", "no plugin manifest: expected %s (or %s, %s)", ClaudeManifest, NativeManifest, CodexManifest)
 	}
 	if ok, _ := t.regularFile(ClaudeManifest); ok || found == 0 {
-		var cr Report
-		checkContent(root, &cr)
+		var content, hooks Report
+		checkContent(root, &content, &hooks)
 		if opts.ContentAsWarnings {
-			cr.Demote("Claude Code's validator reports it as an error when validating the plugin folder")
+			content.Demote("Claude Code's validator reports it as an error when validating the plugin folder")
 		}
-		r.Merge(cr, "", "")
+		r.Merge(content, "", "")
+		r.Merge(hooks, "", "")
 	}
 	reasonixVerdict(root, opts, &r)
 	return r
+}
+
+// checkEntryManifest checks a marketplace entry's manifest fields against
+// the plugin folder, as install reads them: a declared path that is not
+// there is a warning; a strict: false entry that declares components
+// beside a plugin.json is an error, Claude Code's "conflicting manifests".
+func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
+	entry, err := parseJSON(entryLabel, opts.Entry.Doc)
+	if err != nil || entry.Kind != jsondoc.Object {
+		r.Errorf("", "the marketplace entry's fields are not a JSON object")
+		return
+	}
+	doc := entryDoc(entry, opts.Implied, true)
+	var er Report
+	// Install's walk: the advice a plugin.json gets (no author…) is not
+	// the entry's to heed.
+	walkPlugin(doc, &folder{root: t.root, entry: true}, jsondoc.Install, &er)
+	for _, f := range er.Errors {
+		if f.Path != "name" {
+			r.Errors = append(r.Errors, f)
+		}
+	}
+	for _, f := range er.Warnings {
+		if f.Path != "name" {
+			r.Warnings = append(r.Warnings, f)
+		}
+	}
+	kind, _, err := t.detect(t.root, opts.Prefer)
+	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
+		r.Errorf("", "%s", conflictingManifests)
+	}
 }
 
 // checkTree reports what makes the installer refuse the folder as a
@@ -412,22 +458,23 @@ func checkTree(root string, r *Report) {
 	}
 }
 
-// reasonixVerdict adds, as warnings, what the installer would say about
-// the folder that the manifest checks have not: Reasonix's name rules are
-// stricter than Claude's, and a package with nothing Reasonix maps is
-// blocked. It is skipped when there are errors already, since the
-// installer refuses the folder for those.
+// reasonixVerdict adds what the installer refuses that the checks above
+// have not: Reasonix's name rules are stricter than Claude's, and a
+// package with nothing Reasonix maps is blocked. Each is a warning that
+// says Reasonix refuses it (Claude Code accepts it). It is skipped when
+// there are errors already, since the installer refuses the folder for
+// those.
 func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
 	if !r.OK() {
 		return
 	}
-	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied})
+	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied, Entry: opts.Entry, Prefer: opts.Prefer})
 	if err != nil {
-		r.Warnf("", "Reasonix cannot install this plugin: %v", err)
+		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
 		return
 	}
 	if pkg.Blocked {
-		r.Warnf("", "Reasonix would block this plugin: %s", pkg.BlockReason)
+		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
 	}
 }
 
@@ -436,7 +483,8 @@ func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
 // skill, agent and command front matter, hooks/hooks.json, a root
 // CLAUDE.md. Findings name their file relative to root.
 func CheckPluginContent(root string) Report {
-	var r Report
-	checkContent(root, &r)
+	var r, hooks Report
+	checkContent(root, &r, &hooks)
+	r.Merge(hooks, "", "")
 	return r
 }

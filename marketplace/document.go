@@ -1,140 +1,208 @@
 package marketplace
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // format is what differs between the Claude and the Codex document.
 type format struct {
-	file        string // how messages name the document
-	topFields   set
-	entryFields set
-	codex       bool // "local" sources, policy.installation, no pluginRoot/strict
+	file   string // how messages name the document
+	tables func() tables
+	codex  bool // "local" sources, policy.installation, no pluginRoot/strict
 }
 
-type set map[string]bool
-
-func newSet(keys ...string) set {
-	s := make(set, len(keys))
-	for _, k := range keys {
-		s[k] = true
-	}
-	return s
-}
-
-// The Claude field sets are the SchemaStore schema's (corpus/_schemas), plus
-// "renames" and "displayName", which Claude Code's own official marketplace
-// uses; warning about them there would be noise.
 var (
-	claudeFormat = format{
-		file: ".claude-plugin/marketplace.json",
-		topFields: newSet("$schema", "name", "version", "description", "owner", "plugins",
-			"forceRemoveDeletedPlugins", "metadata", "allowCrossMarketplaceDependenciesOn", "renames"),
-		entryFields: newSet("$schema", "name", "version", "description", "author", "homepage",
-			"repository", "license", "keywords", "dependencies", "hooks", "commands", "agents",
-			"skills", "outputStyles", "themes", "channels", "mcpServers", "lspServers", "monitors",
-			"settings", "userConfig", "source", "category", "tags", "strict", "displayName"),
-	}
-	// Codex's format as its real marketplaces spell it (corpus
-	// codex-marketplace.json files).
-	codexFormat = format{
-		file:        ".agents/plugins/marketplace.json",
-		topFields:   newSet("$schema", "name", "interface", "plugins"),
-		entryFields: newSet("name", "description", "version", "source", "policy", "category", "interface"),
-		codex:       true,
-	}
-	metadataFields = newSet("pluginRoot", "version", "description")
-	ownerFields    = newSet("name", "email", "url")
+	claudeFormat = format{file: ".claude-plugin/marketplace.json", tables: claudeTables}
+	codexFormat  = format{file: ".agents/plugins/marketplace.json", tables: codexTables, codex: true}
 )
 
 // parser carries one document's state through classification.
 type parser struct {
-	f        format
-	opts     Options
-	m        *Marketplace
-	rootErr  string // why metadata.pluginRoot is unusable; "" when fine
-	hasRoot  bool
-	warnings []string
+	f       format
+	opts    Options
+	m       *Marketplace
+	rootErr string // why metadata.pluginRoot is unusable; "" when fine
+	hasRoot bool
 }
 
-func parse(data []byte, opts Options, f format) (*Marketplace, error) {
-	bad := func(format string, args ...any) error {
-		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %s", f.file, fmt.Sprintf(format, args...))
-	}
-	// Editors on Windows like to write a byte-order mark; JSON forbids it
-	// but it carries no meaning, so it is dropped rather than refused.
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
-		if !json.Valid(data) {
-			return nil, bad("not valid JSON: %v", err)
+// read decodes a marketplace document once, walks it with its format's
+// tables and classifies its entries as install reads them. The report is
+// what validate says (Claude Code's verdict, with Reasonix's differences
+// named); in Install mode, what the report refuses is refused: the whole
+// document for a finding outside the entries, an entry for one inside it.
+// err is a document unusable as a whole; in Validate mode that is a
+// finding too, and err is nil.
+func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace, jsondoc.Report, error) {
+	var r jsondoc.Report
+	refuse := func(format string, args ...any) (*Marketplace, jsondoc.Report, error) {
+		msg := fmt.Sprintf(format, args...)
+		if mode == jsondoc.Validate {
+			r.Errorf("", "%s", msg)
+			return nil, r, nil
 		}
-		return nil, bad("expected a JSON object with a \"plugins\" array, found %s", describeType(jsonType(data)))
+		return nil, r, plugind.Errorf(plugind.CodeInvalidSource, "%s: %s", f.file, plugind.RedactSecrets(msg))
 	}
-	rawPlugins, ok := top["plugins"]
-	if !ok {
-		return nil, bad("%s", missingPlugins(top))
+	data, bom := jsondoc.TrimBOM(data)
+	if bom {
+		r.Keep("", "Reasonix reads it without the mark", "the file starts with a UTF-8 byte-order mark, which Claude Code's JSON parser rejects; save it without one")
 	}
-	if t := jsonType(rawPlugins); t != "array" {
-		return nil, bad("expected \"plugins\" to be an array of entries, found %s", describeType(t))
+	doc, dups, err := jsondoc.Parse(data)
+	if err != nil {
+		return refuse("%v", err)
 	}
-	var plugins []json.RawMessage
-	if err := json.Unmarshal(rawPlugins, &plugins); err != nil {
-		return nil, bad("\"plugins\": %v", err)
+	if doc.Kind != jsondoc.Object {
+		return refuse("expected a JSON object with a \"plugins\" array, found %s", describe(doc))
 	}
-	if len(plugins) > MaxEntries {
-		return nil, bad("lists %d plugin entries; the limit is %d", len(plugins), MaxEntries)
+	plugins := doc.Get("plugins")
+	if mode == jsondoc.Install {
+		switch {
+		case plugins == nil:
+			return refuse("%s", missingPlugins(doc))
+		case plugins.Kind != jsondoc.Array:
+			return refuse("expected \"plugins\" to be an array of entries, found %s", describe(plugins))
+		}
+	}
+	if plugins != nil && plugins.Kind == jsondoc.Array && len(plugins.Items) > MaxEntries {
+		return refuse("lists %d plugin entries; the limit is %d", len(plugins.Items), MaxEntries)
+	}
+	t := f.tables()
+	(&jsondoc.Walk{R: &r, Mode: mode, Dups: dups}).Document(t.top, doc)
+	if plugins == nil || plugins.Kind != jsondoc.Array {
+		return nil, r, nil
+	}
+	top, entries := byEntry(r, len(plugins.Items))
+	if mode == jsondoc.Install && top.Refused() {
+		return refuse("does not follow Claude Code's marketplace rules (see: reasonix plugin validate): %s", top.Summary(3))
 	}
 
-	p := &parser{f: f, opts: opts, m: &Marketplace{}}
-	p.unknown("", top, f.topFields)
-	p.m.Name, _ = p.optString("name", top["name"])
-	p.m.Description, _ = p.optString("description", top["description"])
-	if raw, ok := top["owner"]; ok && !f.codex {
-		p.object("owner", raw, ownerFields)
+	p := &parser{f: f, opts: opts, m: &Marketplace{Warnings: lines(top.Warnings)}}
+	p.m.Name = p.optString(doc.Get("name"))
+	p.m.Description = p.optString(doc.Get("description"))
+	if md := doc.Get("metadata"); md != nil && !f.codex {
+		p.metadata(md)
 	}
-	if raw, ok := top["metadata"]; ok && !f.codex {
-		p.metadata(raw)
+	if list, ok := doc.Get("allowCrossMarketplaceDependenciesOn").StringList(); ok && !f.codex {
+		p.m.AllowCrossMarketplaceDependenciesOn = list
 	}
-	if raw, ok := top["allowCrossMarketplaceDependenciesOn"]; ok && !f.codex {
-		p.m.AllowCrossMarketplaceDependenciesOn = p.optStrings("allowCrossMarketplaceDependenciesOn", raw)
+	p.m.Entries = make([]Entry, len(plugins.Items))
+	for i := range plugins.Items {
+		s := p.entry(i, &plugins.Items[i])
+		found := entries[i]
+		if found.Refused() {
+			rules := "does not follow Claude Code's marketplace rules (see: reasonix plugin validate): " + found.Summary(3)
+			if s.Status == StatusError {
+				// Both readings refuse it: say both.
+				s.problem += "; it also " + plugind.RedactSecrets(rules)
+			} else {
+				s.set(StatusError, plugind.CodeInvalidSource, "%s", rules)
+				s.claude = true
+			}
+		}
+		for _, d := range found.Differences() {
+			s.Warnings = append(s.Warnings, plugind.RedactSecrets(d))
+		}
+		for _, w := range found.Warnings {
+			if w.Kept == "" && w.Refused == "" {
+				p.m.Warnings = append(p.m.Warnings, plugind.RedactSecrets(w.Line()))
+			}
+		}
+		p.m.Entries[i] = s.finish()
+		if mode == jsondoc.Validate && !s.claude && p.m.Entries[i].Status != StatusReady {
+			reasonixVerdict(&r, i, p.m.Entries[i], f.codex)
+		}
 	}
+	if !f.codex {
+		p.m.Renames = renamesOf(doc.Get("renames"))
+	}
+	return p.m, r, nil
+}
 
-	entries := make([]entryState, len(plugins))
-	for i, raw := range plugins {
-		entries[i] = p.entry(i, raw)
-		p.claudeEntryRules(&entries[i], raw)
+// byEntry splits a report's findings between the document's own (top)
+// and each entry's (a path under plugins[i]).
+func byEntry(r jsondoc.Report, n int) (top jsondoc.Report, entries []jsondoc.Report) {
+	entries = make([]jsondoc.Report, n)
+	which := func(p string) int {
+		rest, ok := strings.CutPrefix(p, "plugins[")
+		end := strings.IndexByte(rest, ']')
+		if !ok || end < 0 {
+			return -1
+		}
+		i, err := strconv.Atoi(rest[:end])
+		if err != nil || i >= n {
+			return -1
+		}
+		return i
 	}
-	markDuplicates(entries)
-	p.m.Entries = make([]Entry, len(entries))
-	for i := range entries {
-		p.m.Entries[i] = entries[i].finish()
+	for _, f := range r.Errors {
+		if i := which(f.Path); i >= 0 {
+			entries[i].Errors = append(entries[i].Errors, f)
+		} else {
+			top.Errors = append(top.Errors, f)
+		}
 	}
-	p.m.Warnings = p.warnings
-	return p.m, nil
+	for _, f := range r.Warnings {
+		if i := which(f.Path); i >= 0 {
+			entries[i].Warnings = append(entries[i].Warnings, f)
+		} else {
+			top.Warnings = append(top.Warnings, f)
+		}
+	}
+	return top, entries
+}
+
+// lines are findings as warnings: they quote the document, so
+// credentials in it are masked.
+func lines(fs []jsondoc.Finding) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, plugind.RedactSecrets(f.Line()))
+	}
+	return out
+}
+
+// reasonixVerdict adds, as a warning that says so, an entry Reasonix skips
+// or refuses for reasons of its own (no sha pin, a name it cannot install
+// under…), when the document's rules found nothing wrong with it. Codex's
+// format has no other verdict: there a refusal is an error.
+func reasonixVerdict(r *jsondoc.Report, i int, e Entry, codex bool) {
+	at := jsondoc.Index("plugins", i)
+	reason := strings.TrimPrefix(e.Reason, entryLabel(i, e.Name)+": ")
+	if codex && e.Status == StatusError {
+		r.Errorf(at, "%s", reason)
+		return
+	}
+	if e.Status == StatusSkipped {
+		r.Refuse(at, "Reasonix skips it", "Reasonix skips this entry in a bulk install: %s", reason)
+		return
+	}
+	r.Refuse(at, "Reasonix cannot install it", "Reasonix cannot install this entry: %s", reason)
+}
+
+func entryLabel(i int, name string) string {
+	if name != "" {
+		return fmt.Sprintf("marketplace entry %q (plugins[%d])", name, i)
+	}
+	return fmt.Sprintf("marketplace entry plugins[%d]", i)
 }
 
 // missingPlugins explains a document without a "plugins" field, naming what
 // was found instead so the author can tell which format they wrote.
-func missingPlugins(top map[string]json.RawMessage) string {
-	keys := sortedKeys(top)
+func missingPlugins(doc *node) string {
+	keys := doc.Keys()
+	sort.Strings(keys)
 	found := "an empty object"
 	if len(keys) > 0 {
 		found = "top-level fields " + strings.Join(quoteAll(keys), ", ")
 	}
 	msg := fmt.Sprintf("expected a top-level \"plugins\" array, found no \"plugins\" field (%s)", found)
 	for _, k := range keys {
-		var inner map[string]json.RawMessage
-		if jsonType(top[k]) != "object" || json.Unmarshal(top[k], &inner) != nil {
-			continue
-		}
-		if _, ok := inner["plugins"]; ok {
+		if doc.Get(k).Get("plugins") != nil {
 			msg += fmt.Sprintf("; the plugins are wrapped in a %q object, which is not the Claude Code or Codex marketplace format (\"plugins\" must be at the top level, each entry with a \"source\")", k)
 			break
 		}
@@ -142,32 +210,23 @@ func missingPlugins(top map[string]json.RawMessage) string {
 	return msg
 }
 
-func (p *parser) metadata(raw json.RawMessage) {
-	var md map[string]json.RawMessage
-	if jsonType(raw) != "object" || json.Unmarshal(raw, &md) != nil {
-		p.warn("metadata: expected an object, found %s; ignored", describeType(jsonType(raw)))
-		return
-	}
-	p.unknown("metadata", md, metadataFields)
+func (p *parser) metadata(md *node) {
 	if p.m.Description == "" {
-		p.m.Description, _ = p.optString("metadata.description", md["description"])
+		p.m.Description = p.optString(md.Get("description"))
 	}
-	rootRaw, ok := md["pluginRoot"]
-	if !ok {
+	root := md.Get("pluginRoot")
+	if root == nil || md.Kind != jsondoc.Object {
 		return
 	}
 	p.hasRoot = true
-	if t := jsonType(rootRaw); t != "string" {
-		p.rootErr = fmt.Sprintf("metadata.pluginRoot must be a string, found %s", describeType(t))
-		p.warn("%s; entries with bare-name sources cannot be placed", p.rootErr)
+	if root.Kind != jsondoc.String {
+		p.rootErr = fmt.Sprintf("metadata.pluginRoot must be a string, found %s", describe(root))
 		return
 	}
-	var root string
-	_ = json.Unmarshal(rootRaw, &root)
-	clean, err := cleanPath("metadata.pluginRoot", root)
+	clean, err := cleanPath("metadata.pluginRoot", root.Str)
 	if err != nil {
 		p.rootErr = err.Error()
-		p.warn("%s; entries with bare-name sources cannot be placed", p.rootErr)
+		p.m.Warnings = append(p.m.Warnings, p.rootErr+"; entries with bare-name sources cannot be placed")
 		return
 	}
 	if clean != "." {
@@ -175,83 +234,12 @@ func (p *parser) metadata(raw json.RawMessage) {
 	}
 }
 
-// object warns about unknown fields of a nested object at path.
-func (p *parser) object(path string, raw json.RawMessage, known set) {
-	var o map[string]json.RawMessage
-	if jsonType(raw) != "object" || json.Unmarshal(raw, &o) != nil {
-		p.warn("%s: expected an object, found %s; ignored", path, describeType(jsonType(raw)))
-		return
+// optString reads an optional string; the tables report a wrong type.
+func (p *parser) optString(n *node) string {
+	if n == nil || n.Kind != jsondoc.String {
+		return ""
 	}
-	p.unknown(path, o, known)
-}
-
-// unknown records one warning per field of o not in known, by JSON path.
-func (p *parser) unknown(path string, o map[string]json.RawMessage, known set) {
-	for _, k := range sortedKeys(o) {
-		if known[k] {
-			continue
-		}
-		hint := ""
-		if path == "" && k == "pluginRoot" && !p.f.codex {
-			hint = " (Claude Code reads metadata.pluginRoot)"
-		}
-		p.warn("%s: unknown field, ignored%s", joinPath(path, k), hint)
-	}
-}
-
-// optString reads an optional string field; a wrong type is a warning and
-// the field is ignored.
-func (p *parser) optString(path string, raw json.RawMessage) (string, bool) {
-	if raw == nil {
-		return "", false
-	}
-	t := jsonType(raw)
-	if t == "null" {
-		return "", false
-	}
-	if t != "string" {
-		p.warn("%s: expected a string, found %s; ignored", path, describeType(t))
-		return "", false
-	}
-	if s, ok := plainString(raw); ok {
-		return s, true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// optStrings reads an optional list of strings; anything else is a
-// warning and reads as none.
-func (p *parser) optStrings(path string, raw json.RawMessage) []string {
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		p.warn("%s: expected an array of strings, found %s; ignored", path, describeType(jsonType(raw)))
-		return nil
-	}
-	return list
-}
-
-func (p *parser) warn(format string, args ...any) {
-	p.warnings = append(p.warnings, fmt.Sprintf(format, args...))
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func sortedKeys(o map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(o))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return n.Str
 }
 
 func quoteAll(ss []string) []string {
@@ -260,38 +248,4 @@ func quoteAll(ss []string) []string {
 		out[i] = fmt.Sprintf("%q", s)
 	}
 	return out
-}
-
-// jsonType names the JSON type of a valid value by its first byte.
-func jsonType(raw []byte) string {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '{':
-			return "object"
-		case '[':
-			return "array"
-		case '"':
-			return "string"
-		case 't', 'f':
-			return "boolean"
-		case 'n':
-			return "null"
-		default:
-			return "number"
-		}
-	}
-	return "nothing"
-}
-
-func describeType(t string) string {
-	switch t {
-	case "object", "array":
-		return "an " + t
-	case "null", "nothing":
-		return t
-	default:
-		return "a " + t
-	}
 }

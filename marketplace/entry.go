@@ -1,25 +1,17 @@
 package marketplace
 
 import (
-	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/source"
 )
 
-// Per-source-type field sets, from the Claude schema. "path" on url and
-// github is not in the schema but is what SPEC §7 and the official
-// marketplace use for a plugin in a subdirectory.
-var sourceFields = map[string]set{
-	"url":        newSet("source", "url", "ref", "sha", "path"),
-	"github":     newSet("source", "repo", "ref", "sha", "path"),
-	"git-subdir": newSet("source", "url", "path", "ref", "sha"),
-	"npm":        newSet("source", "package", "version", "registry"),
-	"local":      newSet("source", "path"),
-}
+type node = jsondoc.Node
 
 // entryState is an entry under classification. problem is kept apart from
 // the entry label so the duplicate pass can combine problems.
@@ -28,10 +20,9 @@ type entryState struct {
 	idx     int
 	named   bool // Name is a string (possibly invalid)
 	problem string
-	// decoded holds the objects entry decoded (the entry's and its
-	// source's), keyed by their bytes, for claudeEntryRules to read
-	// instead of decoding them again; dropped once it has run.
-	decoded map[string]map[string]json.RawMessage
+	// claude: the status comes from the document's rules (what validate
+	// reports), not from Reasonix's own reading of the entry.
+	claude bool
 }
 
 var statusRank = map[Status]int{StatusReady: 0, StatusSkipped: 1, StatusError: 2}
@@ -46,6 +37,7 @@ func (s *entryState) set(st Status, code plugind.Code, format string, args ...an
 		return
 	}
 	s.Status, s.Code, s.problem = st, code, plugind.RedactSecrets(fmt.Sprintf(format, args...))
+	s.claude = false
 }
 
 func (s *entryState) fail(format string, args ...any) {
@@ -80,91 +72,72 @@ func (s *entryState) finish() Entry {
 	return e
 }
 
-func (p *parser) entry(i int, raw json.RawMessage) entryState {
+// entry classifies plugins[i] as install reads it.
+func (p *parser) entry(i int, obj *node) entryState {
 	s := entryState{idx: i}
 	s.Kind = KindUnknown
 	at := fmt.Sprintf("plugins[%d]", i)
-	var obj map[string]json.RawMessage
-	if t := jsonType(raw); t != "object" || json.Unmarshal(raw, &obj) != nil {
-		s.fail("expected an object with \"name\" and \"source\", found %s", describeType(t))
+	if obj.Kind != jsondoc.Object {
+		s.fail("expected an object with \"name\" and \"source\", found %s", describe(obj))
 		return s
 	}
-	s.decoded = map[string]map[string]json.RawMessage{string(raw): obj}
-	p.unknown(at, obj, p.f.entryFields)
-
-	switch nameRaw, ok := obj["name"]; {
-	case !ok:
+	switch nameNode := obj.Get("name"); {
+	case nameNode == nil:
 		s.fail("has no \"name\"")
-	case jsonType(nameRaw) != "string":
-		s.fail("\"name\" must be a string, found %s", describeType(jsonType(nameRaw)))
+	case nameNode.Kind != jsondoc.String:
+		s.fail("\"name\" must be a string, found %s", describe(nameNode))
 	default:
-		s.Name = decodeString(nameRaw)
+		s.Name = nameNode.Str
 		s.named = true
 		if err := plugind.ValidateName(s.Name); err != nil {
 			s.fail("%v", err)
 		}
 	}
 	s.Manifest = manifestFields(obj)
-	s.Version, _ = p.optString(at+".version", obj["version"])
-	s.Description, _ = p.optString(at+".description", obj["description"])
+	s.Version = p.optString(obj.Get("version"))
+	s.Description = p.optString(obj.Get("description"))
 	if !p.f.codex {
-		p.strict(&s, obj["strict"])
+		p.strict(&s, obj.Get("strict"))
 	} else {
-		p.policy(&s, at, obj["policy"])
+		p.policy(&s, obj.Get("policy"))
 	}
 
-	srcRaw, ok := obj["source"]
-	switch t := jsonType(srcRaw); {
-	case !ok:
+	switch src := obj.Get("source"); {
+	case src == nil:
 		s.fail("has no \"source\"")
-	case t == "string":
-		var src string
-		_ = json.Unmarshal(srcRaw, &src)
-		p.stringSource(&s, src)
-	case t == "object":
-		var o map[string]json.RawMessage
-		if json.Unmarshal(srcRaw, &o) != nil {
-			s.fail("\"source\" is not a readable object")
-			break
-		}
-		s.decoded[string(srcRaw)] = o
-		p.objectSource(&s, at+".source", o)
+	case src.Kind == jsondoc.String:
+		p.stringSource(&s, src.Str)
+	case src.Kind == jsondoc.Object:
+		p.objectSource(&s, at+".source", src)
 	default:
-		s.fail("\"source\" must be a path string or an object, found %s", describeType(t))
+		s.fail("\"source\" must be a path string or an object, found %s", describe(src))
 	}
 	return s
 }
 
-func (p *parser) strict(s *entryState, raw json.RawMessage) {
-	if raw == nil {
+func (p *parser) strict(s *entryState, n *node) {
+	if n == nil {
 		return
 	}
-	switch jsonType(raw) {
-	case "boolean":
-		var b bool
-		_ = json.Unmarshal(raw, &b)
+	switch n.Kind {
+	case jsondoc.Bool:
+		b := n.Bool
 		s.Strict = &b
-	case "null":
+	case jsondoc.Null:
 	default:
 		// A mistyped strict ("false") may mean false; guessing true could
 		// install a plugin without its manifest, so the entry is refused.
-		s.fail("\"strict\" must be true or false, found %s", describeType(jsonType(raw)))
+		s.fail("\"strict\" must be true or false, found %s", describe(n))
 	}
 }
 
 // policy honours Codex's policy.installation: a NOT_AVAILABLE plugin is
 // listed but not installable.
-func (p *parser) policy(s *entryState, at string, raw json.RawMessage) {
-	if raw == nil {
-		return
+func (p *parser) policy(s *entryState, n *node) {
+	if n == nil || n.Kind != jsondoc.Object {
+		return // the table warns
 	}
-	var o map[string]json.RawMessage
-	if jsonType(raw) != "object" || json.Unmarshal(raw, &o) != nil {
-		p.warn("%s.policy: expected an object, found %s; ignored", at, describeType(jsonType(raw)))
-		return
-	}
-	inst, _ := p.optString(at+".policy.installation", o["installation"])
-	if inst == "NOT_AVAILABLE" {
+	if p.optString(n.Get("installation")) == "NOT_AVAILABLE" {
 		s.skip(plugind.CodeInvalidSource, "policy.installation is NOT_AVAILABLE: the marketplace does not offer this plugin for installation")
 	}
 }
@@ -183,6 +156,7 @@ func (p *parser) stringSource(s *entryState, src string) {
 	}
 	s.Kind = KindRelative
 	p.relative(s, "source", src)
+	s.AtRoot = s.Path == "." && !p.f.codex
 }
 
 // relative places a path inside the marketplace. "./x" and "." are taken
@@ -208,22 +182,17 @@ func (p *parser) relative(s *entryState, field, src string) {
 	s.Path = clean
 }
 
-func (p *parser) objectSource(s *entryState, at string, o map[string]json.RawMessage) {
-	typRaw, ok := o["source"]
-	if !ok {
+func (p *parser) objectSource(s *entryState, at string, o *node) {
+	typNode := o.Get("source")
+	if typNode == nil {
 		s.fail("the \"source\" object has no \"source\" type field (expected one of \"url\", \"github\", \"git-subdir\")")
 		return
 	}
-	if jsonType(typRaw) != "string" {
-		s.fail("source.source must be a string naming the source type, found %s", describeType(jsonType(typRaw)))
+	if typNode.Kind != jsondoc.String {
+		s.fail("source.source must be a string naming the source type, found %s", describe(typNode))
 		return
 	}
-	var typ string
-	_ = json.Unmarshal(typRaw, &typ)
-	if known, ok := sourceFields[typ]; ok && (typ != "local" || p.f.codex) {
-		p.unknown(at, o, known)
-	}
-	switch typ {
+	switch typ := typNode.Str; typ {
 	case "url":
 		s.Kind = KindURL
 		p.urlSource(s, o)
@@ -259,7 +228,7 @@ func (p *parser) objectSource(s *entryState, at string, o map[string]json.RawMes
 	}
 }
 
-func (p *parser) urlSource(s *entryState, o map[string]json.RawMessage) {
+func (p *parser) urlSource(s *entryState, o *node) {
 	u, ok := requiredString(s, o, "url", "the \"url\" source has no \"url\"")
 	if !ok {
 		return
@@ -279,7 +248,7 @@ func (p *parser) urlSource(s *entryState, o map[string]json.RawMessage) {
 	p.pin(s, o, "url", false)
 }
 
-func (p *parser) githubSource(s *entryState, o map[string]json.RawMessage) {
+func (p *parser) githubSource(s *entryState, o *node) {
 	repo, ok := requiredString(s, o, "repo", "the \"github\" source has no \"repo\" (OWNER/REPO)")
 	if !ok {
 		return
@@ -294,15 +263,14 @@ func (p *parser) githubSource(s *entryState, o map[string]json.RawMessage) {
 		return
 	}
 	s.Remote = r
-	_, hasCommit := o["commit"]
-	p.pin(s, o, "github", hasCommit)
+	p.pin(s, o, "github", o.Get("commit") != nil)
 }
 
 // pin reads sha, ref and path of a url/github source and decides whether
 // it is pinned. The older official marketplaces spell the pin "commit"; it
 // is not Claude's field, so it stays an unknown field (warned) and the entry
 // counts as unpinned, with the reason saying how to fix it.
-func (p *parser) pin(s *entryState, o map[string]json.RawMessage, typ string, hasCommit bool) {
+func (p *parser) pin(s *entryState, o *node, typ string, hasCommit bool) {
 	if !p.readPin(s, o) {
 		return
 	}
@@ -334,7 +302,7 @@ func (p *parser) pin(s *entryState, o map[string]json.RawMessage, typ string, ha
 }
 
 // readPin validates and stores sha and ref; false when the entry failed.
-func (p *parser) readPin(s *entryState, o map[string]json.RawMessage) bool {
+func (p *parser) readPin(s *entryState, o *node) bool {
 	sha, hasSHA, err := stringField(o, "sha")
 	if err != nil {
 		s.fail("%v", err)
@@ -365,7 +333,7 @@ func (p *parser) readPin(s *entryState, o map[string]json.RawMessage) bool {
 // gitSubdirSource accepts a well-formed git-subdir entry as ready whatever
 // its pin: the resolver pins it to a SHA at plan time (sha, else ref, else
 // the default branch).
-func (p *parser) gitSubdirSource(s *entryState, o map[string]json.RawMessage) {
+func (p *parser) gitSubdirSource(s *entryState, o *node) {
 	u, ok := requiredString(s, o, "url", "the \"git-subdir\" source has no \"url\"")
 	if !ok {
 		return
@@ -396,11 +364,9 @@ func (p *parser) gitSubdirSource(s *entryState, o map[string]json.RawMessage) {
 	p.readPin(s, o)
 }
 
-// stringField reads an optional string field of a source object; null
-// counts as absent.
 // requiredString reads a string field that must be present and non-empty,
 // failing the entry with missing (or the type error) when it is not.
-func requiredString(s *entryState, o map[string]json.RawMessage, key, missing string) (string, bool) {
+func requiredString(s *entryState, o *node, key, missing string) (string, bool) {
 	v, present, err := stringField(o, key)
 	switch {
 	case err != nil:
@@ -413,45 +379,41 @@ func requiredString(s *entryState, o map[string]json.RawMessage, key, missing st
 	return v, true
 }
 
-func stringField(o map[string]json.RawMessage, key string) (string, bool, error) {
-	raw, ok := o[key]
-	if !ok || jsonType(raw) == "null" {
+// stringField reads an optional string field of a source object; null
+// counts as absent.
+func stringField(o *node, key string) (string, bool, error) {
+	v := o.Get(key)
+	if v == nil || v.Kind == jsondoc.Null {
 		return "", false, nil
 	}
-	if t := jsonType(raw); t != "string" {
-		return "", false, fmt.Errorf("source.%s must be a string, found %s", key, describeType(t))
+	if v.Kind != jsondoc.String {
+		return "", false, fmt.Errorf("source.%s must be a string, found %s", key, describe(v))
 	}
-	if v, ok := plainString(raw); ok {
-		return v, true, nil
-	}
-	var v string
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false, fmt.Errorf("source.%s: %v", key, err)
-	}
-	return v, true, nil
+	return v.Str, true, nil
 }
 
-// entryManifestKeys are the fields of an entry that say what its plugin is
-// and holds, as its plugin.json would (Claude's strict semantics): with
-// strict: false they are the plugin's manifest.
-var entryManifestKeys = []string{"version", "description", "author", "homepage", "repository", "license", "keywords", "dependencies",
-	"commands", "agents", "skills", "hooks", "mcpServers", "lspServers", "outputStyles", "themes", "channels", "monitors", "settings", "userConfig"}
-
-// manifestFields is the entry's manifest fields as a JSON object, or nil
-// when it has none.
-func manifestFields(obj map[string]json.RawMessage) json.RawMessage {
-	out := map[string]json.RawMessage{}
-	for _, k := range entryManifestKeys {
-		if v, ok := obj[k]; ok {
-			out[k] = v
+// manifestFields is the entry's manifest fields (those of its plugin's
+// plugin.json) as a JSON object, or nil when it has none.
+func manifestFields(obj *node) []byte {
+	out := node{Kind: jsondoc.Object}
+	for _, f := range obj.Fields {
+		if manifest.IsEntryManifestField(f.Key) {
+			out.Fields = append(out.Fields, f)
 		}
 	}
-	if len(out) == 0 {
+	if len(out.Fields) == 0 {
 		return nil
 	}
-	data, err := json.Marshal(out)
-	if err != nil {
-		return nil
+	return out.Compact()
+}
+
+// describe names a value's type for a reason: "a number", "an array".
+func describe(n *node) string {
+	switch n.Kind {
+	case jsondoc.Object, jsondoc.Array:
+		return "an " + n.Kind.String()
+	case jsondoc.Null:
+		return "null"
 	}
-	return data
+	return "a " + n.Kind.String()
 }

@@ -91,7 +91,6 @@ func TestRelativeSources(t *testing.T) {
 		{"dot ignores pluginRoot", `{"pluginRoot":"./plugins"}`, `"."`, want{kind: KindRelative, status: StatusReady, path: "."}},
 		{"pluginRoot dot", `{"pluginRoot":"."}`, `"a"`, want{kind: KindRelative, status: StatusReady, path: "a"}},
 		{"bad pluginRoot", `{"pluginRoot":"../elsewhere"}`, `"a"`, want{kind: KindRelative, status: StatusError, code: inv, reason: "metadata.pluginRoot"}},
-		{"mistyped pluginRoot", `{"pluginRoot":7}`, `"a"`, want{kind: KindRelative, status: StatusError, code: inv, reason: "metadata.pluginRoot must be a string"}},
 		{"bad pluginRoot spares dot-slash", `{"pluginRoot":"/abs"}`, `"./a"`, want{kind: KindRelative, status: StatusReady, path: "a"}},
 		{"dotdot", "", `"../x"`, want{kind: KindRelative, status: StatusError, code: inv, reason: `contains a ".." segment`}},
 		{"dotdot inside", "", `"./a/../b"`, want{kind: KindRelative, status: StatusError, code: inv, reason: `".."`}},
@@ -104,10 +103,11 @@ func TestRelativeSources(t *testing.T) {
 		{"whitespace", "", `"./my plugin"`, want{kind: KindRelative, status: StatusError, code: inv, reason: "whitespace"}},
 		{"control", "", `"./a\u0000b"`, want{kind: KindRelative, status: StatusError, code: inv, reason: "control character"}},
 		{"empty", "", `""`, want{kind: KindUnknown, status: StatusError, code: inv, reason: "empty string"}},
-		{"https string", "", `"https://github.com/o/r"`, want{kind: KindExternal, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: "unpinned external reference"}},
-		{"github shorthand string", "", `"github:o/r"`, want{kind: KindExternal, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: `"github:o/r"`}},
-		{"scp string", "", `"git@github.com:o/r.git"`, want{kind: KindExternal, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: "external"}},
-		{"npm string", "", `"npm:@acme/plugin"`, want{kind: KindExternal, status: StatusSkipped, code: plugind.CodeNotPinnable, reason: "external"}},
+		// Claude Code refuses a string source that is not a "./" path.
+		{"https string", "", `"https://github.com/o/r"`, want{kind: KindExternal, status: StatusError, code: inv, reason: "is not a plugin source"}},
+		{"github shorthand string", "", `"github:o/r"`, want{kind: KindExternal, status: StatusError, code: inv, reason: `"github:o/r"`}},
+		{"scp string", "", `"git@github.com:o/r.git"`, want{kind: KindExternal, status: StatusError, code: inv, reason: "is not a plugin source"}},
+		{"npm string", "", `"npm:@acme/plugin"`, want{kind: KindExternal, status: StatusError, code: inv, reason: "is not a plugin source"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,12 +256,13 @@ func TestObjectSources(t *testing.T) {
 		// unsupported kinds
 		{"npm", `{"source":"npm","package":"@acme/p"}`, Options{AllowUnpinned: true},
 			want{kind: KindNPM, status: StatusSkipped, code: np, reason: "npm sources are not supported"}},
+		// Types Claude Code does not know are refused, as it refuses them.
 		{"pip", `{"source":"pip","package":"acme"}`, Options{},
-			want{kind: KindPip, status: StatusSkipped, code: np, reason: "pip sources are not supported"}},
+			want{kind: KindPip, status: StatusError, code: inv, reason: `unknown source type "pip"`}},
 		{"unknown type", `{"source":"hg","url":"https://example.com/r"}`, Options{},
-			want{kind: KindUnknown, status: StatusSkipped, code: np, reason: `source type "hg" is not supported`}},
+			want{kind: KindUnknown, status: StatusError, code: inv, reason: `unknown source type "hg"`}},
 		{"local in claude", `{"source":"local","path":"./x"}`, Options{},
-			want{kind: KindUnknown, status: StatusSkipped, code: np, reason: `"local" is Codex's`}},
+			want{kind: KindUnknown, status: StatusError, code: inv, reason: `"local" is Codex's`}},
 		{"no type", `{"url":"https://github.com/acme/tools"}`, Options{},
 			want{kind: KindUnknown, status: StatusError, code: inv, reason: `no "source" type field`}},
 		{"mistyped type", `{"source":1}`, Options{},
@@ -384,7 +385,7 @@ func TestCodexSources(t *testing.T) {
 
 func TestDuplicateNames(t *testing.T) {
 	t.Parallel()
-	doc := `{"name":"m","plugins":[
+	doc := `{"name":"m","owner":{"name":"o"},"plugins":[
 		{"name":"alpha","source":"./a"},
 		{"name":"beta","source":"./b"},
 		{"name":"alpha","source":"./a2"},
@@ -420,7 +421,7 @@ func TestDuplicateNames(t *testing.T) {
 func TestDuplicateReasonIsBounded(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	b.WriteString(`{"plugins":[`)
+	b.WriteString(`{"name":"m","owner":{"name":"o"},"plugins":[`)
 	for i := range 50 {
 		if i > 0 {
 			b.WriteString(",")

@@ -77,7 +77,7 @@ var syntheticWant = []fixtureDoc{
 			ready("codex-remote", KindURL, "", "acme/codex-remote "+shaBs+" "),
 			skipped("codex-npm", KindNPM, unpinable, "npm sources are not supported"),
 		},
-		warnings: []string{"plugins[8].products: unknown field, ignored"}},
+		warnings: []string{`plugins[8].products: unknown field "products"; Claude Code and Reasonix ignore it`}},
 	// Named marketplace.json but Codex's shape: read as Codex, so its local
 	// sources are relative entries (Claude's parser would skip them).
 	{corpusFile: corpusFile{"codex-by-content/marketplace.json", 2, 1, 1, 0, 1, ""},
@@ -92,7 +92,7 @@ var syntheticWant = []fixtureDoc{
 			ready("unique", KindRelative, "plugins/unique", ""),
 			refused("DUP", KindRelative, `duplicate name: also used by plugins[0] "dup"`),
 			refused("twice", KindRelative, `duplicate name: also used by plugins[4] "twice"`),
-			refused("twice", KindRelative, `also used by plugins[3] "twice" (plugin names must be unique, compared case-insensitively); also source "../twice" contains a ".." segment`),
+			refused("twice", KindRelative, `source "../twice" contains a ".." segment; a plugin source must stay inside the marketplace; it also does not follow Claude Code's marketplace rules`),
 			refused("", KindRelative, `has no "name"`),
 			refused("", KindRelative, `has no "name"`),
 		}},
@@ -134,7 +134,7 @@ var syntheticWant = []fixtureDoc{
 			refused("gh-bad-owner", KindGitHub, `source.repo "ac me/gh" is not a valid GitHub OWNER/REPO`),
 			refused("gh-bad-ref", KindGitHub, `source.ref "-delete" starts with '-'`),
 		},
-		warnings: []string{"plugins[4].source.commit: unknown field, ignored"}},
+		warnings: []string{`plugins[4].source.commit: unknown field "commit" of a "github" source; ignored (the pin is "sha")`}},
 	{corpusFile: corpusFile{"malformed/marketplace.json", 0, 0, 0, 0, 0, "not valid JSON"}},
 	{corpusFile: corpusFile{"malformed-entries/marketplace.json", 9, 1, 0, 8, 1, ""},
 		rows: []fixtureEntry{
@@ -192,25 +192,27 @@ var syntheticWant = []fixtureDoc{
 			ready("extra-source", KindGitHub, "", "acme/extra "+shaCs+" "),
 			refused("mistyped", KindRelative, `plugins[2].version: must be a string, found a number`), // as Claude Code refuses it
 		},
+		// owner.github is dropped silently, as Claude Code drops it; the
+		// mistyped entry is refused, not warned about.
 		warnings: []string{
-			"homepage: unknown field, ignored",
-			"pluginRoot: unknown field, ignored (Claude Code reads metadata.pluginRoot)",
-			"owner.github: unknown field, ignored",
-			"metadata.build: unknown field, ignored",
-			"plugins[0].rating: unknown field, ignored",
-			"plugins[0].stars: unknown field, ignored",
-			"plugins[1].source.depth: unknown field, ignored",
-			"plugins[2].version: expected a string, found a number; ignored",
-			"plugins[2].description: expected a string, found an array; ignored",
+			`homepage: unknown field "homepage"; Claude Code and Reasonix ignore it`,
+			`pluginRoot: unknown field "pluginRoot"; Claude Code and Reasonix ignore it (Claude Code reads metadata.pluginRoot)`,
+			`metadata.build: unknown field "build"; Claude Code and Reasonix ignore it`,
+			`plugins[0].rating: unknown field "rating"; Claude Code and Reasonix ignore it`,
+			`plugins[0].stars: unknown field "stars" (did you mean "tags"?); Claude Code and Reasonix ignore it`,
+			`plugins[1].source.depth: unknown field "depth" of a "github" source; ignored`,
 		}},
-	{corpusFile: corpusFile{"unsupported/marketplace.json", 6, 0, 6, 0, 0, ""},
+	// Source types Claude Code does not know, and strings that are not
+	// "./" paths, are refused as Claude Code refuses them; npm, which it
+	// knows, is skipped (nothing from a registry can be pinned).
+	{corpusFile: corpusFile{"unsupported/marketplace.json", 6, 0, 1, 5, 0, ""},
 		rows: []fixtureEntry{
 			skipped("from-npm", KindNPM, unpinable, "npm sources are not supported"),
-			skipped("from-pip", KindPip, unpinable, "pip sources are not supported"),
-			skipped("from-hg", KindUnknown, unpinable, `source type "mercurial" is not supported`),
-			skipped("external-https", KindExternal, unpinable, `source "https://github.com/acme/tools" is an unpinned external reference`),
-			skipped("external-github", KindExternal, unpinable, "unpinned external reference"),
-			skipped("external-ssh", KindExternal, unpinable, "unpinned external reference"),
+			refused("from-pip", KindPip, `unknown source type "pip"`),
+			refused("from-hg", KindUnknown, `unknown source type "mercurial"`),
+			refused("external-https", KindExternal, `"https://github.com/acme/tools" is not a plugin source`),
+			refused("external-github", KindExternal, "is not a plugin source"),
+			refused("external-ssh", KindExternal, "is not a plugin source"),
 		}},
 	{corpusFile: corpusFile{"url-sha/marketplace.json", 11, 4, 2, 5, 6, ""},
 		rows: []fixtureEntry{

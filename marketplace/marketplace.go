@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/source"
 )
 
@@ -78,6 +79,13 @@ type Entry struct {
 	// Manifest is the entry's manifest fields (metadata and components) as
 	// a JSON object; nil when it has none.
 	Manifest json.RawMessage
+	// AtRoot: the entry's source is the marketplace's root ("." or "./"),
+	// where Claude Code gives an entry that lists skills those skills only.
+	AtRoot bool
+	// Warnings say where Reasonix reads the entry differently from Claude
+	// Code on purpose (a bare path under metadata.pluginRoot, "path" on a
+	// url or github source).
+	Warnings []string
 }
 
 // IsStrict reports the entry's strictness (true unless it says false).
@@ -107,8 +115,11 @@ type Marketplace struct {
 	// plugins may pull dependencies from (Claude's allowlist; only the
 	// marketplace a plan starts from counts).
 	AllowCrossMarketplaceDependenciesOn []string
-	Entries                             []Entry  // document order
-	Warnings                            []string // unknown fields (by JSON path), mistyped optional fields
+	// Renames is the document's renames map (nil when it has none, or
+	// one that is not a map of names and nulls).
+	Renames  Renames
+	Entries  []Entry  // document order
+	Warnings []string // what the document's rules warn about, by JSON path
 }
 
 // Options tune classification.
@@ -118,17 +129,29 @@ type Options struct {
 	AllowUnpinned bool
 }
 
-// Parse parses a Claude Code .claude-plugin/marketplace.json. It fails only
-// when the document as a whole is unusable; every per-entry problem is that
-// entry's status.
-func Parse(data []byte, opts Options) (*Marketplace, error) {
-	return parse(data, opts, claudeFormat)
-}
+// Parse parses a Claude Code .claude-plugin/marketplace.json. It fails
+// only when the document as a whole is unusable, or breaks Claude Code's
+// rules outside its entries; every per-entry problem is that entry's
+// status.
+func Parse(data []byte, opts Options) (*Marketplace, error) { return ClaudeDocument.Parse(data, opts) }
 
 // ParseCodex parses a Codex .agents/plugins/marketplace.json, whose
 // {"source":"local","path":…} entries are relative sources.
 func ParseCodex(data []byte, opts Options) (*Marketplace, error) {
-	return parse(data, opts, codexFormat)
+	return CodexDocument.Parse(data, opts)
+}
+
+// ManifestFor is what the entry says about its plugin as a plugin.json
+// (manifest.LoadOptions.Entry): nil when it says nothing and is strict.
+func (e *Entry) ManifestFor() *manifest.EntryManifest {
+	if e.Manifest == nil && e.IsStrict() {
+		return nil
+	}
+	doc := e.Manifest
+	if doc == nil {
+		doc = []byte("{}")
+	}
+	return &manifest.EntryManifest{Doc: doc, Strict: e.IsStrict(), Root: e.AtRoot}
 }
 
 // Counts tallies the entries by status.
@@ -174,7 +197,25 @@ func (m *Marketplace) Select(name string) (*Entry, error) {
 			break
 		}
 	}
+	listed := m.Listed()
+	switch r := m.Renames.Follow(name, func(n string) bool { return listed[n] }); r.Kind {
+	case Renamed:
+		hint = fmt.Sprintf(" (it renamed %q to %q)", name, r.To)
+	case RenameRemoved:
+		hint = fmt.Sprintf(" (its renames map says %q was removed)", name)
+	}
 	return nil, plugind.Errorf(plugind.CodeNotFound, "no plugin named %q in marketplace %s, which lists %d entries%s", name, m.label(), len(m.Entries), hint)
+}
+
+// Listed is the set of names its entries have.
+func (m *Marketplace) Listed() map[string]bool {
+	out := make(map[string]bool, len(m.Entries))
+	for i := range m.Entries {
+		if n := m.Entries[i].Name; n != "" {
+			out[n] = true
+		}
+	}
+	return out
 }
 
 func (m *Marketplace) label() string {

@@ -140,7 +140,7 @@ func TestFixtureClaude(t *testing.T) {
 		{"loose", KindRelative, StatusReady, "plugins/loose"}, // strict: false: the entry is the manifest
 		{"escapes", KindRelative, StatusError, ""},
 		{"short-sha", KindGitSubdir, StatusError, "p"},
-		{"mystery", KindUnknown, StatusSkipped, ""},
+		{"mystery", KindUnknown, StatusError, ""}, // a source type Claude Code does not know
 	}
 	if len(m.Entries) != len(want) {
 		t.Fatalf("%d entries, want %d", len(m.Entries), len(want))
@@ -157,15 +157,15 @@ func TestFixtureClaude(t *testing.T) {
 	if e := m.Entries[4]; e.Remote.Owner() != "acme" || e.Remote.Name() != "gh-plugin" || e.SHA != sha2 || e.Ref != "v2.0.0" {
 		t.Errorf("pinned-github %+v", e)
 	}
-	if r, s, e := m.Counts(); r != 7 || s != 4 || e != 2 {
-		t.Errorf("counts %d/%d/%d, want 7/4/2", r, s, e)
+	if r, s, e := m.Counts(); r != 7 || s != 3 || e != 3 {
+		t.Errorf("counts %d/%d/%d, want 7/3/3", r, s, e)
 	}
+	// owner.twitter is dropped silently, as Claude Code drops it.
 	wantWarnings := []string{
-		"x-extra: unknown field, ignored",
-		"owner.twitter: unknown field, ignored",
-		"metadata.generatedBy: unknown field, ignored",
-		"plugins[7].source.commit: unknown field, ignored",
-		"plugins[12].rating: unknown field, ignored",
+		`metadata.generatedBy: unknown field "generatedBy"; Claude Code and Reasonix ignore it`,
+		`x-extra: unknown field "x-extra"; Claude Code and Reasonix ignore it`,
+		`plugins[7].source.commit: unknown field "commit" of a "github" source; ignored (the pin is "sha")`,
+		`plugins[12].rating: unknown field "rating"; Claude Code and Reasonix ignore it`,
 	}
 	if !slices.Equal(m.Warnings, wantWarnings) {
 		t.Errorf("warnings\n got %q\nwant %q", m.Warnings, wantWarnings)
@@ -181,18 +181,16 @@ func TestWarnings(t *testing.T) {
 		want  []string
 	}{
 		{"none", `{"$schema":"x","name":"m","version":"1","description":"d","owner":{"name":"o","email":"e","url":"u"},"forceRemoveDeletedPlugins":true,"allowCrossMarketplaceDependenciesOn":[],"renames":{},"metadata":{"pluginRoot":".","version":"1","description":"d"},"plugins":[{"$schema":"x","name":"p","source":"./p","author":{},"homepage":"h","repository":"r","license":"MIT","keywords":[],"dependencies":[],"hooks":{},"commands":[],"agents":[],"skills":[],"outputStyles":[],"themes":[],"channels":[],"mcpServers":{},"lspServers":{},"monitors":[],"settings":{},"userConfig":{},"category":"c","tags":[],"strict":true,"displayName":"P"}]}`, false, nil},
-		{"entry and source paths", `{"plugins":[{"name":"a","source":"./a"},{"name":"b","source":{"source":"git-subdir","url":"o/r","path":"x","depth":1},"foo":1,"bar":2}]}`, false,
-			[]string{"plugins[1].bar: unknown field, ignored", "plugins[1].foo: unknown field, ignored", "plugins[1].source.depth: unknown field, ignored"}},
-		{"mistyped optional fields", `{"name":5,"description":[],"metadata":"x","owner":"me","plugins":[{"name":"a","source":"./a","version":1.5,"description":{}}]}`, false,
-			[]string{"name: expected a string, found a number; ignored", "description: expected a string, found an array; ignored", "owner: expected an object, found a string; ignored", "metadata: expected an object, found a string; ignored", "plugins[0].version: expected a string, found a number; ignored", "plugins[0].description: expected a string, found an object; ignored"}},
-		{"top-level pluginRoot", `{"pluginRoot":"./plugins","plugins":[{"name":"a","source":"a"}]}`, false,
-			[]string{"pluginRoot: unknown field, ignored (Claude Code reads metadata.pluginRoot)"}},
-		{"bad pluginRoot", `{"metadata":{"pluginRoot":"/abs"},"plugins":[]}`, false,
+		{"entry and source paths", `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"a","source":"./a"},{"name":"b","source":{"source":"git-subdir","url":"o/r","path":"x","depth":1},"foo":1,"bar":2}]}`, false,
+			[]string{`plugins[1].source.depth: unknown field "depth" of a "git-subdir" source; ignored`, `plugins[1].foo: unknown field "foo"; Claude Code and Reasonix ignore it`, `plugins[1].bar: unknown field "bar"; Claude Code and Reasonix ignore it`}},
+		{"top-level pluginRoot", `{"name":"m","owner":{"name":"o"},"pluginRoot":"./plugins","plugins":[{"name":"a","source":"a"}]}`, false,
+			[]string{`pluginRoot: unknown field "pluginRoot"; Claude Code and Reasonix ignore it (Claude Code reads metadata.pluginRoot)`}},
+		{"bad pluginRoot", `{"name":"m","owner":{"name":"o"},"metadata":{"pluginRoot":"/abs"},"plugins":[]}`, false,
 			[]string{`metadata.pluginRoot: path "/abs" is absolute; entries with bare-name sources cannot be placed`}},
 		{"codex", `{"name":"c","interface":{},"version":"1","plugins":[{"name":"a","source":{"source":"local","path":"./a","ref":"x"},"policy":{"installation":"AVAILABLE"},"category":"c","strict":false}]}`, true,
-			[]string{"version: unknown field, ignored", "plugins[0].strict: unknown field, ignored", "plugins[0].source.ref: unknown field, ignored"}},
+			[]string{`version: unknown field "version"; Claude Code and Reasonix ignore it`, `plugins[0].source.ref: unknown field "ref"; Claude Code and Reasonix ignore it`, `plugins[0].strict: unknown field "strict"; Claude Code and Reasonix ignore it`}},
 		{"codex policy mistyped", `{"plugins":[{"name":"a","source":"./a","policy":"open"}]}`, true,
-			[]string{"plugins[0].policy: expected an object, found a string; ignored"}},
+			[]string{`plugins[0].policy: must be an object, found the string "open"; ignored`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,6 +207,21 @@ func TestWarnings(t *testing.T) {
 				t.Errorf("warnings\n got %q\nwant %q", m.Warnings, tt.want)
 			}
 		})
+	}
+}
+
+// TestDocumentRefusals: what Claude Code's rules refuse outside the
+// entries refuses the whole marketplace, naming each problem.
+func TestDocumentRefusals(t *testing.T) {
+	t.Parallel()
+	_, err := Parse([]byte(`{"name":5,"description":[],"metadata":"x","owner":"me","plugins":[]}`), Options{})
+	if err == nil {
+		t.Fatal("a document with mistyped fields was accepted")
+	}
+	for _, want := range []string{"name: must be a string", "description: must be", "metadata: must be an object", "and 1 more", "reasonix plugin validate"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v does not say %q", err, want)
+		}
 	}
 }
 
@@ -236,7 +249,7 @@ func TestFixtureCodex(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("entries\n got %q\nwant %q", got, want)
 	}
-	if !slices.Equal(m.Warnings, []string{"plugins[5].products: unknown field, ignored"}) {
+	if !slices.Equal(m.Warnings, []string{`plugins[5].products: unknown field "products"; Claude Code and Reasonix ignore it`}) {
 		t.Errorf("warnings %q", m.Warnings)
 	}
 }
@@ -256,7 +269,7 @@ func TestSelect(t *testing.T) {
 		{"mono", "", nil},
 		{"floating", plugind.CodeNotPinnable, []string{`cannot install plugin "floating" from marketplace "fixture-market"`, `has no "sha" pin`, "--allow-unpinned"}},
 		{"from-npm", plugind.CodeNotPinnable, []string{"npm sources are not supported"}},
-		{"mystery", plugind.CodeNotPinnable, []string{`source type "hg"`}},
+		{"mystery", plugind.CodeInvalidSource, []string{`source type "hg"`}},
 		{"loose", "", nil},
 		{"escapes", plugind.CodeInvalidSource, []string{`marketplace entry "escapes" (plugins[10])`, `".."`}},
 		{"short-sha", plugind.CodeInvalidSource, []string{"source.sha"}},
@@ -307,14 +320,14 @@ func TestSelectAllowUnpinned(t *testing.T) {
 	if _, err := m.Select("from-npm"); plugind.CodeOf(err) != plugind.CodeNotPinnable {
 		t.Errorf("npm still selectable with AllowUnpinned: %v", err)
 	}
-	if r, s, e := m.Counts(); r != 9 || s != 2 || e != 2 {
-		t.Errorf("counts %d/%d/%d, want 9/2/2", r, s, e)
+	if r, s, e := m.Counts(); r != 9 || s != 1 || e != 3 {
+		t.Errorf("counts %d/%d/%d, want 9/1/3", r, s, e)
 	}
 }
 
 func TestSelectDuplicate(t *testing.T) {
 	t.Parallel()
-	m, err := Parse([]byte(`{"name":"m","plugins":[{"name":"a","source":"./a"},{"name":"a","source":"./b"}]}`), Options{})
+	m, err := Parse([]byte(`{"name":"m","owner":{"name":"o"},"plugins":[{"name":"a","source":"./a"},{"name":"a","source":"./b"}]}`), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +339,7 @@ func TestSelectDuplicate(t *testing.T) {
 
 func TestSelectEmptyName(t *testing.T) {
 	t.Parallel()
-	m, err := Parse([]byte(`{"plugins":[{"source":"./a"}]}`), Options{})
+	m, err := Parse([]byte(`{"name":"m","owner":{"name":"o"},"plugins":[{"source":"./a"}]}`), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +350,7 @@ func TestSelectEmptyName(t *testing.T) {
 
 func TestByteOrderMark(t *testing.T) {
 	t.Parallel()
-	m, err := Parse(append([]byte("\xef\xbb\xbf"), `{"plugins":[{"name":"a","source":"./a"}]}`...), Options{})
+	m, err := Parse(append([]byte("\xef\xbb\xbf"), `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"a","source":"./a"}]}`...), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func TestEntryReasonsMaskCredentials(t *testing.T) {
 	tests := []struct {
 		name, entry, secret, shown string
 	}{
-		{"unpinned string source", `{"name":"a","source":"https://user:tok3n9@github.com/o/r"}`, "tok3n9", `source "https://***@github.com/o/r" is an unpinned external reference`},
+		{"unpinned string source", `{"name":"a","source":"https://user:tok3n9@github.com/o/r"}`, "tok3n9", `"https://***@github.com/o/r" is not a plugin source`},
 		{"string source query", `{"name":"a","source":"https://example.com/p.git?access_token=q7q7q7"}`, "q7q7q7", "access_token=***"},
 		{"url not GitHub", `{"name":"a","source":{"source":"url","url":"https://me:pw9pw9@gitlab.example.com/o/r.git","sha":"` + sha1 + `"}}`, "pw9pw9", "https://***@gitlab.example.com"},
 		{"url on GitHub with userinfo", `{"name":"a","source":{"source":"url","url":"https://me:pw9pw9@github.com/o/r","sha":"` + sha1 + `"}}`, "pw9pw9", "***@github.com"},

@@ -106,7 +106,7 @@ func TestValidateFixtures(t *testing.T) {
 			if want.Reasonix != "" && want.Why == "" {
 				t.Fatal("a verdict that differs from Claude Code's needs a why")
 			}
-			doc := filepath.Join(dir, filepath.FromSlash(manifest.ClaudeMarketplace))
+			doc := filepath.Join(dir, filepath.FromSlash(ClaudeDocument.Path))
 			file, _ := ValidateLocal(doc, ValidateOptions{})
 			if got := verdictOf(file); got != want.Claude {
 				t.Errorf("file verdict %s, want Claude Code's %s; errors %+v", got, want.Claude, file.Errors)
@@ -233,16 +233,18 @@ func TestCheckCodexDocument(t *testing.T) {
 }
 
 // TestInstallRefusesWhatValidateCalls: Parse (the install path) refuses an
-// entry it used to install that validate calls invalid; it keeps its
-// reading of bare relative sources (SPEC §7) and its own skip reasons.
+// entry that validate calls invalid, even one it would otherwise skip; it
+// keeps its reading of bare relative sources (SPEC §7, saying so) and its
+// own skip reasons.
 func TestInstallRefusesWhatValidateCalls(t *testing.T) {
 	t.Parallel()
-	doc := `{"name": "m", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
+	doc := `{"name": "m", "owner": {"name": "o"}, "metadata": {"pluginRoot": "./plugins"}, "plugins": [
 		{"name": "agents-dir", "source": "./plugins/a", "agents": ["./agents"]},
 		{"name": "null-category", "source": "./plugins/b", "category": null},
 		{"name": "bare", "source": "c"},
 		{"name": "fine", "source": "./plugins/d", "agents": "./agents/x.md"},
-		{"name": "unpinned", "source": {"source": "url", "url": "https://github.com/o/r.git"}, "commands": "commands"}
+		{"name": "unpinned-invalid", "source": {"source": "url", "url": "https://github.com/o/r.git"}, "commands": "commands"},
+		{"name": "unpinned", "source": {"source": "url", "url": "https://github.com/o/r.git"}}
 	]}`
 	m, err := Parse([]byte(doc), Options{})
 	if err != nil {
@@ -256,6 +258,7 @@ func TestInstallRefusesWhatValidateCalls(t *testing.T) {
 		{StatusError, "plugins[1].category: must be a string, found null"},
 		{StatusReady, ""},
 		{StatusReady, ""},
+		{StatusError, "plugins[4].commands"},
 		{StatusSkipped, `has no "sha" pin`},
 	}
 	for i, w := range want {
@@ -270,6 +273,13 @@ func TestInstallRefusesWhatValidateCalls(t *testing.T) {
 	if m.Entries[2].Path != "plugins/c" {
 		t.Errorf("bare source placed at %q", m.Entries[2].Path)
 	}
+	if w := m.Entries[2].Warnings; len(w) != 1 || !strings.Contains(w[0], "metadata.pluginRoot") || !strings.Contains(w[0], "Claude Code refuses") {
+		t.Errorf("the bare source's reading is not said: %q", w)
+	}
+	// A document-level error refuses the whole marketplace.
+	if _, err := Parse([]byte(`{"name": "m", "plugins": []}`), Options{}); err == nil || !strings.Contains(err.Error(), "owner") {
+		t.Errorf("a marketplace without an owner: %v", err)
+	}
 	// Codex documents are not held to Claude's rules.
 	cm, err := ParseCodex([]byte(`{"name": "c", "plugins": [{"name": "a", "source": {"source": "local", "path": "./a"}, "version": 1}]}`), Options{})
 	if err != nil || cm.Entries[0].Status != StatusReady {
@@ -277,17 +287,22 @@ func TestInstallRefusesWhatValidateCalls(t *testing.T) {
 	}
 }
 
-// TestMarketplaceRoot: relative sources start at the folder holding
-// .claude-plugin/ (or .agents/plugins/), else at the document's folder.
-func TestMarketplaceRoot(t *testing.T) {
+// TestRootOf: relative sources start at the folder holding
+// .claude-plugin/ (or .agents/plugins/), else at the document's folder;
+// the document's place says its format.
+func TestRootOf(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]string{
-		filepath.FromSlash("/m/.claude-plugin/marketplace.json"):  filepath.FromSlash("/m"),
-		filepath.FromSlash("/m/.agents/plugins/marketplace.json"): filepath.FromSlash("/m"),
-		filepath.FromSlash("/m/docs/marketplace.json"):            filepath.FromSlash("/m/docs"),
+	for in, want := range map[string]struct {
+		root string
+		doc  Document
+	}{
+		filepath.FromSlash("/m/.claude-plugin/marketplace.json"):  {filepath.FromSlash("/m"), ClaudeDocument},
+		filepath.FromSlash("/m/.agents/plugins/marketplace.json"): {filepath.FromSlash("/m"), CodexDocument},
+		filepath.FromSlash("/m/docs/marketplace.json"):            {filepath.FromSlash("/m/docs"), ClaudeDocument},
+		filepath.FromSlash(".claude-plugin/marketplace.json"):     {".", ClaudeDocument},
 	} {
-		if got := MarketplaceRoot(in); got != want {
-			t.Errorf("MarketplaceRoot(%s) = %s, want %s", in, got, want)
+		if root, doc := RootOf(in); root != want.root || doc.Path != want.doc.Path {
+			t.Errorf("RootOf(%s) = %s, %s; want %s, %s", in, root, doc.Path, want.root, want.doc.Path)
 		}
 	}
 }

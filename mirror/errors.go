@@ -30,6 +30,16 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.Msg }
 
+// Unwrap gives the answer's code to plugind.CodeOf, so an answer met
+// inside another operation (a policy block on a submodule's repository)
+// keeps its code when that operation wraps or seals it.
+func (e *apiError) Unwrap() error {
+	if e.Code == "" {
+		return nil
+	}
+	return &plugind.Error{Code: e.Code, Msg: e.Msg}
+}
+
 // toAPI turns any error of an operation into its answer. Only what was
 // made to be read by a client is said to it: the mirror's own answers
 // (apiError), and errors carrying an error code or a not-found kind — what

@@ -327,3 +327,42 @@ func TestMissingObjectIsStoredAgain(t *testing.T) {
 		t.Fatalf("%d content fetches, want 2 (the lost archive fetched again)", c)
 	}
 }
+
+// A tree's submodules are fetched by the mirror, upstream, as the client
+// would fetch them (the same files, so the same digest), and the operator's
+// policy applies to them: a tree cannot bring in a blocked repository's
+// content.
+func TestSubmodulesThroughTheMirror(t *testing.T) {
+	t.Parallel()
+	pol, err := policy.Parse([]byte(`{"block": ["github.com/acme/secret"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, mirrortest.Options{Policy: pol})
+	lib := f.gh.CreateRepo("acme", "lib").Commit("main", map[string]string{"skills/lib/SKILL.md": "lib"})
+	secret := f.gh.CreateRepo("acme", "secret").Commit("main", map[string]string{"key.md": "secret"})
+	sha := f.gh.CreateRepo("acme", "tools").Commit("main", map[string]string{
+		".gitmodules": "[submodule \"lib\"]\n\tpath = lib\n\turl = ../lib.git\n" +
+			"[submodule \"secret\"]\n\tpath = hidden/secret\n\turl = https://github.com/acme/secret\n",
+		"lib":           fakegithub.Gitlink(lib),
+		"hidden/secret": fakegithub.Gitlink(secret),
+		"plugin/p.md":   "p",
+	})
+	r := f.repo(t, "acme/tools")
+	ctx := context.Background()
+	dest := filepath.Join(t.TempDir(), "lib")
+	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: []string{"lib", "plugin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree := readTree(t, dest); len(tree) != 2 || tree["lib/skills/lib/SKILL.md"] != "lib" || got.Transport != "mirror" {
+		t.Fatalf("%v via %s", tree, got.Transport)
+	}
+	_, err = r.Fetch(ctx, sha, filepath.Join(t.TempDir(), "all"), host.FetchOptions{})
+	if plugind.CodeOf(err) != plugind.CodeBlocked || !strings.Contains(err.Error(), "github.com/acme/secret") {
+		t.Fatalf("a blocked submodule: %v", err)
+	}
+	if c := f.gh.RepoCounts("acme", "secret"); c.Total != 0 {
+		t.Fatalf("the blocked submodule reached upstream: %+v", c)
+	}
+}

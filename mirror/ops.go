@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
@@ -102,6 +102,16 @@ func (s *Server) open(src source.Source) (host.Repo, error) {
 		return nil, plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("open %s upstream: %w", src.Key(), err))
 	}
 	return r, nil
+}
+
+// openSubmodule opens, upstream, a submodule of a tree being fetched: the
+// operator's policy applies to it as to any repository, so a tree cannot
+// bring in content from a repository the mirror would refuse.
+func (s *Server) openSubmodule(_ context.Context, src source.Source) (host.Repo, error) {
+	if err := s.allowed(src.Key()); err != nil {
+		return nil, err
+	}
+	return s.open(src)
 }
 
 // refs returns the branches and tags of src, at most RefTTL old.
@@ -266,8 +276,9 @@ func splitPaths(key string) []string {
 // snapshot makes sure the archive of paths of src at sha is stored and
 // returns it. The whole tree of a commit comes from upstream once, across
 // replicas, whatever folders are asked for: a request for other folders of
-// it is cut from the stored whole. Only a tree over the budget as a whole
-// is fetched folder by folder, as a client would (SPEC §8).
+// it is cut from the stored whole. Only a tree over the budget as a whole,
+// or one refused or failing for something in one folder of it (a link, a
+// submodule), is fetched folder by folder, as a client would (SPEC §8).
 func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
 	key := src.Key()
 	pk := pathsKey(paths)
@@ -342,17 +353,21 @@ func (s *Server) materialize(ctx context.Context, src source.Source, sha, pk str
 				}
 				return s.store(ctx, key, sha, pk, subset(files, paths))
 			}
-			if plugind.CodeOf(err) != plugind.CodeBudgetExceeded || pk == "" {
+			if !spoilsOnlySome(err) || pk == "" {
 				return err
 			}
-			// Remember it, so other folders of this commit are not tried
-			// whole again for a while.
-			if err := s.cfg.DB.PutNegative(ctx, meta.Negative{Kind: "full_budget", Repo: key, Key: sha,
-				Code: string(plugind.CodeBudgetExceeded), Message: err.Error()}, s.cfg.NegativeTTL); err != nil {
-				return err
+			// Remember a refusal of the whole (over the budget, unsafe
+			// somewhere), so other folders of this commit are not tried
+			// whole again for a while; a submodule that could not be
+			// fetched may be fetched next time.
+			if code := plugind.CodeOf(err); code == plugind.CodeBudgetExceeded || code == plugind.CodeUnsafeArchive {
+				if err := s.cfg.DB.PutNegative(ctx, meta.Negative{Kind: "full_budget", Repo: key, Key: sha,
+					Code: string(code), Message: err.Error()}, s.cfg.NegativeTTL); err != nil {
+					return err
+				}
 			}
 		} else if pk == "" {
-			return &plugind.Error{Code: plugind.CodeBudgetExceeded, Msg: nb.Message}
+			return &plugind.Error{Code: plugind.Code(nb.Code), Msg: nb.Message}
 		}
 		// Over the budget as a whole: these folders alone, from upstream.
 		files, err = s.fetchUpstream(ctx, src, sha, paths, filepath.Join(tmp, "part"))
@@ -362,6 +377,19 @@ func (s *Server) materialize(ctx context.Context, src source.Source, sha, pk str
 		return s.store(ctx, key, sha, pk, files)
 	}
 	return s.store(ctx, key, sha, pk, subset(files, paths))
+}
+
+// spoilsOnlySome reports a failure of a whole tree that the folders asked
+// for may not share: the whole is over the budget, or something in it is
+// refused or cannot be fetched (a link, a submodule) in a folder that may
+// not be one of them. Those folders are then fetched alone.
+func spoilsOnlySome(err error) bool {
+	switch plugind.CodeOf(err) {
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
+		return true
+	}
+	_, inOneFolder := tarball.PathOf(err)
+	return inOneFolder
 }
 
 // fetchUpstream writes paths of src at sha (nil: everything) into dest,
@@ -377,10 +405,13 @@ func (s *Server) fetchUpstream(ctx context.Context, src source.Source, sha strin
 	if err != nil {
 		return nil, err
 	}
-	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true})
+	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true,
+		Submodules: host.Submodules(s.openSubmodule, src, 1)})
 	err = s.upstream("fetch", err)
 	if err != nil {
-		if plugind.CodeOf(err) == plugind.CodeBudgetExceeded {
+		if plugind.CodeOf(err) == plugind.CodeBudgetExceeded || paths == nil && spoilsOnlySome(err) {
+			// Not the answer for every folder of the commit: the caller
+			// fetches those asked for alone.
 			return nil, err
 		}
 		return fail(err)
@@ -461,10 +492,7 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 // /v1/marketplace.
 func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files []plugind.File) {
 	for _, f := range files {
-		if f.Path != manifest.ClaudeMarketplace && f.Path != manifest.CodexMarketplace {
-			continue
-		}
-		if f.Size > manifest.MaxMarketplaceBytes {
+		if _, ok := marketplace.DocumentAt(f.Path); !ok || f.Size > marketplace.MaxDocumentBytes {
 			continue
 		}
 		b, err := os.ReadFile(f.Source)

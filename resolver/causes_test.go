@@ -73,7 +73,7 @@ func TestEntryErrorsNameTheirCause(t *testing.T) {
 				}
 				return fmt.Sprintf(`{"name":%q,"source":%s}}`, name, src)
 			}
-			doc := `{"name":"causes","plugins":[` + strings.Join([]string{
+			doc := `{"name":"causes","owner":{"name":"o"},"plugins":[` + strings.Join([]string{
 				entry("good", "url", urlOf("acme/tools"), "a", sha),
 				entry("missing-repo", "url", urlOf("acme/nowhere"), "a", sha),
 				entry("missing-commit", "url", urlOf("acme/tools"), "a", ghost),

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"sync"
 
-	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 )
 
@@ -27,9 +26,9 @@ type parsedDoc struct {
 // handful of marketplaces.
 const maxParsedDocs = 4
 
-func docKey(data []byte, format manifest.Kind, opts marketplace.Options) [32]byte {
+func docKey(data []byte, doc marketplace.Document, opts marketplace.Options) [32]byte {
 	h := sha256.New()
-	h.Write([]byte(format))
+	h.Write([]byte(doc.Path))
 	if opts.AllowUnpinned {
 		h.Write([]byte{1})
 	} else {
@@ -41,9 +40,10 @@ func docKey(data []byte, format manifest.Kind, opts marketplace.Options) [32]byt
 	return k
 }
 
-// parse returns parse(data, opts), remembered.
-func (d *docMemo) parse(data []byte, format manifest.Kind, opts marketplace.Options, parse func([]byte, marketplace.Options) (*marketplace.Marketplace, error)) (*marketplace.Marketplace, error) {
-	key := docKey(data, format, opts)
+// parse returns parse(data, opts), the parse of a document of kind doc,
+// remembered.
+func (d *docMemo) parse(data []byte, doc marketplace.Document, opts marketplace.Options, parse func([]byte, marketplace.Options) (*marketplace.Marketplace, error)) (*marketplace.Marketplace, error) {
+	key := docKey(data, doc, opts)
 	d.mu.Lock()
 	for i, p := range d.docs {
 		if p.key == key {

@@ -64,7 +64,8 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 	if cfg.Net.Log == nil {
 		cfg.Net.Log = cfg.Log
 	}
-	rt := host.NewTransport(cfg.Net)
+	// Every request reports to its context's Watcher (the CLI's progress).
+	rt := host.Watch(host.NewTransport(cfg.Net), cfg.Net.Timeout)
 	// REASONIX_GITHUB_URL and _API_URL win; a rewrite rule for github.com
 	// works too.
 	gitURL := cfg.GitHubURL

@@ -11,6 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -22,7 +23,7 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 	info, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given))
+		return nil, plugind.Errorf(plugind.CodeNotFound, "source %q: no such file or directory%s", given, notFoundHint(given, abs))
 	}
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "source %q: %w", given, err)
@@ -37,33 +38,29 @@ func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, erro
 	}
 }
 
-var (
-	ownerRepoRE   = plugind.LazyRegexp(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	githubPathRE  = plugind.LazyRegexp(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
-	otherRemoteRE = plugind.LazyRegexp(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
-)
-
-// notFoundHint suggests the remote form a missing "local path" most likely
-// meant — never guessed, only suggested.
-func notFoundHint(p string) string {
-	switch {
-	case githubPathRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", githubPathRE.FindStringSubmatch(p)[1])
-	case ownerRepoRE.MatchString(p):
-		return fmt.Sprintf("; did you mean git:github.com/%s?", strings.TrimSuffix(p, ".git"))
-	case otherRemoteRE.MatchString(p):
-		m := otherRemoteRE.FindStringSubmatch(p)
-		return fmt.Sprintf("; did you mean https://%s/%s.git?", m[1], m[2])
+// notFoundHint says what a missing "local path" most likely meant: when
+// the path's folder exists here, it is a local path with a typo in its
+// last part, and that is what is said (examples/nonexistent is not
+// github.com/examples); otherwise the remote form it looks like
+// (source.SuggestHint) — never guessed, only suggested.
+func notFoundHint(p, abs string) string {
+	parent := filepath.Dir(abs)
+	if info, err := os.Stat(parent); err == nil && info.IsDir() && strings.ContainsAny(p, `/\`) {
+		dir := filepath.Dir(filepath.Clean(p))
+		if dir == "." {
+			return fmt.Sprintf(": this folder holds no %q", filepath.Base(abs))
+		}
+		return fmt.Sprintf(": the folder %s exists, but holds no %q", dir, filepath.Base(abs))
 	}
-	return " (sources are a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET)"
+	return source.SuggestHint(p)
 }
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
 	f := &Fetched{Source: dir, Kind: KindLocal}
+	if isMarketplace(dir, req) {
+		return s.resolveLocalMarketplace(ctx, req, dir)
+	}
 	if _, _, err := manifest.Detect(dir); err != nil {
-		if manifest.HasMarketplace(dir) {
-			return s.resolveLocalMarketplace(ctx, req, dir)
-		}
 		// A folder without a manifest is a Claude plugin by convention when
 		// the user names it (update does, for a marketplace entry that had
 		// none); the installer reads it under that name or refuses it.

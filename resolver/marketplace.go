@@ -93,7 +93,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	f.Warnings = append(f.Warnings, m.Warnings...)
 	f.Market = &Market{Name: m.Name, Description: m.Description, Source: f.Source, Commit: st.sha,
-		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn}
+		AllowDependenciesFrom: m.AllowCrossMarketplaceDependenciesOn, Renames: m.Renames, Listed: m.Listed()}
 	if st.repo != nil {
 		f.Market.Repo = st.repo.Source().Key()
 	}
@@ -111,6 +111,9 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		entries = []marketplace.Entry{*e}
 	case len(req.Names) > 0 && req.KeepMissing:
 		entries, f.Missing = m.NarrowKeep(req.Names)
+		if req.FollowRenames {
+			entries, f.Renames = followRenames(m, f.Market.Listed, req.Names, f.Missing, entries)
+		}
 	case len(req.Names) > 0:
 		entries, err = m.Narrow(req.Names)
 		if err != nil {
@@ -130,6 +133,7 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	progress := s.progress(ctx)
 	progress.Start(len(plans))
 	defer progress.Finish()
+	s.pinConstraints(ctx, req, plans)
 	s.pinEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -169,6 +173,29 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	return f, nil
 }
 
+// followRenames follows m's renames map for each missing name, as Claude
+// Code does for a plugin its marketplace no longer lists, and adds the
+// entries renamed names lead to (in document order with the others).
+func followRenames(m *marketplace.Marketplace, listed map[string]bool, names, missing []string, entries []marketplace.Entry) ([]marketplace.Entry, []Rename) {
+	var renames []Rename
+	var targets []string
+	for _, n := range missing {
+		r := m.Renames.Follow(n, func(name string) bool { return listed[name] })
+		if r.Kind == marketplace.NotRenamed {
+			continue
+		}
+		renames = append(renames, Rename{From: n, Rename: r})
+		if r.Kind == marketplace.Renamed {
+			targets = append(targets, r.To)
+		}
+	}
+	if len(targets) == 0 {
+		return entries, renames
+	}
+	all, _ := m.NarrowKeep(append(append([]string{}, names...), targets...))
+	return all, renames
+}
+
 // listEntries describes every entry of m without fetching any.
 func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 	out := make([]Entry, 0, len(m.Entries))
@@ -195,14 +222,8 @@ func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 // classify reads what an entry needs: nothing (a relative folder of the
 // marketplace), or a repository at a commit or ref.
 func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan {
-	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format}}
-	if e.Manifest != nil || !e.IsStrict() {
-		doc := e.Manifest
-		if doc == nil {
-			doc = []byte("{}")
-		}
-		ep.cand.Manifest = &manifest.EntryManifest{Doc: doc, Strict: e.IsStrict()}
-	}
+	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format, Manifest: e.ManifestFor(),
+		Warnings: append([]string(nil), e.Warnings...)}}
 	if err := e.Err(); err != nil {
 		ep.cand.Err = err
 		ep.cand.Skip = e.Status == marketplace.StatusSkipped
@@ -274,6 +295,7 @@ func (s *Sources) pinEntries(ctx context.Context, plans []*entryPlan) {
 			continue
 		}
 		ep.sha = got[k].SHA
+		ep.cand.Unchecked = got[k].Unchecked
 		if w := got[k].Warning; w != "" {
 			ep.cand.Warnings = append(ep.cand.Warnings, w)
 		}
@@ -398,6 +420,9 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	}
 	key := ep.repo.Source().Key()
 	r := results[repoAt{key, ep.sha}]
+	if r.err == nil {
+		r.err = r.res.refused[ep.path]
+	}
 	if r.err != nil {
 		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, r.err)
 		return
@@ -415,6 +440,7 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	src := ep.repo.Source()
 	ep.cand.Dir, ep.cand.Digest, ep.cand.Commit = loc.dir, digest, ep.sha
 	ep.cand.Transport = r.res.transport
+	ep.cand.Submodules = plugind.SubmodulesOf(r.res.submodules, ep.path)
 	ep.cand.Source = src.Recorded(ep.sha, ep.path)
 	ep.cand.Subdir = src.RecordedSubdir(ep.path)
 }
@@ -446,16 +472,17 @@ func localEntryDir(root, p string) (string, error) {
 	return dir, nil
 }
 
-// marketplaceDoc reads and parses the marketplace document at st. A remote
-// document is cached by (repository path, commit), so an offline re-plan
-// reads it without touching the store's tree.
+// marketplaceDoc reads and parses the marketplace document at st (where
+// it lives is marketplace.Find's answer). A remote document is cached by
+// (repository path, commit), so an offline re-plan reads it without
+// touching the store's tree.
 func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bool) (*marketplace.Marketplace, error) {
-	rel, parse := manifest.ClaudeMarketplace, marketplace.Parse
-	st.format = manifest.KindClaude
-	if _, err := os.Lstat(filepath.Join(st.dir, filepath.FromSlash(rel))); err != nil {
-		rel, parse = manifest.CodexMarketplace, marketplace.ParseCodex
-		st.format = manifest.KindCodex
+	found, ok := marketplace.Find(st.dir)
+	if !ok {
+		found = marketplace.Found{Document: marketplace.Documents[0]}
 	}
+	rel := found.Path
+	st.format = found.Format
 	m := s.memo()
 	var key string
 	var data []byte
@@ -468,9 +495,9 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	}
 	if data == nil {
 		var err error
-		data, err = manifest.ReadFile(st.dir, rel, manifest.MaxMarketplaceBytes)
+		data, err = found.Read(st.dir)
 		if err != nil {
-			return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "marketplace %s: %s: %w", st.label(), rel, err)
+			return nil, plugind.Errorf(plugind.CodeOf(err), "marketplace %s: %w", st.label(), err)
 		}
 		if key != "" {
 			m.count(ctx, cache.KindMarketplace, false)
@@ -481,12 +508,18 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	var doc *marketplace.Marketplace
 	var err error
 	if s.cfg.KeepDecoded {
-		doc, err = s.docs.parse(data, st.format, opts, parse)
+		doc, err = s.docs.parse(data, found.Document, opts, found.Parse)
 	} else {
-		doc, err = parse(data, opts)
+		doc, err = found.Parse(data, opts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
+	}
+	if note := found.Note(); note != "" {
+		// Parsed documents are shared; the note goes with this reading.
+		copied := *doc
+		copied.Warnings = append(append([]string{}, doc.Warnings...), note)
+		doc = &copied
 	}
 	return doc, nil
 }
@@ -497,4 +530,20 @@ func joinSlash(base, p string) string {
 		return ""
 	}
 	return j
+}
+
+// isMarketplace reports whether the folder dir is read as a marketplace:
+// it holds a marketplace document and no plugin manifest (SPEC §7: when
+// the root also has one, the plugin wins) — unless the request is for the
+// marketplace's document itself (marketplace add and update, validate),
+// which a plugin at the root does not hide.
+func isMarketplace(dir string, req Request) bool {
+	if !marketplace.Has(dir) {
+		return false
+	}
+	if req.DocumentOnly {
+		return true
+	}
+	_, _, err := manifest.Detect(dir)
+	return err != nil
 }

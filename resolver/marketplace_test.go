@@ -51,14 +51,14 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 			name: "plugin manifest wins over a marketplace at the same root",
 			files: map[string]string{
 				".claude-plugin/plugin.json":      plugin,
-				".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"x","source":"./x"}]}`,
+				".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"x","source":"./x"}]}`,
 			},
 			wantKind: "local", wantNames: []string{""},
 		},
 		{
 			name: "relative, bare under pluginRoot, and the root itself",
 			files: map[string]string{
-				".claude-plugin/marketplace.json": `{"name":"m","metadata":{"pluginRoot":"./plugins"},"plugins":[
+				".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"metadata":{"pluginRoot":"./plugins"},"plugins":[
 					{"name":"a","source":"./plugins/a"},{"name":"b","source":"b"},{"name":"root","source":"."}]}`,
 				"plugins/a/.claude-plugin/plugin.json": plugin,
 				"plugins/b/.claude-plugin/plugin.json": plugin,
@@ -76,7 +76,7 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 		{
 			name: "a missing folder is that entry's error only",
 			files: map[string]string{
-				".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"gone","source":"./gone"},{"name":"a","source":"./a"}]}`,
+				".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"gone","source":"./gone"},{"name":"a","source":"./a"}]}`,
 				"a/.claude-plugin/plugin.json":    plugin,
 			},
 			wantKind: "marketplace", wantNames: []string{"gone", "a"},
@@ -85,7 +85,7 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 		{
 			name: "--link links local entries and refuses remote ones",
 			files: map[string]string{
-				".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"a","source":"./a"},
+				".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"a","source":"./a"},
 					{"name":"r","source":{"source":"github","repo":"acme/r","sha":"0123456789abcdef0123456789abcdef01234567"}}]}`,
 				"a/.claude-plugin/plugin.json": plugin,
 			},
@@ -127,7 +127,7 @@ func TestLocalMarketplaceEntryCannotLeaveThroughASymlink(t *testing.T) {
 	t.Parallel()
 	outside := write(t, t.TempDir(), map[string]string{".claude-plugin/plugin.json": plugin})
 	dir := write(t, t.TempDir(), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"m","plugins":[{"name":"esc","source":"./esc"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"esc","source":"./esc"}]}`,
 	})
 	if err := os.Symlink(outside, filepath.Join(dir, "esc")); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 )
 
@@ -157,6 +158,8 @@ func (m memo) flushSnapWrites(ctx context.Context) {
 type snapRows struct {
 	mu   sync.Mutex
 	byAt map[string]map[string]string // remote+"@"+sha → subdir key → digest
+	// subs are the submodules recorded for each (remote, SHA) read.
+	subs map[string][]plugind.Submodule
 }
 
 type snapRowsKey struct{}
@@ -165,7 +168,7 @@ func withSnapRows(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
 		return ctx
 	}
-	return context.WithValue(ctx, snapRowsKey{}, &snapRows{byAt: map[string]map[string]string{}})
+	return context.WithValue(ctx, snapRowsKey{}, &snapRows{byAt: map[string]map[string]string{}, subs: map[string][]plugind.Submodule{}})
 }
 
 func (r *snapRows) get(ctx context.Context, db *cache.DB, remote, sha, key string) (string, bool) {
@@ -218,12 +221,54 @@ func (r *snapRows) preload(ctx context.Context, db *cache.DB, ats []cache.RepoAt
 	if err != nil {
 		return
 	}
+	subs, serr := db.GetSubmodulesOf(ctx, want)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for at, rows := range got {
 		if _, raced := r.byAt[at.Remote+"@"+at.SHA]; !raced {
 			r.byAt[at.Remote+"@"+at.SHA] = rows
 		}
+	}
+	if serr != nil {
+		return
+	}
+	for at, list := range subs {
+		if _, raced := r.subs[at.Remote+"@"+at.SHA]; !raced {
+			r.subs[at.Remote+"@"+at.SHA] = list
+		}
+	}
+}
+
+// submodules returns the submodules recorded for remote@sha, read once per
+// Resolve.
+func (r *snapRows) submodules(ctx context.Context, db *cache.DB, remote, sha string) []plugind.Submodule {
+	at := remote + "@" + sha
+	r.mu.Lock()
+	list, ok := r.subs[at]
+	r.mu.Unlock()
+	if ok {
+		return list
+	}
+	got, err := db.GetSubmodulesOf(ctx, []cache.RepoAt{{Remote: remote, SHA: sha}})
+	if err != nil {
+		return nil // not remembered: a read failure is a miss
+	}
+	list = got[cache.RepoAt{Remote: remote, SHA: sha}]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, raced := r.subs[at]; raced {
+		return cur
+	}
+	r.subs[at] = list
+	return list
+}
+
+func (r *snapRows) putSubmodules(remote, sha string, list []plugind.Submodule) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := remote + "@" + sha
+	if cur, ok := r.subs[at]; ok {
+		r.subs[at] = mergeSubmodules(cur, list)
 	}
 }
 
@@ -232,6 +277,32 @@ func (r *snapRows) put(remote, sha, key, digest string) {
 	defer r.mu.Unlock()
 	if rows, ok := r.byAt[remote+"@"+sha]; ok {
 		rows[key] = digest
+	}
+}
+
+// submodules are those recorded for remote@sha.
+func (m memo) submodules(ctx context.Context, remote, sha string) []plugind.Submodule {
+	if m.db == nil {
+		return nil
+	}
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		return rows.submodules(ctx, m.db, remote, sha)
+	}
+	got, err := m.db.GetSubmodulesOf(ctx, []cache.RepoAt{{Remote: remote, SHA: sha}})
+	if err != nil {
+		return nil
+	}
+	return got[cache.RepoAt{Remote: remote, SHA: sha}]
+}
+
+// putSubmodules records what a fetch of remote@sha found.
+func (m memo) putSubmodules(ctx context.Context, remote, sha string, list []plugind.Submodule) {
+	if m.db == nil || len(list) == 0 {
+		return
+	}
+	m.wrote(m.db.PutSubmodules(ctx, remote, sha, list))
+	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
+		rows.putSubmodules(remote, sha, list)
 	}
 }
 

@@ -5,9 +5,10 @@ import (
 	"path/filepath"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // resolveRemote pins a repository source to a commit, makes sure the
@@ -37,7 +38,8 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if pin.Warning != "" {
 		f.Warnings = append(f.Warnings, pin.Warning)
 	}
-	f.Commit = pin.SHA
+	f.Commit, f.Unchecked = pin.SHA, pin.Unchecked
+	defer markUnchecked(f)
 	if f.Ref == "" {
 		f.Ref = host.HeadRef
 	}
@@ -52,7 +54,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	if res == nil {
 		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
-		if err != nil && src.Subdir == "" && plugind.CodeOf(err) == plugind.CodeBudgetExceeded {
+		if err != nil && src.Subdir == "" && refusedWhole(err) {
 			res = s.marketplaceOnly(ctx, repo, pin.SHA, verify)
 		}
 		if res == nil {
@@ -65,7 +67,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if err := s.checkFolder(ctx, repo, pin.SHA, src.Subdir, loc); err != nil {
 		return nil, err
 	}
-	if _, _, err := manifest.Detect(loc.dir); err != nil && manifest.HasMarketplace(loc.dir) {
+	if isMarketplace(loc.dir, req) {
 		if src.Subdir != "" {
 			// A marketplace in a folder: its relative entries may reach
 			// anywhere in that folder, so take the whole tree — unless the
@@ -76,7 +78,7 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 			case err == nil:
 				f.Snapshots = whole.snapshots
 				loc = located{snapshot: whole.dirs[""].snapshot, dir: subdirOf(whole.dirs[""].dir, src.Subdir)}
-			case plugind.CodeOf(err) != plugind.CodeBudgetExceeded:
+			case !refusedWhole(err):
 				return nil, err
 			}
 		}
@@ -89,14 +91,26 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	f.Candidates = []Candidate{{
 		Source: f.Source, Subdir: src.RecordedSubdir(src.Subdir), Commit: pin.SHA, Dir: loc.dir, Digest: digest,
-		Transport: f.Transport,
+		Transport: f.Transport, Submodules: plugind.SubmodulesOf(res.submodules, src.Subdir),
 	}}
 	return f, nil
 }
 
-// marketplaceFolders hold the marketplace documents (manifest
-// ClaudeMarketplace, CodexMarketplace).
-var marketplaceFolders = []string{".claude-plugin", ".agents/plugins"}
+// refusedWhole reports a whole tree refused for what it holds (over the
+// budget, unsafe somewhere, a submodule somewhere that cannot be fetched):
+// when it is a marketplace, its plugins are fetched folder by folder, and
+// what spoils the whole need not spoil them.
+func refusedWhole(err error) bool {
+	switch plugind.CodeOf(err) {
+	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
+		return true
+	}
+	_, inOneFolder := tarball.PathOf(err)
+	return inOneFolder
+}
+
+// marketplaceFolders hold the marketplace documents.
+var marketplaceFolders = marketplace.Folders()
 
 // marketplaceOnly stores just the marketplace folders of a repository that
 // is over the budget as a whole, and returns them located at the root ("")
@@ -134,7 +148,7 @@ func (s *Sources) partialMarketplace(ctx context.Context, repo host.Repo, sha st
 func (s *Sources) rootOf(res *fetchResult) *fetchResult {
 	loc := res.dirs[marketplaceFolders[0]]
 	root, err := s.cfg.Store.Path(loc.snapshot)
-	if err != nil || !manifest.HasMarketplace(root) {
+	if err != nil || !marketplace.Has(root) {
 		return nil
 	}
 	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}
@@ -184,4 +198,18 @@ func (s *Sources) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin
 
 func subdirOf(root, p string) string {
 	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+// markUnchecked passes a source's unchecked pin on to what it offers: a
+// marketplace read at a commit the network could not confirm may list
+// other pins now, for every entry.
+func markUnchecked(f *Fetched) {
+	if f.Unchecked == "" {
+		return
+	}
+	for i := range f.Candidates {
+		if f.Candidates[i].Unchecked == "" {
+			f.Candidates[i].Unchecked = f.Unchecked
+		}
+	}
 }

@@ -262,7 +262,7 @@ func TestMarketplaceOnPlainGitHost(t *testing.T) {
 	gh := e.gh.CreateRepo("acme", "gh")
 	ghSHA := gh.Commit("main", pluginTree("ghp"))
 	hidden := tools.CommitUnreachable("", prefixed("a", pluginTree("evil")))
-	doc := `{"name":"team","plugins":[
+	doc := `{"name":"team","owner":{"name":"o"},"plugins":[
 		{"name":"rel","source":"./plugins/rel"},
 		{"name":"a","source":{"source":"url","url":"https://git.example.test/team/tools.git","path":"a","sha":"` + toolsSHA + `"}},
 		{"name":"b","source":{"source":"url","url":"https://git.example.test/team/tools","path":"b","sha":"` + toolsSHA + `"}},

@@ -17,6 +17,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/source"
 	"reasonix.io/plugind/store"
@@ -33,6 +34,13 @@ type Request struct {
 	// Fetched.Missing instead of failing (update: a vanished entry keeps
 	// its installed copy).
 	KeepMissing bool
+	// FollowRenames follows the marketplace's renames map for the missing
+	// names (with KeepMissing): a renamed entry is planned under its
+	// current name, and Fetched.Renames says where each name led.
+	FollowRenames bool
+	// Constraints narrow the commits of the entries they name (a
+	// dependency's range or sha; see Constraint).
+	Constraints map[string]Constraint
 	// DocumentOnly reads a marketplace's document and lists its entries
 	// (Fetched.Entries) without fetching any of them.
 	DocumentOnly  bool
@@ -69,8 +77,14 @@ type Fetched struct {
 	Entries []Entry
 	// Missing are the names of Request.Names the marketplace does not list
 	// (KeepMissing).
-	Missing  []string
+	Missing []string
+	// Renames says where the renames map led the missing names it holds
+	// (FollowRenames).
+	Renames  []Rename
 	Warnings []string
+	// Unchecked says why the source's ref could not be checked now (see
+	// host.Pin.Unchecked): what was planned is what the cache knew.
+	Unchecked string
 	// Snapshots are the store digests the candidates are read from, so a
 	// live plan keeps them from garbage collection.
 	Snapshots []string
@@ -86,6 +100,18 @@ type Market struct {
 	// AllowDependenciesFrom names the other marketplaces its plugins may
 	// pull dependencies from (allowCrossMarketplaceDependenciesOn).
 	AllowDependenciesFrom []string
+	// Renames is its renames map (old name → current name, or nil when
+	// removed).
+	Renames marketplace.Renames
+	// Listed says which names its entries have (Renames.Follow needs it).
+	Listed map[string]bool
+}
+
+// Rename is where a marketplace's renames map leads a name it no longer
+// lists.
+type Rename struct {
+	From string
+	marketplace.Rename
 }
 
 // Entry is one marketplace entry as the document lists it (DocumentOnly):
@@ -123,9 +149,20 @@ type Candidate struct {
 	Manifest *manifest.EntryManifest
 	Prefer   manifest.Kind
 	Warnings []string // about how the candidate was resolved
+	// Unchecked says why the candidate's pin could not be checked now: its
+	// own ref's, or its marketplace's (host.Pin.Unchecked).
+	Unchecked string
 	// Transport says how its tree arrived: "git", "archive", "mirror", or
 	// "store" when it was already there.
 	Transport string
+	// Tag is the release tag a Constraint's ranges resolved to
+	// (NAME--vVERSION; Commit is the commit it points at) and TagVersion
+	// its version; TagMiss says why no tag was taken for a relative entry
+	// that stays at the marketplace's commit.
+	Tag, TagVersion, TagMiss string
+	// Submodules are the git submodules its tree holds or lies in (paths
+	// from the repository's root).
+	Submodules []plugind.Submodule
 	// Err marks an entry that cannot be planned. Skip says a bulk plan
 	// leaves it out with a warning rather than reporting it as an error.
 	Err  error
@@ -195,7 +232,11 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	defer s.flushUses(ctx)
-	ctx = withMetaRows(withSnapRows(ctx))
+	ctx = withRequest(withMetaRows(withSnapRows(ctx)), req)
+	if w, ok := s.progress(ctx).(host.Watcher); ok {
+		// The network work under this resolve is reported as it goes.
+		ctx = host.WithWatcher(ctx, w)
+	}
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
 		return s.resolveLocal(ctx, req)

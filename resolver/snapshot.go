@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,11 +39,18 @@ type located struct {
 
 // fetchResult is what locate did for one (repository, commit).
 type fetchResult struct {
-	dirs      map[string]located // by requested path ("" = the whole tree)
+	dirs map[string]located // by requested path ("" = the whole tree)
+	// refused are requested folders whose own content was refused (or
+	// whose submodule could not be fetched) while the others were fetched:
+	// the error is theirs alone.
+	refused   map[string]error
 	snapshots []string
 	transport string
 	bytes     int64
 	warnings  []string
+	// submodules are those of the tree at the commit that this Resolve
+	// knows of (fetched now, or recorded when the tree was stored).
+	submodules []plugind.Submodule
 }
 
 // locate makes sure every folder in paths of repo at sha is in the store
@@ -97,17 +105,33 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 	}
 	if len(missing) > 0 {
 		got, err := s.fetchOnce(ctx, repo, sha, missing, verify, concurrent)
-		if err != nil {
-			if len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss {
-				return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
+		switch {
+		case err == nil:
+		case len(damaged) > 0 && plugind.CodeOf(err) == plugind.CodeOfflineMiss:
+			return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the stored snapshot %s of %s at %s failed verification and was quarantined; plan online to fetch it again: %w", damaged[0], key, host.Short(sha), host.ErrOffline)
+		case len(res.dirs) > 0 && ownContent(err):
+			// The folders in the store stand; the refusal is the others'.
+			got = fetched{transport: "store", refused: map[string]error{}}
+			for _, p := range missing {
+				got.refused[p] = err
 			}
+		default:
 			return nil, err
 		}
 		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
 		for _, p := range missing {
+			if err, ok := got.refused[p]; ok {
+				if res.refused == nil {
+					res.refused = map[string]error{}
+				}
+				res.refused[p] = err
+				continue
+			}
 			res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
 		}
+		res.submodules = got.submodules
 	}
+	res.submodules = mergeSubmodules(res.submodules, m.submodules(ctx, key, sha))
 	seen := map[string]bool{}
 	for p, loc := range res.dirs {
 		root, ok := roots[loc.snapshot]
@@ -131,11 +155,13 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 }
 
 type fetched struct {
-	digest    string
-	tree      []plugind.File // nil when the transport did not hash
-	transport string
-	bytes     int64
-	warnings  []string
+	digest     string
+	tree       []plugind.File // nil when the transport did not hash
+	transport  string
+	bytes      int64
+	warnings   []string
+	refused    map[string]error // requested folders left out, and why
+	submodules []plugind.Submodule
 }
 
 // fetchOnce fetches paths of repo at sha into the store; concurrent callers
@@ -153,9 +179,19 @@ func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, pat
 	return v.(fetched), nil
 }
 
+// maxNeedPasses bounds the passes one fetch of some folders makes again
+// with what links in them need from outside them (tarball.NeedsPathsError):
+// a pass gathers everything its kept links need, so one is the rule.
+// Besides, a pass is made again without each folder refused on its own
+// account.
+const maxNeedPasses = 3
+
 // fetch brings repo at sha into the store: only the folders in paths, or
-// everything when one of them is "" (or when a link in a kept folder needs
-// a file outside them).
+// everything when one of them is "". When several folders are fetched and
+// one of them is refused for what it holds (or a submodule of it cannot be
+// fetched), the others are fetched without it and the refusal is that
+// folder's alone (fetched.refused): a bad link in one plugin does not
+// refuse the plugins beside it.
 func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	key := repo.Source().Key()
 	keep := paths
@@ -165,10 +201,31 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 			break
 		}
 	}
-	got, digest, err := s.fetchInto(ctx, repo, sha, keep, verify, concurrent)
-	if errors.Is(err, tarball.ErrNeedsFull) && keep != nil {
-		keep = nil
-		got, digest, err = s.fetchInto(ctx, repo, sha, nil, verify, concurrent)
+	wanted := append([]string(nil), keep...) // requested and not refused
+	refused := map[string]error{}
+	var got *host.Fetched
+	var digest string
+	var err error
+	for needPasses := 0; ; {
+		got, digest, err = s.fetchInto(ctx, repo, sha, keep, verify, concurrent)
+		if err == nil || keep == nil {
+			break
+		}
+		var need *tarball.NeedsPathsError
+		if errors.As(err, &need) {
+			if needPasses++; needPasses > maxNeedPasses {
+				break
+			}
+			keep = union(keep, need.Paths)
+			continue
+		}
+		p, ok := ownerOf(err, wanted)
+		if !ok || len(wanted) == 1 {
+			break
+		}
+		refused[p] = err
+		wanted = slices.DeleteFunc(wanted, func(w string) bool { return w == p })
+		keep = slices.DeleteFunc(keep, func(w string) bool { return w == p })
 	}
 	if err != nil {
 		return fetched{}, err
@@ -177,13 +234,66 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	if keep == nil {
 		m.putSnapshot(ctx, key, sha, "", digest)
 	} else {
-		recs := make([]cache.SnapshotRecord, len(keep))
-		for i, p := range keep {
+		recs := make([]cache.SnapshotRecord, len(wanted))
+		for i, p := range wanted {
 			recs[i] = cache.SnapshotRecord{Remote: key, SHA: sha, Subdir: "@" + p, Digest: digest}
 		}
 		m.putSnapshots(ctx, recs)
 	}
-	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings}, nil
+	m.putSubmodules(ctx, key, sha, got.Submodules)
+	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings,
+		refused: refused, submodules: got.Submodules}, nil
+}
+
+// ownContent reports an error about the content of the folders fetched
+// (refused, or a submodule of theirs that could not be fetched), which says
+// nothing about other folders of the same commit.
+func ownContent(err error) bool {
+	if _, ok := tarball.PathOf(err); ok {
+		return true
+	}
+	switch plugind.CodeOf(err) {
+	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
+		return true
+	}
+	return false
+}
+
+// ownerOf finds the folder of paths that err, a refusal of one entry of
+// the tree, is about.
+func ownerOf(err error, paths []string) (string, bool) {
+	at, ok := tarball.PathOf(err)
+	if !ok {
+		return "", false
+	}
+	for _, p := range paths {
+		if at == p || strings.HasPrefix(at, p+"/") {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// union is a with the paths of b it lacks.
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, p := range b {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mergeSubmodules is a with the submodules of b it lacks (by path).
+func mergeSubmodules(a, b []plugind.Submodule) []plugind.Submodule {
+	out := append([]plugind.Submodule(nil), a...)
+	for _, s := range b {
+		if !slices.ContainsFunc(out, func(o plugind.Submodule) bool { return o.Path == s.Path }) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify, concurrent bool) (*host.Fetched, string, error) {
@@ -191,7 +301,10 @@ func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 	if err != nil {
 		return nil, "", err
 	}
-	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent})
+	w, key := host.WatcherFrom(ctx), repo.Source().Key()
+	wrote := func(n int64) { w.Wrote(key, n) }
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent, Progress: wrote,
+		Submodules: s.submodules(repo.Source())})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err

@@ -40,7 +40,12 @@ type env struct {
 type envOpts struct {
 	home string             // default: a fresh temp dir
 	gh   *fakegithub.Server // remote sources go here when set
-	now  func() time.Time   // the sessions' clock; default time.Now
+	// github, when set instead, is where github.com's git and API go (a
+	// host that misbehaves), and timeout how long a silent host is waited
+	// for.
+	github  string
+	timeout time.Duration
+	now     func() time.Time // the sessions' clock; default time.Now
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -58,9 +63,13 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Fatal(err)
 	}
 	hcfg := resolver.HostConfig{}
-	if o.gh != nil {
+	switch {
+	case o.gh != nil:
 		hcfg.GitHubURL, hcfg.APIURL = o.gh.URL, o.gh.APIURL
-	} else {
+	case o.github != "":
+		hcfg.GitHubURL, hcfg.APIURL = o.github, o.github+"/api/v3"
+		hcfg.Net.Timeout, hcfg.Net.Retries = o.timeout, 1
+	default:
 		// Nothing here may reach the internet.
 		hcfg.GitHubURL, hcfg.APIURL = "http://127.0.0.1:1", "http://127.0.0.1:1/api/v3"
 	}
@@ -70,7 +79,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	rcfg := resolver.Config{Store: st, Cache: e.db, Hosts: hosts}
 	e.in = installer.New(installer.Config{
-		Home: e.home, Sources: resolver.New(rcfg), Plans: e.db,
+		Home: e.home, Sources: resolver.New(rcfg), Plans: e.db, NoWorkingDir: true,
 		StepHook: func(step string) {
 			e.hookMu.Lock()
 			h := e.hook

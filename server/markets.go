@@ -11,8 +11,10 @@ import (
 // Routes of SPEC §12 for updates and known marketplaces (SPEC §7).
 
 // POST /plugins/update {names? | name? | all: true, marketplace?, offline?,
-// allowUnpinned?, refresh?}: the update plan, as `plugin update --dry-run`
-// prints it, stored by planId; POST /plugins/install {planId} applies it.
+// allowUnpinned?, refresh?, config?}: the update plan, as `plugin update
+// --dry-run` prints it, stored by planId; POST /plugins/install {planId,
+// config?} applies it (config: the sensitive values again, which no stored
+// plan keeps).
 // Like a plan, it reports to the progress stream named in ProgressHeader.
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	progress, ok := s.progressFor(w, r)
@@ -30,6 +32,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		Offline       bool     `json:"offline"`
 		AllowUnpinned bool     `json:"allowUnpinned"`
 		Refresh       bool     `json:"refresh"`
+		// Config changes userConfig values, as update --config does.
+		Config map[string]string `json:"config"`
 	}
 	if !s.decode(w, r, &body) {
 		finishProgress(progress, nil)
@@ -58,7 +62,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	if progress != nil {
 		ctx = resolver.WithProgress(ctx, progress)
 	}
-	resp, err := s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh}, installer.Approval{DryRun: true})
+	resp, err := s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh, Config: body.Config}, installer.Approval{DryRun: true})
 	finishProgress(progress, resp)
 	s.respond(w, r, resp, err)
 }
@@ -81,10 +85,6 @@ func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
 		Offline bool   `json:"offline"`
 	}
 	if !s.decode(w, r, &body) {
-		return
-	}
-	if err := checkSource(body.Source); err != nil {
-		s.fail(w, r, err)
 		return
 	}
 	ctx, cancel := s.detached()

@@ -97,7 +97,9 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 		t.Errorf("the source field says %q, want the marketplace's name", got)
 	}
 	sp, ok, err := e.in.StoredPlan(context.Background(), p.text("#plan-id"))
-	if err != nil || !ok || strings.Join(sp.Request.Names, ",") != "alpha,gamma" || sp.Request.Source != fx.source {
+	// The request is kept as asked (the marketplace's name), and what it
+	// read as is the plan's source.
+	if err != nil || !ok || strings.Join(sp.Request.Names, ",") != "alpha,gamma" || sp.Request.Source != "acme-tools" || sp.Response.Source != fx.source {
 		t.Fatalf("the plan shown is not the picked one: %v %v %+v", ok, err, sp)
 	}
 	p.shot("markets-install-review")
@@ -266,7 +268,7 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 		t.Fatal(err)
 	}
 	market := writeTree(t, filepath.Join(t.TempDir(), "hostile"), map[string]string{
-		".claude-plugin/marketplace.json":  `{"name":"hostile","description":` + string(desc) + `,"plugins":[{"name":"inert","source":"./inert","description":` + string(desc) + `}]}`,
+		".claude-plugin/marketplace.json":  `{"name":"hostile","owner":{"name":"o"},"description":` + string(desc) + `,"plugins":[{"name":"inert","source":"./inert","description":` + string(desc) + `}]}`,
 		"inert/.claude-plugin/plugin.json": `{"name":"inert","version":"1.0.0"}`,
 		"inert/skills/s/SKILL.md":          "---\nname: s\ndescription: fine\n---\nx\n",
 	})
@@ -327,7 +329,7 @@ func TestBrowserMarketplaceTextIsInert(t *testing.T) {
 	p.shot("installed-update-inert")
 
 	// The plugin changes again before Apply: the update is refused,
-	// nothing is written, and Check again plans what it is now.
+	// nothing is written, and Review again plans what it is now.
 	before := e.installed()["inert"]
 	writeTree(t, filepath.Join(market, "inert"), map[string]string{"skills/s/SKILL.md": "---\nname: s\ndescription: changed\n---\nx\n"})
 	p.do(chromedp.Focus(chromedp.CSS("#installed-apply")), chromedp.KeyEvent("\r"))

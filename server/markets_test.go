@@ -17,7 +17,7 @@ func TestUpdateAndMarketplaceRoutes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"local","plugins":[{"name":"one","source":"./one"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"local","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 	})
@@ -88,7 +88,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"local","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"local","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 	})
 	plugin(t, market, "one", "1.0.0")
 	plugin(t, market, "two", "1.0.0")
@@ -135,7 +135,7 @@ func TestKnownMarketplaceNameAsSource(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"},{"name":"three","source":"./three"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"},{"name":"three","source":"./three"}]}`,
 	})
 	for _, n := range []string{"one", "two", "three"} {
 		plugin(t, market, n, "1.0.0")
@@ -163,5 +163,57 @@ func TestKnownMarketplaceNameAsSource(t *testing.T) {
 	got := e.installed()
 	if len(got) != 2 || got["one"].MarketplaceName != "shelf" || got["three"].MarketplaceName != "shelf" {
 		t.Fatalf("installed: %+v", got)
+	}
+}
+
+// TestMarketEntryThroughTheAPI: NAME@MARKET plans and installs by its
+// planId (the stored request replays exactly as it was asked); the daemon
+// reads names by the installer's one rule, and a relative path gets the
+// remote form it most likely meant.
+func TestMarketEntryThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	market := writeTree(t, filepath.Join(t.TempDir(), "market"), map[string]string{
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+	})
+	for _, n := range []string{"one", "two"} {
+		plugin(t, market, n, "1.0.0")
+	}
+	if r := e.do("POST", "/marketplaces", map[string]any{"source": market}, nil); r.status != 200 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	plan := e.plan(installer.Request{Source: "one@shelf"})
+	if len(plan.Actions) != 1 || plan.Actions[0].Name != "one" || plan.Actions[0].Status != installer.ActionReady {
+		t.Fatalf("plan of one@shelf: %+v", plan.Actions)
+	}
+	before := e.registryBytes()
+	r := e.installByPlanID(plan.PlanID)
+	if r.status != 200 || r.json(t)["status"] != "applied" {
+		t.Fatalf("install one@shelf by its planId: %d %s", r.status, r.body)
+	}
+	if got := e.installed(); len(got) != 1 || got["one"].MarketplaceName != "shelf" || string(before) == string(e.registryBytes()) {
+		t.Fatalf("installed: %+v", got)
+	}
+	// With its source as well, the request is the same one.
+	plan = e.plan(installer.Request{Source: "two@shelf"})
+	if r := e.do("POST", "/plugins/install", installer.Request{Source: "two@shelf", PlanID: plan.PlanID}, nil); r.status != 200 || r.json(t)["status"] != "applied" {
+		t.Fatalf("install two@shelf with its source: %d %s", r.status, r.body)
+	}
+
+	for _, c := range []struct{ source, says string }{
+		{"acme/tools", "did you mean git:github.com/acme/tools?"},
+		{"nothing", "known marketplaces: shelf"},
+		{"./one", "absolute path"},
+		{"one@elsewhere", `no known marketplace is named "elsewhere"`},
+	} {
+		r := e.do("POST", "/plugins/plan", installer.Request{Source: c.source}, nil)
+		if r.status < 400 || !strings.Contains(r.json(t)["error"].(string), c.says) {
+			t.Errorf("plan %s: %d %s, want an error saying %q", c.source, r.status, r.body, c.says)
+		}
+	}
+	r = e.do("POST", "/marketplaces", map[string]any{"source": "acme/market"}, nil)
+	r.wantError(t, 400, "install.invalid_source")
+	if !strings.Contains(r.json(t)["error"].(string), "did you mean git:github.com/acme/market?") {
+		t.Fatalf("a relative marketplace source: %s", r.body)
 	}
 }

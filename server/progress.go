@@ -55,6 +55,7 @@ type ProgressEvent struct {
 	// applied, refused, failed).
 	Status  string `json:"status,omitempty"`
 	Elapsed int64  `json:"elapsedMs"`
+	Waiting
 }
 
 // progressStream is one id's progress. It implements resolver.Progress;

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
 )
 
 const healthzPattern = "GET /healthz"
@@ -35,6 +33,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /extensions/reload", s.reload)
 	mux.HandleFunc("POST /plugins/update", s.update)
 	mux.HandleFunc("POST /plugins/prune", s.prune)
+	mux.HandleFunc("POST /plugins/validate", s.validate)
 	mux.HandleFunc("GET /plugins/available", s.available)
 	mux.HandleFunc("GET /marketplaces", s.listMarketplaces)
 	mux.HandleFunc("POST /marketplaces", s.addMarketplace)
@@ -124,7 +123,8 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 }
 
 // POST /plugins/plan {source, name?, names?, link?, replace?, offline?,
-// allowUnpinned?}: the plan, as `plugin install SOURCE --dry-run` prints it,
+// allowUnpinned?, config?}: the plan (config: userConfig values, "KEY" or
+// "NAME.KEY" → the value as text), as `plugin install SOURCE --dry-run` prints it,
 // stored in the cache by planId. Identical requests in flight at the same
 // time share one plan (and so one fetch), and each hears its progress when
 // it names a stream in ProgressHeader.
@@ -146,12 +146,9 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
 		return
 	}
-	if err := s.requestSource(r.Context(), &req); err != nil {
-		resp := installer.ErrorResponse(req.Source, err)
-		finishProgress(progress, resp)
-		s.respond(w, r, resp, err)
-		return
-	}
+	// How the source reads (a known marketplace's name, NAME@MARKET, a
+	// path) is the installer's one rule; the daemon's installer refuses
+	// relative paths (installer.Config.NoWorkingDir).
 	key, _ := json.Marshal(req)
 	fan := s.joinFlight(string(key), progress)
 	ch := s.plans.DoChan(string(key), func() (any, error) {
@@ -194,7 +191,8 @@ type planResult struct {
 
 // POST /plugins/install {…same, planId}: applies exactly the approved plan,
 // or refuses. planId alone is enough: the request is then the one stored
-// with the plan, which survives a restart. Either way the source is planned
+// with the plan, which survives a restart — with its sensitive userConfig
+// values sent again in config, since no stored plan keeps them. Either way the source is planned
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
@@ -215,14 +213,6 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
 		return
 	}
-	if req.Source != "" {
-		if err := s.requestSource(r.Context(), &req); err != nil {
-			resp := installer.ErrorResponse(req.Source, err)
-			finishProgress(progress, resp)
-			s.respond(w, r, resp, err)
-			return
-		}
-	}
 	ctx, cancel := s.detached()
 	defer cancel()
 	if progress != nil {
@@ -233,11 +223,15 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 	s.respond(w, r, resp, err)
 }
 
-// POST /plugins/enabled {name, enabled}.
+// POST /plugins/enabled {name, enabled, force?}: disabling a plugin that
+// enabled plugins need is refused (install.conflict, naming them) unless
+// force, as `plugin disable NAME [--force]` is; the warnings say who stays
+// enabled without it.
 func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Name    string `json:"name"`
 		Enabled *bool  `json:"enabled"`
+		Force   bool   `json:"force"`
 	}
 	if !s.decode(w, r, &body) {
 		return
@@ -252,12 +246,15 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.detached()
 	defer cancel()
-	e, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled)
+	e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e})
+	if warnings == nil {
+		warnings = []string{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e, "warnings": warnings})
 }
 
 // DELETE /plugins/{name}[?force=true]: the same JSON as `plugin remove
@@ -343,55 +340,4 @@ func (s *Server) reload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// requestSource checks a plan or install request's source (checkSource),
-// after turning the name of a known marketplace into its recorded source:
-// the Add screen's source field takes one (SPEC §12). A bare name is never
-// a usable path here (the daemon refuses relative paths), so this cannot
-// change what a path meant.
-func (s *Server) requestSource(ctx context.Context, req *installer.Request) error {
-	if plugind.ValidateName(req.Source) == nil {
-		known, err := s.in.Marketplaces(ctx)
-		if err != nil {
-			return err
-		}
-		for _, k := range known {
-			if k.Name != req.Source {
-				continue
-			}
-			if req.Subdir != "" {
-				return plugind.Errorf(plugind.CodeInvalidSource, "%q names a known marketplace, which records its own folder: leave \"subdir\" out", req.Source)
-			}
-			req.Source, req.Subdir = k.Source, k.Subdir
-			return checkSource(req.Source)
-		}
-		names := make([]string, 0, len(known))
-		for _, k := range known {
-			names = append(names, k.Name)
-		}
-		hint := "no marketplace is known yet"
-		if len(names) > 0 {
-			hint = "known marketplaces: " + strings.Join(names, ", ")
-		}
-		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a known marketplace (%s) nor an absolute path: the daemon does not share your working directory", req.Source, hint)
-	}
-	return checkSource(req.Source)
-}
-
-// checkSource refuses what the daemon cannot resolve the way the client
-// meant: no source, or a relative local path (the daemon's working directory
-// is not the client's).
-func checkSource(src string) error {
-	if strings.TrimSpace(src) == "" {
-		return plugind.Errorf(plugind.CodeInvalidSource, `"source" is required`)
-	}
-	s, err := source.Parse(src)
-	if err != nil {
-		return err
-	}
-	if s.IsLocal() && !filepath.IsAbs(s.Path) {
-		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, send an absolute path", src)
-	}
-	return nil
 }

@@ -332,7 +332,7 @@ func TestListSeesOtherProcesses(t *testing.T) {
 	if r := e.do("GET", "/plugins", nil, nil); !strings.Contains(string(r.body), `"name": "behind"`) {
 		t.Fatalf("list after a CLI install: %s", r.body)
 	}
-	if _, err := cli.SetEnabled(ctx, "behind", false); err != nil {
+	if _, _, err := cli.SetEnabled(ctx, "behind", false, false); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.do("GET", "/plugins", nil, nil); !strings.Contains(string(r.body), `"enabled": false`) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -59,4 +60,45 @@ func TestBrowserTabsShareSignIn(t *testing.T) {
 	}
 	first.visible("#signin-reload")
 	first.shot("signin-replaced")
+}
+
+// TestBrowserSignInsCoexist: sign-ins in two browsers (say, two browser
+// profiles, each opened by `reasonix studio`) are two sessions: a second
+// sign-in leaves the first browser signed in, and each acts on its own —
+// none of them hears about a header it cannot set.
+func TestBrowserSignInsCoexist(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	src := plugin(t, t.TempDir(), "shared", "1.0.0")
+	first := newTab(t, e)
+	first.signIn()
+	second := newTab(t, e)
+	second.signIn()
+	third := second.sibling() // a second tab of the second browser
+	third.open("/#installed")
+	third.visible("#screen-installed")
+
+	// The first browser plans and installs after the others signed in.
+	first.do(chromedp.SendKeys(chromedp.CSS("#source"), src))
+	first.click("#plan-button")
+	first.visible(`#plan-cards article[data-name="shared"]`)
+	first.click("#install-button")
+	first.until("the install", `document.getElementById("install-result")?.dataset.status === "applied"`)
+
+	// The second browser sees it and acts on it.
+	second.showInstalled()
+	second.click(`#installed-list article[data-name="shared"] .expander`)
+	second.click(`#installed-list article[data-name="shared"] button[data-action="toggle"]`)
+	second.until("shared disabled", `document.getElementById("installed-notice").textContent.includes("Disabled shared")`)
+	first.showInstalled()
+	if got := first.text(`#installed-list article[data-name="shared"] .prow-head`); !strings.Contains(got, "disabled") {
+		t.Errorf("the first browser's list: %q", got)
+	}
+	for i, p := range []*tab{first, second, third} {
+		if !eval[bool](p, `document.getElementById("screen-signin").hidden`) {
+			t.Errorf("browser tab %d was signed out: %s", i, p.bodyText())
+		}
+		if text := p.bodyText(); strings.Contains(text, "X-Reasonix") {
+			t.Errorf("browser tab %d speaks of a header: %s", i, text)
+		}
+	}
 }

@@ -146,20 +146,12 @@ func (s *Store) markUsed(final string) {
 }
 
 // normalize makes the staged tree hold exactly the files tree lists: in-tree
-// symlinks (which tree lists with their target's bytes) become regular
-// copies, and .git entries and empty directories, which the digest ignores,
-// are removed. Stored snapshots are then plain trees any reader can trust.
+// symlinks (which tree lists with their target's bytes: a file's, or every
+// file of a folder's) become regular copies, and .git entries and empty
+// directories, which the digest ignores, are removed. Stored snapshots are
+// then plain trees any reader can trust.
 func normalize(tree *plugind.Tree) error {
-	for _, f := range tree.Files {
-		p := filepath.Join(tree.Root, filepath.FromSlash(f.Path))
-		if f.Source == p {
-			continue
-		}
-		if err := copyReplace(f.Source, p, f.Executable); err != nil {
-			return fmt.Errorf("materialize symlink %s: %w", f.Path, err)
-		}
-	}
-	var dirs, gits []string
+	var dirs, gits, links []string
 	err := filepath.WalkDir(tree.Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -167,20 +159,41 @@ func normalize(tree *plugind.Tree) error {
 		if p == tree.Root {
 			return nil
 		}
-		if d.Name() == ".git" {
+		switch {
+		case d.Name() == ".git":
 			gits = append(gits, p)
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
-			return nil
-		}
-		if d.IsDir() {
+		case d.Type()&fs.ModeSymlink != 0:
+			links = append(links, p)
+		case d.IsDir():
 			dirs = append(dirs, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	// Every Source is a real path (ScanTree never lists a file through a
+	// link), so the links can go first, and a folder link's files are then
+	// copied into a real folder of its name.
+	for _, l := range links {
+		if err := os.Remove(l); err != nil {
+			return fmt.Errorf("remove symlink %s: %w", l, err)
+		}
+	}
+	for _, f := range tree.Files {
+		p := filepath.Join(tree.Root, filepath.FromSlash(f.Path))
+		if f.Source == p {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("materialize symlink %s: %w", f.Path, err)
+		}
+		if err := copyReplace(f.Source, p, f.Executable); err != nil {
+			return fmt.Errorf("materialize symlink %s: %w", f.Path, err)
+		}
 	}
 	for _, g := range gits {
 		if err := removeTree(g); err != nil {

@@ -198,6 +198,7 @@ func TestCommitNormalizesToTheDigest(t *testing.T) {
 		"real.txt":        {body: "target", exec: true},
 		"link.txt":        {link: "real.txt"},
 		"deep/link2.txt":  {link: "../link.txt"},
+		"tools/skills":    {link: "../deep"},
 		".git/config":     {body: "[core]"},
 		"sub/.git":        {body: "gitdir: elsewhere"},
 		"empty/inner/.gk": {body: "x"},
@@ -215,9 +216,10 @@ func TestCommitNormalizesToTheDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := digestOf(t, map[string]file{
-		"real.txt":       {body: "target", exec: true},
-		"link.txt":       {body: "target", exec: true},
-		"deep/link2.txt": {body: "target", exec: true},
+		"real.txt":               {body: "target", exec: true},
+		"link.txt":               {body: "target", exec: true},
+		"deep/link2.txt":         {body: "target", exec: true},
+		"tools/skills/link2.txt": {body: "target", exec: true},
 	})
 	if d != want {
 		t.Fatalf("digest %s, want %s", d, want)
@@ -228,7 +230,10 @@ func TestCommitNormalizesToTheDigest(t *testing.T) {
 			t.Errorf("%s survived normalization (%v)", gone, err)
 		}
 	}
-	for _, l := range []string{"link.txt", "deep/link2.txt"} {
+	if info, err := os.Lstat(filepath.Join(p, "tools", "skills")); err != nil || !info.IsDir() {
+		t.Errorf("the folder link is not a folder: %v %v", info, err)
+	}
+	for _, l := range []string{"link.txt", "deep/link2.txt", "tools/skills/link2.txt"} {
 		info, err := os.Lstat(filepath.Join(p, filepath.FromSlash(l)))
 		if err != nil || !info.Mode().IsRegular() {
 			t.Errorf("%s not materialized: %v %v", l, info, err)
@@ -259,6 +264,8 @@ func TestCommitFailuresLeaveNothing(t *testing.T) {
 			wantCode: plugind.CodeBudgetExceeded, wantMsg: "over by 15 B"},
 		{name: "escaping symlink", files: map[string]file{"a": {body: "a"}, "evil": {link: "/etc/passwd"}},
 			wantCode: plugind.CodeUnsafeArchive},
+		{name: "folder link cycle", files: map[string]file{"d/a": {body: "a"}, "d/up": {link: ".."}},
+			wantCode: plugind.CodeUnsafeArchive, wantMsg: "cycle"},
 		{name: "cancelled", ctx: cancelled, files: sample},
 		{name: "nothing staged", noDir: true, wantCode: plugind.CodeSourceUnreadable},
 	}

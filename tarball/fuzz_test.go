@@ -273,8 +273,10 @@ func checkContent(format string, data []byte, dest string, opts Options) error {
 				return fmt.Errorf("directory entry %q is a %s on disk", e.name, info.Mode().Type())
 			}
 		case 'l':
-			if !info.Mode().IsRegular() {
-				return fmt.Errorf("link entry %q is a %s on disk, not a materialized file", e.name, info.Mode().Type())
+			// A copy of the file or folder it leads to (checkExtraction
+			// saw only files and folders below it).
+			if !info.Mode().IsRegular() && !info.IsDir() {
+				return fmt.Errorf("link entry %q is a %s on disk, not a materialized file or folder", e.name, info.Mode().Type())
 			}
 		case 'f':
 			got, err := os.ReadFile(p)

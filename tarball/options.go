@@ -1,15 +1,17 @@
 package tarball
 
 import (
+	"context"
 	"errors"
 	"strings"
 
 	"reasonix.io/plugind"
 )
 
-// ErrNeedsFull is returned (wrapped) when Options.Include left out a file
-// that a kept link needs: extract again without Include.
-var ErrNeedsFull = errors.New("a kept link needs a file outside the selected paths")
+// ErrNeedsFull is returned (wrapped in a *NeedsPathsError) when
+// Options.Paths left out what a kept link needs: extract again keeping the
+// error's Paths too.
+var ErrNeedsFull = errors.New("a kept link needs content outside the selected paths")
 
 // Options controls one extraction.
 type Options struct {
@@ -25,12 +27,24 @@ type Options struct {
 	// commit comment (the pax global header git archive writes, or a zip's
 	// archive comment), when present, must equal it.
 	ExpectCommit string
-	// Include, when set, selects the paths (relative to the tree root, after
-	// StripRoot) that are written: every entry is still name-checked, so a
-	// commit gets one verdict whatever is kept, but content outside the
-	// selection is read past and counts against no budget. A kept link whose
-	// target is left out fails with ErrNeedsFull.
-	Include func(rel string) bool
+	// Paths, when not empty, are the folders (slash paths relative to the
+	// tree root, after StripRoot; "" or "." for all) that are written: every
+	// entry is still name-checked, but content outside them is read past and
+	// counts against no budget, and a link outside them is never
+	// materialized, so it refuses nothing. A kept link whose target is left
+	// out fails with a *NeedsPathsError (ErrNeedsFull).
+	Paths []string
+	// Submodules fetches a gitlink's commit into a folder of the tree
+	// (SPEC §8); nil refuses a tree whose kept folders hold a submodule
+	// rather than leave it an empty folder, which would give another digest
+	// than a transport that follows it.
+	Submodules SubmoduleFunc
+	// FindGitlinks, for archives (which show a submodule as an empty
+	// folder), says which of the given folders are gitlinks at this commit
+	// and of which commit: only .gitmodules paths the tree holds as empty
+	// folders are asked about. nil: the tree's gitlinks are the ones
+	// Gitlink recorded.
+	FindGitlinks func(ctx context.Context, paths []string) (map[string]string, error)
 	// Progress, when set, is called with the number of content bytes
 	// written so far: after each file and at least every progressStep
 	// bytes within a large one.
@@ -65,6 +79,9 @@ type Result struct {
 	// Dirs lists, with Options.Hash, the directories created below the
 	// destination (slash paths, parents first), empty ones included.
 	Dirs []string
+	// Submodules lists the submodules written into the tree, nested ones
+	// included, by path.
+	Submodules []plugind.Submodule
 }
 
 const (
@@ -80,16 +97,7 @@ const (
 	maxLinkHops = 64
 )
 
-func (o Options) budget() plugind.Budget {
-	b := o.Budget
-	if b.MaxBytes <= 0 {
-		b.MaxBytes = plugind.DefaultBudget.MaxBytes
-	}
-	if b.MaxFiles <= 0 {
-		b.MaxFiles = plugind.DefaultBudget.MaxFiles
-	}
-	return b
-}
+func (o Options) budget() plugind.Budget { return o.Budget.OrDefault() }
 
 // expectedCommit validates ExpectCommit and returns it in lower case.
 func (o Options) expectedCommit() (string, error) {
@@ -115,4 +123,71 @@ func isCommitID(s string) bool {
 		}
 	}
 	return true
+}
+
+// selection is Options.Paths as the Writer asks it.
+type selection struct{ paths []string }
+
+func newSelection(paths []string) selection {
+	for _, p := range paths {
+		if p == "" || p == "." {
+			return selection{}
+		}
+	}
+	return selection{paths: paths}
+}
+
+// all reports a selection that keeps everything.
+func (s selection) all() bool { return len(s.paths) == 0 }
+
+// keeps reports whether rel is written: it is a kept folder or lies in one.
+func (s selection) keeps(rel string) bool {
+	if s.all() {
+		return true
+	}
+	for _, p := range s.paths {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// leadsTo reports whether a kept folder lies strictly below rel: a link or
+// gitlink at rel must then be followed to reach it.
+func (s selection) leadsTo(rel string) bool {
+	for _, p := range s.paths {
+		if strings.HasPrefix(p, rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// wants reports whether anything at or below rel is written.
+func (s selection) wants(rel string) bool { return s.keeps(rel) || s.leadsTo(rel) }
+
+// under is the selection inside folder rel, with paths relative to it:
+// everything when rel is kept.
+func (s selection) under(rel string) []string {
+	if s.keeps(rel) {
+		return nil
+	}
+	var out []string
+	for _, p := range s.paths {
+		if rest, ok := strings.CutPrefix(p, rel+"/"); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+// Keeps is the test Options.Paths applies: rel is one of paths or lies in
+// one (nil when paths keep everything).
+func Keeps(paths []string) func(rel string) bool {
+	s := newSelection(paths)
+	if s.all() {
+		return nil
+	}
+	return s.keeps
 }

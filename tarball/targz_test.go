@@ -45,10 +45,16 @@ func TestTarGzRefusals(t *testing.T) {
 		{"symlink escapes", []ent{{name: "a/link", typ: tar.TypeSymlink, link: "../../etc/passwd"}}, Options{}, []string{`"a/link"`, "escapes"}},
 		{"symlink absolute", []ent{{name: "link", typ: tar.TypeSymlink, link: "/etc/passwd"}}, Options{}, []string{`"link"`, "absolute"}},
 		{"symlink escapes stripped root", []ent{{name: r("x"), body: "x"}, {name: r("link"), typ: tar.TypeSymlink, link: "../" + testRoot + "/x"}}, strip, []string{"escapes"}},
-		{"symlink to directory", []ent{{name: "d/f", body: "x"}, {name: "link", typ: tar.TypeSymlink, link: "d"}}, Options{}, []string{`"link"`, "directory"}},
-		{"symlink to root", []ent{{name: "d/link", typ: tar.TypeSymlink, link: ".."}}, Options{}, []string{`"d/link"`, "directory"}},
+		{"symlink to its own folder", []ent{{name: "d/f", body: "x"}, {name: "d/self", typ: tar.TypeSymlink, link: "."}}, Options{}, []string{`"d/self"`, "cycle", `"d"`}},
+		{"symlink to root", []ent{{name: "d/link", typ: tar.TypeSymlink, link: ".."}}, Options{}, []string{`"d/link"`, "cycle", "root of the tree"}},
+		{"folder links in a cycle", []ent{{name: "a/f", body: "x"}, {name: "a/to-b", typ: tar.TypeSymlink, link: "../b"}, {name: "b/to-a", typ: tar.TypeSymlink, link: "../a"}}, Options{}, []string{"cycle", "links back"}},
+		{"symlink escapes through a folder link", []ent{{name: "x/f", body: "x"}, {name: "d", typ: tar.TypeSymlink, link: "x"}, {name: "a", typ: tar.TypeSymlink, link: "d/../../etc"}}, Options{}, []string{`"a"`, "escapes"}},
+		{"symlink dotdot after a folder link", []ent{{name: "deep/er/f", body: "x"}, {name: "d", typ: tar.TypeSymlink, link: "deep/er"}, {name: "a", typ: tar.TypeSymlink, link: "d/../../../x"}}, Options{}, []string{`"a"`, "escapes"}},
+		{"symlink through a file", []ent{{name: "f", body: "x"}, {name: "a", typ: tar.TypeSymlink, link: "f/g"}}, Options{}, []string{`"a"`, "is a file, not a folder"}},
+		{"hardlink to a folder", []ent{{name: "d/f", body: "x"}, {name: "h", typ: tar.TypeLink, link: "d"}}, Options{}, []string{`"h"`, "directory"}},
+		{"link used as a folder", []ent{{name: "d/f", body: "x"}, {name: "l", typ: tar.TypeSymlink, link: "d"}, {name: "l/g", body: "y"}}, Options{}, []string{`"l/g"`, "both a file and a directory"}},
 		{"symlink to missing", []ent{{name: "link", typ: tar.TypeSymlink, link: "nowhere"}}, Options{}, []string{`"link"`, "not in the tree"}},
-		{"symlink loop", []ent{{name: "a", typ: tar.TypeSymlink, link: "b"}, {name: "b", typ: tar.TypeSymlink, link: "a"}}, Options{}, []string{"loop"}},
+		{"symlink loop", []ent{{name: "a", typ: tar.TypeSymlink, link: "b"}, {name: "b", typ: tar.TypeSymlink, link: "a"}}, Options{}, []string{"cycle", "a -> b -> a"}},
 		{"symlink empty", []ent{{name: "a", typ: tar.TypeSymlink, link: ""}}, Options{}, []string{`"a"`, "empty"}},
 		{"hardlink escapes", []ent{{name: "h", typ: tar.TypeLink, link: "../etc/passwd"}}, Options{}, []string{`"h"`, `".."`}},
 		{"hardlink absolute", []ent{{name: "h", typ: tar.TypeLink, link: "/etc/passwd"}}, Options{}, []string{`"h"`, "absolute"}},
@@ -473,7 +479,7 @@ func TestHashedTree(t *testing.T) {
 	)
 	for _, readOnly := range []bool{false, true} {
 		opts := Options{Budget: small, StripRoot: true, Hash: true, ReadOnly: readOnly,
-			Include: func(rel string) bool { return rel != "skip" && !strings.HasPrefix(rel, "skip/") }}
+			Paths: []string{"README.md", "bin", "docs", "empty", "hard"}}
 		dest, res, err := run(t, "tar.gz", data, opts)
 		if err != nil {
 			t.Fatal(err)

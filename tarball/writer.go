@@ -35,9 +35,20 @@ type Writer struct {
 	budget plugind.Budget
 	expect string // lower-case ExpectCommit, or ""
 
+	sel   selection // Options.Paths
 	paths plugind.PathSet
 	made  map[string]bool // directories created below dest
 	links []pendingLink
+
+	// Submodules: the gitlinks recorded, .gitmodules as read (even when
+	// it is not kept: it says where they come from), and what was written.
+	gitlinks   []gitlink
+	gitmodules *gitmodulesCopy
+	subs       []plugind.Submodule
+	// subFolders are the submodule folders whose content this pass did not
+	// fetch whole (false) or at all (absent from a fetched list): a link
+	// into one needs that content (submodules.go).
+	subFolders map[string]bool
 
 	stripRoot string // the top-level directory being stripped
 	rootSeen  bool
@@ -61,14 +72,6 @@ type writtenFile struct {
 	sum  string
 	size int64
 	exec bool
-}
-
-// pendingLink is a symlink or hardlink waiting to be materialized.
-type pendingLink struct {
-	rel    string // where it goes
-	entry  string // the name in the tree, for messages
-	target string // clean relative path it resolves to
-	hard   bool
 }
 
 // NewWriter validates opts and creates dest, which must not exist (its
@@ -96,6 +99,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		opts:   opts,
 		budget: opts.budget(),
 		expect: expect,
+		sel:    newSelection(opts.Paths),
 		made:   map[string]bool{".": true},
 		buf:    make([]byte, bufSize),
 		sums:   sumsMap(opts.Hash),
@@ -115,12 +119,48 @@ func unsafeEntry(name, format string, args ...any) error {
 	return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: %s", name, fmt.Sprintf(format, args...))
 }
 
+// refuseAt is unsafeEntry for an entry whose place in the tree, rel, is
+// known: the refusal says which folder it spoils (EntryError).
+func refuseAt(rel, name, format string, args ...any) error {
+	return &EntryError{Path: rel, Err: unsafeEntry(name, format, args...)}
+}
+
+// EntryError is a refusal of one entry of the tree, at Path: a caller that
+// fetched several folders at once can tell which one it spoils and keep
+// the others.
+type EntryError struct {
+	Path string
+	Err  error
+}
+
+func (e *EntryError) Error() string { return e.Err.Error() }
+func (e *EntryError) Unwrap() error { return e.Err }
+
+// PathOf returns the path of the tree err is about, when it is about one
+// entry (a refused entry, a submodule that could not be fetched).
+func PathOf(err error) (string, bool) {
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return ee.Path, true
+	}
+	var se *SubmoduleError
+	if errors.As(err, &se) {
+		return se.Path, true
+	}
+	return "", false
+}
+
 // corrupt reports damaged input: "archive truncated or corrupt: <where>:
-// <cause>".
+// <cause>"; a cause with a code of its own keeps it.
 func corrupt(cause error, format string, args ...any) error {
 	where := ""
 	if format != "" {
 		where = fmt.Sprintf(format, args...) + ": "
+	}
+	if plugind.CodeOf(cause) != "" {
+		// The reader already said what went wrong (a git pack over its
+		// budget): that is the verdict.
+		return fmt.Errorf("%s%w", where, cause)
 	}
 	return plugind.Errorf(plugind.CodeSourceUnreadable, "archive truncated or corrupt: %s%w", where, cause)
 }
@@ -193,11 +233,6 @@ func (x *Writer) Comment(name, c string) error {
 	return nil
 }
 
-// include reports whether rel is written (Options.Include).
-func (x *Writer) include(rel string) bool {
-	return x.opts.Include == nil || x.opts.Include(rel)
-}
-
 // Dir records a directory entry.
 func (x *Writer) Dir(name string) error {
 	rel, skip, err := x.place(name, true)
@@ -205,9 +240,9 @@ func (x *Writer) Dir(name string) error {
 		return err
 	}
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
-		return unsafeEntry(name, "%v", err)
+		return refuseAt(rel, name, "%v", err)
 	}
-	if !x.include(rel) {
+	if !x.sel.keeps(rel) {
 		return nil
 	}
 	return x.ensureDir(rel, name)
@@ -267,8 +302,9 @@ func (x *Writer) countFile(name string) error {
 // claims (-1 when unknown); the tar, zip and git readers all fail rather
 // than deliver more or fewer bytes, so an entry that cannot fit is refused
 // before anything is written, and the running count of bytes actually
-// written is checked before every write as well. An entry Options.Include
-// leaves out is name-checked, then read to its end and dropped.
+// written is checked before every write as well. An entry Options.Paths
+// leaves out is name-checked and dropped unread — but for .gitmodules,
+// which says where submodules come from.
 func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error {
 	rel, _, err := x.place(name, false)
 	if err != nil {
@@ -276,10 +312,17 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	}
 	n, err := x.paths.Add(rel, plugind.EntryFile)
 	if err != nil {
-		return unsafeEntry(name, "%v", err)
+		return refuseAt(rel, name, "%v", err)
 	}
 	n.Exec = exec
-	if !x.include(rel) {
+	if rel == gitmodulesFile {
+		r = x.keepGitmodules(r)
+	}
+	if !x.sel.keeps(rel) {
+		if rel == gitmodulesFile {
+			_, err := io.Copy(io.Discard, r)
+			return err
+		}
 		return nil
 	}
 	if err := x.countFile(name); err != nil {
@@ -391,6 +434,9 @@ func (x *Writer) Finish() (*Result, error) {
 	if x.opts.StripRoot && !x.rootSeen {
 		return nil, plugind.Errorf(plugind.CodeUnsafeArchive, "refusing archive: it has no top-level directory to strip (is it empty?)")
 	}
+	if err := x.materializeSubmodules(); err != nil {
+		return nil, err
+	}
 	if err := x.materializeLinks(); err != nil {
 		return nil, err
 	}
@@ -400,7 +446,7 @@ func (x *Writer) Finish() (*Result, error) {
 	if err := x.root.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
-	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList}, nil
+	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList, Submodules: x.subs}, nil
 }
 
 func lower(s string) string {

@@ -20,10 +20,12 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/peakrss"
 	"reasonix.io/plugind/tarball"
 )
 
 func main() {
+	peakrss.Serve() // timed's helper: returns unless started as one
 	out := flag.String("out", "bench/_out", "directory for the cached archive and scratch extractions")
 	mib := flag.Int64("mib", 200, "content size of the generated archive, MiB")
 	runs := flag.Int("runs", 3, "timed runs of each extractor; the best counts")
@@ -70,8 +72,8 @@ type childReport struct {
 
 type run struct {
 	wall   time.Duration
-	cpu    time.Duration // user+sys, -1 when unknown
-	maxRSS int64         // bytes, -1 when unknown
+	cpu    time.Duration // user+sys
+	maxRSS int64         // bytes
 }
 
 func bench(ctx context.Context, out, scratch string, content int64, runs int) error {
@@ -126,9 +128,6 @@ func bench(ctx context.Context, out, scratch string, content int64, runs int) er
 		}
 		if err := json.Unmarshal(stdout, &res); err != nil {
 			return fmt.Errorf("child output %q: %w", stdout, err)
-		}
-		if r.maxRSS < 0 {
-			r.maxRSS = res.VmHWM
 		}
 		selfRSS = max(selfRSS, res.VmHWM)
 		ourRuns = append(ourRuns, r)
@@ -188,54 +187,23 @@ func cachedArchive(ctx context.Context, out string, content int64) (string, corp
 	return path, c, nil
 }
 
-// timed runs a command and returns its wall time, its peak RSS and its
-// stdout. The RSS comes from /usr/bin/time when present: Go starts children
-// with vfork, and Linux carries the parent's high-water RSS across exec into
-// the child's rusage, so wait4's Maxrss would report this (bigger) process
-// instead of the child. time's own fork is small, so what it reports is the
-// command's. Without it, maxRSS is -1 and the child's self-report is used.
+// timed runs a command and returns its wall time, its peak RSS and CPU
+// (peakrss: the command's own, not this bigger process's, which vfork and
+// exec would report instead) and its stdout.
 func timed(ctx context.Context, name string, args ...string) (run, []byte, error) {
-	rssFile := ""
-	if _, err := os.Stat(gnuTime); err == nil {
-		f, err := os.CreateTemp("", "extract-bench-rss-*")
-		if err != nil {
-			return run{}, nil, err
-		}
-		f.Close()
-		defer os.Remove(f.Name())
-		rssFile = f.Name()
-		args = append([]string{"-f", "%M %U %S", "-o", rssFile, name}, args...)
-		name = gnuTime
-	}
-	cmd := exec.CommandContext(ctx, name, args...)
+	cmd := exec.Command(name, args...)
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	cmd.Stderr = os.Stderr
 	syscall.Sync() // earlier runs' dirty pages are not this run's cost
 	start := time.Now()
-	err := cmd.Run()
+	u, err := peakrss.Run(ctx, cmd)
 	wall := time.Since(start)
 	if err != nil {
 		return run{}, nil, err
 	}
-	r := run{wall: wall, cpu: -1, maxRSS: -1}
-	if rssFile != "" {
-		b, err := os.ReadFile(rssFile)
-		if err != nil {
-			return run{}, nil, err
-		}
-		var kib int64
-		var user, sys float64
-		if _, err := fmt.Sscan(string(b), &kib, &user, &sys); err != nil {
-			return run{}, nil, fmt.Errorf("%s output %q: %w", gnuTime, b, err)
-		}
-		r.maxRSS = kib << 10
-		r.cpu = time.Duration((user + sys) * float64(time.Second))
-	}
-	return r, []byte(stdout.String()), nil
+	return run{wall: wall, cpu: u.CPU, maxRSS: u.PeakRSS}, []byte(stdout.String()), nil
 }
-
-const gnuTime = "/usr/bin/time"
 
 // vmHWM is this process's peak RSS as the kernel counts it for the current
 // address space (unaffected by whoever forked us), or -1.
@@ -268,9 +236,6 @@ func walls(rs []run) string {
 }
 
 func cpu(r run) string {
-	if r.cpu < 0 {
-		return "unknown"
-	}
 	return fmt.Sprintf("%.2fs", r.cpu.Seconds())
 }
 

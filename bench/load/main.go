@@ -70,7 +70,7 @@ func run(nPlugins, nReaders, nPlanners int, dur time.Duration, logRequests bool)
 	}
 	defer db.Close()
 	in := installer.New(installer.Config{
-		Home: home, Plans: db,
+		Home: home, Plans: db, NoWorkingDir: true,
 		Sources: resolver.New(resolver.Config{Store: st, Cache: db, Offline: true}),
 	})
 

@@ -6,6 +6,14 @@
 // against each over git and over archives, and reports the outcome and the
 // peak RSS of the reasonix process. Every run must stay under 64 MiB.
 //
+// It also serves what a hostile git host would (issue 21): packs crafted to
+// cost their reader, a chain of REF deltas stored last first and a million
+// tiny objects, over git only. Each must finish or be refused in under 2 s
+// of the process's CPU time.
+//
+// The RSS is the reasonix process's own (internal/peakrss): the rusage of a
+// child os/exec starts counts this process's resident set as well.
+//
 //	go run ./bench/rss            (builds ./reasonix into a temp dir)
 //	go run ./bench/rss -bin ./reasonix -runs 3
 //	go run ./bench/rss -only marketplace   (the cases whose name says so)
@@ -20,15 +28,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/internal/peakrss"
 )
 
 const limitMiB = 64
 
 func main() {
+	peakrss.Serve() // runCase's helper: returns unless started as one
 	bin := flag.String("bin", "", "reasonix binary (default: build one)")
 	runs := flag.Int("runs", 1, "runs per case; the highest RSS counts")
 	only := flag.String("only", "", "run only the cases whose name contains this")
@@ -41,6 +50,14 @@ func main() {
 
 type benchCase struct {
 	name, source, want string // want: an error code, or "ok"
+	// gitOnly: a crafted pack, which only git brings.
+	gitOnly bool
+	// maxCPU fails a run whose reasonix process takes more CPU time (0: no
+	// bound). CPU, not wall time: on a shared machine the wall time counts
+	// whatever else runs; both are printed.
+	maxCPU time.Duration
+	// prepare builds the case's repository, only when the case runs.
+	prepare func()
 }
 
 func bench(bin string, runs int, only string) error {
@@ -107,21 +124,29 @@ func bench(bin string, runs int, only string) error {
 	fmt.Fprintf(os.Stderr, "repositories ready in %s\n", time.Since(start).Round(time.Millisecond))
 
 	cases := []benchCase{
-		{"300 MiB blob, whole repository", "git:github.com/rss/blob300", "install.budget_exceeded"},
-		{"300 MiB blob, plugin folder beside it", "https://github.com/rss/blob300/tree/main/plugin", "ok"},
-		{"1 GiB blob, whole repository", "git:github.com/rss/blob1g", "install.budget_exceeded"},
-		{"1 GiB blob, plugin folder beside it", "https://github.com/rss/blob1g/tree/main/plugin", "ok"},
-		{"25,000 files, whole repository", "git:github.com/rss/files25k", "install.budget_exceeded"},
-		{"25,000 files, plugin folder beside them", "https://github.com/rss/files25k/tree/main/plugin", "ok"},
-		{"300 MiB marketplace: 3 kinds of entry", "git:github.com/rss/market300", "ok"},
+		{name: "300 MiB blob, whole repository", source: "git:github.com/rss/blob300", want: "install.budget_exceeded"},
+		{name: "300 MiB blob, plugin folder beside it", source: "https://github.com/rss/blob300/tree/main/plugin", want: "ok"},
+		{name: "1 GiB blob, whole repository", source: "git:github.com/rss/blob1g", want: "install.budget_exceeded"},
+		{name: "1 GiB blob, plugin folder beside it", source: "https://github.com/rss/blob1g/tree/main/plugin", want: "ok"},
+		{name: "25,000 files, whole repository", source: "git:github.com/rss/files25k", want: "install.budget_exceeded"},
+		{name: "25,000 files, plugin folder beside them", source: "https://github.com/rss/files25k/tree/main/plugin", want: "ok"},
+		{name: "300 MiB marketplace: 3 kinds of entry", source: "git:github.com/rss/market300", want: "ok"},
 	}
-	fmt.Printf("%-42s %-8s %-26s %8s %10s %s\n", "case", "via", "outcome", "wall", "peak RSS", "")
+	cases = append(cases, craftedCases(fake)...)
+	fmt.Printf("%-44s %-8s %-26s %8s %8s %10s %s\n", "case", "via", "outcome", "wall", "cpu", "peak RSS", "")
 	failed := false
 	for _, c := range cases {
 		if !strings.Contains(c.name, only) {
 			continue
 		}
-		for _, via := range []string{"git", "archive"} {
+		if c.prepare != nil {
+			c.prepare()
+		}
+		vias := []string{"git", "archive"}
+		if c.gitOnly {
+			vias = vias[:1]
+		}
+		for _, via := range vias {
 			var worst result
 			for i := 0; i < runs; i++ {
 				res, err := runCase(bin, fake, work, c, via)
@@ -133,22 +158,22 @@ func bench(bin string, runs int, only string) error {
 				}
 			}
 			verdict := "ok"
-			if worst.outcome != c.want || worst.rssKiB > limitMiB<<10 {
+			if worst.outcome != c.want || worst.rssKiB > limitMiB<<10 || (c.maxCPU > 0 && worst.cpu > c.maxCPU) {
 				verdict, failed = "FAIL", true
 			}
-			fmt.Printf("%-42s %-8s %-26s %8s %7.1f MiB %s\n", c.name, via, worst.outcome, worst.wall.Round(time.Millisecond), float64(worst.rssKiB)/1024, verdict)
+			fmt.Printf("%-44s %-8s %-26s %8s %8s %7.1f MiB %s\n", c.name, via, worst.outcome, worst.wall.Round(time.Millisecond), worst.cpu.Round(time.Millisecond), float64(worst.rssKiB)/1024, verdict)
 		}
 	}
 	if failed {
-		return fmt.Errorf("a case gave the wrong outcome or went over %d MiB", limitMiB)
+		return fmt.Errorf("a case gave the wrong outcome, went over %d MiB or took too long", limitMiB)
 	}
 	return nil
 }
 
 type result struct {
-	outcome string
-	wall    time.Duration
-	rssKiB  int64
+	outcome   string
+	wall, cpu time.Duration // cpu: the reasonix process's, whatever else runs
+	rssKiB    int64
 }
 
 // runCase plans then installs c.source in a fresh home, returning the
@@ -165,13 +190,13 @@ func runCase(bin string, fake *fakegithub.Server, work string, c benchCase, via 
 		env = append(env, "REASONIX_GIT=off")
 	}
 	start := time.Now()
-	cmd := exec.CommandContext(context.Background(), bin, "plugin", "install", c.source, "--yes")
+	cmd := exec.Command(bin, "plugin", "install", c.source, "--yes")
 	cmd.Env = env
-	out, _ := cmd.Output()
-	res := result{wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.rssKiB = ru.Maxrss
-	}
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	usage, _ := peakrss.Run(context.Background(), cmd) // the outcome is in the JSON
+	res := result{wall: time.Since(start), cpu: usage.CPU, rssKiB: usage.PeakRSS >> 10}
+	out := []byte(stdout.String())
 	var resp struct {
 		OK        bool   `json:"ok"`
 		ErrorCode string `json:"errorCode"`

@@ -8,8 +8,6 @@ import (
 	"os"
 	"syscall"
 
-	"golang.org/x/term"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
@@ -20,6 +18,9 @@ type app struct {
 	*installer.App
 	installer *installer.Installer
 	stderr    io.Writer
+	// progress draws on stderr when it is a terminal (nil otherwise);
+	// stop it before printing the command's output.
+	progress *termProgress
 }
 
 // crashEnv names the test-only crash switch: when set to a step name of
@@ -31,6 +32,11 @@ func (m *Main) open(ctx context.Context) (*app, error) {
 	return m.openWith(ctx, openOptions{progress: true})
 }
 
+// openToRead wires the backend for a command that only reads.
+func (m *Main) openToRead(ctx context.Context) (*app, error) {
+	return m.openWith(ctx, openOptions{progress: true, readOnly: true})
+}
+
 // openOptions are what differs between the CLI commands and the daemon,
 // which share one backend constructor.
 type openOptions struct {
@@ -38,12 +44,19 @@ type openOptions struct {
 	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
 	quiet    bool         // print nothing (shell completion)
 	daemon   bool         // plans again and again: keep what planning decoded
+	readOnly bool         // only reads: a home not made yet stays unmade
 }
 
 // openWith wires the backend. Only an unknown home or a bad environment is
 // an error: a broken store or cache degrades the app instead, and says so
 // once (on stderr, or in the daemon's log).
 func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
+	var progress *termProgress
+	logTo := m.Stderr
+	if o.progress && !o.quiet && m.stderrIsTerminal() {
+		progress = newTermProgress(m.consoleFor(m.Stderr))
+		logTo = progress // log lines clear the status line first
+	}
 	log := o.log
 	switch {
 	case o.quiet:
@@ -55,11 +68,11 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if m.verbose {
 			level = slog.LevelDebug
 		}
-		log = slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
+		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon}
-	if f, ok := m.Stderr.(*os.File); ok && o.progress && term.IsTerminal(int(f.Fd())) {
-		opts.Progress = newBarProgress(f)
+	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
+	if progress != nil {
+		opts.Progress = progress
 	}
 	if step := m.Getenv(crashEnv); step != "" {
 		opts.StepHook = func(s string) {
@@ -74,6 +87,10 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if m.relativeHome != "" && !o.quiet {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("REASONIX_HOME=%s is a relative path: this run uses %s, and a run from another folder would use another home (export REASONIX_HOME=%s to keep this one)",
+			m.relativeHome, a.Home.Dir, a.Home.Dir))
+	}
 	for _, w := range a.Warnings {
 		if o.quiet {
 			break
@@ -81,15 +98,16 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if o.log != nil {
 			log.Warn(w)
 		} else {
-			fmt.Fprintf(m.Stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+plugind.RedactSecrets(w)))
 		}
 	}
-	return &app{App: a, installer: a.Installer, stderr: m.Stderr}, nil
+	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
 }
 
 // Close closes the cache, first saying once on stderr if it failed along
 // the way.
 func (a *app) Close() {
+	a.progress.Stop()
 	if w := a.CacheFailures(); w != "" {
 		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -19,12 +20,19 @@ func (m *Main) cacheCommand() *cobra.Command {
 	// an unusable store fails them; an unavailable cache does not (see
 	// installer.Maintenance).
 	maint := func(cmd *cobra.Command) (*installer.Maintenance, func(), error) {
-		a, err := m.open(cmd.Context())
+		open := m.open
+		if cmd.Name() == "stats" || (cmd.Name() == "verify" && !repair) {
+			open = m.openToRead
+		}
+		a, err := open(cmd.Context())
 		if err != nil {
 			return nil, nil, err
 		}
 		if a.Store == nil {
 			a.Close()
+			if errors.Is(a.StoreErr, installer.ErrNoHome) {
+				return nil, nil, fmt.Errorf("nothing to look at in %s: %w", a.Home.Dir, a.StoreErr)
+			}
 			return nil, nil, fmt.Errorf("the snapshot store %s is unusable: %w", a.Home.StoreDir(), a.StoreErr)
 		}
 		return &installer.Maintenance{Installer: a.installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}, a.Close, nil
@@ -34,6 +42,10 @@ func (m *Main) cacheCommand() *cobra.Command {
 		Example: "  reasonix cache stats\n  reasonix cache stats --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
+			if errors.Is(err, installer.ErrNoHome) {
+				fmt.Fprintf(m.Stdout, "store: empty (%v)\n", err)
+				return nil
+			}
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
@@ -52,7 +64,11 @@ func (m *Main) cacheCommand() *cobra.Command {
 			}
 			for _, kind := range []string{"ref", "snapshot", "marketplace", "plan"} {
 				h := s.Cache[kind]
-				fmt.Fprintf(m.Stdout, "%-12s %6d entries  %6d hits  %6d misses  hit rate %5.1f%%\n", kind, h.Rows, h.Hits, h.Misses, 100*h.Rate)
+				rate := "no lookups yet"
+				if h.Hits+h.Misses > 0 {
+					rate = fmt.Sprintf("hit rate %.1f%%", 100*h.Rate)
+				}
+				fmt.Fprintf(m.Stdout, "%-12s %6d entries  %6d hits  %6d misses  %s\n", kind, h.Rows, h.Hits, h.Misses, rate)
 			}
 			return nil
 		},
@@ -61,25 +77,23 @@ func (m *Main) cacheCommand() *cobra.Command {
 		Use: "gc", Short: "Evict least recently used snapshots no installed plugin or live plan uses", Args: cobra.NoArgs,
 		Example: "  reasonix cache gc\n  reasonix cache gc --all --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			con := m.consoleFor(m.Stderr)
 			mt, done, err := maint(cmd)
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing evicted", err)
 			}
 			defer done()
 			rep, err := mt.GC(cmd.Context(), all)
-			if rep != nil {
-				if m.asJSON {
-					_ = writeJSON(m.Stdout, rep)
-				} else {
-					fmt.Fprintf(m.Stdout, "evicted %d snapshots, freed %s, %s remain\n", len(rep.Evicted), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
-					if rep.QuarantineRemoved > 0 {
-						fmt.Fprintf(m.Stdout, "deleted %d quarantined snapshots\n", rep.QuarantineRemoved)
-					}
-				}
+			if rep != nil && m.asJSON {
+				_ = writeJSON(m.Stdout, rep)
 			}
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "gc stopped", err)
 			}
+			if rep.QuarantineRemoved > 0 {
+				screen{con}.line("deleted %s", plural(rep.QuarantineRemoved, "quarantined snapshot"))
+			}
+			con.ok("evicted %s, freed %s, %s remain", plural(len(rep.Evicted), "snapshot"), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
 			return nil
 		},
 	}
@@ -96,6 +110,10 @@ what it derived from it, so the next plan that needs it fetches it afresh. Stray
 reported and left alone. The exit status is 1 while any problem remains unrepaired.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
+			if errors.Is(err, installer.ErrNoHome) && !repair {
+				fmt.Fprintf(m.Stdout, "checked 0 snapshots, 0 problems (%v)\n", err)
+				return nil
+			}
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
@@ -128,9 +146,10 @@ reported and left alone. The exit status is 1 while any problem remains unrepair
 
 // printRepair runs `cache verify --repair` and prints what it did.
 func (m *Main) printRepair(cmd *cobra.Command, mt *installer.Maintenance, asJSON bool) error {
+	con := m.consoleFor(m.Stderr)
 	rep, err := mt.Repair(cmd.Context())
 	if err != nil {
-		return fail(m.Stderr, err)
+		return m.failed(con, "nothing repaired", err)
 	}
 	if asJSON {
 		_ = writeJSON(m.Stdout, rep)
@@ -147,7 +166,9 @@ func (m *Main) printRepair(cmd *cobra.Command, mt *installer.Maintenance, asJSON
 		}
 	}
 	if len(rep.Unrepaired) > 0 {
+		con.result(con.bad(markFailed+" "+fmt.Sprintf("%s not repaired", plural(len(rep.Unrepaired), "problem"))) + fmt.Sprintf(" (%s quarantined)", plural(len(rep.Quarantined), "snapshot")))
 		return errFailed
 	}
+	con.ok("checked %s: %s quarantined (the next plan that needs them fetches them again)", plural(rep.Checked, "snapshot"), plural(len(rep.Quarantined), "snapshot"))
 	return nil
 }

@@ -159,7 +159,7 @@ func TestUpdateAllCrashAtEveryStep(t *testing.T) {
 			gh := fakegithub.New(t)
 			repo := gh.CreateRepo("acme", "market")
 			files := func(v string) map[string]string {
-				out := map[string]string{".claude-plugin/marketplace.json": `{"name":"acme","plugins":[{"name":"a","source":"./a"},{"name":"b","source":"./b"},{"name":"c","source":"./c"}]}`}
+				out := map[string]string{".claude-plugin/marketplace.json": `{"name":"acme","owner":{"name":"o"},"plugins":[{"name":"a","source":"./a"},{"name":"b","source":"./b"},{"name":"c","source":"./c"}]}`}
 				for _, n := range []string{"a", "b", "c"} {
 					out[n+"/.claude-plugin/plugin.json"] = `{"name":"` + n + `","version":"` + v + `"}`
 					out[n+"/skills/s/SKILL.md"] = "---\ndescription: " + n + " " + v + "\n---\n"

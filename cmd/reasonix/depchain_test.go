@@ -40,12 +40,12 @@ func TestDeepDependencyChainIsCheap(t *testing.T) {
 		home := t.TempDir()
 		args := append([]string{"plugin", "install", market, "--dry-run"}, c.args...)
 		r := runMeasured(t, 60*time.Second, home, nil, args...)
-		t.Logf("%v: exit %d, %d bytes out, %s, peak RSS %d MiB", c.args, r.code, len(r.stdout), r.took.Round(time.Millisecond), r.maxRSS>>20)
+		t.Logf("%v: exit %d, %d bytes out, %s, peak RSS %d MiB", c.args, r.code, len(r.stdout), r.took.Round(time.Millisecond), r.usage.PeakRSS>>20)
 		if r.code != 1 || len(r.stdout) > c.maxOut {
 			t.Fatalf("%v: exit %d, %d bytes of response (at most %d)", c.args, r.code, len(r.stdout), c.maxOut)
 		}
-		if r.maxRSS > 200<<20 || r.took > 20*time.Second {
-			t.Errorf("%v: peak RSS %d MiB in %s", c.args, r.maxRSS>>20, r.took)
+		if r.usage.PeakRSS > 200<<20 || r.took > 20*time.Second {
+			t.Errorf("%v: peak RSS %d MiB in %s", c.args, r.usage.PeakRSS>>20, r.took)
 		}
 		acts := actionsOf(t, r.result)
 		if len(acts) != c.actions || !strings.HasPrefix(acts["p0"]["error"].(string), c.p0Says) {

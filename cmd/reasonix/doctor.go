@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,7 @@ to the digest that was installed. A root the registry was edited to point elsewh
 and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		Example: `  reasonix plugin doctor hello-claude
   reasonix plugin doctor hello-claude --json`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {
@@ -47,7 +48,7 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.CapabilityReport, error) {
 				return a.installer.Capabilities(cmd.Context())
-			}, printCapabilities)
+			}, func(w io.Writer, r *installer.CapabilityReport) { printCapabilities(w, m.consoleFor(w).width, r) })
 			return err
 		},
 	}
@@ -67,7 +68,14 @@ func printDoctor(w io.Writer, info *installer.PluginInfo) {
 	}
 }
 
-func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
+// printCapabilities prints what the installed plugins contribute, one
+// row each under a header, then hooks by event, conflicts and warnings.
+func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
+	if len(r.Plugins) == 0 {
+		fmt.Fprintln(w, "Nothing installed: no skills, commands, agents, hooks, MCP servers or runtimes to report.")
+		return
+	}
+	t := &table{header: []string{"PLUGIN", "STATE", "RUNTIME", "CONTRIBUTES", "ROOT"}, shrink: []int{4, 3, 1, 0}, drop: []int{4}}
 	for _, p := range r.Plugins {
 		state := "loaded"
 		if !p.Loaded {
@@ -76,11 +84,20 @@ func printCapabilities(w io.Writer, r *installer.CapabilityReport) {
 				state = "disabled"
 			}
 		}
-		fmt.Fprintf(w, "%-24s %-20s skills=%d commands=%d agents=%d hooks=%d mcp=%d runtime=%v  %s\n",
-			safeText(p.Name), state, p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, p.Runtime, safeText(p.Root))
+		runtime := "-"
+		if p.Runtime {
+			runtime = "FULL TRUST"
+		}
+		t.add(safeText(p.Name), state, runtime, countWords(p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, false), safeText(p.Root))
 	}
-	for event, n := range r.Hooks {
-		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), n)
+	t.write(w, width)
+	events := make([]string, 0, len(r.Hooks))
+	for event := range r.Hooks {
+		events = append(events, event)
+	}
+	sort.Strings(events)
+	for _, event := range events {
+		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), r.Hooks[event])
 	}
 	for _, c := range r.Conflicts {
 		fmt.Fprintf(w, "conflict: %s\n", safeText(c))

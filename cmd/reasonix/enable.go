@@ -1,16 +1,14 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
 )
 
 func (m *Main) enableCommand(enable bool) *cobra.Command {
-	use, short := "disable NAME", "Disable a plugin without uninstalling it"
-	example := "  reasonix plugin disable hello-claude\n  reasonix plugin disable hello-claude --json"
+	use, short := "disable NAME [--force]", "Disable a plugin without uninstalling it"
+	example := "  reasonix plugin disable hello-claude\n  reasonix plugin disable shared-utils --force"
 	// Completion offers what the command would change: enabled plugins to
 	// disable, disabled ones to enable.
 	candidates := func(e installer.Entry) bool { return e.Enabled != enable }
@@ -18,31 +16,47 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 		use, short = "enable NAME", "Enable an installed plugin"
 		example = "  reasonix plugin enable hello-claude\n  reasonix plugin enable hello-claude --json"
 	}
-	return &cobra.Command{
+	var force bool
+	cmd := &cobra.Command{
 		Use:               use,
 		Short:             short,
 		Example:           example,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(candidates),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			con := m.consoleFor(m.Stderr)
 			a, err := m.open(cmd.Context())
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing changed", err)
 			}
 			defer a.Close()
-			e, err := a.installer.SetEnabled(cmd.Context(), args[0], enable)
+			e, warnings, err := a.installer.SetEnabled(cmd.Context(), args[0], enable, force)
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing changed", err)
 			}
+			if m.asJSON {
+				if err := writeJSON(m.Stdout, map[string]any{"ok": true, "plugin": e, "warnings": nonNilStrings(warnings)}); err != nil {
+					return err
+				}
+			}
+			screen{con}.warnings(warnings)
 			state := "disabled"
 			if e.Enabled {
 				state = "enabled"
 			}
-			if m.asJSON {
-				return writeJSON(m.Stdout, map[string]any{"ok": true, "plugin": e})
-			}
-			fmt.Fprintf(m.Stdout, "%s is %s\n", safeText(e.Name), state)
+			con.ok("%s is %s", safeText(e.Name), state)
 			return nil
 		},
 	}
+	if !enable {
+		cmd.Flags().BoolVar(&force, "force", false, "disable it even though enabled plugins need it")
+	}
+	return cmd
+}
+
+// failed ends a mutating text command that did nothing: its result line
+// says why, and the exit status is 1.
+func (m *Main) failed(con *console, what string, err error) error {
+	con.failed(what, err)
+	return errFailed
 }

@@ -22,12 +22,13 @@ references that keep it working; the output says which variables to set. An exis
 never overwritten unless --force.`,
 		Example: `  reasonix plugin export hello-claude
   reasonix plugin export hello-claude -o /tmp/hello.zip --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			con := m.consoleFor(m.Stderr)
 			a, err := m.open(cmd.Context())
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing exported", err)
 			}
 			defer a.Close()
 			if out == "" {
@@ -35,38 +36,42 @@ never overwritten unless --force.`,
 			}
 			abs, err := filepath.Abs(out)
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing exported", err)
 			}
+			exists := fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs)
 			if _, err := os.Lstat(abs); err == nil && !force {
-				return fail(m.Stderr, fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs))
+				return m.failed(con, "nothing exported", exists)
 			}
 			// The zip appears whole or not at all.
 			pf, err := renameio.NewPendingFile(abs, renameio.WithPermissions(0o644))
 			if err != nil {
-				return fail(m.Stderr, fmt.Errorf("create %s: %w", abs, err))
+				return m.failed(con, "nothing exported", fmt.Errorf("create %s: %w", abs, err))
 			}
 			defer pf.Cleanup()
 			info, err := a.installer.Export(cmd.Context(), args[0], pf)
 			if err != nil {
-				return fail(m.Stderr, err)
+				return m.failed(con, "nothing exported", err)
 			}
 			if _, err := os.Lstat(abs); err == nil && !force {
 				// It appeared while the zip was written: still not ours.
-				return fail(m.Stderr, fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs))
+				return m.failed(con, "nothing exported", exists)
 			}
 			if err := pf.CloseAtomicallyReplace(); err != nil {
-				return fail(m.Stderr, fmt.Errorf("write %s: %w", abs, err))
+				return m.failed(con, "nothing exported", fmt.Errorf("write %s: %w", abs, err))
 			}
 			if m.asJSON {
-				return writeJSON(m.Stdout, map[string]any{"path": abs, "export": info})
+				if err := writeJSON(m.Stdout, map[string]any{"path": abs, "export": info}); err != nil {
+					return err
+				}
 			}
-			fmt.Fprintf(m.Stdout, "exported %s to %s (%d files)\n", safeText(info.Name), safeText(abs), info.Files)
+			s := screen{con}
 			for _, f := range info.Stripped {
-				fmt.Fprintf(m.Stdout, "credentials stripped from %s\n", safeText(f))
+				s.line("credentials stripped from %s", safeText(f))
 			}
 			if len(info.RequiredEnv) > 0 {
-				fmt.Fprintf(m.Stdout, "whoever installs it must set: %s\n", safeText(strings.Join(info.RequiredEnv, ", ")))
+				s.line("whoever installs it must set: %s", safeText(strings.Join(info.RequiredEnv, ", ")))
 			}
+			con.ok("exported %s to %s (%s)", safeText(info.Name), safeText(abs), plural(info.Files, "file"))
 			return nil
 		},
 	}

@@ -28,11 +28,7 @@ func TestFaithfulMarketplace(t *testing.T) {
 		t.Fatalf("dry-run: exit %d\n%s\n%s", dry.code, dry.stdout, dry.stderr)
 	}
 	plan := dry.json(t)
-	acts := map[string]map[string]any{}
-	for _, a := range plan["actions"].([]any) {
-		a := a.(map[string]any)
-		acts[a["name"].(string)] = a
-	}
+	acts := planActions(plan)
 	status := func(name string) string { s, _ := acts[name]["status"].(string); return s }
 	text := func(name, field string) string { s, _ := acts[name][field].(string); return s }
 	for _, n := range []string{"amd-skills", "superpowers-dev", "aws-dual", "notes", "deploy-kit", "audit-logger"} {

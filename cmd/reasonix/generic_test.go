@@ -48,7 +48,7 @@ func TestPlainGitMarketplaceInBulk(t *testing.T) {
 	hidden := tools.CommitUnreachable("", prefixTree("a", pluginTree("evil")))
 	market := plain.CreateRepoAt("team/market")
 	market.Commit("main", merge(prefixTree("plugins/rel", pluginTree("rel")), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"team","plugins":[
+		".claude-plugin/marketplace.json": `{"name":"team","owner":{"name":"o"},"plugins":[
 			{"name":"rel","source":"./plugins/rel"},
 			{"name":"a","source":{"source":"url","url":"https://git.example.test/team/tools.git","path":"a","sha":"` + toolsSHA + `"}},
 			{"name":"b","source":{"source":"url","url":"https://git.example.test/team/tools","path":"b","sha":"` + toolsSHA + `"}},

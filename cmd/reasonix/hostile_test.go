@@ -117,7 +117,7 @@ func TestHostileTreesRefusedOnEveryTransport(t *testing.T) {
 				// other installs.
 				market := h.gh.CreateRepo("evil", "market")
 				market.Commit("main", map[string]string{
-					".claude-plugin/marketplace.json": `{"name":"m","plugins":[
+					".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[
 						{"name":"evil","source":{"source":"url","url":"https://github.com/evil/tools","sha":"` + sha + `"}},
 						{"name":"fine","source":"./fine"}]}`,
 					"fine/.claude-plugin/plugin.json": `{"name":"fine"}`,
@@ -158,7 +158,7 @@ func TestUnreachablePinsRefused(t *testing.T) {
 				t.Fatalf("the refusal does not say why: %s", r.stdout)
 			}
 			market := h.gh.CreateRepo("acme", "market")
-			market.Commit("main", map[string]string{".claude-plugin/marketplace.json": `{"name":"m","plugins":[
+			market.Commit("main", map[string]string{".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[
 				{"name":"gh","source":{"source":"github","repo":"acme/tools","sha":"` + hidden + `"}},
 				{"name":"url","source":{"source":"url","url":"https://github.com/acme/tools.git","sha":"` + hidden + `"}},
 				{"name":"gs","source":{"source":"git-subdir","url":"acme/tools","path":".","sha":"` + hidden + `"}}]}`})
@@ -195,7 +195,7 @@ func TestCredentialsNeverEchoed(t *testing.T) {
 		}
 	}
 	market := h.gh.CreateRepo("acme", "market")
-	market.Commit("main", map[string]string{".claude-plugin/marketplace.json": `{"name":"m","plugins":[
+	market.Commit("main", map[string]string{".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[
 		{"name":"a","source":{"source":"url","url":"https://bob:s3cr3t-value@github.com/acme/x","sha":"0123456789abcdef0123456789abcdef01234567"}},
 		{"name":"b","source":"https://github.com/acme/x?access_token=s3cr3t-value"},
 		{"name":"c","source":{"source":"git-subdir","url":"https://gitlab.example.test/x.git?private_token=s3cr3t-value","path":"p"}}]}`})

@@ -11,6 +11,7 @@ import (
 func (m *Main) installCommand() *cobra.Command {
 	var req installer.Request
 	var ap installer.Approval
+	var configFlags []string
 	cmd := &cobra.Command{
 		Use:   "install SOURCE (--dry-run | --yes)",
 		Short: "Plan, and with --yes apply, the install of a plugin or a marketplace",
@@ -23,29 +24,44 @@ installs one action per plugin, with the plugins they depend on.
 --dry-run prints the plan and writes nothing; --yes plans and applies it. With --plan-id, --yes
 installs only if the fresh plan is exactly the one you reviewed. Installing exactly what is
 installed already is up to date (exit 0, nothing written); a FULL TRUST runtime in the plan is
-named on stderr.`,
+named on stderr.
+
+A plugin that declares userConfig options gets their values from --config KEY=VALUE
+(NAME.KEY=VALUE picks one plugin of a marketplace); on a terminal, each required value left
+out is asked for, a sensitive one without echo. A required option without a value blocks the
+plugin (install.config_required). Sensitive values are kept only in the home's config/ folder,
+never in the registry, a plan or an export; they are not printed, so give them again when you
+approve a reviewed plan (--config on a command line is visible to other local users: prefer
+being asked).`,
 		Example: `  reasonix plugin install ./my-plugin --dry-run
   reasonix plugin install https://github.com/OWNER/REPO --yes --plan-id medium:sha256:…
   reasonix plugin install https://github.com/anthropics/claude-plugins-official --name NAME -y
-  reasonix plugin install NAME@MARKET --dry-run`,
-		Args:              cobra.ExactArgs(1),
+  reasonix plugin install NAME@MARKET --config endpoint=https://api.example --dry-run`,
+		Args:              exactArgs(1, "a SOURCE to install: a local folder, a .zip, git:github.com/OWNER/REPO, a repository URL, or NAME@MARKET"),
 		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Source = args[0]
 			if err := checkApproval(ap); err != nil {
 				return err
 			}
+			cfg, err := parseConfigFlags(configFlags)
+			if err != nil {
+				return err
+			}
+			req.Config = cfg
 			req.PlanID = ap.PlanID
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
-				resp, _ := a.installer.Install(cmd.Context(), req, ap)
-				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
-					// The same plan, readable, on the terminal; stdout keeps
-					// the JSON for scripts.
-					writeReview(m.Stderr, resp, approveCommand(m.prog(), args[0], req, resp.PlanID))
-				} else if resp != nil {
-					fullTrustBanner(m.Stderr, resp)
+			sh := shown{cmd: cmdInstall, offline: req.Offline}
+			if ap.DryRun {
+				sh.approve = func(resp *installer.Response) []string {
+					return withConfigArgs(approveCommand(m.prog(), args[0], req, resp.PlanID), req, resp)
 				}
+			}
+			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
+				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
+					resp, _ := a.installer.Install(cmd.Context(), r, ap)
+					return resp
+				})
 				return resp
 			})
 		},
@@ -58,7 +74,9 @@ named on stderr.`,
 	f.BoolVar(&req.Replace, "replace", false, "allow replacing an installed plugin of the same name")
 	f.BoolVar(&req.Link, "link", false, "link a local folder instead of copying it (no content pin)")
 	f.BoolVar(&req.Offline, "offline", false, "no network: plan from the cache and store only")
+	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "resolve unpinned marketplace url/github entries to their ref's head and pin that")
+	f.StringArrayVar(&configFlags, "config", nil, configFlagUsage)
 	return cmd
 }
 

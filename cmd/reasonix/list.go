@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -31,17 +30,17 @@ func (m *Main) listCommand() *cobra.Command {
 				_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (availableList, error) {
 					list, err := a.installer.Available(cmd.Context(), market)
 					return availableList{list}, err
-				}, func(w io.Writer, l availableList) { printAvailable(w, l.Plugins) })
+				}, func(w io.Writer, l availableList) { printAvailable(w, m.consoleFor(w).width, l.Plugins) })
 				return err
 			}
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (pluginList, error) {
 				infos, err := a.installer.List(cmd.Context())
 				return pluginList{infos}, err
-			}, func(w io.Writer, l pluginList) { printList(w, m.Stderr, l.Plugins) })
+			}, func(w io.Writer, l pluginList) { printList(w, m.Stderr, m.consoleFor(w).width, l.Plugins) })
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer (as last read; `reasonix marketplace update` reads them again)")
+	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer, as last read (reasonix marketplace update reads them again)")
 	cmd.Flags().StringVar(&market, "marketplace", "", "with --available: one known marketplace")
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	return cmd
@@ -52,16 +51,17 @@ type availableList struct {
 	Plugins []installer.Available `json:"plugins"`
 }
 
-func printAvailable(w io.Writer, list []installer.Available) {
+func printAvailable(w io.Writer, width int, list []installer.Available) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "The known marketplaces offer nothing (add one with: reasonix marketplace add SOURCE).")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME	MARKETPLACE	STATE	COMMIT	DESCRIPTION")
+	t := &table{header: []string{"NAME", "MARKETPLACE", "STATE", "COMMIT", "DESCRIPTION"}, shrink: []int{4, 1, 0}, drop: []int{3}}
 	for _, a := range list {
 		state := a.Status
 		switch {
+		case a.InstalledAs != "":
+			state = "installed as " + safeText(a.InstalledAs) + ", renamed: update available"
 		case a.UpdateAvailable:
 			state = "update available"
 		case a.Installed:
@@ -69,9 +69,19 @@ func printAvailable(w io.Writer, list []installer.Available) {
 		case a.Status == "ready":
 			state = "available"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", safeText(a.Name), safeText(a.Marketplace), state, dash(shortCommit(a.Commit)), safeLine(a.Description, 60))
+		t.add(safeText(a.Name), safeText(a.Marketplace), state, dash(shortCommit(a.Commit)), safeLine(a.Description, 60))
 	}
-	tw.Flush()
+	t.write(w, width)
+}
+
+// displayed is a plugin's name as Claude Code shows it: the name its
+// manifest shows (displayName), when it has another, then the name
+// commands take: "Nice De (de)". The page writes it the same way.
+func displayed(name, display string) string {
+	if display == "" || display == name {
+		return name
+	}
+	return display + " (" + name + ")"
 }
 
 // pluginList is the JSON of `list --json` and GET /plugins.
@@ -79,15 +89,15 @@ type pluginList struct {
 	Plugins []installer.PluginInfo `json:"plugins"`
 }
 
-// printList prints the installed plugins as a table on w, and what is
-// wrong with them on errw (stderr): the table stays parseable.
-func printList(w, errw io.Writer, infos []installer.PluginInfo) {
+// printList prints the installed plugins as a table on w (fitted to
+// width columns, 0: unbounded), and what is wrong with them on errw
+// (stderr): the table stays parseable.
+func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 	if len(infos) == 0 {
 		fmt.Fprintln(w, "No plugins installed.")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTATE\tCOMMIT\tCAPABILITIES\tSOURCE")
+	t := &table{header: []string{"NAME", "VERSION", "STATE", "COMMIT", "CAPABILITIES", "DEPENDENCIES", "SOURCE"}, shrink: []int{6, 4, 5, 0}, drop: []int{6, 3, 1}}
 	for _, p := range infos {
 		state := "enabled"
 		if !p.Enabled {
@@ -96,15 +106,31 @@ func printList(w, errw io.Writer, infos []installer.PluginInfo) {
 		if len(p.Problems) > 0 {
 			state = "excluded"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(p.Name), dash(safeCell(p.Version, 24)), state,
-			dash(shortCommit(p.Commit)), counts(p), safeText(shortSHAs(p.Source)))
+		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(shortCommit(p.Commit)), contributes(p.Inventory),
+			dependencyCell(p), safeText(shortSHAs(p.Source)))
 	}
-	tw.Flush()
+	t.write(w, width)
 	for _, p := range infos {
 		for _, prob := range p.Problems {
 			fmt.Fprintf(errw, "warning: %s is excluded from loading: %s (run `reasonix plugin doctor %s`)\n", safeText(p.Name), safeText(prob), safeText(p.Name))
 		}
 	}
+}
+
+// dependencyCell says whom a plugin needs and who needs it: "needs notes",
+// "for hello-claude".
+func dependencyCell(p installer.PluginInfo) string {
+	var parts []string
+	if len(p.Dependencies) > 0 {
+		parts = append(parts, "needs "+strings.Join(p.Dependencies, ", "))
+	}
+	if len(p.NeededBy) > 0 {
+		parts = append(parts, "for "+strings.Join(p.NeededBy, ", "))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return safeText(strings.Join(parts, "; "))
 }
 
 // fullSHA finds the 40-hex commits a recorded source spells out.
@@ -114,27 +140,6 @@ var fullSHA = plugind.LazyRegexp(`\b[0-9a-f]{40}\b`)
 // --json keep them whole).
 func shortSHAs(src string) string {
 	return fullSHA.ReplaceAllStringFunc(src, shortCommit)
-}
-
-func counts(p installer.PluginInfo) string {
-	var parts []string
-	add := func(n int, what string) {
-		if n > 0 {
-			parts = append(parts, plural(n, what))
-		}
-	}
-	add(len(p.Skills), "skill")
-	add(len(p.Commands), "command")
-	add(len(p.Agents), "agent")
-	add(len(p.Hooks), "hook")
-	add(len(p.MCPServers), "MCP server")
-	if p.Runtime != nil {
-		parts = append(parts, "runtime")
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func dash(s string) string {

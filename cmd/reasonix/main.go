@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 
@@ -31,12 +32,17 @@ type Main struct {
 	// terminal, when set, says whether w is a terminal (tests); nil checks
 	// the file descriptor.
 	terminal func(w io.Writer) bool
+	// columns, when set, is the terminal's width (tests); 0 asks it.
+	columns int
 
 	// Flags every command takes: --json (a no-op where the output is JSON
 	// anyway) and -v/--verbose (debug logs on stderr).
 	asJSON  bool
 	verbose bool
 	args    []string // the command line, for the root's own errors
+	// relativeHome is REASONIX_HOME as given when it was relative: it is
+	// made absolute once, when the run starts, and said.
+	relativeHome string
 }
 
 // exitError carries an exit status through cobra.
@@ -65,6 +71,7 @@ var errInterrupted = &exitError{code: 130}
 // Run executes args and returns the process exit status.
 func (m *Main) Run(ctx context.Context, args []string) int {
 	m.args = args
+	m.absoluteHome()
 	root := m.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(m.Stdin)
@@ -129,7 +136,7 @@ and installs from there with an approval step. Everything lives under $REASONIX_
 				return usageError(errors.New(unknownCommand(c, word)))
 			}
 		}
-		return usageError(err)
+		return flagError(c, err)
 	})
 	pf := root.PersistentFlags()
 	pf.BoolVar(&m.asJSON, "json", false, "print JSON (what install, update and remove print anyway)")
@@ -179,4 +186,26 @@ func main() {
 	stopProfiles()
 	stop()
 	os.Exit(code)
+}
+
+// absoluteHome makes a relative REASONIX_HOME absolute, once, for the whole
+// run: every part of it then names the same home, and the warning the
+// backend adds (see openWith) says which.
+func (m *Main) absoluteHome() {
+	h := m.Getenv("REASONIX_HOME")
+	if h == "" || filepath.IsAbs(h) {
+		return
+	}
+	abs, err := filepath.Abs(h)
+	if err != nil {
+		return // the backend says why it cannot use it
+	}
+	getenv := m.Getenv
+	m.relativeHome = h
+	m.Getenv = func(k string) string {
+		if k == "REASONIX_HOME" {
+			return abs
+		}
+		return getenv(k)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/internal/headless"
+	"reasonix.io/plugind/internal/peakrss"
 )
 
 // binPath is the reasonix binary built once for the tests that drive it as
@@ -20,6 +21,7 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	peakrss.Serve() // runMeasured's helper: returns unless started as one
 	dir, err := os.MkdirTemp("", "reasonix-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -80,7 +82,13 @@ func runMain(t *testing.T, home string, env []string, terminal bool, args ...str
 	var out, errb bytes.Buffer
 	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
 	if terminal {
+		// Content, not layout: a terminal as wide as any line and without
+		// colour (the tmux tests look at layout and colour).
 		m.terminal = func(io.Writer) bool { return true }
+		m.columns = 10000
+		if _, set := vars["NO_COLOR"]; !set {
+			vars["NO_COLOR"] = "1"
+		}
 	}
 	code := m.Run(context.Background(), args)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
@@ -89,12 +97,17 @@ func runMain(t *testing.T, home string, env []string, terminal bool, args ...str
 // runBinary executes the built binary with REASONIX_HOME=home.
 func runBinary(t *testing.T, home string, env []string, args ...string) result {
 	t.Helper()
+	return runBinaryWith(t, home, env, args, func(cmd *exec.Cmd) error { return cmd.Run() })
+}
+
+func runBinaryWith(t *testing.T, home string, env, args []string, runCmd func(*exec.Cmd) error) result {
+	t.Helper()
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "REASONIX_HOME="+home)
 	cmd.Env = append(cmd.Env, env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := runCmd(cmd)
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode() // -1 when killed by a signal
@@ -184,7 +197,7 @@ func TestLifecycleFromTheBinary(t *testing.T) {
 	}
 	zipPath := filepath.Join(t.TempDir(), "out.zip")
 	r = runBinary(t, home, nil, "plugin", "export", "hello-claude", "-o", zipPath)
-	if r.code != 0 || !strings.Contains(r.stdout, "WEATHER_API_KEY") {
+	if r.code != 0 || !strings.Contains(r.stderr, "WEATHER_API_KEY") || !strings.Contains(r.stderr, "✓ exported hello-claude to "+zipPath) {
 		t.Fatalf("export: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if data, _ := os.ReadFile(zipPath); bytes.Contains(data, []byte("sk-example-not-a-real-key")) || len(data) == 0 {
@@ -209,7 +222,7 @@ func TestLifecycleFromTheBinary(t *testing.T) {
 		t.Fatalf("cache stats: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	// The plan that named the zip's snapshot is still live, so gc keeps it.
-	if r = runBinary(t, home, nil, "cache", "gc"); r.code != 0 || !strings.Contains(r.stdout, "evicted 0 snapshots") {
+	if r = runBinary(t, home, nil, "cache", "gc"); r.code != 0 || !strings.Contains(r.stderr, "✓ evicted 0 snapshots") {
 		t.Fatalf("cache gc: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }

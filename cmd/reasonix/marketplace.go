@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,15 +30,15 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Example: `  reasonix marketplace add https://github.com/anthropics/claude-plugins-official
   reasonix marketplace add https://git.example.com/team/market.git
   reasonix marketplace add ./my-marketplace`,
-		Args: cobra.ExactArgs(1),
+		Args: exactArgs(1, "a SOURCE: a marketplace repository (https://github.com/OWNER/REPO, any git URL) or a local folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.MarketplaceUpdate, error) {
+			return mutate(cmd.Context(), m, "nothing added", func(a *app) (*installer.MarketplaceUpdate, error) {
 				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
-			}, func(w io.Writer, up *installer.MarketplaceUpdate) {
-				fmt.Fprintf(w, "Known marketplace %s: %s at %s, %d entries\n", safeText(up.Name), safeText(up.Source), commitOrLocal(up.Commit), up.Entries)
-				printWarnings(w, up.Warnings)
+			}, nil, func(con *console, up *installer.MarketplaceUpdate) error {
+				screen{con}.warnings(up.Warnings)
+				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
+				return nil
 			})
-			return err
 		},
 	}
 	add.Flags().BoolVar(&offline, "offline", false, "no network: read it from the cache")
@@ -51,7 +50,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketList, error) {
 				ms, err := a.installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
-			}, func(w io.Writer, l marketList) { printMarkets(w, l.Marketplaces, time.Now()) })
+			}, func(w io.Writer, l marketList) { printMarkets(w, m.consoleFor(w).width, l.Marketplaces, time.Now()) })
 			return err
 		},
 	}
@@ -69,20 +68,44 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 			if len(args) == 1 {
 				name = args[0]
 			}
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketUpdates, error) {
+			return mutate(cmd.Context(), m, "nothing read", func(a *app) (marketUpdates, error) {
 				ups, err := a.installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 				return marketUpdates{ups}, err
 			}, func(w io.Writer, l marketUpdates) {
 				for _, up := range l.Updated {
 					state := "unchanged"
-					if up.Changed {
+					switch {
+					case up.Unchecked != "":
+						state = fmt.Sprintf("could not check (%s): %s as cached", safeText(up.Unchecked), commitOrLocal(up.Commit))
+					case up.Changed:
 						state = fmt.Sprintf("%s → %s", commitOrLocal(up.Previous), commitOrLocal(up.Commit))
 					}
-					fmt.Fprintf(w, "%s: %s (%d entries)\n", safeText(up.Name), state, up.Entries)
-					printWarnings(w, up.Warnings)
+					fmt.Fprintf(w, "%s: %s (%s)\n", safeText(up.Name), state, plural(up.Entries, "entry"))
 				}
+			}, func(con *console, l marketUpdates) error {
+				var moved, same, unchecked []string
+				for _, up := range l.Updated {
+					screen{con}.warnings(up.Warnings)
+					switch {
+					case up.Unchecked != "":
+						unchecked = append(unchecked, safeText(up.Name))
+					case up.Changed:
+						moved = append(moved, safeText(up.Name))
+					default:
+						same = append(same, safeText(up.Name))
+					}
+				}
+				line := fmt.Sprintf("read %s: %d moved, %d unchanged", plural(len(l.Updated), "marketplace"), len(moved), len(same))
+				if len(l.Updated) == 0 {
+					line = "no known marketplaces to read (add one with: reasonix marketplace add SOURCE)"
+				}
+				if len(unchecked) > 0 {
+					con.result(con.warn(fmt.Sprintf("could not check %s (network): showing what was cached", strings.Join(unchecked, ", "))) + "; " + line)
+					return errFailed
+				}
+				con.ok("%s", line)
+				return nil
 			})
-			return err
 		},
 	}
 	update.Flags().BoolVar(&offline, "offline", false, "no network: read the cached documents")
@@ -95,22 +118,22 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 keeps them installed, unlinked from it.`,
 		Example: `  reasonix marketplace remove acme
   reasonix marketplace rm acme --force`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of a known marketplace (reasonix marketplace list shows them)"),
 		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketRemoval, error) {
+			return mutate(cmd.Context(), m, "nothing removed", func(a *app) (marketRemoval, error) {
 				k, users, err := a.installer.RemoveMarketplace(cmd.Context(), args[0], force)
 				if err != nil {
 					return marketRemoval{}, err
 				}
 				return marketRemoval{Removed: *k, Unlinked: nonNilStrings(users)}, nil
-			}, func(w io.Writer, r marketRemoval) {
-				fmt.Fprintf(w, "Removed marketplace %s (%s)\n", safeText(r.Removed.Name), safeText(r.Removed.Source))
+			}, nil, func(con *console, r marketRemoval) error {
 				if len(r.Unlinked) > 0 {
-					fmt.Fprintf(w, "Still installed, no longer linked to it: %s\n", safeText(strings.Join(r.Unlinked, ", ")))
+					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
 				}
+				con.ok("removed marketplace %s (%s)", safeText(r.Removed.Name), safeText(r.Removed.Source))
+				return nil
 			})
-			return err
 		},
 	}
 	remove.Flags().BoolVar(&force, "force", false, "remove it even though installed plugins came from it (they stay installed)")
@@ -131,17 +154,16 @@ type marketRemoval struct {
 	Unlinked []string                   `json:"unlinked"`
 }
 
-func printMarkets(w io.Writer, ms []installer.KnownMarketplace, now time.Time) {
+func printMarkets(w io.Writer, width int, ms []installer.KnownMarketplace, now time.Time) {
 	if len(ms) == 0 {
 		fmt.Fprintln(w, "No known marketplaces. Add one with: reasonix marketplace add SOURCE")
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCOMMIT\tREAD\tSOURCE")
+	t := &table{header: []string{"NAME", "COMMIT", "READ", "SOURCE"}, shrink: []int{3, 0}}
 	for _, k := range ms {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(k.Name), commitOrLocal(k.Commit), ago(now, k.ReadAt), safeText(k.Source))
+		t.add(safeText(k.Name), commitOrLocal(k.Commit), ago(now, k.ReadAt), safeText(k.Source))
 	}
-	tw.Flush()
+	t.write(w, width)
 }
 
 func commitOrLocal(sha string) string {
@@ -165,12 +187,6 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
-
-func printWarnings(w io.Writer, ws []string) {
-	for _, x := range ws {
-		fmt.Fprintf(w, "warning: %s\n", safeLine(x, 300))
-	}
 }
 
 func nonNilStrings(s []string) []string {

@@ -82,7 +82,7 @@ func TestKnownMarketplacesFromTheBinary(t *testing.T) {
 	gh := fakegithub.New(t)
 	repo := gh.CreateRepo("acme", "market")
 	repo.Commit("main", map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"acme","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"acme","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 		"two/.claude-plugin/plugin.json":  `{"name":"two"}`,
@@ -116,7 +116,7 @@ func TestKnownMarketplacesFromTheBinary(t *testing.T) {
 		t.Fatalf("remove while in use: exit %d %s %s", rm.code, rm.stdout, rm.stderr)
 	}
 	rm = run(t, home, env, "marketplace", "remove", "acme", "--force")
-	if rm.code != 0 || !strings.Contains(rm.stdout, "one") {
+	if rm.code != 0 || !strings.Contains(rm.stderr, "no longer linked to it: one") || !strings.Contains(rm.stderr, "✓ removed marketplace acme") {
 		t.Fatalf("remove --force: exit %d %s %s", rm.code, rm.stdout, rm.stderr)
 	}
 	if show := run(t, home, env, "plugin", "list", "--json"); !strings.Contains(show.stdout, `"name": "one"`) || strings.Contains(show.stdout, `"marketplaceName"`) {

@@ -23,17 +23,39 @@ func fail(w io.Writer, err error) error {
 	return errFailed
 }
 
+// shown says how a command's structured response is shown to a person.
+type shown struct {
+	cmd command
+	// update: the response is an update plan (moves, capability diffs).
+	update bool
+	// offline: the plan was made from the cache on purpose (--offline),
+	// so "up to date" only means "as cached".
+	offline bool
+	// approve, for a dry run, is the command that applies exactly the
+	// plan of resp (nil: no review of a plan, or none to approve).
+	approve func(resp *installer.Response) []string
+}
+
 // respond runs op against the backend and prints its structured response,
-// the same JSON the HTTP API returns; a refused or failed operation exits 1.
-func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response) error {
+// the same JSON the HTTP API returns, on stdout, byte for byte in every
+// mode. Then, on a terminal and without --json, the review (what was
+// planned or done, FULL TRUST blocks last, the approving command), so that
+// it is what stays on screen; off a terminal a FULL TRUST runtime still
+// gets its one-line banner. Last, in every mode, the result line. A
+// refused or failed operation exits 1.
+func (m *Main) respond(ctx context.Context, sh shown, op func(a *app) *installer.Response) error {
+	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
 		// Still the structured response: scripts read stdout.
-		_ = writeJSON(m.Stdout, installer.ErrorResponse("", err))
-		return &exitError{code: 1, err: err}
+		resp := installer.ErrorResponse("", err).Redacted()
+		_ = writeJSON(m.Stdout, resp)
+		con.responseResult(sh, resp, false)
+		return errFailed
 	}
 	defer a.Close()
 	resp := op(a)
+	a.progress.Stop()
 	if !resp.OK && !resp.Applied && ctx.Err() != nil {
 		// Interrupted (Ctrl-C, SIGTERM): whatever the work was doing when
 		// its context ended, the answer is that it was cancelled, and
@@ -50,6 +72,22 @@ func (m *Main) respond(ctx context.Context, op func(a *app) *installer.Response)
 	if err := writeJSON(m.Stdout, resp); err != nil {
 		return err
 	}
+	review := con.terminal && !m.asJSON
+	switch {
+	case review && sh.cmd != cmdRemove:
+		r := reviewed{resp: resp, update: sh.update}
+		if sh.approve != nil && resp.PlanID != "" {
+			r.approve = sh.approve(resp)
+		}
+		scr := screen{con}
+		scr.review(r)
+		scr.blank()
+	case review:
+		screen{con}.warnings(resp.Warnings)
+	default:
+		fullTrustBanner(m.Stderr, resp)
+	}
+	con.responseResult(sh, resp, review)
 	if !resp.OK {
 		if plugind.CodeOf(resp.Err) == plugind.CodeCancelled {
 			return errInterrupted
@@ -82,12 +120,13 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // stderr and exits 1.
 func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T, error), text func(io.Writer, T)) (T, error) {
 	var zero T
-	a, err := m.open(ctx)
+	a, err := m.openToRead(ctx)
 	if err != nil {
 		return zero, fail(m.Stderr, err)
 	}
 	defer a.Close()
 	v, err := get(a)
+	a.progress.Stop()
 	if err != nil {
 		return zero, fail(m.Stderr, err)
 	}
@@ -96,4 +135,32 @@ func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T
 	}
 	text(m.Stdout, v)
 	return v, nil
+}
+
+// mutate runs a mutating command that answers with a value (marketplace
+// add/update/remove, cache gc…): its JSON on stdout with --json, else its
+// details as text on stdout (details may be nil: the result line says it
+// all), then, in every mode, its result line on stderr. A backend error is
+// that line: "✗ " + nothing, and why; exit 1.
+func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *app) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
+	con := m.consoleFor(m.Stderr)
+	a, err := m.open(ctx)
+	if err != nil {
+		return m.failed(con, nothing, err)
+	}
+	defer a.Close()
+	v, err := do(a)
+	a.progress.Stop()
+	if err != nil {
+		return m.failed(con, nothing, err)
+	}
+	switch {
+	case m.asJSON:
+		if err := writeJSON(m.Stdout, v); err != nil {
+			return err
+		}
+	case details != nil:
+		details(m.Stdout, v)
+	}
+	return result(con, v)
 }

@@ -2,154 +2,94 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-
-	"golang.org/x/term"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 )
 
-// The terminal review of a dry run (SPEC §11): what `plugin install
-// --dry-run` and `plugin update --dry-run` print on stderr when that is a
-// terminal, beside the JSON on stdout. One line per plugin that would be
-// installed or moved, what each update changes, every FULL TRUST runtime in
-// full, the entries that would not be installed grouped by reason, and the
-// exact command that approves this plan. Every string that
-// came from a plugin, a marketplace or a source is escaped (safeText,
+// The terminal review (SPEC §11): what a planning command prints on stderr
+// when that is a terminal, after the JSON on stdout, so that it is what
+// stays on screen. A plan shows one line per plugin that would be
+// installed or moved, what each update changes, who needs whom, what will
+// not be installed grouped by reason, and then — last, right above the
+// exact command that approves this plan — every FULL TRUST runtime in
+// full. An applied response shows the same of what was done. Every string
+// that came from a plugin, a marketplace or a source is escaped (safeText,
 // safeCell, safeLine): a review that the reviewed package can repaint
 // reviews nothing.
-
-// stderrIsTerminal reports whether the review should be printed: stderr
-// is a terminal (tests replace the check through Main.terminal).
-func (m *Main) stderrIsTerminal() bool {
-	if m.terminal != nil {
-		return m.terminal(m.Stderr)
-	}
-	f, ok := m.Stderr.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // entryPrefix is how a marketplace entry's error begins; grouping by
 // reason drops it, so entries refused for the same reason share a line.
 var entryPrefix = plugind.LazyRegexp(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
-// writeReview prints the review of resp, an install dry-run response, to
-// w. approve is the command line that applies exactly this plan (its planId
-// included); nil when the plan cannot be applied.
-func writeReview(w io.Writer, resp *installer.Response, approve []string) {
-	writePlanReview(w, resp, approve, false)
+// reviewed is a response and how to show it.
+type reviewed struct {
+	resp *installer.Response
+	// update: the plan moves installed plugins (from, to, what changes).
+	update bool
+	// approve is the command line that applies exactly this plan, its
+	// planId included: set for a dry run, nil otherwise.
+	approve []string
 }
 
-// writeUpdateReview prints the review of resp, an update dry-run
-// response: each move from its installed commit, with the capability diff
-// the plan carries, and what stays where it is.
-func writeUpdateReview(w io.Writer, resp *installer.Response, approve []string) {
-	writePlanReview(w, resp, approve, true)
-}
-
-func writePlanReview(w io.Writer, resp *installer.Response, approve []string, update bool) {
+// review prints r.
+func (s screen) review(r reviewed) {
+	resp := r.resp
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
-		case a.Status == installer.ActionReady:
+		case a.Status == installer.ActionReady || a.Status == installer.ActionInstalled:
 			ready = append(ready, a)
-		case update && a.Action == installer.ActionKeep:
+		case r.update && a.Action == installer.ActionKeep:
 			kept = append(kept, a)
 		default:
 			other = append(other, a)
 		}
 	}
 
-	if resp.Source != "" {
-		fmt.Fprintf(w, "\nReview of %s\n", safeText(resp.Source))
-	} else {
+	s.blank()
+	switch {
+	case resp.Applied:
+		s.line("%s", s.strong("Applied: "+safeText(resp.Source)))
+	case resp.Source != "":
+		s.line("%s", s.strong("Review of "+safeText(resp.Source)))
+	default:
 		// A request refused before any plan names no source.
-		fmt.Fprintf(w, "\nReview\n")
+		s.line("%s", s.strong("Review"))
 	}
-	if r := resp.Resolved; r != nil {
+	if rs := resp.Resolved; rs != nil && rs.Kind != "installed" {
 		var parts []string
-		for _, p := range []string{r.Kind, r.Repo, prefixed("at ", r.Ref), prefixed("commit ", shortCommit(r.Commit)), prefixed("folder ", r.Subdir)} {
+		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", shortCommit(rs.Commit)), prefixed("folder ", rs.Subdir)} {
 			if p != "" {
 				parts = append(parts, p)
 			}
 		}
-		fmt.Fprintf(w, "  resolved: %s\n", safeText(strings.Join(parts, ", ")))
+		s.line("  resolved: %s", safeText(strings.Join(parts, ", ")))
 	}
 	if resp.PlanID != "" {
-		fmt.Fprintf(w, "  plan: %s\n", safeText(resp.PlanID))
+		s.line("  plan: %s", safeText(resp.PlanID))
 	}
 
-	if update && len(ready) > 0 {
-		writeMoves(w, ready)
-	} else if len(ready) > 0 {
-		fmt.Fprintf(w, "\n%s to install:\n", plural(len(ready), "plugin"))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tCOMMIT\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
+	if len(ready) > 0 {
+		s.readyTable(ready, r.update, resp.Applied)
+		s.dependencies(ready)
 		for _, a := range ready {
-			name := safeCell(a.Name, 40)
-			if a.Action == installer.ActionReplace {
-				name += " (replaces " + dash(shortCommit(a.PreviousCommit)) + ")"
-			}
-			risk := string(a.Risk)
-			if a.Runtime != nil {
-				risk += " FULL TRUST"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", name, dash(safeText(shortCommit(a.Commit))), dash(safeText(risk)),
-				len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
-		}
-		_ = tw.Flush()
-		for _, a := range ready {
-			if a.Diff != nil && !a.Diff.Empty() {
+			if r.update {
+				s.move(a)
+			} else if a.Diff != nil && !a.Diff.Empty() {
 				// A replace that moves the plugin to another source.
-				writeDiff(w, a, "")
+				s.diff(a, "")
 			}
 		}
 	}
-
-	for _, a := range ready {
-		if a.Runtime == nil {
-			continue
-		}
-		rt := a.Runtime
-		fmt.Fprintf(w, "\n!! FULL TRUST runtime in %s: %s\n", safeText(a.Name), safeText(strings.Join(append([]string{rt.Command}, rt.Args...), " ")))
-		if rt.Warning != "" {
-			fmt.Fprintf(w, "   %s\n", safeText(rt.Warning))
-		}
-		if len(rt.Env) > 0 {
-			keys := make([]string, 0, len(rt.Env))
-			for k := range rt.Env {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			env := make([]string, 0, len(keys))
-			for _, k := range keys {
-				env = append(env, k+"="+rt.Env[k])
-			}
-			fmt.Fprintf(w, "   env: %s\n", safeText(strings.Join(env, " ")))
-		}
-		fmt.Fprintf(w, "   capabilities: %s; intercepts: %s; replaces: %s\n",
-			safeText(listOrNone(rt.Capabilities)), safeText(listOrNone(rt.Intercepts)), safeText(listOrNone(rt.Replaces)))
-		for _, tool := range rt.Tools {
-			ro := ""
-			if tool.ReadOnly {
-				ro = " (read-only)"
-			}
-			fmt.Fprintf(w, "   tool %s%s: %s\n", safeText(tool.ModelName), ro, safeLine(tool.Description, maxCell))
-		}
-		if rt.Required {
-			fmt.Fprintln(w, "   required: sessions do not start without it")
-		}
-	}
-
-	writeKept(w, kept)
-	writeNotInstalled(w, other)
+	s.submodules(ready)
+	s.options(configurable(resp.Actions))
+	s.kept(kept)
+	s.notInstalled(other)
 
 	var warnings []string
 	for _, warn := range resp.Warnings {
@@ -157,101 +97,217 @@ func writePlanReview(w io.Writer, resp *installer.Response, approve []string, up
 			warnings = append(warnings, warn)
 		}
 	}
-	if len(warnings) > 0 {
-		fmt.Fprintf(w, "\nwarnings:\n")
-		for _, warn := range warnings {
-			fmt.Fprintf(w, "  %s\n", safeLine(warn, 0))
+	s.warnings(warnings)
+
+	// FULL TRUST last: nothing comes between it and the approval.
+	for _, a := range ready {
+		if a.Runtime != nil {
+			s.fullTrust(a)
 		}
 	}
 
-	verb, done := "install", "installed"
-	if update {
-		verb, done = "apply", "applied"
+	done := "installed"
+	if r.update {
+		done = "applied"
 	}
 	switch {
-	case update && resp.Status == installer.StatusUpToDate:
-		fmt.Fprintf(w, "\nEverything is up to date: there is nothing to apply.\n")
-	case approve == nil || !resp.OK:
+	case resp.Applied:
+	case resp.Status == installer.StatusUpToDate && r.update:
+		s.blank()
+		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
+	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
 		reason := resp.ErrorText()
 		if reason == "" {
 			reason = "nothing in it can be " + done
 		}
-		fmt.Fprintf(w, "\nThis plan cannot be %s: %s\n", done, safeText(reason))
-	default:
-		fmt.Fprintf(w, "\nTo %s exactly this plan:\n  %s\n", verb, safeText(shellJoin(approve)))
+		s.blank()
+		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
+	case r.approve != nil && len(ready) > 0:
+		verb := "install"
+		if r.update {
+			verb = "apply"
+		}
+		s.blank()
+		s.line("To %s exactly this plan:", verb)
+		for _, l := range commandLines(r.approve, 2, s.width) {
+			fmt.Fprintln(s.w, safeText(l))
+		}
+		s.sensitiveNote(ready)
 	}
 }
 
-// writeMoves prints the plugins an update moves: one line each (from and
-// to which commit, the risk of approving it, what it will contribute),
-// then what each move changes, as the plan's diff says it.
-func writeMoves(w io.Writer, ready []installer.Action) {
-	fmt.Fprintf(w, "\n%s to update:\n", plural(len(ready), "plugin"))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tFROM\tTO\tRISK\tSKILLS\tCOMMANDS\tAGENTS\tHOOKS\tMCP SERVERS\t")
+// warnings lists what the backend warned about.
+func (s screen) warnings(warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	s.blank()
+	s.line("%s", s.warn("warnings:"))
+	for _, warn := range warnings {
+		s.line("  %s", safeLine(warn, 0))
+	}
+}
+
+// readyTable prints the plugins a plan installs or moves (or an applied
+// one did): one row each, with the risk of approving it and what it
+// contributes; an update's rows say from and to which commit.
+func (s screen) readyTable(ready []installer.Action, update, applied bool) {
+	what := "to install"
+	switch {
+	case update && applied:
+		what = "updated"
+	case update:
+		what = "to update"
+	case applied:
+		what = "installed"
+	}
+	s.blank()
+	s.line("%s %s:", plural(len(ready), "plugin"), what)
+	t := &table{indent: 2, header: []string{"NAME", "COMMIT", "RISK", "CONTRIBUTES"}, shrink: []int{3, 0}}
+	if update {
+		t = &table{indent: 2, header: []string{"NAME", "FROM", "TO", "RISK", "CONTRIBUTES"}, shrink: []int{4, 0}}
+	}
 	for _, a := range ready {
-		from, to, risk := shortCommit(a.PreviousCommit), shortCommit(a.Commit), string(a.Risk)
-		if a.Previous != nil {
-			from = shortCommit(a.Previous.Commit)
+		name := safeCell(a.Name, 40)
+		risk := s.risk(string(a.Risk), dash(safeText(string(a.Risk))))
+		if a.Runtime != nil {
+			risk += " " + s.trust("FULL TRUST")
+		}
+		if !update {
+			if a.Action == installer.ActionReplace {
+				name += " (replaces " + dash(shortCommit(a.PreviousCommit)) + ")"
+			}
+			t.add(name, commitCell(shortCommit(a.Commit), a.Tag), risk, contributes(a.Inventory))
+			continue
+		}
+		from, to := shortCommit(a.PreviousCommit), shortCommit(a.Commit)
+		if p := a.Previous; p != nil {
+			from = shortCommit(p.Commit)
 			if from == "" && to == "" {
 				// A plugin with no commit (a local folder) moves by its
 				// content digest.
-				from, to = shortDigest(a.Previous.ContentDigest), shortDigest(a.ContentDigest)
+				from, to = shortDigest(p.ContentDigest), shortDigest(a.ContentDigest)
 			}
-			if a.Previous.Risk != "" && a.Previous.Risk != a.Risk {
-				risk += " (was " + string(a.Previous.Risk) + ")"
+			if p.Risk != "" && p.Risk != a.Risk {
+				risk += " (was " + safeText(string(p.Risk)) + ")"
 			}
 		}
-		if a.Runtime != nil {
-			risk += " FULL TRUST"
+		if a.RenamedFrom != "" {
+			name += " (was " + safeCell(a.RenamedFrom, 40) + ")"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t\n", safeCell(a.Name, 40), dash(safeText(from)), dash(safeText(to)),
-			dash(safeText(risk)), len(a.Skills), len(a.Commands), len(a.Agents), len(a.Hooks), len(a.MCPServers))
+		t.add(name, dash(safeText(from)), commitCell(to, a.Tag), risk, contributes(a.Inventory))
 	}
-	_ = tw.Flush()
+	t.write(s.w, s.width)
+}
+
+// commitCell is a (shortened) commit as the review's tables show it, with
+// the release tag a dependency's range took it at beside it.
+func commitCell(commit, tag string) string {
+	c := dash(safeText(commit))
+	if tag != "" {
+		c += " (" + safeCell(tag, 60) + ")"
+	}
+	return c
+}
+
+// submodules lists, per plugin, the git submodules its tree holds:
+// content from another repository, at the commit the plugin's pins.
+func (s screen) submodules(ready []installer.Action) {
 	for _, a := range ready {
-		version := ""
-		if a.Previous != nil && a.Previous.Version != "" && a.Previous.Version != a.Version {
-			version = fmt.Sprintf(" (%s → %s)", safeText(a.Previous.Version), safeText(a.Version))
-		}
-		if a.Diff == nil || a.Diff.Empty() {
-			fmt.Fprintf(w, "\n%s%s: what it contributes stays the same\n", safeText(a.Name), version)
+		if len(a.Submodules) == 0 {
 			continue
 		}
-		writeDiff(w, a, version)
-	}
-}
-
-// writeDiff prints what an action changes, one line each, as its diff
-// says it: a move to another source first, on its own line.
-func writeDiff(w io.Writer, a installer.Action, version string) {
-	fmt.Fprintf(w, "\n%s%s changes:\n", safeText(a.Name), version)
-	for _, line := range a.Diff.Summary {
-		fmt.Fprintf(w, "  %s\n", safeLine(line, 0))
-	}
-}
-
-// writeKept lists the plugins an update leaves where they are, with what
-// it says about them (an entry that vanished or lost its pin).
-func writeKept(w io.Writer, kept []installer.Action) {
-	if len(kept) == 0 {
-		return
-	}
-	names := make([]string, len(kept))
-	for i, a := range kept {
-		names[i] = safeCell(a.Name, 40)
-	}
-	fmt.Fprintf(w, "\nup to date (%d): %s\n", len(kept), strings.Join(names, ", "))
-	for _, a := range kept {
-		for _, warn := range a.Warnings {
-			fmt.Fprintf(w, "  %s: %s\n", safeCell(a.Name, 40), safeLine(warn, 0))
+		s.blank()
+		s.line("submodules in %s (their files are part of it):", safeText(a.Name))
+		for _, sm := range a.Submodules {
+			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(shortCommit(sm.Commit))))
 		}
 	}
 }
 
-// writeNotInstalled groups what will not be installed by status and
-// reason: one line per reason, naming its entries.
-func writeNotInstalled(w io.Writer, other []installer.Action) {
+// dependencies says who needs whom among the plugins shown.
+func (s screen) dependencies(ready []installer.Action) {
+	var lines []string
+	for _, a := range ready {
+		if len(a.DependsOn) > 0 {
+			lines = append(lines, fmt.Sprintf("%s needs %s", safeCell(a.Name, 40), safeText(strings.Join(a.DependsOn, ", "))))
+		}
+	}
+	for _, a := range ready {
+		if a.Dependency {
+			by := ""
+			if len(a.DependencyOf) > 0 {
+				by = " of " + safeText(strings.Join(a.DependencyOf, ", "))
+			}
+			lines = append(lines, fmt.Sprintf("%s comes as a dependency%s (prune removes it once nothing needs it)", safeCell(a.Name, 40), by))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	s.blank()
+	s.line("dependencies:")
+	for _, l := range lines {
+		s.line("  %s", l)
+	}
+}
+
+// move prints what an update changes in one plugin, as its diff says it.
+func (s screen) move(a installer.Action) {
+	version := ""
+	if a.Previous != nil && a.Previous.Version != "" && a.Previous.Version != a.Version {
+		version = fmt.Sprintf(" (%s → %s)", safeText(a.Previous.Version), safeText(a.Version))
+	}
+	if a.Diff == nil || a.Diff.Empty() {
+		s.blank()
+		s.line("%s%s: what it contributes stays the same", safeText(a.Name), version)
+		return
+	}
+	s.diff(a, version)
+}
+
+// diff prints what an action changes, one line each, as its diff says
+// it: a move to another source first, on its own line.
+func (s screen) diff(a installer.Action, version string) {
+	s.blank()
+	s.line("%s%s changes:", safeText(a.Name), version)
+	for _, line := range a.Diff.Summary {
+		s.line("  %s", safeLine(line, 0))
+	}
+}
+
+// kept lists the plugins an update leaves where they are, with what it
+// says about them (an entry that vanished or lost its pin) — and apart,
+// those whose source could not be reached: they are not up to date, only
+// unchanged as far as the cache knows.
+func (s screen) kept(kept []installer.Action) {
+	var fresh, stale []string
+	for _, a := range kept {
+		if a.Unchecked != "" {
+			stale = append(stale, safeCell(a.Name, 40))
+		} else {
+			fresh = append(fresh, safeCell(a.Name, 40))
+		}
+	}
+	if len(fresh) > 0 {
+		s.blank()
+		s.line("up to date (%d): %s", len(fresh), strings.Join(fresh, ", "))
+	}
+	if len(stale) > 0 {
+		s.blank()
+		s.line("%s %s", s.warn(fmt.Sprintf("could not check (%d):", len(stale))), strings.Join(stale, ", "))
+		s.line("  their sources could not be reached; this is what was cached")
+	}
+	for _, a := range kept {
+		for _, warn := range a.Warnings {
+			s.line("  %s: %s", safeCell(a.Name, 40), safeLine(warn, 0))
+		}
+	}
+}
+
+// notInstalled groups what will not be installed by status and reason:
+// one line per reason, naming its entries.
+func (s screen) notInstalled(other []installer.Action) {
 	type group struct {
 		status, reason string
 		names          []string
@@ -285,14 +341,55 @@ func writeNotInstalled(w io.Writer, other []installer.Action) {
 					n += len(h.names)
 				}
 			}
-			fmt.Fprintf(w, "\n%s (%d):\n", safeText(g.status), n)
+			head := fmt.Sprintf("%s (%d):", safeText(g.status), n)
+			if g.status != string(installer.ActionSkipped) {
+				head = s.bad(head)
+			}
+			s.blank()
+			s.line("%s", head)
 			last = g.status
 		}
 		names := make([]string, len(g.names))
 		for i, n := range g.names {
 			names[i] = safeCell(n, 40)
 		}
-		fmt.Fprintf(w, "  %s: %s\n", safeLine(g.reason, 0), strings.Join(names, ", "))
+		s.line("  %s: %s", safeLine(g.reason, 0), strings.Join(names, ", "))
+	}
+}
+
+// fullTrust prints a runtime's FULL TRUST block in full: the command it
+// runs outside the sandbox, its environment, what it may intercept and
+// replace, and its tools.
+func (s screen) fullTrust(a installer.Action) {
+	rt := a.Runtime
+	s.blank()
+	s.line("%s runtime in %s: %s", s.trust("!! FULL TRUST"), safeText(a.Name), safeText(strings.Join(append([]string{rt.Command}, rt.Args...), " ")))
+	if rt.Warning != "" {
+		s.line("   %s", safeText(rt.Warning))
+	}
+	if len(rt.Env) > 0 {
+		keys := make([]string, 0, len(rt.Env))
+		for k := range rt.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		env := make([]string, 0, len(keys))
+		for _, k := range keys {
+			env = append(env, k+"="+rt.Env[k])
+		}
+		s.line("   env: %s", safeText(strings.Join(env, " ")))
+	}
+	s.line("   capabilities: %s; intercepts: %s; replaces: %s",
+		safeText(listOrNone(rt.Capabilities)), safeText(listOrNone(rt.Intercepts)), safeText(listOrNone(rt.Replaces)))
+	for _, tool := range rt.Tools {
+		ro := ""
+		if tool.ReadOnly {
+			ro = " (read-only)"
+		}
+		s.line("   tool %s%s: %s", safeText(tool.ModelName), ro, safeLine(tool.Description, maxCell))
+	}
+	if rt.Required {
+		s.line("   required: sessions do not start without it")
 	}
 }
 
@@ -306,6 +403,32 @@ func repeatsAction(warn string, other []installer.Action) bool {
 		}
 	}
 	return false
+}
+
+// contributes says what a plugin adds, in a few words: "2 skills, 1 hook,
+// runtime".
+func contributes(inv installer.Inventory) string {
+	return countWords(len(inv.Skills), len(inv.Commands), len(inv.Agents), len(inv.Hooks), len(inv.MCPServers), inv.Runtime != nil)
+}
+
+// countWords is what a plugin adds from its counts ("-" for nothing).
+func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{skills, "skill"}, {commands, "command"}, {agents, "agent"}, {hooks, "hook"}, {mcp, "MCP server"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
+		}
+	}
+	if runtime {
+		parts = append(parts, "runtime")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // approveCommand is the install command line that applies exactly the plan
@@ -425,6 +548,9 @@ func listOrNone(xs []string) string {
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
+	}
+	if stem, ok := strings.CutSuffix(word, "y"); ok && !strings.HasSuffix(stem, "e") && !strings.HasSuffix(stem, "a") && !strings.HasSuffix(stem, "o") {
+		return strconv.Itoa(n) + " " + stem + "ies" // entry, dependency
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/muesli/termenv"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/manifest"
@@ -28,6 +30,7 @@ func TestWriteReview(t *testing.T) {
 		Resolved: &installer.Resolved{Kind: "marketplace", Repo: "github.com/acme/market", Ref: "main", Commit: "fce67da29501d3f9375784addb22c2fab9ca2ac8"},
 		Actions: []installer.Action{
 			{Name: "alpha", Action: installer.ActionInstall, Status: installer.ActionReady, Commit: "fce67da29501d3f9375784addb22c2fab9ca2ac8", Risk: installer.RiskMedium,
+				Submodules: []plugind.Submodule{{Path: "vendor/lib", URL: "https://github.com/acme/lib\x1b[2J", Commit: "1234567890abcdef1234567890abcdef12345678"}},
 				Inventory: installer.Inventory{
 					Skills:     []manifest.Skill{{Name: "greet"}, {Name: "wave"}},
 					Commands:   []manifest.Command{{Name: "c"}},
@@ -50,7 +53,7 @@ func TestWriteReview(t *testing.T) {
 		Warnings: []string{"skipped npm-one: marketplace entry \"npm-one\": npm sources are not supported", "the marketplace names no owner"},
 	}
 	var b bytes.Buffer
-	writeReview(&b, resp, approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID))
+	writeReviewTo(&b, reviewed{resp: resp, approve: approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID)})
 	out := b.String()
 	t.Log("\n" + out)
 
@@ -64,6 +67,7 @@ func TestWriteReview(t *testing.T) {
 		"   env: TOKEN=***\n",
 		"   capabilities: tools; intercepts: none; replaces: none\n",
 		"   tool ext__beta__lookup (read-only): Look things up\n",
+		"\nsubmodules in alpha (their files are part of it):\n  vendor/lib  https://github.com/acme/lib\\x1b[2J at 1234567890ab\n",
 		"\nskipped (2):\n  npm sources are not supported [install.not_pinnable]: npm-one, npm-two\n",
 		"\nblocked (1):\n  manifest says \\x1b[8mhidden\\x1b[0m [install.blocked]: evil\\u202e\n",
 		"warnings:\n  the marketplace names no owner\n",
@@ -80,10 +84,10 @@ func TestWriteReview(t *testing.T) {
 			lines[f[0]] = f
 		}
 	}
-	if got := strings.Join(lines["alpha"], " "); got != "alpha fce67da29501 medium 2 1 0 1 1" {
+	if got := strings.Join(lines["alpha"], " "); got != "alpha fce67da29501 medium 2 skills, 1 command, 1 hook, 1 MCP server" {
 		t.Errorf("alpha's line: %q", got)
 	}
-	if got := strings.Join(lines["beta"], " "); got != "beta (replaces 999988887777) aaaabbbbcccc high FULL TRUST 0 0 0 0 0" {
+	if got := strings.Join(lines["beta"], " "); got != "beta (replaces 999988887777) aaaabbbbcccc high FULL TRUST runtime" {
 		t.Errorf("beta's line: %q", got)
 	}
 	if strings.Contains(out, "skipped npm-one:") {
@@ -97,7 +101,7 @@ func TestWriteReview(t *testing.T) {
 	b.Reset()
 	refused := &installer.Response{OK: false, Status: installer.StatusRefused, Source: "/x", Actions: resp.Actions[2:4],
 		Err: plugind.Errorf(plugind.CodeBlocked, "none of the 2 plugins in /x can be installed")}
-	writeReview(&b, refused, approveCommand("reasonix", "/x", installer.Request{}, "p"))
+	writeReviewTo(&b, reviewed{resp: refused, approve: approveCommand("reasonix", "/x", installer.Request{}, "p")})
 	if !strings.Contains(b.String(), "This plan cannot be installed: none of the 2 plugins") || strings.Contains(b.String(), "--yes") {
 		t.Errorf("refused review:\n%s", b.String())
 	}
@@ -130,7 +134,7 @@ func runReview(t *testing.T, home string, terminal bool, args ...string) result 
 		"REASONIX_GITHUB_API_URL": "http://127.0.0.1:1/api/v3",
 	}
 	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] },
-		terminal: func(io.Writer) bool { return terminal }}
+		terminal: func(io.Writer) bool { return terminal }, columns: 10000}
 	code := m.Run(context.Background(), args)
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
@@ -170,7 +174,7 @@ func TestDryRunReviewOnATerminal(t *testing.T) {
 
 	// The printed command, run by a shell, installs exactly that plan.
 	i := strings.LastIndex(review.stderr, "  reasonix plugin install ")
-	command := strings.TrimSpace(review.stderr[i:])
+	command := strings.TrimSpace(strings.SplitN(review.stderr[i:], "\n\n", 2)[0]) // the result line follows
 	sh := exec.Command("sh", "-c", binPath+strings.TrimPrefix(command, "reasonix"))
 	sh.Env = append(os.Environ(), "REASONIX_HOME="+home)
 	out, err := sh.Output()
@@ -212,7 +216,7 @@ func TestWriteUpdateReview(t *testing.T) {
 		Warnings: []string{},
 	}
 	var b bytes.Buffer
-	writeUpdateReview(&b, resp, approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))
+	writeReviewTo(&b, reviewed{resp: resp, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID)})
 	out := b.String()
 	t.Log("\n" + out)
 	for _, want := range []string{
@@ -235,7 +239,7 @@ func TestWriteUpdateReview(t *testing.T) {
 			row = strings.Join(strings.Fields(l), " ")
 		}
 	}
-	if row != "alpha fce67da29501 0012b77fedc8 high (was medium) 0 0 0 2 1" {
+	if row != "alpha fce67da29501 0012b77fedc8 high (was medium) 2 hooks, 1 MCP server" {
 		t.Errorf("alpha's row: %q", row)
 	}
 	if strings.ContainsAny(out, "\x1b\x07") {
@@ -245,7 +249,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Up to date: said plainly, with no command to run.
 	b.Reset()
 	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
-	writeUpdateReview(&b, upToDate, approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))
+	writeReviewTo(&b, reviewed{resp: upToDate, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID)})
 	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
 		t.Errorf("up-to-date review:\n%s", got)
 	}
@@ -253,7 +257,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Refused before any plan: the reason, no command.
 	b.Reset()
 	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
-	writeUpdateReview(&b, refused, approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))
+	writeReviewTo(&b, reviewed{resp: refused, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, "")})
 	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
 		t.Errorf("refused review:\n%s", got)
 	}
@@ -284,7 +288,7 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	market := writeFiles(t, filepath.Join(t.TempDir(), "shelf"), map[string]string{
-		".claude-plugin/marketplace.json": `{"name":"shelf","plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
+		".claude-plugin/marketplace.json": `{"name":"shelf","owner":{"name":"o"},"plugins":[{"name":"one","source":"./one"},{"name":"two","source":"./two"}]}`,
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,
@@ -334,7 +338,7 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 
 	// The printed command, run by a shell, applies exactly that plan.
 	i := strings.LastIndex(review.stderr, "  reasonix plugin update ")
-	command := strings.TrimSpace(review.stderr[i:])
+	command := strings.TrimSpace(strings.SplitN(review.stderr[i:], "\n\n", 2)[0]) // the result line follows
 	sh := exec.Command("sh", "-c", binPath+strings.TrimPrefix(command, "reasonix"))
 	sh.Env = append(os.Environ(), "REASONIX_HOME="+home)
 	out, err := sh.Output()
@@ -379,13 +383,24 @@ func TestSuggestedCommandRunsTheSameBinary(t *testing.T) {
 // hooks), never "1 skills".
 func TestListCounts(t *testing.T) {
 	p := installer.PluginInfo{}
-	if got := counts(p); got != "-" {
+	if got := contributes(p.Inventory); got != "-" {
 		t.Errorf("nothing: %q", got)
 	}
 	p.Skills = make([]manifest.Skill, 1)
 	p.Hooks = make([]manifest.Hook, 2)
 	p.MCPServers = make([]manifest.MCPServer, 1)
-	if got, want := counts(p), "1 skill, 2 hooks, 1 MCP server"; got != want {
+	if got, want := contributes(p.Inventory), "1 skill, 2 hooks, 1 MCP server"; got != want {
 		t.Errorf("counts = %q, want %q", got, want)
 	}
+}
+
+// writeReviewTo prints r as a console without colour or width would.
+func writeReviewTo(w io.Writer, r reviewed) {
+	screen{plainConsole(w, 0)}.review(r)
+}
+
+// plainConsole is a console of width columns (0: not a terminal) that
+// writes no colour.
+func plainConsole(w io.Writer, width int) *console {
+	return &console{w: w, terminal: width > 0, width: width, out: termenv.NewOutput(w, termenv.WithProfile(termenv.Ascii))}
 }

@@ -16,7 +16,7 @@ func (m *Main) showCommand() *cobra.Command {
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Example: `  reasonix plugin show hello-claude
   reasonix plugin show hello-claude --json`,
-		Args:              cobra.ExactArgs(1),
+		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (*installer.PluginInfo, error) {
@@ -35,6 +35,9 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 		}
 	}
 	kv("name", p.Name)
+	if p.DisplayName != p.Name {
+		kv("display name", p.DisplayName)
+	}
 	kv("version", p.Version)
 	if p.Description != "" {
 		fmt.Fprintf(w, "%-14s %s\n", "description:", safeLine(p.Description, maxCell))
@@ -94,6 +97,11 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 			}
 			fmt.Fprintf(w, "  %-16s %-6s %s  (tools %s*, autoStart=%v)\n", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
 				safeText(s.ToolPrefix), s.AutoStart)
+		}
+	})
+	section(w, "options", len(p.UserConfig), func() {
+		for _, o := range p.UserConfig {
+			fmt.Fprintf(w, "  %-32s %s\n", safeCell(optionLabel(o.Option), 60), optionState(o))
 		}
 	})
 	for _, warn := range p.Warnings {

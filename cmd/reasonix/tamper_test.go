@@ -112,7 +112,7 @@ func TestTamperedSnapshotIsQuarantined(t *testing.T) {
 		t.Fatalf("doctor: %s", r.stdout)
 	}
 	// The evidence goes with gc --all.
-	if r := sb.run(t, env, "cache", "gc", "--all"); r.code != 0 || !strings.Contains(r.stdout, "deleted 1 quarantined snapshots") {
+	if r := sb.run(t, env, "cache", "gc", "--all"); r.code != 0 || !strings.Contains(r.stderr, "deleted 1 quarantined snapshot\n") {
 		t.Fatalf("gc: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	if q, _ := filepath.Glob(filepath.Join(sb.home, "store", "quarantine", "*")); len(q) != 0 {

@@ -12,6 +12,7 @@ func (m *Main) updateCommand() *cobra.Command {
 	var ap installer.Approval
 	var ur installer.UpdateRequest
 	var req installer.Request
+	var configFlags []string
 	cmd := &cobra.Command{
 		Use:   "update NAME… | --all [--marketplace M] (--dry-run | --yes)",
 		Short: "Plan, and with --yes apply, updates of installed plugins",
@@ -28,10 +29,16 @@ Every move shows where it moves from and what it changes — skills, commands, a
 servers, runtime, credential references — and one that adds a hook, an MCP server, a runtime or
 a credential reference is riskier than what is installed. A move to another host, owner,
 repository or subfolder is its own line, and raises the risk by one more level: approving it
-trusts someone else's code. --yes --plan-id ID applies exactly the plan that was shown.`,
+trusts someone else's code. --yes --plan-id ID applies exactly the plan that was shown.
+
+Update keeps each plugin's userConfig values. --config KEY=VALUE (NAME.KEY=VALUE with several
+plugins) changes one, even of a plugin whose source has not moved; an option a new version makes
+required is asked for on a terminal, as install does, or blocks the plugin
+(install.config_required).`,
 		Example: `  reasonix plugin update hello --dry-run
   reasonix plugin update --all --dry-run
-  reasonix plugin update --all --marketplace acme --yes --plan-id medium:sha256:…`,
+  reasonix plugin update --all --marketplace acme --yes --plan-id medium:sha256:…
+  reasonix plugin update hello --config port=9090 --yes`,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			// Any number of installed plugins, each once.
 			named := map[string]bool{}
@@ -54,16 +61,23 @@ trusts someone else's code. --yes --plan-id ID applies exactly the plan that was
 				return usageError(errors.New("--marketplace goes with --all"))
 			}
 			ur.Names = args
+			cfg, err := parseConfigFlags(configFlags)
+			if err != nil {
+				return err
+			}
+			req.Config = cfg
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			return m.respond(cmd.Context(), func(a *app) *installer.Response {
-				resp, _ := a.installer.Update(cmd.Context(), ur, req, ap)
-				if ap.DryRun && resp != nil && m.stderrIsTerminal() {
-					// The same plan, readable, on the terminal; stdout keeps
-					// the JSON for scripts.
-					writeUpdateReview(m.Stderr, resp, approveUpdateCommand(m.prog(), ur, req, resp.PlanID))
-				} else if resp != nil {
-					fullTrustBanner(m.Stderr, resp)
+			sh := shown{cmd: cmdUpdate, update: true, offline: req.Offline}
+			if ap.DryRun {
+				sh.approve = func(resp *installer.Response) []string {
+					return withConfigArgs(approveUpdateCommand(m.prog(), ur, req, resp.PlanID), req, resp)
 				}
+			}
+			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
+				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
+					resp, _ := a.installer.Update(cmd.Context(), ur, r, ap)
+					return resp
+				})
 				return resp
 			})
 		},
@@ -77,6 +91,7 @@ trusts someone else's code. --yes --plan-id ID applies exactly the plan that was
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	f.BoolVar(&req.Offline, "offline", false, "no network: answer from the cache and store only")
 	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
-	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found")
+	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
+	f.StringArrayVar(&configFlags, "config", nil, configFlagUsage)
 	return cmd
 }

@@ -77,12 +77,12 @@ func TestValidateOnHostileFolders(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := runMeasured(t, 30*time.Second, t.TempDir(), nil, "plugin", "validate", c.arg, "--json")
-			t.Logf("exit %d in %s, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.maxRSS>>20)
+			t.Logf("exit %d in %s, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.usage.PeakRSS>>20)
 			if r.code != 1 {
 				t.Fatalf("exit %d, want 1 (findings): %s %s", r.code, r.stdout, r.stderr)
 			}
-			if r.took > 10*time.Second || r.maxRSS > 150<<20 {
-				t.Errorf("took %s and %d MiB", r.took, r.maxRSS>>20)
+			if r.took > 10*time.Second || r.usage.PeakRSS > 150<<20 {
+				t.Errorf("took %s and %d MiB", r.took, r.usage.PeakRSS>>20)
 			}
 			v := validateJSON(t, r.result)
 			var all []string

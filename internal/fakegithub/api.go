@@ -53,6 +53,13 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 			return
 		}
 		s.apiTarball(w, r, repo, ref)
+	case cAPIContents:
+		p, ok := unescapeRef(strings.TrimPrefix(req.tail, "/contents/"))
+		if !ok {
+			writeAPIError(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		s.apiContents(w, r, repo, p)
 	}
 }
 

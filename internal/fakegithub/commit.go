@@ -25,6 +25,9 @@ func (ch change) check() error {
 		if err := checkPath(f.Path); err != nil {
 			return err
 		}
+		if f.Gitlink != "" && !isHex40(f.Gitlink) {
+			return fmt.Errorf("submodule %q: %q is not a 40-hex commit id", f.Path, f.Gitlink)
+		}
 	}
 	for _, p := range ch.deletes {
 		if err := checkPath(p); err != nil {
@@ -95,6 +98,10 @@ func (r *Repo) fastCommit(ctx context.Context, ref, parent, label string, ch cha
 			fmt.Fprintf(w, "D %s\n", quotePath(p))
 		}
 		for _, f := range ch.files {
+			if f.Gitlink != "" {
+				fmt.Fprintf(w, "M 160000 %s %s\n", f.Gitlink, quotePath(f.Path))
+				continue
+			}
 			mode, data := f.gitMode()
 			fmt.Fprintf(w, "M %s inline %s\n", mode, quotePath(f.Path))
 			writeData(w, data)

@@ -14,6 +14,7 @@ type File struct {
 	Content string      // file bytes (ignored for symlinks)
 	Mode    fs.FileMode // 0644 (also when zero) or 0755; any execute bit makes it executable
 	Symlink string      // when set, the entry is a symlink to this target
+	Gitlink string      // when set, the entry is a submodule pinned at this commit
 }
 
 // markers let a plain map[string]string of Commit carry modes and deletions.
@@ -29,6 +30,12 @@ func Executable(content string) string { return marker + "exec\x00" + content }
 // Symlink, as a content value in Commit, makes the path a symlink to target.
 func Symlink(target string) string { return marker + "link\x00" + target }
 
+// Gitlink, as a content value in Commit, makes the path a submodule pinned
+// at commit (a 40-hex id, which need not exist here): what `git submodule
+// add` records in the tree. The .gitmodules that names its URL is a file
+// like any other.
+func Gitlink(commit string) string { return marker + "gitlink\x00" + commit }
+
 // filesFromMap turns Commit's map into sorted files plus deletions.
 func filesFromMap(m map[string]string) (files []File, deletes []string) {
 	for p, c := range m {
@@ -39,6 +46,8 @@ func filesFromMap(m map[string]string) (files []File, deletes []string) {
 			files = append(files, File{Path: p, Content: strings.TrimPrefix(c, marker+"exec\x00"), Mode: 0o755})
 		case strings.HasPrefix(c, marker+"link\x00"):
 			files = append(files, File{Path: p, Symlink: strings.TrimPrefix(c, marker+"link\x00")})
+		case strings.HasPrefix(c, marker+"gitlink\x00"):
+			files = append(files, File{Path: p, Gitlink: strings.TrimPrefix(c, marker+"gitlink\x00")})
 		default:
 			files = append(files, File{Path: p, Content: c, Mode: 0o644})
 		}

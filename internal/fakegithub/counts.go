@@ -17,6 +17,7 @@ type Counts struct {
 	APIRefs       int // GET /repos/{o}/{r}/branches and /tags
 	APICompare    int // GET /repos/{o}/{r}/compare/{base}...{head}
 	APITarball    int // GET /repos/{o}/{r}/tarball[/{ref}] (the redirect)
+	APIContents   int // GET /repos/{o}/{r}/contents/{path}
 	Archive       int // GET of the archive the redirect points to
 	Other         int // anything else (404s, receive-pack, unknown API routes, API and archives in plain-git mode)
 	Total         int // every request, counted once (APICommits304 is not added again)
@@ -30,7 +31,7 @@ func (c Counts) Content() int { return c.UploadPack + c.Archive }
 
 // API is the number of REST requests the fake recognised.
 func (c Counts) API() int {
-	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball
+	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball + c.APIContents
 }
 
 type counter int
@@ -46,6 +47,7 @@ const (
 	cAPICompare
 	cAPITarball
 	cArchive
+	cAPIContents
 )
 
 func (c *Counts) add(which counter) {
@@ -69,6 +71,8 @@ func (c *Counts) add(which counter) {
 		c.APITarball++
 	case cArchive:
 		c.Archive++
+	case cAPIContents:
+		c.APIContents++
 	default:
 		c.Other++
 	}
@@ -183,6 +187,8 @@ func classifyAPI(p string) request {
 		q.counter = cAPICompare
 	case t == "/tarball" || strings.HasPrefix(t, "/tarball/"):
 		q.counter = cAPITarball
+	case strings.HasPrefix(t, "/contents/") && len(t) > len("/contents/"):
+		q.counter = cAPIContents
 	}
 	return q
 }

@@ -9,8 +9,9 @@
 // It also serves what an attacker would: trees no honest git would make
 // (CommitRawTree), hand-made archives (SetArchive), commits reachable from
 // no branch or tag, as GitHub serves fork-network commits
-// (CommitUnreachable), and cheap huge repositories (CommitLargeFile,
-// CommitManyFiles). WithPlainGit turns it into any other git host: smart
+// (CommitUnreachable), cheap huge repositories (CommitLargeFile,
+// CommitManyFiles), and packs crafted to cost their reader (BuildPack,
+// ServePack: deltas stored last first, a million tiny objects). WithPlainGit turns it into any other git host: smart
 // HTTP only, repositories at nested paths.
 //
 // The core server (Start/Close) does not depend on package testing, so the
@@ -90,6 +91,7 @@ type Server struct {
 	token          string
 	archives       map[string][]byte // made by git archive, keyed by repoKey@sha
 	craftedArchive map[string][]byte // SetArchive's, same keys; always win
+	craftedPack    map[string][]byte // ServePack's, by repository path key
 
 	archiveFlight singleflight.Group
 
@@ -136,6 +138,7 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		repoCounts:     map[string]*Counts{},
 		archives:       map[string][]byte{},
 		craftedArchive: map[string][]byte{},
+		craftedPack:    map[string][]byte{},
 	}
 	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
 	if err != nil {

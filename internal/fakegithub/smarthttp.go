@@ -71,6 +71,10 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 			writeUploadPackError(w, "upload-pack: not our ref "+sha)
 			return
 		}
+		if pack := s.craftedPackOf(repo); pack != nil {
+			writeCraftedPack(w, body, pack)
+			return
+		}
 		// net/http/cgi refuses chunked bodies (git sends those for large
 		// negotiations), so hand it the buffered, decoded body instead.
 		r = r.Clone(r.Context())

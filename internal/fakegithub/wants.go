@@ -82,6 +82,19 @@ func (r *Repo) refusedWant(ctx context.Context, body []byte, policy wantPolicy) 
 // and v2 use the same line).
 func pktWants(body []byte) []string {
 	var out []string
+	for _, line := range pktLines(body) {
+		if strings.HasPrefix(line, "want ") && len(line) >= 45 && isHex40(line[5:45]) {
+			out = append(out, line[5:45])
+		}
+	}
+	return out
+}
+
+// pktLines returns the data pkt-lines of body, without their newline,
+// skipping flush, delim and response-end packets and stopping at the first
+// malformed length.
+func pktLines(body []byte) []string {
+	var out []string
 	for len(body) >= 4 {
 		n, err := strconv.ParseUint(string(body[:4]), 16, 16)
 		if err != nil {
@@ -94,10 +107,7 @@ func pktWants(body []byte) []string {
 		if int(n) > len(body) {
 			break
 		}
-		line := strings.TrimSuffix(string(body[4:n]), "\n")
-		if strings.HasPrefix(line, "want ") && len(line) >= 45 && isHex40(line[5:45]) {
-			out = append(out, line[5:45])
-		}
+		out = append(out, strings.TrimSuffix(string(body[4:n]), "\n"))
 		body = body[n:]
 	}
 	return out

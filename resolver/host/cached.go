@@ -17,6 +17,7 @@ type MetaStore interface {
 	GetRef(ctx context.Context, remote, ref string) (cache.Ref, bool, error)
 	PutRef(ctx context.Context, r cache.Ref) error
 	ListRefs(ctx context.Context, remote string) ([]cache.Ref, error)
+	ReplaceRefs(ctx context.Context, remote string, commits map[string]string, at time.Time) error
 	GetVerdict(ctx context.Context, remote, sha string) (cache.Verdict, bool, error)
 	PutVerdict(ctx context.Context, v cache.Verdict) error
 	FirstNegative(ctx context.Context, remote string, now time.Time, keys ...cache.NegativeKey) (cache.Negative, bool, error)
@@ -146,21 +147,16 @@ func (c *Cached) MissingPath(ctx context.Context, sha, path string) error {
 	return c.negative(ctx, "path", sha, path)
 }
 
-// Refs implements Repo. Online the listing is asked for and every ref is
-// remembered; when that fails (offline) the refs remembered before stand in.
+// Refs implements Repo. Online the listing is asked for and remembered in
+// place of the last one (one write); when that fails (offline) the refs
+// remembered stand in.
 func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
 	if err := c.known(ctx, nil, ""); err != nil {
 		return nil, err
 	}
 	refs, err := c.inner.Refs(ctx)
 	if err == nil {
-		now := c.opts.Now()
-		for name, sha := range refs.Commits {
-			if old, ok, _ := c.db.GetRef(ctx, c.key, name); ok && old.SHA == sha {
-				continue // keep its ETag
-			}
-			c.wrote(c.db.PutRef(ctx, cache.Ref{Remote: c.key, Ref: name, SHA: sha, ResolvedAt: now}))
-		}
+		c.wrote(c.db.ReplaceRefs(ctx, c.key, refs.Commits, c.opts.Now()))
 		return refs, nil
 	}
 	if IsNotFound(err) {
@@ -229,6 +225,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 		pin.Warning = fmt.Sprintf("offline: %s of %s is %s as cached %s", DescribeRef(name), c.key, Short(cached.SHA), age)
 	} else {
 		pin.Warning = fmt.Sprintf("network failed (%v); planned from cache: %s of %s is %s as cached %s", err, DescribeRef(name), c.key, Short(cached.SHA), age)
+		pin.Unchecked = UncheckedNetwork
 	}
 	return pin, nil
 }
@@ -292,7 +289,8 @@ func (c *Cached) Reachable(ctx context.Context, sha, hint string) error {
 }
 
 // Fetch implements Repo. A remembered verdict spares the check (or refuses
-// at once); a fetch that proved reachability records it.
+// at once); a fetch that proved reachability records it. A refused tree is
+// remembered too (contentVerdict), so a re-plan does not download it again.
 func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
 	if err := c.known(ctx, []string{"commit", KindCommitOrUnreachable}, sha); err != nil {
 		return nil, err
@@ -305,9 +303,13 @@ func (c *Cached) Fetch(ctx context.Context, sha, dest string, opts FetchOptions)
 			return nil, err
 		}
 	}
+	if err := c.contentVerdict(ctx, sha, opts); err != nil {
+		return nil, err
+	}
 	got, err := c.inner.Fetch(ctx, sha, dest, opts)
 	if err != nil {
 		c.recordVerdict(ctx, sha, errOnlyIfDefinitive(err))
+		c.rememberContent(ctx, sha, opts, err)
 		return nil, err
 	}
 	if got.Verified {

@@ -12,11 +12,11 @@ package host
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // Repo is one remote repository.
@@ -83,13 +83,22 @@ type Pin struct {
 	// Warning says how the answer was obtained when that is worth knowing
 	// (from the cache while offline, from git when the API failed).
 	Warning string
+	// Unchecked says why the host could not be asked although it should
+	// have been (UncheckedNetwork): SHA is what the cache remembered, and
+	// the ref may have moved since. Offline, nobody asks: it stays "".
+	Unchecked string
 }
+
+// UncheckedNetwork is why a ref could not be checked: its host could not
+// be reached (Pin.Unchecked).
+const UncheckedNetwork = "network"
 
 // FetchOptions tune one Fetch.
 type FetchOptions struct {
 	// Paths, when not empty, are the folders (slash paths from the
 	// repository root) to write; everything else is left out. Names are
-	// checked everywhere, so a commit gets one verdict whatever is kept.
+	// checked everywhere; links are followed only from the kept folders
+	// (tarball.Options.Paths).
 	Paths []string
 	// Budget bounds what is written (SPEC §8).
 	Budget plugind.Budget
@@ -108,6 +117,9 @@ type FetchOptions struct {
 	// that could use more cores or memory for one fetch should not
 	// (tarball.Options.SingleThreaded).
 	Concurrent bool
+	// Submodules fetches the submodules the kept folders hold (SPEC §8);
+	// nil refuses a tree that has any there.
+	Submodules tarball.SubmoduleFunc
 }
 
 // Fetched describes a finished Fetch.
@@ -122,6 +134,9 @@ type Fetched struct {
 	// nil means the caller must scan dest itself.
 	Tree []plugind.File
 	Dirs []string
+	// Submodules lists the submodules written into the tree, nested ones
+	// included (tarball.Result.Submodules).
+	Submodules []plugind.Submodule
 }
 
 // Errors a Repo returns, wrapped in a plugind.Error carrying the code.
@@ -154,9 +169,10 @@ func IsNotFound(err error) bool {
 }
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
-// over budget, cancelled, provably absent) or a refusal no transport may
-// overrule (a mirror's policy or token, a snapshot that failed its digest
-// check, an address PublicOnly refused),
+// over budget, cancelled, provably absent, a submodule that could not be
+// fetched) or a refusal no transport may overrule (a mirror's policy or
+// token, a snapshot that failed its digest check, an address PublicOnly
+// refused),
 // so trying another transport would give the same answer or must not be
 // tried.
 func Fatal(err error) bool {
@@ -164,7 +180,8 @@ func Fatal(err error) bool {
 		return false
 	}
 	var addr *AddressRefusedError
-	if Refused(err) || errors.As(err, &addr) {
+	var sub *tarball.SubmoduleError
+	if Refused(err) || errors.As(err, &addr) || errors.As(err, &sub) {
 		return true
 	}
 	switch plugind.CodeOf(err) {
@@ -186,20 +203,9 @@ type OpenerFunc func(src source.Source) (Repo, error)
 // Open implements Opener.
 func (f OpenerFunc) Open(src source.Source) (Repo, error) { return f(src) }
 
-// IncludeFunc keeps the given folders and what is under them (nil: all).
-func IncludeFunc(paths []string) func(string) bool {
-	if len(paths) == 0 {
-		return nil
-	}
-	return func(rel string) bool {
-		for _, p := range paths {
-			if p == "" || p == "." || rel == p || strings.HasPrefix(rel, p+"/") {
-				return true
-			}
-		}
-		return false
-	}
-}
+// IncludeFunc keeps the given folders and what is under them (nil: all),
+// as a fetch with FetchOptions.Paths keeps them.
+func IncludeFunc(paths []string) func(string) bool { return tarball.Keeps(paths) }
 
 // DescribeRef names a ref in messages.
 func DescribeRef(ref string) string {

@@ -117,11 +117,50 @@ func checkPublicHost(host string) error {
 	return nil
 }
 
+// RESTClient is the retrying client every REST call and archive download
+// goes through (retryablehttp's), each request counting its own attempts
+// so that a retry can be announced to the context's Watcher as "attempt 2
+// of 4 in 4s" before its wait begins.
+type RESTClient struct {
+	*retryablehttp.Client
+}
+
+// attempts is one request's count of retries so far.
+type attempts struct {
+	host string
+	n    int
+}
+
+type attemptsKey struct{}
+
+// Do sends req with retries.
+func (c *RESTClient) Do(req *retryablehttp.Request) (*http.Response, error) {
+	ctx := context.WithValue(req.Context(), attemptsKey{}, &attempts{host: req.URL.Host})
+	return c.Client.Do(req.WithContext(ctx))
+}
+
+// StandardClient is an *http.Client whose requests go through c (for
+// go-github).
+func (c *RESTClient) StandardClient() *http.Client {
+	return &http.Client{Transport: restRoundTripper{c}}
+}
+
+type restRoundTripper struct{ c *RESTClient }
+
+func (rt restRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	r, err := retryablehttp.FromRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	return rt.c.Do(r)
+}
+
 // NewRetryingClient builds the retrying client every REST call and archive
 // download goes through: backoff, Retry-After (a longer wait than
 // MaxRetryAfter ends the attempt with a clear error instead of sleeping),
-// retries logged at debug level and one warning when every attempt failed.
-func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *retryablehttp.Client {
+// retries logged at debug level, announced to the request's Watcher, and
+// one warning when every attempt failed.
+func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 	cfg = cfg.withDefaults()
 	maxRetryAfter := cfg.MaxRetryAfter
 	c := retryablehttp.NewClient()
@@ -140,7 +179,11 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *retryablehttp.Clien
 				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}
 			}
 		}
-		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		retry, err := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		if retry {
+			announceRetry(ctx, c, resp, err)
+		}
+		return retry, err
 	}
 	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
 		if resp != nil {
@@ -166,7 +209,28 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *retryablehttp.Clien
 		cfg.Log.Warn("request failed after retries (offline? try --offline; rate limited? set GITHUB_TOKEN)", "err", err)
 		return nil, err
 	}
-	return c
+	return &RESTClient{Client: c}
+}
+
+// announceRetry tells the request's Watcher that a retry will follow, with
+// its number and the wait before it: the same Backoff retryablehttp is
+// about to call, so the announced wait is the real one. The last failure
+// announces nothing: no retry follows it.
+func announceRetry(ctx context.Context, c *retryablehttp.Client, resp *http.Response, err error) {
+	a, ok := ctx.Value(attemptsKey{}).(*attempts)
+	if !ok {
+		return
+	}
+	a.n++
+	if a.n > c.RetryMax {
+		return
+	}
+	why := err
+	if why == nil && resp != nil {
+		why = fmt.Errorf("%s answered %s", a.host, resp.Status)
+	}
+	wait := c.Backoff(c.RetryWaitMin, c.RetryWaitMax, a.n-1, resp)
+	WatcherFrom(ctx).Retrying(a.host, a.n+1, c.RetryMax+1, wait, why)
 }
 
 // debugLogger sends retryablehttp's per-attempt messages (one per retry,

@@ -49,6 +49,7 @@ func (r *Retry) do(ctx context.Context, op string, fn func() error) error {
 			return err
 		}
 		r.Log.Debug("retrying", "op", op, "repo", r.Source().Key(), "attempt", attempt, "err", err)
+		WatcherFrom(ctx).Retrying(r.Source().Key(), attempt+1, r.Attempts, wait, err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -32,7 +32,7 @@ func Parse(raw string) (Source, error) {
 		return invalid(raw, format, args...)
 	}
 	if strings.TrimSpace(raw) == "" {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "empty source: give a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET")
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
 	}
 	for _, r := range raw {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {

@@ -83,12 +83,8 @@ type Source struct {
 	Entry, Market string
 }
 
-var (
-	hexSHA = plugind.LazyRegexp(`^[0-9a-f]{40}$`)
-)
-
 // IsSHA reports whether s is a full 40-hex lower-case commit id.
-func IsSHA(s string) bool { return hexSHA.MatchString(s) }
+func IsSHA(s string) bool { return plugind.IsCommitID(s) }
 
 // IsLocal reports whether s names something on this machine.
 func (s Source) IsLocal() bool { return s.Kind == LocalDir || s.Kind == LocalZip }

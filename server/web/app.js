@@ -12,10 +12,14 @@
 //    origin (scheme, host and port) can read, and which every tab of it
 //    shares. The bearer token never reaches this page.
 //  - Install sends exactly the planId on screen.
+//  - No message names a command-line flag: the daemon's (the CLI's) advice
+//    is said in this page's words (words.js) and offered as a button.
 'use strict';
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  // words says a daemon message in this page's words (words.js).
+  const words = (s) => window.ReasonixWords.pageText(s);
 
   const PAGE_TOKEN_HEADER = 'X-Reasonix-Page-Token';
   const PROGRESS_HEADER = 'X-Reasonix-Progress';
@@ -32,6 +36,13 @@
       selected: new Set(),
       busy: false,
       result: null,
+      opts: {}, // what page actions added to the request (replace, refresh, allowUnpinned)
+      // userConfig values typed in the plan's forms, "NAME.KEY" → text.
+      // Sensitive ones live only here and in the requests that carry them:
+      // the daemon never sends them back, and they are dropped once
+      // installed.
+      config: {},
+      planConfig: '', // the values the plan on screen was made with (JSON)
     },
     installed: { plugins: [], open: new Set() },
     markets: {
@@ -90,6 +101,9 @@
     return node;
   }
 
+  // nameOf is what a plugin is called on the page: its displayName, when
+  // it has one, with its name.
+  const nameOf = (x) => (x.displayName && x.displayName !== x.name ? x.displayName + ' (' + x.name + ')' : x.name);
   const plural = (n, one, many) => n + ' ' + (n === 1 ? one : many || one + 's');
   const short = (sha) => (sha ? String(sha).slice(0, 12) : '');
   const shortDigest = (d) => (d ? String(d).replace(/^(sha256:)?(.{12}).*$/, '$1$2') : '');
@@ -116,6 +130,7 @@
   function notice(id, kind, ...content) {
     const n = $(id);
     clear(n);
+    content = content.filter((c) => c !== null && c !== undefined);
     if (!content.length) {
       n.hidden = true;
       return;
@@ -125,10 +140,11 @@
     n.hidden = false;
   }
 
-  // errorText is "message (code)" for a daemon error body.
+  // errorText is "message (code)" for a daemon error body, in this page's
+  // words.
   function errorText(body, fallback) {
     if (body && body.error) {
-      const msg = String(body.error);
+      const msg = words(body.error);
       return msg.charAt(0).toUpperCase() + msg.slice(1) + (body.errorCode ? ' (' + body.errorCode + ')' : '');
     }
     return fallback;
@@ -239,6 +255,7 @@
   function signedOut(reason, replaced) {
     state.signedIn = false;
     $('tabs').hidden = true;
+    $('search-form').hidden = true;
     $('account').hidden = true;
     $('loading').hidden = true;
     for (const s of document.querySelectorAll('.screen')) s.hidden = true;
@@ -268,6 +285,7 @@
     $('screen-signin').hidden = true;
     $('loading').hidden = true;
     $('tabs').hidden = false;
+    $('search-form').hidden = false;
     $('account').hidden = false;
     route();
   }
@@ -296,6 +314,7 @@
     add: { section: 'screen-add', show: showAdd },
     installed: { section: 'screen-installed', show: showInstalled },
     marketplaces: { section: 'screen-marketplaces', show: showMarketplaces },
+    search: { section: 'screen-search', show: showSearch },
   };
 
   function route() {
@@ -318,16 +337,50 @@
     installing: 'Installing', applying: 'Applying', done: 'Done',
   };
 
+  // STALL_AFTER is how long the page waits without news before it says
+  // what it is waiting on (the daemon says it sooner when it can tell).
+  const STALL_AFTER = 5000;
+
+  const secs = (ms) => (ms < 10000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000))) + ' s';
+
   function progressLine(p) {
     const parts = [];
     if (p.total > 0) parts.push(p.entries + ' of ' + plural(p.total, 'entry', 'entries') + ' resolved');
     if (p.repos > 0 || p.bytes > 0) parts.push(plural(p.repos, 'repository', 'repositories') + ' fetched (' + human(p.bytes) + ')');
+    else if (p.received > 0 || p.written > 0) parts.push(human(Math.max(p.received || 0, p.written || 0)) + ' fetched' + (p.host ? ' from ' + p.host : ''));
     return parts.join(' · ');
   }
 
+  // hostOf is the host a source names ("" when it names none: a folder, a
+  // known marketplace's name), for saying what a plan waits on before the
+  // daemon says so itself.
+  function hostOf(src) {
+    const s = String(src || '');
+    const m = /^git:([^/]+)\//i.exec(s) || /^https:\/\/([^/#?]+)/i.exec(s) || /^ssh:\/\/(?:[^@/]+@)?([^/:]+)/i.exec(s) ||
+      /^[^@/:]+@([^:/]+):/.exec(s);
+    return m ? m[1].toLowerCase() : '';
+  }
+
+  // waitLine says what a stream waits on: a retry or a silent host, as the
+  // daemon reports them, or, when it reports nothing for STALL_AFTER, the
+  // host the source names (where), or just that it is still at work.
+  function waitLine(p, quietMs, where) {
+    if (p && p.retryAttempt > 0) {
+      return 'retrying ' + p.retryWhat + ' (' + p.retryAttempt + '/' + p.retryMax + ')' + (p.retryWaitMs > 0 ? ' in ' + secs(p.retryWaitMs) : '') +
+        (p.retryWhy ? ' after: ' + words(p.retryWhy) : '');
+    }
+    if (p && p.silentMs > 0) {
+      return 'no answer from ' + p.host + ' for ' + secs(p.silentMs) + (p.limitMs > 0 ? ' (it gives up at ' + secs(p.limitMs) + ')' : '');
+    }
+    if (quietMs < STALL_AFTER) return '';
+    const host = (p && p.host) || where;
+    return (host ? 'waiting on ' + host : 'still working') + ': no news for ' + secs(quietMs);
+  }
+
   // A progress line is the element id (with id-bar and id-text inside):
-  // each screen has its own.
-  function showProgress(box, label, p) {
+  // each screen has its own. quietMs is how long no news came, tookMs how
+  // long the work has run; where names the host the work waits on.
+  function showProgress(box, label, p, quietMs, tookMs, where) {
     const bar = $(box + '-bar');
     if (p && p.total > 0) {
       bar.max = p.total;
@@ -337,7 +390,10 @@
     }
     const phase = p ? PHASES[p.phase] || p.phase : label;
     const line = p ? progressLine(p) : '';
-    $(box + '-text').textContent = visible(phase + '…' + (line ? ' ' + line : ''));
+    const wait = waitLine(p, quietMs || 0, where);
+    const took = tookMs >= 1000 ? ' (' + secs(tookMs) + ')' : '';
+    $(box + '-text').textContent = visible(phase + '…' + (line ? ' ' + line : '') + took + (wait ? ' — ' + wait : ''));
+    $(box).classList.toggle('stalled', !!wait);
   }
 
   // pending shows work that has no progress stream (a marketplace read);
@@ -412,14 +468,20 @@
   // withProgress runs op(progressId) while following its stream. The
   // stream is opened first; one that opens late still gets the latest state.
   // doneLabel names the end by the response's status (default: any other).
-  // The progress line is boxID's.
-  async function withProgress(boxID, label, doneLabel, op) {
+  // The progress line is boxID's; it counts the seconds while the work
+  // runs, and where (the host the source names, if any) is what it says
+  // the work waits on when no news comes.
+  async function withProgress(boxID, label, doneLabel, op, where) {
     const id = newID();
     const box = $(boxID);
     box.hidden = false;
-    box.classList.remove('finished');
-    showProgress(boxID, label, null);
+    box.classList.remove('finished', 'stalled');
+    const started = performance.now();
     let last = null;
+    let lastKey = '';
+    let lastNews = started;
+    const draw = () => showProgress(boxID, label, last, performance.now() - lastNews, performance.now() - started, where);
+    draw();
     let finish;
     const done = new Promise((r) => (finish = r));
     const stream = followEvents(id, (name, data) => {
@@ -432,14 +494,21 @@
         finish();
         return 'done';
       }
-      showProgress(boxID, label, last);
+      // News is a change of anything but the clock.
+      const key = JSON.stringify(Object.assign({}, last, { elapsedMs: 0 }));
+      if (key !== lastKey) {
+        lastKey = key;
+        lastNews = performance.now();
+      }
+      draw();
       return undefined;
     });
+    const ticker = setInterval(draw, 1000);
     await Promise.race([stream.open, sleep(500)]);
-    const started = performance.now();
     try {
       return await op(id);
     } finally {
+      clearInterval(ticker);
       await Promise.race([done, sleep(1500)]);
       stream.abort();
       const ms = last && last.elapsedMs ? last.elapsedMs : performance.now() - started;
@@ -453,6 +522,7 @@
         bar.max = 1;
         bar.value = 1;
       }
+      box.classList.remove('stalled');
       box.classList.add('finished');
       const label = (last && doneLabel[last.status]) || doneLabel.default;
       $(boxID + '-text').textContent = visible(label + ' in ' + took + (line ? ': ' + line : '') + '.');
@@ -468,6 +538,23 @@
   const isMarketplace = (r) => !!(r && r.resolved && r.resolved.kind === 'marketplace');
   const readyNames = (r) => (r && r.actions ? r.actions.filter((a) => a.status === 'ready').map((a) => a.name) : []);
 
+  // The codes of a plan entry that waits for option values.
+  const CONFIG_CODES = ['install.config_required', 'install.config_invalid'];
+  const needsValues = (a) => CONFIG_CODES.includes(a.errorCode);
+
+  // configFor is the typed values a plan of names (all when undefined)
+  // takes: only its plugins' keys, and no empty ones.
+  function configFor(names) {
+    const out = {};
+    for (const [k, v] of Object.entries(state.add.config)) {
+      const plugin = k.slice(0, k.lastIndexOf('.'));
+      if (v !== '' && (!names || names.includes(plugin))) out[k] = v;
+    }
+    return out;
+  }
+  const configKey = (names) => JSON.stringify(Object.entries(configFor(names)).sort());
+  const configMatches = () => configKey(state.add.names) === state.add.planConfig;
+
   function selectionMatches() {
     const add = state.add;
     if (!add.full) return true;
@@ -479,10 +566,13 @@
     state.add.busy = busy;
     $('plan-button').disabled = busy;
     $('plan').setAttribute('aria-busy', busy ? 'true' : 'false');
-    for (const b of document.querySelectorAll('#plan button, #plan input')) b.disabled = busy || b.dataset.off === 'true';
+    for (const b of document.querySelectorAll('#plan button, #plan input, #add-notice button')) b.disabled = busy || b.dataset.off === 'true';
   }
 
-  async function planSource(source, names) {
+  // planSource plans source (narrowed to names, when given) with opts, the
+  // options a page action adds (replace, refresh, allowUnpinned: what the
+  // CLI's flags ask for), and shows the plan for review.
+  async function planSource(source, names, opts) {
     const add = state.add;
     if (add.busy) return;
     notice('add-notice', '');
@@ -492,12 +582,16 @@
       $('source').focus();
       return;
     }
-    const body = { source };
+    opts = Object.assign({}, opts);
+    const body = Object.assign({ source }, opts);
     if (names) body.names = names;
+    const config = configFor(names);
+    if (Object.keys(config).length) body.config = config;
     setAddBusy(true);
     let res;
     try {
-      res = await withProgress('add-progress', 'Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed' }, (pid) => api('POST', '/plugins/plan', body, { progress: pid }));
+      res = await withProgress('add-progress', 'Planning', { default: 'Plan ready', refused: 'Planned (nothing installable)', failed: 'Planning failed', unchecked: 'Planned from the cache (not checked)' },
+        (pid) => api('POST', '/plugins/plan', body, { progress: pid }), hostOf(source) || marketHost(source));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
@@ -506,9 +600,13 @@
     setAddBusy(false);
     const r = res.body;
     if (!r || !Array.isArray(r.actions) || (!r.ok && !r.actions.length)) {
-      // Refused before any plan: the error says it all.
+      // Refused before any plan: the error says it all, with what can be
+      // done about it.
       $('add-progress').hidden = true;
-      notice('add-notice', 'error', 'Could not plan ' + source + ': ' + errorText(r, 'the daemon answered ' + res.status));
+      notice('add-notice', 'error', el('p', {}, 'Could not plan ' + source + ': ' + errorText(r, 'the daemon answered ' + res.status)),
+        refusalActions(r, source, names, opts));
+      const b = document.querySelector('#add-notice button');
+      if (b) b.focus();
       return;
     }
     if (!names) {
@@ -517,31 +615,120 @@
     }
     add.source = source;
     add.names = names;
+    add.opts = opts;
     add.shown = r;
+    add.planConfig = configKey(names);
     add.result = null;
     renderPlan();
     const head = $('plan-title');
     if (head) head.focus();
   }
 
+  // marketHost is the host of the known marketplace a name or NAME@MARKET
+  // names, when the Marketplaces screen has listed it.
+  function marketHost(source) {
+    const market = source.includes('@') ? source.slice(source.indexOf('@') + 1) : source;
+    const k = state.markets.list.find((m) => m.name === market);
+    return k ? hostOf(k.source) : '';
+  }
+
+  // refusalActions are the buttons a refused source offers: the source the
+  // daemon suggests instead, or the screen where marketplaces are known.
+  function refusalActions(r, source, names, opts) {
+    const acts = [];
+    const better = window.ReasonixWords.suggestion(r && r.error);
+    if (better) {
+      acts.push(el('button', {
+        type: 'button', class: 'primary', 'data-action': 'use-suggestion', 'data-source': better,
+        onclick: () => {
+          $('source').value = better;
+          planSource(better, undefined, {});
+        },
+      }, 'Plan ', el('code', { text: better }), ' instead'));
+    }
+    if (r && /known marketplace/.test(String(r.error || ''))) {
+      acts.push(el('a', { href: '#marketplaces', class: 'button-link', 'data-action': 'open-marketplaces' }, 'Open Marketplaces'));
+    }
+    if (r && /remembered from/.test(String(r.error || ''))) {
+      acts.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'ask-again', onclick: () => planSource(source, names, Object.assign({}, opts, { refresh: true })) }, 'Ask again'));
+    }
+    return acts.length ? el('p', { class: 'row notice-actions' }, acts) : null;
+  }
+
   async function installShown() {
     const add = state.add;
     const plan = add.shown;
-    if (add.busy || !plan || !plan.ok || !selectionMatches()) return;
+    if (add.busy || !plan || !plan.ok || !selectionMatches() || !configMatches()) return;
     setAddBusy(true);
+    // The values the plan was made with go again: no stored plan keeps the
+    // sensitive ones.
+    const body = { planId: plan.planId };
+    const config = configFor(add.names);
+    if (Object.keys(config).length) body.config = config;
     let res;
     try {
-      res = await withProgress('add-progress', 'Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' }, (pid) => api('POST', '/plugins/install', { planId: plan.planId }, { progress: pid }));
+      res = await withProgress('add-progress', 'Installing', { default: 'Install finished', refused: 'Install refused', failed: 'Install failed' },
+        (pid) => api('POST', '/plugins/install', body, { progress: pid }), hostOf(add.source) || marketHost(add.source));
     } catch (err) {
       setAddBusy(false);
       report('add-notice', err);
       return;
     }
     add.result = res.body || { ok: false, status: 'failed', error: 'the daemon answered ' + res.status };
+    if (add.result.applied) add.config = {}; // installed: the page forgets them
     setAddBusy(false);
     renderPlan();
     const r = $('install-result');
     if (r) r.focus();
+  }
+
+  // replan plans what is on screen again with more options (opts) and, for
+  // a marketplace, these names selected.
+  function replan(opts, names) {
+    const add = state.add;
+    const all = Object.assign({}, add.opts, opts);
+    if (names && add.full) {
+      add.selected = new Set(names);
+      planSource(add.source, names.slice().sort(), all);
+      return;
+    }
+    planSource(add.source, add.names, all);
+  }
+
+  // conflicting are the names of a plan's entries already installed from
+  // elsewhere: what Replace would replace.
+  const conflicting = (r) => (r && r.actions ? r.actions.filter((a) => a.status === 'conflict').map((a) => a.name) : []);
+
+  // replaceButton re-plans with the conflicting entries replaced; the new
+  // plan is shown for review and installs by its own planId.
+  function replaceButton(r, id) {
+    const names = conflicting(r);
+    const add = state.add;
+    // A narrowed marketplace plan keeps its selection, with them in it.
+    const pick = add.full && add.names ? Array.from(new Set([...add.names, ...names])) : null;
+    return el('button', { type: 'button', class: 'primary', id, 'data-action': 'replace', onclick: () => replan({ replace: true }, pick) },
+      names.length === 1 ? 'Replace ' + names[0] : names.length ? 'Replace ' + plural(names.length, 'installed plugin') : 'Replace');
+  }
+
+  // planFixes are the buttons of a plan that cannot do all it could:
+  // replace what is installed from elsewhere, ask a host again instead of
+  // trusting a remembered "not found", pin unpinned entries at their head.
+  function planFixes(r) {
+    const texts = [r.error || ''].concat(r.actions.map((a) => a.error || ''));
+    const fixes = [];
+    if (conflicting(r).length || r.errorCode === 'install.conflict') fixes.push(replaceButton(r, 'plan-replace'));
+    if (r.actions.some((a) => a.unchecked)) {
+      fixes.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'check-again', onclick: () => replan({}) }, 'Check again'),
+        el('button', { type: 'button', class: 'secondary', 'data-action': 'offline', onclick: () => replan({ offline: true }) }, 'Plan from the cache'));
+    }
+    if (texts.some((t) => /remembered from/.test(t))) {
+      fixes.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'ask-again', onclick: () => replan({ refresh: true }) }, 'Ask again'));
+    }
+    if (!state.add.opts.allowUnpinned && r.actions.some((a) => a.errorCode === 'install.not_pinnable' && /allow-unpinned/.test(a.error || ''))) {
+      fixes.push(el('button', { type: 'button', class: 'secondary', 'data-action': 'allow-unpinned', onclick: () => replan({ allowUnpinned: true }) },
+        'Pin unpinned entries at their current head'));
+    }
+    return fixes.length ? el('div', { class: 'row fixes', id: 'plan-fixes' }, fixes) : null;
   }
 
   function renderPlan() {
@@ -559,6 +746,9 @@
     const resolved = r.resolved || {};
     const where = [resolved.kind, resolved.repo, resolved.ref && 'at ' + resolved.ref, resolved.commit && 'commit ' + short(resolved.commit), resolved.subdir && 'folder ' + resolved.subdir]
       .filter(Boolean).join(' · ');
+    const unchecked = r.actions.filter((a) => a.unchecked);
+    const asked = [add.opts.replace && 'replacing installed plugins', add.opts.refresh && 'asking hosts again', add.opts.offline && 'offline, from the cache',
+      add.opts.allowUnpinned && 'unpinned entries pinned at their current head'].filter(Boolean);
 
     // The plan's warnings repeat each entry that is not installable
     // ("skipped NAME: reason"); those are listed with their entry below.
@@ -569,12 +759,18 @@
       el('dl', { class: 'facts' },
         where && [el('dt', {}, 'Resolved'), el('dd', { text: where })],
         el('dt', {}, 'Plan'), el('dd', {}, el('code', { id: 'plan-id', class: 'wrap', text: r.planId || '—' })),
-        el('dt', {}, 'Plugins'), el('dd', { id: 'plan-counts' }, Object.entries(counts).map(([s, n]) => n + ' ' + s).join(' · ') || 'none'),
+        el('dt', {}, 'Plugins'), el('dd', { id: 'plan-counts' }, Object.entries(counts).map(([s, n]) => n + ' ' + s.replaceAll('-', ' ')).join(' · ') || 'none'),
         // A plan narrowed elsewhere (the Marketplaces screen) says so.
         !market && add.names ? [el('dt', {}, 'Selected'), el('dd', { id: 'plan-selected', class: 'wrap', text: add.names.join(', ') })] : null,
+        asked.length ? [el('dt', {}, 'Asked'), el('dd', { id: 'plan-asked', text: asked.join(' · ') })] : null,
       ),
-      warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, warnings.map((w) => el('li', { text: w }))) : null,
-      !r.ok && r.error ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
+      warnings.length ? el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, warnings.map((w) => el('li', { text: words(w) }))) : null,
+      unchecked.length ? el('div', { class: 'unchecked-note', id: 'plan-unchecked', role: 'status' },
+        el('p', {}, el('strong', {}, 'Could not check ' + plural(unchecked.length, 'plugin') + ' (' + Array.from(new Set(unchecked.map((a) => a.unchecked))).join(', ') + '). '),
+          'Their sources could not be reached, so this plan is what was cached: ' + unchecked.map(nameOf).join(', ') +
+          '. Plan again when the network is back, or plan from the cache on purpose.'))
+        : !r.ok && r.error && r.status !== 'up-to-date' ? el('p', { class: 'refused', id: 'plan-error' }, el('strong', {}, 'Cannot be installed: '), errorText(r, '')) : null,
+      planFixes(r),
     );
     root.append(head);
 
@@ -582,8 +778,10 @@
     // shown from the narrowed plan when it is in it.
     const shownByName = new Map(r.actions.map((a) => [a.name, a]));
     const list = market ? add.full.actions : r.actions;
-    const installable = list.filter((a) => a.status === 'ready' || (shownByName.get(a.name) || {}).status === 'ready');
-    const other = list.filter((a) => !installable.includes(a));
+    const current = (a) => shownByName.get(a.name) || a;
+    const installable = list.filter((a) => a.status === 'ready' || current(a).status === 'ready' || needsValues(current(a)));
+    const installedAlready = list.filter((a) => !installable.includes(a) && current(a).status === 'up-to-date');
+    const other = list.filter((a) => !installable.includes(a) && !installedAlready.includes(a));
 
     if (market) root.append(selectionBar());
     const cards = el('div', { class: 'cards' + (installable.length === 1 ? ' one' : ''), id: 'plan-cards' });
@@ -591,21 +789,51 @@
       const inPlan = shownByName.get(a.name);
       cards.append(planCard(inPlan || a, { market, inPlan: !!inPlan, open: list.length <= 3 }));
     }
-    root.append(cards);
+    if (installable.length) root.append(cards);
+    if (installedAlready.length) root.append(installedAlreadyPanel(installedAlready.map(current), market));
     if (other.length) {
       root.append(el('section', { class: 'panel skipped', id: 'plan-skipped', 'aria-labelledby': 'skipped-title' },
         el('h3', { id: 'skipped-title' }, 'Not installable (' + other.length + ')'),
         el('ul', { class: 'reasons' }, other.map((a) => {
-          const cur = shownByName.get(a.name) || a;
+          const cur = current(a);
           return el('li', { 'data-name': cur.name },
             el('span', { class: 'badge status-' + cur.status, text: cur.status }), ' ',
-            el('strong', { text: cur.name }), ': ', el('span', { class: 'reason', text: errorText(cur, 'no reason given') }));
+            el('strong', { text: nameOf(cur) }), ': ', el('span', { class: 'reason', text: errorText(cur, 'no reason given') }),
+            cur.status === 'conflict' ? [' ', replaceOne(cur.name)] : null);
         })),
       ));
     }
     root.append(installBar());
     if (add.result) root.append(resultPanel(add.result));
     setAddBusy(add.busy);
+  }
+
+  // replaceOne re-plans with one installed plugin replaced (in a
+  // marketplace plan, that entry alone).
+  function replaceOne(name) {
+    const add = state.add;
+    return el('button', {
+      type: 'button', class: 'quiet', 'data-action': 'replace-one', 'data-name': name,
+      onclick: () => (add.full ? replan({ replace: true }, [name]) : replan({ replace: true })),
+    }, 'Replace');
+  }
+
+  // installedAlreadyPanel lists what the plan would install as it is
+  // installed now: nothing to do, which is not an error. Reinstall
+  // re-plans it as a replacement (a repair).
+  function installedAlreadyPanel(acts, market) {
+    return el('section', { class: 'panel installed-already', id: 'plan-installed', 'aria-labelledby': 'installed-already-title' },
+      el('h3', { id: 'installed-already-title' }, 'Installed already (' + acts.length + ')'),
+      el('ul', { class: 'reasons' }, acts.map((a) => el('li', { 'data-name': a.name },
+        el('span', { class: 'badge status-installed', text: 'installed' }), ' ', el('strong', { text: nameOf(a) }),
+        a.version ? el('span', { class: 'version', text: ' v' + a.version }) : null,
+        a.commit ? [' at commit ', el('code', { text: short(a.commit) })] : null,
+        ': the same source and content, nothing to do. ',
+        el('button', {
+          type: 'button', class: 'quiet', 'data-action': 'reinstall', 'data-name': a.name,
+          onclick: () => (market ? replan({ replace: true }, [a.name]) : replan({ replace: true })),
+        }, 'Reinstall'),
+        el('a', { href: '#installed', class: 'quiet-link' }, 'See it in Installed')))));
   }
 
   function selectionBar() {
@@ -647,27 +875,60 @@
     const names = Array.from(add.selected).sort();
     if (!names.length) return;
     // Everything selected is the whole marketplace: plan it as such.
-    planSource(add.source, names.length === all.length ? undefined : names);
+    planSource(add.source, names.length === all.length ? undefined : names, add.opts);
   }
 
   function installBar() {
     const add = state.add;
     const r = add.shown;
-    const ready = readyNames(r).length;
+    const ready = r.actions.filter((a) => a.status === 'ready');
     const matches = selectionMatches();
     const done = add.result && add.result.applied;
     const refused = add.result && !add.result.applied;
-    const can = r.ok && ready > 0 && matches && !done && !refused;
+    const values = configMatches();
+    const can = r.ok && ready.length > 0 && matches && values && !done && !refused;
     let why = 'Installs exactly plan ' + (r.planId || '') + '. If the source changed since, the install is refused and nothing is written.';
-    if (!r.ok) why = 'This plan cannot be installed.';
+    if (!values) why = 'The option values differ from the plan shown: review them first (Review with these values).';
+    else if (r.status === 'up-to-date') why = 'Everything this plan names is installed already, as planned: there is nothing to install.';
+    else if (r.actions.some((a) => a.unchecked)) why = 'This plan is what was cached, unchecked: check again, or plan from the cache on purpose.';
+    else if (!r.ok && r.actions.some(needsValues)) why = 'Give the options their values, then review the plan with them.';
+    else if (!r.ok) why = 'This plan cannot be installed' + (conflicting(r).length ? ': Replace above plans it again as a replacement.' : '.');
     else if (!matches) why = 'Review the selection first: Install applies only a plan you have seen.';
     else if (done) why = 'This plan was installed.';
     else if (refused) why = 'This plan was not installed: see below, then review the source again.';
-    return el('div', { class: 'panel install-bar' },
-      el('button', { type: 'button', id: 'install-button', class: 'primary', 'data-off': can ? 'false' : 'true', disabled: !can, onclick: installShown },
-        'Install ' + plural(ready, 'plugin')),
-      el('p', { class: 'hint', id: 'install-why', text: why }),
-    );
+    const trusted = ready.filter((a) => a.runtime).map(nameOf);
+    let label = 'Install ' + plural(ready.length, 'plugin') + (trusted.length ? ' and trust ' + trusted.join(', ') : '');
+    if (!ready.length) label = 'Nothing to install';
+    else if (ready.length === 1 && trusted.length) label = 'Install and trust ' + trusted[0];
+    return approveBar({ id: 'install-button', actions: ready, can, why, onclick: installShown, label });
+  }
+
+  // approveBar is where a plan is approved: every FULL TRUST runtime the
+  // plan would start (o.actions' runtimes), in full view right above the
+  // button that approves it, whose label names them ("Install and trust
+  // beta"). It stays on screen (sticky) however long the review above it
+  // is.
+  function approveBar(o) {
+    const trusted = o.actions.filter((a) => a.runtime);
+    return el('div', { class: (o.inPanel ? '' : 'panel ') + 'install-bar' + (trusted.length ? ' trusting' : ''), id: o.id + '-bar' },
+      trusted.length ? el('div', { class: 'approve-trust', role: 'group', 'aria-label': 'FULL TRUST runtimes this approves' }, trusted.map(trustLine)) : null,
+      el('div', { class: 'row approve-row' },
+        el('button', { type: 'button', id: o.id, class: 'primary' + (trusted.length ? ' trust' : ''), 'data-off': o.can ? 'false' : 'true', disabled: !o.can, onclick: o.onclick },
+          o.label),
+        el('p', { class: 'hint', id: o.id + '-why', text: o.why })));
+  }
+
+  // trustLine is one FULL TRUST runtime as the approval names it: who runs
+  // what, outside the sandbox (the card above has the whole block).
+  function trustLine(a) {
+    const rt = a.runtime;
+    const cmd = [rt.command].concat(rt.args || []).join(' ');
+    const caps = rt.capabilities && rt.capabilities.length ? rt.capabilities.join(', ') : 'none';
+    return el('div', { class: 'fulltrust', role: 'note', 'data-name': a.name },
+      el('p', { class: 'fulltrust-title' }, el('strong', {}, 'FULL TRUST: '), nameOf(a), ' runs ', el('code', { class: 'wrap', text: cmd }),
+        ' outside the sandbox, with your user\'s permissions.'),
+      el('p', { class: 'fulltrust-facts', text: 'Capabilities: ' + caps + (rt.required ? ' · required: sessions do not start without it' : '') +
+        '. Approving the plan is the authorization: install only runtimes you trust completely.' }));
   }
 
   function resultPanel(res) {
@@ -679,15 +940,16 @@
     const p = el('section', { class: 'panel result ' + kind, id: 'install-result', tabindex: '-1', 'aria-labelledby': 'result-title', 'data-status': res.status || '' },
       el('h3', { id: 'result-title' }, title));
     if (res.error) p.append(el('p', { class: 'reason', id: 'result-error', text: errorText(res, '') }));
-    if (kind === 'refused') {
+    if (kind === 'refused' || kind === 'error') {
       p.append(el('p', {}, 'Nothing was written. See what the source holds now and review it again:'),
-        el('button', { type: 'button', class: 'secondary', onclick: () => planSource(state.add.source, state.add.names) }, 'See what it is now'));
+        el('p', { class: 'row' }, el('button', { type: 'button', class: 'primary', id: 'review-again', 'data-action': 'review-again', onclick: () => replan({}) }, 'Review again')));
     }
     const acts = (res.actions || []).filter((a) => a.status !== 'skipped');
     if (applied && acts.length) {
       p.append(el('ul', { class: 'reasons' }, acts.map((a) => el('li', { 'data-name': a.name },
-        el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: a.name }),
+        el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: nameOf(a) }),
         a.error ? [': ', el('span', { class: 'reason', text: errorText(a, '') })] : null))));
+      if (conflicting(res).length) p.append(el('p', { class: 'row' }, replaceButton(res, 'result-replace')));
       p.append(el('p', { class: 'row' }, el('a', { href: '#installed' }, 'See them in Installed'),
         state.add.from === 'marketplaces' ? el('a', { href: '#marketplaces' }, 'Back to Marketplaces') : null));
     }
@@ -709,29 +971,84 @@
       head.append(el('input', {
         type: 'checkbox', id, 'data-name': a.name, checked: selected, 'aria-label': 'Select ' + a.name,
         onchange: (ev) => toggle(a.name, ev.target.checked),
-      }), el('h4', {}, el('label', { for: id, text: a.name })));
+      }), el('h4', {}, el('label', { for: id, text: nameOf(a) })));
     } else {
-      head.append(el('h4', { text: a.name }));
+      head.append(el('h4', { text: nameOf(a) }));
     }
     if (a.version) head.append(el('span', { class: 'version', text: 'v' + a.version }));
     if (a.risk) head.append(el('span', { class: 'badge risk-' + a.risk, text: a.risk + ' risk' }));
     head.append(el('span', { class: 'badge status-' + a.status, text: opts.market && !opts.inPlan ? 'not in this plan' : a.status }));
     card.append(head);
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
-    const meta = [a.source, a.commit && 'commit ' + short(a.commit), a.manifestKind && a.manifestKind + ' manifest',
+    const meta = [a.source, a.commit && 'commit ' + short(a.commit) + (a.tag ? ' (release tag ' + a.tag + ')' : ''), a.manifestKind && a.manifestKind + ' manifest',
       a.compatibility && 'compatibility ' + a.compatibility, a.previousCommit && 'replaces commit ' + short(a.previousCommit)].filter(Boolean);
     if (meta.length) card.append(el('p', { class: 'meta wrap', text: meta.join(' · ') }));
+    const renamed = renameLine(a);
+    if (renamed) card.append(renamed);
     const moved = sourceMove(a);
     if (moved) card.append(moved);
-    // Dependencies: what it needs, what needs it, and whether it comes in
-    // only because of that.
-    const deps = [a.dependency && 'installed as a dependency',
-      a.dependsOn && a.dependsOn.length && 'needs ' + a.dependsOn.join(', '),
-      a.dependencyOf && a.dependencyOf.length && 'needed by ' + a.dependencyOf.join(', ')].filter(Boolean);
-    if (deps.length) card.append(el('p', { class: 'meta wrap deps', text: deps.join(' · ') }));
+    const deps = depsLine(a);
+    if (deps) card.append(deps);
+    if (a.userConfig && a.userConfig.length && (ready || needsValues(a))) card.append(optionsForm(a));
     card.append(contributions(a, opts.open && opts.inPlan !== false));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
+  }
+
+  // depsLine says what a planned plugin needs, what needs it, and whether
+  // it comes in only because of that (null when none of these).
+  function depsLine(a) {
+    const deps = [a.dependency && 'installed as a dependency',
+      a.dependsOn && a.dependsOn.length && 'needs ' + a.dependsOn.join(', '),
+      a.dependencyOf && a.dependencyOf.length && 'needed by ' + a.dependencyOf.join(', ')].filter(Boolean);
+    return deps.length ? el('p', { class: 'meta wrap deps', text: deps.join(' · ') }) : null;
+  }
+
+  // optionsForm is the form of a plugin's userConfig options. A value is
+  // kept as typed, by NAME.KEY, and sent with the next plan; a sensitive
+  // one is a password field the daemon never fills (it says only whether
+  // one is set).
+  function optionsForm(a) {
+    const add = state.add;
+    const box = el('fieldset', { class: 'options', 'data-name': a.name }, el('legend', {}, 'Options'));
+    for (const o of a.userConfig) {
+      const key = a.name + '.' + o.key;
+      const id = 'opt-' + newID();
+      const typed = add.config[key];
+      let current = typed !== undefined ? typed : '';
+      if (typed === undefined && o.value !== undefined && !o.sensitive) current = String(o.value);
+      let input;
+      if (o.type === 'boolean') {
+        input = el('select', { id }, ['', 'true', 'false'].map((v) => el('option', { value: v, text: v === '' ? '(not set)' : v })));
+        input.value = current;
+      } else {
+        input = el('input', {
+          id, type: o.sensitive ? 'password' : o.type === 'number' ? 'number' : 'text',
+          autocomplete: o.sensitive ? 'new-password' : 'off', spellcheck: 'false', autocapitalize: 'off',
+        });
+        if (o.type === 'number' && o.min !== undefined) input.min = String(o.min);
+        if (o.type === 'number' && o.max !== undefined) input.max = String(o.max);
+        input.value = current;
+        if (o.sensitive && o.set && typed === undefined) input.placeholder = 'set — leave empty to keep it';
+        else if (o.default !== undefined) input.placeholder = 'default: ' + String(o.default);
+      }
+      input.dataset.key = key;
+      input.required = !!o.required && !o.set && o.default === undefined;
+      input.addEventListener(input.tagName === 'SELECT' ? 'change' : 'input', () => {
+        add.config[key] = input.value;
+        const bar = document.querySelector('#plan .install-bar');
+        if (bar) bar.replaceWith(installBar());
+      });
+      const facts = [o.type, o.required ? 'required' : 'optional', o.sensitive ? 'sensitive: kept only on this machine, never shown' : ''].filter(Boolean).join(' · ');
+      box.append(el('div', { class: 'option' },
+        el('label', { for: id }, (o.title || o.key) + ' ', el('code', { class: 'muted', text: o.key })),
+        input,
+        el('p', { class: 'hint', text: [o.description, facts].filter(Boolean).join(' — ') })));
+    }
+    box.append(el('button', {
+      type: 'button', class: 'secondary review-values', onclick: () => planSource(add.source, add.names, add.opts),
+    }, 'Review with these values'));
+    return box;
   }
 
   // contributions renders what a package contributes: the FULL TRUST block
@@ -763,7 +1080,7 @@
     ];
     box.append(...sections.filter(Boolean));
     if (p.warnings && p.warnings.length) {
-      box.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, p.warnings.map((w) => el('li', { text: w }))));
+      box.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, p.warnings.map((w) => el('li', { text: words(w) }))));
     }
     return box;
   }
@@ -875,7 +1192,7 @@
         const again = document.querySelector('#installed-list article[data-name="' + CSS.escape(p.name) + '"] .expander');
         if (again) again.focus();
       },
-    }, el('span', { class: 'chev', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ' ', el('span', { class: 'pname', text: p.name }),
+    }, el('span', { class: 'chev', 'aria-hidden': 'true' }, open ? '▾' : '▸'), ' ', el('span', { class: 'pname', text: nameOf(p) }),
     p.version ? el('span', { class: 'version', text: ' v' + p.version }) : null);
     row.append(el('header', { class: 'prow-head' },
       el('h3', {}, expander),
@@ -883,6 +1200,10 @@
       el('span', { class: 'badge status-' + status, text: status }),
       p.runtime ? el('span', { class: 'badge risk-high', text: 'FULL TRUST runtime' }) : null,
       p.problems && p.problems.length ? el('span', { class: 'badge status-blocked', text: plural(p.problems.length, 'problem') }) : null,
+      // What it needs and what needs it, without opening the row.
+      p.dependencies && p.dependencies.length ? el('span', { class: 'badge deps', 'data-deps': 'needs', text: 'needs ' + p.dependencies.join(', ') }) : null,
+      p.neededBy && p.neededBy.length ? el('span', { class: 'badge deps', 'data-deps': 'needed-by', text: 'needed by ' + p.neededBy.join(', ') }) : null,
+      p.dependency ? el('span', { class: 'badge deps', text: 'dependency' }) : null,
       el('span', { class: 'meta wrap', text: [p.source, p.commit && 'commit ' + short(p.commit), p.link && 'linked'].filter(Boolean).join(' · ') }),
     ));
     const body = el('div', { id: bodyID, class: 'prow-body', hidden: !open });
@@ -899,7 +1220,7 @@
         p.dependency ? [el('dt', {}, 'Installed as'), el('dd', { text: 'a dependency (pruned once nothing needs it)' })] : null,
       ));
       if (p.problems && p.problems.length) {
-        body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: x }))));
+        body.append(el('ul', { class: 'problems', 'aria-label': 'Errors' }, p.problems.map((x) => el('li', { text: words(x) }))));
       }
       body.append(contributions(p, true));
       body.append(el('div', { class: 'row actions' }, rowActions(p)));
@@ -955,16 +1276,43 @@
   }
 
 
-  function setEnabled(p, enabled) {
-    return busyOp('installed', async () => {
-      const res = await api('POST', '/plugins/enabled', { name: p.name, enabled });
-      if (res.status !== 200) {
-        notice('installed-notice', 'error', (enabled ? 'Could not enable ' : 'Could not disable ') + p.name + ': ' + errorText(res.body, 'status ' + res.status));
-        return;
-      }
-      await loadInstalled();
-      notice('installed-notice', 'ok', (enabled ? 'Enabled ' : 'Disabled ') + p.name + '. Sessions started from now on see the change.');
-    });
+  // setEnabled enables or disables a plugin. Disabling one that enabled
+  // plugins need asks first, naming them (what the CLI's --force is); when
+  // the daemon finds others need it after all, it asks with their names.
+  async function setEnabled(p, enabled) {
+    let force = false;
+    if (!enabled && p.neededBy && p.neededBy.length) {
+      if (!(await confirmDisable(p.name, p.neededBy))) return;
+      force = true;
+    }
+    for (;;) {
+      let needers = null;
+      await busyOp('installed', async () => {
+        const res = await api('POST', '/plugins/enabled', { name: p.name, enabled, force });
+        if (res.status === 422 && res.body && res.body.errorCode === 'install.conflict' && !force) {
+          await loadInstalled();
+          const now = state.installed.plugins.find((x) => x.name === p.name);
+          needers = (now && now.neededBy) || [];
+          if (!needers.length) notice('installed-notice', 'error', 'Could not disable ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        if (res.status !== 200) {
+          notice('installed-notice', 'error', (enabled ? 'Could not enable ' : 'Could not disable ') + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        await loadInstalled();
+        notice('installed-notice', 'ok', (enabled ? 'Enabled ' : 'Disabled ') + p.name + '. Sessions started from now on see the change.',
+          ...((res.body && res.body.warnings) || []).map(words));
+      });
+      if (!needers || !needers.length) return;
+      if (!(await confirmDisable(p.name, needers))) return;
+      force = true;
+    }
+  }
+
+  function confirmDisable(name, neededBy) {
+    return confirmDialog('Disable ' + name + '?', neededBy.join(', ') + (neededBy.length === 1 ? ' needs ' : ' need ') + name +
+      (neededBy.length === 1 ? ' and stays' : ' and stay') + ' enabled without it, which may break ' + (neededBy.length === 1 ? 'it.' : 'them.'), 'Disable');
   }
 
   function exportPlugin(p) {
@@ -1024,20 +1372,37 @@
     return d.returnValue === 'ok';
   }
 
+  // removePlugin asks, naming the plugins that need it, then removes it.
+  // The answer is what the CLI's --force is: when the daemon finds others
+  // need it after all (installed since the list was read), it asks again
+  // with their names rather than failing.
   async function removePlugin(p) {
-    const needed = p.neededBy && p.neededBy.length;
-    if (!(await confirmRemove(p.name, p.neededBy))) return;
-    return busyOp('installed', async () => {
-      // The question named who needs it: answering it is the --force.
-      const res = await api('DELETE', '/plugins/' + encodeURIComponent(p.name) + (needed ? '?force=true' : ''));
-      if (res.status !== 200) {
-        notice('installed-notice', 'error', 'Could not remove ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
-        return;
-      }
-      state.installed.open.delete(p.name);
-      await loadInstalled();
-      notice('installed-notice', 'ok', 'Removed ' + p.name + '.');
-    });
+    let neededBy = p.neededBy || [];
+    if (!(await confirmRemove(p.name, neededBy))) return;
+    for (;;) {
+      let needers = null;
+      await busyOp('installed', async () => {
+        const res = await api('DELETE', '/plugins/' + encodeURIComponent(p.name) + (neededBy.length ? '?force=true' : ''));
+        if (res.status === 422 && res.body && res.body.errorCode === 'install.conflict' && !neededBy.length) {
+          await loadInstalled();
+          const now = state.installed.plugins.find((x) => x.name === p.name);
+          needers = (now && now.neededBy) || [];
+          if (!needers.length) notice('installed-notice', 'error', 'Could not remove ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        if (res.status !== 200) {
+          notice('installed-notice', 'error', 'Could not remove ' + p.name + ': ' + errorText(res.body, 'status ' + res.status));
+          return;
+        }
+        state.installed.open.delete(p.name);
+        await loadInstalled();
+        const left = (res.body.warnings || []).map(words);
+        notice('installed-notice', 'ok', 'Removed ' + p.name + '.', ...left);
+      });
+      if (!needers || !needers.length) return;
+      if (!(await confirmRemove(p.name, needers))) return;
+      neededBy = needers;
+    }
   }
 
   function reloadRuntime() {
@@ -1070,8 +1435,8 @@
     let res;
     try {
       res = await withProgress(parts.progress, 'Checking for updates',
-        { default: 'Update plan ready', 'up-to-date': 'Up to date', refused: 'Checked (nothing can be updated)', failed: 'Checking failed' },
-        (pid) => api('POST', '/plugins/update', body, { progress: pid }));
+        { default: 'Update plan ready', 'up-to-date': 'Up to date', unchecked: 'Could not check every source', refused: 'Checked (nothing can be updated)', failed: 'Checking failed' },
+        (pid) => api('POST', '/plugins/update', body, { progress: pid }), updateHost(body));
     } catch (err) {
       setBusy(where, false);
       report(parts.notice, err);
@@ -1089,6 +1454,12 @@
     renderReview(where);
     const head = $(where + '-update-title');
     if (head) head.focus();
+  }
+
+  // updateHost is the host an update of one plugin waits on ("" for many).
+  function updateHost(body) {
+    const p = body.name ? state.installed.plugins.find((x) => x.name === body.name) : null;
+    return p ? hostOf(p.source) : '';
   }
 
   function closeReview(where) {
@@ -1110,30 +1481,35 @@
     root.hidden = false;
     const r = rv.plan;
     const ready = r.actions.filter((a) => a.status === 'ready');
-    const kept = r.actions.filter((a) => a.action === 'keep');
-    const other = r.actions.filter((a) => a.status !== 'ready' && a.action !== 'keep');
-    const upToDate = r.status === 'up-to-date';
+    // Plugins whose source could not be reached: what is said of them is
+    // what was cached, never "up to date".
+    const unchecked = r.actions.filter((a) => a.unchecked);
+    const kept = r.actions.filter((a) => a.action === 'keep' && !a.unchecked);
+    const other = r.actions.filter((a) => a.status !== 'ready' && a.action !== 'keep' && !a.unchecked);
+    const upToDate = r.status === 'up-to-date' && !unchecked.length;
     const panel = el('section', {
-      class: 'panel update-review' + (upToDate ? ' uptodate' : ''), id: where + '-update', 'aria-labelledby': where + '-update-title', 'data-status': r.status || '',
+      class: 'panel update-review' + (upToDate ? ' uptodate' : '') + (unchecked.length ? ' unchecked' : ''), id: where + '-update',
+      'aria-labelledby': where + '-update-title', 'data-status': r.status || '',
     });
     panel.append(el('div', { class: 'review-head' },
       el('h3', { id: where + '-update-title', tabindex: '-1' }, 'Update ', el('span', { class: 'wrap', text: rv.what })),
       el('button', { type: 'button', class: 'quiet', 'data-action': 'close-review', onclick: () => closeReview(where) }, 'Close')));
+    if (unchecked.length) panel.append(uncheckedNote(where, rv, unchecked, ready.length));
     if (upToDate) {
       const one = kept.length === 1 ? kept[0] : null;
       panel.append(el('p', { class: 'uptodate-note', id: where + '-uptodate' }, el('strong', {}, 'Up to date. '),
-        one ? one.name + (one.commit ? ' is at commit ' + short(one.commit) : ' is where its source is') + ': there is nothing to update.'
+        one ? nameOf(one) + (one.commit ? ' is at commit ' + short(one.commit) : ' is where its source is') + ': there is nothing to update.'
           : 'All ' + plural(kept.length, 'plugin') + ' are at what their sources name now: there is nothing to update.'));
     } else {
       const counts = {};
-      for (const a of r.actions) counts[a.status] = (counts[a.status] || 0) + 1;
+      for (const a of r.actions) counts[a.unchecked ? 'not checked' : a.status] = (counts[a.unchecked ? 'not checked' : a.status] || 0) + 1;
       panel.append(el('dl', { class: 'facts' },
         el('dt', {}, 'Plan'), el('dd', {}, el('code', { id: where + '-plan-id', class: 'wrap', text: r.planId || '—' })),
         el('dt', {}, 'Plugins'), el('dd', {}, Object.entries(counts).map(([st, n]) => n + ' ' + (st === 'ready' ? 'to update' : st.replaceAll('-', ' '))).join(' · '))));
     }
-    if (!r.ok && r.error) panel.append(el('p', { class: 'refused' }, el('strong', {}, 'Cannot be applied: '), errorText(r, '')));
+    if (!r.ok && r.error && !unchecked.length) panel.append(el('p', { class: 'refused' }, el('strong', {}, 'Cannot be applied: '), errorText(r, '')));
     if (r.warnings && r.warnings.length) {
-      panel.append(el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, r.warnings.map((w) => el('li', { text: w }))));
+      panel.append(el('ul', { class: 'warnings', 'aria-label': 'Plan warnings' }, r.warnings.map((w) => el('li', { text: words(w) }))));
     }
     if (ready.length) {
       panel.append(el('div', { class: 'cards' + (ready.length === 1 ? ' one' : ''), id: where + '-update-cards' }, ready.map(updateCard)));
@@ -1141,20 +1517,35 @@
     if (kept.length && !(upToDate && kept.length === 1 && !(kept[0].warnings || []).length)) {
       panel.append(el('div', { class: 'kept', id: where + '-kept' }, el('h4', {}, 'Up to date (' + kept.length + ')'),
         el('ul', { class: 'reasons' }, kept.map((a) => el('li', { 'data-name': a.name },
-          el('strong', { text: a.name }), a.commit ? [' at commit ', el('code', { text: short(a.commit) })] : null,
-          a.warnings && a.warnings.length ? el('ul', { class: 'warnings' }, a.warnings.map((w) => el('li', { text: w }))) : null)))));
+          el('strong', { text: nameOf(a) }), a.commit ? [' at commit ', el('code', { text: short(a.commit) })] : null,
+          a.warnings && a.warnings.length ? el('ul', { class: 'warnings' }, a.warnings.map((w) => el('li', { text: words(w) }))) : null)))));
     }
     if (other.length) {
       panel.append(el('div', { class: 'skipped', id: where + '-not-updated' }, el('h4', {}, 'Not updated (' + other.length + ')'),
         el('ul', { class: 'reasons' }, other.map((a) => el('li', { 'data-name': a.name },
-          el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: a.name }), ': ',
+          el('span', { class: 'badge status-' + a.status, text: a.status }), ' ', el('strong', { text: nameOf(a) }), ': ',
           el('span', { class: 'reason', text: errorText(a, 'no reason given') }))))));
     }
     // Apply until it was tried; then what it did.
     if (rv.result) panel.append(updateResult(where, rv));
-    else if (!upToDate) panel.append(applyBar(where, rv, ready.length));
+    else if (ready.length || (!upToDate && !unchecked.length)) panel.append(applyBar(where, rv, ready));
     root.append(panel);
     setBusy(where, state.busy[where]);
+  }
+
+  // uncheckedNote is the amber panel of plugins whose source could not be
+  // reached: they were not checked, whatever the cache says of them.
+  function uncheckedNote(where, rv, unchecked, moving) {
+    const why = Array.from(new Set(unchecked.map((a) => a.unchecked)));
+    return el('div', { class: 'unchecked-note', id: where + '-unchecked', role: 'status' },
+      el('p', {}, el('strong', {}, 'Could not check ' + plural(unchecked.length, 'plugin') + ' (' + why.join(', ') + '). '),
+        'Their sources could not be reached, so whether they have updates is not known: what is shown is what was cached.' +
+        (moving ? ' The others were checked.' : '')),
+      el('ul', { class: 'reasons' }, unchecked.map((a) => el('li', { 'data-name': a.name },
+        el('span', { class: 'badge status-unchecked', text: 'could not check' }), ' ', el('strong', { text: nameOf(a) }),
+        a.commit ? [' stays at commit ', el('code', { text: short(a.commit) })] : null,
+        a.error ? [': ', el('span', { class: 'reason', text: errorText(a, '') })] : null))),
+      el('p', { class: 'row' }, el('button', { type: 'button', class: 'secondary', 'data-action': 'check-again', onclick: () => planUpdate(where, rv.body, rv.what) }, 'Check again')));
   }
 
   // updateCard is one plugin that moves: from which commit to which, what
@@ -1165,7 +1556,7 @@
     const from = prev.commit || a.previousCommit;
     const card = el('article', { class: 'card ucard', 'data-name': a.name, 'aria-label': a.name });
     card.append(el('header', { class: 'card-head' },
-      el('h4', { text: a.name }),
+      el('h4', { text: nameOf(a) }),
       a.version ? el('span', { class: 'version', text: (prev.version && prev.version !== a.version ? 'v' + prev.version + ' → ' : '') + 'v' + a.version }) : null,
       a.risk ? el('span', { class: 'badge risk-' + a.risk, text: a.risk + ' risk' }) : null,
       prev.risk && prev.risk !== a.risk ? el('span', { class: 'risk-was', text: 'was ' + prev.risk }) : null));
@@ -1177,10 +1568,14 @@
       card.append(el('p', { class: 'move' }, 'Content ', el('code', { class: 'old', text: shortDigest(prev.contentDigest) || 'none' }), ' → ',
         el('code', { class: 'new', text: shortDigest(a.contentDigest) || 'none' })));
     }
+    const renamed = renameLine(a);
+    if (renamed) card.append(renamed);
     const moved = sourceMove(a);
     if (moved) card.append(moved);
     if (a.description) card.append(el('p', { class: 'desc', text: a.description }));
     if (a.source) card.append(el('p', { class: 'meta wrap', text: a.source }));
+    const deps = depsLine(a);
+    if (deps) card.append(deps);
     if (prev.risk && RANK[a.risk] > RANK[prev.risk]) {
       card.append(el('p', { class: 'risk-raise' }, el('strong', {}, 'Riskier than what is installed: '),
         'approving it lets ' + a.name + ' do more (' + prev.risk + ' → ' + a.risk + ' risk).'));
@@ -1189,7 +1584,7 @@
     // The move to another source has its own line above; the list is what
     // the plugin contributes.
     const changes = d ? [...(d.added || []).map((c) => changeRow('added', c)), ...(d.removed || []).map((c) => changeRow('removed', c)),
-      ...(d.changed || []).filter((c) => c.kind !== 'source').map((c) => changeRow('changed', c))] : [];
+      ...(d.changed || []).filter((c) => c.kind !== 'source' && c.kind !== 'name').map((c) => changeRow('changed', c))] : [];
     if (changes.length) {
       card.append(el('div', { class: 'diff' }, el('h5', {}, 'What changes'), el('ul', { 'aria-label': 'Changes' }, changes)));
     } else {
@@ -1201,9 +1596,18 @@
     // The move is on the card already; the rest are the plugin's warnings.
     const commitMove = 'moves from ' + short(from) + ' to ' + short(a.commit);
     const warnings = (a.warnings || []).filter((w) => w !== commitMove);
-    if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: w }))));
+    if (warnings.length) card.append(el('ul', { class: 'warnings', 'aria-label': 'Warnings' }, warnings.map((w) => el('li', { text: words(w) }))));
     if (a.error) card.append(el('p', { class: 'reason' }, el('strong', {}, a.status + ': '), errorText(a, '')));
     return card;
+  }
+
+  // renameLine says an update follows its marketplace's rename: the
+  // installed plugin moves to its new name (the daemon's renamedFrom).
+  function renameLine(a) {
+    if (!a.renamedFrom) return null;
+    return el('p', { class: 'rename', role: 'note' }, el('strong', {}, 'Renamed by its marketplace: '),
+      el('code', { class: 'old', text: a.renamedFrom }), ' → ', el('code', { class: 'new', text: a.name }),
+      '. Approving it moves the installed plugin to its new name.');
   }
 
   // sourceMove is the line that says an update or a replace moves a plugin
@@ -1234,13 +1638,13 @@
 
   function applyBar(where, rv, ready) {
     const r = rv.plan;
-    const can = r.ok && ready > 0;
+    const can = r.ok && ready.length > 0;
     const why = can ? 'Applies exactly plan ' + (r.planId || '') + '. If a source moved since, the update is refused and nothing is written.'
       : 'This plan cannot be applied.';
-    return el('div', { class: 'install-bar' },
-      el('button', { type: 'button', id: where + '-apply', class: 'primary', disabled: !can, onclick: () => applyUpdate(where) },
-        'Apply update of ' + plural(ready, 'plugin')),
-      el('p', { class: 'hint', text: why }));
+    const trusted = ready.filter((a) => a.runtime).map(nameOf);
+    let label = 'Apply update of ' + plural(ready.length, 'plugin') + (trusted.length ? ' and trust ' + trusted.join(', ') : '');
+    if (ready.length === 1 && trusted.length) label = 'Update and trust ' + trusted[0];
+    return approveBar({ id: where + '-apply', actions: ready, can, why, onclick: () => applyUpdate(where), label, inPanel: true });
   }
 
   async function applyUpdate(where) {
@@ -1275,7 +1679,7 @@
     if (res.error) p.append(el('p', { class: 'reason', text: errorText(res, '') }));
     if (kind === 'refused') {
       p.append(el('p', {}, 'Nothing was written. See what the sources name now and review it again:'),
-        el('button', { type: 'button', class: 'secondary', onclick: () => planUpdate(where, rv.body, rv.what) }, 'Check again'));
+        el('button', { type: 'button', class: 'primary', 'data-action': 'review-again', onclick: () => planUpdate(where, rv.body, rv.what) }, 'Review again'));
     }
     const moved = (res.actions || []).filter((a) => a.action !== 'keep' && a.status !== 'skipped');
     if (res.applied && moved.length) {
@@ -1431,15 +1835,16 @@
           const box = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] input[data-name="' + CSS.escape(e.name) + '"]');
           if (box) box.focus();
         },
-      }), el('label', { for: id, class: 'ename', text: e.name }));
+      }), el('label', { for: id, class: 'ename', text: nameOf(e) }));
     } else {
-      head.append(el('span', { class: 'ename', text: e.name }));
+      head.append(el('span', { class: 'ename', text: nameOf(e) }));
     }
     if (e.version) head.append(el('span', { class: 'version', text: 'v' + e.version }));
     let mark;
     if (e.updateAvailable) {
       mark = [el('span', { class: 'badge update', text: 'update available' }), ' ',
-        el('span', { class: 'meta' }, 'installed ', el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
+        el('span', { class: 'meta' }, 'installed ', e.installedAs ? ['as ', el('code', { text: e.installedAs }), ' (renamed) '] : null,
+          el('code', { text: short(e.installedCommit) }), ' → ', el('code', { text: short(e.commit) }))];
     } else if (e.installed) {
       mark = [el('span', { class: 'badge on', text: 'installed' }), e.installedCommit ? [' ', el('span', { class: 'meta' }, 'at ', el('code', { text: short(e.installedCommit) }))] : null];
     } else if (e.status === 'ready') {
@@ -1453,7 +1858,7 @@
     const meta = [ENTRY_KINDS[e.kind] || e.kind, e.status === 'ready' ? (e.commit ? 'commit ' + short(e.commit) : 'resolved when planned') : null].filter(Boolean);
     if (meta.length) li.append(el('p', { class: 'meta', text: meta.join(' · ') }));
     // The reason names the entry again; its row already does.
-    if (e.reason) li.append(el('p', { class: 'reason', text: String(e.reason).replace(ENTRY_PREFIX, '') }));
+    if (e.reason) li.append(el('p', { class: 'reason', text: words(String(e.reason).replace(ENTRY_PREFIX, '')) }));
     return li;
   }
 
@@ -1500,7 +1905,15 @@
       const res = await api('POST', '/marketplaces', { source });
       if (res.status !== 200 || !res.body || !res.body.marketplace) {
         settled('markets-progress');
-        notice('markets-notice', 'error', 'Could not add ' + source + ': ' + errorText(res.body, 'the daemon answered ' + res.status));
+        const better = window.ReasonixWords.suggestion(res.body && res.body.error);
+        notice('markets-notice', 'error', el('p', {}, 'Could not add ' + source + ': ' + errorText(res.body, 'the daemon answered ' + res.status)),
+          better ? el('p', { class: 'row notice-actions' }, el('button', {
+            type: 'button', class: 'primary', 'data-action': 'use-suggestion', 'data-source': better,
+            onclick: () => {
+              $('market-source').value = better;
+              addMarket(better);
+            },
+          }, 'Add ', el('code', { text: better }), ' instead')) : null);
         return;
       }
       const k = res.body.marketplace;
@@ -1510,7 +1923,7 @@
       await loadMarkets();
       const at = k.commit ? ' at commit ' + short(k.commit) : '';
       notice('markets-notice', 'ok', (known.has(k.name) ? k.name + ' was known already; read it again' : 'Added ' + k.name) + at + ': ' +
-        plural(k.entries, 'plugin') + '. Pick plugins below to install them.', ...(k.warnings || []));
+        plural(k.entries, 'plugin') + '. Pick plugins below to install them.', ...(k.warnings || []).map(words));
       const row = document.querySelector('#markets-list article[data-name="' + CSS.escape(k.name) + '"] .expander');
       if (row) row.focus();
     });
@@ -1529,12 +1942,20 @@
       settled('markets-progress');
       await loadMarkets();
       const updates = (state.markets.offers[k.name] || []).filter((e) => e.updateAvailable).length;
+      if (up.unchecked) {
+        // Its host could not be reached: nothing was read, nothing is said
+        // to be current.
+        notice('markets-notice', 'warn', el('p', { id: 'market-unchecked' }, el('strong', {}, 'Could not check ' + k.name + ' (' + up.unchecked + '). '),
+          'Its source could not be reached: what is shown is what was read before' + (up.commit ? ', at ' + short(up.commit) : '') + '.'),
+        ...(up.warnings || []).map(words));
+        return;
+      }
       let text;
       if (!up.commit) text = k.name + ' was read again (a local folder has no commit).';
       else if (up.changed) text = k.name + ' moved from ' + (short(up.previousCommit) || 'none') + ' to ' + short(up.commit) + '.';
       else text = k.name + ' is unchanged at ' + short(up.commit) + '.';
       if (updates) text += ' ' + (updates === 1 ? '1 installed plugin has an update' : updates + ' installed plugins have updates') + ': review them before anything changes.';
-      notice('markets-notice', 'ok', text, ...(up.warnings || []));
+      notice('markets-notice', 'ok', text, ...(up.warnings || []).map(words));
     });
   }
 
@@ -1574,14 +1995,129 @@
     }
   }
 
+  // ---- search ------------------------------------------------------------------
+
+  // The search box looks through the installed plugins and the plugins the
+  // known marketplaces offer, as read when the search screen opens (one
+  // read of each list, then every keystroke filters what was read).
+
+  // haystack is the text a plugin is found by, lower case.
+  function haystack(parts) {
+    return parts.flat(Infinity).filter(Boolean).join('\n').toLowerCase();
+  }
+
+  const installedText = (p) => haystack([p.name, p.displayName, p.description, p.source, p.marketplaceName, p.version,
+    ['skills', 'commands', 'agents', 'mcpServers'].map((k) => (p[k] || []).map((x) => [x.name, x.invocation, x.description]))]);
+  const entryText = (k, e) => haystack([e.name, e.displayName, e.description, k.name, e.kind, e.version]);
+
+  let searchReads = 0; // reads of the lists under way
+
+  async function showSearch() {
+    searchReads++;
+    $('screen-search').setAttribute('aria-busy', 'true');
+    renderSearch();
+    try {
+      await Promise.all([loadInstalled(), loadMarkets()]);
+    } finally {
+      searchReads--;
+    }
+    if (!searchReads) $('screen-search').setAttribute('aria-busy', 'false');
+    renderSearch();
+  }
+
+  // search runs on every change of the box: it opens the search screen
+  // (reading the lists once) or filters what was read.
+  function search() {
+    if (location.hash !== '#search') {
+      location.hash = '#search';
+      return; // route() shows the screen, which reads the lists and renders
+    }
+    // Until route() has shown the screen (hashchange comes later), the
+    // lists are not read: it renders once they are.
+    if (!$('screen-search').hidden) renderSearch();
+  }
+
+  function renderSearch() {
+    if (searchReads) {
+      // Results from half-read lists would miss what is still coming.
+      $('search-summary').textContent = 'Reading the installed plugins and the known marketplaces…';
+      return;
+    }
+    const q = $('search').value.trim();
+    const terms = q.toLowerCase().split(/\s+/).filter(Boolean);
+    const hit = (text) => terms.every((t) => text.includes(t));
+    const installed = terms.length ? state.installed.plugins.filter((p) => hit(installedText(p))) : [];
+    const entries = [];
+    if (terms.length) {
+      for (const k of state.markets.list) {
+        for (const e of state.markets.offers[k.name] || []) if (hit(entryText(k, e))) entries.push([k, e]);
+      }
+    }
+    $('search-installed').hidden = !installed.length;
+    $('search-market').hidden = !entries.length;
+    clear($('search-installed-list')).append(...installed.map(installedResult));
+    clear($('search-market-list')).append(...entries.map(([k, e]) => entryResult(k, e)));
+    let summary = 'Type in the search box to find a plugin.';
+    if (terms.length) {
+      summary = installed.length || entries.length
+        ? plural(installed.length, 'installed plugin') + ' and ' + plural(entries.length, 'marketplace entry', 'marketplace entries') + ' match “' + q + '”.'
+        : 'Nothing installed or offered by a known marketplace matches “' + q + '”.';
+    }
+    $('search-summary').textContent = visible(summary);
+  }
+
+  function installedResult(p) {
+    return el('li', { class: 'result-row', 'data-name': p.name, 'data-kind': 'installed' },
+      el('div', { class: 'entry-head' }, el('strong', { class: 'ename', text: nameOf(p) }),
+        p.version ? el('span', { class: 'version', text: 'v' + p.version }) : null,
+        el('span', { class: 'badge ' + (p.enabled ? 'on' : 'off'), text: p.enabled ? 'enabled' : 'disabled' }),
+        p.runtime ? el('span', { class: 'badge risk-high', text: 'FULL TRUST runtime' }) : null,
+        p.marketplaceName ? el('span', { class: 'meta', text: 'from ' + p.marketplaceName }) : null,
+        el('button', {
+          type: 'button', class: 'quiet', 'data-action': 'show-installed',
+          onclick: () => {
+            state.installed.open.add(p.name);
+            location.hash = '#installed';
+          },
+        }, 'Show')),
+      p.description ? el('p', { class: 'desc', text: p.description }) : null);
+  }
+
+  function entryResult(k, e) {
+    let mark;
+    if (e.installed) mark = el('span', { class: 'badge on', text: 'installed' });
+    else if (e.status === 'ready') mark = el('span', { class: 'badge status-ready', text: 'not installed' });
+    else mark = el('span', { class: 'badge status-' + (e.status === 'skipped' ? 'skipped' : 'blocked'), text: e.status });
+    const act = installable(e)
+      ? el('button', { type: 'button', class: 'secondary', 'data-action': 'review-install', onclick: () => reviewInstall(k, [e.name]) }, 'Review install')
+      : e.installed ? el('button', {
+        type: 'button', class: 'quiet', 'data-action': 'show-installed',
+        onclick: () => {
+          state.installed.open.add(e.name);
+          location.hash = '#installed';
+        },
+      }, 'Show') : null;
+    return el('li', { class: 'result-row', 'data-name': e.name, 'data-market': k.name, 'data-kind': 'entry' },
+      el('div', { class: 'entry-head' }, el('strong', { class: 'ename', text: nameOf(e) }), el('span', { class: 'meta', text: '@' + k.name }),
+        e.version ? el('span', { class: 'version', text: 'v' + e.version }) : null, mark, act),
+      e.description ? el('p', { class: 'desc', text: e.description }) : null,
+      e.reason ? el('p', { class: 'reason', text: words(String(e.reason).replace(ENTRY_PREFIX, '')) }) : null);
+  }
+
   // ---- wiring ----------------------------------------------------------------
 
   document.addEventListener('DOMContentLoaded', () => {
     $('plan-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       state.add.from = null;
+      if ($('source').value.trim() !== state.add.source) state.add.config = {};
       planSource($('source').value);
     });
+    $('search-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      search();
+    });
+    $('search').addEventListener('input', search);
     $('market-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       addMarket($('market-source').value);

@@ -8,27 +8,33 @@ import (
 // contentCache keeps the content of small pack objects, least recently used
 // first out, within a byte bound: delta chains re-read their bases, and
 // keeping the small ones spares re-inflating each chain from its root. The
-// lock keeps it safe for any reader of the index.
+// bound counts what each kept object costs beyond its bytes, so a pack of
+// a million empty objects fills it as surely as a few large ones. The lock
+// keeps it safe for any reader of the index.
 type contentCache struct {
 	mu        sync.Mutex
 	max, used int
 	order     *list.List
-	items     map[int64]*list.Element
+	items     map[int32]*list.Element
 }
 
 type cacheItem struct {
-	offset int64
+	object int32 // index into packIndex.objects
 	data   []byte
 }
 
+// cacheItemOverhead is what one kept object costs besides its content: its
+// list element, item and map entry, rounded up.
+const cacheItemOverhead = 128
+
 func newContentCache(max int) *contentCache {
-	return &contentCache{max: max, order: list.New(), items: map[int64]*list.Element{}}
+	return &contentCache{max: max, order: list.New(), items: map[int32]*list.Element{}}
 }
 
-func (c *contentCache) get(offset int64) ([]byte, bool) {
+func (c *contentCache) get(object int32) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.items[offset]
+	e, ok := c.items[object]
 	if !ok {
 		return nil, false
 	}
@@ -36,23 +42,24 @@ func (c *contentCache) get(offset int64) ([]byte, bool) {
 	return e.Value.(*cacheItem).data, true
 }
 
-func (c *contentCache) put(offset int64, data []byte) {
+func (c *contentCache) put(object int32, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(data) > c.max {
+	cost := len(data) + cacheItemOverhead
+	if cost > c.max {
 		return
 	}
-	if e, ok := c.items[offset]; ok {
+	if e, ok := c.items[object]; ok {
 		c.order.MoveToFront(e)
 		return
 	}
-	c.items[offset] = c.order.PushFront(&cacheItem{offset, data})
-	c.used += len(data)
+	c.items[object] = c.order.PushFront(&cacheItem{object, data})
+	c.used += cost
 	for c.used > c.max {
 		last := c.order.Back()
 		it := last.Value.(*cacheItem)
 		c.order.Remove(last)
-		delete(c.items, it.offset)
-		c.used -= len(it.data)
+		delete(c.items, it.object)
+		c.used -= len(it.data) + cacheItemOverhead
 	}
 }

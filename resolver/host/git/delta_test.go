@@ -78,14 +78,14 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
-	px, err := indexPack(ctx, packPath, 256<<20)
+	px, err := indexPack(ctx, packPath, contentLimits(plugind.DefaultBudget))
 	if err != nil {
 		t.Fatalf("index: %v", err)
 	}
 	defer px.Close()
 	deltas := 0
 	for _, o := range px.objects {
-		if o.isDelta() && o.size > smallObject {
+		if o.isDelta() && o.size() > smallObject {
 			deltas++
 		}
 	}
@@ -94,11 +94,11 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	}
 	for name, data := range files {
 		h := plumbing.ComputeHash(plumbing.BlobObject, data)
-		o, ok := px.byHash[h]
+		i, ok := px.find(h)
 		if !ok {
 			t.Fatalf("%s: not indexed", name)
 		}
-		rc, err := px.open(ctx, o)
+		rc, err := px.open(ctx, i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,9 +115,9 @@ func TestDeltaChainsOfLargeBinaries(t *testing.T) {
 	// refused as over budget rather than written.
 	px.spillMax = px.spillUsed
 	tried := false
-	for _, o := range px.objects {
-		if _, spilled := px.spillAt[o.offset]; o.resolved && o.size > smallObject && !spilled {
-			if _, err := px.readerAt(ctx, o); plugind.CodeOf(err) != plugind.CodeBudgetExceeded {
+	for i, o := range px.objects {
+		if _, spilled := px.spillAt[int32(i)]; o.state == resolved && o.size() > smallObject && !spilled {
+			if _, err := px.readerAt(ctx, int32(i)); plugind.CodeOf(err) != plugind.CodeBudgetExceeded {
 				t.Errorf("spill past its bound: %v", err)
 			}
 			tried = true

@@ -266,7 +266,7 @@ func TestFetchHostileTrees(t *testing.T) {
 		{"slash in name", []raw{{Mode: "100644", Name: "../escape", Content: "1"}}},
 		{"escaping link", []raw{{Mode: "120000", Name: "l", Content: "../../etc/passwd"}}},
 		{"absolute link", []raw{{Mode: "120000", Name: "l", Content: "/etc/passwd"}}},
-		{"link to folder", []raw{{Mode: "120000", Name: "l", Content: "d"}, {Mode: "040000", Name: "d", Entries: []raw{{Mode: "100644", Name: "f", Content: "1"}}}}},
+		{"link to its own folder", []raw{{Mode: "120000", Name: "l", Content: "."}, {Mode: "040000", Name: "d", Entries: []raw{{Mode: "100644", Name: "f", Content: "1"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

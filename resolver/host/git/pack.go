@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -25,38 +27,79 @@ import (
 // larger than maxObject are read past without being hashed (no budget could
 // take them). The tree is then written from this index too (tree.go), so
 // no object is ever resolved by a slower path.
+//
+// A pack is also the input a hostile host controls: its cost is bounded
+// whatever it holds (packlimits.go). The object count is refused from the
+// header, each object costs one compact record, deltas are resolved in one
+// walk from their bases as git index-pack does (resolve.go), and every byte
+// inflated or patched is charged to a work bound.
 
-// packObject is one object of the pack.
+// packObject is one object of the pack: a value in one slice, no pointer
+// and no map entry of its own, so an index of a pack at its object bound
+// stays a few megabytes (see TestPackObjectRecordSize).
 type packObject struct {
-	offset   int64
-	diskType plumbing.ObjectType // as stored: a delta type or a base type
-	typ      plumbing.ObjectType // the object's real type, once resolved
-	size     int64               // inflated size (a delta's target size)
-	baseOff  int64               // OFS delta base
-	baseRef  plumbing.Hash       // REF delta base
-	deltaLen int64               // a delta's instructions, inflated
-	crc      uint32
-	hash     plumbing.Hash
-	resolved bool
-	// tooBig marks an object over maxObject (or built on one): never read.
-	tooBig bool
+	offset int64
+	// hash is the object's once resolved (a REF delta's base during the
+	// scan, until the child lists are made).
+	hash plumbing.Hash
+	// length is the inflated size (a delta's target size), clamped to
+	// maxLength: larger objects are over any maxObject, never read.
+	length uint32
+	// base is a delta's base, an index into packIndex.objects: an OFS
+	// delta's from the scan, a REF delta's once resolved; noBase otherwise.
+	base   int32
+	stored plumbing.ObjectType // as stored: a delta type or a base type
+	typ    plumbing.ObjectType // the object's real type, once resolved
+	state  objectState
+	// isBase: some delta resolved on it, so its content is worth keeping
+	// in the cache; a leaf's is read once, by the tree walk.
+	isBase bool
 }
 
+// maxLength is the largest size a record holds; packLimits.maxObject is
+// below it.
+const maxLength = math.MaxUint32
+
+func (o *packObject) size() int64 { return int64(o.length) }
+
+func clampLength(n int64) uint32 { return uint32(min(n, maxLength)) }
+
+// objectState is what the index knows of an object.
+type objectState uint8
+
+const (
+	unresolved objectState = iota // a delta whose base never resolved (absent, a cycle)
+	resolved                      // hashed: typ, size and hash are known
+	tooBig                        // over maxObject, or a delta on one: never read
+)
+
+const noBase = -1
+
 func (o *packObject) isDelta() bool {
-	return o.diskType == plumbing.OFSDeltaObject || o.diskType == plumbing.REFDeltaObject
+	return o.stored == plumbing.OFSDeltaObject || o.stored == plumbing.REFDeltaObject
 }
 
 // packIndex is an indexed pack file on disk.
 type packIndex struct {
-	f    *os.File
-	size int64
+	f      *os.File
+	size   int64
+	limits packLimits
+	work   workMeter
 	// sc reads small objects while deltas are resolved, from one goroutine:
 	// one scanner for all of them rather than one (and its buffers) each.
-	sc         *packfile.Scanner
-	objects    []*packObject
-	byOffset   map[int64]*packObject
-	byHash     map[plumbing.Hash]*packObject
+	sc *packfile.Scanner
+	// objects, in pack order (so by offset).
+	objects []packObject
+	// byHash lists the resolved objects by hash, for binary search.
+	byHash []int32
+	// Delta children by base, for the resolution only (resolve.go).
+	ofsKids []ofsChild
+	refKids []refChild
+	// peakFrames is the deepest the resolution's stack went.
+	peakFrames int
+
 	checksum   plumbing.Hash
+	hasher     objectHasher
 	smallCache *contentCache
 	// TooBig counts objects left unread for their size.
 	TooBig int
@@ -65,7 +108,7 @@ type packIndex struct {
 	// (nothing is left behind whatever happens), bounded by spillMax.
 	dir       string
 	spill     *os.File
-	spillAt   map[int64]spillRegion
+	spillAt   map[int32]spillRegion
 	spillUsed int64
 	spillMax  int64
 }
@@ -77,28 +120,50 @@ const (
 	// smallObject is the largest object kept whole in memory while deltas
 	// are resolved.
 	smallObject = 256 << 10
-	// smallCacheBytes bounds those kept objects together.
+	// indexMemory bounds what an index holds in memory: its records, child
+	// lists and frames (maxFrameBytes) first, the cache of small bases'
+	// content in the rest, within [minCacheBytes, smallCacheBytes].
+	indexMemory     = 24 << 20
 	smallCacheBytes = 16 << 20
+	minCacheBytes   = 4 << 20
 )
 
 // receivePack copies the pack stream into path, failing once more than
-// limit bytes arrive.
-func receivePack(ctx context.Context, r io.Reader, path string, limit int64) (int64, error) {
+// limits.bytes arrive, or at once when the pack's header declares more
+// objects than limits allow (nothing more is downloaded).
+func receivePack(ctx context.Context, r io.Reader, path string, limits packLimits) (int64, error) {
+	r = ctxReader{ctx, r}
+	var header [packHeaderSize]byte
+	n, err := io.ReadFull(r, header[:])
+	switch {
+	case err == nil:
+		count, err := parsePackHeader(header[:])
+		if err != nil {
+			return int64(n), err
+		}
+		if err := limits.checkCount(count); err != nil {
+			return int64(n), err
+		}
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		// Short: stored as it is, for the indexer to call corrupt.
+	default:
+		return int64(n), err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, plugind.PrivateFileMode)
 	if err != nil {
 		return 0, err
 	}
-	n, err := io.Copy(f, io.LimitReader(ctxReader{ctx, r}, limit+1))
+	body, err := io.Copy(f, io.LimitReader(io.MultiReader(bytes.NewReader(header[:n]), r), limits.bytes+1))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return n, err
+		return body, err
 	}
-	if n > limit {
-		return n, plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack is larger than %s; a snapshot this size could never fit the budget", plugind.HumanBytes(limit))
+	if body > limits.bytes {
+		return body, plugind.Errorf(plugind.CodeBudgetExceeded, "the repository's pack is larger than %s; a snapshot this size could never fit the budget", plugind.HumanBytes(limits.bytes))
 	}
-	return n, nil
+	return body, nil
 }
 
 type ctxReader struct {
@@ -113,8 +178,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// indexPack reads the pack at path and indexes every object it can.
-func indexPack(ctx context.Context, path string, maxObject int64) (*packIndex, error) {
+// indexPack reads the pack at path and indexes every object it can, within
+// limits.
+func indexPack(ctx context.Context, path string, limits packLimits) (*packIndex, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -124,13 +190,13 @@ func indexPack(ctx context.Context, path string, maxObject int64) (*packIndex, e
 		f.Close()
 		return nil, err
 	}
-	px := &packIndex{f: f, size: info.Size(), byOffset: map[int64]*packObject{}, byHash: map[plumbing.Hash]*packObject{}, smallCache: newContentCache(smallCacheBytes),
-		dir: filepath.Dir(path), spillAt: map[int64]spillRegion{}, spillMax: maxObject}
-	if err := px.scan(ctx, maxObject); err != nil {
+	px := &packIndex{f: f, size: info.Size(), limits: limits, work: limits.meter(), hasher: newObjectHasher(),
+		dir: filepath.Dir(path), spillAt: map[int32]spillRegion{}, spillMax: limits.maxObject}
+	if err := px.scan(ctx); err != nil {
 		px.Close()
 		return nil, err
 	}
-	if err := px.resolveDeltas(ctx, maxObject); err != nil {
+	if err := px.resolveDeltas(ctx); err != nil {
 		px.Close()
 		return nil, err
 	}
@@ -146,14 +212,27 @@ func (px *packIndex) Close() error {
 
 // scan is the first pass: every header, every base object hashed as it
 // streams, every delta's target size read from the first bytes of its
-// instructions.
-func (px *packIndex) scan(ctx context.Context, maxObject int64) error {
-	sc := packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
-	_, count, err := sc.Header()
+// instructions, and its base noted for resolveDeltas. Each object's
+// declared size is charged to the work bound before it is inflated.
+func (px *packIndex) scan(ctx context.Context) error {
+	var header [packHeaderSize]byte
+	if _, err := px.f.ReadAt(header[:], 0); err != nil {
+		return corruptPack(fmt.Errorf("pack header: %w", noEOF(err)))
+	}
+	count, err := parsePackHeader(header[:])
 	if err != nil {
+		return err
+	}
+	if err := px.limits.checkCount(count); err != nil {
+		return err
+	}
+	sc := packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
+	if _, _, err := sc.Header(); err != nil {
 		return corruptPack(err)
 	}
-	for i := uint32(0); i < count; i++ {
+	px.objects = make([]packObject, 0, count)
+	var hd deltaHeader // one for every delta: a new one each is garbage
+	for i := int32(0); i < int32(count); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -161,33 +240,36 @@ func (px *packIndex) scan(ctx context.Context, maxObject int64) error {
 		if err != nil {
 			return corruptPack(err)
 		}
-		o := &packObject{offset: oh.Offset, diskType: oh.Type, size: oh.Length, baseOff: oh.OffsetReference, baseRef: oh.Reference}
+		if err := px.work.charge(oh.Length); err != nil {
+			return err
+		}
+		o := packObject{offset: oh.Offset, stored: oh.Type, length: clampLength(oh.Length), base: noBase}
 		switch {
 		case o.isDelta():
-			o.deltaLen = oh.Length
-			var hd deltaHeader
-			_, o.crc, err = sc.NextObject(&hd)
-			if err != nil {
+			hd.reset()
+			if _, _, err = sc.NextObject(&hd); err != nil {
 				return corruptPack(err)
 			}
 			if !hd.ok() {
 				return corruptPack(errors.New("delta without a size header"))
 			}
-			o.size = int64(hd.target)
-		case oh.Length > maxObject:
-			_, o.crc, err = sc.NextObject(io.Discard)
-			o.tooBig, o.typ = true, oh.Type
+			o.length = clampLength(int64(min(hd.target, math.MaxInt64)))
+			if o.stored == plumbing.REFDeltaObject {
+				o.hash = oh.Reference
+			} else if b, ok := px.atOffset(oh.OffsetReference, i); ok {
+				o.base = b
+			}
+		case oh.Length > px.limits.maxObject:
+			_, _, err = sc.NextObject(io.Discard)
+			o.state, o.typ = tooBig, oh.Type
 		default:
-			h := plumbing.NewHasher(oh.Type, oh.Length)
-			_, o.crc, err = sc.NextObject(h)
-			o.hash, o.typ, o.resolved = h.Sum(), oh.Type, true
-			px.byHash[o.hash] = o
+			_, _, err = sc.NextObject(px.hasher.start(oh.Type, oh.Length))
+			o.hash, o.typ, o.state = px.hasher.sum(), oh.Type, resolved
 		}
 		if err != nil {
 			return corruptPack(err)
 		}
 		px.objects = append(px.objects, o)
-		px.byOffset[o.offset] = o
 	}
 	px.checksum, err = sc.Checksum()
 	if err != nil {
@@ -196,237 +278,19 @@ func (px *packIndex) scan(ctx context.Context, maxObject int64) error {
 	return nil
 }
 
-// resolveDeltas hashes every delta object, bases first. A REF delta may name
-// a base that comes later in the pack, so passes repeat until nothing
-// changes. Small objects are patched in memory from small cached bases;
-// only a delta on a large base streams.
-func (px *packIndex) resolveDeltas(ctx context.Context, maxObject int64) error {
-	px.sc = packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
-	for {
-		progress, pending := false, 0
-		for _, o := range px.objects {
-			if o.resolved || o.tooBig || !o.isDelta() {
-				continue
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			base := px.base(o)
-			switch {
-			case base == nil:
-				pending++
-				continue
-			case base.tooBig || o.size > maxObject:
-				o.tooBig, progress = true, true
-				continue
-			case !base.resolved:
-				pending++
-				continue
-			}
-			o.typ = base.typ
-			h := plumbing.NewHasher(o.typ, o.size)
-			var n int64
-			if data, ok, err := px.small(o); err != nil {
-				return err
-			} else if ok {
-				w, _ := h.Write(data)
-				n = int64(w)
-			} else {
-				rc, err := px.open(ctx, o)
-				if err != nil {
-					return err
-				}
-				n, err = io.Copy(h, rc)
-				rc.Close()
-				if err != nil {
-					return corruptPack(err)
-				}
-			}
-			if n != o.size {
-				return corruptPack(fmt.Errorf("delta at offset %d produced %d bytes, its header says %d", o.offset, n, o.size))
-			}
-			o.hash, o.resolved, progress = h.Sum(), true, true
-			px.byHash[o.hash] = o
-		}
-		if pending == 0 {
-			break
-		}
-		if !progress {
-			// Bases absent from the pack (a thin pack, which we never ask
-			// for) or a cycle: those objects stay unindexed.
-			break
-		}
+// atOffset finds the object at offset among the first n, which lie in
+// offset order.
+func (px *packIndex) atOffset(offset int64, n int32) (int32, bool) {
+	i := sort.Search(int(n), func(i int) bool { return px.objects[i].offset >= offset })
+	if i < int(n) && px.objects[i].offset == offset {
+		return int32(i), true
 	}
-	for _, o := range px.objects {
-		if o.tooBig {
-			px.TooBig++
-		}
-	}
-	return nil
-}
-
-// small returns a small object's content, patched in memory when it is a
-// delta on a small base; ok is false when the object (or its base) is too
-// large to hold and must stream.
-func (px *packIndex) small(o *packObject) (data []byte, ok bool, err error) {
-	if o.size > smallObject {
-		return nil, false, nil
-	}
-	if data, ok := px.smallCache.get(o.offset); ok {
-		return data, true, nil
-	}
-	raw, err := px.readRaw(o)
-	if err != nil {
-		return nil, false, err
-	}
-	if o.isDelta() {
-		base := px.base(o)
-		if base == nil || !base.resolved {
-			return nil, false, corruptPack(fmt.Errorf("delta at offset %d has no usable base", o.offset))
-		}
-		baseData, ok, err := px.small(base)
-		if err != nil || !ok {
-			return nil, false, err
-		}
-		if raw, err = packfile.PatchDelta(baseData, raw); err != nil {
-			return nil, false, corruptPack(err)
-		}
-	}
-	if int64(len(raw)) != o.size {
-		return nil, false, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, len(raw), o.size))
-	}
-	px.smallCache.put(o.offset, raw)
-	return raw, true, nil
-}
-
-// readRaw inflates the stored bytes of a small object (a delta's
-// instructions for a delta) with the shared scanner.
-func (px *packIndex) readRaw(o *packObject) ([]byte, error) {
-	n := o.size
-	if o.isDelta() {
-		n = o.deltaLen
-	}
-	if n > smallObject*4 {
-		return nil, corruptPack(fmt.Errorf("object at offset %d: %d bytes of delta instructions for a small object", o.offset, n))
-	}
-	if _, err := px.sc.SeekObjectHeader(o.offset); err != nil {
-		return nil, corruptPack(err)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, n))
-	if _, _, err := px.sc.NextObject(buf); err != nil {
-		return nil, corruptPack(err)
-	}
-	return buf.Bytes(), nil
-}
-
-func (px *packIndex) base(o *packObject) *packObject {
-	if o.diskType == plumbing.OFSDeltaObject {
-		return px.byOffset[o.baseOff]
-	}
-	return px.byHash[o.baseRef]
-}
-
-// open streams a resolved object's content, re-reading the pack: a small
-// one from the cache (kept there for the deltas built on it), a large one
-// inflated from the pack, a large delta applied over its base.
-func (px *packIndex) open(ctx context.Context, o *packObject) (io.ReadCloser, error) {
-	if o.size <= smallObject {
-		data, ok, err := px.small(o)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return io.NopCloser(bytes.NewReader(data)), nil
-		}
-	}
-	sc := packfile.NewScanner(io.NewSectionReader(px.f, 0, px.size))
-	if _, err := sc.SeekObjectHeader(o.offset); err != nil {
-		return nil, corruptPack(err)
-	}
-	raw, err := sc.ReadObject()
-	if err != nil {
-		return nil, corruptPack(err)
-	}
-	if !o.isDelta() {
-		return raw, nil
-	}
-	base := px.base(o)
-	if base == nil || !base.resolved {
-		raw.Close()
-		return nil, corruptPack(fmt.Errorf("delta at offset %d has no usable base", o.offset))
-	}
-	ra, err := px.readerAt(ctx, base)
-	if err != nil {
-		raw.Close()
-		return nil, err
-	}
-	dr, err := newDeltaReader(ctx, ra, base.size, raw)
-	if err != nil {
-		raw.Close()
-		return nil, corruptPack(fmt.Errorf("delta at offset %d: %w", o.offset, err))
-	}
-	return closeBoth{io.NopCloser(corruptReader{dr}), raw}, nil
-}
-
-// readerAt gives random access to a resolved object's content, as a delta
-// base needs: a small one from memory; a large one from the spill file,
-// where it is written once, the first time a delta needs it.
-func (px *packIndex) readerAt(ctx context.Context, o *packObject) (io.ReaderAt, error) {
-	if data, ok, err := px.small(o); err != nil {
-		return nil, err
-	} else if ok {
-		return bytes.NewReader(data), nil
-	}
-	if r, ok := px.spillAt[o.offset]; ok {
-		return io.NewSectionReader(px.spill, r.start, r.size), nil
-	}
-	if px.spillUsed+o.size > px.spillMax {
-		return nil, plugind.Errorf(plugind.CodeBudgetExceeded, "the pack's large delta-compressed objects add up to more than %s", plugind.HumanBytes(px.spillMax))
-	}
-	if px.spill == nil {
-		f, err := os.CreateTemp(px.dir, "bases-*.spill")
-		if err != nil {
-			return nil, err
-		}
-		// Unlinked at once: the open file is all there is, so nothing
-		// outlives the fetch, even a killed one.
-		os.Remove(f.Name())
-		px.spill = f
-	}
-	rc, err := px.open(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	w := io.NewOffsetWriter(px.spill, px.spillUsed)
-	n, err := io.Copy(w, io.LimitReader(rc, o.size+1))
-	if err != nil {
-		return nil, err
-	}
-	if n != o.size {
-		return nil, corruptPack(fmt.Errorf("object at offset %d is %d bytes, its header says %d", o.offset, n, o.size))
-	}
-	r := spillRegion{start: px.spillUsed, size: n}
-	px.spillAt[o.offset] = r
-	px.spillUsed += n
-	return io.NewSectionReader(px.spill, r.start, r.size), nil
-}
-
-// corruptReader reports a delta that does not apply as a corrupt pack (a
-// cancelled context stays what it is).
-type corruptReader struct{ r io.Reader }
-
-func (c corruptReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = corruptPack(err)
-	}
-	return n, err
+	return 0, false
 }
 
 func corruptPack(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || plugind.CodeOf(err) != "" {
+		return err // cancelled, or already said (a budget, a corruption)
 	}
 	return plugind.Errorf(plugind.CodeSourceUnreadable, "the git pack received is corrupt: %w", err)
 }
@@ -438,6 +302,8 @@ type deltaHeader struct {
 	source uint64
 	target uint64
 }
+
+func (d *deltaHeader) reset() { d.n = 0 }
 
 func (d *deltaHeader) Write(p []byte) (int, error) {
 	d.n += copy(d.buf[min(d.n, len(d.buf)):], p)

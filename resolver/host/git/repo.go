@@ -137,12 +137,12 @@ func (r *Repo) history(ctx context.Context, sess transport.UploadPackSession, ad
 		req.Filter = packp.FilterTreeDepth(0) // commits, no trees, no blobs
 		_ = req.Capabilities.Set(capability.Filter)
 	}
-	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "history.pack"), maxHistoryPack, smallObject)
+	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "history.pack"), historyLimits(maxHistoryPack))
 	if err != nil {
 		return err
 	}
 	defer px.Close()
-	if _, ok := px.byHash[plumbing.NewHash(sha)]; !ok {
+	if _, ok := px.find(plumbing.NewHash(sha)); !ok {
 		return r.notInHistory(ctx, sess, adv, sha, scratch)
 	}
 	return nil
@@ -168,7 +168,7 @@ func (r *Repo) notInHistory(ctx context.Context, sess transport.UploadPackSessio
 	if adv.caps.Supports(capability.NoProgress) {
 		_ = req.Capabilities.Set(capability.NoProgress)
 	}
-	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "probe.pack"), maxProbePack, smallObject)
+	px, err := r.fetchPack(ctx, sess, req, filepath.Join(scratch, "probe.pack"), historyLimits(maxProbePack))
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
@@ -179,7 +179,7 @@ func (r *Repo) notInHistory(ctx context.Context, sess transport.UploadPackSessio
 		return err
 	}
 	defer px.Close()
-	if _, ok := px.byHash[plumbing.NewHash(sha)]; !ok {
+	if _, ok := px.find(plumbing.NewHash(sha)); !ok {
 		return r.errNoSuchCommit(sha)
 	}
 	return plugind.Errorf(plugind.CodeNotFound, "commit %s is in %s, but %w; a pin must name a commit one of its branches or tags reaches", sha, r.src.Key(), host.ErrUnreachable)
@@ -256,17 +256,18 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 			return nil, r.errNoSuchCommit(sha)
 		}
 	}
-	budget := opts.Budget
-	if budget == (plugind.Budget{}) {
-		budget = plugind.DefaultBudget
+	budget := opts.Budget.OrDefault()
+	limits := contentLimits(budget)
+	if byConstruction {
+		limits = historyContentLimits(budget)
 	}
 	packPath := filepath.Join(scratch, "incoming.pack")
-	px, err := r.fetchPack(ctx, sess, req, packPath, packLimit(budget), budget.MaxBytes)
+	px, err := r.fetchPack(ctx, sess, req, packPath, limits)
 	if err != nil {
 		return nil, err
 	}
 	defer px.Close()
-	if _, ok := px.byHash[want]; !ok {
+	if _, ok := px.find(want); !ok {
 		if byConstruction {
 			return nil, r.errNoSuchCommit(sha)
 		}
@@ -276,18 +277,19 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 	if err != nil {
 		return nil, err
 	}
-	return &host.Fetched{Transport: "git", Verified: verified || byConstruction, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs}, nil
+	return &host.Fetched{Transport: "git", Verified: verified || byConstruction, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules}, nil
 }
 
-// fetchPack runs req and indexes the pack it brings (at packPath).
-func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, packPath string, limit, maxObject int64) (*packIndex, error) {
-	if err := r.download(ctx, sess, req, packPath, limit); err != nil {
+// fetchPack runs req and indexes the pack it brings (at packPath), within
+// limits.
+func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, packPath string, limits packLimits) (*packIndex, error) {
+	if err := r.download(ctx, sess, req, packPath, limits); err != nil {
 		if notOurRef(err) {
 			return nil, r.errNoSuchCommit(req.Wants[0].String())
 		}
 		return nil, err
 	}
-	px, err := indexPack(ctx, packPath, maxObject)
+	px, err := indexPack(ctx, packPath, limits)
 	if err != nil {
 		return nil, wrapf(err, "fetch %s", r.src.Key())
 	}
@@ -295,7 +297,7 @@ func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, 
 }
 
 // download runs the upload-pack request and stores the pack stream.
-func (r *Repo) download(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, path string, limit int64) error {
+func (r *Repo) download(ctx context.Context, sess transport.UploadPackSession, req *packp.UploadPackRequest, path string, limits packLimits) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	resp, err := sess.UploadPack(ctx, req)
@@ -315,7 +317,7 @@ func (r *Repo) download(ctx context.Context, sess transport.UploadPackSession, r
 	}
 	stall := host.NewStallReader(body, r.src.Host, r.cfg.Timeout, cancel)
 	defer stall.Close()
-	if _, err := receivePack(ctx, stall, path, limit); err != nil {
+	if _, err := receivePack(ctx, stall, path, limits); err != nil {
 		if plugind.CodeOf(err) != "" || notOurRef(err) {
 			return err
 		}

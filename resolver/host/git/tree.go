@@ -35,13 +35,13 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	tw := &treeWalker{ctx: ctx, px: px, include: host.IncludeFunc(opts.Paths)}
 	var c object.Commit
 	if err := tw.decode(commit, plumbing.CommitObject, &c); err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read commit %s: %w", commit, err)
+		return nil, unreadable(err, "read commit %s", commit)
 	}
 	tree, err := tw.tree(c.TreeHash)
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read the tree of %s: %w", commit, err)
+		return nil, unreadable(err, "read the tree of %s", commit)
 	}
-	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
+	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Paths: opts.Paths, Submodules: opts.Submodules, Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
 	if err != nil {
 		return nil, err
 	}
@@ -65,12 +65,12 @@ type treeWalker struct {
 
 // object finds a resolved object of the pack; plumbing.ErrObjectNotFound
 // when the pack does not hold it (or left it unread for its size).
-func (tw *treeWalker) object(h plumbing.Hash) (*packObject, error) {
-	o, ok := tw.px.byHash[h]
-	if !ok || !o.resolved {
-		return nil, plumbing.ErrObjectNotFound
+func (tw *treeWalker) object(h plumbing.Hash) (int32, *packObject, error) {
+	i, ok := tw.px.find(h)
+	if !ok {
+		return 0, nil, plumbing.ErrObjectNotFound
 	}
-	return o, nil
+	return i, &tw.px.objects[i], nil
 }
 
 // decoder is a commit or a tree.
@@ -80,24 +80,24 @@ type decoder interface {
 
 // decode reads object h, which must be of type typ, into into.
 func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into decoder) error {
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return err
 	}
 	if o.typ != typ {
 		return fmt.Errorf("object %s is a %s, not a %s", h, o.typ, typ)
 	}
-	if o.size > maxTreeObject {
-		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size), plugind.HumanBytes(maxTreeObject), typ)
+	if o.size() > maxTreeObject {
+		return plugind.Errorf(plugind.CodeBudgetExceeded, "%s %s is %s, more than the %s a %s may take", typ, h, plugind.HumanBytes(o.size()), plugind.HumanBytes(maxTreeObject), typ)
 	}
-	rc, err := tw.px.open(tw.ctx, o)
+	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
 	mo := &plumbing.MemoryObject{}
 	mo.SetType(typ)
-	if _, err := io.Copy(mo, io.LimitReader(rc, o.size)); err != nil {
+	if _, err := io.Copy(mo, io.LimitReader(rc, o.size())); err != nil {
 		return err
 	}
 	return into.Decode(mo)
@@ -127,9 +127,8 @@ func (tw *treeWalker) walk(t *object.Tree, prefix string) error {
 		case filemode.Dir:
 			err = tw.dir(name, e.Hash)
 		case filemode.Submodule:
-			// Not part of a snapshot; recorded as the empty folder an
-			// archive of the same commit holds, so names still collide.
-			err = tw.w.Dir(name + "/")
+			// Its commit is not in this pack: the Writer fetches it.
+			err = tw.w.Gitlink(name, e.Hash.String())
 		case filemode.Symlink:
 			err = tw.symlink(name, e.Hash)
 		case filemode.Regular, filemode.Executable, filemode.Deprecated:
@@ -156,18 +155,19 @@ func (tw *treeWalker) dir(name string, h plumbing.Hash) error {
 }
 
 func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
-	if tw.include != nil && !tw.include(name) {
+	if tw.include != nil && !tw.include(name) && name != ".gitmodules" {
 		// Name-checked by the Writer, never read: its blob may well be one
-		// the pack index left out for its size.
+		// the pack index left out for its size. (.gitmodules is read
+		// wherever it is: it says where submodules come from.)
 		return tw.w.File(name, exec, -1, eofReader{})
 	}
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	lb := &lazyBlob{tw: tw, o: o}
+	lb := &lazyBlob{tw: tw, i: i}
 	defer lb.close()
-	return tw.w.File(name, exec, o.size, lb)
+	return tw.w.File(name, exec, o.size(), lb)
 }
 
 type eofReader struct{}
@@ -175,21 +175,21 @@ type eofReader struct{}
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
-	o, err := tw.object(h)
+	i, o, err := tw.object(h)
 	if err != nil {
 		return tw.missing(name, err)
 	}
-	if o.size > maxLinkTarget {
-		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size)
+	if o.size() > maxLinkTarget {
+		return plugind.Errorf(plugind.CodeUnsafeArchive, "refusing entry %q: a symlink whose target is %d bytes long", name, o.size())
 	}
-	rc, err := tw.px.open(tw.ctx, o)
+	rc, err := tw.px.open(tw.ctx, i)
 	if err != nil {
-		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
+		return unreadable(err, "read link %q", name)
 	}
 	defer rc.Close()
 	target, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget))
 	if err != nil {
-		return plugind.Errorf(plugind.CodeSourceUnreadable, "read link %q: %w", name, err)
+		return unreadable(err, "read link %q", name)
 	}
 	return tw.w.Symlink(name, string(target))
 }
@@ -200,22 +200,31 @@ func (tw *treeWalker) missing(name string, err error) error {
 	if errors.Is(err, plumbing.ErrObjectNotFound) && tw.px.TooBig > 0 {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: its content is larger than the size budget (%d objects in the pack were too large to read)", name, tw.px.TooBig)
 	}
-	return plugind.Errorf(plugind.CodeSourceUnreadable, "entry %q (%s): %w", name, path.Base(name), err)
+	return unreadable(err, "entry %q (%s)", name, path.Base(name))
+}
+
+// unreadable says what could not be read, as unreadable source, unless the
+// error already says why with a code of its own (a budget, a corrupt pack).
+func unreadable(err error, format string, args ...any) error {
+	if plugind.CodeOf(err) != "" {
+		return fmt.Errorf(format+": %w", append(args, err)...)
+	}
+	return plugind.Errorf(plugind.CodeSourceUnreadable, format+": %w", append(args, err)...)
 }
 
 // lazyBlob opens the blob on first read, so a blob the Writer leaves out
 // (outside the kept paths) is never read at all.
 type lazyBlob struct {
 	tw *treeWalker
-	o  *packObject
+	i  int32
 	rc io.ReadCloser
 }
 
 func (l *lazyBlob) Read(p []byte) (int, error) {
 	if l.rc == nil {
-		rc, err := l.tw.px.open(l.tw.ctx, l.o)
+		rc, err := l.tw.px.open(l.tw.ctx, l.i)
 		if err != nil {
-			return 0, fmt.Errorf("open blob %s: %w", l.o.hash, err)
+			return 0, fmt.Errorf("open blob %s: %w", l.tw.px.objects[l.i].hash, err)
 		}
 		l.rc = rc
 	}

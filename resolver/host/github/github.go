@@ -15,7 +15,6 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v62/github"
-	"github.com/hashicorp/go-retryablehttp"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
@@ -36,7 +35,7 @@ type Config struct {
 	Token  string
 	GitOff bool // REASONIX_GIT=off: no git transport at all
 	// REST makes API calls and archive downloads (retries, Retry-After).
-	REST *retryablehttp.Client
+	REST *host.RESTClient
 	// Git makes git smart-HTTP requests.
 	Git     *http.Client
 	Timeout time.Duration // stall limit of a download

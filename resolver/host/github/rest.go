@@ -211,13 +211,39 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 	defer body.Close()
 	res, err := tarball.ExtractTarGz(ctx, io.Reader(body), dest, tarball.Options{
 		Budget: opts.Budget, StripRoot: true, ExpectCommit: sha,
-		Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
+		Paths: opts.Paths, Progress: opts.Progress,
 		Hash: opts.Hash, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
+		Submodules: opts.Submodules, FindGitlinks: r.gitlinks(sha),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
-	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs}, nil
+	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules}, nil
+}
+
+// gitlinks answers tarball.Options.FindGitlinks for the archive of sha: an
+// archive holds a submodule as an empty folder, and only the contents API
+// says which commit the folder pins (one request per folder asked about,
+// which the Writer limits to .gitmodules folders the fetch keeps).
+func (r *restRepo) gitlinks(sha string) func(ctx context.Context, paths []string) (map[string]string, error) {
+	return func(ctx context.Context, paths []string) (map[string]string, error) {
+		out := map[string]string{}
+		for _, p := range paths {
+			fc, _, resp, err := r.h.api.Repositories.GetContents(ctx, r.src.Owner(), r.src.Name(), p, &gh.RepositoryContentGetOptions{Ref: sha})
+			switch {
+			case err != nil && resp != nil && resp.StatusCode == http.StatusNotFound:
+				continue // not there: not a submodule
+			case err != nil:
+				return nil, r.apiError(ctx, fmt.Sprintf("folder %q at %s", p, host.Short(sha)), resp, err, host.ErrPathNotFound)
+			}
+			// A submodule asked for by its path is "submodule"; in folder
+			// listings GitHub calls it a "file" with a submodule URL.
+			if fc != nil && (fc.GetType() == "submodule" || fc.SubmoduleGitURL != nil) {
+				out[p] = fc.GetSHA()
+			}
+		}
+		return out, nil
+	}
 }
 
 func truncate(s string, n int) string {

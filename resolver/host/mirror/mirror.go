@@ -156,7 +156,8 @@ func New(cfg Config) (*Client, error) {
 		t := host.NewTransport(cfg.Net)
 		t.ResponseHeaderTimeout = cfg.Wait
 		t.MaxIdleConnsPerHost = 64
-		rt = t
+		// Requests report to their context's Watcher (the CLI's progress).
+		rt = host.Watch(t, cfg.Wait)
 	}
 	return &Client{cfg: cfg, http: &http.Client{
 		Transport: rt,

@@ -308,7 +308,7 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 	// Hashed as written: the mirror's digest is checked without reading
 	// the tree back.
 	res, err := tarball.ExtractTarGz(sctx, body, dest, tarball.Options{
-		Budget: opts.Budget, Include: host.IncludeFunc(opts.Paths), Progress: opts.Progress,
+		Budget: opts.Budget, Paths: opts.Paths, Progress: opts.Progress,
 		Hash: true, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
 	})
 	if err != nil {

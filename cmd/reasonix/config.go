@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/term"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/manifest"
+)
+
+// userConfig on the command line (SPEC §7, §11): --config KEY=VALUE, or
+// NAME.KEY=VALUE for one plugin of a marketplace or an update of several,
+// repeatable; and, when stdin and stderr are a terminal, a prompt for each
+// required value a plan lacks (a sensitive one is not echoed).
+
+const configFlagUsage = "set a userConfig option: KEY=VALUE, or NAME.KEY=VALUE for one plugin of a marketplace (repeatable; on a terminal, a required value left out is asked for, a sensitive one without echo)"
+
+// parseConfigFlags turns --config values into the request's map. A
+// malformed one is a usage error that quotes only its key: what follows
+// the = may be a secret.
+func parseConfigFlags(flags []string) (map[string]string, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, f := range flags {
+		key, value, ok := strings.Cut(f, "=")
+		if !ok || key == "" {
+			return nil, usageError(errors.New("--config expects KEY=VALUE (or NAME.KEY=VALUE), with the option's key before the ="))
+		}
+		if _, dup := out[key]; dup {
+			return nil, usageError(fmt.Errorf("--config %s is given twice", key))
+		}
+		out[key] = value
+	}
+	if err := installer.CheckConfigKeys(out); err != nil {
+		return nil, usageError(err)
+	}
+	return out, nil
+}
+
+// stdinIsTerminal reports whether the user can be asked something.
+func (m *Main) stdinIsTerminal() bool {
+	f, ok := m.Stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// missingValue is a required option a plan has no value for.
+type missingValue struct {
+	plugin string
+	opt    manifest.Option
+}
+
+// missingValues lists the required options without a value of the plugins
+// a plan blocks for it (install.config_required).
+func missingValues(resp *installer.Response) []missingValue {
+	var out []missingValue
+	if resp == nil {
+		return nil
+	}
+	for _, a := range resp.Actions {
+		if a.Code() != plugind.CodeConfigRequired {
+			continue
+		}
+		for _, o := range a.UserConfig {
+			if o.Required && !o.Set && o.Default == nil {
+				out = append(out, missingValue{plugin: a.Name, opt: o.Option})
+			}
+		}
+	}
+	return out
+}
+
+// withAnswers runs an install or update (run) with ap. When the user is
+// at a terminal, its plan is made first, and each required value it lacks
+// is asked for and added to req before it runs for real; a dry run whose
+// plan lacks nothing is not made twice.
+func (m *Main) withAnswers(ctx context.Context, req *installer.Request, ap installer.Approval, run func(installer.Request, installer.Approval) *installer.Response) *installer.Response {
+	if !m.stdinIsTerminal() || !m.stderrIsTerminal() {
+		return run(*req, ap)
+	}
+	probe := run(*req, installer.Approval{DryRun: true})
+	missing := missingValues(probe)
+	if len(missing) == 0 {
+		if ap.DryRun {
+			return probe
+		}
+		return run(*req, ap)
+	}
+	if err := m.askValues(ctx, probe, missing, req); err != nil {
+		if ctx.Err() == nil {
+			fmt.Fprintf(m.Stderr, "reasonix: %s\n", safeText(err.Error()))
+		}
+		return probe
+	}
+	return run(*req, ap)
+}
+
+// askValues asks for each missing value and adds it to req: KEY for a
+// plan of one plugin, NAME.KEY for one of several.
+func (m *Main) askValues(ctx context.Context, plan *installer.Response, missing []missingValue, req *installer.Request) error {
+	f := m.Stdin.(*os.File)
+	if req.Config == nil {
+		req.Config = map[string]string{}
+	}
+	last := ""
+	for _, mv := range missing {
+		if mv.plugin != last {
+			fmt.Fprintf(m.Stderr, "\n%s needs values for its options:\n", safeText(mv.plugin))
+			last = mv.plugin
+		}
+		key := mv.opt.Key
+		if len(plan.Actions) > 1 {
+			key = mv.plugin + "." + key
+		}
+		text, err := m.askOption(ctx, f, mv.opt)
+		if err != nil {
+			return err
+		}
+		req.Config[key] = text
+	}
+	return nil
+}
+
+// askOption asks for one option's value until it is one the option takes
+// (three tries). A sensitive value is read without echo, and never
+// repeated in an error.
+func (m *Main) askOption(ctx context.Context, f *os.File, o manifest.Option) (string, error) {
+	title := o.Title
+	if title == "" {
+		title = o.Key
+	}
+	if o.Description != "" {
+		fmt.Fprintf(m.Stderr, "  %s: %s\n", safeText(title), safeLine(o.Description, maxCell))
+	}
+	hint := o.Type
+	if o.Sensitive {
+		hint += ", hidden as you type"
+	}
+	for try := 0; try < 3; try++ {
+		fmt.Fprintf(m.Stderr, "  %s (%s): ", safeText(o.Key), hint)
+		text, err := readAnswer(ctx, f, o.Sensitive)
+		if o.Sensitive {
+			fmt.Fprintln(m.Stderr) // the user's Enter was not echoed
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := o.Parse(text); err != nil {
+			fmt.Fprintf(m.Stderr, "  %s\n", safeText(err.Error()))
+			continue
+		}
+		return text, nil
+	}
+	return "", fmt.Errorf("no usable value for %s was given", o.Label())
+}
+
+// readAnswer reads one line from the terminal f, without echo when hidden.
+// An interrupt (the context ends) gives the terminal back as it was.
+func readAnswer(ctx context.Context, f *os.File, hidden bool) (string, error) {
+	fd := int(f.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type answer struct {
+		text string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		if hidden {
+			b, err := term.ReadPassword(fd)
+			got <- answer{string(b), err}
+			return
+		}
+		line, err := readLine(f)
+		got <- answer{line, err}
+	}()
+	select {
+	case a := <-got:
+		if errors.Is(a.err, io.EOF) && a.text == "" {
+			return "", errors.New("no value given (end of input)")
+		}
+		return a.text, a.err
+	case <-ctx.Done():
+		_ = term.Restore(fd, state)
+		return "", ctx.Err()
+	}
+}
+
+// readLine reads up to a newline a byte at a time, so nothing after it is
+// taken from the terminal (a hidden read may follow).
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	buf := make([]byte, 1)
+	for {
+		n, err := r.Read(buf)
+		if n == 1 {
+			if buf[0] == '\n' {
+				return strings.TrimSuffix(b.String(), "\r"), nil
+			}
+			b.WriteByte(buf[0])
+		}
+		if err != nil {
+			return b.String(), err
+		}
+	}
+}
+
+// options prints, for each plugin of a review that has userConfig
+// options, what each is set to: a non-sensitive value, "set" for a
+// sensitive one, its default, or that it is missing.
+func (s screen) options(actions []installer.Action) {
+	for _, a := range actions {
+		if len(a.UserConfig) == 0 {
+			continue
+		}
+		s.blank()
+		s.line("options of %s:", safeText(a.Name))
+		for _, o := range a.UserConfig {
+			s.line("  %s  %s", safeCell(optionLabel(o.Option), 60), optionState(o))
+		}
+	}
+}
+
+// configurable are the actions whose options a review lists: the ones it
+// installs or moves, and the ones it blocks for a value.
+func configurable(actions []installer.Action) []installer.Action {
+	var out []installer.Action
+	for _, a := range actions {
+		if a.Status == installer.ActionReady || a.Code() == plugind.CodeConfigRequired || a.Code() == plugind.CodeConfigInvalid {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func optionLabel(o manifest.Option) string {
+	if o.Title != "" && o.Title != o.Key {
+		return o.Key + " (" + o.Title + ")"
+	}
+	return o.Key
+}
+
+// optionState says what an option is set to, never a sensitive value.
+func optionState(o installer.ConfigOption) string {
+	var s string
+	switch {
+	case o.Set && o.Sensitive:
+		s = "set (sensitive, not shown)"
+	case o.Set && o.Value != nil:
+		s = "= " + safeCell(o.Value.Text(), maxCell)
+	case o.Default != nil:
+		s = "default " + safeCell(o.Default.Text(), maxCell)
+	case o.Required:
+		s = "MISSING (required)"
+	default:
+		s = "not set"
+	}
+	if o.Kept {
+		s += ", kept from the installed copy"
+	}
+	return s
+}
+
+// withConfigArgs adds to an approve command (… --yes --plan-id ID) the
+// --config flags that reproduce req's non-sensitive values. Sensitive ones
+// are never printed (sensitiveNote says to give them again).
+func withConfigArgs(approve []string, req installer.Request, resp *installer.Response) []string {
+	if len(req.Config) == 0 || len(approve) < 3 {
+		return approve
+	}
+	keys := make([]string, 0, len(req.Config))
+	for k := range req.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var flags []string
+	for _, k := range keys {
+		if !isSensitiveKey(k, resp) {
+			flags = append(flags, "--config", k+"="+req.Config[k])
+		}
+	}
+	tail := approve[len(approve)-3:]
+	out := append(append([]string{}, approve[:len(approve)-3]...), flags...)
+	return append(out, tail...)
+}
+
+// sensitiveNote tells how to approve a plan whose request gave
+// sensitive values: the same ones again, which are never printed.
+func (s screen) sensitiveNote(actions []installer.Action) {
+	var keys []string
+	for _, a := range actions {
+		for _, o := range a.UserConfig {
+			if o.Sensitive && o.Set && !o.Kept {
+				k := o.Key
+				if len(actions) > 1 {
+					k = a.Name + "." + k
+				}
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	s.line("  and give the same sensitive values again (never printed): %s; on a terminal a required one left out is asked for", safeText(strings.Join(keys, ", ")))
+}
+
+// isSensitiveKey reports whether a --config key reaches a sensitive option
+// of the plan, or none it knows of (then it is better left unprinted too).
+func isSensitiveKey(k string, resp *installer.Response) bool {
+	plugin, key := "", k
+	if i := strings.LastIndexByte(k, '.'); i >= 0 {
+		plugin, key = k[:i], k[i+1:]
+	}
+	known := false
+	for _, a := range resp.Actions {
+		if plugin != "" && a.Name != plugin {
+			continue
+		}
+		for _, o := range a.UserConfig {
+			if o.Key == key {
+				if o.Sensitive {
+					return true
+				}
+				known = true
+			}
+		}
+	}
+	return !known
+}

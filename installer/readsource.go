@@ -1,0 +1,159 @@
+package installer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/source"
+)
+
+// sourceRead is how a request's source reads: what to resolve, and the
+// entry and known marketplace a name chose.
+type sourceRead struct {
+	src source.Source
+	// entry is the entry NAME@MARKET selects ("" otherwise).
+	entry string
+	// market is the known marketplace the source was read through: MARKET
+	// of NAME@MARKET, or a bare NAME that is a known marketplace.
+	market string
+}
+
+// readSource is the one rule for how the source of a plan or install
+// request reads, for the CLI and the daemon alike (SPEC §5). source.Parse
+// gives the form; the names in it are then looked up here:
+//
+//   - NAME@MARKET is entry NAME of the known marketplace MARKET;
+//   - a bare NAME that a known marketplace has is that marketplace (a
+//     folder of that name is written ./NAME, as ./NAME@MARKET is);
+//   - any other relative path is a folder of the caller's working
+//     directory — except in the daemon, which has none of its client's
+//     and refuses it, suggesting the remote form it most likely meant.
+//
+// subdir (a recorded folder, from update) goes with remote sources only,
+// never with a name: a known marketplace records its own folder.
+func (in *Installer) readSource(raw, subdir string) (sourceRead, error) {
+	src, err := source.Parse(raw)
+	if err != nil {
+		return sourceRead{}, err
+	}
+	switch {
+	case src.Kind == source.MarketEntry:
+		k, err := in.knownMarketplace(src.Market)
+		if err != nil {
+			return sourceRead{}, err
+		}
+		return in.throughMarket(raw, subdir, k, src.Entry)
+	case src.IsLocal() && !filepath.IsAbs(src.Path):
+		return in.readRelative(raw, subdir, src)
+	}
+	if subdir != "" {
+		if !src.IsRemote() {
+			return sourceRead{}, plugind.Errorf(plugind.CodeInvalidSource, "a subdir goes with a repository source, not %s", src.Kind)
+		}
+		clean, err := plugind.LocalPath(subdir)
+		if err != nil {
+			return sourceRead{}, plugind.Errorf(plugind.CodeInvalidSource, "subdir: %w", err)
+		}
+		src = src.WithSubdir(clean)
+	}
+	return sourceRead{src: src}, nil
+}
+
+// readRelative reads a relative path: a known marketplace's name, a folder
+// of the working directory, or (in the daemon) a refusal.
+func (in *Installer) readRelative(raw, subdir string, src source.Source) (sourceRead, error) {
+	var known []KnownMarketplace
+	if plugind.ValidateName(src.Path) == nil {
+		all, err := LoadMarketplaces(in.home.MarketplacesPath())
+		if err != nil {
+			return sourceRead{}, err
+		}
+		if k, ok := all.Find(src.Path); ok {
+			if !in.noWorkingDir {
+				if err := sameAsFolder(src.Path, k); err != nil {
+					return sourceRead{}, err
+				}
+			}
+			return in.throughMarket(raw, subdir, k, "")
+		}
+		known = all.Marketplaces
+	}
+	if in.noWorkingDir {
+		return sourceRead{}, relativeRefusal(raw, src, true, known)
+	}
+	if subdir != "" {
+		return sourceRead{}, plugind.Errorf(plugind.CodeInvalidSource, "a subdir goes with a repository source, not %s", src.Kind)
+	}
+	return sourceRead{src: src}, nil
+}
+
+// throughMarket reads the known marketplace k (and its entry, when one is
+// named) as the source to resolve.
+func (in *Installer) throughMarket(raw, subdir string, k *KnownMarketplace, entry string) (sourceRead, error) {
+	if subdir != "" {
+		return sourceRead{}, plugind.Errorf(plugind.CodeInvalidSource, "%q names a known marketplace, which records its own folder: leave \"subdir\" out", raw)
+	}
+	src, err := source.Parse(k.Source)
+	if err != nil {
+		return sourceRead{}, fmt.Errorf("known marketplace %s: %w", k.Name, err)
+	}
+	if k.Subdir != "" {
+		src = src.WithSubdir(k.Subdir)
+	}
+	return sourceRead{src: src, entry: entry, market: k.Name}, nil
+}
+
+// sameAsFolder refuses a bare name that is both a known marketplace and a
+// different file or folder of the working directory: which one was meant
+// cannot be told, and installing a whole marketplace in place of a folder
+// would be a surprise.
+func sameAsFolder(name string, k *KnownMarketplace) error {
+	if _, err := os.Lstat(name); err != nil {
+		return nil
+	}
+	if abs, err := filepath.Abs(name); err == nil && abs == k.Source && k.Subdir == "" {
+		return nil
+	}
+	return plugind.Errorf(plugind.CodeInvalidSource, "%q names both the known marketplace %s (%s) and the folder ./%s here: write ./%s for the folder, or the marketplace's source", name, k.Name, k.Source, name, name)
+}
+
+// relativeRefusal is the daemon's answer to a relative path: it cannot
+// tell what the client's working directory was. byName says a bare name
+// could have been a known marketplace's (known lists them).
+func relativeRefusal(raw string, src source.Source, byName bool, known []KnownMarketplace) error {
+	if hint := source.Suggest(src.Path); hint != "" {
+		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is not a known marketplace nor a path the daemon can read; did you mean %s?", raw, hint)
+	}
+	if byName && plugind.ValidateName(src.Path) == nil {
+		names := make([]string, 0, len(known))
+		for _, k := range known {
+			names = append(names, k.Name)
+		}
+		hint := "no marketplace is known yet"
+		if len(names) > 0 {
+			hint = "known marketplaces: " + strings.Join(names, ", ")
+		}
+		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a known marketplace (%s) nor an absolute path: the daemon does not share your working directory", raw, hint)
+	}
+	return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, so give the folder's absolute path", raw)
+}
+
+// isRelativeFolder reports whether src reads as a folder or archive of
+// some working directory (not a known marketplace's name).
+func (in *Installer) isRelativeFolder(src string) bool {
+	s, err := source.Parse(src)
+	if err != nil || !s.IsLocal() || filepath.IsAbs(s.Path) {
+		return false
+	}
+	if plugind.ValidateName(s.Path) == nil {
+		if known, err := LoadMarketplaces(in.home.MarketplacesPath()); err == nil {
+			if _, ok := known.Find(s.Path); ok {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,110 @@
+package installer
+
+import (
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+)
+
+// Tally is what a response's actions came to, counted once here so every
+// one-line summary of it (the CLI's result line, the page's banners) says
+// the same numbers.
+type Tally struct {
+	// Ready are planned and wait for approval; Done were installed,
+	// updated or removed by this response.
+	Ready, Done int
+	// Moves are the Ready or Done actions of an update that move an
+	// installed plugin (the rest of Ready/Done are new installs).
+	Moves int
+	// UpToDate are installed as planned already (kept).
+	UpToDate int
+	// Skipped are left out by policy (unpinnable, npm…): not failures.
+	Skipped                   int
+	Blocked, Conflict, Failed int
+	// Dependencies are the Ready or Done actions planned only because
+	// another plugin needs them.
+	Dependencies int
+	// Unchecked are the plugins whose source could not be reached: what
+	// the response says of them is what was cached (Action.Unchecked).
+	Unchecked int
+	// FullTrust names the Ready or Done actions that carry a runtime: code
+	// that runs outside the sandbox.
+	FullTrust []string
+}
+
+// Tally counts r's actions.
+func (r *Response) Tally() Tally {
+	var t Tally
+	for _, a := range r.Actions {
+		if a.Unchecked != "" {
+			t.Unchecked++
+		}
+		switch a.Status {
+		case ActionReady, ActionInstalled, ActionRemoved:
+			if a.Status == ActionReady {
+				t.Ready++
+			} else {
+				t.Done++
+			}
+			if a.Previous != nil {
+				t.Moves++
+			}
+			if a.Dependency {
+				t.Dependencies++
+			}
+			if a.Runtime != nil {
+				t.FullTrust = append(t.FullTrust, a.Name)
+			}
+		case ActionUpToDate:
+			t.UpToDate++
+		case ActionSkipped:
+			t.Skipped++
+		case ActionBlocked:
+			t.Blocked++
+		case ActionConflict:
+			t.Conflict++
+		case ActionFailed:
+			t.Failed++
+		}
+	}
+	return t
+}
+
+// NotDone counts the actions that stopped a bulk operation from doing all
+// it was asked (blocked, conflicting or failed; skipped ones are policy).
+func (t Tally) NotDone() int { return t.Blocked + t.Conflict + t.Failed }
+
+// markUnchecked gives a response whose plugins could not all be checked
+// its verdict (SPEC §11): never "up to date" (StatusUnchecked instead),
+// and not ok — exit status 1 — whatever was planned or applied from the
+// cache meanwhile. Offline nothing is unchecked: the cache was asked for.
+// It reports whether anything was.
+func (r *Response) markUnchecked() bool {
+	t := r.Tally()
+	if t.Unchecked == 0 {
+		return false
+	}
+	if r.Status == StatusUpToDate {
+		r.Status = StatusUnchecked
+	}
+	if r.OK {
+		r.OK = false
+		why := map[string]bool{}
+		var names []string
+		for _, a := range r.Actions {
+			if a.Unchecked != "" {
+				why[a.Unchecked] = true
+				names = append(names, a.Name)
+			}
+		}
+		reasons := make([]string, 0, len(why))
+		for w := range why {
+			reasons = append(reasons, w)
+		}
+		sort.Strings(reasons)
+		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
+			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(reasons, ", "), strings.Join(names, ", "))
+	}
+	return true
+}

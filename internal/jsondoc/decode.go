@@ -1,0 +1,447 @@
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDepth is encoding/json's nesting limit: a document it refuses for
+// depth is refused here too.
+const maxDepth = 10000
+
+// bom is the UTF-8 byte-order mark.
+var bom = []byte("\xef\xbb\xbf")
+
+// TrimBOM drops a leading UTF-8 byte-order mark and says whether there was
+// one. JSON forbids it and Claude Code's parser refuses it; whether that is
+// an error is the caller's rule.
+func TrimBOM(data []byte) ([]byte, bool) {
+	if bytes.HasPrefix(data, bom) {
+		return data[len(bom):], true
+	}
+	return data, false
+}
+
+// SyntaxError is a document that is not JSON, with where it stops being
+// JSON.
+type SyntaxError struct {
+	Line, Col int
+	Msg       string // encoding/json's description
+	EarlyEnd  bool   // the document ends before its value does
+}
+
+func (e *SyntaxError) Error() string {
+	if e.EarlyEnd {
+		return fmt.Sprintf("not valid JSON: %s (at line %d, column %d: the document ends too early)", e.Msg, e.Line, e.Col)
+	}
+	return fmt.Sprintf("not valid JSON at line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// Dup is a key an object repeats: the same key again (its first place and
+// last value stand, as encoding/json and JavaScript's JSON.parse read it),
+// or a key that differs from an earlier one (Other) only in case.
+type Dup struct {
+	Object string // the JSON path of the object
+	Key    string
+	Other  string // Folded: the earlier key
+	Folded bool
+}
+
+// Finding is the duplicate as a warning, at the key's JSON path.
+func (d Dup) Finding() Finding {
+	if d.Folded {
+		return Finding{Path: Join(d.Object, d.Key), Message: fmt.Sprintf("%q differs from %q only in case: they are two different fields", Clip(d.Key, 60), Clip(d.Other, 60))}
+	}
+	return Finding{Path: Join(d.Object, d.Key), Message: fmt.Sprintf("%q is given twice in this object; the last value is read, as Claude Code reads it", Clip(d.Key, 60))}
+}
+
+// Parse decodes data in one pass, keeping object keys in document order,
+// and finds the keys objects repeat (dups). What Parse accepts is exactly
+// what encoding/json accepts; a refusal is a *SyntaxError with the line
+// and column.
+func Parse(data []byte) (*Node, []Dup, error) {
+	d := decoder{data: data}
+	root := &Node{}
+	d.space()
+	ok := d.value(root)
+	if ok {
+		d.space()
+		ok = d.pos == len(d.data)
+	}
+	if !ok {
+		return nil, nil, syntaxError(data)
+	}
+	return root, d.dups, nil
+}
+
+// syntaxError describes why data is not JSON in encoding/json's words, at
+// the line and column its offset names. It is asked only once the decoder
+// has refused the document, so the fast path never pays for it.
+func syntaxError(data []byte) error {
+	var probe struct{}
+	err := json.Unmarshal(data, &probe)
+	var syn *json.SyntaxError
+	if !errors.As(err, &syn) {
+		// Not reached: Parse and encoding/json accept the same documents
+		// (FuzzParse checks it).
+		return &SyntaxError{Line: 1, Col: 1, Msg: "not a JSON document"}
+	}
+	line, col := position(data, syn.Offset)
+	return &SyntaxError{Line: line, Col: col, Msg: syn.Error(), EarlyEnd: strings.Contains(syn.Error(), "unexpected end")}
+}
+
+// position converts encoding/json's offset (just past the offending byte)
+// into a 1-based line and column.
+func position(data []byte, off int64) (int, int) {
+	off = min(off, int64(len(data)))
+	if off > 0 {
+		off--
+	}
+	line, col := 1, 1
+	for _, c := range data[:off] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+type decoder struct {
+	data  []byte
+	pos   int
+	depth int
+	// path is where the decoder is, kept so a duplicate key can be named
+	// by its JSON path; it becomes a string only then.
+	path []step
+	dups []Dup
+}
+
+type step struct {
+	key   string
+	index int
+	isKey bool
+}
+
+func (d *decoder) here() string {
+	p := ""
+	for _, s := range d.path {
+		if s.isKey {
+			p = Join(p, s.key)
+		} else {
+			p = Index(p, s.index)
+		}
+	}
+	return p
+}
+
+func (d *decoder) space() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *decoder) value(n *Node) bool {
+	if d.pos >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.pos]; {
+	case c == '{':
+		return d.object(n)
+	case c == '[':
+		return d.array(n)
+	case c == '"':
+		s, ok := d.string()
+		n.Kind, n.Str = String, s
+		return ok
+	case c == 't':
+		n.Kind, n.Bool = Bool, true
+		return d.literal("true")
+	case c == 'f':
+		n.Kind = Bool
+		return d.literal("false")
+	case c == 'n':
+		n.Kind = Null
+		return d.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number(n)
+	}
+	return false
+}
+
+func (d *decoder) literal(word string) bool {
+	if !bytes.HasPrefix(d.data[d.pos:], []byte(word)) {
+		return false
+	}
+	d.pos += len(word)
+	return true
+}
+
+// number reads JSON's number grammar; the literal is kept as written.
+func (d *decoder) number(n *Node) bool {
+	start, b := d.pos, d.data
+	i := start
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	n.Kind, n.Str = Number, string(b[start:i])
+	d.pos = i
+	return true
+}
+
+// string reads the string literal at d.pos. Most strings hold no escape
+// and valid UTF-8: their bytes are their value. Any other literal is
+// decoded by encoding/json, so escapes, surrogates and invalid UTF-8 read
+// exactly as it reads them.
+func (d *decoder) string() (string, bool) {
+	b, start := d.data, d.pos
+	plain, ascii := true, true
+	i := start + 1
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			d.pos = i + 1
+			body := b[start+1 : i]
+			if plain && (ascii || utf8.Valid(body)) {
+				return string(body), true
+			}
+			var s string
+			if json.Unmarshal(b[start:i+1], &s) != nil {
+				return "", false
+			}
+			return s, true
+		case c == '\\':
+			plain = false
+			if i+1 >= len(b) {
+				return "", false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
+					return "", false
+				}
+				i += 6
+			default:
+				return "", false
+			}
+		case c < 0x20:
+			return "", false
+		default:
+			if c >= 0x80 {
+				ascii = false
+			}
+			i++
+		}
+	}
+	return "", false
+}
+
+func isHex4(h []byte) bool {
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *decoder) enter() bool {
+	d.depth++
+	d.pos++
+	return d.depth <= maxDepth
+}
+
+func (d *decoder) array(n *Node) bool {
+	n.Kind = Array
+	n.Items = []Node{}
+	if !d.enter() {
+		return false
+	}
+	if more, ok := d.first(']'); !more {
+		return ok
+	}
+	for {
+		d.path = append(d.path, step{index: len(n.Items)})
+		n.Items = append(n.Items, Node{})
+		ok := d.value(&n.Items[len(n.Items)-1])
+		d.path = d.path[:len(d.path)-1]
+		if !ok {
+			return false
+		}
+		if more, ok := d.next(']'); !more {
+			return ok
+		}
+	}
+}
+
+// first is next for a container just opened: it may close at once.
+func (d *decoder) first(closing byte) (more, ok bool) {
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == closing {
+		d.pos++
+		d.depth--
+		return false, true
+	}
+	return true, true
+}
+
+// next reads what follows a member of a container: a comma (more members
+// follow) or its closing bracket (ok, no more); anything else is not JSON.
+func (d *decoder) next(closing byte) (more, ok bool) {
+	d.space()
+	if d.pos >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.pos] {
+	case ',':
+		d.pos++
+		d.space()
+		return true, true
+	case closing:
+		d.pos++
+		d.depth--
+		return false, true
+	}
+	return false, false
+}
+
+func (d *decoder) object(n *Node) bool {
+	n.Kind = Object
+	if !d.enter() {
+		return false
+	}
+	if more, ok := d.first('}'); !more {
+		return ok
+	}
+	var seen keyIndex
+	for {
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return false
+		}
+		key, ok := d.string()
+		if !ok {
+			return false
+		}
+		d.space()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return false
+		}
+		d.pos++
+		d.space()
+		d.path = append(d.path, step{key: key, isKey: true})
+		n.Fields = append(n.Fields, Field{Key: key})
+		last := len(n.Fields) - 1
+		ok = d.value(&n.Fields[last].Val)
+		d.path = d.path[:len(d.path)-1]
+		if !ok {
+			return false
+		}
+		if prev, folded := seen.find(n.Fields[:last], key); prev >= 0 && !folded {
+			// A repeat keeps the first place and the last value.
+			n.Fields[prev].Val = n.Fields[last].Val
+			n.Fields = n.Fields[:last]
+			d.dups = append(d.dups, Dup{Object: d.here(), Key: key})
+		} else {
+			if prev >= 0 {
+				d.dups = append(d.dups, Dup{Object: d.here(), Key: key, Other: n.Fields[prev].Key, Folded: true})
+			}
+			seen.add(key, last)
+		}
+		if more, ok := d.next('}'); !more {
+			return ok
+		}
+	}
+}
+
+// keyIndex finds an object's earlier keys: by scanning while the object is
+// small (most are), through maps once it is not. (The scan folds case as
+// strings.EqualFold does, the maps as strings.ToLower: they differ on a
+// few exotic letters, for a warning.)
+type keyIndex struct {
+	exact  map[string]int
+	folded map[string]int
+}
+
+const scanKeys = 16
+
+// find returns the index of key among fields, or of a key that differs
+// only in case (folded), or -1.
+func (x *keyIndex) find(fields []Field, key string) (int, bool) {
+	if x.exact == nil {
+		if len(fields) < scanKeys {
+			at := -1
+			for i := range fields {
+				switch k := fields[i].Key; {
+				case k == key:
+					return i, false
+				case at < 0 && strings.EqualFold(k, key):
+					at = i
+				}
+			}
+			return at, at >= 0
+		}
+		x.exact, x.folded = make(map[string]int, 2*len(fields)), make(map[string]int, 2*len(fields))
+		for i := range fields {
+			x.add(fields[i].Key, i)
+		}
+	}
+	if i, ok := x.exact[key]; ok {
+		return i, false
+	}
+	if i, ok := x.folded[strings.ToLower(key)]; ok {
+		return i, true
+	}
+	return -1, false
+}
+
+func (x *keyIndex) add(key string, i int) {
+	if x.exact == nil {
+		return
+	}
+	x.exact[key] = i
+	if _, ok := x.folded[strings.ToLower(key)]; !ok {
+		x.folded[strings.ToLower(key)] = i
+	}
+}

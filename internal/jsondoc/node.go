@@ -1,0 +1,291 @@
+// Package jsondoc is the one document model of plugin and marketplace
+// documents: an ordered JSON decoder (Parse), field tables that describe a
+// document kind once (Table, Row, Shape), and the walker that turns a
+// document into findings with JSON paths (Walk). Parsers and `validate`
+// read the same tables, so what install refuses and what validate calls an
+// error cannot drift apart.
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Kind is a JSON value's type.
+type Kind uint8
+
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+func (k Kind) String() string {
+	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// Node is a decoded JSON value that keeps object key order, so findings
+// come in document order and a document written back keeps the author's
+// layout.
+type Node struct {
+	Kind   Kind
+	Bool   bool
+	Str    string  // a string's value, or a number's literal text
+	Items  []Node  // Array
+	Fields []Field // Object, in document order, each key once
+}
+
+// Field is one member of an object.
+type Field struct {
+	Key string
+	Val Node
+}
+
+// Get returns an object member, or nil (also when n is nil or not an
+// object).
+func (n *Node) Get(key string) *Node {
+	if n == nil || n.Kind != Object {
+		return nil
+	}
+	for i := range n.Fields {
+		if n.Fields[i].Key == key {
+			return &n.Fields[i].Val
+		}
+	}
+	return nil
+}
+
+// Keys lists an object's keys in document order.
+func (n *Node) Keys() []string {
+	if n == nil {
+		return nil
+	}
+	out := make([]string, len(n.Fields))
+	for i := range n.Fields {
+		out[i] = n.Fields[i].Key
+	}
+	return out
+}
+
+// Put adds or replaces key in an object, keeping the order of the others.
+func (n *Node) Put(key string, v Node) {
+	for i := range n.Fields {
+		if n.Fields[i].Key == key {
+			n.Fields[i].Val = v
+			return
+		}
+	}
+	n.Fields = append(n.Fields, Field{key, v})
+}
+
+// Remove deletes key from an object (nothing when absent).
+func (n *Node) Remove(key string) {
+	for i := range n.Fields {
+		if n.Fields[i].Key == key {
+			n.Fields = append(n.Fields[:i], n.Fields[i+1:]...)
+			return
+		}
+	}
+}
+
+// Text is a string node.
+func Text(s string) Node { return Node{Kind: String, Str: s} }
+
+// IsEmpty reports whether n declares nothing: absent, null, "", [] or {}.
+func (n *Node) IsEmpty() bool {
+	if n == nil {
+		return true
+	}
+	switch n.Kind {
+	case Null:
+		return true
+	case String:
+		return n.Str == ""
+	case Array:
+		return len(n.Items) == 0
+	case Object:
+		return len(n.Fields) == 0
+	}
+	return false
+}
+
+// StringList reads a string or an array of strings; ok is false when it is
+// something else. Absent and null read as none.
+func (n *Node) StringList() ([]string, bool) {
+	if n == nil || n.Kind == Null {
+		return nil, true
+	}
+	switch n.Kind {
+	case String:
+		return []string{n.Str}, true
+	case Array:
+		out := make([]string, 0, len(n.Items))
+		for i := range n.Items {
+			if n.Items[i].Kind != String {
+				return nil, false
+			}
+			out = append(out, n.Items[i].Str)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// StringMap reads an object of strings; ok is false when some value is not
+// a string. Absent and null read as none.
+func (n *Node) StringMap() (map[string]string, bool) {
+	if n == nil || n.Kind == Null {
+		return nil, true
+	}
+	if n.Kind != Object {
+		return nil, false
+	}
+	out := make(map[string]string, len(n.Fields))
+	for _, f := range n.Fields {
+		if f.Val.Kind != String {
+			return nil, false
+		}
+		out[f.Key] = f.Val.Str
+	}
+	return out, true
+}
+
+// ListOf is a value as a list: an array's items, or the value alone.
+func (n *Node) ListOf() []Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == Array {
+		return n.Items
+	}
+	return []Node{*n}
+}
+
+// Describe names a value for messages: its type, or a short quote of a
+// string.
+func (n *Node) Describe() string {
+	switch n.Kind {
+	case Object:
+		return "an object"
+	case Array:
+		return "an array"
+	case Null:
+		return "null"
+	case Bool:
+		return "a boolean"
+	case Number:
+		return "a number"
+	}
+	return fmt.Sprintf("the string %q", Clip(n.Str, 60))
+}
+
+// Clip shortens an author's string to quote it in a message.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Marshal writes n as indented JSON, keys in their document order.
+func (n *Node) Marshal() []byte {
+	var b bytes.Buffer
+	n.write(&b, 0)
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// Compact writes n as compact JSON, keys in their document order.
+func (n *Node) Compact() []byte {
+	var b bytes.Buffer
+	n.write(&b, -1)
+	return b.Bytes()
+}
+
+// write indents by depth; a negative depth writes compactly.
+func (n *Node) write(w *bytes.Buffer, depth int) {
+	switch n.Kind {
+	case Null:
+		w.WriteString("null")
+	case Bool:
+		if n.Bool {
+			w.WriteString("true")
+		} else {
+			w.WriteString("false")
+		}
+	case Number:
+		w.WriteString(n.Str)
+	case String:
+		writeString(w, n.Str)
+	case Array:
+		writeContainer(w, depth, "[]", len(n.Items), func(i, inner int) { n.Items[i].write(w, inner) })
+	case Object:
+		writeContainer(w, depth, "{}", len(n.Fields), func(i, inner int) {
+			writeString(w, n.Fields[i].Key)
+			if depth >= 0 {
+				w.WriteString(": ")
+			} else {
+				w.WriteByte(':')
+			}
+			n.Fields[i].Val.write(w, inner)
+		})
+	}
+}
+
+// writeContainer writes an array or object of count members between the
+// two brackets, one per line indented one level deeper than depth (or
+// compactly, for a negative depth); member writes member i.
+func writeContainer(w *bytes.Buffer, depth int, brackets string, count int, member func(i, inner int)) {
+	if count == 0 {
+		w.WriteString(brackets)
+		return
+	}
+	inner := depth + 1
+	if depth < 0 {
+		inner = -1
+	}
+	newline := func(d int) {
+		if depth >= 0 {
+			w.WriteByte('\n')
+			w.WriteString(strings.Repeat("  ", d))
+		}
+	}
+	w.WriteByte(brackets[0])
+	for i := range count {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		newline(inner)
+		member(i, inner)
+	}
+	newline(depth)
+	w.WriteByte(brackets[1])
+}
+
+// writeString writes s as a JSON string literal, as encoding/json writes it
+// without HTML escaping; a string with nothing to escape is written as is.
+func writeString(w *bytes.Buffer, s string) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		w.WriteByte('"')
+		w.WriteString(s)
+		w.WriteByte('"')
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	w.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

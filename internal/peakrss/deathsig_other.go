@@ -1,0 +1,7 @@
+//go:build !linux
+
+package peakrss
+
+import "syscall"
+
+func dieWithParent() *syscall.SysProcAttr { return nil }

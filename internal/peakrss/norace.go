@@ -1,0 +1,5 @@
+//go:build !race
+
+package peakrss
+
+const raceBuild = false

@@ -1,0 +1,96 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/tarball"
+)
+
+// KindContent is a remembered content verdict (SPEC §8): the tree of a
+// commit, or of some folders of it, was refused as unsafe or over the
+// budget. It is a negative answer like a missing commit — kept for
+// NegativeTTL, ignored with --refresh — keyed by (repository, commit,
+// folders, budget): the same pin and folders give the same verdict, so a
+// re-plan does not download them again to hear it.
+const KindContent = "content"
+
+// contentKey is the negatives' path of a fetch of paths within budget.
+func contentKey(paths []string, budget plugind.Budget) string {
+	sorted := append([]string(nil), paths...)
+	for _, p := range sorted {
+		if p == "" || p == "." {
+			sorted = nil
+			break
+		}
+	}
+	sort.Strings(sorted)
+	return fmt.Sprintf("%d:%d:%s", budget.MaxBytes, budget.MaxFiles, strings.Join(sorted, "\n"))
+}
+
+// refusedContent reports whether err is a verdict on the content itself.
+func refusedContent(err error) bool {
+	switch plugind.CodeOf(err) {
+	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
+		return true
+	}
+	return false
+}
+
+// contentVerdict returns a remembered refusal of this fetch: of its folders
+// together, or — when it keeps several — of one of them, as the
+// tarball.EntryError a fresh refusal of that folder would be, so the
+// caller can fetch the others without it.
+func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptions) error {
+	if c.opts.Refresh {
+		return nil
+	}
+	keys := []cache.NegativeKey{{Kind: KindContent, SHA: sha, Path: contentKey(opts.Paths, opts.Budget)}}
+	if len(opts.Paths) > 1 {
+		for _, p := range opts.Paths {
+			keys = append(keys, cache.NegativeKey{Kind: KindContent, SHA: sha, Path: contentKey([]string{p}, opts.Budget)})
+		}
+	}
+	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
+	if err != nil || !ok {
+		return nil
+	}
+	refused := c.negativeErr(n)
+	if n.Path != keys[0].Path {
+		for _, p := range opts.Paths {
+			if contentKey([]string{p}, opts.Budget) == n.Path {
+				return &tarball.EntryError{Path: p, Err: refused}
+			}
+		}
+	}
+	return refused
+}
+
+// rememberContent records a refused fetch: for its folders together and,
+// when the refusal names an entry in one of several folders, for that
+// folder alone.
+func (c *Cached) rememberContent(ctx context.Context, sha string, opts FetchOptions, err error) {
+	if !refusedContent(err) {
+		return
+	}
+	put := func(paths []string) {
+		now := c.opts.Now()
+		c.wrote(c.db.PutNegative(ctx, cache.Negative{
+			Kind: KindContent, Remote: c.key, SHA: sha, Path: contentKey(paths, opts.Budget),
+			Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(c.opts.NegativeTTL),
+		}))
+	}
+	put(opts.Paths)
+	if at, ok := tarball.PathOf(err); ok && len(opts.Paths) > 1 {
+		for _, p := range opts.Paths {
+			if at == p || strings.HasPrefix(at, p+"/") {
+				put([]string{p})
+				break
+			}
+		}
+	}
+}
