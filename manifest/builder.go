@@ -112,15 +112,19 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 			b.skip("%s: skills path %s is a file, not a skill directory; skipped", declaredIn, rel)
 			return
 		}
-		b.addSkill(path.Base(path.Dir(rel)), path.Dir(rel))
+		b.addSkill(path.Base(path.Dir(rel)), path.Dir(rel), nil)
 		return
 	}
 	if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+		// A path that is a skill is named by its SKILL.md's name, as
+		// Claude Code names it (the skills of a folder of skills keep
+		// their folders' names).
 		name := path.Base(rel)
 		if rel == "." {
 			name = b.pkg.Name
 		}
-		b.addSkill(name, rel)
+		fm := b.frontMatter(path.Join(rel, "SKILL.md"))
+		b.addSkill(b.skillName(rel, name, fm), rel, fm)
 		return
 	}
 	entries, err := os.ReadDir(real)
@@ -145,14 +149,32 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 			b.skip("%s: more than %d skills; the rest are skipped", rel, maxDiscoveredPerDir)
 			return
 		}
-		b.addSkill(e.Name(), child)
+		b.addSkill(e.Name(), child, nil)
 	}
 	if found == 0 && declaredIn != "" {
 		b.skip("%s: skills path %s holds no SKILL.md; nothing mapped", declaredIn, rel)
 	}
 }
 
-func (b *builder) addSkill(name, dir string) {
+// skillName is the name dir/SKILL.md's front matter (fm) gives, or folder
+// when it gives none; a name that cannot be a skill's is said and the
+// folder's kept.
+func (b *builder) skillName(dir, folder string, fm *frontMatter) string {
+	name, ok := fm.fields["name"].(string)
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || name == folder {
+		return folder
+	}
+	if err := itemName(name); err != nil {
+		b.warn("%s: the name %q in its SKILL.md cannot name a skill (%v); named %q after its folder", dir, name, err, folder)
+		return folder
+	}
+	return name
+}
+
+// addSkill adds the skill in dir; fm is its SKILL.md's front matter, nil
+// when not read yet.
+func (b *builder) addSkill(name, dir string, fm *frontMatter) {
 	if prev, dup := b.skills[name]; dup {
 		if prev != dir {
 			b.skip("skill %q at %s duplicates the one at %s; skipped", name, dir, prev)
@@ -164,8 +186,9 @@ func (b *builder) addSkill(name, dir string) {
 		return
 	}
 	b.skills[name] = dir
-	file := path.Join(dir, "SKILL.md")
-	fm := b.frontMatter(file)
+	if fm == nil {
+		fm = b.frontMatter(path.Join(dir, "SKILL.md"))
+	}
 	b.pkg.Skills = append(b.pkg.Skills, Skill{
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,

@@ -352,6 +352,16 @@ func (b *builder) compatSkills(in *compatInput) {
 		b.skillRoot(rel, real, "")
 		return len(b.pkg.Skills) - before
 	})
+	// A Claude plugin whose manifest declares no skills and which has no
+	// skills/ folder is a skill itself when its root holds SKILL.md, as
+	// Claude Code's loader reads it (a repository that is one skill).
+	if meta, _ := in.meta(); in.kind == KindClaude && meta.Get("skills").IsEmpty() && !b.t.isDir("skills") {
+		if ok, _ := b.t.regularFile("SKILL.md"); ok {
+			if _, real, err := b.t.resolve("."); err == nil {
+				b.skillRoot(".", real, "")
+			}
+		}
+	}
 }
 
 func (b *builder) compatCommands(in *compatInput) {
