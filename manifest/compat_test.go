@@ -170,7 +170,7 @@ func TestCompatibility(t *testing.T) {
 		// the skills of a folder of skills keep their folders' names.
 		{name: "declared skill named by its front matter", kind: KindClaude, manifest: `"skills": ["./tools/folder-name", "./more"]`,
 			files: map[string]string{"tools/folder-name/SKILL.md": "---\nname: front-matter-name\n---\n", "more/inner/SKILL.md": "---\nname: other\n---\n"},
-			want: CompatFull, check: func(t *testing.T, p *Package) {
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
 				if len(p.Skills) != 2 || p.Skills[0].Name != "front-matter-name" || p.Skills[0].Invocation != "/kit:front-matter-name" || p.Skills[1].Name != "inner" {
 					t.Errorf("skills = %+v", p.Skills)
 				}
@@ -193,14 +193,14 @@ func TestCompatibility(t *testing.T) {
 			}},
 		{name: "root SKILL.md beside skills/ is not a skill", kind: KindClaude,
 			files: map[string]string{"SKILL.md": "---\nname: whole\n---\n", "skills/a/SKILL.md": "x"},
-			want: CompatFull, check: func(t *testing.T, p *Package) {
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
 				if len(p.Skills) != 1 || p.Skills[0].Name != "a" {
 					t.Errorf("skills = %+v", p.Skills)
 				}
 			}},
 		{name: "root SKILL.md with skills declared is not a skill", kind: KindClaude, manifest: `"skills": "./sk"`,
 			files: map[string]string{"SKILL.md": "---\nname: whole\n---\n", "sk/b/SKILL.md": "x"},
-			want: CompatFull, check: func(t *testing.T, p *Package) {
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
 				if len(p.Skills) != 1 || p.Skills[0].Name != "b" {
 					t.Errorf("skills = %+v", p.Skills)
 				}
