@@ -71,7 +71,7 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 		t.Logf("%s: allowed differences:\n  %s", market, strings.Join(v.Allowed, "\n  "))
 	}
 	if len(v.Unseen) > 0 {
-		t.Logf("%s: reasonix items from declared files, which claude plugin details cannot show:\n  %s", market, strings.Join(v.Unseen, "\n  "))
+		t.Logf("%s: reasonix items from files claude plugin details cannot show (declared one by one, or in a subfolder):\n  %s", market, strings.Join(v.Unseen, "\n  "))
 	}
 	if len(v.Pending) > 0 {
 		t.Logf("%s: known differences pending issue 22 core:\n  %s", market, strings.Join(v.Pending, "\n  "))
@@ -128,19 +128,19 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 	return results
 }
 
-// detailsBlind reads the command and agent files the installed plugin's
-// manifest and its entry declare one by one, which `claude plugin details`
-// cannot show (parity.DetailsBlind).
+// detailsBlind reads, from the installed plugin's manifest and its entry,
+// which command and agent files `claude plugin details` cannot show
+// (parity.DetailsBlind).
 func detailsBlind(t *testing.T, o *parity.Ours, e parity.Entry) parity.DetailsBlind {
 	t.Helper()
 	if o == nil || o.Root == "" {
-		return nil
+		return parity.DetailsBlind{}
 	}
 	manifest, err := os.ReadFile(filepath.Join(o.Root, ".claude-plugin", "plugin.json"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
-	return parity.DeclaredFiles(manifest, e.Raw)
+	return parity.DetailsView(manifest, e.Raw)
 }
 
 // TestParityCorpus holds reasonix to Claude's goldens on the corpus

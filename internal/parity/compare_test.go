@@ -99,7 +99,7 @@ func TestCompare(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := Compare("m", tc.g, tc.o, tc.e, tc.allowed, nil)
+			r := Compare("m", tc.g, tc.o, tc.e, tc.allowed, DetailsBlind{})
 			if !reflect.DeepEqual(r.Differences, tc.diffs) && (len(r.Differences) > 0 || len(tc.diffs) > 0) {
 				t.Errorf("differences\n got %q\nwant %q", r.Differences, tc.diffs)
 			}
@@ -154,20 +154,38 @@ func TestCount(t *testing.T) {
 
 func TestDetailsBlind(t *testing.T) {
 	t.Parallel()
-	blind := DeclaredFiles([]byte(`{"commands":["./commands/a.md","./more"],"agents":"./x/ag.md"}`),
+	blind := DetailsView([]byte(`{"commands":["./commands/a.md","./more"],"agents":"./x/ag.md"}`),
 		[]byte(`{"name":"p","commands":{"named":{"source":"./c/named.md"}},"skills":["./skills/s.md"]}`))
-	want := DetailsBlind{"commands/a.md": true, "x/ag.md": true, "c/named.md": true}
-	if !reflect.DeepEqual(blind, want) {
-		t.Fatalf("blind %v, want %v", blind, want)
+	for p, want := range map[string]string{
+		"commands/a.md":     "declared file commands/a.md", // plugin.json declares commands: commands/ is not read
+		"x/ag.md":           "declared file x/ag.md",
+		"c/named.md":        "declared file c/named.md",
+		"more/m.md":         "",
+		"more/sub/m.md":     "file more/sub/m.md in a subfolder of more",
+		"agents/sub/foo.md": "", // plugin.json declares agents: agents/ is not read, so not left out
+		"elsewhere/e.md":    "",
+	} {
+		if got := blind.unseen(p); got != want {
+			t.Errorf("unseen(%s) = %q, want %q", p, got, want)
+		}
 	}
 	o := &Ours{Name: "p", Status: "installed", Listed: true, Enabled: true,
-		Commands: []Item{{Name: "a", Path: "commands/a.md"}, {Name: "b", Path: "commands/b.md"}},
+		Commands: []Item{{Name: "a", Path: "commands/a.md"}, {Name: "m", Path: "more/m.md"}, {Name: "sub:m", Path: "more/sub/m.md"}},
 		Agents:   []Item{{Name: "ag", Path: "x/ag.md"}}}
 	r := Compare("m", golden(&Details{}), o, Entry{Kind: "relative"}, Allowed{}, blind)
-	if strings.Join(r.Differences, "|") != "skills and commands only reasonix has: b" || len(r.Unseen) != 2 {
+	if strings.Join(r.Differences, "|") != "skills and commands only reasonix has: m" || len(r.Unseen) != 3 {
 		t.Fatalf("differences %q unseen %q", r.Differences, r.Unseen)
 	}
-	if DeclaredFiles(nil, []byte("not json")) == nil {
-		t.Fatal("nil set")
+	// Without a plugin.json the default folders are read beside what the
+	// entry declares.
+	loose := DetailsView(nil, []byte(`{"commands":["./commands/y.md"]}`))
+	if got := loose.unseen("commands/y.md"); got != "" {
+		t.Errorf("a file of the default folder the entry declares too: %q", got)
+	}
+	if got := loose.unseen("agents/sub/foo.md"); got != "file agents/sub/foo.md in a subfolder of agents" {
+		t.Errorf("a nested agent of the default folder: %q", got)
+	}
+	if got := DetailsView(nil, []byte("not json")).unseen("commands/sub/x.md"); got == "" {
+		t.Error("a nested command of an unreadable entry is seen")
 	}
 }
