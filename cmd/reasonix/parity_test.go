@@ -175,7 +175,8 @@ func TestParityCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (write them: bench/parity-goldens.sh --skeletons-only MARKETPLACE; testdata/parity/README.md)", err)
 			}
-			resp, list := installCorpusMarket(t, market, mcorpus, func(gh *fakegithub.Server) map[string]string {
+			byName := entriesByName(t, market, mcorpus, skeletons)
+			resp, list := installCorpusMarket(t, market, mcorpus, byName, func(gh *fakegithub.Server) map[string]string {
 				served, err := parity.Serve(gh, skeletons, mcorpus)
 				if err != nil {
 					t.Fatal(err)
@@ -186,7 +187,7 @@ func TestParityCorpus(t *testing.T) {
 			if mirrors == "" {
 				return
 			}
-			mresp, mlist := installCorpusMarket(t, market, mcorpus, func(gh *fakegithub.Server) map[string]string {
+			mresp, mlist := installCorpusMarket(t, market, mcorpus, byName, func(gh *fakegithub.Server) map[string]string {
 				serveMirrors(t, gh, mirrors, skeletons)
 				return nil
 			})
@@ -201,10 +202,38 @@ func TestParityCorpus(t *testing.T) {
 	}
 }
 
+// entriesByName lists the entries of a marketplace whose repository is a
+// plugin too, which Claude tried (they have goldens): installing that
+// repository installs the plugin at its root, so they are installed one by
+// one by name, as Claude installs them. nil for any other marketplace.
+func entriesByName(t *testing.T, market, mcorpus string, skeletons []*parity.Skeleton) []string {
+	t.Helper()
+	if !parity.RootIsPlugin(skeletons, strings.Replace(market, "__", "/", 1)) {
+		return nil
+	}
+	goldens, err := parity.ReadGoldens(filepath.Join(parityGoldens, market))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, entries, err := parity.ReadMarketplace(filepath.Join(mcorpus, "marketplace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if goldens[e.Name] != nil {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
 // installCorpusMarket serves one corpus marketplace with serve (which
 // returns the served commit of each pinned one, or nil), installs it with
-// reasonix and returns the install response and `plugin list --json`.
-func installCorpusMarket(t *testing.T, market, mcorpus string, serve func(*fakegithub.Server) map[string]string) (string, string) {
+// reasonix and returns the install response and `plugin list --json`. With
+// byName, it adds the marketplace and installs those entries by name
+// (NAME@MARKET), one response of them all.
+func installCorpusMarket(t *testing.T, market, mcorpus string, byName []string, serve func(*fakegithub.Server) map[string]string) (string, string) {
 	t.Helper()
 	gh := fakegithub.New(t)
 	served := serve(gh)
@@ -220,15 +249,48 @@ func installCorpusMarket(t *testing.T, market, mcorpus string, serve func(*fakeg
 		}
 	}
 	home := t.TempDir()
-	inst := run(t, home, gh.Env(), "plugin", "install", "https://github.com/"+repo, "--yes", "--allow-unpinned")
-	if inst.code != 0 && inst.code != 1 {
-		t.Fatalf("install %s: exit %d\n%s\n%s", repo, inst.code, inst.stdout, inst.stderr)
+	response := ""
+	if byName == nil {
+		inst := run(t, home, gh.Env(), "plugin", "install", "https://github.com/"+repo, "--yes", "--allow-unpinned")
+		if inst.code != 0 && inst.code != 1 {
+			t.Fatalf("install %s: exit %d\n%s\n%s", repo, inst.code, inst.stdout, inst.stderr)
+		}
+		response = inst.stdout
+	} else {
+		response = installByName(t, home, gh.Env(), repo, filepath.Join(mcorpus, "marketplace.json"), byName)
 	}
 	list := run(t, home, nil, "plugin", "list", "--json")
 	if list.code != 0 {
 		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
 	}
-	return inst.stdout, list.stdout
+	return response, list.stdout
+}
+
+// installByName adds the marketplace repo and installs each of names from
+// it by name; the responses are merged into one.
+func installByName(t *testing.T, home string, env []string, repo, marketJSON string, names []string) string {
+	t.Helper()
+	add := run(t, home, env, "marketplace", "add", "https://github.com/"+repo)
+	if add.code != 0 {
+		t.Fatalf("marketplace add %s: exit %d\n%s\n%s", repo, add.code, add.stdout, add.stderr)
+	}
+	mname, _, err := parity.ReadMarketplace(marketJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses := make([][]byte, 0, len(names))
+	for _, name := range names {
+		inst := run(t, home, env, "plugin", "install", name+"@"+mname, "--yes", "--allow-unpinned")
+		if inst.code != 0 && inst.code != 1 {
+			t.Fatalf("install %s@%s: exit %d\n%s\n%s", name, mname, inst.code, inst.stdout, inst.stderr)
+		}
+		responses = append(responses, []byte(inst.stdout))
+	}
+	merged, err := parity.MergeResponses(names, responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(merged)
 }
 
 // serveMirrors serves the real repositories the skeletons stand for, with

@@ -123,3 +123,35 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 	}
 	return OursSet{byName: out}, nil
 }
+
+// MergeResponses makes one install response of several, each the install
+// of one entry by name (names[i] for responses[i]): their actions in order,
+// and for a response that refused its request as a whole, an action for
+// that entry refused with its error, as one install of the marketplace
+// would have reported it.
+func MergeResponses(names []string, responses [][]byte) ([]byte, error) {
+	if len(names) != len(responses) {
+		return nil, fmt.Errorf("merge install responses: %d names for %d responses", len(names), len(responses))
+	}
+	var actions []json.RawMessage
+	for i, data := range responses {
+		var resp struct {
+			Error     string            `json:"error"`
+			ErrorCode string            `json:"errorCode"`
+			Actions   []json.RawMessage `json:"actions"`
+		}
+		if err := json.Unmarshal(data, &resp); err != nil {
+			return nil, fmt.Errorf("install response for %s: %w", names[i], err)
+		}
+		if len(resp.Actions) == 0 && resp.Error != "" {
+			refused, err := json.Marshal(map[string]string{"name": names[i], "status": "refused", "error": resp.Error, "errorCode": resp.ErrorCode})
+			if err != nil {
+				return nil, err
+			}
+			actions = append(actions, refused)
+			continue
+		}
+		actions = append(actions, resp.Actions...)
+	}
+	return json.Marshal(map[string]any{"actions": actions})
+}

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"reasonix.io/plugind/manifest"
 )
 
 // A Skeleton stands in for a real repository in the corpus parity tests,
@@ -271,4 +273,23 @@ func ReadSkeletons(dir string) ([]*Skeleton, error) {
 // SkeletonFileName names the skeleton of repo at commit.
 func SkeletonFileName(repo, commit string) string {
 	return strings.ReplaceAll(repo, "/", "__") + "@" + commit[:min(12, len(commit))] + ".json"
+}
+
+// RootIsPlugin reports whether repo's HEAD, as its skeleton stands for it,
+// holds a plugin manifest at its root beside the marketplace document:
+// then installing the repository installs that plugin (SPEC §7: the plugin
+// wins), and the marketplace's entries are installed by name
+// (NAME@MARKET), as Claude installs them.
+func RootIsPlugin(skeletons []*Skeleton, repo string) bool {
+	for _, s := range skeletons {
+		if s.Repo != repo || !s.Head {
+			continue
+		}
+		for _, m := range []string{manifest.NativeManifest, manifest.CodexManifest, manifest.ClaudeManifest} {
+			if _, ok := s.Files[m]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
