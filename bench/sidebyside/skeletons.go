@@ -201,6 +201,9 @@ type skeletonBuilder struct {
 	byKey   map[string]*skeletonPlan
 }
 
+// treeEntry is a file of a commit's tree: its mode and blob.
+type treeEntry struct{ mode, sha string }
+
 // skeletonPlan is one repository at one commit and the plugin folders in it.
 type skeletonPlan struct {
 	repo, gitDir, commit string
@@ -244,7 +247,6 @@ func (p *skeletonPlan) build(ctx context.Context) (*parity.Skeleton, error) {
 	if err != nil {
 		return nil, err
 	}
-	type treeEntry struct{ mode, sha string }
 	tree := map[string]treeEntry{}
 	for _, ent := range strings.Split(list, "\x00") {
 		meta, name, ok := strings.Cut(ent, "\t")
@@ -283,17 +285,103 @@ func (p *skeletonPlan) build(ctx context.Context) (*parity.Skeleton, error) {
 		sk.Refs = append(sk.Refs, r)
 	}
 	sort.Strings(sk.Refs)
+	keep := func(name string) error {
+		te := tree[name]
+		f, err := p.file(ctx, name, te.mode, te.sha)
+		if err != nil {
+			return err
+		}
+		sk.Files[name] = f
+		return nil
+	}
 	for name, te := range tree {
 		if !p.underRoot(name) || !p.wanted(name, te.mode) {
 			continue
 		}
-		f, err := p.file(ctx, name, te.mode, te.sha)
-		if err != nil {
+		if err := keep(name); err != nil {
 			return nil, err
 		}
-		sk.Files[name] = f
+	}
+	if err := p.standIns(tree, sk.Files, keep); err != nil {
+		return nil, err
 	}
 	return sk, nil
+}
+
+// standIns are the files a skeleton keeps so that what it keeps stands as
+// in the repository: the target of each link it keeps (a file, reduced as
+// any kept file is since it is read through the link, or one file of a
+// folder, so the link does not dangle), followed through links to links;
+// and a placeholder for one file of each plugin folder nothing else holds
+// (a plugin of README and LICENSE only still exists). keep adds a file to
+// kept.
+func (p *skeletonPlan) standIns(tree map[string]treeEntry, kept map[string]parity.SkeletonFile, keep func(string) error) error {
+	names := make([]string, 0, len(tree))
+	for n := range tree {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	firstUnder := func(dir string) (string, bool) {
+		i := sort.SearchStrings(names, dir+"/")
+		if i < len(names) && strings.HasPrefix(names[i], dir+"/") {
+			return names[i], true
+		}
+		return "", false
+	}
+	holds := func(dir string) bool {
+		for n := range kept {
+			if strings.HasPrefix(n, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	add := func(n string) error {
+		if _, ok := kept[n]; ok {
+			return nil
+		}
+		return keep(n)
+	}
+	var links []string
+	for n := range kept {
+		if tree[n].mode == "120000" {
+			links = append(links, n)
+		}
+	}
+	sort.Strings(links)
+	for len(links) > 0 {
+		link := links[0]
+		links = links[1:]
+		target := path.Join(path.Dir(link), kept[link].Symlink)
+		if target == ".." || strings.HasPrefix(target, "../") {
+			continue
+		}
+		if te, ok := tree[target]; ok {
+			if _, had := kept[target]; !had && te.mode == "120000" {
+				links = append(links, target)
+			}
+			if err := add(target); err != nil {
+				return err
+			}
+			continue
+		}
+		if first, ok := firstUnder(target); ok && !holds(target) {
+			if err := add(first); err != nil {
+				return err
+			}
+		}
+	}
+	roots := make([]string, 0, len(p.roots))
+	for r := range p.roots {
+		roots = append(roots, r)
+	}
+	sort.Strings(roots)
+	for _, r := range roots {
+		if first, ok := firstUnder(r); ok && r != "." && !holds(r) && tree[first].mode != "120000" {
+			kept[first] = parity.SkeletonFile{} // its content is not read
+		}
+	}
+	return nil
 }
 
 func (p *skeletonPlan) underRoot(name string) bool {

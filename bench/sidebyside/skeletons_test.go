@@ -55,7 +55,8 @@ func TestSkeletons(t *testing.T) {
 	market := `{"name":"m","plugins":[
 		{"name":"a","source":"./plugins/a","strict":false,"commands":["./extra/x.md"],"skills":["./declared/s2"],"hooks":"./extra/more-hooks.json"},
 		{"name":"r","source":{"source":"git-subdir","url":"https://github.com/o/remote.git","path":"sub","ref":"v1"}},
-		{"name":"gone","source":{"source":"github","repo":"o/absent"}}]}`
+		{"name":"gone","source":{"source":"github","repo":"o/absent"}},
+		{"name":"lsp","source":"./plugins/lsp","lspServers":{"x":{"command":"x"}}}]}`
 	head := gitRepo(t, filepath.Join(mirrors, "o+m", "repo"), map[string]string{
 		".claude-plugin/marketplace.json":        market,
 		"plugins/a/.claude-plugin/plugin.json":   `{"name":"a","agents":["./custom/ag.md"]}`,
@@ -73,6 +74,13 @@ func TestSkeletons(t *testing.T) {
 		"plugins/a/scripts/run.sh":               "#!/bin/sh",
 		"plugins/a/package.json":                 `{"name":"a"}`,
 		"plugins/a/agents/linked.md":             "->../custom/ag.md",
+		"plugins/a/skills/s/LICENSE":             "->../../../../LICENSE",
+		"plugins/a/skills/s/assets":              "->../../../../shared",
+		"LICENSE":                                "license text",
+		"shared/b.bin":                           "shared bytes",
+		"shared/c.bin":                           "more shared bytes",
+		"plugins/lsp/README.md":                  "an LSP plugin's prose",
+		"plugins/lsp/LICENSE":                    "license text",
 		"other/skills/x/SKILL.md":                "not an entry's",
 	})
 	gitRepo(t, filepath.Join(mirrors, "o+remote", "repo"), map[string]string{
@@ -133,9 +141,10 @@ func TestSkeletons(t *testing.T) {
 		sort.Strings(names)
 		return strings.Join(names, "\n")
 	}
-	want := strings.Join([]string{".claude-plugin/marketplace.json", "plugins/a/.claude-plugin/plugin.json", "plugins/a/.mcp.json",
+	want := strings.Join([]string{".claude-plugin/marketplace.json", "LICENSE", "plugins/a/.claude-plugin/plugin.json", "plugins/a/.mcp.json",
 		"plugins/a/agents/linked.md", "plugins/a/commands/sub/c.md", "plugins/a/custom/ag.md", "plugins/a/declared/s2/SKILL.md",
-		"plugins/a/extra/more-hooks.json", "plugins/a/extra/x.md", "plugins/a/hooks/hooks.json", "plugins/a/skills/s/SKILL.md"}, "\n")
+		"plugins/a/extra/more-hooks.json", "plugins/a/extra/x.md", "plugins/a/hooks/hooks.json",
+		"plugins/a/skills/s/LICENSE", "plugins/a/skills/s/SKILL.md", "plugins/a/skills/s/assets", "plugins/lsp/LICENSE", "shared/b.bin"}, "\n")
 	if got := files(m); got != want {
 		t.Errorf("files\n%s\nwant\n%s", got, want)
 	}
@@ -149,6 +158,11 @@ func TestSkeletons(t *testing.T) {
 		"plugins/a/agents/linked.md":           {Symlink: "../custom/ag.md"},
 		"plugins/a/custom/ag.md":               {Name: "agent-name"},
 		"plugins/a/skills/s/SKILL.md":          {Name: "fm"},
+		"plugins/a/skills/s/LICENSE":           {Symlink: "../../../../LICENSE"},
+		"plugins/a/skills/s/assets":            {Symlink: "../../../../shared"},
+		"LICENSE":                              {},
+		"shared/b.bin":                         {},
+		"plugins/lsp/LICENSE":                  {},
 	}
 	for p, want := range checks {
 		if got := m.Files[p]; got.Corpus != want.Corpus || got.Unparsable != want.Unparsable || got.Symlink != want.Symlink || got.Name != want.Name {
@@ -159,7 +173,7 @@ func TestSkeletons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"secret", "prose", "prompt", "rm -rf"} {
+	for _, secret := range []string{"secret", "prose", "prompt", "rm -rf", "license text", "shared bytes"} {
 		if strings.Contains(string(data), secret) {
 			t.Errorf("the skeleton holds the repository's content %q", secret)
 		}
