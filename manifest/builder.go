@@ -105,8 +105,10 @@ func itemName(name string) error {
 
 // skillRoot maps a skills path: a directory holding SKILL.md is one skill,
 // otherwise each child directory holding SKILL.md is. rel is clean and
-// already checked; real is its resolved location.
-func (b *builder) skillRoot(rel, real, declaredIn string) {
+// already checked; real is its resolved location. byFrontMatter names a
+// path that is a skill by its SKILL.md's name, as Claude Code does (the
+// skills of a folder of skills keep their folders' names).
+func (b *builder) skillRoot(rel, real, declaredIn string, byFrontMatter bool) {
 	if info, err := b.t.stat(real); err == nil && info.Mode().IsRegular() {
 		if path.Base(rel) != "SKILL.md" || rel == "SKILL.md" {
 			b.skip("%s: skills path %s is a file, not a skill directory; skipped", declaredIn, rel)
@@ -116,15 +118,15 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 		return
 	}
 	if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-		// A path that is a skill is named by its SKILL.md's name, as
-		// Claude Code names it (the skills of a folder of skills keep
-		// their folders' names).
 		name := path.Base(rel)
 		if rel == "." {
 			name = b.pkg.Name
 		}
 		fm := b.frontMatter(path.Join(rel, "SKILL.md"))
-		b.addSkill(b.skillName(rel, name, fm), rel, fm)
+		if byFrontMatter {
+			name = b.skillName(rel, name, fm)
+		}
+		b.addSkill(name, rel, fm)
 		return
 	}
 	entries, err := os.ReadDir(real)

@@ -2,6 +2,8 @@ package parity
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -21,9 +23,29 @@ const (
 	// RuleLSPOnly: a plugin whose only components are LSP servers is
 	// blocked (reasonix has no runtime for them); Claude installs it.
 	RuleLSPOnly = "lsp-only-blocked"
+	// RuleNothingMapped: a plugin in which Claude loads nothing either is
+	// blocked, as every package that maps nothing is (SPEC §10).
+	RuleNothingMapped = "nothing-mapped-blocked"
+	// RuleHostSkips: a hook event or an MCP server only Claude has is
+	// allowed when reasonix's plan names it as skipped: what the Reasonix
+	// host cannot run (an event it has no counterpart for, a prompt or
+	// agent hook, a server with no usable launch or address) is left out
+	// and said (SPEC §10 partial compatibility; the seeds map command hooks
+	// where the event names match).
+	RuleHostSkips = "host-skips-said"
+	// RuleValidateError: a plugin Claude installs though its own validate
+	// and loader report an error (a declared path that is not there) is
+	// blocked: install refuses what validate calls an error (SPEC §7).
+	RuleValidateError = "validate-error-blocked"
+	// RuleDanglingLink: a plugin holding a link whose target is not in the
+	// tree is refused: links are materialized as copies of their targets
+	// and nothing installed is a link (SPEC §8), so one that leads nowhere
+	// cannot be; Claude's clone keeps it dangling.
+	RuleDanglingLink = "dangling-link-refused"
 )
 
-var knownRules = map[string]bool{RuleClaudeDir: true, RuleRemotePath: true, RuleLSPOnly: true}
+var knownRules = map[string]bool{RuleClaudeDir: true, RuleRemotePath: true, RuleLSPOnly: true,
+	RuleNothingMapped: true, RuleHostSkips: true, RuleValidateError: true, RuleDanglingLink: true}
 
 // Allowed is the set of allowed-difference rules in force, with reasons.
 type Allowed struct {
@@ -100,10 +122,64 @@ func (a Allowed) remotePath(e Entry) bool {
 	return a.has(RuleRemotePath) && (e.Kind == "github" || e.Kind == "url") && e.Path != ""
 }
 
-// lspOnlyBlocked reports whether Claude installed a plugin whose only
-// components are LSP servers and reasonix blocked it.
-func (a Allowed) lspOnlyBlocked(g *Golden, o *Ours) bool {
+// whyBlocked says which rule allows reasonix to refuse a plugin Claude
+// installs, and how ("" when none does).
+func (a Allowed) whyBlocked(g *Golden, o *Ours) string {
 	d := g.Details
-	return a.has(RuleLSPOnly) && d != nil && o.Status == "blocked" &&
-		len(d.Skills) == 0 && len(d.Agents) == 0 && len(d.Hooks) == 0 && len(g.LoadedMCPServers) == 0 && len(d.LSPServers) > 0
+	claudeMapsNothing := d != nil && len(d.Skills) == 0 && len(d.Agents) == 0 && len(d.Hooks) == 0 && len(g.LoadedMCPServers) == 0
+	switch {
+	case o.Status == "blocked" && o.mapsNothing() && claudeMapsNothing && len(d.LSPServers) > 0 && a.has(RuleLSPOnly):
+		return RuleLSPOnly
+	case o.Status == "blocked" && o.mapsNothing() && claudeMapsNothing && len(d.LSPServers) == 0 && a.has(RuleNothingMapped):
+		return RuleNothingMapped
+	case o.Status == "blocked" && strings.Contains(o.Reason, ValidateRefusal) && claudeLoadError(g) && a.has(RuleValidateError):
+		return RuleValidateError
+	case danglingLink.MatchString(o.Reason) && a.has(RuleDanglingLink):
+		return RuleDanglingLink
+	}
+	return ""
+}
+
+// ValidateRefusal is what reasonix's refusal of a manifest that breaks
+// Claude's rules says (manifest.refuseInvalidClaude).
+const ValidateRefusal = "(see: reasonix plugin validate)"
+
+// danglingLink is reasonix's refusal of a link whose target is not in the
+// tree (tarball's missingError).
+var danglingLink = regexp.MustCompile(`symlink to "[^"]*": "[^"]*" is not in the tree`)
+
+// claudeLoadError says Claude reported a load error of its own for the
+// plugin (a declared path not found, which its validate calls an error).
+func claudeLoadError(g *Golden) bool {
+	for _, e := range g.LoadErrors {
+		if strings.HasPrefix(e, pathNotFound) {
+			return true
+		}
+	}
+	return false
+}
+
+// skippedSaid says whether one of reasonix's plan warnings names item
+// (matched by mentions) as skipped (RuleHostSkips).
+func (a Allowed) skippedSaid(o *Ours, mentions *regexp.Regexp) bool {
+	if !a.has(RuleHostSkips) {
+		return false
+	}
+	for _, w := range o.Warnings {
+		if strings.Contains(w, "skipped") && mentions.MatchString(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hookEventSaid matches a warning about the hooks of event ev ("Stop
+// hooks …", "Stop[0].hooks[1]: …").
+func hookEventSaid(ev string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s:])` + regexp.QuoteMeta(ev) + `( hooks|\[)`)
+}
+
+// mcpServerSaid matches a warning about MCP server name.
+func mcpServerSaid(name string) *regexp.Regexp {
+	return regexp.MustCompile(`MCP server ` + regexp.QuoteMeta(strconv.Quote(name)))
 }

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -69,15 +70,17 @@ func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed, blind 
 	}
 	switch {
 	case cIn && !oIn:
-		if allowed.lspOnlyBlocked(g, o) {
-			r.Allowed = append(r.Allowed, fmt.Sprintf("%s: Claude installs it, reasonix %s it (%s)", RuleLSPOnly, o.Status, oneLineCut(o.Reason)))
+		if rule := allowed.whyBlocked(g, o); rule != "" {
+			r.Allowed = append(r.Allowed, fmt.Sprintf("%s: Claude installs it, reasonix %s it (%s)", rule, o.Status, oneLineCut(o.Reason)))
 			break
 		}
 		r.Differences = append(r.Differences, fmt.Sprintf("verdict: Claude installs it, reasonix: %s", o.Status))
 	case !cIn && oIn:
 		r.Differences = append(r.Differences, fmt.Sprintf("verdict: Claude refuses it (%s), reasonix installs it", oneLineCut(cWhy)))
 	case cIn && oIn:
-		r.Differences = append(r.Differences, compareInventories(g, o)...)
+		diffs, ok := compareInventories(g, o, allowed)
+		r.Differences = append(r.Differences, diffs...)
+		r.Allowed = append(r.Allowed, ok...)
 	}
 	sort.Strings(r.Differences)
 	if len(r.Differences) > 0 && allowed.remotePath(e) {
@@ -89,30 +92,42 @@ func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed, blind 
 	return r
 }
 
-// compareInventories lists how two installs' inventories differ.
-func compareInventories(g *Golden, o *Ours) []string {
+// compareInventories lists how two installs' inventories differ, and the
+// differences allowed (the hook events and MCP servers only Claude has
+// that reasonix's plan says it skipped: RuleHostSkips).
+func compareInventories(g *Golden, o *Ours, allowed Allowed) (diffs, ok []string) {
 	if g.Details == nil {
-		return []string{"Claude installed it but showed no details"}
+		return []string{"Claude installed it but showed no details"}, nil
 	}
-	var out []string
 	skills := append(names(o.Skills), names(o.Commands)...)
-	out = append(out, diffNames("skills and commands", g.Details.Skills, skills)...)
-	out = append(out, diffNames("agents", g.Details.Agents, names(o.Agents))...)
-	out = append(out, diffNames("hook events", g.Details.Hooks, distinct(names(o.Hooks)))...)
-	out = append(out, diffNames("MCP servers", g.LoadedMCPServers, names(o.MCPServers))...)
-	out = append(out, diffNames("LSP servers", g.Details.LSPServers, names(o.LSPServers))...)
+	diffs = append(diffs, diffNames("skills and commands", g.Details.Skills, skills, nil)...)
+	diffs = append(diffs, diffNames("agents", g.Details.Agents, names(o.Agents), nil)...)
+	said := func(mentions func(string) *regexp.Regexp) func(string) bool {
+		return func(name string) bool {
+			if allowed.skippedSaid(o, mentions(name)) {
+				ok = append(ok, fmt.Sprintf("%s: reasonix's plan says it skipped %s", RuleHostSkips, name))
+				return true
+			}
+			return false
+		}
+	}
+	diffs = append(diffs, diffNames("hook events", g.Details.Hooks, distinct(names(o.Hooks)), said(hookEventSaid))...)
+	diffs = append(diffs, diffNames("MCP servers", g.LoadedMCPServers, names(o.MCPServers), said(mcpServerSaid))...)
+	diffs = append(diffs, diffNames("LSP servers", g.Details.LSPServers, names(o.LSPServers), nil)...)
 	if o.Listed && g.Enabled != o.Enabled {
-		out = append(out, fmt.Sprintf("enabled: Claude %t, reasonix %t", g.Enabled, o.Enabled))
+		diffs = append(diffs, fmt.Sprintf("enabled: Claude %t, reasonix %t", g.Enabled, o.Enabled))
 	}
 	if g.DisplayName != o.DisplayName {
-		out = append(out, fmt.Sprintf("display name: Claude %q, reasonix %q", g.DisplayName, o.DisplayName))
+		diffs = append(diffs, fmt.Sprintf("display name: Claude %q, reasonix %q", g.DisplayName, o.DisplayName))
 	}
-	return out
+	sort.Strings(ok)
+	return diffs, ok
 }
 
 // diffNames compares two lists of names as multisets: details lists a
-// skill and a command of the same name twice.
-func diffNames(what string, claude, ours []string) []string {
+// skill and a command of the same name twice. A name only Claude has that
+// excused accepts (nil: none) is no difference.
+func diffNames(what string, claude, ours []string, excused func(string) bool) []string {
 	count := map[string]int{}
 	for _, n := range claude {
 		count[n]++
@@ -122,6 +137,9 @@ func diffNames(what string, claude, ours []string) []string {
 	}
 	var onlyC, onlyR []string
 	for n, c := range count {
+		if c > 0 && excused != nil && excused(n) {
+			continue
+		}
 		for ; c > 0; c-- {
 			onlyC = append(onlyC, n)
 		}

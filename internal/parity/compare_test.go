@@ -37,8 +37,11 @@ func golden(details *Details, mcp ...string) *Golden {
 
 func TestCompare(t *testing.T) {
 	t.Parallel()
-	all := allowedFile(t, RuleClaudeDir, RuleRemotePath, RuleLSPOnly)
+	all := allowedFile(t, RuleClaudeDir, RuleRemotePath, RuleLSPOnly, RuleNothingMapped, RuleHostSkips, RuleValidateError, RuleDanglingLink)
 	none := allowedFile(t)
+	empty := func() *Details {
+		return &Details{Skills: []string{}, Agents: []string{}, Hooks: []string{}, MCPServers: []string{}, LSPServers: []string{}}
+	}
 	rel := Entry{Name: "p", Kind: "relative", Path: "./p"}
 	skills := func(names ...string) *Details {
 		return &Details{Skills: names, Agents: []string{}, Hooks: []string{}, MCPServers: []string{}, LSPServers: []string{}}
@@ -88,7 +91,7 @@ func TestCompare(t *testing.T) {
 		{name: "path on a git-subdir entry is no excuse", e: Entry{Name: "p", Kind: "git-subdir", Repo: "o/r", Path: "plugins/p"}, allowed: all,
 			g: golden(skills("a")), o: installed(Ours{}), diffs: []string{"skills and commands only Claude has: a"}},
 		{name: "LSP-only blocked allowed", e: rel, allowed: all,
-			g: golden(&Details{LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked", Reason: "LSP only"},
+			g: golden(&Details{LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked", Reason: "LSP only", Compatibility: "none"},
 			ok: []string{RuleLSPOnly + ": Claude installs it, reasonix blocked it"}},
 		{name: "blocked with skills is no LSP-only plugin", e: rel, allowed: all,
 			g: golden(&Details{Skills: []string{"a"}, LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked"},
@@ -96,6 +99,36 @@ func TestCompare(t *testing.T) {
 		{name: "LSP-only blocked not allowed without the rule", e: rel, allowed: none,
 			g: golden(&Details{LSPServers: []string{"gopls"}}), o: &Ours{Name: "p", Status: "blocked"},
 			diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "nothing mapped blocked allowed", e: rel, allowed: all, g: golden(empty()), o: &Ours{Name: "p", Status: "blocked", Reason: "nothing maps", Compatibility: "none"},
+			ok: []string{RuleNothingMapped + ": Claude installs it, reasonix blocked it (nothing maps)"}},
+		{name: "blocked with items of its own is no empty plugin", e: rel, allowed: all, g: golden(empty()),
+			o: &Ours{Name: "p", Status: "blocked", Compatibility: "none", Skills: []Item{{Name: "s"}}}, diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "blocked where Claude loads an MCP server is no empty plugin", e: rel, allowed: all, g: golden(empty(), "srv"),
+			o: &Ours{Name: "p", Status: "blocked", Compatibility: "none"}, diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "nothing mapped not allowed without the rule", e: rel, allowed: none, g: golden(empty()), o: &Ours{Name: "p", Status: "blocked", Compatibility: "none"},
+			diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "hook events and MCP servers the plan says it skipped", e: rel, allowed: all,
+			g: golden(&Details{Hooks: []string{"SessionEnd", "Stop", "PreCompact"}}, "gmail", "srv", "other"),
+			o: installed(Ours{MCPServers: []Item{{Name: "srv"}}, Warnings: []string{
+				"hooks/hooks.json: SessionEnd hooks have no Reasonix event; 1 group(s) skipped",
+				`hooks/hooks.json: Stop[0].hooks[0]: "prompt" hook skipped: Reasonix runs only command hooks`,
+				"hooks/hooks.json: PreCompact hooks are noted",
+				`.mcp.json: MCP server "gmail": a http server needs a url; skipped`}}),
+			diffs: []string{"MCP servers only Claude has: other", "hook events only Claude has: PreCompact"},
+			ok:    []string{RuleHostSkips + ": reasonix's plan says it skipped SessionEnd", RuleHostSkips + ": reasonix's plan says it skipped Stop", RuleHostSkips + ": reasonix's plan says it skipped gmail"}},
+		{name: "skips said are not allowed without the rule", e: rel, allowed: none, g: golden(&Details{Hooks: []string{"SessionEnd"}}),
+			o:     installed(Ours{Warnings: []string{"hooks/hooks.json: SessionEnd hooks have no Reasonix event; 1 group(s) skipped"}}),
+			diffs: []string{"hook events only Claude has: SessionEnd"}},
+		{name: "validate error blocked allowed", e: rel, allowed: all,
+			g:  &Golden{Plugin: "p", Listed: true, Enabled: true, LoadErrors: []string{"Path not found: x (skills)"}, Details: empty()},
+			o:  &Ours{Name: "p", Status: "blocked", Reason: "plugin.json does not follow Claude Code's plugin manifest rules " + ValidateRefusal + ": skills[0]: path"},
+			ok: []string{RuleValidateError + ": Claude installs it, reasonix blocked it"}},
+		{name: "a validate error Claude's loader does not report is a difference", e: rel, allowed: all, g: golden(skills("a")),
+			o:     &Ours{Name: "p", Status: "blocked", Reason: "plugin.json does not follow Claude Code's plugin manifest rules " + ValidateRefusal},
+			diffs: []string{"verdict: Claude installs it, reasonix: blocked"}},
+		{name: "dangling link refused allowed", e: rel, allowed: all, g: golden(skills("a")),
+			o:  &Ours{Name: "p", Status: "blocked", Reason: `plugin "p": refusing entry "skills/a/LICENSE": symlink to "../../LICENSE": "LICENSE" is not in the tree`},
+			ok: []string{RuleDanglingLink + ": Claude installs it, reasonix blocked it"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,11 +20,20 @@ type Ours struct {
 	Hooks                []Item // Name is the hook's event
 	MCPServers           []Item
 	LSPServers           []Item
+	// Compatibility is the plan's verdict on how much maps (full,
+	// partial, none); Warnings its warnings.
+	Compatibility string
+	Warnings      []string
 	// Listed says `plugin list --json` lists it; Enabled and DisplayName
 	// are what it says.
 	Listed      bool
 	Enabled     bool
 	DisplayName string
+}
+
+// mapsNothing says reasonix read the plugin and found nothing it maps.
+func (o *Ours) mapsNothing() bool {
+	return o.Compatibility == "none" && len(o.Skills)+len(o.Commands)+len(o.Agents)+len(o.Hooks)+len(o.MCPServers) == 0
 }
 
 // Item is one inventory item: its name and the file it came from.
@@ -90,6 +99,8 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 			Hooks      []wireItem `json:"hooks"`
 			MCPServers []wireItem `json:"mcpServers"`
 			LSPServers []wireItem `json:"lspServers"`
+			Compat     string     `json:"compatibility"`
+			Warnings   []string   `json:"warnings"`
 		} `json:"actions"`
 	}
 	if err := json.Unmarshal(response, &resp); err != nil {
@@ -104,6 +115,7 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 			Name: a.Name, Status: a.Status, Reason: a.Error, Root: a.Root,
 			Skills: items(a.Skills, false), Commands: items(a.Commands, false), Agents: items(a.Agents, false),
 			Hooks: items(a.Hooks, true), MCPServers: items(a.MCPServers, false), LSPServers: items(a.LSPServers, false),
+			Compatibility: a.Compat, Warnings: a.Warnings,
 		}
 	}
 	var listed struct {

@@ -121,6 +121,35 @@ func TestReadOurs(t *testing.T) {
 	}
 }
 
+// TestMergeResponses: entries installed one by one read as one install of
+// the marketplace; a request refused as a whole is that entry's refusal.
+func TestMergeResponses(t *testing.T) {
+	t.Parallel()
+	merged, err := MergeResponses([]string{"a", "b"}, [][]byte{
+		[]byte(`{"ok":true,"actions":[{"name":"a","status":"installed","compatibility":"full","warnings":["w"]}]}`),
+		[]byte(`{"ok":false,"actions":[],"error":"no such entry","errorCode":"install.not_found"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := ReadOurs(merged, []byte(`{"plugins":[{"name":"a","enabled":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := set.Get("a"); a == nil || !a.Installed() || !a.Listed || a.Compatibility != "full" || len(a.Warnings) != 1 {
+		t.Errorf("a: %+v", a)
+	}
+	if b := set.Get("b"); b == nil || b.Installed() || b.Reason != "no such entry" {
+		t.Errorf("b: %+v", b)
+	}
+	if _, err := MergeResponses([]string{"a"}, nil); err == nil {
+		t.Error("one name for no response merged")
+	}
+	if _, err := MergeResponses([]string{"a"}, [][]byte{[]byte("not json")}); err == nil {
+		t.Error("a response that is not JSON merged")
+	}
+}
+
 func TestWriteGoldensLeavesNoEmptyFolder(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "m")

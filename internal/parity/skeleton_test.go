@@ -120,3 +120,18 @@ func TestRewritePins(t *testing.T) {
 		t.Fatalf("got %s", got)
 	}
 }
+
+func TestRootIsPlugin(t *testing.T) {
+	t.Parallel()
+	sks := []*Skeleton{
+		{Repo: "o/both", Head: true, Files: map[string]SkeletonFile{".claude-plugin/marketplace.json": {}, ".codex-plugin/plugin.json": {}}},
+		{Repo: "o/both", Files: map[string]SkeletonFile{}},
+		{Repo: "o/market", Head: true, Files: map[string]SkeletonFile{".claude-plugin/marketplace.json": {}, "plugins/p/.claude-plugin/plugin.json": {}}},
+		{Repo: "o/old", Files: map[string]SkeletonFile{".claude-plugin/plugin.json": {}}},
+	}
+	for repo, want := range map[string]bool{"o/both": true, "o/market": false, "o/old": false, "o/none": false} {
+		if got := RootIsPlugin(sks, repo); got != want {
+			t.Errorf("RootIsPlugin(%s) = %t", repo, got)
+		}
+	}
+}
