@@ -295,6 +295,9 @@ func (p *skeletonPlan) build(ctx context.Context) (*parity.Skeleton, error) {
 		return nil
 	}
 	for name, te := range tree {
+		if te.mode == "160000" && p.underRoot(name) {
+			sk.Submodules = append(sk.Submodules, name)
+		}
 		if !p.underRoot(name) || !p.wanted(name, te.mode) {
 			continue
 		}
@@ -305,6 +308,7 @@ func (p *skeletonPlan) build(ctx context.Context) (*parity.Skeleton, error) {
 	if err := p.standIns(tree, sk.Files, keep); err != nil {
 		return nil, err
 	}
+	sort.Strings(sk.Submodules)
 	return sk, nil
 }
 

@@ -13,13 +13,19 @@ import (
 )
 
 // gitRepo makes a git repository at dir holding files (a value "->T" is
-// a symlink to T) in one commit, and returns that commit.
+// a symlink to T, "gitlink:SHA" a submodule at commit SHA) in one commit,
+// and returns that commit.
 func gitRepo(t *testing.T, dir string, files map[string]string) string {
 	t.Helper()
+	var gitlinks []string
 	for p, c := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
+		}
+		if commit, ok := strings.CutPrefix(c, "gitlink:"); ok {
+			gitlinks = append(gitlinks, "160000,"+commit+","+p)
+			continue
 		}
 		if target, ok := strings.CutPrefix(c, "->"); ok {
 			if err := os.Symlink(target, full); err != nil {
@@ -31,8 +37,12 @@ func gitRepo(t *testing.T, dir string, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"},
-		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"}} {
+	steps := [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}}
+	for _, l := range gitlinks {
+		steps = append(steps, []string{"update-index", "--add", "--cacheinfo", l})
+	}
+	steps = append(steps, []string{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"})
+	for _, args := range steps {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -81,6 +91,8 @@ func TestSkeletons(t *testing.T) {
 		"shared/c.bin":                           "more shared bytes",
 		"plugins/lsp/README.md":                  "an LSP plugin's prose",
 		"plugins/lsp/LICENSE":                    "license text",
+		"plugins/a/vendored":                     "gitlink:0123456789abcdef0123456789abcdef01234567",
+		"elsewhere/vendored":                     "gitlink:0123456789abcdef0123456789abcdef01234567",
 		"other/skills/x/SKILL.md":                "not an entry's",
 	})
 	gitRepo(t, filepath.Join(mirrors, "o+remote", "repo"), map[string]string{
@@ -147,6 +159,9 @@ func TestSkeletons(t *testing.T) {
 		"plugins/a/skills/s/LICENSE", "plugins/a/skills/s/SKILL.md", "plugins/a/skills/s/assets", "plugins/lsp/LICENSE", "shared/b.bin"}, "\n")
 	if got := files(m); got != want {
 		t.Errorf("files\n%s\nwant\n%s", got, want)
+	}
+	if got := strings.Join(m.Submodules, ","); got != "plugins/a/vendored" {
+		t.Errorf("submodules %q, want those in plugin folders only", got)
 	}
 	if got := files(r); got != "sub/.claude-plugin/plugin.json\nsub/skills/t/SKILL.md" {
 		t.Errorf("remote files\n%s", got)

@@ -46,16 +46,17 @@ func TestParityFixture(t *testing.T) {
 	if list.code != 0 {
 		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
 	}
-	checkParity(t, "fixture", filepath.Join(fixture, ".claude-plugin", "marketplace.json"), inst.stdout, list.stdout, true)
+	checkParity(t, "fixture", filepath.Join(fixture, ".claude-plugin", "marketplace.json"), inst.stdout, list.stdout, true, nil)
 }
 
 // checkParity compares reasonix's install response and plugin list with
 // the goldens of one marketplace. With every set, each entry must have a
 // golden (the fixture); otherwise entries Claude did not try (a repository
-// not brought here) are counted and left out.
-func checkParity(t *testing.T, market, marketJSON, response, list string, every bool) []parity.Result {
+// not brought here) are counted and left out. notHere, when set, says why
+// an entry cannot be compared here ("" when it can).
+func checkParity(t *testing.T, market, marketJSON, response, list string, every bool, notHere func(parity.Entry) string) []parity.Result {
 	t.Helper()
-	results := compareParity(t, market, marketJSON, response, list, every)
+	results := compareParity(t, market, marketJSON, response, list, every, notHere)
 	pending, err := parity.LoadPending(filepath.Join(parityDir, "pending-core.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 
 // compareParity compares every entry that has a golden, in the
 // marketplace's order.
-func compareParity(t *testing.T, market, marketJSON, response, list string, every bool) []parity.Result {
+func compareParity(t *testing.T, market, marketJSON, response, list string, every bool, notHere func(parity.Entry) string) []parity.Result {
 	t.Helper()
 	allowed, err := parity.LoadAllowed(filepath.Join(parityDir, "allowed.json"))
 	if err != nil {
@@ -104,7 +105,7 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 	}
 	var results []parity.Result
 	isEntry := map[string]bool{}
-	untried := 0
+	untried, incomparable := 0, 0
 	for _, e := range entries {
 		isEntry[e.Name] = true
 		g := goldens[e.Name]
@@ -115,6 +116,13 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 			untried++
 			continue
 		}
+		if notHere != nil {
+			if why := notHere(e); why != "" {
+				t.Logf("%s: %s is not compared: %s", market, e.Name, why)
+				incomparable++
+				continue
+			}
+		}
 		o := ours.Get(e.Name)
 		results = append(results, parity.Compare(market, g, o, e, allowed, detailsBlind(t, o, e)))
 	}
@@ -123,8 +131,8 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 			t.Errorf("%s: golden %s is not an entry of the marketplace: record them again", market, name)
 		}
 	}
-	t.Logf("%s: %d entries, %d with goldens, %d not tried by Claude (their repository was not brought here)",
-		market, len(entries), len(results), untried)
+	t.Logf("%s: %d entries, %d compared, %d not tried by Claude (their repository was not brought here), %d not comparable here",
+		market, len(entries), len(results), untried, incomparable)
 	return results
 }
 
@@ -183,19 +191,26 @@ func TestParityCorpus(t *testing.T) {
 				}
 				return served
 			})
-			results := checkParity(t, market, filepath.Join(mcorpus, "marketplace.json"), resp, list, false)
+			repo := strings.Replace(market, "__", "/", 1)
+			notHere := func(e parity.Entry) string {
+				if sub := parity.SubmoduleOf(skeletons, repo, e); sub != "" {
+					return "its folder holds the submodule " + sub + ", whose repository is not here"
+				}
+				return ""
+			}
+			results := checkParity(t, market, filepath.Join(mcorpus, "marketplace.json"), resp, list, false, notHere)
 			if mirrors == "" {
 				return
 			}
 			mresp, mlist := installCorpusMarket(t, market, mcorpus, byName, func(gh *fakegithub.Server) map[string]string {
-				serveMirrors(t, gh, mirrors, skeletons)
-				return nil
+				return serveMirrors(t, gh, mirrors, skeletons)
 			})
-			real := compareParity(t, market, filepath.Join(mcorpus, "marketplace.json"), mresp, mlist, false)
+			real := compareParity(t, market, filepath.Join(mcorpus, "marketplace.json"), mresp, mlist, false, notHere)
 			for i := range results {
 				if !slices.Equal(results[i].Differences, real[i].Differences) || !slices.Equal(results[i].Allowed, real[i].Allowed) {
-					t.Errorf("%s: the skeleton is not faithful: from the skeletons %q %q, from the repositories %q %q",
-						results[i].Plugin, results[i].Differences, results[i].Allowed, real[i].Differences, real[i].Allowed)
+					t.Errorf("%s: the skeleton is not faithful: from the skeletons %q %q (%s), from the repositories %q %q (%s)",
+						results[i].Plugin, results[i].Differences, results[i].Allowed, results[i].ReasonixError,
+						real[i].Differences, real[i].Allowed, real[i].ReasonixError)
 				}
 			}
 		})
@@ -294,9 +309,12 @@ func installByName(t *testing.T, home string, env []string, repo, marketJSON str
 }
 
 // serveMirrors serves the real repositories the skeletons stand for, with
-// their history (repaired where the snapshot's HEAD lacks files).
-func serveMirrors(t *testing.T, gh *fakegithub.Server, mirrors string, skeletons []*parity.Skeleton) {
+// their history (repaired where the snapshot's HEAD lacks files: then the
+// repaired commit stands for HEAD, and it returns the one for the other,
+// for the pins to be rewritten).
+func serveMirrors(t *testing.T, gh *fakegithub.Server, mirrors string, skeletons []*parity.Skeleton) map[string]string {
 	t.Helper()
+	served := map[string]string{}
 	done := map[string]bool{}
 	for _, s := range skeletons {
 		if done[s.Repo] {
@@ -307,14 +325,19 @@ func serveMirrors(t *testing.T, gh *fakegithub.Server, mirrors string, skeletons
 		if g == "" {
 			t.Fatalf("%s is not in %s", s.Repo, mirrors)
 		}
+		head, err := parity.Git(context.Background(), g, nil, "rev-parse", "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
 		repaired := filepath.Join(t.TempDir(), "repaired.git")
-		if _, ok, err := parity.Repair(context.Background(), g, repaired); err != nil {
+		if commit, ok, err := parity.Repair(context.Background(), g, repaired); err != nil {
 			t.Fatal(err)
 		} else if ok {
-			g = repaired
+			g, served[head] = repaired, commit
 		}
 		if _, err := gh.ImportGitDir(s.Repo, g); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return served
 }

@@ -40,6 +40,11 @@ type Skeleton struct {
 	Head   bool                    `json:"head,omitempty"`
 	Refs   []string                `json:"refs,omitempty"`
 	Files  map[string]SkeletonFile `json:"files"`
+	// Submodules are the git submodules in its plugin folders, by path.
+	// A skeleton leaves them out (their content is another repository's,
+	// which is not here), so the entries whose folder holds one are not
+	// compared (SubmoduleOf).
+	Submodules []string `json:"submodules,omitempty"`
 }
 
 // SkeletonFile is one file of a skeleton; at most one field is set, none
@@ -292,4 +297,28 @@ func RootIsPlugin(skeletons []*Skeleton, repo string) bool {
 		}
 	}
 	return false
+}
+
+// SubmoduleOf names a git submodule in the folder of entry e of the
+// marketplace repository market ("" when none): the entry's plugin is made
+// of another repository's content too, which the skeletons do not hold.
+func SubmoduleOf(skeletons []*Skeleton, market string, e Entry) string {
+	repo, folder := e.Repo, "."
+	switch e.Kind {
+	case "relative":
+		repo, folder = market, path.Clean(strings.TrimPrefix(e.Path, "./"))
+	case "git-subdir":
+		folder = path.Clean(strings.TrimPrefix(e.Path, "./"))
+	}
+	for _, s := range skeletons {
+		if s.Repo != repo || (e.Kind == "relative" && !s.Head) {
+			continue
+		}
+		for _, sub := range s.Submodules {
+			if folder == "." || sub == folder || strings.HasPrefix(sub, folder+"/") || strings.HasPrefix(folder, sub+"/") {
+				return s.Repo + ":" + sub
+			}
+		}
+	}
+	return ""
 }

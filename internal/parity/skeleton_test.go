@@ -135,3 +135,29 @@ func TestRootIsPlugin(t *testing.T) {
 		}
 	}
 }
+
+func TestSubmoduleOf(t *testing.T) {
+	t.Parallel()
+	sks := []*Skeleton{
+		{Repo: "o/m", Head: true, Submodules: []string{"plugins/a/vendor"}},
+		{Repo: "o/m", Submodules: []string{"plugins/b/vendor"}}, // not HEAD: relative entries read HEAD
+		{Repo: "o/r", Submodules: []string{"sub/x"}},
+	}
+	for _, tc := range []struct {
+		e    Entry
+		want string
+	}{
+		{Entry{Kind: "relative", Path: "./plugins/a"}, "o/m:plugins/a/vendor"},
+		{Entry{Kind: "relative", Path: "./plugins/a/vendor/inner"}, "o/m:plugins/a/vendor"},
+		{Entry{Kind: "relative", Path: "./plugins/b"}, ""},
+		{Entry{Kind: "relative", Path: "./plugins/c"}, ""},
+		{Entry{Kind: "github", Repo: "o/r"}, "o/r:sub/x"},
+		{Entry{Kind: "git-subdir", Repo: "o/r", Path: "sub"}, "o/r:sub/x"},
+		{Entry{Kind: "git-subdir", Repo: "o/r", Path: "other"}, ""},
+		{Entry{Kind: "github", Repo: "o/none"}, ""},
+	} {
+		if got := SubmoduleOf(sks, "o/m", tc.e); got != tc.want {
+			t.Errorf("SubmoduleOf(%+v) = %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}
