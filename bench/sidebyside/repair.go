@@ -23,7 +23,7 @@ func repairCmd(args []string, stdout io.Writer) error {
 	if *gitDir == "" || *out == "" {
 		return errors.New("repair: -git-dir and -out are required")
 	}
-	commit, _, err := parity.Repair(context.Background(), *gitDir, *out)
+	commit, _, _, err := parity.Repair(context.Background(), *gitDir, *out)
 	if err != nil {
 		return err
 	}

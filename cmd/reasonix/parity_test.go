@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -329,11 +330,18 @@ func serveMirrors(t *testing.T, gh *fakegithub.Server, mirrors string, skeletons
 		if err != nil {
 			t.Fatal(err)
 		}
+		var pinned []string // the other commits its skeletons stand for
+		for _, o := range skeletons {
+			if o.Repo == s.Repo && o.Commit != head {
+				pinned = append(pinned, o.Commit)
+			}
+		}
 		repaired := filepath.Join(t.TempDir(), "repaired.git")
-		if commit, ok, err := parity.Repair(context.Background(), g, repaired); err != nil {
+		if _, rebuilt, ok, err := parity.Repair(context.Background(), g, repaired, pinned...); err != nil {
 			t.Fatal(err)
 		} else if ok {
-			g, served[head] = repaired, commit
+			g = repaired
+			maps.Copy(served, rebuilt)
 		}
 		if _, err := gh.ImportGitDir(s.Repo, g); err != nil {
 			t.Fatal(err)

@@ -18,70 +18,90 @@ import (
 // missing blob replaced by a short placeholder and every missing tree left
 // out, with HEAD's author, committer and dates, and a message naming the
 // original commit and what was replaced. It returns the commit to serve:
-// HEAD itself when nothing is missing (and then writes nothing).
-func Repair(ctx context.Context, gitDir, out string) (commit string, repaired bool, err error) {
+// HEAD itself when nothing is missing (and then writes nothing). The
+// history is not carried over: each of also (other commits entries pin) is
+// rebuilt the same way on a branch of its own, parity-COMMIT, and served
+// maps HEAD and each of them to the commit that stands for it.
+func Repair(ctx context.Context, gitDir, out string, also ...string) (commit string, served map[string]string, repaired bool, err error) {
 	src, err := filepath.Abs(gitDir)
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	head, err := Git(ctx, src, nil, "rev-parse", "HEAD")
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	// HEAD's tree only: a shallow clone, as Claude makes, reads no history.
 	missing, err := Git(ctx, src, nil, "rev-list", "--objects", "--no-walk", "--missing=print", "HEAD")
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	if !strings.Contains("\n"+missing, "\n?") {
-		return head, false, nil
+		return head, nil, false, nil
 	}
 	if _, err := os.Stat(out); err == nil {
-		return "", false, fmt.Errorf("repair: %s exists", out)
+		return "", nil, false, fmt.Errorf("repair: %s exists", out)
 	}
 	if _, err := Git(ctx, "", nil, "init", "-q", "--bare", "-b", "main", out); err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	dst, err := filepath.Abs(out)
 	if err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
 	// Read the snapshot's objects in place; repack copies what is used.
 	if err := os.WriteFile(filepath.Join(dst, "objects", "info", "alternates"), []byte(filepath.Join(src, "objects")+"\n"), 0o644); err != nil {
-		return "", false, err
+		return "", nil, false, err
 	}
+	served = map[string]string{}
+	for i, c := range append([]string{head}, also...) {
+		if _, done := served[c]; done {
+			continue
+		}
+		branch := "main"
+		if i > 0 {
+			branch = "parity-" + c[:min(12, len(c))]
+		}
+		rebuilt, err := rebuild(ctx, src, dst, c)
+		if err != nil {
+			return "", nil, false, err
+		}
+		if _, err := Git(ctx, dst, nil, "update-ref", "refs/heads/"+branch, rebuilt); err != nil {
+			return "", nil, false, err
+		}
+		served[c] = rebuilt
+	}
+	if _, err := Git(ctx, dst, nil, "repack", "-a", "-d", "-q"); err != nil {
+		return "", nil, false, err
+	}
+	if err := os.Remove(filepath.Join(dst, "objects", "info", "alternates")); err != nil {
+		return "", nil, false, err
+	}
+	return served[head], served, true, nil
+}
+
+// rebuild writes into dst a parentless commit of commit c of src: its tree
+// with what src lacks replaced, its author, committer and dates.
+func rebuild(ctx context.Context, src, dst, c string) (string, error) {
 	r := &repairer{ctx: ctx, dir: dst}
-	tree, err := r.tree(head+"^{tree}", "")
+	tree, err := r.tree(c+"^{tree}", "")
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	env := []string{}
 	for _, kv := range []struct{ key, format string }{
 		{"GIT_AUTHOR_NAME", "%an"}, {"GIT_AUTHOR_EMAIL", "%ae"}, {"GIT_AUTHOR_DATE", "%aI"},
 		{"GIT_COMMITTER_NAME", "%cn"}, {"GIT_COMMITTER_EMAIL", "%ce"}, {"GIT_COMMITTER_DATE", "%cI"},
 	} {
-		v, err := Git(ctx, src, nil, "log", "-1", "--format="+kv.format, head)
+		v, err := Git(ctx, src, nil, "log", "-1", "--format="+kv.format, c)
 		if err != nil {
-			return "", false, err
+			return "", err
 		}
 		env = append(env, kv.key+"="+v)
 	}
 	msg := fmt.Sprintf("snapshot of %s with %d missing blob(s) replaced by placeholders and %d missing tree(s) left out\n\n%s",
-		head, r.blobs, r.trees, strings.Join(r.replaced, "\n"))
-	commit, err = Git(ctx, dst, env, "commit-tree", tree, "-m", msg)
-	if err != nil {
-		return "", false, err
-	}
-	if _, err := Git(ctx, dst, nil, "update-ref", "refs/heads/main", commit); err != nil {
-		return "", false, err
-	}
-	if _, err := Git(ctx, dst, nil, "repack", "-a", "-d", "-q"); err != nil {
-		return "", false, err
-	}
-	if err := os.Remove(filepath.Join(dst, "objects", "info", "alternates")); err != nil {
-		return "", false, err
-	}
-	return commit, true, nil
+		c, r.blobs, r.trees, strings.Join(r.replaced, "\n"))
+	return Git(ctx, dst, env, "commit-tree", tree, "-m", msg)
 }
 
 // repairer rebuilds trees, replacing what the snapshot lacks.
