@@ -210,6 +210,7 @@ type skeletonPlan struct {
 	refs                 map[string]bool
 	roots                map[string]bool
 	declared             map[string]bool // paths manifests and entries declare
+	declaredMD           map[string]bool // …in fields whose files are .md ones (commands, agents, prompts)
 	entries              []json.RawMessage
 	verbatim             map[string]string
 }
@@ -223,7 +224,7 @@ func (b *skeletonBuilder) add(repo, gitDir, commit, ref string, roots []string, 
 	p := b.byKey[k]
 	if p == nil {
 		p = &skeletonPlan{repo: repo, gitDir: gitDir, commit: commit, refs: map[string]bool{},
-			roots: map[string]bool{}, declared: map[string]bool{}, verbatim: verbatim}
+			roots: map[string]bool{}, declared: map[string]bool{}, declaredMD: map[string]bool{}, verbatim: verbatim}
 		b.byKey[k] = p
 	}
 	if ref != "" {
@@ -402,6 +403,10 @@ func (p *skeletonPlan) underRoot(name string) bool {
 var componentFields = []string{"skills", "commands", "agents", "hooks", "mcpServers", "lspServers",
 	"outputStyles", "themes", "workflows", "monitors", "experimental", "prompts", "apps"}
 
+// mdFields are the component fields whose files are markdown ones, every
+// one of a folder they name counting (a command or an agent each).
+var mdFields = map[string]bool{"commands": true, "agents": true, "prompts": true}
+
 // declare records the path-like strings of a JSON document's component
 // fields, against root and against the repository's root (a strict:false
 // entry may write them from there).
@@ -410,28 +415,34 @@ func (p *skeletonPlan) declare(root string, doc []byte) {
 	if json.Unmarshal(doc, &top) != nil {
 		return
 	}
-	var walk func(any)
-	walk = func(v any) {
+	var walk func(v any, into ...map[string]bool)
+	walk = func(v any, into ...map[string]bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			for _, x := range t {
-				walk(x)
+				walk(x, into...)
 			}
 		case []any:
 			for _, x := range t {
-				walk(x)
+				walk(x, into...)
 			}
 		case string:
 			if strings.ContainsAny(t, " \t\n") || strings.Contains(t, "://") || !strings.Contains(t, "/") && !strings.HasPrefix(t, ".") {
 				return
 			}
 			rel := strings.TrimPrefix(t, "./")
-			p.declared[path.Join(root, rel)] = true
-			p.declared[path.Clean(rel)] = true
+			for _, m := range into {
+				m[path.Join(root, rel)] = true
+				m[path.Clean(rel)] = true
+			}
 		}
 	}
 	for _, f := range componentFields {
-		walk(top[f])
+		if mdFields[f] {
+			walk(top[f], p.declared, p.declaredMD)
+		} else {
+			walk(top[f], p.declared)
+		}
 	}
 }
 
@@ -446,7 +457,8 @@ func (p *skeletonPlan) wanted(name, mode string) bool {
 		return false // a submodule: its content is another repository
 	case base == "SKILL.md", base == "CLAUDE.md", base == "AGENTS.md":
 		return true
-	case ext == ".md" && (hasComponent(name, "commands") || hasComponent(name, "agents") || p.isDeclared(name)):
+	case ext == ".md" && (hasComponent(name, "commands") || hasComponent(name, "agents") || p.declared[name] || under(p.declaredMD, name)):
+		// A skill's other markdown (references, examples) decides nothing.
 		return true
 	case ext == ".json" && (conventionalJSON[base] || p.declared[name]):
 		// A JSON file decides an inventory by its conventional name or
@@ -464,9 +476,10 @@ func hasComponent(name, c string) bool {
 	return strings.HasPrefix(name, c+"/") || strings.Contains(name, "/"+c+"/")
 }
 
-func (p *skeletonPlan) isDeclared(name string) bool {
+// under says whether name is, or lies in, a path of set.
+func under(set map[string]bool, name string) bool {
 	for d := name; d != "." && d != "/"; d = path.Dir(d) {
-		if p.declared[d] {
+		if set[d] {
 			return true
 		}
 	}

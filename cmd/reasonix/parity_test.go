@@ -47,7 +47,25 @@ func TestParityFixture(t *testing.T) {
 	if list.code != 0 {
 		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
 	}
-	checkParity(t, "fixture", filepath.Join(fixture, ".claude-plugin", "marketplace.json"), inst.stdout, list.stdout, true, nil)
+	checkParity(t, "fixture", filepath.Join(fixture, ".claude-plugin", "marketplace.json"),
+		parityRun{response: inst.stdout, list: list.stdout, manifest: installedManifest}, true, nil)
+}
+
+// parityRun is one install of a marketplace: reasonix's response, `plugin
+// list --json` after it ("" after a dry run), and how to read a plugin's
+// .claude-plugin/plugin.json (nil when it has none).
+type parityRun struct {
+	response, list string
+	manifest       func(o *parity.Ours) ([]byte, error)
+}
+
+// installedManifest reads an installed plugin's manifest.
+func installedManifest(o *parity.Ours) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(o.Root, ".claude-plugin", "plugin.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
 }
 
 // checkParity compares reasonix's install response and plugin list with
@@ -55,9 +73,9 @@ func TestParityFixture(t *testing.T) {
 // golden (the fixture); otherwise entries Claude did not try (a repository
 // not brought here) are counted and left out. notHere, when set, says why
 // an entry cannot be compared here ("" when it can).
-func checkParity(t *testing.T, market, marketJSON, response, list string, every bool, notHere func(parity.Entry) string) []parity.Result {
+func checkParity(t *testing.T, market, marketJSON string, r parityRun, every bool, notHere func(parity.Entry) string) []parity.Result {
 	t.Helper()
-	results := compareParity(t, market, marketJSON, response, list, every, notHere)
+	results := compareParity(t, market, marketJSON, r, every, notHere)
 	pending, err := parity.LoadPending(filepath.Join(parityDir, "pending-core.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +104,7 @@ func checkParity(t *testing.T, market, marketJSON, response, list string, every 
 
 // compareParity compares every entry that has a golden, in the
 // marketplace's order.
-func compareParity(t *testing.T, market, marketJSON, response, list string, every bool, notHere func(parity.Entry) string) []parity.Result {
+func compareParity(t *testing.T, market, marketJSON string, r parityRun, every bool, notHere func(parity.Entry) string) []parity.Result {
 	t.Helper()
 	allowed, err := parity.LoadAllowed(filepath.Join(parityDir, "allowed.json"))
 	if err != nil {
@@ -100,9 +118,13 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours, err := parity.ReadOurs([]byte(response), []byte(list))
+	var list []byte
+	if r.list != "" {
+		list = []byte(r.list)
+	}
+	ours, err := parity.ReadOurs([]byte(r.response), list)
 	if err != nil {
-		t.Fatalf("%v\n%s", err, response)
+		t.Fatalf("%v\n%s", err, r.response)
 	}
 	var results []parity.Result
 	isEntry := map[string]bool{}
@@ -125,7 +147,7 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 			}
 		}
 		o := ours.Get(e.Name)
-		results = append(results, parity.Compare(market, g, o, e, allowed, detailsBlind(t, o, e)))
+		results = append(results, parity.Compare(market, g, o, e, allowed, detailsBlind(t, r, o, e)))
 	}
 	for name := range goldens {
 		if !isEntry[name] {
@@ -137,16 +159,16 @@ func compareParity(t *testing.T, market, marketJSON, response, list string, ever
 	return results
 }
 
-// detailsBlind reads, from the installed plugin's manifest and its entry,
-// which command and agent files `claude plugin details` cannot show
+// detailsBlind reads, from the plugin's manifest and its entry, which
+// command and agent files `claude plugin details` cannot show
 // (parity.DetailsBlind).
-func detailsBlind(t *testing.T, o *parity.Ours, e parity.Entry) parity.DetailsBlind {
+func detailsBlind(t *testing.T, r parityRun, o *parity.Ours, e parity.Entry) parity.DetailsBlind {
 	t.Helper()
-	if o == nil || o.Root == "" {
+	if o == nil || !o.Installed() {
 		return parity.DetailsBlind{}
 	}
-	manifest, err := os.ReadFile(filepath.Join(o.Root, ".claude-plugin", "plugin.json"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	manifest, err := r.manifest(o)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return parity.DetailsView(manifest, e.Raw)
@@ -156,13 +178,14 @@ func detailsBlind(t *testing.T, o *parity.Ours, e parity.Entry) parity.DetailsBl
 // marketplaces (testdata/parity/goldens/OWNER__NAME): each is served by a
 // fake GitHub from its skeletons (testdata/parity/skeletons/OWNER__NAME;
 // the repositories reduced to the names that decide an inventory, with the
-// manifests the corpus holds read from REASONIX_CORPUS), installed with
-// `reasonix plugin install https://github.com/OWNER/NAME --yes
-// --allow-unpinned` (Claude installs unpinned entries too), and compared
-// entry by entry. It needs REASONIX_CORPUS, not the repositories. With
-// REASONIX_PARITY_MIRRORS naming the fetched repositories too, it also
-// installs from them and requires the same outcome of every entry: the
-// skeletons stand for the repositories. testdata/parity/README.md says how
+// manifests the corpus holds read from REASONIX_CORPUS), planned with
+// `reasonix plugin install https://github.com/OWNER/NAME --dry-run
+// --allow-unpinned` (Claude installs unpinned entries too; the plan says
+// what an install would do, which TestParityFixture checks by installing),
+// and compared entry by entry. It needs REASONIX_CORPUS, not the
+// repositories. With REASONIX_PARITY_MIRRORS naming the fetched
+// repositories too, it also installs from them and requires the same
+// outcome of every entry: the skeletons stand for the repositories. testdata/parity/README.md says how
 // to record goldens and skeletons again.
 func TestParityCorpus(t *testing.T) {
 	t.Parallel()
@@ -185,13 +208,16 @@ func TestParityCorpus(t *testing.T) {
 				t.Fatalf("%v (write them: bench/parity-goldens.sh --skeletons-only MARKETPLACE; testdata/parity/README.md)", err)
 			}
 			byName := entriesByName(t, market, mcorpus, skeletons)
-			resp, list := installCorpusMarket(t, market, mcorpus, byName, func(gh *fakegithub.Server) map[string]string {
-				served, err := parity.Serve(gh, skeletons, mcorpus)
-				if err != nil {
+			var served map[string]string
+			planned := installCorpusMarket(t, market, mcorpus, byName, true, func(gh *fakegithub.Server) map[string]string {
+				if served, err = parity.Serve(gh, skeletons, mcorpus); err != nil {
 					t.Fatal(err)
 				}
 				return served
 			})
+			planned.manifest = func(o *parity.Ours) ([]byte, error) {
+				return parity.ServedFile(skeletons, served, mcorpus, o.Source, ".claude-plugin/plugin.json")
+			}
 			repo := strings.Replace(market, "__", "/", 1)
 			notHere := func(e parity.Entry) string {
 				if sub := parity.SubmoduleOf(skeletons, repo, e); sub != "" {
@@ -199,14 +225,15 @@ func TestParityCorpus(t *testing.T) {
 				}
 				return ""
 			}
-			results := checkParity(t, market, filepath.Join(mcorpus, "marketplace.json"), resp, list, false, notHere)
+			results := checkParity(t, market, filepath.Join(mcorpus, "marketplace.json"), planned, false, notHere)
 			if mirrors == "" {
 				return
 			}
-			mresp, mlist := installCorpusMarket(t, market, mcorpus, byName, func(gh *fakegithub.Server) map[string]string {
+			installed := installCorpusMarket(t, market, mcorpus, byName, false, func(gh *fakegithub.Server) map[string]string {
 				return serveMirrors(t, gh, mirrors, skeletons)
 			})
-			real := compareParity(t, market, filepath.Join(mcorpus, "marketplace.json"), mresp, mlist, false, notHere)
+			installed.manifest = installedManifest
+			real := compareParity(t, market, filepath.Join(mcorpus, "marketplace.json"), installed, false, notHere)
 			for i := range results {
 				if !slices.Equal(results[i].Differences, real[i].Differences) || !slices.Equal(results[i].Allowed, real[i].Allowed) {
 					t.Errorf("%s: the skeleton is not faithful: from the skeletons %q %q (%s), from the repositories %q %q (%s)",
@@ -246,10 +273,10 @@ func entriesByName(t *testing.T, market, mcorpus string, skeletons []*parity.Ske
 
 // installCorpusMarket serves one corpus marketplace with serve (which
 // returns the served commit of each pinned one, or nil), installs it with
-// reasonix and returns the install response and `plugin list --json`. With
-// byName, it adds the marketplace and installs those entries by name
-// (NAME@MARKET), one response of them all.
-func installCorpusMarket(t *testing.T, market, mcorpus string, byName []string, serve func(*fakegithub.Server) map[string]string) (string, string) {
+// reasonix (or plans it: dryRun) and returns the response and, after an
+// install, `plugin list --json`. With byName, it adds the marketplace and
+// installs those entries by name (NAME@MARKET), one response of them all.
+func installCorpusMarket(t *testing.T, market, mcorpus string, byName []string, dryRun bool, serve func(*fakegithub.Server) map[string]string) parityRun {
 	t.Helper()
 	gh := fakegithub.New(t)
 	served := serve(gh)
@@ -261,30 +288,46 @@ func installCorpusMarket(t *testing.T, market, mcorpus string, byName []string, 
 		}
 		if pinned := parity.RewritePins(doc, served); !bytes.Equal(pinned, doc) {
 			owner, name, _ := strings.Cut(repo, "/")
-			gh.Repo(owner, name).Commit("main", map[string]string{".claude-plugin/marketplace.json": string(pinned)})
+			r := gh.Repo(owner, name)
+			before := r.Head("main")
+			after := r.Commit("main", map[string]string{".claude-plugin/marketplace.json": string(pinned)})
+			for orig, now := range served {
+				if now == before { // the marketplace's commit is this one now
+					served[orig] = after
+				}
+			}
 		}
 	}
 	home := t.TempDir()
-	response := ""
+	mode := "--yes"
+	if dryRun {
+		mode = "--dry-run"
+	}
+	var r parityRun
 	if byName == nil {
-		inst := run(t, home, gh.Env(), "plugin", "install", "https://github.com/"+repo, "--yes", "--allow-unpinned")
+		inst := run(t, home, gh.Env(), "plugin", "install", "https://github.com/"+repo, mode, "--allow-unpinned")
 		if inst.code != 0 && inst.code != 1 {
 			t.Fatalf("install %s: exit %d\n%s\n%s", repo, inst.code, inst.stdout, inst.stderr)
 		}
-		response = inst.stdout
+		r.response = inst.stdout
 	} else {
-		response = installByName(t, home, gh.Env(), repo, filepath.Join(mcorpus, "marketplace.json"), byName)
+		r.response = installByName(t, home, gh.Env(), repo, filepath.Join(mcorpus, "marketplace.json"), mode, byName)
+	}
+	if dryRun {
+		return r
 	}
 	list := run(t, home, nil, "plugin", "list", "--json")
 	if list.code != 0 {
 		t.Fatalf("list: exit %d\n%s", list.code, list.stderr)
 	}
-	return response, list.stdout
+	r.list = list.stdout
+	return r
 }
 
-// installByName adds the marketplace repo and installs each of names from
-// it by name; the responses are merged into one.
-func installByName(t *testing.T, home string, env []string, repo, marketJSON string, names []string) string {
+// installByName adds the marketplace repo and installs (mode --yes) or
+// plans (--dry-run) each of names from it by name; the responses are
+// merged into one.
+func installByName(t *testing.T, home string, env []string, repo, marketJSON, mode string, names []string) string {
 	t.Helper()
 	add := run(t, home, env, "marketplace", "add", "https://github.com/"+repo)
 	if add.code != 0 {
@@ -296,7 +339,7 @@ func installByName(t *testing.T, home string, env []string, repo, marketJSON str
 	}
 	responses := make([][]byte, 0, len(names))
 	for _, name := range names {
-		inst := run(t, home, env, "plugin", "install", name+"@"+mname, "--yes", "--allow-unpinned")
+		inst := run(t, home, env, "plugin", "install", name+"@"+mname, mode, "--allow-unpinned")
 		if inst.code != 0 && inst.code != 1 {
 			t.Fatalf("install %s@%s: exit %d\n%s\n%s", name, mname, inst.code, inst.stdout, inst.stderr)
 		}

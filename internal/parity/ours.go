@@ -11,9 +11,10 @@ import (
 // tests hold whatever code produces it.
 type Ours struct {
 	Name string
-	// Status is the action's status (installed, blocked, skipped…);
-	// Reason its error; Root where it was installed.
-	Status, Reason, Root string
+	// Status is the action's status (installed, ready in a dry run,
+	// blocked, skipped…); Reason its error; Root where it was installed;
+	// Source the recorded source.
+	Status, Reason, Root, Source string
 	Skills               []Item
 	Commands             []Item
 	Agents               []Item
@@ -42,9 +43,10 @@ type Item struct {
 	Path string
 }
 
-// Installed reports whether reasonix installed the entry.
+// Installed reports whether reasonix installed the entry (or, in a dry
+// run, would).
 func (o *Ours) Installed() bool {
-	return o.Status == "installed" || o.Status == "up-to-date"
+	return o.Status == "installed" || o.Status == "up-to-date" || o.Status == "ready"
 }
 
 type wireItem struct {
@@ -84,13 +86,18 @@ func (s OursSet) Get(name string) *Ours {
 }
 
 // ReadOurs reads an install response and the `plugin list --json` after
-// it.
+// it. A dry run's response comes without a list (nil): then whether each
+// plugin would be listed, enabled and how it would be named are what its
+// action says.
 func ReadOurs(response, list []byte) (OursSet, error) {
 	var resp struct {
 		Error   string `json:"error"`
 		Actions []struct {
 			Name       string     `json:"name"`
 			Root       string     `json:"root"`
+			Source     string     `json:"source"`
+			Display    string     `json:"displayName"`
+			Disabled   bool       `json:"disabledByDefault"`
 			Status     string     `json:"status"`
 			Error      string     `json:"error"`
 			Skills     []wireItem `json:"skills"`
@@ -111,12 +118,19 @@ func ReadOurs(response, list []byte) (OursSet, error) {
 	}
 	out := map[string]*Ours{}
 	for _, a := range resp.Actions {
-		out[a.Name] = &Ours{
-			Name: a.Name, Status: a.Status, Reason: a.Error, Root: a.Root,
+		o := &Ours{
+			Name: a.Name, Status: a.Status, Reason: a.Error, Root: a.Root, Source: a.Source,
 			Skills: items(a.Skills, false), Commands: items(a.Commands, false), Agents: items(a.Agents, false),
 			Hooks: items(a.Hooks, true), MCPServers: items(a.MCPServers, false), LSPServers: items(a.LSPServers, false),
 			Compatibility: a.Compat, Warnings: a.Warnings,
 		}
+		if list == nil {
+			o.Listed, o.Enabled, o.DisplayName = o.Installed(), !a.Disabled, a.Display
+		}
+		out[a.Name] = o
+	}
+	if list == nil {
+		return OursSet{byName: out}, nil
 	}
 	var listed struct {
 		Plugins []struct {

@@ -121,6 +121,23 @@ func TestReadOurs(t *testing.T) {
 	}
 }
 
+// TestReadOursDryRun: a plan, without a list, says what an install would.
+func TestReadOursDryRun(t *testing.T) {
+	t.Parallel()
+	resp := `{"actions":[{"name":"a","status":"ready","source":"https://github.com/o/r/tree/abc/p","displayName":"A!","disabledByDefault":true},
+		{"name":"b","status":"blocked","error":"nothing maps"}]}`
+	set, err := ReadOurs([]byte(resp), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := set.Get("a"); !a.Installed() || !a.Listed || a.Enabled || a.DisplayName != "A!" || a.Source != "https://github.com/o/r/tree/abc/p" {
+		t.Errorf("a: %+v", a)
+	}
+	if b := set.Get("b"); b.Installed() || b.Listed {
+		t.Errorf("b: %+v", b)
+	}
+}
+
 // TestMergeResponses: entries installed one by one read as one install of
 // the marketplace; a request refused as a whole is that entry's refusal.
 func TestMergeResponses(t *testing.T) {

@@ -80,32 +80,80 @@ type MaterializedFile struct {
 // marked Corpus are read.
 func (s *Skeleton) Materialize(corpus string) (map[string]MaterializedFile, error) {
 	out := make(map[string]MaterializedFile, len(s.Files))
-	for p, f := range s.Files {
-		var m MaterializedFile
-		switch {
-		case f.Corpus != "":
-			if !filepath.IsLocal(f.Corpus) {
-				return nil, fmt.Errorf("skeleton of %s: %s: corpus path %q leaves the corpus folder", s.Repo, p, f.Corpus)
-			}
-			data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(f.Corpus)))
-			if err != nil {
-				return nil, fmt.Errorf("skeleton of %s: %s: %w", s.Repo, p, err)
-			}
-			m.Content = string(data)
-		case f.Symlink != "":
-			m.Symlink = f.Symlink
-		case f.Unparsable:
-			m.Content = unparsableJSON
-		case f.JSON != nil:
-			m.Content = string(f.JSON) + "\n"
-		case strings.HasSuffix(strings.ToLower(p), ".md"):
-			m.Content = markdown(f.Name)
-		default:
-			m.Content = placeholder + "\n"
+	for p := range s.Files {
+		m, err := s.materialize(p, corpus)
+		if err != nil {
+			return nil, err
 		}
 		out[p] = m
 	}
 	return out, nil
+}
+
+// materialize is the file at p of the skeleton.
+func (s *Skeleton) materialize(p, corpus string) (MaterializedFile, error) {
+	f := s.Files[p]
+	var m MaterializedFile
+	switch {
+	case f.Corpus != "":
+		if !filepath.IsLocal(f.Corpus) {
+			return m, fmt.Errorf("skeleton of %s: %s: corpus path %q leaves the corpus folder", s.Repo, p, f.Corpus)
+		}
+		data, err := os.ReadFile(filepath.Join(corpus, filepath.FromSlash(f.Corpus)))
+		if err != nil {
+			return m, fmt.Errorf("skeleton of %s: %s: %w", s.Repo, p, err)
+		}
+		m.Content = string(data)
+	case f.Symlink != "":
+		m.Symlink = f.Symlink
+	case f.Unparsable:
+		m.Content = unparsableJSON
+	case f.JSON != nil:
+		m.Content = string(f.JSON) + "\n"
+	case strings.HasSuffix(strings.ToLower(p), ".md"):
+		m.Content = markdown(f.Name)
+	default:
+		m.Content = placeholder + "\n"
+	}
+	return m, nil
+}
+
+// ServedFile is the content of file p of the plugin a recorded source
+// names (https://github.com/OWNER/REPO/tree/COMMIT[/PATH], COMMIT as
+// served: served maps each skeleton's commit to its served one), as the
+// skeletons serve it; nil when the skeleton has no such file. A symbolic
+// link is followed.
+func ServedFile(skeletons []*Skeleton, served map[string]string, corpus, source, p string) ([]byte, error) {
+	rest, ok := strings.CutPrefix(source, "https://github.com/")
+	if !ok {
+		return nil, fmt.Errorf("served file: %q is not a GitHub tree URL", source)
+	}
+	parts := strings.SplitN(rest, "/", 5)
+	if len(parts) < 4 || parts[2] != "tree" {
+		return nil, fmt.Errorf("served file: %q is not a GitHub tree URL", source)
+	}
+	repo, commit, folder := parts[0]+"/"+parts[1], parts[3], ""
+	if len(parts) == 5 {
+		folder = parts[4]
+	}
+	for _, sk := range skeletons {
+		if sk.Repo != repo || (served[sk.Commit] != commit && sk.Commit != commit) {
+			continue
+		}
+		name := path.Join(folder, p)
+		for hops := 0; hops < 8; hops++ {
+			if _, ok := sk.Files[name]; !ok {
+				return nil, nil
+			}
+			m, err := sk.materialize(name, corpus)
+			if err != nil || m.Symlink == "" {
+				return []byte(m.Content), err
+			}
+			name = path.Join(path.Dir(name), m.Symlink)
+		}
+		return nil, fmt.Errorf("served file: %s of %s: too many links", p, source)
+	}
+	return nil, fmt.Errorf("served file: no skeleton of %s at %s", repo, commit)
 }
 
 func markdown(name string) string {

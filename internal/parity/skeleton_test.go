@@ -161,3 +161,32 @@ func TestSubmoduleOf(t *testing.T) {
 		}
 	}
 }
+
+func TestServedFile(t *testing.T) {
+	t.Parallel()
+	corpus := t.TempDir()
+	if err := os.WriteFile(filepath.Join(corpus, "p.json"), []byte(`{"name":"p","commands":"./c"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sks := []*Skeleton{{Repo: "o/r", Commit: "orig", Files: map[string]SkeletonFile{
+		"plugins/p/.claude-plugin/plugin.json": {Corpus: "p.json"},
+		"plugins/l/.claude-plugin/plugin.json": {Symlink: "../../p/.claude-plugin/plugin.json"},
+	}}}
+	served := map[string]string{"orig": "served"}
+	for _, tc := range []struct {
+		source, want string
+		fails        bool
+	}{
+		{source: "https://github.com/o/r/tree/served/plugins/p", want: `{"name":"p","commands":"./c"}`},
+		{source: "https://github.com/o/r/tree/served/plugins/l", want: `{"name":"p","commands":"./c"}`},
+		{source: "https://github.com/o/r/tree/served/plugins/none"},
+		{source: "https://github.com/o/r/tree/served"},
+		{source: "https://github.com/o/r/tree/other/plugins/p", fails: true},
+		{source: "/local/folder", fails: true},
+	} {
+		got, err := ServedFile(sks, served, corpus, tc.source, ".claude-plugin/plugin.json")
+		if (err != nil) != tc.fails || string(got) != tc.want {
+			t.Errorf("%s: %q %v", tc.source, got, err)
+		}
+	}
+}
