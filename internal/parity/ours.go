@@ -15,12 +15,12 @@ type Ours struct {
 	// blocked, skipped…); Reason its error; Root where it was installed;
 	// Source the recorded source.
 	Status, Reason, Root, Source string
-	Skills               []Item
-	Commands             []Item
-	Agents               []Item
-	Hooks                []Item // Name is the hook's event
-	MCPServers           []Item
-	LSPServers           []Item
+	Skills                       []Item
+	Commands                     []Item
+	Agents                       []Item
+	Hooks                        []Item // Name is the hook's event
+	MCPServers                   []Item
+	LSPServers                   []Item
 	// Compatibility is the plan's verdict on how much maps (full,
 	// partial, none); Warnings its warnings.
 	Compatibility string
