@@ -25,7 +25,8 @@ import (
 //   - any other JSON file keeps its structure, its keys and the strings
 //     that are names (no whitespace, or under a name key); prose and
 //     commands become "placeholder";
-//   - a symbolic link keeps its target.
+//   - a symbolic link keeps its target;
+//   - a git submodule is listed (Submodules), not kept.
 //
 // bench/sidebyside skeletons writes them from the fetched repositories and
 // checks that reasonix makes the same inventory of a skeleton as of its
