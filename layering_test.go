@@ -5,38 +5,60 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // layers is the order of SPEC §3 as a dependency order: a package may
 // import only packages on a lower layer (README "Code layout" shows the
-// same). Data flows one way: source string → resolver/source → resolver
-// (over resolver/hosts) → store → installer → registry; marketplace may use
-// resolver/source, never the rest of resolver.
+// same). Data flows one way: source string → source → resolver (over
+// resolver/host) → store → installer → registry; marketplace may use
+// source, never resolver. The composition root app, when it comes, sits
+// above installer, server and mirror and below cmd/reasonix.
 var layers = map[string]int{
-	"":                       0, // the root: shared domain types
+	// Helpers that know nothing of the domain.
+	"internal/lazyregexp":    0,
+	"internal/jsonout":       0,
 	"internal/jsondoc":       0, // the document model manifest and marketplace share
+	"internal/httpstatus":    0,
 	"migrations":             0,
 	"mirror/meta/migrations": 0,
-	"mirror/meta":            1,
-	"mirror/objects":         1,
-	"resolver/source":        1,
-	"tarball":                1,
-	"manifest":               1,
-	"store":                  1,
-	"cache":                  1,
-	"marketplace":            2,
-	"mirror/policy":          2, // spells hosts as resolver/source does
-	"resolver/host":          3,
-	"resolver/host/git":      4,
-	"resolver/host/github":   5,
-	"resolver/host/mirror":   5,
-	"resolver":               6,
-	"installer":              7,
-	"server":                 8,
-	"mirror":                 8,
-	"cmd/reasonix":           9,
+	// The domain (errors, names, trees), and credential handling, which
+	// needs none of it.
+	"":        1,
+	"secrets": 1,
+	// The source grammar, and what stands on the domain alone.
+	"source":         2,
+	"tarball":        2,
+	"manifest":       2,
+	"store":          2,
+	"cache":          2,
+	"mirror/meta":    2,
+	"mirror/objects": 2,
+	"marketplace":    3,
+	"mirror/policy":  3, // spells hosts as source does
+	// The host layer below the resolver, one package per host kind.
+	"resolver/host":        4,
+	"resolver/host/git":    5,
+	"resolver/host/github": 6,
+	"resolver/host/mirror": 6,
+	"resolver":             7,
+	"installer":            8,
+	"server":               9,
+	"mirror":               9,
+	"cmd/reasonix":         10,
+}
+
+const modulePath = "reasonix.io/plugind"
+
+// leaves may import, of this module, only what they list: the source
+// grammar stands on the domain alone (and masks what it echoes), and
+// credential handling on no domain package at all, so every layer can
+// mask what it shows.
+var leaves = map[string][]string{
+	"source":  {modulePath, modulePath + "/secrets", modulePath + "/internal/lazyregexp"},
+	"secrets": {modulePath + "/internal/lazyregexp", modulePath + "/internal/jsondoc"},
 }
 
 // exempt are the test helpers and the benchmarks: they may import
@@ -59,13 +81,12 @@ func TestLayering(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const module = "reasonix.io/plugind"
 	rel := func(p string) (string, bool) {
 		switch {
-		case p == module:
+		case p == modulePath:
 			return "", true
-		case strings.HasPrefix(p, module+"/"):
-			return strings.TrimPrefix(p, module+"/"), true
+		case strings.HasPrefix(p, modulePath+"/"):
+			return strings.TrimPrefix(p, modulePath+"/"), true
 		}
 		return "", false
 	}
@@ -100,6 +121,9 @@ func TestLayering(t *testing.T) {
 			}
 			if l, ok := layers[to]; ok && l >= level {
 				t.Errorf("%s (layer %d) imports %s (layer %d): a package imports only layers below its own", pkg.ImportPath, level, imp, l)
+			}
+			if allowed, leaf := leaves[from]; leaf && !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s: it is a leaf, which imports of this module only %s", pkg.ImportPath, imp, strings.Join(allowed, ", "))
 			}
 		}
 	}

@@ -1,10 +1,12 @@
 package plugind
 
+import "reasonix.io/plugind/internal/lazyregexp"
+
 // MaxNameLen bounds plugin names; they become directory names and parts of
 // qualified invocations such as /<plugin>:<skill>.
 const MaxNameLen = 64
 
-var namePattern = LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var namePattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // ValidateName reports whether name can be used as an installed plugin's
 // name. It is checked before any file path is built from the name.

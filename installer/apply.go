@@ -48,9 +48,6 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 }
 
 // decide stores the plan by its planId and, when approved, applies it.
-// adjust, when set, may rewrite the response before anything is applied
-// (update uses it to report an unchanged plugin as up to date); returning
-// false stops there.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
 	if in.plans != nil {
 		// The planId hashes everything an approval covers, so a stored plan
@@ -63,6 +60,21 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	resp := p.Response()
+	// An approval names one plan (SPEC §9). The ids are compared before
+	// anything the plan's status decides — an up-to-date, failed or
+	// partly blocked plan included — so a wrong id is always refused and
+	// nothing, not even a sweep of leftovers, is written. Install, update
+	// and the daemon's approved install all come through here. One
+	// refusal says more and goes first: a plan waiting for userConfig
+	// values (missing or invalid). Its planId covers whether each
+	// sensitive value is set, so an approval whose values were not sent
+	// again names another plan for that reason alone, and what to do is
+	// send them; nothing is written either way.
+	if ap.PlanID != "" && ap.PlanID != p.PlanID && !waitsForConfig(resp) {
+		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
+		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
+		return resp, err
+	}
 	if ap.Yes && resp.Status == StatusUpToDate {
 		// Nothing to apply; leftovers of a crashed run still go.
 		if err := in.Sweep(ctx); err != nil {
@@ -71,11 +83,6 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	}
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
 		return resp, responseErr(resp)
-	}
-	if ap.PlanID != "" && ap.PlanID != p.PlanID {
-		err := plugind.Errorf(plugind.CodeApprovalDenied, "not the approved plan: %s. Nothing was written; the plan now is %s: review it (--dry-run) and approve that", in.planDifference(ctx, ap.PlanID, p), p.PlanID)
-		resp.OK, resp.Status, resp.Err = false, StatusRefused, err
-		return resp, err
 	}
 	leftovers, err := in.apply(ctx, p)
 	if err != nil {
@@ -135,6 +142,16 @@ func partial(actions []Action) error {
 		}
 	}
 	return plugind.Errorf(code, "applied, but not everything was installed (%s; see actions)", strings.Join(parts, "; "))
+}
+
+// waitsForConfig reports whether r is refused for userConfig values that
+// are missing or invalid.
+func waitsForConfig(r *Response) bool {
+	switch plugind.CodeOf(r.Err) {
+	case plugind.CodeConfigRequired, plugind.CodeConfigInvalid:
+		return !r.OK
+	}
+	return false
 }
 
 func responseErr(r *Response) error {
@@ -286,7 +303,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			retired = append(retired, *old)
 		}
 	}
-	plugind.SyncDir(in.home.PluginsDir())
+	store.SyncDir(in.home.PluginsDir())
 	in.stepHook("after-swap")
 
 	now := in.now().UTC()

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // planIDForm is what every planId looks like (SPEC §9).
-var planIDForm = plugind.LazyRegexp(`^(low|medium|high):sha256:[0-9a-f]{32}$`)
+var planIDForm = lazyregexp.New(`^(low|medium|high):sha256:[0-9a-f]{32}$`)
 
 // CheckPlanID refuses a string that cannot be a planId, naming the form,
 // so a mistyped id is not mistaken for a changed source.

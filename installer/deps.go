@@ -8,7 +8,7 @@ import (
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Dependencies (SPEC §7): a plan carries the plugins its plugins declare

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 // Previous is what an update action moves from (SPEC §9): where the
@@ -204,7 +205,7 @@ func itemsOf(inv Inventory) map[string]item {
 	return out
 }
 
-var envRefRE = plugind.LazyRegexp(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
+var envRefRE = lazyregexp.New(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|%([A-Za-z_][A-Za-z0-9_]*)%`)
 
 // refsOf collects the environment variables a contribution reads: its env
 // keys and the ${VAR} references in its text.
@@ -309,7 +310,7 @@ func sourceMoves(from, fromSubdir, to, toSubdir string) (parts []string, fromWhe
 	a, errA := recordedSource(from, fromSubdir)
 	b, errB := recordedSource(to, toSubdir)
 	if errA != nil || errB != nil {
-		fromWhere, toWhere = source.Display(from), source.Display(to)
+		fromWhere, toWhere = secrets.Mask(from), secrets.Mask(to)
 		if from != to || fromSubdir != toSubdir {
 			return []string{"source"}, fromWhere, toWhere
 		}

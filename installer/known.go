@@ -1,17 +1,9 @@
 package installer
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
+	"iter"
 	"sort"
 	"time"
-
-	"github.com/google/renameio/v2"
-
-	"reasonix.io/plugind"
 )
 
 // KnownMarketplace is one marketplace the home knows (SPEC §7), in
@@ -37,53 +29,28 @@ type Marketplaces struct {
 
 const marketplacesVersion = 1
 
+func (m *Marketplaces) state() stateFile {
+	return stateFile{what: "known marketplaces", plural: true, current: marketplacesVersion}
+}
+func (m *Marketplaces) version() *int { return &m.Version }
+func (m *Marketplaces) names() iter.Seq[string] {
+	return namesOf(m.Marketplaces, func(k *KnownMarketplace) string { return k.Name })
+}
+
 // LoadMarketplaces reads marketplaces.json. A missing file knows none; a
 // corrupt one fails closed, like the registry.
 func LoadMarketplaces(path string) (*Marketplaces, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Marketplaces{Version: marketplacesVersion}, nil
-	}
-	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read known marketplaces %s: %w", path, err)
-	}
-	var m Marketplaces
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "known marketplaces %s are corrupt (%v); the file was left untouched, repair or move it aside", path, err)
-	}
-	if m.Version != marketplacesVersion {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "known marketplaces %s have version %d; this reasonix reads version %d", path, m.Version, marketplacesVersion)
-	}
-	seen := map[string]bool{}
-	for _, k := range m.Marketplaces {
-		if err := plugind.ValidateName(k.Name); err != nil {
-			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "known marketplaces %s: %v", path, err)
-		}
-		if seen[k.Name] {
-			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "known marketplaces %s list %q twice", path, k.Name)
-		}
-		seen[k.Name] = true
-	}
-	return &m, nil
+	return loadState[Marketplaces](path)
 }
 
-// Save publishes the file as the registry is published: a synced temporary
-// file renamed over the old one.
+// Save publishes the file as the registry is published (saveState), the
+// marketplaces sorted by name and an empty list written as [].
 func (m *Marketplaces) Save(path string) error {
 	sort.Slice(m.Marketplaces, func(i, j int) bool { return m.Marketplaces[i].Name < m.Marketplaces[j].Name })
 	if m.Marketplaces == nil {
 		m.Marketplaces = []KnownMarketplace{}
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := renameio.WriteFile(path, append(data, '\n'), plugind.PrivateFileMode); err != nil {
-		return plugind.Errorf(plugind.CodePublicationFailed, "publish known marketplaces %s: %w", path, err)
-	}
-	return nil
+	return saveState(path, m)
 }
 
 // Find returns the marketplace named name.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // under prefixes every path of files with dir.

@@ -10,7 +10,8 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
 )
 
 // MarketplaceUpdate is what marketplace add and update did to one known
@@ -45,10 +46,12 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 	if subdir != "" {
 		s = s.WithSubdir(subdir)
 	}
+	ctx, budgetWarnings := host.WatchBudgets(ctx)
 	f, err := in.sources.Resolve(ctx, resolver.Request{Source: s, DocumentOnly: true, Offline: offline})
 	if err != nil {
 		return nil, err
 	}
+	f.Warnings = append(f.Warnings, budgetWarnings()...)
 	if f.Market == nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is a plugin, not a marketplace (no .claude-plugin/marketplace.json or .agents/plugins/marketplace.json at its root)", src)
 	}

@@ -3,12 +3,8 @@ package installer
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
 	"sync"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 )
 
@@ -37,12 +33,12 @@ func (in *Installer) plannedRegistry() (*Registry, error) {
 	if in.memo == nil {
 		return LoadRegistry(path)
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Registry{Version: registryVersion}, nil
-	}
+	data, found, err := readState(new(Registry).state(), path)
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read registry %s: %w", path, err)
+		return nil, err
+	}
+	if !found {
+		return &Registry{Version: registryVersion}, nil
 	}
 	sum := sha256.Sum256(data)
 	m := in.memo
@@ -53,7 +49,7 @@ func (in *Installer) plannedRegistry() (*Registry, error) {
 		return reg, nil
 	}
 	m.mu.Unlock()
-	reg, err := parseRegistry(path, data)
+	reg, err := parseState[Registry](path, data)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // TestInstallRefusesExactlyWhatValidateRefuses rebuilds every corpus

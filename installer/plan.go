@@ -13,6 +13,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
@@ -78,8 +79,18 @@ type marketRecord struct {
 }
 
 // Plan resolves req's source and plans every plugin it offers. It writes
-// nothing outside the cache and the store.
+// nothing outside the cache and the store. When GitHub's API budget made it
+// use git instead, the plan says so once (not once per repository).
 func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
+	ctx, budgetWarnings := host.WatchBudgets(ctx)
+	p, err := in.plan(ctx, req)
+	if p != nil {
+		p.Warnings = append(p.Warnings, budgetWarnings()...)
+	}
+	return p, err
+}
+
+func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	if req.Update != nil {
 		return in.planUpdate(ctx, req)
 	}
@@ -167,10 +178,17 @@ func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	notePlaceMoves(p.Actions, reg)
+	p.seal()
+	return p, nil
+}
+
+// seal ends every plan, an install's or an update's: its actions in name
+// order, then the digest of their content and the planId over the whole,
+// which an approval must present again.
+func (p *Plan) seal() {
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
-	return p, nil
 }
 
 // notePlaceMoves gives every replace that moves the plugin to another

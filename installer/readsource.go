@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // sourceRead is how a request's source reads: what to resolve, and the

@@ -9,7 +9,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // shelfMarket writes a local marketplace "shelf" offering one and two, and

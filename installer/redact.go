@@ -1,10 +1,13 @@
 package installer
 
-import "reasonix.io/plugind"
+import (
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
+)
 
 // Redacted returns a copy of r whose free-text fields (the source it
 // echoes, errors, warnings) have their credentials masked with
-// plugind.RedactSecrets. The CLI and the daemon print responses through it:
+// secrets.Mask. The CLI and the daemon print responses through it:
 // a refused source may carry user:password@ or ?access_token=, and the
 // error that refuses it quotes it.
 func (r *Response) Redacted() *Response {
@@ -12,13 +15,13 @@ func (r *Response) Redacted() *Response {
 		return nil
 	}
 	out := *r
-	out.Source = plugind.RedactSecrets(r.Source)
+	out.Source = secrets.Mask(r.Source)
 	out.Err = redactErr(r.Err)
 	out.Warnings = redactAll(r.Warnings)
 	if r.Actions != nil {
 		out.Actions = make([]Action, len(r.Actions))
 		for i, a := range r.Actions {
-			a.Source = plugind.RedactSecrets(a.Source)
+			a.Source = secrets.Mask(a.Source)
 			a.Err = redactErr(a.Err)
 			a.Warnings = redactAll(a.Warnings)
 			out.Actions[i] = a
@@ -33,7 +36,7 @@ func redactAll(list []string) []string {
 	}
 	out := make([]string, len(list))
 	for i, s := range list {
-		out[i] = plugind.RedactSecrets(s)
+		out[i] = secrets.Mask(s)
 	}
 	return out
 }
@@ -44,5 +47,5 @@ func redactErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &plugind.Error{Code: plugind.CodeOf(err), Msg: plugind.RedactSecrets(err.Error()), Err: err}
+	return &plugind.Error{Code: plugind.CodeOf(err), Msg: secrets.Mask(err.Error()), Err: err}
 }

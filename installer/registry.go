@@ -1,17 +1,11 @@
 package installer
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io/fs"
-	"os"
+	"iter"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
@@ -76,57 +70,22 @@ type Registry struct {
 
 const registryVersion = 1
 
+func (r *Registry) state() stateFile { return stateFile{what: "registry", current: registryVersion} }
+func (r *Registry) version() *int    { return &r.Version }
+func (r *Registry) names() iter.Seq[string] {
+	return namesOf(r.Plugins, func(e *Entry) string { return e.Name })
+}
+
 // LoadRegistry reads the registry. A missing file is an empty registry; a
 // corrupt one fails closed with registry.unreadable and is never rewritten.
 func LoadRegistry(path string) (*Registry, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Registry{Version: registryVersion}, nil
-	}
-	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read registry %s: %w", path, err)
-	}
-	return parseRegistry(path, data)
+	return loadState[Registry](path)
 }
 
-// parseRegistry reads registry bytes read from path.
-func parseRegistry(path string, data []byte) (*Registry, error) {
-	var r Registry
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s is corrupt (%v); it was left untouched, repair or move it aside", path, err)
-	}
-	if r.Version != registryVersion {
-		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s has version %d; this reasonix reads version %d", path, r.Version, registryVersion)
-	}
-	seen := map[string]bool{}
-	for _, e := range r.Plugins {
-		if err := plugind.ValidateName(e.Name); err != nil {
-			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s: %v", path, err)
-		}
-		if seen[e.Name] {
-			return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "registry %s lists %q twice", path, e.Name)
-		}
-		seen[e.Name] = true
-	}
-	return &r, nil
-}
-
-// Save publishes the registry: a synced temporary file in the same folder,
-// then a strict rename. A rename that fails (EXDEV from a filter driver, a
-// lock) fails closed; the old registry is never truncated or copied over.
+// Save publishes the registry, its plugins sorted by name (saveState).
 func (r *Registry) Save(path string) error {
 	sort.Slice(r.Plugins, func(i, j int) bool { return r.Plugins[i].Name < r.Plugins[j].Name })
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	if err := renameio.WriteFile(path, data, plugind.PrivateFileMode); err != nil {
-		return plugind.Errorf(plugind.CodePublicationFailed, "publish registry %s: %w", path, err)
-	}
-	return nil
+	return saveState(path, r)
 }
 
 // renameDependency makes every plugin that needs from need to instead.

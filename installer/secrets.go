@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 )
@@ -105,16 +103,13 @@ func (in *Installer) writeSecrets(name string, values map[string]manifest.Value,
 	if _, _, err := plugind.Tighten(dir, true); err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "%s: %w", dir, err)
 	}
-	data, err := json.MarshalIndent(secretsFile{Version: secretsVersion, Plugin: name, Values: values}, "", "  ")
-	if err != nil {
-		return "", err
-	}
 	file := name + ".json"
 	if _, err := os.Lstat(filepath.Join(dir, file)); taken[file] || !errors.Is(err, fs.ErrNotExist) {
 		file = name + "@" + randomSuffix() + ".json"
 	}
-	if err := renameio.WriteFile(filepath.Join(dir, file), append(data, '\n'), plugind.PrivateFileMode); err != nil {
-		return "", plugind.Errorf(plugind.CodePublicationFailed, "write config/%s: %w", file, err)
+	doc := secretsFile{Version: secretsVersion, Plugin: name, Values: values}
+	if err := writePrivateJSON(filepath.Join(dir, file), doc, "write config/"+file); err != nil {
+		return "", err
 	}
 	return file, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/store"
 )
 
 // copyHashed copies t's files below dst (which must not exist yet) and
@@ -62,7 +63,7 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 
 func copyFileHashed(src, dst string, executable bool, buf []byte) (string, error) {
 	h := sha256.New()
-	if err := plugind.CopyFile(src, dst, executable, buf, h, false); err != nil {
+	if err := store.CopyFile(src, dst, executable, buf, h, false); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -11,7 +11,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // UpdateRequest asks to update installed plugins (SPEC §7): the ones named,
@@ -158,9 +158,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
-	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
-	p.ContentDigest = contentDigest(p.Actions)
-	p.PlanID = planID(p)
+	p.seal()
 	return p, nil
 }
 

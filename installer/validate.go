@@ -14,7 +14,8 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 // Validation is what `reasonix plugin validate` and POST /plugins/validate
@@ -101,8 +102,8 @@ func (v *Validation) finish() {
 	redact := func(fs []manifest.Finding) []manifest.Finding {
 		out := make([]manifest.Finding, 0, len(fs))
 		for _, f := range fs {
-			f.Message = plugind.RedactSecrets(f.Message)
-			f.Path = plugind.RedactSecrets(f.Path)
+			f.Message = secrets.Mask(f.Message)
+			f.Path = secrets.Mask(f.Path)
 			out = append(out, f)
 		}
 		return out
@@ -111,7 +112,7 @@ func (v *Validation) finish() {
 	if v.Checked == nil {
 		v.Checked = []manifest.Checked{}
 	}
-	v.Target.Path = plugind.RedactSecrets(v.Target.Path)
+	v.Target.Path = secrets.Mask(v.Target.Path)
 	v.OK = len(v.Errors) == 0
 }
 

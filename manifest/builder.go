@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Read limits: a package is bounded by its copy budget, but nothing here
@@ -54,7 +55,7 @@ func newBuilder(t *tree, pkg *Package) *builder {
 // warn records a warning. Warnings quote what the package declared
 // (commands, URLs, matchers), so credentials in them are masked here.
 func (b *builder) warn(format string, args ...any) {
-	b.pkg.Warnings = append(b.pkg.Warnings, plugind.RedactSecrets(fmt.Sprintf(format, args...)))
+	b.pkg.Warnings = append(b.pkg.Warnings, secrets.Mask(fmt.Sprintf(format, args...)))
 }
 
 // skip records a declared thing that was not mapped.
@@ -67,7 +68,7 @@ func (b *builder) skip(format string, args ...any) {
 // reason stands.
 func (b *builder) block(format string, args ...any) {
 	if b.blockReason == "" {
-		b.blockReason = plugind.RedactSecrets(fmt.Sprintf(format, args...))
+		b.blockReason = secrets.Mask(fmt.Sprintf(format, args...))
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // This file is Claude Code's .claude-plugin/plugin.json, described once:
@@ -34,10 +34,10 @@ type (
 )
 
 var (
-	depStrRE   = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$`)
-	optionKey  = plugind.LazyRegexp(`^[A-Za-z_]\w*$`)
-	binaryName = plugind.LazyRegexp(`^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$`)
-	sha256Hex  = plugind.LazyRegexp(`^[0-9a-f]{64}$`)
+	depStrRE   = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$`)
+	optionKey  = lazyregexp.New(`^[A-Za-z_]\w*$`)
+	binaryName = lazyregexp.New(`^[a-z0-9](?:[a-z0-9._-]*[a-z0-9_-])?$`)
+	sha256Hex  = lazyregexp.New(`^[0-9a-f]{64}$`)
 )
 
 // maxBinaries is how many binaries entries Claude Code fetches at install.

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // claudeEntryRows are a Claude marketplace entry's own fields, beyond the
@@ -42,7 +42,7 @@ func IsEntryManifestField(key string) bool {
 	return ok && key != "name" && r.Role != jsondoc.EntryOnly
 }
 
-var hostnameRE = plugind.LazyRegexp(`^[a-z0-9.-]+$`)
+var hostnameRE = lazyregexp.New(`^[a-z0-9.-]+$`)
 
 // relevance is Claude Code's discovery hint: anything but an object is
 // ignored (a warning); an object must be well formed.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/secrets"
 )
 
 func TestClaudeFixture(t *testing.T) {
@@ -51,10 +53,10 @@ func TestClaudeFixture(t *testing.T) {
 	}
 	// docs is declared inline and again, identically, in .mcp.json: one entry.
 	wantMCP := []MCPServer{
-		{Name: "docs", Transport: "http", URL: "https://docs.example.com/mcp?api_key=***&lang=en",
-			Headers: map[string]string{"Authorization": Masked, "X-Team": Masked}, ToolPrefix: "mcp__plugin_superkit_docs__", Source: ClaudeManifest},
+		{Name: "docs", Transport: "http", URL: "https://docs.example.com/mcp?api_key=***&lang=***",
+			Headers: map[string]string{"Authorization": secrets.Masked, "X-Team": secrets.Masked}, ToolPrefix: "mcp__plugin_superkit_docs__", Source: ClaudeManifest},
 		{Name: "github", Transport: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"},
-			Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": Masked, "LOG_LEVEL": "${LOG_LEVEL}"}, ToolPrefix: "mcp__plugin_superkit_github__", Source: ".mcp.json"},
+			Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": secrets.Masked, "LOG_LEVEL": "${LOG_LEVEL}"}, ToolPrefix: "mcp__plugin_superkit_github__", Source: ".mcp.json"},
 	}
 	if !reflect.DeepEqual(p.MCPServers, wantMCP) {
 		t.Errorf("mcpServers = %+v\nwant %+v", p.MCPServers, wantMCP)
@@ -260,7 +262,7 @@ func TestCompatibility(t *testing.T) {
 			want: CompatFull, warnings: []string{`unknown field "category"`, `unknown field "tier"`}},
 		{name: "inline hooks", kind: KindClaude, manifest: `"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "fmt.sh", "args": ["-w"], "env": {"K": "v"}}]}]}`,
 			want: CompatFull, check: func(t *testing.T, p *Package) {
-				want := []Hook{{Event: "PostToolUse", Matcher: "Write|Edit", Command: "fmt.sh", Args: []string{"-w"}, Form: HookExec, Env: map[string]string{"K": Masked}, Source: ClaudeManifest}}
+				want := []Hook{{Event: "PostToolUse", Matcher: "Write|Edit", Command: "fmt.sh", Args: []string{"-w"}, Form: HookExec, Env: map[string]string{"K": secrets.Masked}, Source: ClaudeManifest}}
 				if !reflect.DeepEqual(p.Hooks, want) {
 					t.Errorf("hooks = %+v", p.Hooks)
 				}
@@ -298,7 +300,7 @@ func TestCompatibility(t *testing.T) {
 			want:  CompatPartial, warnings: []string{"hooks/hooks.json is not valid JSON at line 2"}},
 		{name: "bare .mcp.json map", kind: KindClaude, files: map[string]string{".mcp.json": `{"db": {"type": "local", "command": "db-mcp", "env": {"DB_PASSWORD": "p4ss"}}}`},
 			want: CompatFull, check: func(t *testing.T, p *Package) {
-				want := []MCPServer{{Name: "db", Transport: "stdio", Command: "db-mcp", Env: map[string]string{"DB_PASSWORD": Masked}, ToolPrefix: "mcp__plugin_kit_db__", Source: ".mcp.json"}}
+				want := []MCPServer{{Name: "db", Transport: "stdio", Command: "db-mcp", Env: map[string]string{"DB_PASSWORD": secrets.Masked}, ToolPrefix: "mcp__plugin_kit_db__", Source: ".mcp.json"}}
 				if !reflect.DeepEqual(p.MCPServers, want) {
 					t.Errorf("mcp = %+v", p.MCPServers)
 				}

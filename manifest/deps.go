@@ -8,6 +8,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // Dependency is another plugin a package needs (Claude's "dependencies"):
@@ -58,7 +59,7 @@ func (d Dependency) Allows(version string) bool {
 
 // depName is Claude's grammar for a dependency's plugin and marketplace
 // names.
-var depName = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+var depName = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 
 // parseDependencies reads the "dependencies" each declaration makes (the
 // plugin's own, then its marketplace entry's): a list of "NAME",

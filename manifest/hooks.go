@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/secrets"
 )
 
 // hookEvents are the lifecycle events Reasonix runs hooks for.
@@ -129,12 +130,12 @@ func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
 			b.skip("%s: args must be a list of strings; hook skipped", where)
 			return
 		}
-		hook.Args, hook.Form = maskArgs(args), HookExec
+		hook.Args, hook.Form = secrets.MaskArgs(args), HookExec
 	}
 	if s := h.Get("shell"); s != nil && s.Kind == jsondoc.String {
 		hook.Shell = s.Str
 	}
-	hook.Command = maskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
+	hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 	if t := h.Get("timeout"); t != nil && t.Kind == jsondoc.Number {
 		hook.Timeout, _ = strconv.ParseFloat(t.Str, 64)
 	}
@@ -147,7 +148,7 @@ func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
 			b.skip("%s: env must map names to strings; hook skipped", where)
 			return
 		}
-		hook.Env = maskMap(env)
+		hook.Env = secrets.MaskValues(env)
 	}
 	if c := h.Get("if"); !c.IsEmpty() {
 		b.skipOnce(src+"\x00if", "%s: hooks with an \"if\" condition are mapped, but Reasonix does not evaluate the condition", src)

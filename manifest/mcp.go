@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"strings"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // mcpSpec is an MCP server declaration in any of the manifest dialects.
@@ -92,11 +92,11 @@ func (b *builder) addMCP(name string, s mcpSpec, source string, autoStart bool, 
 	b.pkg.MCPServers = append(b.pkg.MCPServers, MCPServer{
 		Name:       name,
 		Transport:  tr,
-		Command:    plugind.RedactSecrets(s.Command),
-		Args:       maskArgs(s.Args),
-		URL:        maskURL(s.URL),
-		Env:        maskMap(s.Env),
-		Headers:    maskMap(s.Headers),
+		Command:    secrets.Mask(s.Command),
+		Args:       secrets.MaskArgs(s.Args),
+		URL:        secrets.Mask(s.URL),
+		Env:        secrets.MaskValues(s.Env),
+		Headers:    secrets.MaskValues(s.Headers),
 		AutoStart:  autoStart,
 		ToolPrefix: toolPrefix(b.pkg.Name, name),
 		Source:     source,

@@ -15,6 +15,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 )
 
 // APIVersion is the one apiVersion a native manifest may declare.
@@ -75,7 +77,7 @@ type nativeManifest struct {
 var (
 	runtimeCapabilities = map[string]bool{"interceptors": true, "strategies": true, "providers": true, "ui": true, "tools": true, "session": true}
 	replaceSlots        = map[string]bool{"system_prompt": true, "context": true, "provider_request": true, "provider_response": true, "compaction": true, "session_policy": true, "permission": true, "frontend_events": true}
-	runtimeToolName     = plugind.LazyRegexp(`^[A-Za-z0-9_-]{1,48}$`)
+	runtimeToolName     = lazyregexp.New(`^[A-Za-z0-9_-]{1,48}$`)
 	hookShells          = map[string]bool{"bash": true, "powershell": true, "pwsh": true, "cmd": true, "auto": true}
 	eventOrder          = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
 )
@@ -271,7 +273,7 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 		for i, h := range hooks[ev] {
 			at := fmt.Sprintf("%s: hooks.%s[%d]", src, ev, i)
 			hook := Hook{Event: ev, Matcher: h.Matcher, Description: h.Description, Timeout: h.Timeout,
-				Async: h.Async, Env: maskMap(h.Env), Source: src}
+				Async: h.Async, Env: secrets.MaskValues(h.Env), Source: src}
 			switch {
 			case h.Command != "" && h.ContextFile != "":
 				return fmt.Errorf("%s: declares both command and contextFile; use one", at)
@@ -294,7 +296,7 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				hook.Command = h.Command
 				switch {
 				case h.Args != nil:
-					hook.Form, hook.Args = HookExec, maskArgs(*h.Args)
+					hook.Form, hook.Args = HookExec, secrets.MaskArgs(*h.Args)
 				default:
 					hook.Form = HookShell
 				}
@@ -308,7 +310,7 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				return fmt.Errorf("%s: needs a command or a contextFile", at)
 			}
 			if hook.Command != "" {
-				hook.Command = maskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
+				hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 			}
 			if h.Timeout < 0 {
 				return fmt.Errorf("%s: timeout must not be negative", at)
@@ -395,11 +397,11 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 			return nil, fmt.Errorf("%s: replaces[%d] %q is not a replacement slot", at, i, slot)
 		}
 	}
-	command := plugind.RedactSecrets(r.Command)
+	command := secrets.Mask(r.Command)
 	rt := &Runtime{
 		Command:      command,
-		Args:         nonNil(maskArgs(r.Args)),
-		Env:          maskMap(r.Env),
+		Args:         nonNil(secrets.MaskArgs(r.Args)),
+		Env:          secrets.MaskValues(r.Env),
 		Required:     r.Required,
 		Priority:     int(r.Priority),
 		Capabilities: nonNil(r.Capabilities),

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/secrets"
 )
 
 func TestNativeFixture(t *testing.T) {
@@ -45,16 +47,16 @@ func TestNativeFixture(t *testing.T) {
 		{Event: "SessionStart", Command: "printf 'ready' && ./hooks/audit", Shell: "bash", Form: HookShell, Description: "Run a compound shell script", Source: NativeManifest},
 		{Event: "SessionStart", ContextFile: "context/startup.md", Form: HookContext, Source: NativeManifest},
 		{Event: "PreToolUse", Matcher: "Bash", Command: "hooks/guard", Args: []string{"--strict"}, Form: HookExec, Timeout: 5,
-			Env: map[string]string{"GUARD_TOKEN": Masked}, Source: NativeManifest},
+			Env: map[string]string{"GUARD_TOKEN": secrets.Masked}, Source: NativeManifest},
 	}
 	if !reflect.DeepEqual(p.Hooks, wantHooks) {
 		t.Errorf("hooks = %+v\nwant %+v", p.Hooks, wantHooks)
 	}
 	wantMCP := []MCPServer{
-		{Name: "helper", Transport: "stdio", Command: "bin/helper", Args: []string{"--api-key", Masked},
-			Env: map[string]string{"HELPER_TOKEN": Masked, "HELPER_HOME": "${HOME}"}, AutoStart: true,
+		{Name: "helper", Transport: "stdio", Command: "bin/helper", Args: []string{"--api-key", secrets.Masked},
+			Env: map[string]string{"HELPER_TOKEN": secrets.Masked, "HELPER_HOME": "${HOME}"}, AutoStart: true,
 			ToolPrefix: "mcp__plugin_example_helper__", Source: NativeManifest},
-		{Name: "remote", Transport: "http", URL: "https://***@mcp.example.com/v1?access_token=***&team=core",
+		{Name: "remote", Transport: "http", URL: "https://***@mcp.example.com/v1?access_token=***&team=***",
 			Headers: map[string]string{"Authorization": "Bearer ${REMOTE_TOKEN}"}, AutoStart: false,
 			ToolPrefix: "mcp__plugin_example_remote__", Source: NativeManifest},
 	}

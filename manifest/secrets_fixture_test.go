@@ -35,7 +35,7 @@ func TestSecretFixtureDisplay(t *testing.T) {
 		commands = append(commands, h.Command+" "+strings.Join(h.Args, " "))
 	}
 	want := []string{
-		`curl -s -H "Authorization: Bearer ***" "https://hooks.example.com/notify?token=***&event=write" `,
+		`curl -s -H "Authorization: Bearer ***" "https://hooks.example.com/notify?token=***&event=***" `,
 		`ANTHROPIC_API_KEY=*** node ${CLAUDE_PLUGIN_ROOT}/hooks/check.js `,
 		`mysql --user app --password *** -e 'insert into runs values (1)' `,
 		`${CLAUDE_PLUGIN_ROOT}/hooks/report --api-key *** --verbose`,
@@ -53,7 +53,7 @@ func TestSecretFixtureDisplay(t *testing.T) {
 				t.Errorf("db args = %q", got)
 			}
 		case "api":
-			if s.URL != "https://api.example.com/mcp?access_token=***&team=core" {
+			if s.URL != "https://api.example.com/mcp?access_token=***&team=***" {
 				t.Errorf("api url = %q", s.URL)
 			}
 		}

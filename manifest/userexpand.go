@@ -4,13 +4,14 @@ import (
 	"sort"
 	"strings"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 )
 
 // ${user_config.KEY}: what each placeholder expands to, and where.
 
 // placeholder is ${user_config.KEY}, as Claude Code matches it.
-var placeholder = plugind.LazyRegexp(`\$\{user_config\.([^}]+)\}`)
+var placeholder = lazyregexp.New(`\$\{user_config\.([^}]+)\}`)
 
 // ExpandUserConfig replaces each ${user_config.KEY} in s whose KEY texts
 // has; any other is left as it is.
@@ -63,7 +64,7 @@ func OptionEnv(texts map[string]string) []string {
 	return out
 }
 
-var notWord = plugind.LazyRegexp(`[^A-Za-z0-9_]`)
+var notWord = lazyregexp.New(`[^A-Za-z0-9_]`)
 
 // noteUndeclared warns about each ${user_config.KEY} whose KEY the
 // package's userConfig does not declare: Claude Code fails to start what
@@ -108,22 +109,22 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 	c.LSPServers = append([]LSPServer(nil), p.LSPServers...)
 	for i := range c.MCPServers {
 		s := &c.MCPServers[i]
-		s.Command = plugind.RedactSecrets(ExpandUserConfig(s.Command, texts))
-		s.Args = maskArgs(expandAll(s.Args, texts))
-		s.URL = maskURL(ExpandUserConfig(s.URL, texts))
+		s.Command = secrets.Mask(ExpandUserConfig(s.Command, texts))
+		s.Args = secrets.MaskArgs(expandAll(s.Args, texts))
+		s.URL = secrets.Mask(ExpandUserConfig(s.URL, texts))
 		s.Env = expandMap(s.Env, texts)
 		s.Headers = expandMap(s.Headers, texts)
 	}
 	for i := range c.Hooks {
 		h := &c.Hooks[i]
-		h.Command = maskCommand(ExpandUserConfig(h.Command, texts), h.Form == HookShell, h.Shell)
-		h.Args = maskArgs(expandAll(h.Args, texts))
+		h.Command = secrets.MaskCommand(ExpandUserConfig(h.Command, texts), h.Form == HookShell, h.Shell)
+		h.Args = secrets.MaskArgs(expandAll(h.Args, texts))
 		h.Env = expandMap(h.Env, texts)
 	}
 	for i := range c.LSPServers {
 		l := &c.LSPServers[i]
-		l.Command = plugind.RedactSecrets(ExpandUserConfig(l.Command, texts))
-		l.Args = nonNilStrings(maskArgs(expandAll(l.Args, texts)))
+		l.Command = secrets.Mask(ExpandUserConfig(l.Command, texts))
+		l.Args = nonNilStrings(secrets.MaskArgs(expandAll(l.Args, texts)))
 	}
 	return &c
 }
@@ -180,7 +181,7 @@ func expandMap(m map[string]string, texts map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		if x := ExpandUserConfig(v, texts); x != v {
-			v = plugind.RedactSecrets(x)
+			v = secrets.Mask(x)
 		}
 		out[k] = v
 	}

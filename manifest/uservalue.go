@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"reasonix.io/plugind/internal/jsondoc"
 	"slices"
 	"strconv"
 	"strings"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // A userConfig value, and how typed text and JSON become one.
@@ -31,8 +31,8 @@ func parseNumber(s string) (float64, bool) {
 }
 
 var (
-	radixNumber   = plugind.LazyRegexp(`^(0[xXoObB])([0-9A-Fa-f]+)$`)
-	decimalNumber = plugind.LazyRegexp(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+	radixNumber   = lazyregexp.New(`^(0[xXoObB])([0-9A-Fa-f]+)$`)
+	decimalNumber = lazyregexp.New(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 )
 
 func parseBool(s string) (bool, bool) {

@@ -14,6 +14,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // This file checks what a plugin folder holds beyond its manifest document:
@@ -112,7 +113,7 @@ func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 
 // frontMatterBlock is how Claude Code finds a markdown file's front
 // matter: "---" at the very start, the shortest run up to the next "---".
-var frontMatterBlock = plugind.LazyRegexp(`^---\s*\n([\s\S]*?)---\s*\n?`)
+var frontMatterBlock = lazyregexp.New(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
 // checkContent checks the files Claude's validator reads in a plugin
 // folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front

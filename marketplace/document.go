@@ -8,6 +8,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/secrets"
 )
 
 // format is what differs between the Claude and the Codex document.
@@ -46,7 +47,7 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 			r.Errorf("", "%s", msg)
 			return nil, r, nil
 		}
-		return nil, r, plugind.Errorf(plugind.CodeInvalidSource, "%s: %s", f.file, plugind.RedactSecrets(msg))
+		return nil, r, plugind.Errorf(plugind.CodeInvalidSource, "%s: %s", f.file, secrets.Mask(msg))
 	}
 	data, bom := jsondoc.TrimBOM(data)
 	if bom {
@@ -98,18 +99,18 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 			rules := "does not follow Claude Code's marketplace rules (see: reasonix plugin validate): " + found.Summary(3)
 			if s.Status == StatusError {
 				// Both readings refuse it: say both.
-				s.problem += "; it also " + plugind.RedactSecrets(rules)
+				s.problem += "; it also " + secrets.Mask(rules)
 			} else {
 				s.set(StatusError, plugind.CodeInvalidSource, "%s", rules)
 				s.claude = true
 			}
 		}
 		for _, d := range found.Differences() {
-			s.Warnings = append(s.Warnings, plugind.RedactSecrets(d))
+			s.Warnings = append(s.Warnings, secrets.Mask(d))
 		}
 		for _, w := range found.Warnings {
 			if w.Kept == "" && w.Refused == "" {
-				p.m.Warnings = append(p.m.Warnings, plugind.RedactSecrets(w.Line()))
+				p.m.Warnings = append(p.m.Warnings, secrets.Mask(w.Line()))
 			}
 		}
 		p.m.Entries[i] = s.finish()
@@ -161,7 +162,7 @@ func byEntry(r jsondoc.Report, n int) (top jsondoc.Report, entries []jsondoc.Rep
 func lines(fs []jsondoc.Finding) []string {
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, plugind.RedactSecrets(f.Line()))
+		out = append(out, secrets.Mask(f.Line()))
 	}
 	return out
 }

@@ -8,7 +8,8 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 type node = jsondoc.Node
@@ -36,7 +37,7 @@ func (s *entryState) set(st Status, code plugind.Code, format string, args ...an
 	if s.Status != "" && statusRank[st] <= statusRank[s.Status] {
 		return
 	}
-	s.Status, s.Code, s.problem = st, code, plugind.RedactSecrets(fmt.Sprintf(format, args...))
+	s.Status, s.Code, s.problem = st, code, secrets.Mask(fmt.Sprintf(format, args...))
 	s.claude = false
 }
 
@@ -236,7 +237,7 @@ func (p *parser) urlSource(s *entryState, o *node) {
 	if !source.LooksLikeRepoURL(u) {
 		// Not a URL at all ("./", a bare name): nothing this product can
 		// fetch, so skipped like other kinds it does not support.
-		s.skip(plugind.CodeNotPinnable, "source.url %q is not a repository URL (https://HOST/PATH)", source.Display(u))
+		s.skip(plugind.CodeNotPinnable, "source.url %q is not a repository URL (https://HOST/PATH)", secrets.Mask(u))
 		return
 	}
 	r, err := source.ParseRepoURL(u, false)
@@ -254,12 +255,12 @@ func (p *parser) githubSource(s *entryState, o *node) {
 		return
 	}
 	if strings.Count(repo, "/") != 1 {
-		s.fail("source.repo %q must be OWNER/REPO", source.Display(repo))
+		s.fail("source.repo %q must be OWNER/REPO", secrets.Mask(repo))
 		return
 	}
 	r, err := source.GitHubRepo(repo)
 	if err != nil {
-		s.fail("source.repo %q is not a valid GitHub OWNER/REPO: %v", source.Display(repo), err)
+		s.fail("source.repo %q is not a valid GitHub OWNER/REPO: %v", secrets.Mask(repo), err)
 		return
 	}
 	s.Remote = r
@@ -310,7 +311,7 @@ func (p *parser) readPin(s *entryState, o *node) bool {
 	}
 	if hasSHA {
 		if !source.IsSHA(sha) {
-			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", source.Display(sha))
+			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", secrets.Mask(sha))
 			return false
 		}
 		s.SHA = sha

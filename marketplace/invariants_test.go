@@ -2,7 +2,7 @@ package marketplace
 
 import (
 	"fmt"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reflect"
 	"regexp"
 	"strings"

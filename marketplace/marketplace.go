@@ -12,7 +12,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // MaxEntries is the most entries one marketplace may list. SPEC §7 allows

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // cleanPath checks a path declared by the document and returns it cleaned.
@@ -37,7 +38,7 @@ func cleanPath(field, p string) (string, error) {
 
 // schemeLike matches "https:", "github:", "git+ssh:" — two or more letters,
 // so a drive letter ("C:") is not mistaken for one and stays a path error.
-var schemeLike = plugind.LazyRegexp(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+var schemeLike = lazyregexp.New(`^[A-Za-z][A-Za-z0-9+.-]+:`)
 
 // isExternal reports whether a string source names something outside the
 // marketplace rather than a path in it.

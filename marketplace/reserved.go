@@ -7,7 +7,9 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 // Claude Code's marketplace names (2.1.197): the names it reserves for
@@ -22,7 +24,7 @@ var (
 		"claude-for-financial-services", "financial-services-plugins",
 		"claude-community", "claude-plugins-community",
 	}
-	impersonation = plugind.LazyRegexp(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
+	impersonation = lazyregexp.New(`(?i)(?:official[^a-z0-9]*(anthropic|claude)|(?:anthropic|claude)[^a-z0-9]*official|^(?:anthropic|claude)[^a-z0-9]*(marketplace|plugins|official))`)
 	internalNames = map[string]string{
 		"inline":     "is reserved for --plugin-dir session plugins",
 		"builtin":    "is reserved for built-in plugins",
@@ -64,5 +66,5 @@ func CheckReservedName(name string, src source.Source) error {
 	if src.Kind == source.GitHub && strings.EqualFold(src.Owner(), officialOwner) {
 		return nil
 	}
-	return plugind.Errorf(plugind.CodeInvalidSource, "the marketplace name %q is reserved for official Anthropic marketplaces: Claude Code accepts it only from a GitHub repository of github.com/%s/, and this marketplace comes from %s", name, officialOwner, source.Display(src.String()))
+	return plugind.Errorf(plugind.CodeInvalidSource, "the marketplace name %q is reserved for official Anthropic marketplaces: Claude Code accepts it only from a GitHub repository of github.com/%s/, and this marketplace comes from %s", name, officialOwner, secrets.Mask(src.String()))
 }

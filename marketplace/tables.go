@@ -5,8 +5,8 @@ import (
 	"strings"
 	"sync"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
+	"reasonix.io/plugind/internal/lazyregexp"
 	"reasonix.io/plugind/manifest"
 )
 
@@ -17,10 +17,10 @@ import (
 // tables; install refuses what the walk calls an error, entry by entry.
 
 var (
-	pluginNameRE = plugind.LazyRegexp(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
-	npmNameRE    = plugind.LazyRegexp(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
-	npmSchemeRE  = plugind.LazyRegexp(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
-	fullSHAPin   = plugind.LazyRegexp(`^[a-f0-9]{40}$`)
+	pluginNameRE = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+	npmNameRE    = lazyregexp.New(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
+	npmSchemeRE  = lazyregexp.New(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
+	fullSHAPin   = lazyregexp.New(`^[a-f0-9]{40}$`)
 )
 
 func str() *jsondoc.Shape { return jsondoc.Str() }

@@ -12,6 +12,7 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/secrets"
 )
 
 // apiError is what an /v1 route answers when it cannot serve: the HTTP
@@ -58,9 +59,9 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
 			Msg: fmt.Sprintf("the mirror's storage failed (incident %s; its operator finds the details in its log)", id)}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &apiError{Status: http.StatusGatewayTimeout, Msg: plugind.RedactSecrets(err.Error()), Code: plugind.CodeSourceUnreadable}
+		return &apiError{Status: http.StatusGatewayTimeout, Msg: secrets.Mask(err.Error()), Code: plugind.CodeSourceUnreadable}
 	case errors.Is(err, context.Canceled):
-		return &apiError{Status: http.StatusServiceUnavailable, Msg: plugind.RedactSecrets(err.Error()), Code: plugind.CodeCancelled}
+		return &apiError{Status: http.StatusServiceUnavailable, Msg: secrets.Mask(err.Error()), Code: plugind.CodeCancelled}
 	}
 	code := plugind.CodeOf(err)
 	kind := host.KindOf(err)
@@ -69,7 +70,7 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 		return &apiError{Status: http.StatusInternalServerError, Code: plugind.CodeSourceUnreadable,
 			Msg: fmt.Sprintf("the mirror failed (incident %s; its operator finds the details in its log)", id)}
 	}
-	msg := plugind.RedactSecrets(err.Error())
+	msg := secrets.Mask(err.Error())
 	if kind != "" {
 		if code == "" {
 			code = plugind.CodeNotFound

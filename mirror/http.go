@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/httpstatus"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
@@ -79,44 +80,20 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// statusWriter remembers the status for metrics and logs.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 func (s *Server) instrument(route string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := httpstatus.Record(w)
 		h.ServeHTTP(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
-		}
+		status := sw.Status()
 		d := time.Since(start)
-		s.m.requests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		s.m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 		s.m.duration.WithLabelValues(route).Observe(d.Seconds())
 		level := slog.LevelDebug
-		if sw.status >= 500 {
+		if status >= 500 {
 			level = slog.LevelWarn
 		}
-		s.log.Log(r.Context(), level, "request", "route", route, "status", sw.status, "ms", d.Milliseconds(), "client", clientOf(r.Context()))
+		s.log.Log(r.Context(), level, "request", "route", route, "status", status, "ms", d.Milliseconds(), "client", clientOf(r.Context()))
 	})
 }
 

@@ -17,7 +17,7 @@ import (
 	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver/host"
 	mirrorclient "reasonix.io/plugind/resolver/host/mirror"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // fixture is one replica over fresh engines, a fake GitHub and a token.

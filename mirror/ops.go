@@ -13,7 +13,8 @@ import (
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -54,7 +55,7 @@ func (s *Server) remember(ctx context.Context, repo, op, key string, err error) 
 	if code == "" {
 		code = plugind.CodeSourceUnreadable
 	}
-	n := meta.Negative{Repo: repo, Code: string(code), Message: plugind.RedactSecrets(err.Error())}
+	n := meta.Negative{Repo: repo, Code: string(code), Message: secrets.Mask(err.Error())}
 	ttl := s.cfg.NegativeTTL
 	switch kind := host.KindOf(err); {
 	case kind == "repo":

@@ -9,7 +9,8 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 // A /v1 request's parameters are all read, and every one of them checked,
@@ -59,7 +60,7 @@ func readQuery(v url.Values, action string, e *meta.Entry) (query, error) {
 	}
 
 	// Credentials in a refused URL are masked in the audit log too.
-	e.Repo = source.Display(v.Get("repo"))
+	e.Repo = secrets.Mask(v.Get("repo"))
 	raw, err := one("repo")
 	if err != nil {
 		return q, err
@@ -135,7 +136,7 @@ func parseRepo(raw string) (source.Source, error) {
 		return source.Source{}, badRequest("repo: %v", err)
 	}
 	if !src.IsRemote() || src.Ref != "" || src.Subdir != "" {
-		return source.Source{}, badRequest("repo %q is not a repository URL", source.Display(raw))
+		return source.Source{}, badRequest("repo %q is not a repository URL", secrets.Mask(raw))
 	}
 	return src, nil
 }

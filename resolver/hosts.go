@@ -6,7 +6,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // repo stacks the layers for one request: the host's raw Repo (or, offline,

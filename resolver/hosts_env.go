@@ -10,7 +10,7 @@ import (
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/git"
 	"reasonix.io/plugind/resolver/host/github"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // HostConfig is where remote sources are fetched from (SPEC §4).
@@ -77,9 +77,13 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 		apiURL = strings.TrimSuffix(cfg.Rewrite.Apply("https://api.github.com/"), "/")
 	}
 	gitClient := host.NewHTTPClient(rt)
+	// One budget for GitHub's REST API, for as long as these hosts live
+	// (the daemon's, across its requests): every API call and archive
+	// link goes through it, git does not (SPEC §14).
+	budget := host.NewAPIBudget(host.BudgetConfig{Name: github.APIName, BaseURL: apiURL, Token: cfg.Token != "", Log: cfg.Log})
 	gh, err := github.New(github.Config{
 		GitURL: gitURL, APIURL: apiURL, Token: cfg.Token, GitOff: cfg.GitOff,
-		REST: host.NewRetryingClient(rt, cfg.Net), Git: gitClient,
+		REST: host.NewRetryingClient(budget.RoundTripper(rt), cfg.Net), Budget: budget, Git: gitClient,
 		Timeout: cfg.Net.Timeout, Log: cfg.Log,
 	})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

@@ -13,7 +13,7 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 

@@ -19,7 +19,7 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 

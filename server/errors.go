@@ -7,6 +7,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/jsonout"
+	"reasonix.io/plugind/secrets"
 )
 
 // Error codes of requests the daemon refuses before they reach the backend.
@@ -44,7 +46,7 @@ type ErrorBody struct {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	switch b := v.(type) {
 	case ErrorBody:
-		b.Error = plugind.RedactSecrets(b.Error)
+		b.Error = secrets.Mask(b.Error)
 		v = b
 	case *installer.Response:
 		v = b.Redacted()
@@ -52,7 +54,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_ = plugind.WriteJSON(w, v)
+	_ = jsonout.Write(w, v)
 }
 
 func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {

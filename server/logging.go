@@ -9,45 +9,20 @@ import (
 
 	"golang.org/x/term"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/httpstatus"
+	"reasonix.io/plugind/secrets"
 )
 
 // NewLogger returns the daemon's logger: human-readable text when w is a
 // terminal, one JSON object per line otherwise (a service manager, a file).
-// Credentials in logged values are masked (plugind.RedactAttr).
+// Credentials in logged values are masked (secrets.MaskAttr).
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return slog.New(slog.NewTextHandler(w, opts))
 	}
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
-
-// statusWriter remembers what a handler answered, for the request log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int64
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // logRequests writes one line per request: method, path, status, duration,
 // response size and peer. Only the escaped path is logged: never headers
@@ -55,12 +30,9 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := httpstatus.Record(w)
 		defer func() {
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK
-			}
+			status := sw.Status()
 			level := slog.LevelInfo
 			if status >= 500 {
 				level = slog.LevelError
@@ -70,7 +42,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 				slog.String("path", r.URL.EscapedPath()),
 				slog.Int("status", status),
 				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-				slog.Int64("bytes", sw.bytes),
+				slog.Int64("bytes", sw.Bytes()),
 				slog.String("remote", r.RemoteAddr),
 			)
 		}()

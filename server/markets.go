@@ -1,11 +1,10 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/resolver"
 )
 
 // Routes of SPEC §12 for updates and known marketplaces (SPEC §7).
@@ -17,13 +16,6 @@ import (
 // plan keeps).
 // Like a plan, it reports to the progress stream named in ProgressHeader.
 func (s *Server) update(w http.ResponseWriter, r *http.Request) {
-	progress, ok := s.progressFor(w, r)
-	if !ok {
-		return
-	}
-	if progress != nil {
-		progress.begin(false)
-	}
 	var body struct {
 		Name          string   `json:"name"`
 		Names         []string `json:"names"`
@@ -35,8 +27,8 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		// Config changes userConfig values, as update --config does.
 		Config map[string]string `json:"config"`
 	}
-	if !s.decode(w, r, &body) {
-		finishProgress(progress, nil)
+	progress, ok := s.decodeReporting(w, r, false, &body)
+	if !ok {
 		return
 	}
 	ur := installer.UpdateRequest{Names: body.Names, All: body.All, Marketplace: body.Marketplace}
@@ -57,52 +49,35 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "%s", bad)
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	if progress != nil {
-		ctx = resolver.WithProgress(ctx, progress)
-	}
-	resp, err := s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh, Config: body.Config}, installer.Approval{DryRun: true})
-	finishProgress(progress, resp)
-	s.respond(w, r, resp, err)
+	s.run(w, r, progress, func(ctx context.Context) (any, error) {
+		return s.in.Update(ctx, ur, installer.Request{Offline: body.Offline, AllowUnpinned: body.AllowUnpinned, Refresh: body.Refresh, Config: body.Config}, installer.Approval{DryRun: true})
+	})
 }
 
 // GET /marketplaces: the known marketplaces.
 func (s *Server) listMarketplaces(w http.ResponseWriter, r *http.Request) {
 	ms, err := s.in.Marketplaces(r.Context())
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"marketplaces": ms})
+	s.reply(w, r, map[string]any{"marketplaces": ms}, err)
 }
 
 // POST /marketplaces {source, offline?}: read a marketplace and make it
 // known.
 func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Source  string `json:"source"`
-		Offline bool   `json:"offline"`
-	}
+	var body sourceRequest
 	if !s.decode(w, r, &body) {
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	up, err := s.in.AddMarketplace(ctx, body.Source, body.Offline)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "marketplace": up})
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		up, err := s.in.AddMarketplace(ctx, body.Source, body.Offline)
+		return map[string]any{"ok": true, "marketplace": up}, err
+	})
 }
 
 // POST /marketplaces/{name}/update {offline?}: read it again at its branch
 // head.
 func (s *Server) updateMarketplace(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if err := plugind.ValidateName(name); err != nil {
-		s.fail(w, r, err)
+	name, ok := s.pathName(w, r)
+	if !ok {
 		return
 	}
 	var body struct {
@@ -111,39 +86,30 @@ func (s *Server) updateMarketplace(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength != 0 && !s.decode(w, r, &body) {
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	ups, err := s.in.UpdateMarketplaces(ctx, name, body.Offline)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "marketplaces": ups})
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		ups, err := s.in.UpdateMarketplaces(ctx, name, body.Offline)
+		return map[string]any{"ok": true, "marketplaces": ups}, err
+	})
 }
 
 // DELETE /marketplaces/{name}[?force=true]: forget it; refused while
 // installed plugins came from it (422 install.conflict), unless force.
 func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if err := plugind.ValidateName(name); err != nil {
-		s.fail(w, r, err)
+	name, ok := s.pathName(w, r)
+	if !ok {
 		return
 	}
 	force, ok := queryBool(w, r, "force")
 	if !ok {
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	k, users, err := s.in.RemoveMarketplace(ctx, name, force)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if users == nil {
-		users = []string{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "removed": k, "unlinked": users})
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		k, users, err := s.in.RemoveMarketplace(ctx, name, force)
+		if users == nil {
+			users = []string{}
+		}
+		return map[string]any{"ok": true, "removed": k, "unlinked": users}, err
+	})
 }
 
 // GET /plugins/available[?marketplace=NAME]: what the known marketplaces
@@ -152,11 +118,7 @@ func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
 func (s *Server) available(w http.ResponseWriter, r *http.Request) {
 	name := r.URL.Query().Get("marketplace")
 	list, err := s.in.Available(r.Context(), name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"plugins": list})
+	s.reply(w, r, map[string]any{"plugins": list}, err)
 }
 
 // queryBool reads an optional boolean query parameter. A value that is not

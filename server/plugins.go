@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/jsonout"
 )
 
 // listView is what GET /plugins serves: the installed plugins as `plugin
@@ -72,7 +72,7 @@ func (v *listView) load(ctx context.Context, key [32]byte, keyed bool) ([]byte, 
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := plugind.WriteJSON(&buf, map[string]any{"plugins": infos}); err != nil {
+	if err := jsonout.Write(&buf, map[string]any{"plugins": infos}); err != nil {
 		return nil, err
 	}
 	body := buf.Bytes()

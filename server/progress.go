@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 	"reasonix.io/plugind/resolver"
 )
 
@@ -40,7 +40,7 @@ const (
 	maxFollowersPerClient = 2 * maxProgressPerClient
 )
 
-var progressIDPattern = plugind.LazyRegexp(`^[A-Za-z0-9_-]{8,64}$`)
+var progressIDPattern = lazyregexp.New(`^[A-Za-z0-9_-]{8,64}$`)
 
 // ProgressEvent is one state of a stream, sent as the data of an SSE event
 // ("progress" while work runs, "done" at the end).

@@ -3,8 +3,8 @@ package server
 import (
 	"time"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/secrets"
 )
 
 // Waiting is what a stream's work waits on, as the resolver's network
@@ -51,7 +51,7 @@ func (p *progressStream) Silent(h string, d, limit time.Duration) {
 func (p *progressStream) Retrying(what string, attempt, maxAttempts int, wait time.Duration, why error) {
 	reason := ""
 	if why != nil {
-		reason = plugind.RedactSecrets(why.Error())
+		reason = secrets.Mask(why.Error())
 	}
 	p.update(func(e *ProgressEvent) {
 		e.RetryWhat, e.RetryAttempt, e.RetryMax, e.RetryWaitMs, e.RetryWhy = what, attempt, maxAttempts, wait.Milliseconds(), reason

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -129,16 +130,9 @@ func (s *Server) listPlugins(w http.ResponseWriter, r *http.Request) {
 // time share one plan (and so one fetch), and each hears its progress when
 // it names a stream in ProgressHeader.
 func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
-	progress, ok := s.progressFor(w, r)
-	if !ok {
-		return
-	}
-	if progress != nil {
-		progress.begin(false)
-	}
 	var req installer.Request
-	if !s.decode(w, r, &req) {
-		finishProgress(progress, nil)
+	progress, ok := s.decodeReporting(w, r, false, &req)
+	if !ok {
 		return
 	}
 	if req.PlanID != "" {
@@ -196,16 +190,9 @@ type planResult struct {
 // again and applied only if its planId is still the approved one, and apply
 // re-checks every staged tree against its approved digest.
 func (s *Server) install(w http.ResponseWriter, r *http.Request) {
-	progress, ok := s.progressFor(w, r)
-	if !ok {
-		return
-	}
-	if progress != nil {
-		progress.begin(true)
-	}
 	var req installer.Request
-	if !s.decode(w, r, &req) {
-		finishProgress(progress, nil)
+	progress, ok := s.decodeReporting(w, r, true, &req)
+	if !ok {
 		return
 	}
 	if req.PlanID == "" {
@@ -213,14 +200,9 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is required: POST /plugins/plan, review the plan, and send its planId")
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	if progress != nil {
-		ctx = resolver.WithProgress(ctx, progress)
-	}
-	resp, err := s.in.InstallApproved(ctx, req)
-	finishProgress(progress, resp)
-	s.respond(w, r, resp, err)
+	s.run(w, r, progress, func(ctx context.Context) (any, error) {
+		return s.in.InstallApproved(ctx, req)
+	})
 }
 
 // POST /plugins/enabled {name, enabled, force?}: disabling a plugin that
@@ -244,17 +226,13 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if warnings == nil {
-		warnings = []string{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "plugin": e, "warnings": warnings})
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
+		if warnings == nil {
+			warnings = []string{}
+		}
+		return map[string]any{"ok": true, "plugin": e, "warnings": warnings}, err
+	})
 }
 
 // DELETE /plugins/{name}[?force=true]: the same JSON as `plugin remove
@@ -269,10 +247,9 @@ func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	resp, err := s.in.Remove(ctx, name, force)
-	s.respond(w, r, resp, err)
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		return s.in.Remove(ctx, name, force)
+	})
 }
 
 // POST /plugins/prune[?dryRun=true]: the same JSON as `plugin prune
@@ -282,19 +259,17 @@ func (s *Server) prune(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, cancel := s.detached()
-	defer cancel()
-	resp, err := s.in.Prune(ctx, dryRun)
-	s.respond(w, r, resp, err)
+	s.run(w, r, nil, func(ctx context.Context) (any, error) {
+		return s.in.Prune(ctx, dryRun)
+	})
 }
 
 // GET /plugins/{name}/export: the installed copy as a zip, credentials
 // replaced by ${VAR} references. The zip is built in a temporary file first,
 // so a failure is still a JSON error rather than a truncated download.
 func (s *Server) export(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if err := plugind.ValidateName(name); err != nil {
-		s.fail(w, r, err)
+	name, ok := s.pathName(w, r)
+	if !ok {
 		return
 	}
 	tmp, err := os.CreateTemp("", "reasonix-export-*.zip")

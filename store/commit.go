@@ -132,8 +132,8 @@ func (s *Store) publish(ctx context.Context, root, final, hex string) error {
 	if err := os.Chmod(final, 0o555); err != nil {
 		return fmt.Errorf("publish %s: %w", filepath.Base(final), err)
 	}
-	plugind.SyncDir(final) // its mode
-	plugind.SyncDir(s.snapshots)
+	SyncDir(final) // its mode
+	SyncDir(s.snapshots)
 	return nil
 }
 
@@ -229,7 +229,7 @@ func (s *Store) Ingest(ctx context.Context, srcDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ingest %s: %w", srcDir, err)
 	}
-	if err := plugind.CopyTree(ctx, tree, st.Dir); err != nil {
+	if err := CopyTree(ctx, tree, st.Dir); err != nil {
 		_ = st.Discard()
 		return "", plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("ingest %s: %w", srcDir, err))
 	}

@@ -147,7 +147,7 @@ func (s *Store) Remove(digest string) error {
 		_ = os.Remove(bin)
 		return fmt.Errorf("remove %s: %w", digest, err)
 	}
-	plugind.SyncDir(s.snapshots)
+	SyncDir(s.snapshots)
 	if err := removeTree(bin); err != nil {
 		// Out of snapshots/ already; GC sweeps the rest of trash later.
 		return fmt.Errorf("remove %s: delete: %w", digest, err)

@@ -72,8 +72,8 @@ func (s *Store) Quarantine(digest string) error {
 	if info.IsDir() {
 		_ = os.Chmod(dest, 0o555)
 	}
-	plugind.SyncDir(s.snapshots)
-	plugind.SyncDir(s.quarantine)
+	SyncDir(s.snapshots)
+	SyncDir(s.quarantine)
 	return nil
 }
 

@@ -15,7 +15,7 @@ import (
 //
 // Dir does NOT exist when Stage returns: it is a not-yet-created child of a
 // fresh, randomly named directory under staging/. Writers that create their
-// destination themselves (the tarball extractor, plugind.CopyTree, a git
+// destination themselves (the tarball extractor, CopyTree, a git
 // checkout) are handed Dir as is and the result is committed with Commit;
 // writers that need an existing directory call Mkdir first. Path names
 // further not-yet-created places in the same area, and CommitDir commits

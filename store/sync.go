@@ -4,19 +4,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"reasonix.io/plugind"
 )
 
 // syncEach fsyncs every file and directory below root, directories best
-// effort as plugind.SyncDir does (some filesystems refuse them).
+// effort as SyncDir does (some filesystems refuse them).
 func syncEach(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			plugind.SyncDir(p)
+			SyncDir(p)
 			return nil
 		}
 		if !d.Type().IsRegular() {

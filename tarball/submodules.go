@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Submodules (SPEC §8). A gitlink pins a submodule's commit; Finish fetches
@@ -205,7 +206,7 @@ func (x *Writer) inSubmodule(p string) bool {
 func (x *Writer) submodule(g gitlink, url string) error {
 	what := describeSubmodule(g.rel, g.commit)
 	if x.opts.Submodules == nil {
-		return plugind.Errorf(plugind.CodeSourceUnreadable, "%s from %s: this fetch does not follow submodules", what, plugind.RedactSecrets(url))
+		return plugind.Errorf(plugind.CodeSourceUnreadable, "%s from %s: this fetch does not follow submodules", what, secrets.Mask(url))
 	}
 	if below := x.paths.Below(g.rel); len(below) > 0 {
 		return refuseAt(g.rel, g.entry, "the %s collides with %q, an entry of the tree inside its folder", what, below[0].Name)

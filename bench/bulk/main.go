@@ -1,19 +1,13 @@
 // Command bulk is the helper of bench/bulk.sh (SPEC §14, issue 13). It has
 // three subcommands:
 //
-//	bulk serve -entries 300 -repos 50 -dir DIR
+//	bulk serve -entries 300 -repos 50 [-relative N] [-rich] [-repo-files N] [-api-budget N] -dir DIR
 //	    builds a synthetic marketplace on the fake GitHub (internal/fakegithub,
-//	    loopback, real git) and serves it until interrupted. The marketplace
-//	    repository bulk/market holds entries/5 relative plugins; the other
-//	    entries point, round robin, into repos plugin repositories
-//	    bulk/repoNNN, each holding several plugins under plugins/NAME/ (four
-//	    files each: manifest, skill, command, agent) and a README. Every
-//	    plugin repository has two commits; entries pin the first (not a
-//	    branch tip: reachability must be proven) in even repositories and
-//	    the second (main's tip) in odd ones. Entry kinds rotate by
-//	    repository as in real marketplaces: github+sha+path, url+sha+path,
-//	    git-subdir with ref and sha (the ref a tag on the pinned commit),
-//	    url+sha+path with a ".git" URL.
+//	    loopback, real git) and serves it until interrupted. Its shape is
+//	    internal/bulkmarket's: entries/5 (or -relative) plugins in bulk/market, the
+//	    others round robin in repos plugin repositories bulk/repoNNN,
+//	    github, url and git-subdir entries, half of the pins off a branch
+//	    tip; -rich makes it look like the large real marketplaces.
 //	    Writes, in DIR: env (export lines for REASONIX_GITHUB_URL and
 //	    REASONIX_GITHUB_API_URL), source (what to install), targets (one
 //	    line per repository: "OWNER/NAME SHA ARCHIVE_URL CLONE_URL", the
@@ -55,9 +49,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 )
 
@@ -107,15 +103,16 @@ func serveCmd(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	entries := fs.Int("entries", 300, "marketplace entries")
 	repos := fs.Int("repos", 50, "plugin repositories (besides the marketplace's)")
+	relative := fs.Int("relative", 0, "entries in the marketplace's own repository (default entries/5)")
+	repoFiles := fs.Int("repo-files", 0, "documentation files added beside the plugins of each plugin repository (large repositories)")
+	apiBudget := fs.Int("api-budget", 0, "GitHub's REST budget: REST requests without a token allowed an hour (0: none; GitHub's is 60)")
+	rich := fs.Bool("rich", false, "a marketplace like the large real ones: long entries, plugins of 22 files, backups, docs and catalogs beside them")
 	dir := fs.String("dir", "", "work directory (must exist)")
 	var imports importFlags
 	fs.Var(&imports, "import", "OWNER/NAME=DIR: serve DIR's tree as that repository (repeatable; the first is the marketplace)")
 	_ = fs.Parse(args)
 	if *dir == "" {
 		return errors.New("serve: -dir is required")
-	}
-	if len(imports) == 0 && (*entries < 1 || *entries > 1000 || *repos < 1 || *repos > *entries) {
-		return fmt.Errorf("serve: want 1 <= repos <= entries <= 1000, got %d entries over %d repos", *entries, *repos)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -124,7 +121,7 @@ func serveCmd(args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger))
+	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger), fakegithub.WithAPIBudget(*apiBudget, time.Hour))
 	if err != nil {
 		return err
 	}
@@ -135,7 +132,7 @@ func serveCmd(args []string) error {
 	if len(imports) > 0 {
 		targets, src, err = importRepos(gh, imports)
 	} else {
-		targets, src, err = build(gh, *entries, *repos)
+		targets, src, err = build(gh, bulkmarket.Shape{Entries: *entries, Repos: *repos, Relative: *relative, Rich: *rich, RepoFiles: *repoFiles})
 	}
 	if err != nil {
 		return err
@@ -199,94 +196,19 @@ func prewarm(ctx context.Context, targets []target) error {
 	return g.Wait()
 }
 
-// plugin returns the four files of one plugin below prefix.
-func plugin(prefix, name string) []fakegithub.File {
-	body := strings.Repeat("Step "+name+": read the request, check the inputs, then act.\n", 24)
-	return []fakegithub.File{
-		{Path: prefix + ".claude-plugin/plugin.json", Content: `{"name":"` + name + `","version":"1.0.0","description":"bulk benchmark plugin ` + name + `"}` + "\n"},
-		{Path: prefix + "skills/" + name + "/SKILL.md", Content: "---\nname: " + name + "\ndescription: Benchmark skill of " + name + ". Use when asked about " + name + ".\n---\n\n" + body},
-		{Path: prefix + "commands/" + name + ".md", Content: "---\ndescription: Benchmark command of " + name + "\n---\n\nRun " + name + " with $ARGUMENTS.\n"},
-		{Path: prefix + "agents/" + name + ".md", Content: "---\nname: " + name + "-agent\ndescription: Benchmark agent of " + name + "\n---\n\n" + body},
-	}
-}
-
-// build makes the synthetic marketplace and returns the floors' targets
-// (every plugin repository at its pinned commit, and the marketplace) and
-// the source to install.
-func build(gh *fakegithub.Server, entries, repos int) ([]target, string, error) {
-	relative := entries / 5
-	remote := entries - relative
-	names := make([][]string, repos)
-	for i := 0; i < remote; i++ {
-		r := i % repos
-		names[r] = append(names[r], fmt.Sprintf("p%03d-%02d", r, len(names[r])))
-	}
-	var list []string
-	var targets []target
-	type built struct {
-		repo *fakegithub.Repo
-		pin  string
-	}
-	out := make([]built, repos)
-	g := new(errgroup.Group)
-	g.SetLimit(4)
-	for r := 0; r < repos; r++ {
-		g.Go(func() error {
-			repo := gh.CreateRepo("bulk", fmt.Sprintf("repo%03d", r))
-			files := []fakegithub.File{
-				{Path: "README.md", Content: "# Plugins of repository " + strconv.Itoa(r) + "\n"},
-				{Path: "LICENSE", Content: "MIT License\n\nCopyright (c) bulk benchmark\n"},
-			}
-			for _, n := range names[r] {
-				files = append(files, plugin("plugins/"+n+"/", n)...)
-			}
-			first := repo.CommitTree("main", files, true)
-			second := repo.Commit("main", map[string]string{"README.md": "# Plugins of repository " + strconv.Itoa(r) + "\n\nNow with a second commit.\n"})
-			pin := second
-			if r%2 == 0 {
-				pin = first // not a tip: reachability has to be proven
-			}
-			if r%4 == 2 {
-				repo.Tag("v1.0", pin)
-			}
-			out[r] = built{repo, pin}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+// build makes the synthetic marketplace (internal/bulkmarket) and returns
+// the floors' targets (every plugin repository at its pinned commit, and
+// the marketplace) and the source to install.
+func build(gh *fakegithub.Server, shape bulkmarket.Shape) ([]target, string, error) {
+	m, err := bulkmarket.Build(gh, shape)
+	if err != nil {
 		return nil, "", err
 	}
-	for r, b := range out {
-		targets = append(targets, target{b.repo, b.pin})
-		path := "https://github.com/" + b.repo.Path()
-		for _, n := range names[r] {
-			var src string
-			switch r % 4 {
-			case 0:
-				src = fmt.Sprintf(`{"source":"github","repo":%q,"sha":%q,"path":%q}`, b.repo.Path(), b.pin, "plugins/"+n)
-			case 1:
-				src = fmt.Sprintf(`{"source":"url","url":%q,"sha":%q,"path":%q}`, path, b.pin, "plugins/"+n)
-			case 2:
-				src = fmt.Sprintf(`{"source":"git-subdir","url":%q,"path":%q,"ref":"v1.0","sha":%q}`, path+".git", "plugins/"+n, b.pin)
-			default:
-				src = fmt.Sprintf(`{"source":"url","url":%q,"sha":%q,"path":%q}`, path+".git", b.pin, "plugins/"+n)
-			}
-			list = append(list, fmt.Sprintf(`{"name":%q,"description":"bulk plugin","source":%s}`, n, src))
-		}
+	targets := make([]target, len(m.Targets))
+	for i, t := range m.Targets {
+		targets[i] = target{t.Repo, t.SHA}
 	}
-	var mfiles []fakegithub.File
-	for i := 0; i < relative; i++ {
-		n := fmt.Sprintf("local%03d", i)
-		mfiles = append(mfiles, plugin("plugins/"+n+"/", n)...)
-		list = append(list, fmt.Sprintf(`{"name":%q,"description":"bulk plugin","source":"./plugins/%s"}`, n, n))
-	}
-	doc := `{"name":"bulk","owner":{"name":"Bulk"},"description":"synthetic bulk benchmark marketplace","plugins":[` + "\n" + strings.Join(list, ",\n") + "\n]}\n"
-	mfiles = append(mfiles, fakegithub.File{Path: ".claude-plugin/marketplace.json", Content: doc},
-		fakegithub.File{Path: "README.md", Content: "# Bulk benchmark marketplace\n"})
-	mk := gh.CreateRepo("bulk", "market")
-	msha := mk.CommitTree("main", mfiles, true)
-	targets = append(targets, target{mk, msha})
-	return targets, "https://github.com/bulk/market", nil
+	return targets, m.Source, nil
 }
 
 // importRepos serves each OWNER/NAME=DIR as one commit; the first is the

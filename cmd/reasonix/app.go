@@ -8,8 +8,8 @@ import (
 	"os"
 	"syscall"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/secrets"
 )
 
 // app is the backend wired for one command (installer.Open), and where its
@@ -68,7 +68,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if m.verbose {
 			level = slog.LevelDebug
 		}
-		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: plugind.RedactAttr}))
+		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}))
 	}
 	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
@@ -98,7 +98,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		if o.log != nil {
 			log.Warn(w)
 		} else {
-			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+plugind.RedactSecrets(w)))
+			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+secrets.Mask(w)))
 		}
 	}
 	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
@@ -109,7 +109,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 func (a *app) Close() {
 	a.progress.Stop()
 	if w := a.CacheFailures(); w != "" {
-		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", plugind.RedactSecrets(w))
+		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", secrets.Mask(w))
 	}
 	a.App.Close()
 }

@@ -25,7 +25,7 @@ func environmentTopic() *cobra.Command {
   REASONIX_MIRROR          URL[,URL…] of the team mirror's replicas, asked first
   REASONIX_MIRROR_TOKEN    the mirror's bearer token (reasonix mirror token create)
   REASONIX_MIRROR_ONLY=1   never go around the mirror to GitHub or the git host
-  GOMEMLIMIT               the Go heap's soft limit (default 40 MiB for reasonix)
+  GOMEMLIMIT               the Go runtime's soft memory limit (default 30 MiB for reasonix)
   REASONIX_CORPUS          tests only: the real-world marketplace corpus (.ci/run sets it)
 
 Example:

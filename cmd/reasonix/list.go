@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 func (m *Main) listCommand() *cobra.Command {
@@ -134,7 +134,7 @@ func dependencyCell(p installer.PluginInfo) string {
 }
 
 // fullSHA finds the 40-hex commits a recorded source spells out.
-var fullSHA = plugind.LazyRegexp(`\b[0-9a-f]{40}\b`)
+var fullSHA = lazyregexp.New(`\b[0-9a-f]{40}\b`)
 
 // shortSHAs shortens the commits inside a source for a table (show and
 // --json keep them whole).

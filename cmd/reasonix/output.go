@@ -8,9 +8,10 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/jsonout"
 )
 
-func writeJSON(w io.Writer, v any) error { return plugind.WriteJSON(w, v) }
+func writeJSON(w io.Writer, v any) error { return jsonout.Write(w, v) }
 
 // fail prints err for a text command and returns the exit-1 error. The
 // message may quote a source or a plugin's text: it is masked and escaped.

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // The terminal review (SPEC §11): what a planning command prints on stderr
@@ -24,7 +24,7 @@ import (
 
 // entryPrefix is how a marketplace entry's error begins; grouping by
 // reason drops it, so entries refused for the same reason share a line.
-var entryPrefix = plugind.LazyRegexp(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
+var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
 // reviewed is a response and how to show it.
 type reviewed struct {
@@ -504,7 +504,7 @@ func shellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
-var shellSafe = plugind.LazyRegexp(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = lazyregexp.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Every string a text printer writes that came from a plugin, a
@@ -16,7 +16,7 @@ import (
 // command other than the one that runs. Such characters are shown as
 // visible escapes instead (\x1b, \u202e); JSON output is left as it is, its
 // encoder already escapes control characters. Credentials are masked too
-// (plugind.RedactSecrets), so no text line repeats one.
+// (secrets.Mask), so no text line repeats one.
 
 // maxCell bounds a description or command in a one-line row.
 const maxCell = 120
@@ -24,19 +24,19 @@ const maxCell = 120
 // safeText returns s masked and escaped for a terminal, on one line: line
 // breaks show as \n.
 func safeText(s string) string {
-	return termEscape(plugind.RedactSecrets(s), false, 0)
+	return termEscape(secrets.Mask(s), false, 0)
 }
 
 // safeLine returns prose (a description) as one row: runs of blanks and
 // line breaks become one space, the rest is escaped as by safeText, and
 // beyond max characters it is cut with "…" (max <= 0: no limit).
 func safeLine(s string, max int) string {
-	return termEscape(plugind.RedactSecrets(s), true, max)
+	return termEscape(secrets.Mask(s), true, max)
 }
 
 // safeCell is safeText cut to max characters, for a command in a row.
 func safeCell(s string, max int) string {
-	return termEscape(plugind.RedactSecrets(s), false, max)
+	return termEscape(secrets.Mask(s), false, max)
 }
 
 // termEscape does the escaping. collapse folds blank runs to one space;

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/secrets"
 )
 
 func (m *Main) validateCommand() *cobra.Command {
@@ -55,8 +55,8 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 			})
 			if err != nil {
 				if m.asJSON {
-					_ = writeJSON(m.Stdout, installer.Validation{Target: installer.ValidationTarget{Path: plugind.RedactSecrets(args[0])},
-						Errors:   []manifest.Finding{{Message: plugind.RedactSecrets(err.Error())}},
+					_ = writeJSON(m.Stdout, installer.Validation{Target: installer.ValidationTarget{Path: secrets.Mask(args[0])},
+						Errors:   []manifest.Finding{{Message: secrets.Mask(err.Error())}},
 						Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}})
 					return errFailed
 				}

@@ -21,6 +21,11 @@ type Counts struct {
 	Archive       int // GET of the archive the redirect points to
 	Other         int // anything else (404s, receive-pack, unknown API routes, API and archives in plain-git mode)
 	Total         int // every request, counted once (APICommits304 is not added again)
+	// With WithAPIBudget: REST requests answered 403 because the budget
+	// was spent, and REST requests (whatever their answer) that arrived
+	// after the first such answer. Both are also counted above.
+	APILimited      int
+	APIAfterLimited int
 }
 
 // Git is the number of git smart-HTTP requests.
@@ -82,7 +87,13 @@ func (c *Counts) add(which counter) {
 func (s *Server) count(req request, which counter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.counts.add(which)
+	s.bump(req, func(c *Counts) { c.add(which) })
+}
+
+// bump applies f to the server-wide counters and to those of the
+// repository req names. The caller holds s.mu.
+func (s *Server) bump(req request, f func(*Counts)) {
+	f(&s.counts)
 	if req.repo == "" {
 		return
 	}
@@ -92,7 +103,7 @@ func (s *Server) count(req request, which counter) {
 		rc = &Counts{}
 		s.repoCounts[key] = rc
 	}
-	rc.add(which)
+	f(rc)
 }
 
 // Counts returns a snapshot of the server-wide counters.
@@ -124,6 +135,7 @@ func (s *Server) ResetCounts() {
 	defer s.mu.Unlock()
 	s.counts = Counts{}
 	s.repoCounts = map[string]*Counts{}
+	s.limitedSeen = false
 }
 
 // request is what the router learned from a request's path.

@@ -36,15 +36,19 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"reasonix.io/plugind/internal/httpstatus"
 )
 
 // Option configures Start.
 type Option func(*options)
 
 type options struct {
-	addr     string
-	logger   *slog.Logger
-	plainGit bool
+	addr      string
+	logger    *slog.Logger
+	plainGit  bool
+	apiBudget int
+	apiWindow time.Duration
 }
 
 // WithAddr sets the listen address; it must be a loopback address (the
@@ -92,6 +96,8 @@ type Server struct {
 	archives       map[string][]byte // made by git archive, keyed by repoKey@sha
 	craftedArchive map[string][]byte // SetArchive's, same keys; always win
 	craftedPack    map[string][]byte // ServePack's, by repository path key
+	budget         *budget           // WithAPIBudget's; nil: none
+	limitedSeen    bool              // a request was answered over the budget (since ResetCounts)
 
 	archiveFlight singleflight.Group
 
@@ -118,6 +124,9 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 	if err := checkLoopback(o.addr); err != nil {
 		return nil, err
 	}
+	if o.apiBudget < 0 || o.apiWindow < 0 {
+		return nil, fmt.Errorf("fakegithub: API budget %d per %s: negative", o.apiBudget, o.apiWindow)
+	}
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		return nil, fmt.Errorf("fakegithub needs git: %w", err)
@@ -139,6 +148,7 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		archives:       map[string][]byte{},
 		craftedArchive: map[string][]byte{},
 		craftedPack:    map[string][]byte{},
+		budget:         newBudget(o.apiBudget, o.apiWindow),
 	}
 	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
 	if err != nil {
@@ -299,14 +309,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.leave()
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := httpstatus.Record(w)
 	req := s.classify(r)
+	limited := s.spendBudget(sw.Header(), r, req)
 	s.count(req, req.counter)
 	if s.log != nil {
 		defer func() {
 			s.log.Info("request", "method", r.Method, "path", r.URL.Path, "route", req.routeName(),
-				"status", sw.code(), "bytes", sw.n, "duration", time.Since(start).Round(time.Microsecond))
+				"status", sw.Status(), "bytes", sw.Bytes(), "duration", time.Since(start).Round(time.Microsecond))
 		}()
+	}
+	if limited {
+		writeRateLimited(sw, r)
+		return
 	}
 	if f, ok := s.takeFault(r, req); ok {
 		s.applyFault(sw, r, req, f)
@@ -381,41 +396,4 @@ func (s *Server) helper() {
 	if s.tb != nil {
 		s.tb.Helper()
 	}
-}
-
-// statusWriter records the status for the request log and keeps Flush
-// reachable for the CGI and truncation paths.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	n      int64
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(p)
-	w.n += int64(n)
-	return n, err
-}
-
-func (w *statusWriter) Flush() {
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *statusWriter) code() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
 }

@@ -23,8 +23,8 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta/migrations"
+	"reasonix.io/plugind/secrets"
 )
 
 // DB is the mirror's metadata database.
@@ -40,7 +40,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message may quote the DSN, password included.
-		return nil, fmt.Errorf("--postgres: not a PostgreSQL connection string: %s", plugind.RedactSecrets(err.Error()))
+		return nil, fmt.Errorf("--postgres: not a PostgreSQL connection string: %s", secrets.Mask(err.Error()))
 	}
 	if cfg.MaxConns < 16 {
 		// Waiting requests poll; a few dozen concurrent clients need more
@@ -49,7 +49,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, dbErr("connect to PostgreSQL: %s", plugind.RedactSecrets(err.Error()))
+		return nil, dbErr("connect to PostgreSQL: %s", secrets.Mask(err.Error()))
 	}
 	db := &DB{pool: pool}
 	if err := db.Ping(ctx); err != nil {
@@ -69,7 +69,7 @@ func (d *DB) Close() { d.pool.Close() }
 // Ping checks that the database answers.
 func (d *DB) Ping(ctx context.Context) error {
 	if err := d.pool.Ping(ctx); err != nil {
-		return dbErr("PostgreSQL %s:%d: %s", d.pool.Config().ConnConfig.Host, d.pool.Config().ConnConfig.Port, plugind.RedactSecrets(err.Error()))
+		return dbErr("PostgreSQL %s:%d: %s", d.pool.Config().ConnConfig.Host, d.pool.Config().ConnConfig.Port, secrets.Mask(err.Error()))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/secrets"
 )
 
 func open(t *testing.T) *meta.DB {
@@ -140,6 +141,10 @@ func TestTokens(t *testing.T) {
 	tok, err := db.CreateToken(ctx, "ci-runner-1")
 	if err != nil || !strings.HasPrefix(tok, meta.TokenPrefix) || len(tok) < 40 {
 		t.Fatalf("%q %v", tok, err)
+	}
+	// A token quoted in a log line or an error is masked by its format.
+	if got := secrets.Mask("token " + tok + " refused"); got != "token "+secrets.Masked+" refused" {
+		t.Errorf("a client token is not masked: %q", got)
 	}
 	if name, ok, err := db.Authenticate(ctx, tok); !ok || err != nil || name != "ci-runner-1" {
 		t.Fatalf("%q %v %v", name, ok, err)

@@ -10,14 +10,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
 )
 
 // TokenPrefix starts every client token, so one found in a log or a
-// repository is recognisable (and plugind's redaction can be taught it).
+// repository is recognisable: the secrets package masks such tokens
+// wherever they appear.
 const TokenPrefix = "rxm_"
 
-var tokenName = plugind.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
+var tokenName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$`)
 
 // ErrTokenExists: a live token already has that name.
 var ErrTokenExists = errors.New("a token with that name exists")

@@ -16,7 +16,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Config says where the store is. Credentials come from the environment
@@ -45,7 +45,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	u, err := url.Parse(cfg.Endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--s3-endpoint %q: want http(s)://HOST[:PORT] with no path, credentials or query (credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)", plugind.RedactSecrets(cfg.Endpoint))
+		return nil, fmt.Errorf("--s3-endpoint %q: want http(s)://HOST[:PORT] with no path, credentials or query (credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)", secrets.Mask(cfg.Endpoint))
 	}
 	if err := checkBucket(cfg.Bucket); err != nil {
 		return nil, err

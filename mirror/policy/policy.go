@@ -18,7 +18,7 @@ import (
 	"strings"
 	"unicode"
 
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Policy is a parsed policy. The zero value allows everything.

@@ -8,7 +8,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // MetaStore is what the Cached layer remembers things in; the SQLite cache
@@ -163,8 +163,10 @@ func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
 		c.remember(ctx, err, "", "")
 		return nil, err
 	}
-	if Refused(err) {
-		return nil, err // refused by a mirror (its policy, the token): no stale answer either
+	if Refused(err) || ctx.Err() != nil {
+		// Refused by a mirror (its policy, the token), or the caller gave
+		// up: no stale answer either.
+		return nil, err
 	}
 	cached, lerr := c.db.ListRefs(ctx, c.key)
 	if lerr != nil || len(cached) == 0 {
@@ -210,9 +212,9 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	case IsNotFound(err):
 		c.remember(ctx, err, name, "")
 		return Pin{}, err
-	case !hit || Refused(err):
-		// Refused by a mirror (its policy, the token): a cached answer
-		// must not paper over that.
+	case !hit || Refused(err) || ctx.Err() != nil:
+		// Refused by a mirror (its policy, the token), or cancelled by the
+		// caller: a cached answer must not paper over that.
 		if errors.Is(err, ErrOffline) {
 			return Pin{}, plugind.Errorf(plugind.CodeOfflineMiss, "offline: %s of %s was never resolved, so it is not in the cache: %w", DescribeRef(name), c.key, ErrOffline)
 		}

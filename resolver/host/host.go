@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -190,6 +190,21 @@ func Fatal(err error) bool {
 	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, ErrUnreachable) || errors.Is(err, ErrCommitNotFound) || errors.Is(err, ErrRepoNotFound)
+}
+
+// final reports whether err is an answer no other transport or attempt
+// could change: one Fatal names, a not-found, an offline miss, a source
+// refused as such — or any error once the caller has given up. Fallback
+// returns it as is, Retry does not repeat it: one rule for both.
+func final(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || IsNotFound(err) || Fatal(err) || errors.Is(err, ErrOffline) {
+		return true
+	}
+	switch plugind.CodeOf(err) {
+	case plugind.CodeOfflineMiss, plugind.CodeInvalidSource, plugind.CodeNotPinnable:
+		return true
+	}
+	return false
 }
 
 // Opener opens the Repo a remote source names.

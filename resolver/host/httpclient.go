@@ -8,12 +8,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"reasonix.io/plugind/secrets"
 )
 
 var _ retryablehttp.LeveledLogger = debugLogger{}
@@ -98,13 +101,17 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return nil
 	}
 	if next.Scheme != "https" {
-		return fmt.Errorf("refusing redirect from %s to a %s:// URL", prev.Host, next.Scheme)
+		return fmt.Errorf("%w from %s to a %s:// URL", errRedirectRefused, prev.Host, next.Scheme)
 	}
 	if err := checkPublicHost(next.Hostname()); err != nil {
-		return fmt.Errorf("refusing redirect from %s: %w", prev.Host, err)
+		return fmt.Errorf("%w from %s: %v", errRedirectRefused, prev.Host, err)
 	}
 	return nil
 }
+
+// errRedirectRefused is a redirect checkRedirect refused: the same answer
+// comes every time, so it is not retried.
+var errRedirectRefused = errors.New("refusing redirect")
 
 func checkPublicHost(host string) error {
 	h := strings.ToLower(strings.Trim(host, "[]"))
@@ -170,20 +177,26 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 	c.Logger = debugLogger{cfg.Log}
 	c.HTTPClient = NewHTTPClient(rt)
 	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		maskURL(err)
 		var refused *AddressRefusedError
-		if errors.As(err, &refused) {
-			return false, err // the same address is refused every time
+		if errors.As(err, &refused) || errors.Is(err, errRedirectRefused) {
+			return false, err // the same address or redirect is refused every time
+		}
+		if IsRateLimited(err) || RateLimitedAnswer(resp) {
+			return false, err // refused until the budget's reset, hours maybe (APIBudget)
 		}
 		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 			if wait, ok := retryAfter(resp); ok && wait > maxRetryAfter {
 				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}
 			}
 		}
-		retry, err := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
+		// The policy answers a retryable failure with a nil error: the
+		// announcement says the failure itself.
+		retry, policyErr := retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 		if retry {
 			announceRetry(ctx, c, resp, err)
 		}
-		return retry, err
+		return retry, policyErr
 	}
 	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
 		if resp != nil {
@@ -198,7 +211,7 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 			resp.Body.Close()
 		}
 		var ra *RetryAfterError
-		if errors.As(err, &ra) {
+		if errors.As(err, &ra) || IsRateLimited(err) {
 			return nil, err
 		}
 		if err != nil {
@@ -210,6 +223,18 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 		return nil, err
 	}
 	return &RESTClient{Client: c}
+}
+
+// maskURL hides a credential in the URL of a failed request — the
+// download link GitHub redirects a private repository's archive to carries
+// a token in its query — before the error is logged, announced or
+// returned. The *url.Error is this request's own, so it is masked in
+// place, once, for all of them.
+func maskURL(err error) {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = secrets.Mask(ue.URL)
+	}
 }
 
 // announceRetry tells the request's Watcher that a retry will follow, with
@@ -226,8 +251,11 @@ func announceRetry(ctx context.Context, c *retryablehttp.Client, resp *http.Resp
 		return
 	}
 	why := err
-	if why == nil && resp != nil {
+	switch {
+	case why == nil && resp != nil:
 		why = fmt.Errorf("%s answered %s", a.host, resp.Status)
+	case why == nil:
+		why = fmt.Errorf("the request to %s failed", a.host)
 	}
 	wait := c.Backoff(c.RetryWaitMin, c.RetryWaitMax, a.n-1, resp)
 	WatcherFrom(ctx).Retrying(a.host, a.n+1, c.RetryMax+1, wait, why)

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Offline is the Repo of --offline: nothing goes to the network. It sits

@@ -5,8 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Retry repeats an operation that failed for a transient reason (the
@@ -29,23 +28,12 @@ func NewRetry(r Repo, log *slog.Logger) *Retry {
 	return &Retry{Repo: r, Attempts: 3, Wait: 200 * time.Millisecond, Log: log}
 }
 
-func (r *Retry) transient(ctx context.Context, err error) bool {
-	if err == nil || ctx.Err() != nil || IsNotFound(err) || Fatal(err) {
-		return false
-	}
-	switch plugind.CodeOf(err) {
-	case plugind.CodeOfflineMiss, plugind.CodeInvalidSource, plugind.CodeNotPinnable:
-		return false
-	}
-	return true
-}
-
 func (r *Retry) do(ctx context.Context, op string, fn func() error) error {
 	wait := r.Wait
 	var err error
 	for attempt := 1; ; attempt++ {
 		err = fn()
-		if !r.transient(ctx, err) || attempt >= r.Attempts {
+		if err == nil || final(ctx, err) || attempt >= r.Attempts {
 			return err
 		}
 		r.Log.Debug("retrying", "op", op, "repo", r.Source().Key(), "attempt", attempt, "err", err)

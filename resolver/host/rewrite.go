@@ -3,6 +3,8 @@ package host
 import (
 	"fmt"
 	"strings"
+
+	"reasonix.io/plugind/secrets"
 )
 
 // Rewrite maps where a repository is named to where its bytes come from,
@@ -21,11 +23,17 @@ func ParseRewrite(spec string) (*Rewrite, error) {
 	rw := &Rewrite{}
 	for _, pair := range strings.Fields(spec) {
 		from, to, ok := strings.Cut(pair, "=")
+		// Shown with any credential masked, side by side (a mirror's URL
+		// may carry one).
+		shown := secrets.Mask(pair)
+		if ok {
+			shown = secrets.Mask(from) + "=" + secrets.Mask(to)
+		}
 		if !ok || from == "" || to == "" {
-			return nil, fmt.Errorf("REASONIX_URL_REWRITE: %q is not FROM=TO", pair)
+			return nil, fmt.Errorf("REASONIX_URL_REWRITE: %q is not FROM=TO", shown)
 		}
 		if !strings.Contains(from, "://") || !strings.Contains(to, "://") {
-			return nil, fmt.Errorf("REASONIX_URL_REWRITE: %q: both sides must be URLs (https://HOST/=http://127.0.0.1:PORT/)", pair)
+			return nil, fmt.Errorf("REASONIX_URL_REWRITE: %q: both sides must be URLs (https://HOST/=http://127.0.0.1:PORT/)", shown)
 		}
 		rw.Add(from, to)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 

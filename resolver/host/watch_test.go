@@ -20,6 +20,7 @@ type recorder struct {
 	requests []string
 	silent   []time.Duration
 	retries  []string
+	whys     []string // why each retry came
 	received int64
 }
 
@@ -40,6 +41,11 @@ func (r *recorder) Retrying(what string, attempt, of int, wait time.Duration, wh
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.retries = append(r.retries, strings.Join([]string{what, strconv.Itoa(attempt), strconv.Itoa(of), wait.String()}, " "))
+	if why == nil {
+		r.whys = append(r.whys, "<nil>")
+		return
+	}
+	r.whys = append(r.whys, why.Error())
 }
 
 func (r *recorder) Received(host string, n int64) {

@@ -12,7 +12,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 func newRepo(t *testing.T, fake *fakegithub.Server, owner, name string) *Repo {

@@ -112,6 +112,11 @@ func (r *Repo) classify(ctx context.Context, what string, err error) error {
 	switch {
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return plugind.Errorf(plugind.CodeNotFound, "%s: %w (the host answered 404)", key, host.ErrRepoNotFound)
+	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Token != "":
+		// Sent with credentials, a 401 is their refusal (a repository they
+		// cannot see is a 404): never remembered as "not found", and final.
+		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
+			Msg: fmt.Sprintf("%s: the host refused the credentials sent with the request (check GITHUB_TOKEN): %v", key, err)}
 	case errors.Is(err, transport.ErrAuthenticationRequired):
 		// GitHub answers 401 for a repository that does not exist as for a
 		// private one it will not show: say both.

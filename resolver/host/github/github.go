@@ -19,7 +19,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/git"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 // Config is how GitHub is reached.
@@ -34,13 +34,22 @@ type Config struct {
 	// host.
 	Token  string
 	GitOff bool // REASONIX_GIT=off: no git transport at all
-	// REST makes API calls and archive downloads (retries, Retry-After).
+	// REST makes API calls and archive downloads (retries, Retry-After);
+	// its transport must count them against Budget (APIBudget.RoundTripper).
 	REST *host.RESTClient
+	// Budget is the REST API's request budget, shared by every repository
+	// of this host; while it is spent, git serves refs, reachability and
+	// content without asking the API (SPEC §14). New makes one when REST
+	// is nil too.
+	Budget *host.APIBudget
 	// Git makes git smart-HTTP requests.
 	Git     *http.Client
 	Timeout time.Duration // stall limit of a download
 	Log     *slog.Logger
 }
+
+// APIName names GitHub's REST API in messages (and its APIBudget).
+const APIName = "the GitHub API"
 
 // Host opens GitHub repositories.
 type Host struct {
@@ -58,14 +67,17 @@ func New(cfg Config) (*Host, error) {
 	}
 	cfg.GitURL = strings.TrimSuffix(cfg.GitURL, "/")
 	cfg.APIURL = strings.TrimSuffix(cfg.APIURL, "/")
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	if cfg.REST == nil {
-		cfg.REST = host.NewRetryingClient(http.DefaultTransport, host.NetConfig{Log: cfg.Log})
+		if cfg.Budget == nil {
+			cfg.Budget = host.NewAPIBudget(host.BudgetConfig{Name: APIName, BaseURL: cfg.APIURL, Token: cfg.Token != "", Log: cfg.Log})
+		}
+		cfg.REST = host.NewRetryingClient(cfg.Budget.RoundTripper(http.DefaultTransport), host.NetConfig{Log: cfg.Log})
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = host.DefaultTimeout
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	api := gh.NewClient(cfg.REST.StandardClient())
 	if cfg.Token != "" {
@@ -128,15 +140,31 @@ func folderFetch(paths []string) bool {
 
 func (r *repo) Source() source.Source { return r.rest.src }
 
-func (r *repo) Refs(ctx context.Context) (*host.Refs, error) { return r.content.Refs(ctx) }
+// restSpent reports whether the REST API's budget is spent: every
+// operation then goes to git straight away, without trying the API (SPEC
+// §14), and the plan says so once (host.WatchBudgets).
+func (r *repo) restSpent(ctx context.Context) bool { return r.rest.h.cfg.Budget.Spent(ctx) != nil }
+
+func (r *repo) Refs(ctx context.Context) (*host.Refs, error) {
+	if r.restSpent(ctx) {
+		return r.git.Refs(ctx)
+	}
+	return r.content.Refs(ctx)
+}
 
 func (r *repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.Pin, error) {
+	if r.restSpent(ctx) {
+		return r.git.Resolve(ctx, ref, known)
+	}
 	return r.refs.Resolve(ctx, ref, known)
 }
 
 // Reachable asks the REST API (one compare per ref tried), and when the API
-// fails, git (the branches' and tags' history).
+// fails or its budget is spent, git (the branches' and tags' history).
 func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
+	if r.restSpent(ctx) {
+		return r.git.Reachable(ctx, sha, hint)
+	}
 	return r.refs.Reachable(ctx, sha, hint)
 }
 
@@ -159,15 +187,18 @@ func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		}
 		opts.Verify, verified = false, true
 	}
-	content := r.content
-	if folderFetch(opts.Paths) {
+	var content host.Repo = r.content
+	switch {
+	case r.restSpent(ctx):
+		content = r.git // the archive is a REST request
+	case folderFetch(opts.Paths):
 		content = r.folders
 	}
 	got, err := content.Fetch(ctx, sha, dest, opts)
 	if got != nil {
 		got.Verified = got.Verified || verified
 	}
-	if errors.Is(err, host.ErrUnreachable) {
+	if errors.Is(err, host.ErrUnreachable) && !r.restSpent(ctx) {
 		if rerr := r.rest.Reachable(ctx, sha, ""); rerr != nil && (errors.Is(rerr, host.ErrCommitNotFound) || errors.Is(rerr, host.ErrRepoNotFound) || errors.Is(rerr, host.ErrUnreachable)) {
 			return nil, rerr
 		}
@@ -175,8 +206,9 @@ func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 	return got, err
 }
 
-// apiError explains a failed REST call: not found (repository or ref),
-// rate limiting (with the fix), or the transport failure.
+// apiError explains a failed REST call or archive download: not found
+// (repository or ref), refused credentials, rate limiting (with the fix),
+// or the transport failure.
 func (r *restRepo) apiError(ctx context.Context, what string, resp *gh.Response, err error, notFound error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
@@ -190,14 +222,48 @@ func (r *restRepo) apiError(ctx context.Context, what string, resp *gh.Response,
 			}
 			return plugind.Errorf(plugind.CodeNotFound, "%s of %s: %w", what, key, notFound)
 		case http.StatusUnauthorized:
-			return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: GitHub refused the credentials (HTTP 401); check GITHUB_TOKEN", what, key)
+			// Refused credentials are final (host.ErrRefused), as over git.
+			return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
+				Msg: fmt.Sprintf("%s of %s: GitHub refused the credentials (HTTP 401); check GITHUB_TOKEN", what, key)}
 		case http.StatusForbidden, http.StatusTooManyRequests:
-			if resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.StatusCode == http.StatusTooManyRequests {
-				return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: the GitHub API rate limit is exhausted; set GITHUB_TOKEN, or retry later (or plan --offline from the cache)", what, key)
+			if rl := r.rateLimited(resp.Response, err); rl != nil {
+				return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: %w", what, key, rl)
+			}
+			var secondary *gh.AbuseRateLimitError
+			if resp.StatusCode == http.StatusTooManyRequests || errors.As(err, &secondary) {
+				return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: the GitHub API is rate limiting (HTTP %d); set GITHUB_TOKEN, or retry later (or plan --offline from the cache)", what, key, resp.StatusCode)
 			}
 		}
 	}
+	if rl := r.rateLimited(nil, err); rl != nil {
+		return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: %w", what, key, rl)
+	}
 	return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: %w", what, key, err)
+}
+
+// rateLimited is the spent budget behind a failed REST call: a request the
+// budget refused before sending it, a 403 or 429 answer with
+// X-RateLimit-Remaining: 0, or go-github's own refusal after one; nil for
+// any other failure.
+func (r *restRepo) rateLimited(resp *http.Response, err error) *host.RateLimitedError {
+	var rl *host.RateLimitedError
+	var ghl *gh.RateLimitError
+	switch {
+	case errors.As(err, &rl):
+		return rl
+	case host.RateLimitedAnswer(resp), errors.As(err, &ghl):
+		if rl = r.h.cfg.Budget.Err(); rl != nil {
+			return rl
+		}
+		until := time.Now().Add(time.Minute)
+		if reset := host.RateLimitReset(resp); reset.After(time.Now()) {
+			until = reset
+		} else if ghl != nil && ghl.Rate.Reset.After(time.Now()) {
+			until = ghl.Rate.Reset.Time
+		}
+		return &host.RateLimitedError{API: APIName, Until: until, Token: r.h.cfg.Token != ""}
+	}
+	return nil
 }
 
 // repoExists tells a missing repository from a missing ref or commit (one

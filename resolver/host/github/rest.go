@@ -14,7 +14,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -194,18 +194,17 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
 		}
+		if rl := r.rateLimited(nil, err); rl != nil {
+			err = rl
+		}
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		if resp.StatusCode == http.StatusNotFound {
-			// Which is missing, the repository or the commit?
-			if !r.repoExists(ctx) {
-				return nil, plugind.Errorf(plugind.CodeNotFound, "%s: %w", r.src.Key(), host.ErrRepoNotFound)
-			}
-			return nil, plugind.Errorf(plugind.CodeNotFound, "commit %s: %w %s", sha, host.ErrCommitNotFound, r.src.Key())
-		}
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "download the archive of %s@%s: %s answered %s", r.src.Key(), host.Short(sha), resp.Request.URL.Host, resp.Status)
+		// Answered as any REST call is: which is missing, the repository
+		// or the commit; refused credentials; a spent rate limit.
+		return nil, r.apiError(ctx, "download the archive at "+host.Short(sha), &gh.Response{Response: resp},
+			fmt.Errorf("%s answered %s", resp.Request.URL.Host, resp.Status), host.ErrCommitNotFound)
 	}
 	body := host.NewStallReader(resp.Body, resp.Request.URL.Host, r.h.cfg.Timeout, cancel)
 	defer body.Close()

@@ -21,7 +21,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 )
 
 // Environment variables (SPEC §4).
@@ -91,7 +92,7 @@ func ConfigFromEnv(getenv func(string) string) (cfg Config, ok bool, err error) 
 // machine: the token travels with every request.
 func checkURL(raw string) (string, error) {
 	bad := func(why string) error {
-		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %q %s", EnvURLs, plugind.RedactSecrets(source.Display(raw)), why)
+		return plugind.Errorf(plugind.CodeInvalidSource, "%s: %q %s", EnvURLs, secrets.Mask(raw), why)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {

@@ -20,7 +20,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/source"
 )
 
 const sha1 = "0123456789abcdef0123456789abcdef01234567"

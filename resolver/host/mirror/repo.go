@@ -15,7 +15,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/source"
+	"reasonix.io/plugind/secrets"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -58,7 +59,7 @@ func (r *Repo) errorOf(resp *http.Response, base string) error {
 			e.Msg = resp.Status
 		}
 	}
-	msg := plugind.RedactSecrets(e.Msg)
+	msg := secrets.Mask(e.Msg)
 	switch {
 	case resp.StatusCode == http.StatusForbidden && e.Code == plugind.CodeBlocked:
 		return &plugind.Error{Code: plugind.CodeBlocked, Msg: "the team mirror refused it: " + msg}

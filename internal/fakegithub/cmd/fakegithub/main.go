@@ -29,6 +29,14 @@
 //
 //	fakegithub -serve-any-wants -bare amd/skills=/path/to/skills.git
 //
+// -api-budget N enforces GitHub's REST budget for requests without a token:
+// N requests per -api-budget-window (default an hour, GitHub's 60 an hour
+// being -api-budget 60), archives' REST links included, git not; once spent,
+// REST answers 403 with X-RateLimit-Remaining: 0 and X-RateLimit-Reset until
+// the window ends:
+//
+//	fakegithub -api-budget 60 -repo acme/tools=./my-plugin
+//
 // Once every repository is served the command prints, as its last line on
 // stdout, "fakegithub: listening on http://127.0.0.1:PORT", and with
 // -ready-file writes that URL (and a newline) to the file, atomically, so a
@@ -48,6 +56,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
 )
@@ -115,6 +124,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 	plain := fs.Bool("plain-git", false, "serve a plain git host (no REST API, no archives, repository paths of any depth) instead of GitHub")
 	anyWants := fs.Bool("serve-any-wants", false, "serve any object by SHA over git, trees and blobs too (git's uploadpack.allowAnySHA1InWant), as GitHub does for partial clones")
 	readyFile := fs.String("ready-file", "", "once serving, write the server URL to this file (removed on exit)")
+	apiBudget := fs.Int("api-budget", 0, "REST requests without a token allowed per -api-budget-window, as GitHub counts them (archive links included, git not); then 403 with X-RateLimit-Remaining: 0 until the window ends (0: no budget)")
+	apiWindow := fs.Duration("api-budget-window", time.Hour, "the window of -api-budget")
 	var repos repoFlags
 	fs.Var(&repos, "repo", "OWNER/NAME=DIR: serve DIR's files as one commit on main (repeatable)")
 	var gitRepos gitRepoFlags
@@ -130,6 +141,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
+	switch {
+	case *apiBudget < 0:
+		return usageError{fmt.Errorf("-api-budget %d: want 0 (none) or more", *apiBudget)}
+	case *apiWindow <= 0:
+		return usageError{fmt.Errorf("-api-budget-window %s: want a positive duration", *apiWindow)}
+	case *apiBudget > 0 && *plain:
+		return usageError{errors.New("-api-budget goes with GitHub mode; a -plain-git host has no REST API")}
+	}
 	root := *dir
 	if root == "" {
 		tmp, err := os.MkdirTemp("", "fakegithub-")
@@ -143,7 +162,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, logger *s
 		// than failing later with git's "chdir: no such file".
 		return fmt.Errorf("-dir %s: %w", root, err)
 	}
-	opts := []fakegithub.Option{fakegithub.WithAddr(*addr), fakegithub.WithLogger(logger)}
+	opts := []fakegithub.Option{fakegithub.WithAddr(*addr), fakegithub.WithLogger(logger), fakegithub.WithAPIBudget(*apiBudget, *apiWindow)}
 	if *plain {
 		opts = append(opts, fakegithub.WithPlainGit())
 	}

@@ -111,6 +111,9 @@ func TestRunRejects(t *testing.T) {
 		"stray argument":     {"extra"},
 		"bad bare spec":      {"-bare", "acme/tools"},
 		"bare not git":       {"-bare", "acme/tools=" + t.TempDir()},
+		"negative budget":    {"-api-budget", "-1"},
+		"empty window":       {"-api-budget", "5", "-api-budget-window", "0s"},
+		"budget, plain git":  {"-plain-git", "-api-budget", "5"},
 	}
 	for name, args := range tests {
 		err := run(context.Background(), args, io.Discard, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -1,0 +1,73 @@
+package jsonout
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+type selfEncoded struct{ S string }
+
+func (s selfEncoded) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		S     string         `json:"s"`
+		List  []int          `json:"list"`
+		Empty []int          `json:"empty"`
+		Obj   map[string]any `json:"obj"`
+	}{s.S, []int{1, 2}, []int{}, map[string]any{"k": []any{map[string]any{}, "v\\\"]}"}}})
+}
+
+// Write must print exactly what an indenting Encoder without HTML
+// escaping prints, for values that encode themselves and for the rest.
+func TestWriteJSONMatchesEncoder(t *testing.T) {
+	t.Parallel()
+	for _, v := range []any{
+		selfEncoded{S: "a <b> & \"c\" é \\ {[,:]}"},
+		&selfEncoded{S: "pointer"},
+		map[string]any{"html": "<script>&", "n": 1, "nested": []any{map[string]any{}, []any{}}},
+		[]string{},
+		nil,
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := Write(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("Write(%#v) =\n%s\nwant\n%s", v, got.String(), want.String())
+		}
+	}
+}
+
+func FuzzWriteIndented(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":[1,{"b":"}\"]"}],"c":{}}`, " [ 1 , \"x\" , null , true ] ", `"s"`, `12.5e3`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if !json.Valid([]byte(src)) {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		bw := bufio.NewWriter(&got)
+		writeIndented(bw, []byte(src))
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		// json.Indent keeps the whitespace around a top-level value; the
+		// values WriteJSON indents come from MarshalJSON and have none.
+		if got.String() != string(bytes.TrimSpace(want.Bytes())) {
+			t.Fatalf("writeIndented(%q) =\n%s\njson.Indent:\n%s", src, got.String(), want.String())
+		}
+	})
+}

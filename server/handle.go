@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver"
+)
+
+// The body every installer route shares: read the request, run the
+// operation, answer its result. A route keeps only what is its own (its
+// request's fields and checks, the shape of its answer).
+
+// sourceRequest is the body of the routes that read one source:
+// {source, offline?}.
+type sourceRequest struct {
+	Source  string `json:"source"`
+	Offline bool   `json:"offline"`
+}
+
+// decodeReporting begins the progress stream the request names in
+// ProgressHeader, if any (install: the stream reports an install, not a
+// plan), and decodes the body into v. ok is false when either was
+// answered already; a stream begun is then ended as failed.
+func (s *Server) decodeReporting(w http.ResponseWriter, r *http.Request, install bool, v any) (p *progressStream, ok bool) {
+	p, ok = s.progressFor(w, r)
+	if !ok {
+		return nil, false
+	}
+	if p != nil {
+		p.begin(install)
+	}
+	if !s.decode(w, r, v) {
+		finishProgress(p, nil)
+		return nil, false
+	}
+	return p, true
+}
+
+// run runs op on a context detached from the request (see detached: a
+// client that leaves does not cut an install or a registry write in two),
+// reporting to p when it is not nil, then ends p with the status of the
+// response op returned and replies with it.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, p *progressStream, op func(context.Context) (any, error)) {
+	ctx, cancel := s.detached()
+	defer cancel()
+	if p != nil {
+		ctx = resolver.WithProgress(ctx, p)
+	}
+	v, err := op(ctx)
+	if p != nil {
+		resp, _ := v.(*installer.Response)
+		finishProgress(p, resp)
+	}
+	s.reply(w, r, v, err)
+}
+
+// reply answers an operation's result: a backend response as respond
+// does (the whole response, with its error's status), anything else as
+// JSON with 200, or, on error, the error alone.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if resp, ok := v.(*installer.Response); ok {
+		s.respond(w, r, resp, err)
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// pathName is the route's {name}, a plugin or marketplace name; one that
+// is not a valid name is answered (ok false).
+func (s *Server) pathName(w http.ResponseWriter, r *http.Request) (name string, ok bool) {
+	name = r.PathValue("name")
+	if err := plugind.ValidateName(name); err != nil {
+		s.fail(w, r, err)
+		return "", false
+	}
+	return name, true
+}

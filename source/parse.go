@@ -1,0 +1,398 @@
+package source
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
+)
+
+// Parse is the one detection step from a string to a typed Source. The
+// detectors run in order and the first that recognises the string decides
+// (go-getter style):
+//
+//  1. empty, whitespace or control characters: refused;
+//  2. "git:github.com/OWNER/REPO": GitHub;
+//  3. anything with a scheme ("x://"): https only, GitHub forms on
+//     github.com, HOST/PATH.git[#REF] elsewhere; every other transport
+//     refused;
+//  4. remote-helper ("ext::…") and scp-like ("git@host:o/r") spellings, and
+//     shorthands such as "gh:o/r": refused with the form to use instead;
+//  5. NAME@MARKET: a marketplace entry (a local folder of that name is
+//     written "./NAME@MARKET");
+//  6. everything else is a local path: a .zip archive or a folder.
+//
+// Errors carry plugind.CodeInvalidSource and never repeat a credential the
+// string held.
+func Parse(raw string) (Source, error) {
+	bad := func(format string, args ...any) error {
+		return invalid(raw, format, args...)
+	}
+	if strings.TrimSpace(raw) == "" {
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
+	}
+	for _, r := range raw {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return Source{}, bad("contains whitespace or a control character")
+		}
+	}
+	lower := strings.ToLower(raw)
+	switch {
+	case strings.HasPrefix(lower, "git://"):
+		return Source{}, bad("the git:// transport is not allowed (it is unauthenticated and unencrypted); use https://")
+	case strings.HasPrefix(lower, "git:"):
+		return parseGitScheme(raw)
+	case schemeRE.MatchString(raw):
+		return parseURL(raw)
+	case strings.Contains(raw, "::"):
+		return Source{}, bad("remote-helper transports (such as ext::) are not allowed; use https://")
+	}
+	if m := scpRE.FindStringSubmatch(raw); m != nil {
+		return Source{}, bad("ssh (scp-style) sources are not supported; did you mean %s?", suggestHTTPS(m[2], m[3]))
+	}
+	if m := shorthandRE.FindStringSubmatch(raw); m != nil {
+		return Source{}, bad("%q is not a source prefix; did you mean git:github.com/%s?", m[1]+":", m[2])
+	}
+	if m := entryRE.FindStringSubmatch(raw); m != nil {
+		return Source{Kind: MarketEntry, Entry: m[1], Market: m[2]}, nil
+	}
+	if strings.EqualFold(extOf(raw), ".zip") {
+		return Source{Kind: LocalZip, Path: raw}, nil
+	}
+	return Source{Kind: LocalDir, Path: raw}, nil
+}
+
+var (
+	schemeRE    = lazyregexp.New(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	scpRE       = lazyregexp.New(`^(?:([^@/]+)@)?([A-Za-z0-9.-]+\.[A-Za-z]{2,}):(?:/*)([^/].*)$`)
+	shorthandRE = lazyregexp.New(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
+	entryRE     = lazyregexp.New(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
+
+	ownerRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+	repoRE    = lazyregexp.New(`^[A-Za-z0-9._-]{1,100}$`)
+	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
+)
+
+func extOf(p string) string {
+	i := strings.LastIndexAny(p, "./")
+	if i < 0 || p[i] != '.' {
+		return ""
+	}
+	return p[i:]
+}
+
+func suggestHTTPS(host, p string) string {
+	p, _, _ = strings.Cut(p, "?")
+	p, _, _ = strings.Cut(p, "#")
+	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	if isGitHubHost(host) {
+		return "git:github.com/" + p
+	}
+	return "https://" + strings.ToLower(host) + "/" + p + ".git"
+}
+
+func invalid(raw, format string, args ...any) error {
+	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", secrets.Mask(raw), secrets.MaskQuoting(fmt.Sprintf(format, args...), raw))
+}
+
+func isGitHubHost(h string) bool {
+	switch strings.ToLower(h) {
+	case "github.com", "www.github.com":
+		return true
+	}
+	return false
+}
+
+// parseGitScheme reads git:github.com/OWNER/REPO[.git].
+func parseGitScheme(raw string) (Source, error) {
+	rest := raw[len("git:"):]
+	host, p, _ := strings.Cut(rest, "/")
+	if !isGitHubHost(host) {
+		if host == "" {
+			return Source{}, invalid(raw, "expected git:github.com/OWNER/REPO")
+		}
+		return Source{}, invalid(raw, "git: sources name GitHub repositories (git:github.com/OWNER/REPO); for %s use https://%s/PATH.git", host, strings.ToLower(host))
+	}
+	if strings.ContainsAny(p, "?#") {
+		return Source{}, invalid(raw, "queries and fragments are not allowed")
+	}
+	segs := strings.Split(p, "/")
+	if len(segs) != 2 {
+		return Source{}, invalid(raw, "expected git:github.com/OWNER/REPO")
+	}
+	s, err := gitHubRepo(raw, segs[0], segs[1])
+	if err != nil {
+		return Source{}, err
+	}
+	s.form = formGitScheme
+	return s, nil
+}
+
+// parseURL reads an https:// source on GitHub or any other host.
+func parseURL(raw string) (Source, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Source{}, invalid(raw, "not a valid URL: %v", stripURLError(err))
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "https":
+	case "http":
+		return Source{}, invalid(raw, "only https:// is allowed (plain http is unencrypted)")
+	default:
+		return Source{}, invalid(raw, "the %s:// transport is not allowed; use https://", scheme)
+	}
+	if u.User != nil {
+		return Source{}, invalid(raw, "credentials (userinfo) in the URL are not allowed; use GITHUB_TOKEN for GitHub")
+	}
+	if u.Port() != "" {
+		return Source{}, invalid(raw, "a port is not allowed")
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return Source{}, invalid(raw, "queries are not allowed")
+	}
+	host, err := NormalizeHost(u.Hostname())
+	if err != nil {
+		return Source{}, invalid(raw, "%v", err)
+	}
+	if isGitHubHost(host) {
+		if u.Fragment != "" || strings.Contains(raw, "#") {
+			return Source{}, invalid(raw, "fragments are not allowed in GitHub URLs; name a ref with https://github.com/OWNER/REPO/tree/REF")
+		}
+		return parseGitHubPath(raw, u.EscapedPath())
+	}
+	segs, err := pathSegments(raw, u.EscapedPath())
+	if err != nil {
+		return Source{}, err
+	}
+	if last := segs[len(segs)-1]; !strings.HasSuffix(last, ".git") || last == ".git" || last == "..git" || last == "...git" {
+		return Source{}, invalid(raw, "a repository on %s is written https://%s/PATH.git (with .git), optionally #REF", host, host)
+	}
+	for _, seg := range segs {
+		if err := CheckSegment(seg); err != nil {
+			return Source{}, invalid(raw, "path %v", err)
+		}
+	}
+	s := Source{Kind: Git, Host: host, RepoPath: strings.Join(segs, "/"), form: formRepo}
+	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		if err := CheckRef(u.Fragment); err != nil {
+			return Source{}, invalid(raw, "the #REF %v", err)
+		}
+		s.Ref = u.Fragment
+	}
+	return s, nil
+}
+
+// stripURLError drops url.Error's echo of the whole URL, which may hold a
+// credential.
+func stripURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// pathSegments validates an escaped URL path and returns its decoded
+// segments: no encoded separators, no empty, "." or ".." segments, only
+// characters git hosts use in repository paths, nothing that starts like an
+// option.
+func pathSegments(raw, escaped string) ([]string, error) {
+	lowerEsc := strings.ToLower(escaped)
+	if strings.Contains(lowerEsc, "%2f") || strings.Contains(lowerEsc, "%5c") || strings.Contains(escaped, `\`) {
+		return nil, invalid(raw, "encoded '/' or '\\' is not allowed")
+	}
+	p := strings.TrimSuffix(strings.TrimPrefix(escaped, "/"), "/") // a pasted trailing slash
+	decoded, err := url.PathUnescape(p)
+	if err != nil {
+		return nil, invalid(raw, "bad percent-encoding: %v", err)
+	}
+	for _, r := range decoded {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return nil, invalid(raw, "contains whitespace or a control character")
+		}
+	}
+	if decoded == "" {
+		return nil, invalid(raw, "no repository path")
+	}
+	segs := strings.Split(decoded, "/")
+	for _, s := range segs {
+		switch {
+		case s == "":
+			return nil, invalid(raw, "empty path segment")
+		case s == "." || s == "..":
+			return nil, invalid(raw, "'.' and '..' segments are not allowed")
+		}
+	}
+	return segs, nil
+}
+
+// parseGitHubPath reads /OWNER/REPO[.git] and /OWNER/REPO/tree/REF[/PATH].
+func parseGitHubPath(raw, escaped string) (Source, error) {
+	segs, err := pathSegments(raw, escaped)
+	if err != nil {
+		return Source{}, err
+	}
+	if len(segs) < 2 {
+		return Source{}, invalid(raw, "expected https://github.com/OWNER/REPO")
+	}
+	s, err := gitHubRepo(raw, segs[0], segs[1])
+	if err != nil {
+		return Source{}, err
+	}
+	s.form = formRepo
+	switch {
+	case len(segs) == 2:
+		return s, nil
+	case segs[2] == "tree" && len(segs) >= 4 && !strings.HasSuffix(segs[1], ".git"):
+		s.form = formTree
+		s.tree = strings.Join(segs[3:], "/")
+		if strings.HasPrefix(s.tree, "-") {
+			return Source{}, invalid(raw, "a ref may not start with '-'")
+		}
+		if len(segs) == 4 || IsSHA(segs[3]) {
+			// One segment, or a commit first: nothing to disambiguate.
+			return s.Split(nil), nil
+		}
+		return s, nil
+	}
+	return Source{}, invalid(raw, "/%s/ is not a repository or a tree URL (blob, issue and pull-request pages cannot be installed)", segs[2])
+}
+
+func gitHubRepo(raw, owner, repo string) (Source, error) {
+	name := strings.TrimSuffix(repo, ".git")
+	if !ownerRE.MatchString(owner) {
+		return Source{}, invalid(raw, "%q is not a valid GitHub owner name", owner)
+	}
+	if !repoRE.MatchString(name) || name == "." || name == ".." {
+		return Source{}, invalid(raw, "%q is not a valid GitHub repository name", name)
+	}
+	return Source{Kind: GitHub, Host: GitHubHost, RepoPath: owner + "/" + name}, nil
+}
+
+// GitHubRepo reads "OWNER/REPO" (a marketplace "github" entry's repo).
+func GitHubRepo(ownerRepo string) (Source, error) {
+	segs := strings.Split(ownerRepo, "/")
+	if len(segs) != 2 {
+		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", secrets.Mask(ownerRepo))
+	}
+	s, err := gitHubRepo(ownerRepo, segs[0], segs[1])
+	if err != nil {
+		return Source{}, err
+	}
+	s.form = formRepo
+	return s, nil
+}
+
+// ParseRepoURL reads the repository URL of a marketplace "url" or
+// "git-subdir" entry: https://HOST/PATH[.git] on any host (".git" optional,
+// as Claude Code accepts), git@HOST:PATH (read as https, the transport this
+// product uses), and, with shorthand (git-subdir), OWNER/REPO on GitHub.
+// GitHub tree URLs are refused: an entry names its folder and commit in
+// "path" and "sha".
+func ParseRepoURL(raw string, shorthand bool) (Source, error) {
+	u := raw
+	if m := scpRE.FindStringSubmatch(raw); m != nil {
+		u = "https://" + m[2] + "/" + strings.TrimLeft(m[3], "/")
+	} else if shorthand && repoShorthandRE.MatchString(raw) {
+		u = "https://github.com/" + raw
+	}
+	if !schemeRE.MatchString(u) {
+		return Source{}, invalid(raw, "not a repository URL (expected https://HOST/PATH)")
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return Source{}, invalid(raw, "not a valid URL: %v", stripURLError(err))
+	}
+	if parsed.Fragment != "" || strings.Contains(u, "#") {
+		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")
+	}
+	if h, err := NormalizeHost(parsed.Hostname()); err != nil || !isGitHubHost(h) {
+		s, err := parseURLLoose(raw, u)
+		return s, err
+	}
+	s, err := parseURL(u)
+	if err != nil {
+		return Source{}, err
+	}
+	if s.tree != "" || s.Ref != "" || s.Subdir != "" {
+		return Source{}, invalid(raw, "is a tree URL; give the repository URL, with the subdirectory in \"path\" and the commit in \"sha\"")
+	}
+	return s, nil
+}
+
+// LooksLikeRepoURL reports whether raw is spelled as a repository URL at
+// all (a scheme, or git@host:path), whatever else is wrong with it.
+func LooksLikeRepoURL(raw string) bool {
+	return schemeRE.MatchString(raw) || scpRE.MatchString(raw)
+}
+
+var repoShorthandRE = lazyregexp.New(`^[A-Za-z0-9._-]+/[A-Za-z0-9._-]+$`)
+
+// parseURLLoose is parseURL for another host without the ".git" rule.
+func parseURLLoose(raw, u string) (Source, error) {
+	withGit := u
+	if !strings.HasSuffix(strings.TrimSuffix(u, "/"), ".git") {
+		withGit = strings.TrimSuffix(u, "/") + ".git"
+	}
+	s, err := parseURL(withGit)
+	if err != nil {
+		// Re-parse the original for a message about what the entry said.
+		if _, err2 := parseURL(u); err2 != nil && !strings.Contains(err2.Error(), "PATH.git") {
+			return Source{}, invalid(raw, "%s", trimSourcePrefix(err2))
+		}
+		return Source{}, invalid(raw, "%s", trimSourcePrefix(err))
+	}
+	if withGit != u {
+		s.RepoPath = strings.TrimSuffix(s.RepoPath, ".git")
+	}
+	return s, nil
+}
+
+// trimSourcePrefix drops the `source "…": ` prefix of a nested error so the
+// outer one, naming the original string, is not doubled.
+func trimSourcePrefix(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, `": `); strings.HasPrefix(msg, `source "`) && i > 0 {
+		return msg[i+3:]
+	}
+	return msg
+}
+
+// CheckRef validates a branch or tag name (git check-ref-format rules, plus
+// no leading '-', so a ref can never read as an option) or a commit id.
+func CheckRef(ref string) error {
+	switch {
+	case ref == "":
+		return fmt.Errorf("is empty")
+	case IsSHA(ref):
+		return nil
+	case strings.HasPrefix(ref, "-"):
+		return fmt.Errorf("may not start with '-'")
+	case strings.Contains(ref, ".."), strings.Contains(ref, "@{"), strings.Contains(ref, "//"):
+		return fmt.Errorf("contains '..', '@{' or '//'")
+	case strings.HasSuffix(ref, "/"), strings.HasSuffix(ref, "."), strings.HasSuffix(ref, ".lock"):
+		return fmt.Errorf("may not end in '/', '.' or '.lock'")
+	case ref == "@":
+		return fmt.Errorf("is not a ref")
+	case !utf8.ValidString(ref):
+		// Git would take the bytes, but a ref goes into URLs, logs and the
+		// team mirror's database, all of which hold text.
+		return fmt.Errorf("is not UTF-8 text")
+	}
+	for _, r := range ref {
+		if r < 0x20 || r == 0x7f || unicode.IsSpace(r) || strings.ContainsRune(`~^:?*[\`, r) {
+			return fmt.Errorf("contains a character git does not allow in ref names")
+		}
+	}
+	for _, seg := range strings.Split(ref, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return fmt.Errorf("has a component starting with '.'")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"reasonix.io/plugind"
+)
+
+// CopyTree writes t's files below dst (which must not exist yet), keeping
+// the executable bit and materializing symlinked files as regular files.
+// Every file is synced before CopyTree returns, so a later rename publishes
+// complete content. On error the partial copy is removed.
+func CopyTree(ctx context.Context, t *plugind.Tree, dst string) (err error) {
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dst, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(dst)
+		}
+	}()
+	buf := make([]byte, 256<<10)
+	for _, f := range t.Files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		target := filepath.Join(dst, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(target), err)
+		}
+		if err := CopyFile(f.Source, target, f.Executable, buf, nil, true); err != nil {
+			return fmt.Errorf("copy %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// CopyFile copies src to dst, which must not exist, as a regular file
+// (0644, or 0755 when executable) through buf. When also is not nil every
+// byte written passes through it too (a hash of the copy); both ends are
+// then wrapped so io.CopyBuffer uses buf — not the kernel's
+// copy_file_range, which would bypass also, and not os.File.WriteTo, which
+// allocates a buffer per file. sync fsyncs dst before it is closed.
+func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
+	in, err := plugind.OpenRegular(nil, src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	mode := os.FileMode(0o644)
+	if executable {
+		mode = 0o755
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = out
+	var r io.Reader = in
+	if also != nil {
+		w, r = io.MultiWriter(out, also), struct{ io.Reader }{in}
+	}
+	if _, err := io.CopyBuffer(w, r, buf); err != nil {
+		out.Close()
+		return err
+	}
+	if sync {
+		if err := out.Sync(); err != nil {
+			out.Close()
+			return err
+		}
+	}
+	return out.Close()
+}
+
+// SyncDir fsyncs a directory so a rename into or out of it is durable.
+// Directory syncing is best effort (some filesystems refuse it).
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
