@@ -61,8 +61,26 @@
 # is not served fail the same way on both sides (the fake answers 404).
 # The fake serves any object by SHA there (-serve-any-wants), as GitHub does:
 # Claude's partial clones of git-subdir repositories fetch trees that way.
+#
+# Parity goldens (issue 22): with --goldens, only Claude runs. After
+# `marketplace add` and one `install` per entry as above, it runs
+# `claude plugin details ENTRY@MARKET` for each entry it installed and
+# `claude plugin list --json` once, and writes one golden per entry into
+# DIR (bench/sidebyside goldens; internal/parity): Claude's inventory, its
+# verdict and the commands that produced them. Names and verdicts only, never
+# a plugin's content, so goldens of real marketplaces can be committed. It
+# never runs `claude --debug`: that starts a session, which runs plugins'
+# SessionStart hooks and MCP servers.
+#   --goldens DIR          record goldens into DIR (Claude only; with --real or --local)
+#   --local DIR            the marketplace is this local folder, added as a path;
+#                          its remote entries go to the fake when --bare/--mirrors serve them
+#   --source-label TEXT    how the goldens name the marketplace's source (default:
+#                          OWNER/NAME@COMMIT served, or the --local folder)
+#   --harness-label TEXT   how the goldens name the command that recorded them
+#                          (default: this script's command line)
 # Exit status: 0 when both sides installed every plugin, 1 otherwise (the
-# table is printed either way), 2 on usage errors.
+# table is printed either way), 2 on usage errors. With --goldens: 0 when
+# every golden was written.
 set -euo pipefail
 ORIG_ARGS=("$@")
 
@@ -76,7 +94,7 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
-REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY=
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL= HARNESS_LABEL=
 BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -95,6 +113,10 @@ while [ $# -gt 0 ]; do
     --claude-all) CLAUDE_ALL=1; shift ;;
     --only) ONLY=${2:?}; shift 2 ;;
     --reasonix-flag) RX_FLAGS+=("${2:?}"); shift 2 ;;
+    --goldens) GOLDENS=${2:?}; shift 2 ;;
+    --local) LOCAL=${2:?}; shift 2 ;;
+    --source-label) SOURCE_LABEL=${2:?}; shift 2 ;;
+    --harness-label) HARNESS_LABEL=${2:?}; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -117,14 +139,22 @@ build() {
 }
 
 case "$REAL" in ''|*/*) ;; *) echo "--real wants OWNER/NAME, got '$REAL'" >&2; exit 2 ;; esac
-if [ -z "$REAL" ] && { [ "${#BARES[@]}" -gt 0 ] || [ -n "$MIRRORS" ]; }; then
-  echo "--bare and --mirrors go with --real" >&2; exit 2
+if [ -n "$REAL" ] && [ -n "$LOCAL" ]; then echo "--real and --local exclude each other" >&2; exit 2; fi
+if [ -z "$REAL$LOCAL" ] && { [ "${#BARES[@]}" -gt 0 ] || [ -n "$MIRRORS" ]; }; then
+  echo "--bare and --mirrors go with --real or --local" >&2; exit 2
 fi
-# --real runs inside a network namespace whose only interface is loopback:
-# build first (go may need the network), then re-run this script in there.
-if [ -n "$REAL" ] && [ "$NETNS" = 1 ] && [ -z "${SIDEBYSIDE_IN_NETNS:-}" ]; then
+if [ -n "$GOLDENS" ] && [ -z "$REAL$LOCAL" ]; then echo "--goldens goes with --real or --local" >&2; exit 2; fi
+if [ -n "$LOCAL" ] && [ -z "$GOLDENS" ]; then echo "--local goes with --goldens" >&2; exit 2; fi
+if [ -n "$LOCAL" ]; then
+  [ -f "$LOCAL/.claude-plugin/marketplace.json" ] || { echo "--local $LOCAL: no .claude-plugin/marketplace.json there" >&2; exit 2; }
+  LOCAL=$(cd "$LOCAL" && pwd)
+fi
+[ -z "$GOLDENS" ] || GOLDENS=$(realpath -m "$GOLDENS") # made when a golden is written
+# --real and --local run inside a network namespace whose only interface is
+# loopback: build first (go may need the network), then re-run this script in there.
+if [ -n "$REAL$LOCAL" ] && [ "$NETNS" = 1 ] && [ -z "${SIDEBYSIDE_IN_NETNS:-}" ]; then
   if ! command -v ip >/dev/null || ! unshare -rn true 2>/dev/null; then
-    echo "--real runs in a network namespace of its own (unshare -rn, ip) and this machine cannot make one; --no-netns runs without one" >&2
+    echo "--real and --local run in a network namespace of its own (unshare -rn, ip) and this machine cannot make one; --no-netns runs without one" >&2
     exit 1
   fi
   BIN=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-sidebyside-bin.XXXXXX")
@@ -140,7 +170,7 @@ fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reasonix-sidebyside.XXXXXX")
 BIN=$WORK/bin
 FAKE_LOG=$WORK/fake.log
-FAKE_PID=
+FAKE_PID= FAKE_URL=
 MKT=acme-market
 
 cleanup() {
@@ -186,7 +216,7 @@ start_fake() {
   case "$FAKE_URL" in http://127.*|http://localhost:*) ;; *) echo "fake is not on loopback: $FAKE_URL" >&2; exit 1 ;; esac
 }
 
-if [ -z "$REAL" ]; then
+if [ -z "$REAL$LOCAL" ]; then
   say "generating a marketplace of $N plugins"
   "$BIN/sidebyside" gen -n "$N" -name "$MKT" -out "$WORK/market"
   say "starting the fake GitHub on loopback"
@@ -198,13 +228,14 @@ fi
 
 # Counting: "reset" is remembering the log's length; a request is logged when
 # its response is done, so let the log settle before reading it.
-mark() { wc -l <"$FAKE_LOG" | tr -d ' '; }
+# Without a fake (a --local marketplace alone) there is nothing to count.
+mark() { if [ -f "$FAKE_LOG" ]; then wc -l <"$FAKE_LOG" | tr -d ' '; else echo 0; fi; }
 settle() {
   local a b
   a=$(mark)
   while sleep 0.2; b=$(mark); [ "$a" != "$b" ]; do a=$b; done
 }
-counts_since() { settle; "$BIN/sidebyside" counts -log "$FAKE_LOG" -from "$1"; }
+counts_since() { [ -f "$FAKE_LOG" ] || return 0; settle; "$BIN/sidebyside" counts -log "$FAKE_LOG" -from "$1"; }
 cval() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 # Table rows.
@@ -481,13 +512,25 @@ real_main() {
       args+=(-bare "$p=$g")
     done
   fi
-  for ((i = 0; i < ${#args[@]}; i += 2)); do
-    b=${args[i+1]}
-    [ "${b%%=*}" = "$REAL" ] && real_gitdir=${b#*=}
-  done
-  [ -n "$real_gitdir" ] || { echo "--real $REAL is not among the served repositories (--bare/--mirrors)" >&2; exit 2; }
-  git -C "$real_gitdir" show HEAD:.claude-plugin/marketplace.json >"$WORK/marketplace.json" ||
-    { echo "$real_gitdir has no .claude-plugin/marketplace.json at HEAD" >&2; exit 1; }
+  # ADD_SRC is what Claude adds; MKT_SOURCE is how a golden names it.
+  local ADD_SRC MKT_SOURCE
+  if [ -n "$LOCAL" ]; then
+    cp "$LOCAL/.claude-plugin/marketplace.json" "$WORK/marketplace.json"
+    ADD_SRC=$LOCAL
+    MKT_SOURCE=$(realpath --relative-to="$REPO_ROOT" "$LOCAL")
+    case "$MKT_SOURCE" in ../*) MKT_SOURCE=$LOCAL ;; esac
+  else
+    for ((i = 0; i < ${#args[@]}; i += 2)); do
+      b=${args[i+1]}
+      [ "${b%%=*}" = "$REAL" ] && real_gitdir=${b#*=}
+    done
+    [ -n "$real_gitdir" ] || { echo "--real $REAL is not among the served repositories (--bare/--mirrors)" >&2; exit 2; }
+    git -C "$real_gitdir" show HEAD:.claude-plugin/marketplace.json >"$WORK/marketplace.json" ||
+      { echo "$real_gitdir has no .claude-plugin/marketplace.json at HEAD" >&2; exit 1; }
+    ADD_SRC=$REAL
+    MKT_SOURCE=$REAL@$(git -C "$real_gitdir" rev-parse HEAD)
+  fi
+  [ -z "$SOURCE_LABEL" ] || MKT_SOURCE=$SOURCE_LABEL
   MKT=$("$BIN/sidebyside" names -market "$WORK/marketplace.json")
   names=$("$BIN/sidebyside" names "$WORK/marketplace.json")
   local served=() tried
@@ -495,6 +538,8 @@ real_main() {
   if [ "$CLAUDE_ALL" = 1 ]; then
     tried=$names
   else
+    # Nothing served (a --local marketplace alone): relative entries only.
+    [ "${#served[@]}" -gt 0 ] || served=(-)
     tried=$("$BIN/sidebyside" names -served "$(IFS=,; echo "${served[*]}")" "$WORK/marketplace.json")
   fi
   # A lookup table, not `printf | grep -q`: under pipefail grep's early exit
@@ -506,12 +551,15 @@ real_main() {
     for name in ${ONLY//,/ }; do only[$name]=1; done
     for name in "${!is_tried[@]}"; do [ -n "${only[$name]:-}" ] || unset "is_tried[$name]"; done
   fi
-  say "serving $(( ${#args[@]} / 2 )) repositories through the fake (copying their history)"
-  t0=$(now_ms)
-  # Claude clones a git-subdir entry's repository partially and fetches its
-  # trees and blobs by SHA afterwards, which GitHub serves.
-  start_fake -serve-any-wants "${args[@]}"
-  say "fake GitHub at $FAKE_URL after $(( $(now_ms) - t0 )) ms; marketplace $MKT, $(printf '%s\n' "$names" | wc -l) entries"
+  if [ "${#args[@]}" -gt 0 ]; then
+    say "serving $(( ${#args[@]} / 2 )) repositories through the fake (copying their history)"
+    t0=$(now_ms)
+    # Claude clones a git-subdir entry's repository partially and fetches its
+    # trees and blobs by SHA afterwards, which GitHub serves.
+    start_fake -serve-any-wants "${args[@]}"
+    say "fake GitHub at $FAKE_URL after $(( $(now_ms) - t0 )) ms"
+  fi
+  say "marketplace $MKT, $(printf '%s\n' "$names" | wc -l) entries"
 
   local claude_ms=- rx_ms=- claude_counts= rx_counts=
   mkdir -p "$WORK/claude-logs"
@@ -521,16 +569,19 @@ real_main() {
     note "Claude Code: NOT RUN: $CLAUDE_PROBLEM"
   else
     # Every github.com URL Claude's git uses goes to the fake instead.
-    cat >"$CLAUDE_HOME/.gitconfig" <<EOF
+    if [ -n "$FAKE_URL" ]; then
+      cat >"$CLAUDE_HOME/.gitconfig" <<EOF
 [url "$FAKE_URL/"]
 	insteadOf = https://github.com/
 	insteadOf = git@github.com:
 	insteadOf = ssh://git@github.com/
 EOF
-    say "Claude Code: $CLAUDE_VERSION: marketplace add $REAL, then one install per entry"
+    fi
+    say "Claude Code: $CLAUDE_VERSION: marketplace add $ADD_SRC, then one install per entry"
     m=$(mark); t0=$(now_ms)
-    if ! out=$(run_claude plugin marketplace add "$REAL" 2>&1); then
-      note "Claude Code: \`claude plugin marketplace add $REAL\` FAILED: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+    if ! out=$(run_claude plugin marketplace add "$ADD_SRC" 2>&1); then
+      note "Claude Code: \`claude plugin marketplace add $ADD_SRC\` FAILED: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+      [ -z "$GOLDENS" ] || { echo "no goldens: marketplace add failed: $out" >&2; exit 1; }
     else
       while IFS= read -r name; do
         [ -n "$name" ] || continue
@@ -547,12 +598,22 @@ EOF
         run_claude plugin install "$name@$MKT" >"$WORK/claude-logs/$name.log" 2>&1 || rc=$?
         echo "$rc" >"$WORK/claude-logs/$name.rc"
         [ "$rc" = 0 ] && n_ok=$((n_ok + 1))
+        if [ -n "$GOLDENS" ] && [ "$rc" = 0 ]; then
+          rc=0
+          run_claude plugin details "$name@$MKT" >"$WORK/claude-logs/$name.details" 2>&1 || rc=$?
+          echo "$rc" >"$WORK/claude-logs/$name.details.rc"
+        fi
         [ $((n_all % 25)) != 0 ] || say "  claude: $n_all entries tried, $n_ok installed"
       done <<<"$names"
     fi
     t1=$(now_ms)
     claude_ms=$((t1 - t0))
     claude_counts=$(counts_since "$m")
+  fi
+
+  if [ -n "$GOLDENS" ]; then
+    write_goldens "$ADD_SRC" "$MKT_SOURCE"
+    return
   fi
 
   say "reasonix: plugin install https://github.com/$REAL --yes ${RX_FLAGS[*]}"
@@ -597,8 +658,26 @@ EOF
   if [ -n "$OUT" ]; then cp "$report" "$OUT"; fi
 }
 
+# write_goldens ADD_SRC MKT_SOURCE: after Claude's installs (and details),
+# `claude plugin list --json` once, then one golden per tried entry.
+write_goldens() {
+  [ -n "$CLAUDE_VERSION" ] || { echo "no goldens: Claude Code did not run ($CLAUDE_PROBLEM)" >&2; exit 1; }
+  run_claude plugin list --json >"$WORK/claude-list.json" 2>"$WORK/claude-list.err" ||
+    { echo "no goldens: claude plugin list --json failed: $(head -n 3 "$WORK/claude-list.err")" >&2; exit 1; }
+  local harness added=$1
+  [ -z "$LOCAL" ] || added=$2
+  harness="$(realpath --relative-to="$REPO_ROOT" "$0") $(printf '%q ' "${ORIG_ARGS[@]}")"
+  [ -z "$HARNESS_LABEL" ] || harness=$HARNESS_LABEL
+  local ph=(-placeholder "$CLAUDE_HOME=<home>" -placeholder "$WORK=<work>")
+  [ -z "$LOCAL" ] || ph+=(-placeholder "$LOCAL=<marketplace>")
+  [ -z "$FAKE_URL" ] || ph+=(-placeholder "$FAKE_URL=https://github.com")
+  "$BIN/sidebyside" goldens -market "$WORK/marketplace.json" -claude-logs "$WORK/claude-logs" \
+    -list "$WORK/claude-list.json" -claude-version "$CLAUDE_VERSION" -source "$2" \
+    -harness "${harness% }" -add "claude plugin marketplace add $added" -out "$GOLDENS" "${ph[@]}"
+}
+
 # ---------------------------------------------------------------------- run
-if [ -n "$REAL" ]; then
+if [ -n "$REAL$LOCAL" ]; then
   real_main
   exit 0
 fi

@@ -507,3 +507,52 @@ func TestMarketplaceGitFailingFallsBackToArchive(t *testing.T) {
 		t.Fatalf("git-subdir repository not fetched by archive")
 	}
 }
+
+// A repository whose root is both a marketplace and a plugin: named by its
+// folder or URL it installs the plugin at its root (SPEC §7: the plugin
+// wins); known as a marketplace, NAME@MARKET installs that entry — read
+// through the entry, in the marketplace's format — and update follows it
+// there, as Claude Code does.
+func TestMarketplaceWhoseRootIsAPlugin(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	dir := writeTree(t, filepath.Join(t.TempDir(), "both"), map[string]string{
+		".claude-plugin/marketplace.json":          marketplaceJSON(t, "both", entry("inner", "./plugins/inner"), entry("whole", "./")),
+		".claude-plugin/plugin.json":               `{"name":"whole","version":"1.0.0","description":"the Claude manifest"}`,
+		".codex-plugin/plugin.json":                `{"name":"whole","version":"9.0.0","description":"the Codex manifest","skills":"./skills"}`,
+		"CLAUDE.md":                                "read by Codex packages only\n",
+		"skills/top/SKILL.md":                      "---\nname: top\ndescription: top\n---\n",
+		"plugins/inner/.claude-plugin/plugin.json": `{"name":"inner","version":"2.0.0"}`,
+		"plugins/inner/commands/hi.md":             "---\ndescription: hi\n---\nhi\n",
+	})
+	root, err := env.install(Request{Source: dir}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(root.Actions) != 1 || root.Actions[0].Name != "whole" {
+		t.Fatalf("the folder installs the plugin at its root: %+v", root.Actions)
+	}
+	if _, err := env.in.AddMarketplace(context.Background(), dir, false); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := env.install(Request{Source: "inner@both"}, Approval{Yes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := actionsByName(resp)["inner"]
+	if len(resp.Actions) != 1 || a.Status != ActionInstalled || a.Version != "2.0.0" || len(a.Commands) != 1 || a.Commands[0].Invocation != "/inner:hi" {
+		t.Fatalf("inner@both: %+v", resp.Actions)
+	}
+	whole, err := env.install(Request{Source: "whole@both"}, Approval{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := actionsByName(whole)["whole"]
+	if w.ManifestKind != "claude" || w.Version != "1.0.0" || len(w.Hooks) != 0 || len(w.Skills) != 1 {
+		t.Fatalf("whole@both is read through its entry, as Claude: kind %s version %s hooks %+v skills %+v", w.ManifestKind, w.Version, w.Hooks, w.Skills)
+	}
+	up, err := env.update("inner", false, Approval{DryRun: true})
+	if err != nil || up.Status != StatusUpToDate {
+		t.Fatalf("update inner: %v %+v", err, up)
+	}
+}

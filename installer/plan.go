@@ -132,7 +132,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
-		Source: src, Name: req.Name, Names: req.Names, Link: req.Link,
+		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
 	if err != nil {

@@ -24,8 +24,12 @@ func TestEntryManifests(t *testing.T) {
 			// own: Claude Code refuses the plugin ("conflicting manifests").
 			entry("override", "./override", "strict", false, "commands", []string{"./cmds/entry.md"}),
 			// strict (default): the plugin's own manifest, the entry's
-			// components added.
-			entry("merged", "./merged", "agents", []string{"./extra-agents/helper.md"}),
+			// component files added; its MCP and LSP servers are not
+			// (Claude Code reads them only from an entry that is the
+			// manifest), and the plan says so.
+			entry("merged", "./merged", "agents", []string{"./extra-agents/helper.md"},
+				"mcpServers", map[string]any{"entry-server": map[string]any{"command": "entry-server"}},
+				"lspServers", map[string]any{"gopls": map[string]any{"command": "gopls", "extensionToLanguage": map[string]string{".go": "go"}}}),
 			// Only LSP servers: nothing maps, and the block says so.
 			entry("go-lsp", "./lsp", "strict", false, "lspServers", map[string]any{"gopls": map[string]any{"command": "gopls", "extensionToLanguage": map[string]string{".go": "go"}}}),
 			// A folder with both a Claude and a Codex manifest, listed by a
@@ -59,8 +63,12 @@ func TestEntryManifests(t *testing.T) {
 		t.Errorf("override: %s %q", override.Status, override.ErrorText())
 	}
 	merged := got["merged"]
-	if len(merged.Commands) != 1 || len(merged.Agents) != 1 || merged.ManifestSource != ".claude-plugin/plugin.json + marketplace entry" {
-		t.Errorf("merged: commands %+v agents %+v source %q", merged.Commands, merged.Agents, merged.ManifestSource)
+	if len(merged.Commands) != 1 || len(merged.Agents) != 1 || merged.ManifestSource != ".claude-plugin/plugin.json + marketplace entry" ||
+		len(merged.MCPServers) != 0 || len(merged.LSPServers) != 0 {
+		t.Errorf("merged: commands %+v agents %+v MCP %+v LSP %+v source %q", merged.Commands, merged.Agents, merged.MCPServers, merged.LSPServers, merged.ManifestSource)
+	}
+	if !strings.Contains(strings.Join(merged.Warnings, "\n"), "the marketplace entry's fields mcpServers, lspServers are ignored beside .claude-plugin/plugin.json") {
+		t.Errorf("merged warnings: %q", merged.Warnings)
 	}
 	lsp := got["go-lsp"]
 	if lsp.Status != ActionBlocked || !bytes.Contains([]byte(lsp.ErrorText()), []byte("declares only LSP servers (gopls)")) || len(lsp.LSPServers) != 0 && lsp.LSPServers[0].Mapped {

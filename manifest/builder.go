@@ -106,14 +106,16 @@ func itemName(name string) error {
 
 // skillRoot maps a skills path: a directory holding SKILL.md is one skill,
 // otherwise each child directory holding SKILL.md is. rel is clean and
-// already checked; real is its resolved location.
-func (b *builder) skillRoot(rel, real, declaredIn string) {
+// already checked; real is its resolved location. byFrontMatter names a
+// path that is a skill by its SKILL.md's name, as Claude Code does (the
+// skills of a folder of skills keep their folders' names).
+func (b *builder) skillRoot(rel, real, declaredIn string, byFrontMatter bool) {
 	if info, err := b.t.stat(real); err == nil && info.Mode().IsRegular() {
 		if path.Base(rel) != "SKILL.md" || rel == "SKILL.md" {
 			b.skip("%s: skills path %s is a file, not a skill directory; skipped", declaredIn, rel)
 			return
 		}
-		b.addSkill(path.Base(path.Dir(rel)), path.Dir(rel))
+		b.addSkill(path.Base(path.Dir(rel)), path.Dir(rel), nil)
 		return
 	}
 	if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
@@ -121,7 +123,11 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 		if rel == "." {
 			name = b.pkg.Name
 		}
-		b.addSkill(name, rel)
+		fm := b.frontMatter(path.Join(rel, "SKILL.md"))
+		if byFrontMatter {
+			name = b.skillName(rel, name, fm)
+		}
+		b.addSkill(name, rel, fm)
 		return
 	}
 	entries, err := os.ReadDir(real)
@@ -146,14 +152,32 @@ func (b *builder) skillRoot(rel, real, declaredIn string) {
 			b.skip("%s: more than %d skills; the rest are skipped", rel, maxDiscoveredPerDir)
 			return
 		}
-		b.addSkill(e.Name(), child)
+		b.addSkill(e.Name(), child, nil)
 	}
 	if found == 0 && declaredIn != "" {
 		b.skip("%s: skills path %s holds no SKILL.md; nothing mapped", declaredIn, rel)
 	}
 }
 
-func (b *builder) addSkill(name, dir string) {
+// skillName is the name dir/SKILL.md's front matter (fm) gives, or folder
+// when it gives none; a name that cannot be a skill's is said and the
+// folder's kept.
+func (b *builder) skillName(dir, folder string, fm *frontMatter) string {
+	name, ok := fm.fields["name"].(string)
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || name == folder {
+		return folder
+	}
+	if err := itemName(name); err != nil {
+		b.warn("%s: the name %q in its SKILL.md cannot name a skill (%v); named %q after its folder", dir, name, err, folder)
+		return folder
+	}
+	return name
+}
+
+// addSkill adds the skill in dir; fm is its SKILL.md's front matter, nil
+// when not read yet.
+func (b *builder) addSkill(name, dir string, fm *frontMatter) {
 	if prev, dup := b.skills[name]; dup {
 		if prev != dir {
 			b.skip("skill %q at %s duplicates the one at %s; skipped", name, dir, prev)
@@ -165,8 +189,9 @@ func (b *builder) addSkill(name, dir string) {
 		return
 	}
 	b.skills[name] = dir
-	file := path.Join(dir, "SKILL.md")
-	fm := b.frontMatter(file)
+	if fm == nil {
+		fm = b.frontMatter(path.Join(dir, "SKILL.md"))
+	}
 	b.pkg.Skills = append(b.pkg.Skills, Skill{
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,

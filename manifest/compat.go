@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -342,16 +343,29 @@ func (b *builder) conventional(in *compatInput, field string) []string {
 }
 
 func (b *builder) compatSkills(in *compatInput) {
+	// Claude Code lists the skills/ folder it reads before the paths
+	// declared, so a declared skill in it keeps its folder's name.
+	readsSkills := slices.Contains(b.conventional(in, "skills"), "skills") && b.t.isDir("skills")
 	b.component(in, "skills", func(src, rel, real string) {
 		if rel == "." && in.atRoot && src == entryLabel {
 			return // the root: its skills/ folder (conventional)
 		}
-		b.skillRoot(rel, real, src)
+		b.skillRoot(rel, real, src, !readsSkills || path.Dir(rel) != "skills")
 	}, func(rel, real string) int {
 		before := len(b.pkg.Skills)
-		b.skillRoot(rel, real, "")
+		b.skillRoot(rel, real, "", true)
 		return len(b.pkg.Skills) - before
 	})
+	// A Claude plugin whose manifest declares no skills and which has no
+	// skills/ folder is a skill itself when its root holds SKILL.md, as
+	// Claude Code's loader reads it (a repository that is one skill).
+	if meta, _ := in.meta(); in.kind == KindClaude && meta.Get("skills").IsEmpty() && !b.t.isDir("skills") {
+		if ok, _ := b.t.regularFile("SKILL.md"); ok {
+			if _, real, err := b.t.resolve("."); err == nil {
+				b.skillRoot(".", real, "", true)
+			}
+		}
+	}
 }
 
 func (b *builder) compatCommands(in *compatInput) {
@@ -365,7 +379,7 @@ func (b *builder) compatCommands(in *compatInput) {
 	b.component(in, "commands", func(src, rel, real string) {
 		// Claude lets a commands entry name a skill directory.
 		if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-			b.skillRoot(rel, real, src)
+			b.skillRoot(rel, real, src, false)
 			return
 		}
 		commands(src, rel, real)
@@ -555,6 +569,12 @@ func (b *builder) mcpMap(src string, m *node, specs map[string]mcpSpec) {
 			continue
 		}
 		s.AutoStart = nil // imported servers stay off until enabled
+		if b.pkg.Kind == KindClaude && s.Type == "" && s.Command == "" && s.URL != "" {
+			// Claude Code takes a server without a command for a remote
+			// one only when its type says which: it does not load it.
+			b.skip("%s: MCP server %q has a url but no type, and Claude Code does not load it (give \"type\": \"http\" or \"sse\"); skipped", src, name)
+			continue
+		}
 		if err := b.addMCP(name, s, src, false, specs); err != nil {
 			b.skip("%s: %v; skipped", src, err)
 			continue

@@ -168,6 +168,77 @@ func TestCompatibility(t *testing.T) {
 					t.Errorf("got %+v %+v", p.Skills, p.Commands)
 				}
 			}},
+		// Claude Code names a path that is a skill by its SKILL.md's name;
+		// the skills of a folder of skills keep their folders' names.
+		{name: "declared skill named by its front matter", kind: KindClaude, manifest: `"skills": ["./tools/folder-name", "./more"]`,
+			files: map[string]string{"tools/folder-name/SKILL.md": "---\nname: front-matter-name\n---\n", "more/inner/SKILL.md": "---\nname: other\n---\n"},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 2 || p.Skills[0].Name != "front-matter-name" || p.Skills[0].Invocation != "/kit:front-matter-name" || p.Skills[1].Name != "inner" {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		// Claude Code lists the skills/ folder before the paths declared:
+		// a declared skill in it keeps its folder's name.
+		{name: "declared skill in skills/ keeps its folder's name", kind: KindClaude, manifest: `"skills": ["./skills/brand-check"]`,
+			files: map[string]string{"skills/brand-check/SKILL.md": "---\nname: canva-brand-check\n---\n", "skills/other/SKILL.md": "x"},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 2 || p.Skills[0].Name != "brand-check" || p.Skills[1].Name != "other" {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		{name: "a front-matter name that cannot name a skill keeps the folder's", kind: KindClaude, manifest: `"skills": "./tools/x"`,
+			files: map[string]string{"tools/x/SKILL.md": "---\nname: Not A Name\n---\n"}, want: CompatFull,
+			warnings: []string{`the name "Not A Name" in its SKILL.md cannot name a skill`},
+			check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 1 || p.Skills[0].Name != "x" {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		// A plugin that is one skill: SKILL.md at its root, no skills/
+		// folder, no skills declared (Claude Code's loader).
+		{name: "root SKILL.md is the plugin's skill", kind: KindClaude, files: map[string]string{"SKILL.md": "---\nname: whole\n---\n"},
+			want: CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 1 || p.Skills[0].Name != "whole" || p.Skills[0].Path != "." {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		{name: "root SKILL.md beside skills/ is not a skill", kind: KindClaude,
+			files: map[string]string{"SKILL.md": "---\nname: whole\n---\n", "skills/a/SKILL.md": "x"},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 1 || p.Skills[0].Name != "a" {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		{name: "root SKILL.md with skills declared is not a skill", kind: KindClaude, manifest: `"skills": "./sk"`,
+			files: map[string]string{"SKILL.md": "---\nname: whole\n---\n", "sk/b/SKILL.md": "x"},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 1 || p.Skills[0].Name != "b" {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		{name: "root SKILL.md of a Codex plugin is not a skill", kind: KindCodex, files: map[string]string{"SKILL.md": "x", "commands/c.md": "x"},
+			want: CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Skills) != 0 {
+					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		// Claude Code loads a server without a command only when its type
+		// says it is remote; Codex takes a url for one.
+		{name: "Claude MCP server with a url and no type is not loaded", kind: KindClaude,
+			files: map[string]string{".mcp.json": `{"mcpServers": {"typeless": {"url": "https://example.com/mcp"}, "typed": {"type": "http", "url": "https://example.com/mcp"}}}`},
+			want:  CompatPartial, warnings: []string{`MCP server "typeless" has a url but no type`},
+			check: func(t *testing.T, p *Package) {
+				if len(p.MCPServers) != 1 || p.MCPServers[0].Name != "typed" {
+					t.Errorf("MCP servers = %+v", p.MCPServers)
+				}
+			}},
+		{name: "Codex MCP server with a url and no type is remote", kind: KindCodex, manifest: `"mcpServers": "./.mcp.json"`,
+			files: map[string]string{".mcp.json": `{"mcpServers": {"typeless": {"url": "https://example.com/mcp"}}}`},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.MCPServers) != 1 || p.MCPServers[0].Transport != "http" {
+					t.Errorf("MCP servers = %+v", p.MCPServers)
+				}
+			}},
 		{name: "metadata only is blocked", kind: KindClaude, want: CompatNone, check: func(t *testing.T, p *Package) {
 			if !p.Blocked || !strings.Contains(p.BlockReason, "nothing in this claude plugin maps") {
 				t.Errorf("blocked=%v reason=%q", p.Blocked, p.BlockReason)

@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"path"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
@@ -13,9 +15,12 @@ import (
 //     components), strict or not, and the conventional folders still
 //     count;
 //   - beside a plugin.json, the plugin.json is the manifest and the entry's
-//     components are added to it — unless the entry is strict: false and
-//     declares components, which Claude Code refuses ("conflicting
-//     manifests").
+//     component files (commands, agents, skills, hooks, output styles,
+//     themes) are added to it — unless the entry is strict: false and
+//     declares them, which Claude Code refuses ("conflicting manifests").
+//     Its other components (mcpServers, lspServers…) Claude Code reads
+//     only where the entry is the manifest: beside a plugin.json they are
+//     ignored, and the plan says so.
 
 const entryLabel = "marketplace entry"
 
@@ -35,15 +40,23 @@ func declaresComponents(entry *node) bool {
 	return !entry.Get("experimental").Get("themes").IsEmpty()
 }
 
+// addsBeside reports whether an entry's field r is added to the plugin.json
+// beside it: the component files Claude Code's loader adds (the rows that
+// Declare, and experimental for its themes — the fields a strict: false
+// entry may not declare there either), and dependencies, which Reasonix
+// plans for the entry wherever they are written.
+func addsBeside(r jsondoc.Row) bool {
+	return r.Traits&jsondoc.Declares != 0 || r.Key == "experimental" || r.Key == "dependencies"
+}
+
 // entryDoc is a plugin.json document made of an entry's fields: its name,
-// and its manifest fields (withMeta) or only its components and
-// dependencies (what it adds beside a plugin.json).
+// and its manifest fields (withMeta) or only what it adds beside a
+// plugin.json (addsBeside).
 func entryDoc(entry *node, name string, withMeta bool) *node {
 	doc := &node{Kind: jsondoc.Object}
 	doc.Put("name", jsondoc.Text(name))
 	for _, r := range ClaudePlugin().Rows {
-		adds := r.Role == jsondoc.Component || r.Role == jsondoc.Unsupported || r.Key == "dependencies"
-		if r.Key == "name" || r.Role == jsondoc.EntryOnly || (!withMeta && !adds) {
+		if r.Key == "name" || r.Role == jsondoc.EntryOnly || (!withMeta && !addsBeside(r)) {
 			continue
 		}
 		if v := entry.Get(r.Key); v != nil {
@@ -51,6 +64,19 @@ func entryDoc(entry *node, name string, withMeta bool) *node {
 		}
 	}
 	return doc
+}
+
+// ignoredBeside names the component fields an entry sets that are not
+// added to the plugin.json beside it (addsBeside), which Claude Code
+// ignores there.
+func ignoredBeside(entry *node) []string {
+	var out []string
+	for _, r := range ClaudePlugin().Rows {
+		if (r.Role == jsondoc.Component || r.Role == jsondoc.Unsupported) && !addsBeside(r) && !entry.Get(r.Key).IsEmpty() {
+			out = append(out, r.Key)
+		}
+	}
+	return out
 }
 
 // entryReading is how a package with a marketplace entry is read.
@@ -109,6 +135,10 @@ func readEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*entryReading,
 	if adds := entryDoc(entry, name, false); len(adds.Fields) > 1 {
 		r.in.entry = adds
 		r.source = rel + " + " + entryLabel
+	}
+	if ignored := ignoredBeside(entry); len(ignored) > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("the marketplace entry's fields %s are ignored beside %s, as Claude Code ignores them there (it reads them only from an entry that is the whole manifest)",
+			strings.Join(ignored, ", "), rel))
 	}
 	return r, nil
 }

@@ -186,7 +186,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 		return err
 	}
 	for _, p := range skills {
-		b.skillRoot(p[0], p[1], src)
+		b.skillRoot(p[0], p[1], src, false)
 	}
 	for _, field := range []string{"commands", "prompts"} {
 		a, c := top.Commands, con.Commands

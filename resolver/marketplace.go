@@ -535,13 +535,14 @@ func joinSlash(base, p string) string {
 // isMarketplace reports whether the folder dir is read as a marketplace:
 // it holds a marketplace document and no plugin manifest (SPEC §7: when
 // the root also has one, the plugin wins) — unless the request is for the
-// marketplace's document itself (marketplace add and update, validate),
+// marketplace's document itself (marketplace add and update, validate) or
+// for its entries (NAME@MARKET, entries by name: update, dependencies),
 // which a plugin at the root does not hide.
 func isMarketplace(dir string, req Request) bool {
 	if !marketplace.Has(dir) {
 		return false
 	}
-	if req.DocumentOnly {
+	if req.DocumentOnly || req.KnownMarket || len(req.Names) > 0 {
 		return true
 	}
 	_, _, err := manifest.Detect(dir)

@@ -43,7 +43,12 @@ type Request struct {
 	Constraints map[string]Constraint
 	// DocumentOnly reads a marketplace's document and lists its entries
 	// (Fetched.Entries) without fetching any of them.
-	DocumentOnly  bool
+	DocumentOnly bool
+	// KnownMarket: the source is a known marketplace, read for its entries
+	// (NAME@MARKET, or the marketplace's name). Like DocumentOnly and
+	// Names, it reads the marketplace even where a plugin at its root would
+	// win for a repository named by its URL (SPEC §7).
+	KnownMarket   bool
 	Link          bool
 	Offline       bool
 	AllowUnpinned bool

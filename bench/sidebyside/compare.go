@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"reasonix.io/plugind/internal/parity"
 )
 
 // compareCmd is `sidebyside compare`: after both tools installed the entries
@@ -102,52 +104,25 @@ type mktEntry struct {
 }
 
 func readEntries(path string) ([]mktEntry, string, error) {
-	data, err := os.ReadFile(path)
+	name, entries, err := parity.ReadMarketplace(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("read marketplace: %w", err)
+		return nil, "", err
 	}
-	var doc struct {
-		Name    string `json:"name"`
-		Plugins []struct {
-			Name   string          `json:"name"`
-			Source json.RawMessage `json:"source"`
-			Strict *bool           `json:"strict"`
-		} `json:"plugins"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, "", fmt.Errorf("marketplace %s: %w", path, err)
-	}
-	if doc.Name == "" {
-		return nil, "", fmt.Errorf("marketplace %s: no name", path)
-	}
-	out := make([]mktEntry, 0, len(doc.Plugins))
-	for _, p := range doc.Plugins {
-		e := mktEntry{Name: p.Name, Kind: "?"}
-		var rel string
-		var obj struct {
-			Source string `json:"source"`
-			Repo   string `json:"repo"`
-			URL    string `json:"url"`
-			SHA    string `json:"sha"`
-			Pkg    string `json:"package"`
+	out := make([]mktEntry, 0, len(entries))
+	for _, p := range entries {
+		e := mktEntry{Name: p.Name, Kind: p.Kind}
+		if p.Kind != "relative" {
+			e.Repo = p.Repo
 		}
-		switch {
-		case json.Unmarshal(p.Source, &rel) == nil:
-			e.Kind = "relative"
-		case json.Unmarshal(p.Source, &obj) == nil:
-			e.Kind = obj.Source
-			e.Repo = obj.Repo + obj.URL + obj.Pkg
-			e.Repo = strings.TrimSuffix(strings.TrimPrefix(e.Repo, "https://github.com/"), ".git")
-			if obj.SHA == "" && (obj.Source == "url" || obj.Source == "github" || obj.Source == "git-subdir") {
-				e.Kind += "(unpinned)"
-			}
+		if p.Unpinned() {
+			e.Kind += "(unpinned)"
 		}
-		if p.Strict != nil && !*p.Strict {
+		if !p.Strict {
 			e.Kind += "+strict:false"
 		}
 		out = append(out, e)
 	}
-	return out, doc.Name, nil
+	return out, name, nil
 }
 
 // outcome is what one tool did with one entry: the installed tree, or why

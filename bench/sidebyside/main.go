@@ -37,6 +37,25 @@
 //	    differing files) and the reasons each tool gave for what it did not
 //	    install (see compare.go).
 //
+//	sidebyside goldens -market MARKETPLACE.json -claude-logs DIR -list FILE
+//	                   -claude-version V -source S -harness CMD -add CMD -out DIR
+//	    after Claude Code installed a marketplace's entries and showed their
+//	    details (claude-side-by-side.sh --goldens), writes one parity golden
+//	    per entry it tried into DIR (see internal/parity).
+//
+//	sidebyside repair -git-dir GITDIR -out NEWGITDIR
+//	    writes a servable copy of a fetched snapshot whose HEAD lacks files
+//	    of 4 MiB and more (see repair.go); prints the commit to serve.
+//
+//	sidebyside skeletons -corpus DIR -market OWNER__NAME -mirrors DIR -out DIR
+//	    writes the skeletons of one corpus marketplace's repositories (its
+//	    own and its remote entries' brought here) that the corpus parity
+//	    test serves in their place (see skeletons.go, internal/parity).
+//
+//	sidebyside paritytable -results DIR
+//	    prints the parity table of issue 22 from the results the parity
+//	    tests write with REASONIX_PARITY_RESULTS=DIR (see paritytable.go).
+//
 // Counting from the log keeps the fake's command untouched: "reset the
 // counts" is "remember how many lines the log had".
 package main
@@ -69,6 +88,14 @@ func main() {
 		err = namesCmd(os.Args[2:], os.Stdout)
 	case "compare":
 		err = compareCmd(os.Args[2:], os.Stdout)
+	case "goldens":
+		err = goldensCmd(os.Args[2:], os.Stdout)
+	case "repair":
+		err = repairCmd(os.Args[2:], os.Stdout)
+	case "skeletons":
+		err = skeletonsCmd(os.Args[2:], os.Stdout)
+	case "paritytable":
+		err = parityTableCmd(os.Args[2:], os.Stdout)
 	case "response":
 		err = responseCmd(os.Stdin, os.Stdout)
 	case "len":
@@ -91,6 +118,10 @@ func usage() {
 		"       sidebyside response < RESPONSE.json\n"+
 		"       sidebyside names [-market] [-served OWNER/NAME,…] MARKETPLACE.json\n"+
 		"       sidebyside compare -market FILE -claude-config DIR -claude-logs DIR -reasonix-home DIR -reasonix-response FILE\n"+
+		"       sidebyside goldens -market FILE -claude-logs DIR -list FILE -claude-version V -source S -harness CMD -add CMD -out DIR [-placeholder OLD=NEW…]\n"+
+		"       sidebyside repair -git-dir GITDIR -out NEWGITDIR\n"+
+		"       sidebyside skeletons -corpus DIR -market OWNER__NAME -mirrors DIR -out DIR\n"+
+		"       sidebyside paritytable -results DIR\n"+
 		"       sidebyside len KEY < FILE.json")
 	os.Exit(2)
 }
