@@ -51,7 +51,7 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		// of the same id says the same thing: renew it rather than encode
 		// and write the whole body again (most of a warm re-plan otherwise).
 		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
-			if body, err := p.MarshalStored(ap.PlanID); err == nil {
+			if body, err := p.MarshalStored(); err == nil {
 				_ = in.plans.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
 			}
 		}

@@ -656,19 +656,14 @@ func (p *Plan) failure() error {
 	return nil
 }
 
-// MarshalStored is the form a plan is kept in by planId; approved is the
-// planId it was made under (zero for a dry run), kept with its request.
-func (p *Plan) MarshalStored(approved PlanID) ([]byte, error) {
+// MarshalStored is the form a plan is kept in by planId: the request as it
+// was asked (non-sensitive config only) and the response. The planId that
+// approved it is not kept: the row's key is that planId already. Rows
+// written while Request carried a "planId" read the same (it is ignored).
+func (p *Plan) MarshalStored() ([]byte, error) {
 	asked := p.asked
 	asked.Config = storedConfig(asked, p.Actions)
-	request, err := marshalStoredRequest(asked, approved)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(struct {
-		Request  json.RawMessage `json:"request"`
-		Response *Response       `json:"response"`
-	}{request, p.Response()})
+	return json.Marshal(StoredPlan{Request: asked, Response: p.Response()})
 }
 
 func sortedUnique(list []string) []string {

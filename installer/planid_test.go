@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestPlanIDJSON(t *testing.T) {
 }
 
 // legacyRequest is Request as it was while it carried the approving
-// planId: stored plans written then and now must read the same.
+// planId: stored plans written then must read as they are written now.
 type legacyRequest struct {
 	Source        string            `json:"source"`
 	Name          string            `json:"name,omitempty"`
@@ -172,12 +173,14 @@ type legacyRequest struct {
 	Config        map[string]string `json:"config,omitempty"`
 }
 
-func TestStoredRequestIsByteIdentical(t *testing.T) {
+// TestStoredPlansFromBeforeReadTheSame: a stored plan's request written
+// with the approving planId (as before the approval alone carried it)
+// reads as the same Request as one written now, and the planId is not
+// written any more.
+func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 	t.Parallel()
 	const id = "low:sha256:0123456789abcdef0123456789abcdef"
 	update := &UpdateRequest{Names: []string{"a", "b"}, Marketplace: "m"}
-	// Values that look like keys, to show the planId goes where the field
-	// was and not where the text is.
 	tricky := map[string]string{"subdir": `","update":{`, "config": "x", "a<b": "&"}
 	cases := []struct {
 		name string
@@ -191,26 +194,29 @@ func TestStoredRequestIsByteIdentical(t *testing.T) {
 		{"all", Request{Source: "s", Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
 	}
 	for _, c := range cases {
-		for _, approved := range []string{"", id} {
-			r := c.req
-			legacy := legacyRequest{r.Source, r.Name, r.Names, r.Replace, r.Link, r.Offline, r.AllowUnpinned, r.Refresh, approved, r.Subdir, r.Update, r.Config}
-			want, err := json.Marshal(legacy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ap PlanID
-			if approved != "" {
-				ap = planIDOf(t, approved)
-			}
-			got, err := marshalStoredRequest(r, ap)
-			if err != nil || string(got) != string(want) {
-				t.Errorf("%s, approved %q:\n got %s (%v)\nwant %s", c.name, approved, got, err, want)
-			}
-			// And it reads back as the request (the planId is ignored).
-			var back Request
-			if err := json.Unmarshal(got, &back); err != nil || back.Source != r.Source || back.Subdir != r.Subdir || len(back.Config) != len(r.Config) {
-				t.Errorf("%s: read back %+v, %v", c.name, back, err)
-			}
+		r := c.req
+		now, err := (&Plan{asked: r}).MarshalStored()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(now), `"planId":"`+id) {
+			t.Errorf("%s: the approving planId is stored: %s", c.name, now)
+		}
+		var fromNow StoredPlan
+		if err := json.Unmarshal(now, &fromNow); err != nil {
+			t.Fatal(err)
+		}
+		w := fromNow.Request // the same request, written as before
+		legacy, err := json.Marshal(legacyRequest{w.Source, w.Name, w.Names, w.Replace, w.Link, w.Offline, w.AllowUnpinned, w.Refresh, id, w.Subdir, w.Update, w.Config})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromBefore Request
+		if err := json.Unmarshal(legacy, &fromBefore); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fromBefore, fromNow.Request) || fromNow.Request.Source != r.Source || fromNow.Request.Subdir != r.Subdir || !reflect.DeepEqual(fromNow.Request.Update, r.Update) {
+			t.Errorf("%s: a row from before reads as %+v, one from now as %+v", c.name, fromBefore, fromNow.Request)
 		}
 	}
 }

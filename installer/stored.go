@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,56 +30,6 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 		return nil, false, fmt.Errorf("stored plan %s: %w", planID, err)
 	}
 	return sp, true, nil
-}
-
-// afterPlanID are the keys Request writes after where it wrote "planId"
-// while it carried one (json.Marshal writes fields in order).
-var afterPlanID = map[string]bool{"subdir": true, "update": true, "config": true}
-
-// marshalStoredRequest encodes r as a stored plan keeps its request: with
-// the planId the plan was approved by, if any, in the place Request wrote
-// it before the approval alone carried it, so stored plans read byte for
-// byte as they did. Readers ignore it (an approval replays the stored
-// request under the planId it names).
-func marshalStoredRequest(r Request, approved PlanID) ([]byte, error) {
-	data, err := json.Marshal(r)
-	if err != nil || approved.IsZero() {
-		return data, err
-	}
-	id, _ := json.Marshal(approved)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil { // '{'
-		return nil, err
-	}
-	var out bytes.Buffer
-	out.WriteByte('{')
-	written := false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, err
-		}
-		if afterPlanID[key] && !written {
-			fmt.Fprintf(&out, `"planId":%s,`, id)
-			written = true
-		}
-		k, _ := json.Marshal(key)
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(value)
-		out.WriteByte(',')
-	}
-	if !written {
-		fmt.Fprintf(&out, `"planId":%s,`, id)
-	}
-	out.Truncate(out.Len() - 1)
-	out.WriteByte('}')
-	return out.Bytes(), nil
 }
 
 // InstallApproved applies the plan the user approved as approved. It

@@ -141,7 +141,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 	if strings.Contains(string(planJSON), testSecret) {
 		t.Fatalf("the plan shows the secret: %s", planJSON)
 	}
-	stored, err := (&Plan{asked: Request{Source: src, Config: cfg}, Actions: dry.Actions}).MarshalStored(PlanID{})
+	stored, err := (&Plan{asked: Request{Source: src, Config: cfg}, Actions: dry.Actions}).MarshalStored()
 	if err != nil {
 		t.Fatal(err)
 	}
