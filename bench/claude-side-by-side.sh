@@ -70,7 +70,8 @@
 # verdict and the commands that produced them. Names and verdicts only, never
 # a plugin's content, so goldens of real marketplaces can be committed. It
 # never runs `claude --debug`: that starts a session, which runs plugins'
-# SessionStart hooks and MCP servers.
+# SessionStart hooks and MCP servers. Only --session starts one, and only
+# with --local (the fixture, whose plugins are ours).
 #   --goldens DIR          record goldens into DIR (Claude only; with --real or --local)
 #   --local DIR            the marketplace is this local folder, added as a path;
 #                          its remote entries go to the fake when --bare/--mirrors serve them
@@ -78,6 +79,12 @@
 #                          OWNER/NAME@COMMIT served, or the --local folder)
 #   --harness-label TEXT   how the goldens name the command that recorded them
 #                          (default: this script's command line)
+#   --session              with --local: after the installs, start one session
+#                          (`claude -p --output-format stream-json --verbose`,
+#                          the API unreachable) and record what its init message
+#                          says each plugin loaded: agents and commands by the
+#                          names sessions give them, nested folders included,
+#                          which details does not show
 # Exit status: 0 when both sides installed every plugin, 1 otherwise (the
 # table is printed either way), 2 on usage errors. With --goldens: 0 when
 # every golden was written.
@@ -94,7 +101,7 @@ CMD_TIMEOUT=300
 WAIT_STEP=${SIDEBYSIDE_WAIT_STEP:-300} # seconds between --wait-minutes retries
 KEEP=0
 SKIP_CLAUDE=0
-REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL= HARNESS_LABEL=
+REAL= MIRRORS= OUT= NETNS=1 CLAUDE_ALL=0 ONLY= GOLDENS= LOCAL= SOURCE_LABEL= HARNESS_LABEL= SESSION=0
 BARES=() RX_FLAGS=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -117,6 +124,7 @@ while [ $# -gt 0 ]; do
     --local) LOCAL=${2:?}; shift 2 ;;
     --source-label) SOURCE_LABEL=${2:?}; shift 2 ;;
     --harness-label) HARNESS_LABEL=${2:?}; shift 2 ;;
+    --session) SESSION=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
@@ -145,6 +153,9 @@ if [ -z "$REAL$LOCAL" ] && { [ "${#BARES[@]}" -gt 0 ] || [ -n "$MIRRORS" ]; }; t
 fi
 if [ -n "$GOLDENS" ] && [ -z "$REAL$LOCAL" ]; then echo "--goldens goes with --real or --local" >&2; exit 2; fi
 if [ -n "$LOCAL" ] && [ -z "$GOLDENS" ]; then echo "--local goes with --goldens" >&2; exit 2; fi
+if [ "$SESSION" = 1 ] && [ -z "$LOCAL" ]; then
+  echo "--session goes with --local: a session runs the installed plugins' hooks and MCP servers" >&2; exit 2
+fi
 if [ -n "$LOCAL" ]; then
   [ -f "$LOCAL/.claude-plugin/marketplace.json" ] || { echo "--local $LOCAL: no .claude-plugin/marketplace.json there" >&2; exit 2; }
   LOCAL=$(cd "$LOCAL" && pwd)
@@ -671,9 +682,15 @@ write_goldens() {
   local ph=(-placeholder "$CLAUDE_HOME=<home>" -placeholder "$WORK=<work>")
   [ -z "$LOCAL" ] || ph+=(-placeholder "$LOCAL=<marketplace>")
   [ -z "$FAKE_URL" ] || ph+=(-placeholder "$FAKE_URL=https://github.com")
+  local session=()
+  if [ "$SESSION" = 1 ]; then
+    # The session fails at its first API call; its init message comes first.
+    run_claude -p --output-format stream-json --verbose "list nothing" >"$WORK/claude-session.jsonl" 2>"$WORK/claude-session.err" || true
+    session=(-session "$WORK/claude-session.jsonl")
+  fi
   "$BIN/sidebyside" goldens -market "$WORK/marketplace.json" -claude-logs "$WORK/claude-logs" \
     -list "$WORK/claude-list.json" -claude-version "$CLAUDE_VERSION" -source "$2" \
-    -harness "${harness% }" -add "claude plugin marketplace add $added" -out "$GOLDENS" "${ph[@]}"
+    -harness "${harness% }" -add "claude plugin marketplace add $added" -out "$GOLDENS" "${ph[@]}" ${session[@]+"${session[@]}"}
 }
 
 # ---------------------------------------------------------------------- run

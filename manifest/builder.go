@@ -217,10 +217,9 @@ func (b *builder) frontMatter(rel string) *frontMatter {
 }
 
 // mdFiles lists the .md files a commands or agents path names: the file
-// itself, or the .md files in the directory — below it too when nested
-// (names joined with ':'), as Claude Code loads commands; only directly in
-// it otherwise, as Claude Code lists agents.
-func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdFile {
+// itself, or the .md files in the folder and the folders below it (but
+// hidden ones), as Claude Code loads both.
+func (b *builder) mdFiles(rel, real, declaredIn, what string) []mdFile {
 	info, err := b.t.stat(real)
 	if err != nil {
 		b.skip("%s: cannot read %s path %s: %v", declaredIn, what, rel, err)
@@ -231,7 +230,7 @@ func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdF
 			b.skip("%s: %s path %s is not a .md file; skipped", declaredIn, what, rel)
 			return nil
 		}
-		return []mdFile{{name: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), rel: rel}}
+		return []mdFile{{base: strings.TrimSuffix(path.Base(rel), path.Ext(rel)), rel: rel}}
 	}
 	var out []mdFile
 	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
@@ -239,7 +238,7 @@ func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdF
 			return err
 		}
 		if d.IsDir() {
-			if p != real && (!nested || strings.HasPrefix(d.Name(), ".")) {
+			if p != real && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -262,7 +261,11 @@ func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdF
 		if len(out) >= maxDiscoveredPerDir {
 			return errTooMany
 		}
-		out = append(out, mdFile{name: strings.ReplaceAll(strings.TrimSuffix(sub, filepath.Ext(sub)), "/", ":"), rel: fileRel})
+		f := mdFile{base: strings.TrimSuffix(path.Base(sub), path.Ext(sub)), rel: fileRel}
+		if dir := path.Dir(sub); dir != "." {
+			f.dirs = strings.ReplaceAll(dir, "/", ":") + ":"
+		}
+		out = append(out, f)
 		return nil
 	})
 	if errors.Is(err, errTooMany) {
@@ -278,24 +281,32 @@ func (b *builder) mdFiles(rel, real, declaredIn, what string, nested bool) []mdF
 
 var errTooMany = errors.New("too many files")
 
-type mdFile struct{ name, rel string }
+// mdFile is a command or agent file: rel its path in the package, base its
+// file name without the extension, dirs the folders between the declared
+// folder and the file, each followed by ':' ("sub:deeper:"), as Claude Code
+// prefixes the names of nested commands and agents.
+type mdFile struct{ dirs, base, rel string }
+
+// name is the file's name as a path: a nested file's folders, then its own.
+func (f mdFile) name() string { return f.dirs + f.base }
 
 func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
-	if prev, dup := b.cmds[f.name]; dup {
+	name := f.name()
+	if prev, dup := b.cmds[name]; dup {
 		if prev != f.rel {
-			b.skip("command %q at %s duplicates the one at %s; skipped", f.name, f.rel, prev)
+			b.skip("command %q at %s duplicates the one at %s; skipped", name, f.rel, prev)
 		}
 		return
 	}
-	if err := itemName(f.name); err != nil {
+	if err := itemName(name); err != nil {
 		b.skip("command at %s skipped: %v", f.rel, err)
 		return
 	}
-	b.cmds[f.name] = f.rel
+	b.cmds[name] = f.rel
 	fm := b.frontMatter(f.rel)
 	c := Command{
-		Name:         f.name,
-		Invocation:   "/" + b.pkg.Name + ":" + f.name,
+		Name:         name,
+		Invocation:   "/" + b.pkg.Name + ":" + name,
 		Description:  fm.str("description"),
 		ArgumentHint: fm.hint("argument-hint"),
 		Path:         f.rel,
@@ -309,22 +320,32 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 	b.pkg.Commands = append(b.pkg.Commands, c)
 }
 
-func (b *builder) addAgent(f mdFile) {
-	if prev, dup := b.agents[f.name]; dup {
-		if prev != f.rel {
-			b.skip("agent %q at %s duplicates the one at %s; skipped", f.name, f.rel, prev)
-		}
-		return
-	}
-	if err := itemName(f.name); err != nil {
+// addAgent adds the agent in f. byFrontMatter names it as a Claude Code
+// session does: its folders, then its front matter's name, or its file's
+// name when that is empty ("sub:custom" for agents/sub/foo.md saying
+// "name: custom"). The front matter's name is the author's text, taken as
+// Claude takes it (spaces and all; display escapes it); only the part
+// from paths follows the plugin-name rules.
+func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
+	if err := itemName(f.name()); err != nil {
 		b.skip("agent at %s skipped: %v", f.rel, err)
 		return
 	}
-	b.agents[f.name] = f.rel
 	fm := b.frontMatter(f.rel)
+	name := f.name()
+	if own := fm.str("name"); byFrontMatter && own != "" {
+		name = f.dirs + own
+	}
+	if prev, dup := b.agents[name]; dup {
+		if prev != f.rel {
+			b.skip("agent %q at %s duplicates the one at %s; skipped", name, f.rel, prev)
+		}
+		return
+	}
+	b.agents[name] = f.rel
 	b.pkg.Agents = append(b.pkg.Agents, Agent{
-		Name:        f.name,
-		Invocation:  "/" + b.pkg.Name + ":agent:" + f.name,
+		Name:        name,
+		Invocation:  "/" + b.pkg.Name + ":agent:" + name,
 		Description: fm.str("description"),
 		Path:        f.rel,
 	})

@@ -371,7 +371,7 @@ func (b *builder) compatSkills(in *compatInput) {
 func (b *builder) compatCommands(in *compatInput) {
 	commands := func(src, rel, real string) int {
 		before := len(b.pkg.Commands)
-		for _, f := range b.mdFiles(rel, real, src, "commands", true) {
+		for _, f := range b.mdFiles(rel, real, src, "commands") {
 			b.addCommand(f, "", "")
 		}
 		return len(b.pkg.Commands) - before
@@ -410,24 +410,28 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 			continue
 		}
 		seen[rel] = true
-		files := b.mdFiles(rel, real, src, "commands", true)
+		files := b.mdFiles(rel, real, src, "commands")
 		if len(files) != 1 || files[0].rel != rel {
 			b.skip("%s: source %q must be one .md file; skipped", where, source.Str)
 			continue
 		}
 		desc := b.metaString(src, spec, "description")
 		hint := b.metaString(src, spec, "argumentHint")
-		b.addCommand(mdFile{name: name, rel: rel}, desc, hint)
+		b.addCommand(mdFile{base: name, rel: rel}, desc, hint)
 	}
 }
 
-// compatAgents maps agents: the .md files declared, and those directly in
-// agents/ (Claude Code lists no agent from a folder below it).
+// compatAgents maps agents: the .md files declared, and those in agents/
+// and the folders below it, named as a Claude Code session names them
+// (measured with the init message of `claude -p --output-format
+// stream-json`: agents/sub/foo.md is plugin:sub:foo, or plugin:sub:NAME
+// when its front matter names it; `claude plugin details` lists only the
+// files directly in agents/, by file name, but sessions load them all).
 func (b *builder) compatAgents(in *compatInput) {
 	agents := func(src, rel, real string) int {
 		before := len(b.pkg.Agents)
-		for _, f := range b.mdFiles(rel, real, src, "agents", false) {
-			b.addAgent(f)
+		for _, f := range b.mdFiles(rel, real, src, "agents") {
+			b.addAgent(f, true)
 		}
 		return len(b.pkg.Agents) - before
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -39,7 +40,7 @@ func TestClaudeFixture(t *testing.T) {
 	if !reflect.DeepEqual(p.Commands, wantCommands) {
 		t.Errorf("commands = %+v", p.Commands)
 	}
-	if want := []Agent{{Name: "reviewer", Invocation: "/superkit:agent:reviewer", Description: "Reviews diffs for bugs", Path: "agents/reviewer.md"}}; !reflect.DeepEqual(p.Agents, want) {
+	if want := []Agent{{Name: "code-reviewer", Invocation: "/superkit:agent:code-reviewer", Description: "Reviews diffs for bugs", Path: "agents/reviewer.md"}}; !reflect.DeepEqual(p.Agents, want) {
 		t.Errorf("agents = %+v", p.Agents)
 	}
 	wantHooks := []Hook{
@@ -192,6 +193,53 @@ func TestCompatibility(t *testing.T) {
 			check: func(t *testing.T, p *Package) {
 				if len(p.Skills) != 1 || p.Skills[0].Name != "x" {
 					t.Errorf("skills = %+v", p.Skills)
+				}
+			}},
+		// Agents as a Claude Code session names them (2.1.197, the init
+		// message of `claude -p --output-format stream-json --verbose`):
+		// agents/ read with the folders below it, each agent named by its
+		// folders and then its front matter's name, or its file's name
+		// when that is missing or empty; a YAML number is its text.
+		{name: "agents named as a session names them", kind: KindClaude,
+			files: map[string]string{
+				"agents/top.md":            "---\nname: renamed-top\n---\n",
+				"agents/plain.md":          "---\ndescription: d\n---\n",
+				"agents/spaced.md":         "---\nname: My Agent\n---\n",
+				"agents/sub/foo.md":        "---\nname: custom\n---\n",
+				"agents/sub/deeper/bar.md": "x",
+				"agents/odd/num.md":        "---\nname: 42\n---\n",
+				"agents/odd/empty.md":      "---\nname: \"\"\n---\n",
+				"agents/.hidden/h.md":      "x",
+			},
+			want: CompatFull, check: func(t *testing.T, p *Package) {
+				var got []string
+				for _, a := range p.Agents {
+					got = append(got, a.Name+"="+a.Path)
+				}
+				sort.Strings(got)
+				want := []string{"My Agent=agents/spaced.md", "odd:42=agents/odd/num.md", "odd:empty=agents/odd/empty.md", "plain=agents/plain.md",
+					"renamed-top=agents/top.md", "sub:custom=agents/sub/foo.md", "sub:deeper:bar=agents/sub/deeper/bar.md"}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("agents = %q, want %q", got, want)
+				}
+			}},
+		// A declared agent file is named by its front matter alone, not its
+		// folders (decl:zed in the session), and replaces agents/.
+		{name: "declared agent file", kind: KindClaude, manifest: `"agents": ["./extra/deep/z.md"]`,
+			files: map[string]string{"extra/deep/z.md": "---\nname: zed\n---\n", "agents/s/i.md": "x"},
+			want:  CompatFull, check: func(t *testing.T, p *Package) {
+				if len(p.Agents) != 1 || p.Agents[0].Name != "zed" || p.Agents[0].Invocation != "/kit:agent:zed" {
+					t.Errorf("agents = %+v", p.Agents)
+				}
+			}},
+		// Two agents a session would name alike: a session loads one
+		// (measured); the first is kept, and the plan says so.
+		{name: "agents named alike", kind: KindClaude,
+			files: map[string]string{"agents/a.md": "---\nname: b\n---\n", "agents/b.md": "x"},
+			want:  CompatPartial, warnings: []string{`agent "b" at agents/b.md duplicates the one at agents/a.md`},
+			check: func(t *testing.T, p *Package) {
+				if len(p.Agents) != 1 || p.Agents[0].Path != "agents/a.md" {
+					t.Errorf("agents = %+v", p.Agents)
 				}
 			}},
 		// A plugin that is one skill: SKILL.md at its root, no skills/

@@ -231,7 +231,10 @@ func EntryDocument(root string, opts LoadOptions) (doc []byte, ok bool, err erro
 
 // withConventional is v, a commands or agents declaration that adds to the
 // conventional folder, as a declaration that also names what the folder
-// holds (a declaration in plugin.json replaces the folder).
+// holds (a declaration in plugin.json replaces the folder). Claude's schema
+// takes agents file by file only, so agents/ is written as its files: one
+// in a folder below it keeps its front matter's name but, declared on its
+// own, loses its folders' prefix (sub:custom becomes custom).
 func (t *tree) withConventional(field string, v *node) node {
 	if !t.isDir(field) || v.Kind == jsondoc.Object {
 		return *v
@@ -242,7 +245,7 @@ func (t *tree) withConventional(field string, v *node) node {
 	} else {
 		_, real, _ := t.resolve(field)
 		b := newBuilder(t, &Package{})
-		for _, f := range b.mdFiles(field, real, "", field, false) {
+		for _, f := range b.mdFiles(field, real, "", field) {
 			items = append(items, jsondoc.Text("./"+path.Clean(f.rel)))
 		}
 	}

@@ -198,7 +198,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 			return err
 		}
 		for _, p := range list {
-			for _, f := range b.mdFiles(p[0], p[1], src, field, true) {
+			for _, f := range b.mdFiles(p[0], p[1], src, field) {
 				b.addCommand(f, "", "")
 			}
 		}
@@ -208,8 +208,8 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 		return err
 	}
 	for _, p := range agents {
-		for _, f := range b.mdFiles(p[0], p[1], src, "agents", true) {
-			b.addAgent(f)
+		for _, f := range b.mdFiles(p[0], p[1], src, "agents") {
+			b.addAgent(f, false)
 		}
 	}
 	if err := b.nativeThemes(src, top.Themes, con.Themes); err != nil {

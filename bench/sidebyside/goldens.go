@@ -38,6 +38,7 @@ func goldensCmd(args []string, stdout io.Writer) error {
 	harness := fs.String("harness", "", "the command line that ran the harness")
 	add := fs.String("add", "", "the `claude plugin marketplace add …` command")
 	out := fs.String("out", "", "the folder to write the goldens into")
+	session := fs.String("session", "", "the output of a session after the installs (`"+parity.SessionCommand+"`); optional")
 	var ph placeholderFlags
 	fs.Var(&ph, "placeholder", "OLD=NEW: replace a run-specific path in Claude's messages (repeatable)")
 	if err := fs.Parse(args); err != nil {
@@ -64,6 +65,15 @@ func goldensCmd(args []string, stdout io.Writer) error {
 	rec := &parity.Recording{
 		Marketplace: mkt, Claude: *version, Source: *source, Harness: *harness, AddCommand: *add,
 		Logs: *logs, List: listed, Placeholders: parity.Placeholders(ph),
+	}
+	if *session != "" {
+		data, err := os.ReadFile(*session)
+		if err != nil {
+			return fmt.Errorf("goldens: %w", err)
+		}
+		if rec.Sessions, err = parity.ParseSession(data); err != nil {
+			return fmt.Errorf("goldens: %s: %w", *session, err)
+		}
 	}
 	var goldens []*parity.Golden
 	var names []string

@@ -17,8 +17,9 @@ import (
 //     (measured on the fixture's nested: the session's init message lists
 //     nested:grp:cmd and nested:sub:foo; details lists neither).
 //
-// The comparison leaves reasonix's items from such files out, and says so,
-// rather than count a difference the golden cannot see.
+// A comparison with details (the corpus goldens) leaves reasonix's items
+// from such files out, and says so, rather than count a difference the
+// golden cannot see; one with a session (the fixture's) holds them all.
 type DetailsBlind struct {
 	// files are the .md files declared one by one; folders the folders
 	// details lists, both relative to the plugin's folder.

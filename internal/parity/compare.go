@@ -2,6 +2,7 @@ package parity
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -60,7 +61,10 @@ func Compare(market string, g *Golden, o *Ours, e Entry, allowed Allowed, blind 
 		r.Differences = []string{"reasonix planned no action for this entry"}
 		return r
 	}
-	o = blind.hide(allowed.dropClaudeDirItems(o, &r), &r)
+	o = allowed.dropClaudeDirItems(o, &r)
+	if g.Session == nil {
+		o = blind.hide(o, &r)
+	}
 	cIn, cWhy := g.ClaudeInstalls()
 	oIn := o.Installed()
 	r.Claude, r.Reasonix = cIn, oIn
@@ -100,8 +104,13 @@ func compareInventories(g *Golden, o *Ours, allowed Allowed) (diffs, ok []string
 		return []string{"Claude installed it but showed no details"}, nil
 	}
 	skills := append(names(o.Skills), names(o.Commands)...)
-	diffs = append(diffs, diffNames("skills and commands", g.Details.Skills, skills, nil)...)
-	diffs = append(diffs, diffNames("agents", g.Details.Agents, names(o.Agents), nil)...)
+	if s := g.Session; s != nil {
+		diffs = append(diffs, diffNames("skills and commands (session)", s.Commands, skills, nil)...)
+		diffs = append(diffs, diffNames("agents (session)", s.Agents, names(o.Agents), nil)...)
+	} else {
+		diffs = append(diffs, diffNames("skills and commands", g.Details.Skills, skills, nil)...)
+		diffs = append(diffs, diffNames("agents", g.Details.Agents, fileNames(o.Agents), nil)...)
+	}
 	said := func(mentions func(string) *regexp.Regexp) func(string) bool {
 		return func(name string) bool {
 			if allowed.skippedSaid(o, mentions(name)) {
@@ -163,6 +172,17 @@ func names(items []Item) []string {
 	out := make([]string, 0, len(items))
 	for _, it := range items {
 		out = append(out, it.Name)
+	}
+	return out
+}
+
+// fileNames are the items' file names without the extension: details
+// names an agent by its file, where a session (and reasonix) name it by
+// its front matter.
+func fileNames(items []Item) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, strings.TrimSuffix(path.Base(it.Path), path.Ext(it.Path)))
 	}
 	return out
 }

@@ -62,10 +62,20 @@ func TestCompare(t *testing.T) {
 			o: installed(Ours{Skills: []Item{{Name: "a"}}}), diffs: []string{"skills and commands only Claude has: a"}},
 		{name: "inventory differences", e: rel, allowed: all,
 			g: golden(&Details{Skills: []string{"a"}, Agents: []string{"top"}, Hooks: []string{"Stop"}, LSPServers: []string{"gopls"}}, "srv"),
-			o: installed(Ours{Skills: []Item{{Name: "b"}}, Agents: []Item{{Name: "top"}, {Name: "sub:deep"}},
+			// details names agents by file: "renamed" (its front matter's
+			// name) is agents/top.md.
+			o: installed(Ours{Skills: []Item{{Name: "b"}}, Agents: []Item{{Name: "renamed", Path: "agents/top.md"}, {Name: "deep", Path: "x/deep.md"}},
 				Hooks: []Item{{Name: "Stop"}, {Name: "Stop"}, {Name: "PreToolUse"}}}),
-			diffs: []string{"LSP servers only Claude has: gopls", "MCP servers only Claude has: srv", "agents only reasonix has: sub:deep",
+			diffs: []string{"LSP servers only Claude has: gopls", "MCP servers only Claude has: srv", "agents only reasonix has: deep",
 				"hook events only reasonix has: PreToolUse", "skills and commands only Claude has: a", "skills and commands only reasonix has: b"}},
+		// A session's names: nested files and front-matter names, and no
+		// file details cannot see left out.
+		{name: "held to the session", e: rel, allowed: all,
+			g: &Golden{Plugin: "p", Listed: true, Enabled: true, Details: &Details{Agents: []string{"top"}},
+				Session: &Session{Agents: []string{"renamed", "sub:custom"}, Commands: []string{"grp:cmd", "s"}}},
+			o: installed(Ours{Skills: []Item{{Name: "s", Path: "skills/s"}}, Commands: []Item{{Name: "grp:cmd", Path: "commands/grp/cmd.md"}},
+				Agents: []Item{{Name: "renamed", Path: "agents/top.md"}, {Name: "sub:foo", Path: "agents/sub/foo.md"}}}),
+			diffs: []string{"agents (session) only Claude has: sub:custom", "agents (session) only reasonix has: sub:foo"}},
 		{name: "enabled and display name", e: rel, allowed: all,
 			g: &Golden{Plugin: "p", Listed: true, Enabled: false, DisplayName: "Nice", Details: skills()},
 			o: installed(Ours{}), diffs: []string{`display name: Claude "Nice", reasonix ""`, "enabled: Claude false, reasonix true"}},

@@ -53,6 +53,11 @@ type Golden struct {
 	// Details is `claude plugin details`' component inventory (nil when
 	// Claude has no details for the plugin).
 	Details *Details `json:"details,omitempty"`
+	// Session is what a Claude Code session loaded of the plugin, when the
+	// harness recorded one (the fixture only: see Session). The comparison
+	// holds agents and commands to it rather than to details, which does
+	// not see nested files and names agents by file.
+	Session *Session `json:"session,omitempty"`
 	// LoadedMCPServers are the MCP servers `claude plugin list --json`
 	// gives the plugin: what a Claude session starts. details' own MCP list
 	// reads only .mcp.json (or the marketplace entry) and misses servers
@@ -93,6 +98,9 @@ func (g *Golden) Marshal() ([]byte, error) {
 		d.Skills, d.Agents = nonNil(sorted(d.Skills)), nonNil(sorted(d.Agents))
 		d.Hooks, d.MCPServers, d.LSPServers = nonNil(sorted(d.Hooks)), nonNil(sorted(d.MCPServers)), nonNil(sorted(d.LSPServers))
 		c.Details = &d
+	}
+	if c.Session != nil {
+		c.Session = &Session{Agents: nonNil(sorted(c.Session.Agents)), Commands: nonNil(sorted(c.Session.Commands))}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

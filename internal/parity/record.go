@@ -26,6 +26,9 @@ type Recording struct {
 	Logs         string
 	List         map[string]ListEntry
 	Placeholders Placeholders
+	// Sessions is what one session after the installs loaded, by plugin
+	// (ParseSession); nil when the run recorded no session.
+	Sessions map[string]*Session
 }
 
 // ErrHarness is the error of an entry Claude could not install because the
@@ -88,6 +91,18 @@ func (r *Recording) Golden(plugin string) (*Golden, error) {
 		}
 	}
 	g.Commands = append(g.Commands, "claude plugin list --json")
+	// A session loads only enabled plugins, under the name they load as.
+	if r.Sessions != nil && g.Install.Exit == 0 && g.Enabled {
+		loaded := plugin
+		if g.ClaudeName != "" {
+			loaded = g.ClaudeName
+		}
+		g.Session = r.Sessions[loaded]
+		if g.Session == nil {
+			g.Session = &Session{Agents: []string{}, Commands: []string{}}
+		}
+		g.Commands = append(g.Commands, SessionCommand)
+	}
 	return g, nil
 }
 

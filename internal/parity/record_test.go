@@ -57,6 +57,25 @@ func TestRecordingGolden(t *testing.T) {
 	if ok, why := bad.ClaudeInstalls(); ok || !strings.Contains(why, "install failed") {
 		t.Fatalf("bad installs: %v %s", ok, why)
 	}
+	// With a session recorded, an installed, enabled plugin gets what the
+	// session loaded of it (nothing, when it loaded nothing); a refused one
+	// gets none.
+	rec.Sessions = map[string]*Session{"plain": {Agents: []string{"sub:a"}, Commands: []string{"c"}}}
+	withSession, err := rec.Golden("plain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(withSession.Session, rec.Sessions["plain"]) || withSession.Commands[len(withSession.Commands)-1] != SessionCommand {
+		t.Errorf("session: %+v, commands %q", withSession.Session, withSession.Commands)
+	}
+	rec.Sessions = map[string]*Session{}
+	if empty, _ := rec.Golden("plain"); empty.Session == nil || len(empty.Session.Agents)+len(empty.Session.Commands) != 0 {
+		t.Errorf("a plugin the session loaded nothing of: %+v", empty.Session)
+	}
+	if bad, _ := rec.Golden("bad"); bad.Session != nil {
+		t.Errorf("a refused plugin has a session: %+v", bad.Session)
+	}
+	rec.Sessions = nil
 
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "vanished.json"), []byte("{}"), 0o644); err != nil {
