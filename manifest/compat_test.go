@@ -210,6 +210,7 @@ func TestCompatibility(t *testing.T) {
 				"agents/odd/num.md":        "---\nname: 42\n---\n",
 				"agents/odd/empty.md":      "---\nname: \"\"\n---\n",
 				"agents/.hidden/h.md":      "x",
+				"agents/xdir/AGENT.md":     "---\ndescription: no name\n---\n", // not "xdir": a session says xdir:AGENT
 			},
 			want: CompatFull, check: func(t *testing.T, p *Package) {
 				var got []string
@@ -218,7 +219,7 @@ func TestCompatibility(t *testing.T) {
 				}
 				sort.Strings(got)
 				want := []string{"My Agent=agents/spaced.md", "odd:42=agents/odd/num.md", "odd:empty=agents/odd/empty.md", "plain=agents/plain.md",
-					"renamed-top=agents/top.md", "sub:custom=agents/sub/foo.md", "sub:deeper:bar=agents/sub/deeper/bar.md"}
+					"renamed-top=agents/top.md", "sub:custom=agents/sub/foo.md", "sub:deeper:bar=agents/sub/deeper/bar.md", "xdir:AGENT=agents/xdir/AGENT.md"}
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("agents = %q, want %q", got, want)
 				}
