@@ -43,6 +43,10 @@
 #                        of its own named NAME (repeatable)
 #   --import O/N=DIR     serve these folders instead (repeatable; the first is the
 #                        marketplace): a real marketplace's tree, one commit each
+#   --modes LIST         how the fake answers, comma-separated (default prebuilt,latency):
+#                          prebuilt  every archive built before timing, answered at once
+#                          latency   the same, each request answered --latency-ms later
+#   --latency-ms N       the latency mode's added delay per request (default 50)
 #   --keep               keep the work directory (printed at the end)
 # Needs: go, git, curl, tar, /usr/bin/time; strace for the strace row.
 # Exit status: 0 when every reasonix install installed every plugin and the
@@ -59,6 +63,8 @@ STRACE=1
 RXBIN=
 KEEP=0
 ALSO=()
+MODES=prebuilt,latency
+LATENCY_MS=50
 while [ $# -gt 0 ]; do
   case "$1" in
     -s|--size) SIZES+=("${2:?}"); shift 2 ;;
@@ -68,11 +74,19 @@ while [ $# -gt 0 ]; do
     --import) IMPORTS+=("${2:?}"); shift 2 ;;
     --also) ALSO+=("${2:?}"); shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --modes) MODES=${2:?}; shift 2 ;;
+    --latency-ms) LATENCY_MS=${2:?}; shift 2 ;;
     -h|--help) usage 0 ;;
     *) echo "unknown argument: $1" >&2; usage 2 >&2 ;;
   esac
 done
 case "$RUNS" in ''|*[!0-9]*|0) echo "--runs wants a positive number, got '$RUNS'" >&2; exit 2 ;; esac
+case "$LATENCY_MS" in ''|*[!0-9]*|0) echo "--latency-ms wants a positive number, got '$LATENCY_MS'" >&2; exit 2 ;; esac
+IFS=, read -r -a MODE_LIST <<<"$MODES"
+for m in "${MODE_LIST[@]}"; do
+  case "$m" in prebuilt|latency) ;; *) echo "--modes wants prebuilt and/or latency, got '$m'" >&2; exit 2 ;; esac
+done
+[ "${#MODE_LIST[@]}" -gt 0 ] || { echo "--modes is empty" >&2; exit 2; }
 for s in "${SIZES[@]}"; do
   case "$s" in [0-9]*x[0-9]*) ;; *) echo "--size wants ENTRIESxREPOS, got '$s'" >&2; exit 2 ;; esac
 done
@@ -232,25 +246,28 @@ maxof() { tr ' ' '\n' | grep -v '^$' | sort -n | tail -n 1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else print "-" }'; }
 
 ROWS=()
-row() { ROWS+=("$(printf '%-9s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s' "$@")"); }
+row() { ROWS+=("$(printf '%-14s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s' "$@")"); }
 FAIL=0
 NOTES=()
 note() { NOTES+=("$*"); say "$*"; }
 
 for size in "${SIZES[@]}"; do
-  SRV=$WORK/srv-$size
+for mode in "${MODE_LIST[@]}"; do
+  SRV=$WORK/srv-$size-$mode
   mkdir -p "$SRV"
+  lat=() suffix=
+  if [ "$mode" = latency ]; then lat=(-latency "${LATENCY_MS}ms") suffix="+${LATENCY_MS}ms"; fi
   if [ "$size" = import ]; then
-    label=import
+    label=import$suffix
     args=()
     for i in "${IMPORTS[@]}"; do args+=(-import "$i"); done
-    say "serving ${#IMPORTS[@]} imported folders"
-    "$BIN/bulk" serve "${args[@]}" -dir "$SRV" 2>"$SRV/fake.log" &
+    say "serving ${#IMPORTS[@]} imported folders ($mode)"
+    "$BIN/bulk" serve "${args[@]}" "${lat[@]}" -dir "$SRV" 2>"$SRV/fake.log" &
   else
     entries=${size%x*} repos=${size#*x}
-    label="${entries}/$((repos + 1))"
-    say "building $entries entries over $repos repositories (+ the marketplace) on the fake GitHub"
-    "$BIN/bulk" serve -entries "$entries" -repos "$repos" -dir "$SRV" 2>"$SRV/fake.log" &
+    label="${entries}/$((repos + 1))$suffix"
+    say "building $entries entries over $repos repositories (+ the marketplace) on the fake GitHub ($mode)"
+    "$BIN/bulk" serve -entries "$entries" -repos "$repos" "${lat[@]}" -dir "$SRV" 2>"$SRV/fake.log" &
   fi
   SERVE_PID=$!
   for _ in $(seq 1 6000); do
@@ -364,10 +381,11 @@ for size in "${SIZES[@]}"; do
         "$(c info_refs "$DO_COUNTS")" "$(c upload_pack "$DO_COUNTS")" "$(c api "$DO_COUNTS")" "$(c archive "$DO_COUNTS")" "$(c total "$DO_COUNTS")" \
         "runs: ${DO_MS[*]}; planId $DOP"
     fi
-    [ "$ST" = - ] || ROWS+=("$(printf '%-9s %-33s %s' "$label" "$RXN strace -f -c, cold" "$ST")")
+    [ "$ST" = - ] || ROWS+=("$(printf '%-14s %-33s %s' "$label" "$RXN strace -f -c, cold" "$ST")")
   done
   unset C_MS C_RSS C_COUNTS C_SUM HOME_LAST
   stop_server
+done
 done
 
 if rev=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null); then
@@ -377,7 +395,7 @@ else
 fi
 echo
 echo "bench/bulk.sh: $REPO_ROOT @ $rev, $(uname -sm), $(nproc) cpus, $RUNS runs (medians)"
-printf '%-9s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s\n' size phase "wall ms" "xfloor" "RSS KiB" refs packs api arch reqs note
+printf '%-14s %-33s %8s %6s %8s %5s %5s %5s %5s %5s  %s\n' size phase "wall ms" "xfloor" "RSS KiB" refs packs api arch reqs note
 for r in "${ROWS[@]}"; do echo "$r"; done
 if [ "${#NOTES[@]}" -gt 0 ]; then
   echo

@@ -108,6 +108,7 @@ func serveCmd(args []string) error {
 	apiBudget := fs.Int("api-budget", 0, "GitHub's REST budget: REST requests without a token allowed an hour (0: none; GitHub's is 60)")
 	rich := fs.Bool("rich", false, "a marketplace like the large real ones: long entries, plugins of 22 files, backups, docs and catalogs beside them")
 	dir := fs.String("dir", "", "work directory (must exist)")
+	latency := fs.Duration("latency", 0, "added to every request once the archives are built (a server that far away; 0: none)")
 	var imports importFlags
 	fs.Var(&imports, "import", "OWNER/NAME=DIR: serve DIR's tree as that repository (repeatable; the first is the marketplace)")
 	_ = fs.Parse(args)
@@ -137,8 +138,16 @@ func serveCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Every archive is built before anything is timed, so the floors and
+	// reasonix download prebuilt archives, as from GitHub's caches.
 	if err := prewarm(ctx, targets); err != nil {
 		return err
+	}
+	if *latency < 0 {
+		return fmt.Errorf("serve: -latency %s is negative", *latency)
+	}
+	if *latency > 0 {
+		gh.Fault(fakegithub.RouteAll, fakegithub.Fault{Stall: *latency})
 	}
 	var tl strings.Builder
 	for _, t := range targets {
