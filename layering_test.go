@@ -14,8 +14,10 @@ import (
 // import only packages on a lower layer (README "Code layout" shows the
 // same). Data flows one way: source string → source → resolver (over
 // resolver/host) → store → installer → registry; marketplace may use
-// source, never resolver. The composition root app, when it comes, sits
-// above installer, server and mirror and below cmd/reasonix.
+// source, never resolver. The composition root app opens the home, the
+// store, the cache, the host stack and the installer: it sits above them
+// all, and only the daemon (server), the mirror, the commands and the
+// benchmarks stand on it.
 var layers = map[string]int{
 	// Helpers that know nothing of the domain.
 	"internal/lazyregexp":    0,
@@ -34,6 +36,7 @@ var layers = map[string]int{
 	"manifest":       2,
 	"store":          2,
 	"cache":          2,
+	"cache/maintain": 3, // the store and the cache together, beside the installer
 	"mirror/meta":    2,
 	"mirror/objects": 2,
 	"marketplace":    3,
@@ -41,13 +44,14 @@ var layers = map[string]int{
 	// The host layer below the resolver, one package per host kind.
 	"resolver/host":        4,
 	"resolver/host/git":    5,
-	"resolver/host/github": 6,
+	"resolver/host/github": 5,
 	"resolver/host/mirror": 6,
 	"resolver":             7,
 	"installer":            8,
-	"server":               9,
-	"mirror":               9,
-	"cmd/reasonix":         10,
+	"app":                  9,
+	"server":               10,
+	"mirror":               10,
+	"cmd/reasonix":         11,
 }
 
 const modulePath = "reasonix.io/plugind"

@@ -14,11 +14,11 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
-	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/server"
 )
 
@@ -126,12 +126,7 @@ gracefully.`,
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			hcfg, err := resolver.HostConfigFromEnv(m.Getenv, logger)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			hcfg.Net.PublicOnly = !allowPrivate
-			hosts, err := resolver.NewHosts(hcfg)
+			hosts, err := app.Upstream(m.Getenv, logger, allowPrivate)
 			if err != nil {
 				return fail(m.Stderr, err)
 			}

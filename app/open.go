@@ -1,4 +1,7 @@
-package installer
+// Package app is the composition root (SPEC §3): it opens the home, the
+// snapshot store, the cache, the host stack and the installer, once, the
+// same way for the CLI, the daemon, the mirror and the benchmarks.
+package app
 
 import (
 	"context"
@@ -11,8 +14,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/store"
 )
@@ -29,9 +32,9 @@ type OpenOptions struct {
 	// Budget overrides the per-snapshot and per-package budget (tests use
 	// small ones); zero: SPEC §8's.
 	Budget plugind.Budget
-	// Hosts overrides where remote sources come from; nil: the environment's
-	// GitHub and generic git hosts.
-	Hosts host.Opener
+	// Hosts overrides where remote sources come from (tests point them at
+	// a fake); nil: the environment's (Hosts).
+	Hosts *resolver.HostConfig
 	Now   func() time.Time
 	// KeepDecoded keeps what planning decoded (the registry, marketplace
 	// documents, cached manifests) for the next plan: for a process that
@@ -60,13 +63,13 @@ var ErrNoHome = errors.New("the Reasonix home does not exist yet (the first inst
 // the commands that read or edit the registry work as usual. Warnings say
 // so, for the caller to show once.
 type App struct {
-	Home      Home
+	Home      installer.Home
 	Store     *store.Store
 	StoreErr  error
 	Cache     *cache.DB
 	CacheErr  error
 	Resolver  resolver.Resolver
-	Installer *Installer
+	Installer *installer.Installer
 	Warnings  []string
 }
 
@@ -74,36 +77,25 @@ type App struct {
 // or a bad environment is an error: a broken store or cache degrades the
 // App instead of failing it.
 func Open(ctx context.Context, opts OpenOptions) (*App, error) {
-	dir, err := DefaultHomeDir(opts.Getenv)
+	dir, err := installer.DefaultHomeDir(opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	home := Home{Dir: dir}
+	home := installer.Home{Dir: dir}
 	if _, err := os.Lstat(dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
 		// Nothing installed, nothing known: read as an empty home rather
 		// than making one for a command that only looks.
 		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}
-		a.Installer = New(Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
+		a.Installer = installer.New(installer.Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
 		return a, nil
 	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hosts := opts.Hosts
-	if hosts == nil {
-		hcfg, err := resolver.HostConfigFromEnv(opts.Getenv, log)
-		if err != nil {
-			return nil, err
-		}
-		h, err := resolver.NewHosts(hcfg)
-		if err != nil {
-			return nil, err
-		}
-		// A team mirror (REASONIX_MIRROR) goes in front of them.
-		if hosts, err = mirror.FromEnv(h, opts.Getenv, log); err != nil {
-			return nil, err
-		}
+	hosts, err := Hosts(opts.Getenv, log, opts.Hosts)
+	if err != nil {
+		return nil, err
 	}
 	a := &App{Home: home}
 	// Before anything else reads or writes the home: a loose one is made
@@ -125,7 +117,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
+	cfg := installer.Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
@@ -142,7 +134,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if a.Cache != nil {
 		cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
 	}
-	a.Installer = New(cfg)
+	a.Installer = installer.New(cfg)
 	return a, nil
 }
 
@@ -186,4 +178,43 @@ func (a *App) Close() {
 	if a.Cache != nil {
 		_ = a.Cache.Close()
 	}
+}
+
+// Hosts opens the host stack's shared part (resolver.Hosts): where remote
+// sources come from, as the environment says (SPEC §4), with the team
+// mirror in front when REASONIX_MIRROR names one (§15). cfg, when not nil,
+// replaces what the environment says of the upstream hosts (tests).
+func Hosts(getenv func(string) string, log *slog.Logger, cfg *resolver.HostConfig) (*resolver.Hosts, error) {
+	var hcfg resolver.HostConfig
+	if cfg != nil {
+		hcfg = *cfg
+		if hcfg.Log == nil {
+			hcfg.Log = log
+		}
+	} else {
+		var err error
+		if hcfg, err = resolver.HostConfigFromEnv(getenv, log); err != nil {
+			return nil, err
+		}
+	}
+	mcfg, ok, err := mirror.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		hcfg.Mirror = &mcfg
+	}
+	return resolver.NewHosts(hcfg)
+}
+
+// Upstream opens the hosts a team mirror's replica fetches from (SPEC
+// §15): as a client reaches them, never through a mirror, and, unless
+// allowPrivate, at public addresses only.
+func Upstream(getenv func(string) string, log *slog.Logger, allowPrivate bool) (*resolver.Hosts, error) {
+	hcfg, err := resolver.HostConfigFromEnv(getenv, log)
+	if err != nil {
+		return nil, err
+	}
+	hcfg.Net.PublicOnly = !allowPrivate
+	return resolver.NewHosts(hcfg)
 }
