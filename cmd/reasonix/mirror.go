@@ -14,7 +14,6 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
-	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
@@ -113,30 +112,23 @@ gracefully.`,
 				pol = p
 			}
 			ctx := cmd.Context()
-			db, err := meta.Open(ctx, dsn)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer db.Close()
-			objs, err := objects.Open(ctx, objects.Config{
-				Endpoint: endpoint, Bucket: bucket,
-				AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
-				SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
+			srv, closeDB, err := mirror.Open(ctx, mirror.OpenOptions{
+				DSN: dsn,
+				Objects: objects.Config{
+					Endpoint: endpoint, Bucket: bucket,
+					AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
+					SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
+				},
+				Getenv: m.Getenv, AllowPrivateUpstreams: allowPrivate,
+				Config: mirror.Config{
+					Policy: pol, Log: logger, ReplicaID: replica,
+					RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
+				},
 			})
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			hosts, err := app.Upstream(m.Getenv, logger, allowPrivate)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			srv, err := mirror.New(mirror.Config{
-				DB: db, Objects: objs, Upstream: hosts, Policy: pol, Log: logger, ReplicaID: replica,
-				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
-			})
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
+			defer closeDB()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fail(m.Stderr, err)
