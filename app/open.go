@@ -26,14 +26,11 @@ type OpenOptions struct {
 	Log    *slog.Logger
 	// Progress hears about bulk plans (the CLI's bars); nil: silent.
 	Progress resolver.Progress
-	// StepHook is called at each named step of apply and publication (the
-	// crash-safety tests kill the process there).
-	StepHook func(step string)
 	// Budget overrides the per-snapshot and per-package budget (tests use
 	// small ones); zero: SPEC §8's.
 	Budget plugind.Budget
 	// Hosts overrides where remote sources come from (tests point them at
-	// a fake); nil: the environment's (Hosts).
+	// a fake); nil: the environment's.
 	Hosts *resolver.HostConfig
 	Now   func() time.Time
 	// KeepDecoded keeps what planning decoded (the registry, marketplace
@@ -93,7 +90,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hosts, err := Hosts(opts.Getenv, log, opts.Hosts)
+	hosts, err := openHosts(opts, log)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +114,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := installer.Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
+	cfg := installer.Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: stepHook(opts.Getenv), KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
@@ -180,31 +177,26 @@ func (a *App) Close() {
 	}
 }
 
-// Hosts opens the host stack's shared part (resolver.Hosts): where remote
-// sources come from, as the environment says (SPEC §4), with the team
-// mirror in front when REASONIX_MIRROR names one (§15). cfg, when not nil,
-// replaces what the environment says of the upstream hosts (tests).
-func Hosts(getenv func(string) string, log *slog.Logger, cfg *resolver.HostConfig) (*resolver.Hosts, error) {
-	var hcfg resolver.HostConfig
-	if cfg != nil {
-		hcfg = *cfg
-		if hcfg.Log == nil {
-			hcfg.Log = log
-		}
+// openHosts opens where remote sources come from: as opts.Hosts or else the
+// environment says (SPEC §4), the team mirror in front when REASONIX_MIRROR
+// names one (§15).
+func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, error) {
+	var cfg resolver.HostConfig
+	if opts.Hosts != nil {
+		cfg = *opts.Hosts
+	} else if env, err := resolver.HostConfigFromEnv(opts.Getenv, log); err == nil {
+		cfg = env
 	} else {
-		var err error
-		if hcfg, err = resolver.HostConfigFromEnv(getenv, log); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	mcfg, ok, err := mirror.ConfigFromEnv(getenv)
+	mcfg, ok, err := mirror.ConfigFromEnv(opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
 	if ok {
-		hcfg.Mirror = &mcfg
+		cfg.Mirror = &mcfg
 	}
-	return resolver.NewHosts(hcfg)
+	return resolver.NewHosts(cfg)
 }
 
 // Upstream opens the hosts a team mirror's replica fetches from (SPEC

@@ -6,9 +6,8 @@ import (
 	"reasonix.io/plugind/source"
 )
 
-// InstalledPins lists the remote sources installed plugins were planned
-// from, each pinned to its recorded commit (Ref) and folder (Subdir): the
-// snapshots cache maintenance must keep. Local folders and zips have none.
+// InstalledPins implements maintain.Home: local folders and zips have no
+// snapshot to keep.
 func (in *Installer) InstalledPins(ctx context.Context) ([]source.Source, error) {
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {

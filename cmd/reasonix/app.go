@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"syscall"
 
 	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
@@ -23,11 +21,6 @@ type backend struct {
 	// stop it before printing the command's output.
 	progress *termProgress
 }
-
-// crashEnv names the test-only crash switch: when set to a step name of
-// apply/publication, the process kills itself with SIGKILL at that step.
-// The crash-safety tests use it; nothing else should.
-const crashEnv = "REASONIX_TEST_CRASHPOINT"
 
 func (m *Main) open(ctx context.Context) (*backend, error) {
 	return m.openWith(ctx, openOptions{progress: true})
@@ -74,15 +67,6 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 	opts := app.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
 		opts.Progress = progress
-	}
-	if step := m.Getenv(crashEnv); step != "" {
-		opts.StepHook = func(s string) {
-			if s == step {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			}
-		}
-	} else if hook := m.slowStepHook(); hook != nil {
-		opts.StepHook = hook
 	}
 	a, err := app.Open(ctx, opts)
 	if err != nil {

@@ -112,18 +112,13 @@ gracefully.`,
 				pol = p
 			}
 			ctx := cmd.Context()
-			srv, closeDB, err := mirror.Open(ctx, mirror.OpenOptions{
-				DSN: dsn,
-				Objects: objects.Config{
-					Endpoint: endpoint, Bucket: bucket,
-					AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
-					SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
-				},
-				Getenv: m.Getenv, AllowPrivateUpstreams: allowPrivate,
-				Config: mirror.Config{
-					Policy: pol, Log: logger, ReplicaID: replica,
-					RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
-				},
+			srv, closeDB, err := mirror.Open(ctx, dsn, objects.Config{
+				Endpoint: endpoint, Bucket: bucket,
+				AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
+				SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
+			}, m.Getenv, allowPrivate, mirror.Config{
+				Policy: pol, Log: logger, ReplicaID: replica,
+				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
 			})
 			if err != nil {
 				return fail(m.Stderr, err)

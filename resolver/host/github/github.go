@@ -30,13 +30,13 @@ type Config struct {
 	// Token, when set, authenticates REST calls (git's transport carries
 	// its own); it is sent to no other host.
 	Token string
-	// REST makes API calls and archive downloads (retries, Retry-After);
-	// its transport must count them against Budget (APIBudget.RoundTripper).
+	// REST (required) makes API calls and archive downloads (retries,
+	// Retry-After); its transport must count them against Budget
+	// (APIBudget.RoundTripper).
 	REST *host.RESTClient
 	// Budget is the REST API's request budget, shared by every repository
 	// of this host; while it is spent, git serves refs, reachability and
-	// content without asking the API (SPEC §14). New makes one when REST
-	// is nil too.
+	// content without asking the API (SPEC §14). nil: never spent.
 	Budget  *host.APIBudget
 	Timeout time.Duration // stall limit of a download
 	Log     *slog.Logger
@@ -61,10 +61,7 @@ func New(cfg Config) (*Host, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.REST == nil {
-		if cfg.Budget == nil {
-			cfg.Budget = host.NewAPIBudget(host.BudgetConfig{Name: APIName, BaseURL: cfg.APIURL, Token: cfg.Token != "", Log: cfg.Log})
-		}
-		cfg.REST = host.NewRetryingClient(cfg.Budget.RoundTripper(http.DefaultTransport), host.NetConfig{Log: cfg.Log})
+		return nil, errors.New("github host: no REST client")
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = host.DefaultTimeout

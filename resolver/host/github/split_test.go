@@ -236,7 +236,7 @@ func TestSplitToken(t *testing.T) {
 // TestOpenRefusesOtherHosts: the GitHub host opens GitHub sources only.
 func TestOpenRefusesOtherHosts(t *testing.T) {
 	t.Parallel()
-	h, err := github.New(github.Config{})
+	h, err := github.New(github.Config{REST: restClient(http.DefaultTransport)})
 	if err != nil {
 		t.Fatal(err)
 	}
