@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"time"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
@@ -26,21 +25,14 @@ type OpenOptions struct {
 	Log    *slog.Logger
 	// Progress hears about bulk plans (the CLI's bars); nil: silent.
 	Progress resolver.Progress
-	// Budget overrides the per-snapshot and per-package budget (tests use
-	// small ones); zero: SPEC §8's.
-	Budget plugind.Budget
 	// Hosts overrides where remote sources come from (tests point them at
 	// a fake); nil: the environment's.
 	Hosts *resolver.HostConfig
-	Now   func() time.Time
-	// KeepDecoded keeps what planning decoded (the registry, marketplace
-	// documents, cached manifests) for the next plan: for a process that
-	// plans again and again, the daemon. A one-shot command would only
-	// hold it in memory until it exits.
-	KeepDecoded bool
-	// NoWorkingDir: the daemon's relative paths name nothing (see
-	// Config.NoWorkingDir).
-	NoWorkingDir bool
+	// Daemon: the process plans again and again, so what planning decoded
+	// (the registry, marketplace documents, cached manifests) is kept for
+	// the next plan (a one-shot command would only hold it until it
+	// exits), and relative paths name nothing (installer.Config.NoWorkingDir).
+	Daemon bool
 	// ReadOnly says the command only reads (list, show, doctor…): a home
 	// that does not exist yet is left unmade, and read as empty.
 	ReadOnly bool
@@ -83,7 +75,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		// Nothing installed, nothing known: read as an empty home rather
 		// than making one for a command that only looks.
 		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}
-		a.Installer = installer.New(installer.Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
+		a.Installer = installer.New(installer.Config{Home: home, Sources: a.Resolver, Log: opts.Log})
 		return a, nil
 	}
 	log := opts.Log
@@ -102,24 +94,23 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else if note != "" {
 		a.Warnings = append(a.Warnings, note)
 	}
-	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})
+	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{})
 	if a.StoreErr != nil {
 		a.Store = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the snapshot store is unusable (%v): installs and updates are refused until it is repaired; list, show, doctor, remove, enable, disable and export work from the registry", a.StoreErr))
 	}
-	a.Cache, a.CacheErr = cache.OpenWith(ctx, home.CachePath(), cache.Options{Log: log, Now: opts.Now})
+	a.Cache, a.CacheErr = cache.OpenWith(ctx, home.CachePath(), cache.Options{Log: log})
 	if a.CacheErr != nil {
 		a.Cache = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the cache is unavailable (%v); going on without it: nothing fetched or planned is remembered, offline plans cannot use it, and the daemon cannot keep plans across restarts", a.CacheErr))
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := installer.Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: stepHook(opts.Getenv), KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
+	cfg := installer.Config{Home: home, Log: log, StepHook: stepHook(opts.Getenv), KeepDecoded: opts.Daemon, NoWorkingDir: opts.Daemon}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
-			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
-			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
-			KeepDecoded: opts.KeepDecoded,
+			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
+			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", KeepDecoded: opts.Daemon,
 		})
 		cfg.Store = a.Store
 	} else {

@@ -6,20 +6,18 @@ import (
 	"time"
 )
 
-// The test-only step switches. The crash-safety and daemon tests set them
-// on the binary they run; nothing else should.
+// CrashEnv and SlowEnv are test-only switches, which the crash-safety and
+// daemon tests set on the binary they run (nothing else should): at the
+// step of apply or publication CrashEnv names, the process kills itself
+// with SIGKILL; SlowEnv="STEP=DURATION" (such as "after-staging=2s") makes
+// apply pause that long at that step, so a test can stop the daemon while
+// an install is in flight.
 const (
-	// CrashEnv names a step of apply or publication at which the process
-	// kills itself with SIGKILL.
 	CrashEnv = "REASONIX_TEST_CRASHPOINT"
-	// SlowEnv is "STEP=DURATION" (such as "after-staging=2s"): apply pauses
-	// that long at that step, so a test can stop the daemon while an
-	// install is in flight.
-	SlowEnv = "REASONIX_TEST_SLOWSTEP"
+	SlowEnv  = "REASONIX_TEST_SLOWSTEP"
 )
 
-// stepHook is the installer's hook (installer.Config.StepHook) the test
-// switches of the environment ask for; nil when none is set.
+// stepHook is the installer's StepHook those switches ask for (nil: none).
 func stepHook(getenv func(string) string) func(string) {
 	if step := getenv(CrashEnv); step != "" {
 		return func(s string) {

@@ -152,26 +152,25 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	case h == nil:
 		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "%s: no host is configured for remote sources", src.Key())
 	default:
+		// Every git transport retries, GitHub's as a generic host's.
+		viaGit := func(url, token string) host.Repo {
+			return host.NewRetry(git.New(src, git.Config{URL: url, Client: h.git, Token: token, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}), h.cfg.Log)
+		}
 		var direct host.Repo
 		var err error
 		switch src.Kind {
 		case source.GitHub:
-			var viaGit host.Repo
+			var g host.Repo // nil: git is off, the REST API and archives serve alone
 			if !h.cfg.GitOff {
-				viaGit = host.NewRetry(git.New(src, git.Config{
-					URL: h.githubGit + "/" + src.Repo() + ".git", Client: h.git,
-					Token: h.cfg.Token, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log,
-				}), h.cfg.Log)
+				g = viaGit(h.githubGit+"/"+src.Repo()+".git", h.cfg.Token)
 			}
-			direct, err = h.github.Open(src, viaGit)
+			direct, err = h.github.Open(src, g)
 		case source.Git:
 			if h.cfg.GitOff {
 				err = plugind.Errorf(plugind.CodeNotPinnable, "%s is a git repository on %s, and git is off (REASONIX_GIT=off); only GitHub sources have an archive fallback", src.Key(), src.Host)
 				break
 			}
-			direct = host.NewRetry(git.New(src, git.Config{
-				URL: h.cfg.Rewrite.Apply(src.URL()), Client: h.git, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log,
-			}), h.cfg.Log)
+			direct = viaGit(h.cfg.Rewrite.Apply(src.URL()), "")
 		default:
 			err = fmt.Errorf("%s is not a remote source", src)
 		}

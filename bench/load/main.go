@@ -60,7 +60,7 @@ func run(nPlugins, nReaders, nPlanners int, dur time.Duration, logRequests bool)
 	// Wired as the daemon is (app.Open), offline: every plan is of a
 	// local folder.
 	env := map[string]string{"REASONIX_HOME": filepath.Join(tmp, "home"), "REASONIX_OFFLINE": "1"}
-	a, err := app.Open(ctx, app.OpenOptions{Getenv: func(k string) string { return env[k] }, KeepDecoded: true, NoWorkingDir: true})
+	a, err := app.Open(ctx, app.OpenOptions{Getenv: func(k string) string { return env[k] }, Daemon: true})
 	if err != nil {
 		return err
 	}

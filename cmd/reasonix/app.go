@@ -64,7 +64,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 		}
 		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}))
 	}
-	opts := app.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
+	opts := app.OpenOptions{Getenv: m.Getenv, Log: log, Daemon: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
 		opts.Progress = progress
 	}
