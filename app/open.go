@@ -13,6 +13,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/cache/maintain"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host/mirror"
@@ -136,6 +137,11 @@ type unusableStore struct {
 
 func (u unusableStore) Resolve(context.Context, resolver.Request) (*resolver.Fetched, error) {
 	return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "the snapshot store %s is unusable (%v); nothing can be fetched or installed until it is repaired (fix its permissions or free space, or move it aside to start an empty one)", u.dir, u.err)
+}
+
+// Maintenance is the cache and store commands' backend for this home.
+func (a *App) Maintenance() *maintain.Maintenance {
+	return &maintain.Maintenance{Home: a.Installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}
 }
 
 // CacheFailures describes, in one line, the cache operations that failed

@@ -33,11 +33,6 @@ func open(t *testing.T, gh *fakegithub.Server) *app.App {
 	return a
 }
 
-// maintenance is the cache commands' wiring of a (cmd/reasonix cache).
-func maintenance(a *app.App) *maintain.Maintenance {
-	return &maintain.Maintenance{Home: a.Installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}
-}
-
 func plugin(gh *fakegithub.Server, name string) {
 	gh.CreateRepo("acme", name).Commit("main", map[string]string{
 		".claude-plugin/plugin.json": `{"name":"` + name + `","version":"1.0.0"}`,
@@ -66,7 +61,7 @@ func TestGCKeepsWhatIsInstalled(t *testing.T) {
 	plugin(gh, "planned")
 	a := open(t, gh)
 	kept, planned := plan(t, a, "kept", true), plan(t, a, "planned", false)
-	m := maintenance(a)
+	m := a.Maintenance()
 	ctx := context.Background()
 	if rep, err := m.GC(ctx, true); err != nil || len(rep.Evicted) != 0 {
 		t.Fatalf("a live plan's snapshot was evicted: %+v %v", rep, err)
@@ -102,7 +97,7 @@ func TestRepairQuarantinesAndForgets(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "extra.txt"), []byte("added"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := maintenance(a)
+	m := a.Maintenance()
 	rep, err := m.Repair(ctx)
 	if err != nil {
 		t.Fatal(err)

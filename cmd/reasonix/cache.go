@@ -36,7 +36,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 			}
 			return nil, nil, fmt.Errorf("the snapshot store %s is unusable: %w", a.Home.StoreDir(), a.StoreErr)
 		}
-		return &maintain.Maintenance{Home: a.installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}, a.Close, nil
+		return a.Maintenance(), a.Close, nil
 	}
 	stats := &cobra.Command{
 		Use: "stats", Short: "Store size and cache hit rates", Args: cobra.NoArgs,
