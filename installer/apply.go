@@ -170,7 +170,7 @@ type staged struct {
 // rename, the old state is what the registry names; a failure before it
 // removes everything new.
 func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err error) {
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return nil, err
 	}

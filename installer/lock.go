@@ -10,10 +10,10 @@ import (
 	"reasonix.io/plugind"
 )
 
-// lockHome takes the inter-process mutation lock on the home, so the daemon
+// LockHome takes the inter-process mutation lock on the home, so the daemon
 // and any number of CLI processes publish one at a time. Reads never take it:
 // the registry is only ever replaced by an atomic rename.
-func (in *Installer) lockHome(ctx context.Context) (unlock func(), err error) {
+func (in *Installer) LockHome(ctx context.Context) (unlock func(), err error) {
 	if err := plugind.MkdirPrivate(in.home.Dir); err != nil {
 		return nil, fmt.Errorf("create home %s: %w", in.home.Dir, err)
 	}

@@ -156,7 +156,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,7 +204,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := plugind.ValidateName(name); err != nil {
 		return fail(err)
 	}
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return fail(err)
 	}

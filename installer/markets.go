@@ -106,7 +106,7 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 	if err := impersonation(m); err != nil {
 		return nil, err
 	}
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

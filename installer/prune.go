@@ -12,7 +12,7 @@ import (
 // copies discarded after.
 func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) {
 	fail := func(err error) (*Response, error) { return ErrorResponse("prune", err), err }
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return fail(err)
 	}

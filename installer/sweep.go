@@ -70,7 +70,7 @@ func sameAsAny(p string, infos []os.FileInfo) bool {
 // (--yes) that finds nothing to apply still does, so a home a crashed
 // process left untidy converges on the next run.
 func (in *Installer) Sweep(ctx context.Context) error {
-	unlock, err := in.lockHome(ctx)
+	unlock, err := in.LockHome(ctx)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -22,17 +23,13 @@ import (
 )
 
 // client opens one machine's backend using the fixture's mirror.
-func (f *fixture) client(t *testing.T, only bool) *installer.App {
+func (f *fixture) client(t *testing.T, only bool) *app.App {
 	t.Helper()
-	up, err := mirrortest.Upstream(f.gh)
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := map[string]string{"REASONIX_MIRROR": f.rep.URL, "REASONIX_MIRROR_TOKEN": f.token}
 	if only {
 		env["REASONIX_MIRROR_ONLY"] = "1"
 	}
-	a, err := mirrortest.OpenClient(context.Background(), filepath.Join(t.TempDir(), "home"), env, up, nil)
+	a, err := mirrortest.OpenClient(context.Background(), filepath.Join(t.TempDir(), "home"), env, f.gh, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +37,7 @@ func (f *fixture) client(t *testing.T, only bool) *installer.App {
 	return a
 }
 
-func registry(t *testing.T, a *installer.App) *installer.Registry {
+func registry(t *testing.T, a *app.App) *installer.Registry {
 	t.Helper()
 	reg, err := installer.LoadRegistry(a.Home.RegistryPath())
 	if err != nil {
@@ -287,7 +284,7 @@ func TestRevokedTokenStopsTheClient(t *testing.T) {
 		})
 	}
 	ctx := context.Background()
-	clients := map[string]*installer.App{"fallback": f.client(t, false), "only": f.client(t, true)}
+	clients := map[string]*app.App{"fallback": f.client(t, false), "only": f.client(t, true)}
 	for mode, a := range clients {
 		if _, err := a.Installer.Install(ctx, installer.Request{Source: "https://github.com/acme/hello"}, installer.Approval{Yes: true}); err != nil {
 			t.Fatalf("%s: install before the revocation: %v", mode, err)

@@ -53,7 +53,7 @@ const (
 type Config struct {
 	DB       *meta.DB
 	Objects  *objects.Store
-	Upstream host.Opener // how upstream is reached: resolver.NewHosts of the environment
+	Upstream host.Opener // how upstream is reached: app.Upstream (see Open)
 	Policy   *policy.Policy
 	Log      *slog.Logger
 	// ReplicaID names this replica in leases and the audit log (default:

@@ -10,6 +10,7 @@ package resolver
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -185,9 +186,10 @@ type Config struct {
 	// Cache remembers refs, verdicts, negatives, snapshots and marketplace
 	// documents; nil works (nothing is remembered).
 	Cache *cache.DB
-	// Hosts opens the raw Repo of a remote source; the resolver stacks the
-	// caching and offline layers on top. Nil: remote sources fail.
-	Hosts  host.Opener
+	// Hosts are where remote sources come from; every repository is opened
+	// through their one stack (Hosts.stack). Nil: remote sources fail
+	// (offline ones are still answered from the cache).
+	Hosts  *Hosts
 	Budget plugind.Budget
 	Log    *slog.Logger
 	// Offline makes every request offline (REASONIX_OFFLINE=1).
@@ -209,7 +211,7 @@ type Config struct {
 type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
-	warn   warnOnce
+	warn   sync.Once
 	uses   useLog
 	docs   docMemo
 }
@@ -237,7 +239,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	defer s.flushUses(ctx)
-	ctx = withRequest(withMetaRows(withSnapRows(ctx)), req)
+	ctx = withMetaRows(withSnapRows(ctx))
 	if w, ok := s.progress(ctx).(host.Watcher); ok {
 		// The network work under this resolve is reported as it goes.
 		ctx = host.WithWatcher(ctx, w)

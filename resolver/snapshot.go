@@ -303,8 +303,7 @@ func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 	}
 	w, key := host.WatcherFrom(ctx), repo.Source().Key()
 	wrote := func(n int64) { w.Wrote(key, n) }
-	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent, Progress: wrote,
-		Submodules: s.submodules(repo.Source())})
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent, Progress: wrote})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err

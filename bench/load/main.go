@@ -30,11 +30,9 @@ import (
 	"sync"
 	"time"
 
-	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/server"
-	"reasonix.io/plugind/store"
 )
 
 func main() {
@@ -59,20 +57,18 @@ func run(nPlugins, nReaders, nPlanners int, dur time.Duration, logRequests bool)
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	home := installer.Home{Dir: filepath.Join(tmp, "home")}
-	st, err := store.Open(home.StoreDir(), store.Options{})
+	// Wired as the daemon is (app.Open), offline: every plan is of a
+	// local folder.
+	env := map[string]string{"REASONIX_HOME": filepath.Join(tmp, "home"), "REASONIX_OFFLINE": "1"}
+	a, err := app.Open(ctx, app.OpenOptions{Getenv: func(k string) string { return env[k] }, Daemon: true})
 	if err != nil {
 		return err
 	}
-	db, err := cache.Open(ctx, home.CachePath())
-	if err != nil {
-		return err
+	defer a.Close()
+	if a.Store == nil || a.Cache == nil {
+		return fmt.Errorf("home %s: %v %v", env["REASONIX_HOME"], a.StoreErr, a.CacheErr)
 	}
-	defer db.Close()
-	in := installer.New(installer.Config{
-		Home: home, Plans: db, NoWorkingDir: true,
-		Sources: resolver.New(resolver.Config{Store: st, Cache: db, Offline: true}),
-	})
+	in := a.Installer
 
 	start := time.Now()
 	for i := range nPlugins {

@@ -38,7 +38,6 @@ import (
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
-	"reasonix.io/plugind/resolver/host"
 )
 
 type options struct {
@@ -144,7 +143,7 @@ func run(o options) error {
 	}
 
 	gh.ResetCounts()
-	if err := fleet(ctx, o, reps[:o.fleetReplicas], token, up, src, tmp); err != nil {
+	if err := fleet(ctx, o, reps[:o.fleetReplicas], token, gh, src, tmp); err != nil {
 		return err
 	}
 	if err := upstreamReport(gh, o.repos); err != nil {
@@ -179,7 +178,7 @@ func run(o options) error {
 }
 
 // fleet installs the marketplace on o.machines machines at once.
-func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token string, up host.Opener, src, tmp string) error {
+func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token string, gh *fakegithub.Server, src, tmp string) error {
 	urls := make([]string, len(reps))
 	for i, r := range reps {
 		urls[i] = r.URL
@@ -192,7 +191,7 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 		order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
 		home := filepath.Join(tmp, fmt.Sprintf("home-%02d", i))
 		wg.Go(func() {
-			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, up, src)
+			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return

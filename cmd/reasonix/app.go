@@ -5,17 +5,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"syscall"
 
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/secrets"
 )
 
-// app is the backend wired for one command (installer.Open), and where its
+// backend is the app wired for one command (app.Open), and where its
 // warnings go.
-type app struct {
-	*installer.App
+type backend struct {
+	*app.App
 	installer *installer.Installer
 	stderr    io.Writer
 	// progress draws on stderr when it is a terminal (nil otherwise);
@@ -23,17 +22,12 @@ type app struct {
 	progress *termProgress
 }
 
-// crashEnv names the test-only crash switch: when set to a step name of
-// apply/publication, the process kills itself with SIGKILL at that step.
-// The crash-safety tests use it; nothing else should.
-const crashEnv = "REASONIX_TEST_CRASHPOINT"
-
-func (m *Main) open(ctx context.Context) (*app, error) {
+func (m *Main) open(ctx context.Context) (*backend, error) {
 	return m.openWith(ctx, openOptions{progress: true})
 }
 
 // openToRead wires the backend for a command that only reads.
-func (m *Main) openToRead(ctx context.Context) (*app, error) {
+func (m *Main) openToRead(ctx context.Context) (*backend, error) {
 	return m.openWith(ctx, openOptions{progress: true, readOnly: true})
 }
 
@@ -50,7 +44,7 @@ type openOptions struct {
 // openWith wires the backend. Only an unknown home or a bad environment is
 // an error: a broken store or cache degrades the app instead, and says so
 // once (on stderr, or in the daemon's log).
-func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
+func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 	var progress *termProgress
 	logTo := m.Stderr
 	if o.progress && !o.quiet && m.stderrIsTerminal() {
@@ -70,20 +64,11 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 		}
 		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}))
 	}
-	opts := installer.OpenOptions{Getenv: m.Getenv, Log: log, KeepDecoded: o.daemon, NoWorkingDir: o.daemon, ReadOnly: o.readOnly}
+	opts := app.OpenOptions{Getenv: m.Getenv, Log: log, Daemon: o.daemon, ReadOnly: o.readOnly}
 	if progress != nil {
 		opts.Progress = progress
 	}
-	if step := m.Getenv(crashEnv); step != "" {
-		opts.StepHook = func(s string) {
-			if s == step {
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			}
-		}
-	} else if hook := m.slowStepHook(); hook != nil {
-		opts.StepHook = hook
-	}
-	a, err := installer.Open(ctx, opts)
+	a, err := app.Open(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -101,12 +86,12 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*app, error) {
 			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+secrets.Mask(w)))
 		}
 	}
-	return &app{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
+	return &backend{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
 }
 
 // Close closes the cache, first saying once on stderr if it failed along
 // the way.
-func (a *app) Close() {
+func (a *backend) Close() {
 	a.progress.Stop()
 	if w := a.CacheFailures(); w != "" {
 		fmt.Fprintf(a.stderr, "reasonix: warning: %s\n", secrets.Mask(w))

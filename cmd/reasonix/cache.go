@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/app"
+	"reasonix.io/plugind/cache/maintain"
 )
 
 func (m *Main) cacheCommand() *cobra.Command {
@@ -18,8 +19,8 @@ func (m *Main) cacheCommand() *cobra.Command {
 	var all, repair bool
 	// maint wires the maintenance commands. They are about the store, so
 	// an unusable store fails them; an unavailable cache does not (see
-	// installer.Maintenance).
-	maint := func(cmd *cobra.Command) (*installer.Maintenance, func(), error) {
+	// maintain.Maintenance).
+	maint := func(cmd *cobra.Command) (*maintain.Maintenance, func(), error) {
 		open := m.open
 		if cmd.Name() == "stats" || (cmd.Name() == "verify" && !repair) {
 			open = m.openToRead
@@ -30,19 +31,19 @@ func (m *Main) cacheCommand() *cobra.Command {
 		}
 		if a.Store == nil {
 			a.Close()
-			if errors.Is(a.StoreErr, installer.ErrNoHome) {
+			if errors.Is(a.StoreErr, app.ErrNoHome) {
 				return nil, nil, fmt.Errorf("nothing to look at in %s: %w", a.Home.Dir, a.StoreErr)
 			}
 			return nil, nil, fmt.Errorf("the snapshot store %s is unusable: %w", a.Home.StoreDir(), a.StoreErr)
 		}
-		return &installer.Maintenance{Installer: a.installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}, a.Close, nil
+		return a.Maintenance(), a.Close, nil
 	}
 	stats := &cobra.Command{
 		Use: "stats", Short: "Store size and cache hit rates", Args: cobra.NoArgs,
 		Example: "  reasonix cache stats\n  reasonix cache stats --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
-			if errors.Is(err, installer.ErrNoHome) {
+			if errors.Is(err, app.ErrNoHome) {
 				fmt.Fprintf(m.Stdout, "store: empty (%v)\n", err)
 				return nil
 			}
@@ -110,7 +111,7 @@ what it derived from it, so the next plan that needs it fetches it afresh. Stray
 reported and left alone. The exit status is 1 while any problem remains unrepaired.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			mt, done, err := maint(cmd)
-			if errors.Is(err, installer.ErrNoHome) && !repair {
+			if errors.Is(err, app.ErrNoHome) && !repair {
 				fmt.Fprintf(m.Stdout, "checked 0 snapshots, 0 problems (%v)\n", err)
 				return nil
 			}
@@ -145,7 +146,7 @@ reported and left alone. The exit status is 1 while any problem remains unrepair
 }
 
 // printRepair runs `cache verify --repair` and prints what it did.
-func (m *Main) printRepair(cmd *cobra.Command, mt *installer.Maintenance, asJSON bool) error {
+func (m *Main) printRepair(cmd *cobra.Command, mt *maintain.Maintenance, asJSON bool) error {
 	con := m.consoleFor(m.Stderr)
 	rep, err := mt.Repair(cmd.Context())
 	if err != nil {

@@ -56,7 +56,7 @@ being asked).`,
 					return withConfigArgs(approveCommand(m.prog(), args[0], req, resp.PlanID), req, resp)
 				}
 			}
-			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
+			return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
 				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
 					resp, _ := a.installer.Install(cmd.Context(), r, ap)
 					return resp

@@ -32,7 +32,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
   reasonix marketplace add ./my-marketplace`,
 		Args: exactArgs(1, "a SOURCE: a marketplace repository (https://github.com/OWNER/REPO, any git URL) or a local folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return mutate(cmd.Context(), m, "nothing added", func(a *app) (*installer.MarketplaceUpdate, error) {
+			return mutate(cmd.Context(), m, "nothing added", func(a *backend) (*installer.MarketplaceUpdate, error) {
 				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
 			}, nil, func(con *console, up *installer.MarketplaceUpdate) error {
 				screen{con}.warnings(up.Warnings)
@@ -47,7 +47,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Aliases: []string{"ls"},
 		Example: "  reasonix marketplace list\n  reasonix marketplace ls --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *app) (marketList, error) {
+			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (marketList, error) {
 				ms, err := a.installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
 			}, func(w io.Writer, l marketList) { printMarkets(w, m.consoleFor(w).width, l.Marketplaces, time.Now()) })
@@ -68,7 +68,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 			if len(args) == 1 {
 				name = args[0]
 			}
-			return mutate(cmd.Context(), m, "nothing read", func(a *app) (marketUpdates, error) {
+			return mutate(cmd.Context(), m, "nothing read", func(a *backend) (marketUpdates, error) {
 				ups, err := a.installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 				return marketUpdates{ups}, err
 			}, func(w io.Writer, l marketUpdates) {
@@ -121,7 +121,7 @@ keeps them installed, unlinked from it.`,
 		Args:              exactArgs(1, "the name of a known marketplace (reasonix marketplace list shows them)"),
 		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return mutate(cmd.Context(), m, "nothing removed", func(a *app) (marketRemoval, error) {
+			return mutate(cmd.Context(), m, "nothing removed", func(a *backend) (marketRemoval, error) {
 				k, users, err := a.installer.RemoveMarketplace(cmd.Context(), args[0], force)
 				if err != nil {
 					return marketRemoval{}, err

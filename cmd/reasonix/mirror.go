@@ -18,7 +18,6 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
-	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/server"
 )
 
@@ -113,35 +112,18 @@ gracefully.`,
 				pol = p
 			}
 			ctx := cmd.Context()
-			db, err := meta.Open(ctx, dsn)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer db.Close()
-			objs, err := objects.Open(ctx, objects.Config{
+			srv, closeDB, err := mirror.Open(ctx, dsn, objects.Config{
 				Endpoint: endpoint, Bucket: bucket,
 				AccessKey: m.Getenv("AWS_ACCESS_KEY_ID"), SecretKey: m.Getenv("AWS_SECRET_ACCESS_KEY"),
 				SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
-			})
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			hcfg, err := resolver.HostConfigFromEnv(m.Getenv, logger)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			hcfg.Net.PublicOnly = !allowPrivate
-			hosts, err := resolver.NewHosts(hcfg)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			srv, err := mirror.New(mirror.Config{
-				DB: db, Objects: objs, Upstream: hosts, Policy: pol, Log: logger, ReplicaID: replica,
+			}, m.Getenv, allowPrivate, mirror.Config{
+				Policy: pol, Log: logger, ReplicaID: replica,
 				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
 			})
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			defer closeDB()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fail(m.Stderr, err)

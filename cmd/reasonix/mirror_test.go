@@ -78,10 +78,6 @@ func startReplicas(t *testing.T, n int, eng *mirrortest.Engines, gh *fakegithub.
 // machine's installed plugins as name → content digest.
 func fleet(t *testing.T, n int, reps []*replica, token string, gh *fakegithub.Server, src string) []map[string]string {
 	t.Helper()
-	up, err := mirrortest.Upstream(gh)
-	if err != nil {
-		t.Fatal(err)
-	}
 	results := make([]map[string]string, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -95,7 +91,7 @@ func fleet(t *testing.T, n int, reps []*replica, token string, gh *fakegithub.Se
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			got, err := mirrortest.InstallThroughMirror(ctx, home, urls, token, up, src)
+			got, err := mirrortest.InstallThroughMirror(ctx, home, urls, token, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
@@ -340,7 +336,7 @@ func TestMirrorUsageAndSecrets(t *testing.T) {
 }
 
 // TestMirrorThroughTheCLI: REASONIX_MIRROR reaches the command line's
-// wiring (installer.Open). With REASONIX_MIRROR_ONLY=1 and GitHub itself
+// wiring (app.Open). With REASONIX_MIRROR_ONLY=1 and GitHub itself
 // unreachable from the client, an install still succeeds, every upstream
 // request having come from the mirror; a wrong token is refused with the
 // token masked.

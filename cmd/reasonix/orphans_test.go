@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/app"
 )
 
 // TestCrashDuringBulkReplaceLeavesNoOrphans (issue 9, finding 11): the
@@ -32,7 +34,7 @@ func TestCrashDuringBulkReplaceLeavesNoOrphans(t *testing.T) {
 					writeFile(t, filepath.Join(market, p, fmt.Sprintf("NOTES-%d.md", round)), "round "+fmt.Sprint(round)+"\n")
 				}
 				before := sb.registry(t)
-				r := sb.run(t, []string{crashEnv + "=" + step}, "plugin", "install", market, "--yes", "--replace")
+				r := sb.run(t, []string{app.CrashEnv + "=" + step}, "plugin", "install", market, "--yes", "--replace")
 				if r.code != -1 {
 					t.Fatalf("round %d: not killed at %s: %d %s %s", round, step, r.code, r.stdout, r.stderr)
 				}

@@ -44,7 +44,7 @@ type shown struct {
 // it is what stays on screen; off a terminal a FULL TRUST runtime still
 // gets its one-line banner. Last, in every mode, the result line. A
 // refused or failed operation exits 1.
-func (m *Main) respond(ctx context.Context, sh shown, op func(a *app) *installer.Response) error {
+func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *installer.Response) error {
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
@@ -119,7 +119,7 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // query runs a read-only command: it asks the backend for one value and
 // prints it as JSON with --json, else as text. A backend error prints on
 // stderr and exits 1.
-func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T, error), text func(io.Writer, T)) (T, error) {
+func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *backend) (T, error), text func(io.Writer, T)) (T, error) {
 	var zero T
 	a, err := m.openToRead(ctx)
 	if err != nil {
@@ -143,7 +143,7 @@ func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *app) (T
 // details as text on stdout (details may be nil: the result line says it
 // all), then, in every mode, its result line on stderr. A backend error is
 // that line: "✗ " + nothing, and why; exit 1.
-func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *app) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
+func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *backend) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {

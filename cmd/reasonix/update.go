@@ -73,7 +73,7 @@ required is asked for on a terminal, as install does, or blocks the plugin
 					return withConfigArgs(approveUpdateCommand(m.prog(), ur, req, resp.PlanID), req, resp)
 				}
 			}
-			return m.respond(cmd.Context(), sh, func(a *app) *installer.Response {
+			return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
 				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
 					resp, _ := a.installer.Update(cmd.Context(), ur, r, ap)
 					return resp

@@ -8,53 +8,61 @@ import (
 	"strings"
 	"time"
 
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
-	mirrorclient "reasonix.io/plugind/resolver/host/mirror"
 )
 
-// Upstream is how a replica (or a client falling back) reaches the fake
-// GitHub: exactly as a client would, every other host sent to a closed
-// loopback port so nothing can reach the internet.
-func Upstream(gh *fakegithub.Server) (host.Opener, error) {
+// UpstreamConfig is how a replica (or a client falling back) reaches the
+// fake GitHub: exactly as a client would, every other host sent to a
+// closed loopback port so nothing can reach the internet.
+func UpstreamConfig(gh *fakegithub.Server) (*resolver.HostConfig, error) {
 	rw, err := host.ParseRewrite("https://=http://127.0.0.1:1/")
 	if err != nil {
 		return nil, err
 	}
-	return resolver.NewHosts(resolver.HostConfig{
+	return &resolver.HostConfig{
 		GitHubURL: gh.URL, APIURL: gh.APIURL, Rewrite: rw,
 		Net: host.NetConfig{Timeout: 30 * time.Second, MaxRetryAfter: 2 * time.Second},
-	})
+	}, nil
+}
+
+// Upstream is a replica's upstream (UpstreamConfig).
+func Upstream(gh *fakegithub.Server) (host.Opener, error) {
+	cfg, err := UpstreamConfig(gh)
+	if err != nil {
+		return nil, err
+	}
+	return resolver.NewHosts(*cfg)
 }
 
 // OpenClient opens one machine's backend, its REASONIX_HOME at home, with
 // env as its environment (REASONIX_MIRROR, REASONIX_MIRROR_TOKEN,
-// REASONIX_MIRROR_ONLY…), wired as installer.Open wires it when
-// REASONIX_MIRROR is set: the mirror's client in front of upstream.
-func OpenClient(ctx context.Context, home string, env map[string]string, upstream host.Opener, log *slog.Logger) (*installer.App, error) {
+// REASONIX_MIRROR_ONLY…), wired as app.Open wires it, its upstream gh.
+func OpenClient(ctx context.Context, home string, env map[string]string, gh *fakegithub.Server, log *slog.Logger) (*app.App, error) {
 	getenv := func(k string) string {
 		if k == "REASONIX_HOME" {
 			return home
 		}
 		return env[k]
 	}
-	hosts, err := mirrorclient.FromEnv(upstream, getenv, log)
+	up, err := UpstreamConfig(gh)
 	if err != nil {
 		return nil, err
 	}
-	return installer.Open(ctx, installer.OpenOptions{Getenv: getenv, Hosts: hosts, Log: log})
+	return app.Open(ctx, app.OpenOptions{Getenv: getenv, Hosts: up, Log: log})
 }
 
 // InstallThroughMirror is one machine of a fleet: a client whose home is
 // home, listing the replicas at urls in that order, bulk-installs src with
 // --yes. It returns the installed plugins' digests by name; any action
 // that did not install is an error.
-func InstallThroughMirror(ctx context.Context, home string, urls []string, token string, upstream host.Opener, src string) (map[string]string, error) {
+func InstallThroughMirror(ctx context.Context, home string, urls []string, token string, gh *fakegithub.Server, src string) (map[string]string, error) {
 	a, err := OpenClient(ctx, home, map[string]string{
 		"REASONIX_MIRROR": strings.Join(urls, ","), "REASONIX_MIRROR_TOKEN": token,
-	}, upstream, nil)
+	}, gh, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,9 @@
 // git and archives; git: any smart-HTTP host) and every cross-cutting
 // behaviour as a layer around the interface, each in a file of its own:
 // Cached (refs with ETags, reachability verdicts, negative results),
-// Offline, Fallback (git → archive) and Retry. The resolver stacks them; the
-// layers never know which host is underneath.
+// Offline, Fallback (git → archive), Retry and WithSubmodules. The resolver
+// stacks them, in one function (resolver.Hosts.stack); the layers never
+// know which host is underneath.
 package host
 
 import (
@@ -211,12 +212,6 @@ func final(ctx context.Context, err error) bool {
 type Opener interface {
 	Open(src source.Source) (Repo, error)
 }
-
-// OpenerFunc adapts a function to Opener.
-type OpenerFunc func(src source.Source) (Repo, error)
-
-// Open implements Opener.
-func (f OpenerFunc) Open(src source.Source) (Repo, error) { return f(src) }
 
 // IncludeFunc keeps the given folders and what is under them (nil: all),
 // as a fetch with FetchOptions.Paths keeps them.

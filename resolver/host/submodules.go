@@ -56,3 +56,21 @@ func Submodules(open RepoOpener, parent source.Source, depth int) tarball.Submod
 		return &tarball.SubmoduleTree{URL: src.String(), Files: files, Dirs: dirs, Submodules: got.Submodules}, nil
 	}
 }
+
+// WithSubmodules is r whose fetches follow the submodules of the tree they
+// write, each opened through open (the stack r came from), when the caller
+// gave no FetchOptions.Submodules of its own.
+func WithSubmodules(r Repo, open RepoOpener) Repo { return &withSubmodules{Repo: r, open: open} }
+
+type withSubmodules struct {
+	Repo
+	open RepoOpener
+}
+
+// Fetch implements Repo.
+func (w *withSubmodules) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
+	if opts.Submodules == nil {
+		opts.Submodules = Submodules(w.open, w.Source(), 1)
+	}
+	return w.Repo.Fetch(ctx, sha, dest, opts)
+}

@@ -183,3 +183,52 @@ func TestSubmodulesDepth(t *testing.T) {
 		t.Fatalf("depth %d: %v (opened %d)", MaxSubmoduleDepth+1, err, len(o.opened))
 	}
 }
+
+// TestWithSubmodules: a fetch through the layer follows submodules through
+// its opener, relative URLs taken against the fetched repository; a
+// caller's own Submodules are left alone; other operations pass through.
+func TestWithSubmodules(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sm := tarball.Submodule{Path: "vendor/lib", URL: "../lib.git", Commit: shaB}
+	t.Run("followed through the opener", func(t *testing.T) {
+		t.Parallel()
+		inner := newFakeRepo(t, testURL).onFetch(&Fetched{Transport: "git"}, nil).onRefs(&Refs{Head: "main"}, nil)
+		o := &opener{err: errors.New("no such repository")}
+		r := WithSubmodules(inner, o.open)
+		if refs, err := r.Refs(ctx); err != nil || refs.Head != "main" {
+			t.Fatalf("refs: %+v %v", refs, err)
+		}
+		if _, err := r.Fetch(ctx, shaA, filepath.Join(t.TempDir(), "tree"), FetchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		calls := inner.Calls()
+		if len(calls) != 2 || calls[1].Opts.Submodules == nil {
+			t.Fatalf("the fetch was not given a way to follow submodules: %s", inner.Ops())
+		}
+		_, err := calls[1].Opts.Submodules(ctx, sm, filepath.Join(t.TempDir(), "lib"), plugind.DefaultBudget)
+		if err == nil || !strings.Contains(err.Error(), "no such repository") {
+			t.Fatalf("submodule fetch: %v, want the opener's error", err)
+		}
+		if len(o.opened) != 1 || o.opened[0] != "github.com/acme/lib" {
+			t.Fatalf("opened %q, want github.com/acme/lib (../lib.git against the fetched repository)", o.opened)
+		}
+	})
+	t.Run("a caller's own left alone", func(t *testing.T) {
+		t.Parallel()
+		inner := newFakeRepo(t, testURL).onFetch(&Fetched{Transport: "git"}, nil)
+		o := &opener{err: errors.New("must not be asked")}
+		own := false
+		r := WithSubmodules(inner, o.open)
+		_, err := r.Fetch(ctx, shaA, filepath.Join(t.TempDir(), "tree"), FetchOptions{Submodules: func(context.Context, tarball.Submodule, string, plugind.Budget) (*tarball.SubmoduleTree, error) {
+			own = true
+			return &tarball.SubmoduleTree{}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := inner.Calls()[0].Opts.Submodules(ctx, sm, t.TempDir(), plugind.DefaultBudget); err != nil || !own || len(o.opened) != 0 {
+			t.Fatalf("the caller's Submodules were replaced (own called %v, opened %q, %v)", own, o.opened, err)
+		}
+	})
+}

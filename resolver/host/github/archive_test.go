@@ -144,7 +144,7 @@ func TestArchiveRedirects(t *testing.T) {
 		return tr
 	}
 	open := func(t *testing.T, s *apiServer) host.Repo {
-		return openWith(t, github.Config{APIURL: s.URL, GitURL: s.URL, GitOff: true, Token: token, REST: restClient(tlsTransport(s))})
+		return openWith(t, github.Config{APIURL: s.URL, Token: token, REST: restClient(tlsTransport(s))}, "")
 	}
 	port := func(s *apiServer) string { _, p, _ := net.SplitHostPort(s.Listener.Addr().String()); return p }
 

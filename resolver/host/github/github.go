@@ -1,7 +1,8 @@
 // Package github is the host for repositories on github.com: the REST API
 // for refs (conditional, so an unchanged ref costs one 304), reachability
-// (compare) and archives; git for content and ref listings, with the
-// archive as the fallback when git is off or fails (SPEC §6).
+// (compare) and archives; git (a Repo the caller layers, see
+// resolver.Hosts.stack) for content and ref listings, with the archive as
+// the fallback when git is off or fails (SPEC §6).
 package github
 
 import (
@@ -18,32 +19,25 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/resolver/host/git"
 	"reasonix.io/plugind/source"
 )
 
 // Config is how GitHub is reached.
 type Config struct {
-	// GitURL is where github.com's git and web side is reached
-	// (REASONIX_GITHUB_URL; default https://github.com).
-	GitURL string
 	// APIURL is the REST API base (REASONIX_GITHUB_API_URL; default
 	// https://api.github.com).
 	APIURL string
-	// Token, when set, authenticates REST and git; it is sent to no other
-	// host.
-	Token  string
-	GitOff bool // REASONIX_GIT=off: no git transport at all
-	// REST makes API calls and archive downloads (retries, Retry-After);
-	// its transport must count them against Budget (APIBudget.RoundTripper).
+	// Token, when set, authenticates REST calls (git's transport carries
+	// its own); it is sent to no other host.
+	Token string
+	// REST (required) makes API calls and archive downloads (retries,
+	// Retry-After); its transport must count them against Budget
+	// (APIBudget.RoundTripper).
 	REST *host.RESTClient
 	// Budget is the REST API's request budget, shared by every repository
 	// of this host; while it is spent, git serves refs, reachability and
-	// content without asking the API (SPEC §14). New makes one when REST
-	// is nil too.
-	Budget *host.APIBudget
-	// Git makes git smart-HTTP requests.
-	Git     *http.Client
+	// content without asking the API (SPEC §14). nil: never spent.
+	Budget  *host.APIBudget
 	Timeout time.Duration // stall limit of a download
 	Log     *slog.Logger
 }
@@ -59,22 +53,15 @@ type Host struct {
 
 // New returns the GitHub host.
 func New(cfg Config) (*Host, error) {
-	if cfg.GitURL == "" {
-		cfg.GitURL = "https://github.com"
-	}
 	if cfg.APIURL == "" {
 		cfg.APIURL = "https://api.github.com"
 	}
-	cfg.GitURL = strings.TrimSuffix(cfg.GitURL, "/")
 	cfg.APIURL = strings.TrimSuffix(cfg.APIURL, "/")
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.REST == nil {
-		if cfg.Budget == nil {
-			cfg.Budget = host.NewAPIBudget(host.BudgetConfig{Name: APIName, BaseURL: cfg.APIURL, Token: cfg.Token != "", Log: cfg.Log})
-		}
-		cfg.REST = host.NewRetryingClient(cfg.Budget.RoundTripper(http.DefaultTransport), host.NetConfig{Log: cfg.Log})
+		return nil, errors.New("github host: no REST client")
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = host.DefaultTimeout
@@ -91,33 +78,31 @@ func New(cfg Config) (*Host, error) {
 	return &Host{cfg: cfg, api: api}, nil
 }
 
-// Open implements host.Opener: git first for content and ref listings, the
-// REST API first for resolving refs, each falling back to the other.
-func (h *Host) Open(src source.Source) (host.Repo, error) {
+// Open opens src: git first for content and ref listings, the REST API
+// first for resolving refs, each falling back to the other. git is src's
+// git transport as the caller layered it (resolver.Hosts.stack); nil when
+// git is off (REASONIX_GIT=off), and the REST API and archives serve alone.
+func (h *Host) Open(src source.Source, git host.Repo) (host.Repo, error) {
 	if src.Kind != source.GitHub {
 		return nil, fmt.Errorf("github host: %s is not a GitHub source", src.Key())
 	}
 	rest := &restRepo{h: h, src: src}
-	if h.cfg.GitOff {
+	if git == nil {
 		return rest, nil
 	}
-	g := git.New(src, git.Config{
-		URL: h.cfg.GitURL + "/" + src.Repo() + ".git", Client: h.cfg.Git,
-		Token: h.cfg.Token, Timeout: h.cfg.Timeout, Log: h.cfg.Log,
-	})
 	return &repo{
 		rest:    rest,
-		git:     g,
-		content: &host.Fallback{Primary: g, Secondary: rest, PrimaryLabel: "git", SecondaryLabel: "the archive"},
-		folders: &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the archive", SecondaryLabel: "git"},
-		refs:    &host.Fallback{Primary: rest, Secondary: g, PrimaryLabel: "the GitHub API", SecondaryLabel: "the git remote"},
+		git:     git,
+		content: &host.Fallback{Primary: git, Secondary: rest, PrimaryLabel: "git", SecondaryLabel: "the archive"},
+		folders: &host.Fallback{Primary: rest, Secondary: git, PrimaryLabel: "the archive", SecondaryLabel: "git"},
+		refs:    &host.Fallback{Primary: rest, Secondary: git, PrimaryLabel: "the GitHub API", SecondaryLabel: "the git remote"},
 	}, nil
 }
 
 // repo picks, per operation, which transport goes first.
 type repo struct {
 	rest    *restRepo
-	git     *git.Repo
+	git     host.Repo
 	content *host.Fallback // git → archive: Refs, Fetch of a whole tree
 	folders *host.Fallback // archive → git: Fetch of some folders
 	refs    *host.Fallback // REST → git: Resolve, Reachable

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/resolver/host/git"
 	"reasonix.io/plugind/resolver/host/github"
 	"reasonix.io/plugind/source"
 )
@@ -148,10 +149,12 @@ func restClient(rt http.RoundTripper) *host.RESTClient {
 // on s, with tok as GITHUB_TOKEN.
 func openREST(t *testing.T, s *apiServer, tok string) host.Repo {
 	t.Helper()
-	return openWith(t, github.Config{APIURL: s.URL, GitURL: s.URL, GitOff: true, Token: tok, REST: restClient(http.DefaultTransport)})
+	return openWith(t, github.Config{APIURL: s.URL, Token: tok, REST: restClient(http.DefaultTransport)}, "")
 }
 
-func openWith(t *testing.T, cfg github.Config) host.Repo {
+// openWith opens acme/tools on the GitHub host of cfg, its git side at
+// gitURL ("": git off).
+func openWith(t *testing.T, cfg github.Config, gitURL string) host.Repo {
 	t.Helper()
 	h, err := github.New(cfg)
 	if err != nil {
@@ -161,7 +164,11 @@ func openWith(t *testing.T, cfg github.Config) host.Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := h.Open(src)
+	var viaGit host.Repo
+	if gitURL != "" {
+		viaGit = git.New(src, git.Config{URL: gitURL + "/acme/tools.git", Client: host.NewHTTPClient(http.DefaultTransport), Token: cfg.Token})
+	}
+	r, err := h.Open(src, viaGit)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ type fakeEnv struct {
 	c1, c2 string
 	off    string
 	cfg    github.Config
+	gitURL string // "": git off
 }
 
 func newFakeEnv(t *testing.T) *fakeEnv {
@@ -33,9 +34,8 @@ func newFakeEnv(t *testing.T) *fakeEnv {
 	c2 := repo.Commit("main", map[string]string{"README.md": "v2"})
 	off := repo.CommitUnreachable(c1, map[string]string{"README.md": "fork"})
 	return &fakeEnv{gh: gh, c1: c1, c2: c2, off: off, cfg: github.Config{
-		GitURL: gh.URL, APIURL: gh.APIURL,
-		REST: restClient(http.DefaultTransport), Git: host.NewHTTPClient(http.DefaultTransport),
-	}}
+		APIURL: gh.APIURL, REST: restClient(http.DefaultTransport),
+	}, gitURL: gh.URL}
 }
 
 // open opens acme/tools; each Repo keeps its own git advertisement, so
@@ -43,7 +43,7 @@ func newFakeEnv(t *testing.T) *fakeEnv {
 func (e *fakeEnv) open(t *testing.T) host.Repo {
 	t.Helper()
 	e.gh.ResetCounts()
-	return openWith(t, e.cfg)
+	return openWith(t, e.cfg, e.gitURL)
 }
 
 func readFile(t *testing.T, p string) string {
@@ -177,7 +177,7 @@ func TestSplitFallbacks(t *testing.T) {
 	t.Run("git off", func(t *testing.T) {
 		t.Parallel()
 		e := newFakeEnv(t)
-		e.cfg.GitOff = true
+		e.gitURL = ""
 		r := e.open(t)
 		if _, err := r.Refs(ctx); err != nil {
 			t.Fatal(err)
@@ -236,7 +236,7 @@ func TestSplitToken(t *testing.T) {
 // TestOpenRefusesOtherHosts: the GitHub host opens GitHub sources only.
 func TestOpenRefusesOtherHosts(t *testing.T) {
 	t.Parallel()
-	h, err := github.New(github.Config{})
+	h, err := github.New(github.Config{REST: restClient(http.DefaultTransport)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestOpenRefusesOtherHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := h.Open(src); err == nil || !strings.Contains(err.Error(), "not a GitHub source") {
+	if r, err := h.Open(src, nil); err == nil || !strings.Contains(err.Error(), "not a GitHub source") {
 		t.Fatalf("%v, %v", r, err)
 	}
 }

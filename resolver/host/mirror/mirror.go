@@ -1,12 +1,12 @@
 // Package mirror is the client of the team mirror (SPEC §15): a host.Repo
 // that asks a mirror — any of a list of replicas, failing over in order —
 // for refs, reachability and snapshots, and verifies every snapshot's tree
-// digest before it is used. Opener puts it in front of the upstream hosts:
+// digest before it is used. InFront puts it in front of the upstream hosts:
 // whatever the mirror cannot answer (it is down, or fails) goes upstream
 // with a warning, unless REASONIX_MIRROR_ONLY=1; what it answers
 // definitively (not found, install.blocked by its policy, a refused token,
-// a digest mismatch) is final. The resolver's cache and offline layers wrap this
-// Repo like any other.
+// a digest mismatch) is final. resolver.Hosts stacks it (InFront) under the
+// cache and offline layers like any other Repo.
 package mirror
 
 import (
@@ -190,45 +190,22 @@ func (c *Client) Open(src source.Source) (host.Repo, error) {
 	return &Repo{c: c, src: src}, nil
 }
 
-// Opener puts the mirror in front of upstream: each operation goes to the
-// mirror first and, when the mirror cannot answer, upstream (with a
-// warning) — never when cfg.Only is set.
-func Opener(upstream host.Opener, cfg Config) (host.Opener, error) {
-	c, err := New(cfg)
+// InFront puts the mirror in front of upstream, src's repository reached
+// directly (upErr: why it cannot be): each operation goes to the mirror
+// first and, when the mirror cannot answer, upstream (with a warning) —
+// never when Config.Only is set, nor when upstream cannot take src (git
+// off for a generic host), where the mirror alone may still.
+func (c *Client) InFront(src source.Source, upstream host.Repo, upErr error) (host.Repo, error) {
+	m, err := c.Open(src)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Only || upstream == nil {
-		return c, nil
+	if c.cfg.Only {
+		return m, nil
 	}
-	return host.OpenerFunc(func(src source.Source) (host.Repo, error) {
-		m, err := c.Open(src)
-		if err != nil {
-			return nil, err
-		}
-		up, err := upstream.Open(src)
-		if err != nil {
-			// Upstream cannot take this source (git off for a generic
-			// host): the mirror alone may still.
-			c.cfg.Log.Debug("no upstream fallback", "repo", src.Key(), "err", err)
-			return m, nil
-		}
-		return &host.Fallback{Primary: m, Secondary: up, PrimaryLabel: "the mirror", SecondaryLabel: "upstream directly"}, nil
-	}), nil
-}
-
-// FromEnv wraps upstream with the mirror the environment names, or returns
-// it unchanged when REASONIX_MIRROR is unset. This is what installer.Open
-// calls.
-func FromEnv(upstream host.Opener, getenv func(string) string, log *slog.Logger) (host.Opener, error) {
-	cfg, ok, err := ConfigFromEnv(getenv)
-	if err != nil {
-		return nil, err
+	if upErr != nil {
+		c.cfg.Log.Debug("no upstream fallback", "repo", src.Key(), "err", upErr)
+		return m, nil
 	}
-	if !ok {
-		return upstream, nil
-	}
-	cfg.Log = log
-	cfg.Net.Log = log
-	return Opener(upstream, cfg)
+	return &host.Fallback{Primary: m, Secondary: upstream, PrimaryLabel: "the mirror", SecondaryLabel: "upstream directly"}, nil
 }

@@ -234,16 +234,9 @@ func TestDigestMismatchIsFinal(t *testing.T) {
 	}
 	m1, m2 := newFake(t, "tok", altered), newFake(t, "tok", altered)
 	up := &countingUpstream{}
-	op, err := Opener(up, Config{URLs: []string{m1.URL, m2.URL}, Token: "tok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := op.Open(ghSource)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := inFront(t, up, Config{URLs: []string{m1.URL, m2.URL}, Token: "tok"})
 	dest := filepath.Join(t.TempDir(), "out")
-	_, err = r.Fetch(context.Background(), sha1, dest, host.FetchOptions{})
+	_, err := r.Fetch(context.Background(), sha1, dest, host.FetchOptions{})
 	if plugind.CodeOf(err) != plugind.CodeDigestMismatch || !strings.Contains(err.Error(), good.digest) {
 		t.Fatalf("%v", err)
 	}
@@ -370,11 +363,7 @@ func TestErrorsKeepTheirMeaning(t *testing.T) {
 				apiErr(w, tc.status, tc.code, tc.kind, tc.name+` (block rule "github.com/acme")`)
 			})
 			up := &countingUpstream{}
-			op, err := Opener(up, Config{URLs: []string{m.URL}, Token: "tok"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, _ := op.Open(ghSource)
+			r := inFront(t, up, Config{URLs: []string{m.URL}, Token: "tok"})
 			pin, err := r.Resolve(context.Background(), "main", nil)
 			if tc.fallback {
 				if err != nil || pin.SHA != sha1 || up.resolves.Load() != 1 || !strings.Contains(pin.Warning, "the mirror") {
@@ -413,11 +402,7 @@ func TestRefusedTokenStops(t *testing.T) {
 				}
 				first, second := refusing(), refusing()
 				up := &countingUpstream{}
-				op, err := Opener(up, Config{URLs: []string{first.URL, second.URL}, Token: token, Only: only})
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, _ := op.Open(ghSource)
+				r := inFront(t, up, Config{URLs: []string{first.URL, second.URL}, Token: token, Only: only})
 				ctx := context.Background()
 				_, rerr := r.Refs(ctx)
 				_, perr := r.Resolve(ctx, "main", nil)
@@ -455,31 +440,13 @@ func TestOnlyNeverAsksUpstream(t *testing.T) {
 		apiErr(w, http.StatusServiceUnavailable, plugind.CodeSourceUnreadable, "", "down")
 	})
 	up := &countingUpstream{}
-	op, err := Opener(up, Config{URLs: []string{m.URL}, Token: "tok", Only: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, _ := op.Open(ghSource)
+	r := inFront(t, up, Config{URLs: []string{m.URL}, Token: "tok", Only: true})
 	start := time.Now()
 	if _, err := r.Resolve(context.Background(), "", nil); err == nil || up.resolves.Load() != 0 {
 		t.Fatalf("%v, upstream %d", err, up.resolves.Load())
 	}
 	if m.hits.Load() != 2 || time.Since(start) > 5*time.Second {
 		t.Fatalf("one replica is asked twice (two rounds), got %d in %s", m.hits.Load(), time.Since(start))
-	}
-}
-
-func TestFromEnvLeavesUpstreamAloneWithoutAMirror(t *testing.T) {
-	t.Parallel()
-	up := &countingUpstream{}
-	op, err := FromEnv(up, func(string) string { return "" }, nil)
-	if err != nil || op != host.Opener(up) {
-		t.Fatalf("%v %v", op, err)
-	}
-	if _, err := FromEnv(up, func(k string) string {
-		return map[string]string{EnvURLs: "http://mirror.example.com"}[k]
-	}, nil); err == nil {
-		t.Fatal("a bad REASONIX_MIRROR must be an error")
 	}
 }
 
@@ -502,4 +469,20 @@ func TestNoRedirects(t *testing.T) {
 	if leaked.Load() {
 		t.Fatal("the token followed a redirect")
 	}
+}
+
+// inFront opens ghSource with the mirror of cfg in front of up, as
+// resolver.Hosts stacks them (Client.InFront).
+func inFront(t *testing.T, up host.Opener, cfg Config) host.Repo {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, upErr := up.Open(ghSource)
+	r, err := c.InFront(ghSource, direct, upErr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

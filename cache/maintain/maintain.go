@@ -1,4 +1,9 @@
-package installer
+// Package maintain keeps the snapshot store and the cache together (SPEC
+// §8): stats, garbage collection of what nothing uses, verification, and
+// the repair that quarantines a damaged snapshot and forgets what the
+// cache derived from it. It stands beside the installer, whose registry
+// says what is in use and whose lock it takes to move snapshots.
+package maintain
 
 import (
 	"context"
@@ -24,10 +29,21 @@ type CacheStats struct {
 	CacheUnavailable string `json:"cacheUnavailable,omitempty"`
 }
 
+// Home is what maintenance needs of the installed home (the installer's).
+type Home interface {
+	// LockHome takes the lock every publication holds, so no install is
+	// copying from a snapshot while it moves.
+	LockHome(ctx context.Context) (unlock func(), err error)
+	// InstalledPins lists the remote sources installed plugins were planned
+	// from, each pinned to its commit (Ref) and folder (Subdir): GC keeps
+	// their snapshots, so update and offline re-plans keep working.
+	InstalledPins(ctx context.Context) ([]source.Source, error)
+}
+
 // Maintenance runs the cache and store commands against one home.
 type Maintenance struct {
-	Installer *Installer
-	Store     *store.Store
+	Home  Home
+	Store *store.Store
 	// Cache may be nil when the cache could not be opened; CacheErr then
 	// says why. Stats and Verify work without it; GC refuses, because only
 	// the cache knows which snapshots live plans and installed plugins use.
@@ -99,24 +115,13 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := LoadRegistry(m.Installer.home.RegistryPath())
+	pins, err := m.Home.InstalledPins(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range reg.Plugins {
-		if e.Commit == "" {
-			continue
-		}
-		s, err := source.Parse(e.Source)
-		if err != nil || !s.IsRemote() { // a local folder or zip: no snapshot to keep
-			continue
-		}
-		sub := s.Subdir
-		if e.Subdir != "" {
-			sub = e.Subdir
-		}
-		for _, k := range []string{"", "@" + sub} {
-			if d, ok, err := m.Cache.GetSnapshot(ctx, s.Key(), e.Commit, k); err == nil && ok {
+	for _, s := range pins {
+		for _, k := range []string{"", "@" + s.Subdir} {
+			if d, ok, err := m.Cache.GetSnapshot(ctx, s.Key(), s.Ref, k); err == nil && ok {
 				keep[d] = true
 			}
 		}
@@ -146,7 +151,7 @@ type RepairReport struct {
 // moves. Without a cache it still quarantines; there are no records to
 // forget.
 func (m *Maintenance) Repair(ctx context.Context) (*RepairReport, error) {
-	unlock, err := m.Installer.lockHome(ctx)
+	unlock, err := m.Home.LockHome(ctx)
 	if err != nil {
 		return nil, err
 	}

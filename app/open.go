@@ -1,4 +1,7 @@
-package installer
+// Package app is the composition root (SPEC §3): it opens the home, the
+// snapshot store, the cache, the host stack and the installer, once, the
+// same way for the CLI, the daemon, the mirror and the benchmarks.
+package app
 
 import (
 	"context"
@@ -7,12 +10,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"time"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/cache/maintain"
+	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/store"
 )
@@ -23,24 +26,14 @@ type OpenOptions struct {
 	Log    *slog.Logger
 	// Progress hears about bulk plans (the CLI's bars); nil: silent.
 	Progress resolver.Progress
-	// StepHook is called at each named step of apply and publication (the
-	// crash-safety tests kill the process there).
-	StepHook func(step string)
-	// Budget overrides the per-snapshot and per-package budget (tests use
-	// small ones); zero: SPEC §8's.
-	Budget plugind.Budget
-	// Hosts overrides where remote sources come from; nil: the environment's
-	// GitHub and generic git hosts.
-	Hosts host.Opener
-	Now   func() time.Time
-	// KeepDecoded keeps what planning decoded (the registry, marketplace
-	// documents, cached manifests) for the next plan: for a process that
-	// plans again and again, the daemon. A one-shot command would only
-	// hold it in memory until it exits.
-	KeepDecoded bool
-	// NoWorkingDir: the daemon's relative paths name nothing (see
-	// Config.NoWorkingDir).
-	NoWorkingDir bool
+	// Hosts overrides where remote sources come from (tests point them at
+	// a fake); nil: the environment's.
+	Hosts *resolver.HostConfig
+	// Daemon: the process plans again and again, so what planning decoded
+	// (the registry, marketplace documents, cached manifests) is kept for
+	// the next plan (a one-shot command would only hold it until it
+	// exits), and relative paths name nothing (installer.Config.NoWorkingDir).
+	Daemon bool
 	// ReadOnly says the command only reads (list, show, doctor…): a home
 	// that does not exist yet is left unmade, and read as empty.
 	ReadOnly bool
@@ -60,13 +53,13 @@ var ErrNoHome = errors.New("the Reasonix home does not exist yet (the first inst
 // the commands that read or edit the registry work as usual. Warnings say
 // so, for the caller to show once.
 type App struct {
-	Home      Home
+	Home      installer.Home
 	Store     *store.Store
 	StoreErr  error
 	Cache     *cache.DB
 	CacheErr  error
 	Resolver  resolver.Resolver
-	Installer *Installer
+	Installer *installer.Installer
 	Warnings  []string
 }
 
@@ -74,36 +67,25 @@ type App struct {
 // or a bad environment is an error: a broken store or cache degrades the
 // App instead of failing it.
 func Open(ctx context.Context, opts OpenOptions) (*App, error) {
-	dir, err := DefaultHomeDir(opts.Getenv)
+	dir, err := installer.DefaultHomeDir(opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	home := Home{Dir: dir}
+	home := installer.Home{Dir: dir}
 	if _, err := os.Lstat(dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
 		// Nothing installed, nothing known: read as an empty home rather
 		// than making one for a command that only looks.
 		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}
-		a.Installer = New(Config{Home: home, Sources: a.Resolver, Budget: opts.Budget, Now: opts.Now, Log: opts.Log})
+		a.Installer = installer.New(installer.Config{Home: home, Sources: a.Resolver, Log: opts.Log})
 		return a, nil
 	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hosts := opts.Hosts
-	if hosts == nil {
-		hcfg, err := resolver.HostConfigFromEnv(opts.Getenv, log)
-		if err != nil {
-			return nil, err
-		}
-		h, err := resolver.NewHosts(hcfg)
-		if err != nil {
-			return nil, err
-		}
-		// A team mirror (REASONIX_MIRROR) goes in front of them.
-		if hosts, err = mirror.FromEnv(h, opts.Getenv, log); err != nil {
-			return nil, err
-		}
+	hosts, err := openHosts(opts, log)
+	if err != nil {
+		return nil, err
 	}
 	a := &App{Home: home}
 	// Before anything else reads or writes the home: a loose one is made
@@ -113,24 +95,23 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else if note != "" {
 		a.Warnings = append(a.Warnings, note)
 	}
-	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{Budget: opts.Budget})
+	a.Store, a.StoreErr = store.Open(home.StoreDir(), store.Options{})
 	if a.StoreErr != nil {
 		a.Store = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the snapshot store is unusable (%v): installs and updates are refused until it is repaired; list, show, doctor, remove, enable, disable and export work from the registry", a.StoreErr))
 	}
-	a.Cache, a.CacheErr = cache.OpenWith(ctx, home.CachePath(), cache.Options{Log: log, Now: opts.Now})
+	a.Cache, a.CacheErr = cache.OpenWith(ctx, home.CachePath(), cache.Options{Log: log})
 	if a.CacheErr != nil {
 		a.Cache = nil
 		a.Warnings = append(a.Warnings, fmt.Sprintf("the cache is unavailable (%v); going on without it: nothing fetched or planned is remembered, offline plans cannot use it, and the daemon cannot keep plans across restarts", a.CacheErr))
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := Config{Home: home, Budget: opts.Budget, Now: opts.Now, Log: log, StepHook: opts.StepHook, KeepDecoded: opts.KeepDecoded, NoWorkingDir: opts.NoWorkingDir}
+	cfg := installer.Config{Home: home, Log: log, StepHook: stepHook(opts.Getenv), KeepDecoded: opts.Daemon, NoWorkingDir: opts.Daemon}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
-			Store: a.Store, Cache: a.Cache, Hosts: hosts, Budget: opts.Budget, Log: log,
-			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Progress: opts.Progress, Now: opts.Now,
-			KeepDecoded: opts.KeepDecoded,
+			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
+			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", KeepDecoded: opts.Daemon,
 		})
 		cfg.Store = a.Store
 	} else {
@@ -142,7 +123,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if a.Cache != nil {
 		cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
 	}
-	a.Installer = New(cfg)
+	a.Installer = installer.New(cfg)
 	return a, nil
 }
 
@@ -156,6 +137,11 @@ type unusableStore struct {
 
 func (u unusableStore) Resolve(context.Context, resolver.Request) (*resolver.Fetched, error) {
 	return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "the snapshot store %s is unusable (%v); nothing can be fetched or installed until it is repaired (fix its permissions or free space, or move it aside to start an empty one)", u.dir, u.err)
+}
+
+// Maintenance is the cache and store commands' backend for this home.
+func (a *App) Maintenance() *maintain.Maintenance {
+	return &maintain.Maintenance{Home: a.Installer, Store: a.Store, Cache: a.Cache, CacheErr: a.CacheErr}
 }
 
 // CacheFailures describes, in one line, the cache operations that failed
@@ -186,4 +172,38 @@ func (a *App) Close() {
 	if a.Cache != nil {
 		_ = a.Cache.Close()
 	}
+}
+
+// openHosts opens where remote sources come from: as opts.Hosts or else the
+// environment says (SPEC §4), the team mirror in front when REASONIX_MIRROR
+// names one (§15).
+func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, error) {
+	var cfg resolver.HostConfig
+	if opts.Hosts != nil {
+		cfg = *opts.Hosts
+	} else if env, err := resolver.HostConfigFromEnv(opts.Getenv, log); err == nil {
+		cfg = env
+	} else {
+		return nil, err
+	}
+	mcfg, ok, err := mirror.ConfigFromEnv(opts.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		cfg.Mirror = &mcfg
+	}
+	return resolver.NewHosts(cfg)
+}
+
+// Upstream opens the hosts a team mirror's replica fetches from (SPEC
+// §15): as a client reaches them, never through a mirror, and, unless
+// allowPrivate, at public addresses only.
+func Upstream(getenv func(string) string, log *slog.Logger, allowPrivate bool) (*resolver.Hosts, error) {
+	hcfg, err := resolver.HostConfigFromEnv(getenv, log)
+	if err != nil {
+		return nil, err
+	}
+	hcfg.Net.PublicOnly = !allowPrivate
+	return resolver.NewHosts(hcfg)
 }

@@ -1,0 +1,31 @@
+package installer
+
+import (
+	"context"
+
+	"reasonix.io/plugind/source"
+)
+
+// InstalledPins implements maintain.Home: local folders and zips have no
+// snapshot to keep.
+func (in *Installer) InstalledPins(ctx context.Context) ([]source.Source, error) {
+	reg, err := LoadRegistry(in.home.RegistryPath())
+	if err != nil {
+		return nil, err
+	}
+	var pins []source.Source
+	for _, e := range reg.Plugins {
+		if e.Commit == "" {
+			continue
+		}
+		s, err := source.Parse(e.Source)
+		if err != nil || !s.IsRemote() {
+			continue
+		}
+		if e.Subdir != "" {
+			s = s.WithSubdir(e.Subdir)
+		}
+		pins = append(pins, s.At(e.Commit))
+	}
+	return pins, nil
+}
