@@ -61,10 +61,7 @@ func Parse(raw string) (Source, error) {
 	if m := entryRE.FindStringSubmatch(raw); m != nil {
 		return Source{Kind: MarketEntry, Entry: m[1], Market: m[2]}, nil
 	}
-	if strings.EqualFold(extOf(raw), ".zip") {
-		return Source{Kind: LocalZip, Path: raw}, nil
-	}
-	return Source{Kind: LocalDir, Path: raw}, nil
+	return Local(raw), nil
 }
 
 var (

@@ -1,0 +1,69 @@
+package source
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// A Source is written as text the way String spells it, and read back by
+// ParseRecorded: the registry, the known marketplaces, stored plans and the
+// daemon's requests hold it as a JSON string, parsed once as it is decoded.
+// String(ParseRecorded(x)) == x for every x String writes, so files written
+// before Source was typed read back and re-encode byte-identical.
+
+// MarshalText writes the source as String spells it ("" for the zero
+// Source).
+func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a source as ParseRecorded does. "" is no source, as
+// it is when the key is left out: the caller that needs one says so.
+func (s *Source) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = Source{}
+		return nil
+	}
+	parsed, err := ParseRecorded(string(b))
+	if err != nil {
+		return err
+	}
+	*s = parsed
+	return nil
+}
+
+// IsZero reports whether s is no source at all (a JSON key left out).
+func (s Source) IsZero() bool { return s == Source{} }
+
+// ParseRecorded reads a source as it is written back (String, Recorded):
+// everything Parse reads, and two forms only a recording makes —
+//
+//   - a repository URL without ".git" pinned to a commit
+//     ("https://HOST/PATH#<sha>"), which a marketplace entry may name
+//     (ParseRepoURL) and Recorded keeps as the entry spelled it;
+//   - an absolute local path that Parse refuses only for its whitespace:
+//     a folder given relative to a working directory whose own path has a
+//     space is recorded absolute.
+func ParseRecorded(raw string) (Source, error) {
+	s, err := Parse(raw)
+	if err == nil {
+		return s, nil
+	}
+	if base, ref, hasRef := strings.Cut(raw, "#"); hasRef && IsSHA(ref) {
+		if r, err2 := ParseRepoURL(base, false); err2 == nil && r.Kind == Git {
+			return r.At(ref), nil
+		}
+	}
+	if filepath.IsAbs(raw) && !strings.ContainsFunc(raw, unicode.IsControl) {
+		return Local(raw), nil
+	}
+	return Source{}, err
+}
+
+// Local is the source of a folder or .zip archive on this machine at p (as
+// Parse would read it): what a resolved local source records.
+func Local(p string) Source {
+	if strings.EqualFold(extOf(p), ".zip") {
+		return Source{Kind: LocalZip, Path: p}
+	}
+	return Source{Kind: LocalDir, Path: p}
+}

@@ -1,0 +1,86 @@
+package source
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"reasonix.io/plugind"
+)
+
+// TestTextRoundTrip: every spelling String writes (and the recorded forms
+// the registry holds) reads back as the same source and writes back the
+// same bytes, so files written while sources were strings are unchanged.
+func TestTextRoundTrip(t *testing.T) {
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	for _, text := range []string{
+		"git:github.com/acme/tools",
+		"https://github.com/acme/tools",
+		"https://github.com/acme/tools/tree/main",
+		"https://github.com/acme/tools/tree/release/v2/plugins/x",
+		"https://github.com/acme/tools/tree/" + sha + "/plugins/x",
+		"https://git.example.test/team/tools.git",
+		"https://git.example.test/team/tools.git#main",
+		"https://git.example.test/team/tools.git#" + sha,
+		"https://git.example.test/team/tools#" + sha,
+		"/home/me/plugins/q",
+		"/home/me/My Plugins/q",
+		"/home/me/q.zip",
+		"./q",
+		"q",
+		"q@market",
+	} {
+		t.Run(text, func(t *testing.T) {
+			var s Source
+			if err := s.UnmarshalText([]byte(text)); err != nil {
+				t.Fatal(err)
+			}
+			out, err := s.MarshalText()
+			if err != nil || string(out) != text {
+				t.Fatalf("MarshalText = %q, %v; want %q", out, err, text)
+			}
+			// Pinning and re-spelling keeps it a fixed point too.
+			if s.IsRemote() {
+				pinned := s.Split(nil).At(sha)
+				var again Source
+				if err := again.UnmarshalText([]byte(pinned.String())); err != nil {
+					t.Fatalf("pinned %q: %v", pinned, err)
+				}
+				if again.String() != pinned.String() {
+					t.Errorf("pinned %q reads back as %q", pinned, again)
+				}
+			}
+		})
+	}
+}
+
+// TestTextJSON: a Source in a JSON document is its string; "" (or a key
+// left out) is the zero Source, and a bad one is refused as it is decoded
+// with the code and message Parse gives, its credential masked.
+func TestTextJSON(t *testing.T) {
+	type doc struct {
+		Source Source `json:"source"`
+		Market Source `json:"marketplace,omitzero"`
+	}
+	var d doc
+	if err := json.Unmarshal([]byte(`{"source":"git:github.com/acme/tools"}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Source.Kind != GitHub || d.Source.Repo() != "acme/tools" || !d.Market.IsZero() {
+		t.Fatalf("decoded %+v", d)
+	}
+	out, _ := json.Marshal(d)
+	if string(out) != `{"source":"git:github.com/acme/tools"}` {
+		t.Errorf("encoded %s", out)
+	}
+	if err := json.Unmarshal([]byte(`{"source":""}`), &d); err != nil || !d.Source.IsZero() {
+		t.Errorf("empty source: %+v, %v", d.Source, err)
+	}
+	err := json.Unmarshal([]byte(`{"source":"https://user:ghp_0123456789abcdefghijklmnopqrstuvwxyzAB@github.com/acme/tools"}`), &d)
+	if plugind.CodeOf(err) != plugind.CodeInvalidSource {
+		t.Fatalf("bad source: %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "ghp_0123456789") || !strings.Contains(msg, "userinfo") {
+		t.Errorf("bad source error: %s", msg)
+	}
+}
