@@ -35,7 +35,7 @@ func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Re
 	}
 	p, err := in.Plan(ctx, req)
 	if err != nil {
-		return ErrorResponse(req.Source, err), err
+		return ErrorResponse(req.Source.String(), err), err
 	}
 	resp, err := in.decide(ctx, p, ap)
 	if resp.markUnchecked() && err == nil {

@@ -80,7 +80,7 @@ func actionDifferences(old, now []Action) []string {
 		seen[a.Name] = true
 		o, ok := byName[a.Name]
 		parts, from, to := []string(nil), "", ""
-		if ok && o.Source != "" && a.Source != "" {
+		if ok && !o.Source.IsZero() && !a.Source.IsZero() {
 			parts, from, to = sourceMoves(o.Source, o.Subdir, a.Source, a.Subdir)
 		}
 		switch {

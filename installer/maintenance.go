@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -107,8 +106,8 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 		if e.Commit == "" {
 			continue
 		}
-		s, err := source.Parse(e.Source)
-		if err != nil || !s.IsRemote() { // a local folder or zip: no snapshot to keep
+		s := e.Source
+		if !s.IsRemote() { // a local folder or zip: no snapshot to keep
 			continue
 		}
 		sub := s.Subdir

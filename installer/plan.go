@@ -14,12 +14,16 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
 type Request struct {
-	Source string `json:"source"`
-	Name   string `json:"name,omitempty"`
+	// Source was parsed as the request was decoded (the CLI's argument,
+	// the daemon's JSON); the zero Source is none (an approval that replays
+	// a stored plan).
+	Source source.Source `json:"source"`
+	Name   string        `json:"name,omitempty"`
 	// Names narrows a marketplace plan to these entries.
 	Names         []string `json:"names,omitempty"`
 	Replace       bool     `json:"replace,omitempty"`
@@ -141,7 +145,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	p := &Plan{
 		Request:   req,
 		asked:     asked,
-		Source:    f.Source,
+		Source:    f.Source.String(),
 		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
 		Warnings:  append([]string{}, f.Warnings...),
 		Snapshots: f.Snapshots,
@@ -236,9 +240,9 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
 	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), pm)
 	if err != nil {
-		if c.Digest != "" && c.Source != "" {
+		if c.Digest != "" && !c.Source.IsZero() {
 			// A store path means nothing to the user; the source does.
-			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source)}
+			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source.String())}
 		}
 		a.Action = ActionSkip
 		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
@@ -556,7 +560,7 @@ func planID(p *Plan) PlanID {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source.String(), a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}

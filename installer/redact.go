@@ -21,7 +21,8 @@ func (r *Response) Redacted() *Response {
 	if r.Actions != nil {
 		out.Actions = make([]Action, len(r.Actions))
 		for i, a := range r.Actions {
-			a.Source = secrets.Mask(a.Source)
+			// a.Source is a parsed source: the grammar refuses
+			// userinfo, queries and fragments, so it holds no credential.
 			a.Err = redactErr(a.Err)
 			a.Warnings = redactAll(a.Warnings)
 			out.Actions[i] = a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/source"
 )
 
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
@@ -47,16 +48,16 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 func (in *Installer) InstallApproved(ctx context.Context, req Request, approved PlanID) (*Response, error) {
 	if approved.IsZero() {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
-		return ErrorResponse(req.Source, err), err
+		return ErrorResponse(req.Source.String(), err), err
 	}
-	if req.Source == "" {
+	if req.Source.IsZero() {
 		sp, ok, err := in.StoredPlan(ctx, approved.String())
 		if err != nil {
-			return ErrorResponse(req.Source, err), err
+			return ErrorResponse(req.Source.String(), err), err
 		}
 		if !ok {
 			err := plugind.Errorf(plugind.CodeApprovalDenied, "no stored plan has planId %s: plan again, review it, and approve the new planId", approved)
-			return ErrorResponse(req.Source, err), err
+			return ErrorResponse(req.Source.String(), err), err
 		}
 		offline := req.Offline
 		sent := req.Config
@@ -75,7 +76,13 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 			req.Config = merged
 		}
 		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {
-			req.Source = sp.Response.Source
+			// The response says where the plan read, as text (it is also
+			// what is shown); this is where a stored plan is decoded.
+			resolved, err := source.ParseRecorded(sp.Response.Source)
+			if err != nil {
+				return ErrorResponse(sp.Response.Source, err), err
+			}
+			req.Source = resolved
 		}
 	}
 	return in.Install(ctx, req, Approval{Yes: true, PlanID: approved})

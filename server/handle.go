@@ -7,6 +7,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/source"
 )
 
 // The body every installer route shares: read the request, run the
@@ -18,6 +19,13 @@ import (
 type sourceRequest struct {
 	Source  string `json:"source"`
 	Offline bool   `json:"offline"`
+}
+
+// marketSourceRequest is sourceRequest with the source parsed as it is
+// decoded (a marketplace's: a validate target may be a file instead).
+type marketSourceRequest struct {
+	Source  source.Source `json:"source"`
+	Offline bool          `json:"offline"`
 }
 
 // installBody is the body of POST /plugins/install: the request (or
@@ -36,6 +44,14 @@ type planBody struct {
 	installer.Request
 	PlanID string `json:"planId,omitempty"`
 }
+
+// requestBody is a body that holds an installer.Request (planBody,
+// installBody): a source refused as it is decoded is answered as the
+// installer answers one.
+type requestBody interface{ request() *installer.Request }
+
+func (b *installBody) request() *installer.Request { return &b.Request }
+func (b *planBody) request() *installer.Request    { return &b.Request }
 
 // decodeReporting begins the progress stream the request names in
 // ProgressHeader, if any (install: the stream reports an install, not a

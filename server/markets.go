@@ -63,7 +63,7 @@ func (s *Server) listMarketplaces(w http.ResponseWriter, r *http.Request) {
 // POST /marketplaces {source, offline?}: read a marketplace and make it
 // known.
 func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
-	var body sourceRequest
+	var body marketSourceRequest
 	if !s.decode(w, r, &body) {
 		return
 	}

@@ -34,7 +34,7 @@ func Parse(raw string) (Source, error) {
 		return invalid(raw, format, args...)
 	}
 	if strings.TrimSpace(raw) == "" {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
+		return Source{}, ErrEmpty()
 	}
 	for _, r := range raw {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {

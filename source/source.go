@@ -226,12 +226,13 @@ func (s Source) WithSubdir(p string) Source {
 // Recorded is what the registry records for a plugin installed from this
 // repository at commit sha, folder subdir (SPEC §7): a GitHub tree URL, or
 // on another host the repository URL with "#<sha>" (the folder is recorded
-// beside it, see RecordedSubdir).
-func (s Source) Recorded(sha, subdir string) string {
+// beside it, see RecordedSubdir). The value holds what its text says, so it
+// reads back (ParseRecorded) as itself.
+func (s Source) Recorded(sha, subdir string) Source {
 	if s.Kind == GitHub {
-		return PinnedGitHub(s.Repo(), sha, subdir)
+		return s.At(sha).WithSubdir(subdir)
 	}
-	return "https://" + s.Host + "/" + s.RepoPath + "#" + sha
+	return s.At(sha).Bare()
 }
 
 // RecordedSubdir is the folder recorded beside Recorded: "" on GitHub, whose

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"reasonix.io/plugind"
 )
 
 // A Source is written as text the way String spells it, and read back by
@@ -25,11 +27,28 @@ func (s *Source) UnmarshalText(b []byte) error {
 	}
 	parsed, err := ParseRecorded(string(b))
 	if err != nil {
-		return err
+		return &TextError{Text: string(b), Err: err}
 	}
 	*s = parsed
 	return nil
 }
+
+// ErrEmpty is the refusal of no source at all.
+func ErrEmpty() error {
+	return plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
+}
+
+// TextError is a source refused as it was decoded: Text is what was
+// refused (as given: mask it to show it), Err the refusal (its message
+// masks it already). A caller that answers a refused source by naming it
+// (the daemon's plan and install) finds it with errors.As.
+type TextError struct {
+	Text string
+	Err  error
+}
+
+func (e *TextError) Error() string { return e.Err.Error() }
+func (e *TextError) Unwrap() error { return e.Err }
 
 // IsZero reports whether s is no source at all (a JSON key left out).
 func (s Source) IsZero() bool { return s == Source{} }
@@ -57,6 +76,26 @@ func ParseRecorded(raw string) (Source, error) {
 		return Local(raw), nil
 	}
 	return Source{}, err
+}
+
+// Beside returns s with the folder recorded beside it (RecordedSubdir;
+// "" for none) folded in: the source a registry row or a known marketplace
+// names.
+func (s Source) Beside(subdir string) Source {
+	if subdir == "" {
+		return s
+	}
+	return s.WithSubdir(subdir)
+}
+
+// Bare returns s without what its text cannot carry: the folder of a
+// repository on a host other than GitHub, which is recorded beside it
+// (RecordedSubdir). A Bare source is what its text reads back as.
+func (s Source) Bare() Source {
+	if s.Kind != GitHub {
+		s.Subdir = ""
+	}
+	return s
 }
 
 // Local is the source of a folder or .zip archive on this machine at p (as

@@ -13,6 +13,7 @@ import (
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
 	mirrorclient "reasonix.io/plugind/resolver/host/mirror"
+	"reasonix.io/plugind/source"
 )
 
 // Upstream is how a replica (or a client falling back) reaches the fake
@@ -59,7 +60,11 @@ func InstallThroughMirror(ctx context.Context, home string, urls []string, token
 		return nil, err
 	}
 	defer a.Close()
-	resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true})
+	parsed, err := source.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.Installer.Install(ctx, installer.Request{Source: parsed}, installer.Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		return nil, fmt.Errorf("install %s: applied %v: %v", src, resp != nil && resp.Applied, err)
 	}
