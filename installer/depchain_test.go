@@ -71,7 +71,7 @@ func TestDependencyChainsAreBoundedAndNamedCompactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t)
-			req := Request{Source: chainMarketplace(t, c.n, c.endListed), Name: "p0"}
+			req := Request{Source: testSource(chainMarketplace(t, c.n, c.endListed)), Name: "p0"}
 			if c.bulk {
 				req.Name = ""
 			}

@@ -35,7 +35,7 @@ func TestUpdateRiskOfAMove(t *testing.T) {
 			if c.addsHook {
 				d.Added = append(d.Added, hook)
 			}
-			d.addMove(from, "", c.to, "")
+			d.addMove(testSource(from), "", testSource(c.to), "")
 			if got := updateRisk(c.newRisk, c.old, d); got != c.want {
 				t.Errorf("risk %s, want %s", got, c.want)
 			}

@@ -130,7 +130,7 @@ func TestExportSecretHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newEnv(t)
-	again, err := other.install(Request{Source: zipPath}, Approval{Yes: true})
+	again, err := other.install(Request{Source: testSource(zipPath)}, Approval{Yes: true})
 	if err != nil || !again.Applied {
 		t.Fatalf("install exported zip: %v %+v", err, again)
 	}

@@ -31,7 +31,7 @@ func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	}
 	// A plan of what is installed sees it installed (from another folder:
 	// a conflict).
-	resp, _ := env.install(Request{Source: claudePlugin(t, "tides", "1.0.0")}, Approval{DryRun: true})
+	resp, _ := env.install(Request{Source: testSource(claudePlugin(t, "tides", "1.0.0"))}, Approval{DryRun: true})
 	if resp == nil || len(resp.Actions) != 1 || resp.Actions[0].Status != ActionConflict {
 		t.Fatalf("re-plan of an installed plugin: %+v", resp)
 	}

@@ -186,12 +186,12 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 		name string
 		req  Request
 	}{
-		{"source only", Request{Source: "./p"}},
-		{"every flag", Request{Source: "https://github.com/a/b", Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}},
-		{"subdir", Request{Source: "git:example.com/r", Subdir: "plugins/p"}},
+		{"source only", Request{Source: testSource("./p")}},
+		{"every flag", Request{Source: testSource("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}},
+		{"subdir", Request{Source: testSource("https://example.com/r.git"), Subdir: "plugins/p"}},
 		{"update", Request{Update: update, Offline: true}},
-		{"config", Request{Source: `s","subdir":"x`, Config: tricky}},
-		{"all", Request{Source: "s", Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
+		{"config", Request{Source: testSource(`s","subdir":"x`), Config: tricky}},
+		{"all", Request{Source: testSource("s"), Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
 	}
 	for _, c := range cases {
 		r := c.req
@@ -207,7 +207,7 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := fromNow.Request // the same request, written as before
-		legacy, err := json.Marshal(legacyRequest{w.Source, w.Name, w.Names, w.Replace, w.Link, w.Offline, w.AllowUnpinned, w.Refresh, id, w.Subdir, w.Update, w.Config})
+		legacy, err := json.Marshal(legacyRequest{w.Source.String(), w.Name, w.Names, w.Replace, w.Link, w.Offline, w.AllowUnpinned, w.Refresh, id, w.Subdir, w.Update, w.Config})
 		if err != nil {
 			t.Fatal(err)
 		}

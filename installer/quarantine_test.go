@@ -34,7 +34,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	withQuarantine(env)
 	src := "https://github.com/acme/tools/tree/" + sha + "/plug"
 	ctx := context.Background()
-	if _, err := env.install(Request{Source: src}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: testSource(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	wrong := "sha256:" + strings.Repeat("0", 64)
@@ -43,7 +43,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	}
 	reg := env.registryBytes()
 
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: testSource(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "the digest recorded for it was wrong", "nothing was installed")
 	if string(env.registryBytes()) != string(reg) || len(env.pluginsDirEntries()) != 0 {
 		t.Fatalf("a refused install wrote: registry %q, plugins/ %v", env.registryBytes(), env.pluginsDirEntries())
@@ -55,7 +55,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	if d, ok, _ := env.db.GetSnapshot(ctx, "github.com/acme/tools", sha, "/plug"); ok {
 		t.Fatalf("the wrong record survives: %s", d)
 	}
-	resp, err = env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: testSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after the record was forgotten: %v %+v", err, resp)
 	}
@@ -71,7 +71,7 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 	withQuarantine(env)
 	ctx := context.Background()
 	src := "git:github.com/acme/tools"
-	if _, err := env.install(Request{Source: src}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: testSource(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	snaps, err := env.st.List(ctx)
@@ -90,13 +90,13 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: testSource(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "failed verification", "quarantined")
 	if env.st.Has(digest) || !env.st.Quarantined(digest) {
 		t.Fatal("the tampered snapshot was not quarantined")
 	}
 	gh.ResetCounts()
-	resp, err = env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: testSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after quarantine: %v %+v", err, resp)
 	}
@@ -117,7 +117,7 @@ func TestRepairQuarantinesAndForgets(t *testing.T) {
 	ctx := context.Background()
 	digests := map[string]string{}
 	for _, name := range []string{"good", "bad"} {
-		resp, err := env.install(Request{Source: "git:github.com/acme/" + name}, Approval{DryRun: true})
+		resp, err := env.install(Request{Source: testSource("git:github.com/acme/" + name)}, Approval{DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestMaintenanceWithoutCache(t *testing.T) {
 	gh := fakegithub.New(t)
 	gh.CreateRepo("acme", "tools").Commit("main", pluginFiles("tools", "v1"))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: "git:github.com/acme/tools"}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: testSource("git:github.com/acme/tools")}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

@@ -42,7 +42,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 		mutate func(t *testing.T, env *testEnv, srcA, other string) error
 	}{
 		{"install", func(t *testing.T, env *testEnv, srcA, other string) error {
-			_, err := env.install(Request{Source: other}, Approval{Yes: true})
+			_, err := env.install(Request{Source: testSource(other)}, Approval{Yes: true})
 			return err
 		}},
 		{"update", func(t *testing.T, env *testEnv, srcA, other string) error {
@@ -53,7 +53,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 			return err
 		}},
 		{"remove", func(t *testing.T, env *testEnv, srcA, other string) error {
-			if _, err := env.install(Request{Source: other}, Approval{Yes: true}); err != nil {
+			if _, err := env.install(Request{Source: testSource(other)}, Approval{Yes: true}); err != nil {
 				return err
 			}
 			// Orphans planted after that install: only remove sweeps them.

@@ -49,7 +49,7 @@ func TestUpdateRelativeEntryFollowsItsMarketplace(t *testing.T) {
 	doc := marketplaceJSON(t, "m", entry("rel-plug", "./plugins/rel"))
 	first := mk.Commit("main", merge(under("plugins/rel", pluginFiles("rel-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": doc}))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: "https://github.com/acme/market"}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: testSource("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	second := mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
@@ -93,7 +93,7 @@ func TestUpdateBranchTrackingMovesToNewHead(t *testing.T) {
 		t.Fatalf("update --yes: %v %+v", err, resp)
 	}
 	reg, _ := LoadRegistry(env.home.RegistryPath())
-	if e, _ := reg.Find("tools"); e.Commit != head || e.Source != "git:github.com/acme/tools" {
+	if e, _ := reg.Find("tools"); e.Commit != head || e.Source.String() != "git:github.com/acme/tools" {
 		t.Fatalf("registry after update: %+v", e)
 	}
 

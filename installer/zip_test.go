@@ -100,7 +100,7 @@ func TestZipRefusalsLeaveNothing(t *testing.T) {
 			env.mustInstall(claudePlugin(t, "keep", "1"))
 			before := env.registryBytes()
 			zipPath := buildZip(t, tt.entries)
-			resp, err := env.install(Request{Source: zipPath}, Approval{Yes: true})
+			resp, err := env.install(Request{Source: testSource(zipPath)}, Approval{Yes: true})
 			wantCode(t, err, resp, tt.code, tt.frag)
 			if !bytes.Equal(before, env.registryBytes()) {
 				t.Error("registry changed")

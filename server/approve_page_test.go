@@ -136,7 +136,7 @@ func TestBrowserFullTrustAboveInstall(t *testing.T) {
 
 	// An update of a plugin with a runtime trusts its new code: the same
 	// block above "Update and trust …".
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: testSource(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install sidecar: %d %s", r.status, r.body)
 	}

@@ -96,7 +96,7 @@ func TestDaemonRefusesAmbiguousBodies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "amb", "1.0.0")
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: testSource(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}

@@ -507,7 +507,7 @@ async function attempt(name, fn) {
 func TestBrowserCrossOriginCannotMutate(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "victim", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: testSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	before := e.registryBytes()

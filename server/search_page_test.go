@@ -33,7 +33,7 @@ func TestBrowserSearch(t *testing.T) {
 	if r := e.do("POST", "/marketplaces", map[string]any{"source": fx.source}, nil); r.status != 200 {
 		t.Fatalf("add: %d %s", r.status, r.body)
 	}
-	plan := e.plan(installer.Request{Source: "alpha@acme-tools"})
+	plan := e.plan(installer.Request{Source: testSource("alpha@acme-tools")})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install alpha: %d %s", r.status, r.body)
 	}

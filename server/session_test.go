@@ -166,7 +166,7 @@ func TestSessionAuthorizes(t *testing.T) {
 	clock := newTestClock()
 	e := newEnv(t, envOpts{now: clock.Now})
 	src := plugin(t, t.TempDir(), "weather", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: testSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	cookie, token := e.signIn()

@@ -29,7 +29,7 @@ func TestBrowserUpdateShowsARepositorySwap(t *testing.T) {
 	}
 	market.Commit("main", entry("acme/q", good))
 	e := newEnv(t, envOpts{gh: gh})
-	if _, err := e.in.Install(context.Background(), installer.Request{Source: "https://github.com/acme/market"}, installer.Approval{Yes: true}); err != nil {
+	if _, err := e.in.Install(context.Background(), installer.Request{Source: testSource("https://github.com/acme/market")}, installer.Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	market.Commit("main", entry("evil/q", bad))
