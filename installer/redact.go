@@ -21,8 +21,7 @@ func (r *Response) Redacted() *Response {
 	if r.Actions != nil {
 		out.Actions = make([]Action, len(r.Actions))
 		for i, a := range r.Actions {
-			// a.Source is a parsed source: the grammar refuses
-			// userinfo, queries and fragments, so it holds no credential.
+			a.Source = a.Source.Masked()
 			a.Err = redactErr(a.Err)
 			a.Warnings = redactAll(a.Warnings)
 			out.Actions[i] = a

@@ -73,7 +73,7 @@ func TestFailMasksCredentials(t *testing.T) {
 	}
 	rec = httptest.NewRecorder()
 	s.respond(rec, req, &installer.Response{Source: "https://h/x?token=t0ken9", Err: errors.New("fetch https://h/x?token=t0ken9: 404"),
-		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Name: "x?key=k9k9", Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
+		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: testSource("x?key=k9k9"), Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
 	for _, secret := range []string{"t0ken9", "a:b9", "k9k9", "zz9zz9"} {
 		if strings.Contains(rec.Body.String(), secret) {
 			t.Errorf("respond repeats %q: %s", secret, rec.Body)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Kind is what a source names.
@@ -81,6 +82,9 @@ type Source struct {
 
 	// Entry and Market name a marketplace entry (MarketEntry).
 	Entry, Market string
+
+	// masked makes String mask what looks like a credential (Masked).
+	masked bool
 }
 
 // IsSHA reports whether s is a full 40-hex lower-case commit id.
@@ -179,6 +183,22 @@ func (s Source) SplitCandidates() []string {
 // String is the canonical spelling of the source, in the user's own form:
 // what the registry records for a branch-tracking source.
 func (s Source) String() string {
+	if s.masked {
+		return secrets.Mask(s.text())
+	}
+	return s.text()
+}
+
+// Masked returns s for display: its String (and text) masks whatever in
+// it looks like a credential, as secrets.Mask does. A parsed source holds
+// none a URL could carry (userinfo and queries are refused), but a folder's
+// name is free text. A masked source is shown, never recorded.
+func (s Source) Masked() Source {
+	s.masked = true
+	return s
+}
+
+func (s Source) text() string {
 	switch s.Kind {
 	case LocalDir, LocalZip:
 		return s.Path

@@ -84,3 +84,16 @@ func TestTextJSON(t *testing.T) {
 		t.Errorf("bad source error: %s", msg)
 	}
 }
+
+// TestMasked: a source shown masks what looks like a credential in it (a
+// folder's name is free text); the source itself is unchanged.
+func TestMasked(t *testing.T) {
+	s := Local("/home/me/ghp_0123456789abcdefghijklmnopqrstuvwxyzAB/q")
+	shown, _ := s.Masked().MarshalText()
+	if strings.Contains(string(shown), "ghp_0123456789") || !strings.HasPrefix(string(shown), "/home/me/") {
+		t.Errorf("masked: %s", shown)
+	}
+	if !strings.Contains(s.String(), "ghp_0123456789") {
+		t.Errorf("the source itself changed: %s", s)
+	}
+}
