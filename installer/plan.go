@@ -13,7 +13,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -36,9 +35,8 @@ type Request struct {
 	// Subdir names the folder of a recorded source on a host whose pinned
 	// form cannot carry one (update re-plans from the registry with it).
 	Subdir string `json:"subdir,omitempty"`
-	// Update, when set, makes this an update of installed plugins instead of
-	// an install of Source.
-	Update *UpdateRequest `json:"update,omitempty"`
+	// An update is not a Request with a flag: it is an UpdateRequest
+	// (Installer.Update), with a Request for its options only.
 	// Config gives userConfig values as typed: "KEY" → VALUE for the
 	// plugins that declare KEY (one, or say which), "NAME.KEY" → VALUE for
 	// plugin NAME's. A stored plan keeps only the non-sensitive ones
@@ -66,8 +64,9 @@ type Plan struct {
 	// single is set when the source offers one plugin (not a marketplace):
 	// then that plugin's failure is the operation's failure.
 	single bool
-	// update marks an update plan: keep actions make it up to date.
-	update bool
+	// update is the update this plan was made for (nil for an install):
+	// keep actions make it up to date.
+	update *UpdateRequest
 	// markets are the marketplaces read for this plan, recorded as known
 	// when it is applied.
 	markets []marketRecord
@@ -83,22 +82,9 @@ type marketRecord struct {
 	entries int
 }
 
-// Plan resolves req's source and plans every plugin it offers. It writes
-// nothing outside the cache and the store. When GitHub's API budget made it
-// use git instead, the plan says so once (not once per repository).
-func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
-	ctx, budgetWarnings := host.WatchBudgets(ctx)
-	p, err := in.plan(ctx, req)
-	if p != nil {
-		p.Warnings = append(p.Warnings, budgetWarnings()...)
-	}
-	return p, err
-}
-
+// plan resolves req's source and plans every plugin it offers. It writes
+// nothing outside the cache and the store.
 func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
-	if req.Update != nil {
-		return in.planUpdate(ctx, req)
-	}
 	names := req.Names
 	if req.Name != "" {
 		names = append([]string{req.Name}, names...)
@@ -550,7 +536,7 @@ func planID(p *Plan) PlanID {
 		Replace, Link bool
 		AllowUnpinned bool
 		Actions       []act
-	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.Request.Update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
 	top := RiskLow
 	for _, a := range p.Actions {
 		if !a.applicable() {
@@ -606,7 +592,7 @@ func (p *Plan) upToDate() bool {
 			return false
 		}
 	}
-	return kept > 0 || (p.update && len(p.Actions) == 0)
+	return kept > 0 || (p.update != nil && len(p.Actions) == 0)
 }
 
 // failure is the reason a plan cannot be applied at all: a single-plugin
@@ -667,7 +653,7 @@ func (p *Plan) failure() error {
 func (p *Plan) MarshalStored() ([]byte, error) {
 	asked := p.asked
 	asked.Config = storedConfig(asked, p.Actions)
-	return json.Marshal(StoredPlan{Request: asked, Response: p.Response()})
+	return json.Marshal(StoredPlan{Request: storedRequest{Request: asked, Update: p.update}, Response: p.Response()})
 }
 
 func sortedUnique(list []string) []string {

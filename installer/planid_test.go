@@ -183,19 +183,20 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 	update := &UpdateRequest{Names: []string{"a", "b"}, Marketplace: "m"}
 	tricky := map[string]string{"subdir": `","update":{`, "config": "x", "a<b": "&"}
 	cases := []struct {
-		name string
-		req  Request
+		name   string
+		req    Request
+		update *UpdateRequest
 	}{
-		{"source only", Request{Source: testSource("./p")}},
-		{"every flag", Request{Source: testSource("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}},
-		{"subdir", Request{Source: testSource("https://example.com/r.git"), Subdir: "plugins/p"}},
-		{"update", Request{Update: update, Offline: true}},
-		{"config", Request{Source: testSource(`s","subdir":"x`), Config: tricky}},
-		{"all", Request{Source: testSource("s"), Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
+		{"source only", Request{Source: testSource("./p")}, nil},
+		{"every flag", Request{Source: testSource("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}, nil},
+		{"subdir", Request{Source: testSource("https://example.com/r.git"), Subdir: "plugins/p"}, nil},
+		{"update", Request{Offline: true}, update},
+		{"config", Request{Source: testSource(`s","subdir":"x`), Config: tricky}, nil},
+		{"all", Request{Source: testSource("s"), Name: "n", Refresh: true, Subdir: "d", Config: tricky}, update},
 	}
 	for _, c := range cases {
 		r := c.req
-		now, err := (&Plan{asked: r}).MarshalStored()
+		now, err := (&Plan{asked: r, update: c.update}).MarshalStored()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,11 +212,11 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromBefore Request
+		var fromBefore storedRequest
 		if err := json.Unmarshal(legacy, &fromBefore); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(fromBefore, fromNow.Request) || fromNow.Request.Source != r.Source || fromNow.Request.Subdir != r.Subdir || !reflect.DeepEqual(fromNow.Request.Update, r.Update) {
+		if !reflect.DeepEqual(fromBefore, fromNow.Request) || fromNow.Request.Source != r.Source || fromNow.Request.Subdir != r.Subdir || !reflect.DeepEqual(fromNow.Request.Update, c.update) {
 			t.Errorf("%s: a row from before reads as %+v, one from now as %+v", c.name, fromBefore, fromNow.Request)
 		}
 	}

@@ -12,8 +12,16 @@ import (
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
 // the request it was made from and the response that was shown.
 type StoredPlan struct {
-	Request  Request   `json:"request"`
-	Response *Response `json:"response"`
+	Request  storedRequest `json:"request"`
+	Response *Response     `json:"response"`
+}
+
+// storedRequest is a stored plan's request: an install's Request, or an
+// update's options with the UpdateRequest beside them (Update, written
+// inside "request" where rows have always held it).
+type storedRequest struct {
+	Request
+	Update *UpdateRequest `json:"update,omitempty"`
 }
 
 // StoredPlan returns the plan stored under planID; ok is false when there
@@ -50,6 +58,7 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
 		return ErrorResponse(req.Source.String(), err), err
 	}
+	var update *UpdateRequest // the stored plan's, when it was an update
 	if req.Source.IsZero() {
 		sp, ok, err := in.StoredPlan(ctx, approved.String())
 		if err != nil {
@@ -61,7 +70,7 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 		}
 		offline := req.Offline
 		sent := req.Config
-		req = sp.Request
+		req, update = sp.Request.Request, sp.Request.Update
 		req.Offline = req.Offline || offline
 		// A stored plan keeps no sensitive values: the client sends them
 		// again (the planId says whether they were set).
@@ -84,6 +93,9 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 			}
 			req.Source = resolved
 		}
+	}
+	if update != nil {
+		return in.Update(ctx, *update, req, Approval{Yes: true, PlanID: approved})
 	}
 	return in.Install(ctx, req, Approval{Yes: true, PlanID: approved})
 }

@@ -47,24 +47,18 @@ func TestFilesFromBeforeTypedSourcesReadTheSame(t *testing.T) {
 			}
 			return m.Save(out)
 		}},
-		{"stored-plan.json", func(t *testing.T, in, out string) error {
-			data, err := os.ReadFile(in)
-			if err != nil {
-				return err
+		{"stored-update-plan.json", storedPlanAgain(func(t *testing.T, sp *StoredPlan) {
+			// An update is its own request now: it reads back beside the
+			// options, not inside them.
+			if u := sp.Request.Update; u == nil || !u.All || u.Marketplace != "acme" || !sp.Request.Offline || !sp.Request.Source.IsZero() {
+				t.Errorf("stored update reads as %+v", sp.Request)
 			}
-			var sp StoredPlan
-			if err := json.Unmarshal(data, &sp); err != nil {
-				return err
+		})},
+		{"stored-plan.json", storedPlanAgain(func(t *testing.T, sp *StoredPlan) {
+			if a := sp.Response.Actions[0]; sp.Request.Source.Kind != source.GitHub || a.Source.Ref != a.Commit || a.Previous.Source.Kind != source.Git {
+				t.Errorf("stored plan reads as %+v", sp)
 			}
-			if sp.Request.Source.Kind != source.GitHub || sp.Response.Actions[0].Source.Ref != sp.Response.Actions[0].Commit {
-				t.Errorf("stored request reads as %+v", sp.Request)
-			}
-			again, err := json.Marshal(sp)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(out, again, 0o600)
-		}},
+		})},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			in := filepath.Join(dir, c.file)
@@ -84,5 +78,25 @@ func TestFilesFromBeforeTypedSourcesReadTheSame(t *testing.T) {
 				t.Errorf("written again differently:\n%s\nwas\n%s", after, before)
 			}
 		})
+	}
+}
+
+// storedPlanAgain decodes a stored plan, checks it, and encodes it again.
+func storedPlanAgain(check func(*testing.T, *StoredPlan)) func(t *testing.T, in, out string) error {
+	return func(t *testing.T, in, out string) error {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			return err
+		}
+		var sp StoredPlan
+		if err := json.Unmarshal(data, &sp); err != nil {
+			return err
+		}
+		check(t, &sp)
+		again, err := json.Marshal(sp)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, again, 0o600)
 	}
 }

@@ -28,12 +28,12 @@ type UpdateRequest struct {
 // offline its cached document); any other follows its recorded source (a
 // commit stays, a branch moves to its head). One plan, one planId, one
 // registry write, however many plugins.
-func (in *Installer) Update(ctx context.Context, ur UpdateRequest, req Request, ap Approval) (*Response, error) {
-	if !ap.DryRun && !ap.Yes {
-		return nil, ErrNeedsApproval
-	}
-	req.Update = &ur
-	return in.Install(ctx, req, ap)
+//
+// opts gives the options an update takes (Offline, AllowUnpinned, Refresh,
+// Config); what names an install's source (Source, Name, Names, Subdir,
+// Replace, Link) has no place in an update and is refused.
+func (in *Installer) Update(ctx context.Context, ur UpdateRequest, opts Request, ap Approval) (*Response, error) {
+	return in.planAndDecide(ctx, ap, "", func(ctx context.Context) (*Plan, error) { return in.planUpdate(ctx, &ur, opts) })
 }
 
 // target is one installed plugin an update covers.
@@ -52,9 +52,11 @@ type updateGroup struct {
 	site *depSite
 }
 
-// planUpdate is Plan for an update request.
-func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error) {
-	ur := req.Update
+// planUpdate plans the update ur with the options of req.
+func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Request) (*Plan, error) {
+	if !req.Source.IsZero() || req.Name != "" || len(req.Names) > 0 || req.Subdir != "" || req.Replace || req.Link {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "an update names installed plugins, not a source: source, name, names, subdir, replace and link do not go with it")
+	}
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
 		return nil, err
@@ -63,7 +65,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
+	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: ur, single: len(ur.Names) == 1 && !ur.All}
 	// Plugins of one marketplace are planned together (one read of it, one
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}
