@@ -161,8 +161,9 @@ func (s Source) Split(refs []string) Source {
 	if best == 0 {
 		best = 1
 	}
-	s.Ref = strings.Join(segs[:best], "/")
-	s.Subdir = strings.Join(segs[best:], "/")
+	// Told apart, the segments are the ref and the folder alone, so a split
+	// source equals the one its text (the same tree URL) reads back as.
+	s.Ref, s.Subdir, s.tree = strings.Join(segs[:best], "/"), strings.Join(segs[best:], "/"), ""
 	return s
 }
 

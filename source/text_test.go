@@ -39,16 +39,27 @@ func TestTextRoundTrip(t *testing.T) {
 			if err != nil || string(out) != text {
 				t.Fatalf("MarshalText = %q, %v; want %q", out, err, text)
 			}
-			// Pinning and re-spelling keeps it a fixed point too.
+			// What the registry records from it (split, pinned, its folder
+			// recorded) reads back as the very same value, so a recorded
+			// source and one read back compare equal.
 			if s.IsRemote() {
-				pinned := s.Split(nil).At(sha)
-				var again Source
-				if err := again.UnmarshalText([]byte(pinned.String())); err != nil {
-					t.Fatalf("pinned %q: %v", pinned, err)
+				split := s.Split(nil)
+				branch := split.Bare()
+				if s.NeedsSplit() {
+					branch = s // a tree URL whose ref is not told apart is recorded as written
 				}
-				if again.String() != pinned.String() {
-					t.Errorf("pinned %q reads back as %q", pinned, again)
+				for _, recorded := range []Source{branch, split.Recorded(sha, split.Subdir), split.Recorded(sha, "plugins/q")} {
+					var again Source
+					if err := again.UnmarshalText([]byte(recorded.String())); err != nil {
+						t.Fatalf("recorded %q: %v", recorded, err)
+					}
+					if again != recorded {
+						t.Errorf("recorded %#v reads back as %#v", recorded, again)
+					}
 				}
+			}
+			if again := Local(text); s.IsLocal() && again != s {
+				t.Errorf("Local(%q) = %#v, parsed %#v", text, again, s)
 			}
 		})
 	}
