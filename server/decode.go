@@ -9,8 +9,6 @@ import (
 	"reflect"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // decode reads a JSON request body strictly: one object, no unknown fields,
@@ -37,13 +35,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	if plugind.CodeOf(err) != "" {
 		// A value parsed as it is decoded (a source, a planId) refused
-		// with the code the backend gives it; a plan or install request's
-		// source as the installer refuses one, in a response naming it.
-		var refused *source.TextError
-		if _, isRequest := v.(requestBody); isRequest && errors.As(err, &refused) {
-			s.respond(w, r, installer.ErrorResponse(refused.Text, err), err)
-			return false
-		}
+		// with the code the backend gives it.
 		s.fail(w, r, err)
 		return false
 	}

@@ -21,19 +21,12 @@ type sourceRequest struct {
 	Offline bool   `json:"offline"`
 }
 
-// marketSourceRequest is sourceRequest with the source parsed as it is
-// decoded (a marketplace's: a validate target may be a file instead).
-type marketSourceRequest struct {
-	Source  source.Source `json:"source"`
-	Offline bool          `json:"offline"`
-}
-
 // installBody is the body of POST /plugins/install: the request (or
 // nothing of it, to replay the stored one) and the planId that approves
 // it, parsed as it is decoded (a malformed one is refused there, naming the
 // form). The planId is not part of the request: the approval carries it.
 type installBody struct {
-	installer.Request
+	wireRequest
 	PlanID installer.PlanID `json:"planId,omitzero"`
 }
 
@@ -41,17 +34,31 @@ type installBody struct {
 // read only to be refused, whatever its form, saying what to do instead: a
 // plan is what makes one.
 type planBody struct {
-	installer.Request
+	wireRequest
 	PlanID string `json:"planId,omitempty"`
 }
 
-// requestBody is a body that holds an installer.Request (planBody,
-// installBody): a source refused as it is decoded is answered as the
-// installer answers one.
-type requestBody interface{ request() *installer.Request }
+// wireRequest is an installer.Request as a route receives it: its source
+// is parsed (request) once the route's own checks have passed, so a refused
+// source is answered after them, as the installer answers one — the whole
+// refused response, naming it — exactly as when the installer parsed it.
+type wireRequest struct {
+	installer.Request
+	Source string `json:"source"`
+}
 
-func (b *installBody) request() *installer.Request { return &b.Request }
-func (b *planBody) request() *installer.Request    { return &b.Request }
+// request is the request with its source parsed: the daemon's one parse
+// of it (source.FromText, as the CLI's). A refused source is
+// answered by the response that names it.
+func (b wireRequest) request() (installer.Request, *installer.Response, error) {
+	req := b.Request
+	src, err := source.FromText(b.Source)
+	if err != nil {
+		return req, installer.ErrorResponse(b.Source, err), err
+	}
+	req.Source = src
+	return req, nil, nil
+}
 
 // decodeReporting begins the progress stream the request names in
 // ProgressHeader, if any (install: the stream reports an install, not a

@@ -8,47 +8,39 @@ import (
 	"reasonix.io/plugind"
 )
 
-// A Source is written as text the way String spells it, and read back by
-// ParseRecorded: the registry, the known marketplaces, stored plans and the
-// daemon's requests hold it as a JSON string, parsed once as it is decoded.
-// String(ParseRecorded(x)) == x for every x String writes, so files written
-// before Source was typed read back and re-encode byte-identical.
+// A Source is text as String spells it, read back by ParseRecorded: the
+// registry, known marketplaces, stored plans and the daemon's requests hold
+// it as a JSON string parsed once, as it is decoded. String(ParseRecorded(x))
+// == x for every x String writes, so files from before read back and
+// re-encode byte-identical.
 
-// MarshalText writes the source as String spells it ("" for the zero
-// Source).
+// MarshalText writes the source as String spells it ("" for none).
 func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText reads a source as ParseRecorded does. "" is no source, as
-// it is when the key is left out: the caller that needs one says so.
+// UnmarshalText reads a source as FromText does.
 func (s *Source) UnmarshalText(b []byte) error {
-	if len(b) == 0 {
-		*s = Source{}
-		return nil
+	parsed, err := FromText(string(b))
+	if err == nil {
+		*s = parsed
 	}
-	parsed, err := ParseRecorded(string(b))
-	if err != nil {
-		return &TextError{Text: string(b), Err: err}
+	return err
+}
+
+// FromText is how a source given as text is read where it arrives — the
+// CLI's argument, the daemon's JSON, a file: as ParseRecorded reads it,
+// with "" no source (as a JSON key left out is), for the caller that needs
+// one to say so.
+func FromText(text string) (Source, error) {
+	if text == "" {
+		return Source{}, nil
 	}
-	*s = parsed
-	return nil
+	return ParseRecorded(text)
 }
 
 // ErrEmpty is the refusal of no source at all.
 func ErrEmpty() error {
 	return plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
 }
-
-// TextError is a source refused as it was decoded: Text is what was
-// refused (as given: mask it to show it), Err the refusal (its message
-// masks it already). A caller that answers a refused source by naming it
-// (the daemon's plan and install) finds it with errors.As.
-type TextError struct {
-	Text string
-	Err  error
-}
-
-func (e *TextError) Error() string { return e.Err.Error() }
-func (e *TextError) Unwrap() error { return e.Err }
 
 // IsZero reports whether s is no source at all (a JSON key left out).
 func (s Source) IsZero() bool { return s == Source{} }

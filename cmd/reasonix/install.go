@@ -50,7 +50,7 @@ being asked).`,
 			}
 			// The source is parsed here, once, as the daemon parses its
 			// JSON; a refused one is answered as the installer answers it.
-			src, srcErr := sourceArg(args[0])
+			src, srcErr := source.FromText(args[0])
 			req.Source = src
 			req.Config = cfg
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
@@ -99,11 +99,4 @@ func checkApproval(ap installer.Approval) error {
 		return usageError(installer.ErrNeedsApproval)
 	}
 	return nil
-}
-
-// sourceArg parses a SOURCE argument as the daemon parses the "source" of
-// its JSON (source.Source.UnmarshalText): once, here.
-func sourceArg(arg string) (s source.Source, err error) {
-	err = s.UnmarshalText([]byte(arg))
-	return s, err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/source"
 )
 
 // marketplaceCommand is `reasonix marketplace …`: the known marketplaces of
@@ -33,7 +34,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Args: exactArgs(1, "a SOURCE: a marketplace repository (https://github.com/OWNER/REPO, any git URL) or a local folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd.Context(), m, "nothing added", func(a *app) (*installer.MarketplaceUpdate, error) {
-				src, err := sourceArg(args[0])
+				src, err := source.FromText(args[0])
 				if err != nil {
 					return nil, err
 				}
