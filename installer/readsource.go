@@ -22,7 +22,7 @@ type sourceRead struct {
 
 // readSource is the one rule for how the source of a plan or install
 // request reads, for the CLI and the daemon alike (SPEC §5). The source was
-// parsed once, as the request was decoded (Source.UnmarshalText); the
+// parsed once, as the request arrived (source.FromText); the
 // names in it are looked up here:
 //
 //   - NAME@MARKET is entry NAME of the known marketplace MARKET;

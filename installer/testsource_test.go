@@ -3,11 +3,10 @@ package installer
 import "reasonix.io/plugind/source"
 
 // testSource is a source a test names, parsed as the CLI and the daemon
-// parse one (source.Source.UnmarshalText); a test that names a bad one is
-// itself wrong.
+// parse one (source.FromText); a test that names a bad one is itself wrong.
 func testSource(text string) source.Source {
-	var s source.Source
-	if err := s.UnmarshalText([]byte(text)); err != nil {
+	s, err := source.FromText(text)
+	if err != nil {
 		panic(err)
 	}
 	return s

@@ -17,24 +17,31 @@ import (
 // MarshalText writes the source as String spells it ("" for none).
 func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText reads a source as FromText does.
+// UnmarshalText reads a source as it was written (ParseRecorded): a
+// registry's, a known marketplace's, a stored plan's. "" is none.
 func (s *Source) UnmarshalText(b []byte) error {
-	parsed, err := FromText(string(b))
+	return fromText(s, string(b), ParseRecorded)
+}
+
+// FromText reads a source a user gave — the CLI's argument, the daemon's
+// "source" — by the grammar of SPEC §5 (Parse). "" is none, as a JSON key
+// left out is: the caller that needs one says so.
+func FromText(text string) (Source, error) {
+	var s Source
+	err := fromText(&s, text, Parse)
+	return s, err
+}
+
+func fromText(s *Source, text string, parse func(string) (Source, error)) error {
+	if text == "" {
+		*s = Source{}
+		return nil
+	}
+	parsed, err := parse(text)
 	if err == nil {
 		*s = parsed
 	}
 	return err
-}
-
-// FromText is how a source given as text is read where it arrives — the
-// CLI's argument, the daemon's JSON, a file: as ParseRecorded reads it,
-// with "" no source (as a JSON key left out is), for the caller that needs
-// one to say so.
-func FromText(text string) (Source, error) {
-	if text == "" {
-		return Source{}, nil
-	}
-	return ParseRecorded(text)
 }
 
 // ErrEmpty is the refusal of no source at all.

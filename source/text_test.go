@@ -108,3 +108,25 @@ func TestMasked(t *testing.T) {
 		t.Errorf("the source itself changed: %s", s)
 	}
 }
+
+// TestFromTextIsTheInputGrammar: what a user gives is read by Parse (SPEC
+// §5) — the recorded-only forms a registry may hold are refused there —
+// and "" is no source.
+func TestFromTextIsTheInputGrammar(t *testing.T) {
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	for _, text := range []string{"/home/me/My Plugins/q", "https://git.example.test/team/loose#" + sha} {
+		if _, err := FromText(text); plugind.CodeOf(err) != plugind.CodeInvalidSource {
+			t.Errorf("FromText(%q): %v, want a refusal", text, err)
+		}
+		var s Source
+		if err := s.UnmarshalText([]byte(text)); err != nil {
+			t.Errorf("recorded %q: %v", text, err)
+		}
+	}
+	if s, err := FromText(""); err != nil || !s.IsZero() {
+		t.Errorf(`FromText(""): %+v %v`, s, err)
+	}
+	if s, err := FromText("one@shelf"); err != nil || s.Kind != MarketEntry || s.Entry != "one" || s.Market != "shelf" {
+		t.Errorf("FromText(one@shelf): %+v %v", s, err)
+	}
+}
