@@ -134,18 +134,12 @@ func relativeRefusal(raw string, src source.Source, byName bool, known []KnownMa
 	return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, so give the folder's absolute path", raw)
 }
 
-// isRelativeFolder reports whether src reads as a folder or archive of
-// some working directory (not a known marketplace's name).
-func (in *Installer) isRelativeFolder(s source.Source) bool {
-	if !s.IsLocal() || filepath.IsAbs(s.Path) {
+// isRelativeFolder reports whether src reads (readSource) as a folder or
+// archive of some working directory, not as a known marketplace's name.
+func (in *Installer) isRelativeFolder(src source.Source) bool {
+	if !src.IsLocal() || filepath.IsAbs(src.Path) {
 		return false
 	}
-	if plugind.ValidateName(s.Path) == nil {
-		if known, err := LoadMarketplaces(in.home.MarketplacesPath()); err == nil {
-			if _, ok := known.Find(s.Path); ok {
-				return false
-			}
-		}
-	}
-	return true
+	read, err := in.readSource(src, "")
+	return err != nil || read.market == ""
 }
