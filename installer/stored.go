@@ -85,8 +85,7 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 			req.Config = merged
 		}
 		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {
-			// The response says where the plan read, as text (it is also
-			// what is shown); this is where a stored plan is decoded.
+			// The response says where the plan read, as text (shown).
 			resolved, err := source.ParseRecorded(sp.Response.Source)
 			if err != nil {
 				return ErrorResponse(sp.Response.Source, err), err
