@@ -64,16 +64,6 @@ func (m *Marketplaces) Find(name string) (*KnownMarketplace, bool) {
 	return nil, false
 }
 
-// BySource returns the marketplace read from source (and subdir).
-func (m *Marketplaces) BySource(src source.Source, subdir string) (*KnownMarketplace, bool) {
-	for i := range m.Marketplaces {
-		if m.Marketplaces[i].Source == src && m.Marketplaces[i].Subdir == subdir {
-			return &m.Marketplaces[i], true
-		}
-	}
-	return nil, false
-}
-
 // Delete removes name and reports whether it was there.
 func (m *Marketplaces) Delete(name string) bool {
 	for i := range m.Marketplaces {
