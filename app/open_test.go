@@ -11,6 +11,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 func getenv(env map[string]string) func(string) string {
@@ -89,7 +90,7 @@ func TestOpenDegradesWithoutAStore(t *testing.T) {
 	if a.Store != nil || a.StoreErr == nil || len(a.Warnings) == 0 || !strings.Contains(strings.Join(a.Warnings, "\n"), "snapshot store is unusable") {
 		t.Fatalf("store %v (%v), warnings %q", a.Store, a.StoreErr, a.Warnings)
 	}
-	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: "git:github.com/acme/tools"}, installer.Approval{DryRun: true})
+	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "is unusable") {
 		t.Fatalf("plan without a store: %+v %v", resp, err)
 	}
@@ -125,7 +126,7 @@ func TestOpenPutsTheMirrorInFront(t *testing.T) {
 			t.Fatal(err)
 		}
 		gh.ResetCounts()
-		resp, err := a.Installer.Install(context.Background(), installer.Request{Source: "git:github.com/acme/tools"}, installer.Approval{DryRun: true})
+		resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
 		a.Close()
 		upstream := gh.Counts().Total
 		switch {

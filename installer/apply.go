@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/store"
 )
 
@@ -30,13 +31,24 @@ var ErrNeedsApproval = errors.New("refusing to write without approval: rerun wit
 // Install plans req and, when approved, applies the plan. It always returns
 // a response; the error is for callers that need the code.
 func (in *Installer) Install(ctx context.Context, req Request, ap Approval) (*Response, error) {
+	return in.planAndDecide(ctx, ap, req.Source.String(), func(ctx context.Context) (*Plan, error) { return in.plan(ctx, req) })
+}
+
+// planAndDecide is what an install and an update share: make the plan
+// (plan), answer a plan that could not be made as refused (naming what
+// was asked: asked), and otherwise decide it (decide). When GitHub's API
+// budget made the plan use git instead, it says so once (not once per
+// repository).
+func (in *Installer) planAndDecide(ctx context.Context, ap Approval, asked string, plan func(context.Context) (*Plan, error)) (*Response, error) {
 	if !ap.DryRun && !ap.Yes {
 		return nil, ErrNeedsApproval
 	}
-	p, err := in.Plan(ctx, req)
+	ctx, budgetWarnings := host.WatchBudgets(ctx)
+	p, err := plan(ctx)
 	if err != nil {
-		return ErrorResponse(req.Source, err), err
+		return ErrorResponse(asked, err), err
 	}
+	p.Warnings = append(p.Warnings, budgetWarnings()...)
 	resp, err := in.decide(ctx, p, ap)
 	if resp.markUnchecked() && err == nil {
 		err = resp.Err
@@ -322,7 +334,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			e.Enabled = old.Enabled
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
-			e.Dependency = old.Dependency && (a.Dependency || p.update)
+			e.Dependency = old.Dependency && (a.Dependency || p.update != nil)
 			if old.ConfigFile != "" {
 				released = append(released, old.ConfigFile)
 			}

@@ -24,7 +24,13 @@ func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *P
 		return fmt.Sprintf("no plan %s was made here (a typo, or a plan from another machine or that has expired)", approvedID)
 	}
 	var diffs []string
-	diffs = append(diffs, requestDifferences(old.Request, p.asked)...)
+	switch {
+	case old.Request.Update != nil && p.update == nil:
+		diffs = append(diffs, "it was a plan of an update, not of an install")
+	case old.Request.Update == nil && p.update != nil:
+		diffs = append(diffs, "it was a plan of an install, not of an update")
+	}
+	diffs = append(diffs, requestDifferences(old.Request.Request, p.asked)...)
 	moved := ""
 	if o, n := old.Response.Resolved, p.Resolved; o != nil && n != nil && o.Commit != n.Commit && o.Commit != "" && n.Commit != "" {
 		moved = fmt.Sprintf("moved from commit %s to %s", short(o.Commit), short(n.Commit))
@@ -80,7 +86,7 @@ func actionDifferences(old, now []Action) []string {
 		seen[a.Name] = true
 		o, ok := byName[a.Name]
 		parts, from, to := []string(nil), "", ""
-		if ok && o.Source != "" && a.Source != "" {
+		if ok && !o.Source.IsZero() && !a.Source.IsZero() {
 			parts, from, to = sourceMoves(o.Source, o.Subdir, a.Source, a.Subdir)
 		}
 		switch {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // BenchmarkPlanRemote compares a cold plan (fetch everything), a warm
@@ -21,7 +22,7 @@ func BenchmarkPlanRemote(b *testing.B) {
 		files["skills/s/ref/"+time.Duration(i).String()+".md"] = "reference text for the benchmark plugin\n"
 	}
 	gh.CreateRepo("acme", "tools").Commit("main", files)
-	benchColdWarmOffline(b, gh, Request{Source: "git:github.com/acme/tools"})
+	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("git:github.com/acme/tools")})
 }
 
 // BenchmarkPlanMarketplace plans the 300-entry marketplace spread over 50
@@ -32,8 +33,8 @@ func BenchmarkPlanRemote(b *testing.B) {
 func BenchmarkPlanMarketplace(b *testing.B) {
 	gh := fakegithub.New(b)
 	sha := bulkMarketplace(b, gh, 300, 50)
-	benchColdWarmOffline(b, gh, Request{Source: "https://github.com/bulk/market"})
-	benchColdWarmOffline(b, gh, Request{Source: "https://github.com/bulk/market/tree/" + sha})
+	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("https://github.com/bulk/market")})
+	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("https://github.com/bulk/market/tree/" + sha)})
 }
 
 func benchColdWarmOffline(b *testing.B, gh *fakegithub.Server, req Request) {
@@ -55,7 +56,7 @@ func benchColdWarmOffline(b *testing.B, gh *fakegithub.Server, req Request) {
 		b.ReportMetric(float64(c.Content())/float64(b.N), "fetches/plan")
 	}
 	name := "branch"
-	if strings.Contains(req.Source, "/tree/") {
+	if strings.Contains(req.Source.String(), "/tree/") {
 		name = "pinned"
 	}
 	b.Run(name+"/cold", func(b *testing.B) {

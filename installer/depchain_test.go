@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/source"
 )
 
 // chainMarketplace writes a local marketplace "m" whose plugins p0 … p(n-1)
@@ -71,7 +73,7 @@ func TestDependencyChainsAreBoundedAndNamedCompactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t)
-			req := Request{Source: chainMarketplace(t, c.n, c.endListed), Name: "p0"}
+			req := Request{Source: source.MustFromText(chainMarketplace(t, c.n, c.endListed)), Name: "p0"}
 			if c.bulk {
 				req.Name = ""
 			}

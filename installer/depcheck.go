@@ -253,7 +253,7 @@ func describeAt(a Action) string {
 	if a.Commit != "" {
 		return short(a.Commit)
 	}
-	return a.Source
+	return a.Source.String()
 }
 
 // staysInstalled reports a planned action that leaves an installed copy in

@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -24,7 +23,7 @@ type depSite struct {
 	src source.Source
 	// market is its source as a plugin's registry entry records it: at its
 	// branch, not the commit read, so update re-reads its head.
-	market string
+	market source.Source
 	name   string   // its known name ("" when it is not known)
 	doc    string   // the name its document gives itself
 	label  string   // for messages
@@ -52,7 +51,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 		label = f.Market.Name
 	}
 	if label == "" {
-		label = f.Source
+		label = f.Source.String()
 	}
 	return &depSite{src: src, market: market, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
 }
@@ -188,14 +187,7 @@ func (dp *depPlanner) knownSite(name string, root *depSite) (*depSite, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := source.Parse(k.Source)
-	if err != nil {
-		return nil, fmt.Errorf("known marketplace %q: %w", name, err)
-	}
-	if k.Subdir != "" {
-		src = src.WithSubdir(k.Subdir)
-	}
-	s := &depSite{src: src, market: k.Source, name: name, label: name}
+	s := &depSite{src: k.Source.Beside(k.Subdir), market: k.Source, name: name, label: name}
 	if root != nil {
 		s.allow = root.allow
 	}
@@ -248,7 +240,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 		for _, c := range f.Candidates {
 			a := dp.in.planCandidate(ctx, Request{Config: dp.req.Config}, c, false, dp.reg, nil)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
-			if site.market != "" {
+			if !site.market.IsZero() {
 				a.Marketplace = site.market
 			}
 			if a.Name == "" {

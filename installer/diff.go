@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"reasonix.io/plugind/internal/lazyregexp"
-	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 )
 
@@ -15,12 +14,12 @@ import (
 // beside it on hosts other than GitHub), its commit, content, version and
 // risk.
 type Previous struct {
-	Source        string `json:"source,omitempty"`
-	Subdir        string `json:"subdir,omitempty"`
-	Commit        string `json:"commit,omitempty"`
-	ContentDigest string `json:"contentDigest,omitempty"`
-	Version       string `json:"version,omitempty"`
-	Risk          Risk   `json:"risk,omitempty"`
+	Source        source.Source `json:"source,omitzero"`
+	Subdir        string        `json:"subdir,omitempty"`
+	Commit        string        `json:"commit,omitempty"`
+	ContentDigest string        `json:"contentDigest,omitempty"`
+	Version       string        `json:"version,omitempty"`
+	Risk          Risk          `json:"risk,omitempty"`
 }
 
 // Diff is what an update changes in what a plugin contributes: the review
@@ -286,7 +285,7 @@ func (d *Diff) moves() bool {
 // addMove puts a move to another place first in the diff: its own line,
 // ahead of what changes in the plugin's contributions. from and to are
 // recorded sources with the folder recorded beside them.
-func (d *Diff) addMove(from, fromSubdir, to, toSubdir string) {
+func (d *Diff) addMove(from source.Source, fromSubdir string, to source.Source, toSubdir string) {
 	parts, fromWhere, toWhere := sourceMoves(from, fromSubdir, to, toSubdir)
 	if len(parts) == 0 {
 		return
@@ -303,32 +302,9 @@ func (d *Diff) addRename(from, to, market string) {
 	d.Summary = append([]string{fmt.Sprintf("renamed: %s → %s (marketplace %s lists it under its new name)", from, to, market)}, d.Summary...)
 }
 
-// sourceMoves compares two recorded sources by their typed form (host,
-// owner, repository, subfolder); two that do not parse are compared as
-// written.
-func sourceMoves(from, fromSubdir, to, toSubdir string) (parts []string, fromWhere, toWhere string) {
-	a, errA := recordedSource(from, fromSubdir)
-	b, errB := recordedSource(to, toSubdir)
-	if errA != nil || errB != nil {
-		fromWhere, toWhere = secrets.Mask(from), secrets.Mask(to)
-		if from != to || fromSubdir != toSubdir {
-			return []string{"source"}, fromWhere, toWhere
-		}
-		return nil, fromWhere, toWhere
-	}
+// sourceMoves compares two recorded sources (each with the folder
+// recorded beside it) by host, owner, repository and subfolder.
+func sourceMoves(from source.Source, fromSubdir string, to source.Source, toSubdir string) (parts []string, fromWhere, toWhere string) {
+	a, b := from.Beside(fromSubdir), to.Beside(toSubdir)
 	return a.Moves(b), a.Where(), b.Where()
-}
-
-// recordedSource parses a registry's source with the folder recorded
-// beside it.
-func recordedSource(s, subdir string) (source.Source, error) {
-	src, err := source.ParseRecorded(s)
-	if err != nil {
-		return source.Source{}, err
-	}
-	src = src.Split(nil)
-	if subdir != "" {
-		src = src.WithSubdir(subdir)
-	}
-	return src, nil
 }

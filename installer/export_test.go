@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"reasonix.io/plugind/source"
 )
 
 // secretFixture is the manifest package's plugin whose hooks and MCP
@@ -130,7 +132,7 @@ func TestExportSecretHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newEnv(t)
-	again, err := other.install(Request{Source: zipPath}, Approval{Yes: true})
+	again, err := other.install(Request{Source: source.MustFromText(zipPath)}, Approval{Yes: true})
 	if err != nil || !again.Applied {
 		t.Fatalf("install exported zip: %v %+v", err, again)
 	}

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"iter"
+	"reasonix.io/plugind/source"
 	"sort"
 	"time"
 )
@@ -10,8 +11,8 @@ import (
 // marketplaces.json: by the name its document gives itself, where it is
 // read from, and which commit it was last read at.
 type KnownMarketplace struct {
-	Name   string `json:"name"`
-	Source string `json:"source"`
+	Name   string        `json:"name"`
+	Source source.Source `json:"source"`
 	// Subdir is recorded beside Source on hosts whose source cannot carry a
 	// folder.
 	Subdir      string    `json:"subdir,omitempty"`
@@ -57,16 +58,6 @@ func (m *Marketplaces) Save(path string) error {
 func (m *Marketplaces) Find(name string) (*KnownMarketplace, bool) {
 	for i := range m.Marketplaces {
 		if m.Marketplaces[i].Name == name {
-			return &m.Marketplaces[i], true
-		}
-	}
-	return nil, false
-}
-
-// BySource returns the marketplace read from source (and subdir).
-func (m *Marketplaces) BySource(source, subdir string) (*KnownMarketplace, bool) {
-	for i := range m.Marketplaces {
-		if m.Marketplaces[i].Source == source && m.Marketplaces[i].Subdir == subdir {
 			return &m.Marketplaces[i], true
 		}
 	}

@@ -234,7 +234,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	// of crashed installs go now (see sweepOrphans).
 	in.sweepOrphans(reg)
 	return &Response{
-		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source,
+		OK: true, Status: StatusRemoved, Applied: true, Source: old.Source.String(),
 		Resolved: &Resolved{Kind: "installed", Commit: old.Commit},
 		Actions:  []Action{removeAction(old, ActionRemoved)},
 		Warnings: warnings,

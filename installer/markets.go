@@ -32,20 +32,18 @@ type MarketplaceUpdate struct {
 
 // readMarketplace reads the document of a marketplace source (its branch
 // head, or the commit it names), without fetching any entry.
-func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, offline bool) (*resolver.Fetched, error) {
-	s, err := source.Parse(src)
-	if err != nil {
-		return nil, err
+func (in *Installer) readMarketplace(ctx context.Context, src source.Source, subdir string, offline bool) (*resolver.Fetched, error) {
+	s := src
+	if s.IsZero() {
+		return nil, source.ErrEmpty()
 	}
 	if s.Kind == source.MarketEntry {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s names a plugin of a marketplace; give the marketplace's source", src)
 	}
 	if s.IsLocal() && !filepath.IsAbs(s.Path) && in.noWorkingDir {
-		return nil, relativeRefusal(src, s, false, nil)
+		return nil, relativeRefusal(src.String(), s, false, nil)
 	}
-	if subdir != "" {
-		s = s.WithSubdir(subdir)
-	}
+	s = s.Beside(subdir)
 	ctx, budgetWarnings := host.WatchBudgets(ctx)
 	f, err := in.sources.Resolve(ctx, resolver.Request{Source: s, DocumentOnly: true, Offline: offline})
 	if err != nil {
@@ -69,17 +67,13 @@ func (in *Installer) readMarketplace(ctx context.Context, src, subdir string, of
 // where Claude Code accepts that name (marketplace.CheckReservedName).
 // Adding one, updating one and installing from one all ask.
 func impersonation(m *resolver.Market) error {
-	src, err := source.Parse(m.Source)
-	if err != nil {
-		src = source.Source{Kind: source.LocalDir, Path: m.Source}
-	}
-	return marketplace.CheckReservedName(m.Name, src)
+	return marketplace.CheckReservedName(m.Name, m.Source)
 }
 
 // AddMarketplace reads the marketplace at src and records it as known
 // (SPEC §7), under the name its document gives. A name already known from
 // another source is a conflict; the same source is read again.
-func (in *Installer) AddMarketplace(ctx context.Context, src string, offline bool) (*MarketplaceUpdate, error) {
+func (in *Installer) AddMarketplace(ctx context.Context, src source.Source, offline bool) (*MarketplaceUpdate, error) {
 	f, err := in.readMarketplace(ctx, src, "", offline)
 	if err != nil {
 		return nil, err
@@ -90,14 +84,10 @@ func (in *Installer) AddMarketplace(ctx context.Context, src string, offline boo
 // recordedSubdir is the folder to record beside a marketplace's source: on
 // GitHub its tree URL holds it already.
 func recordedSubdir(f *resolver.Fetched) string {
-	if f.Kind == resolver.KindMarketplace && f.Repo != "" && !isGitHubKey(f.Repo) {
-		return f.Subdir
+	if f.Kind == resolver.KindMarketplace && f.Source.IsRemote() {
+		return f.Source.RecordedSubdir(f.Subdir)
 	}
 	return ""
-}
-
-func isGitHubKey(key string) bool {
-	return len(key) > len(source.GitHubHost) && key[:len(source.GitHubHost)+1] == source.GitHubHost+"/"
 }
 
 // recordMarket writes a marketplace that was just read into
@@ -256,7 +246,7 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 	if len(users) > 0 {
 		for i := range reg.Plugins {
 			if reg.Plugins[i].MarketplaceName == name {
-				reg.Plugins[i].MarketplaceName, reg.Plugins[i].Marketplace = "", ""
+				reg.Plugins[i].MarketplaceName, reg.Plugins[i].Marketplace = "", source.Source{}
 			}
 		}
 		if err := reg.Save(in.home.RegistryPath()); err != nil {
@@ -297,10 +287,8 @@ func (in *Installer) Available(ctx context.Context, name string) ([]Available, e
 	out := []Available{}
 	for _, k := range targets {
 		src := k.Source
-		if k.Commit != "" {
-			if s, err := source.Parse(k.Source); err == nil && s.IsRemote() {
-				src = s.At(k.Commit).String()
-			}
+		if k.Commit != "" && src.IsRemote() {
+			src = src.At(k.Commit)
 		}
 		f, err := in.readMarketplace(ctx, src, k.Subdir, true)
 		if err != nil {

@@ -1,6 +1,10 @@
 package installer
 
-import "testing"
+import (
+	"testing"
+
+	"reasonix.io/plugind/source"
+)
 
 // Planning reads the registry through a memo keyed by its bytes: the same
 // bytes give the same (read-only) registry, any change a fresh one, and a
@@ -31,7 +35,7 @@ func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	}
 	// A plan of what is installed sees it installed (from another folder:
 	// a conflict).
-	resp, _ := env.install(Request{Source: claudePlugin(t, "tides", "1.0.0")}, Approval{DryRun: true})
+	resp, _ := env.install(Request{Source: source.MustFromText(claudePlugin(t, "tides", "1.0.0"))}, Approval{DryRun: true})
 	if resp == nil || len(resp.Actions) != 1 || resp.Actions[0].Status != ActionConflict {
 		t.Fatalf("re-plan of an installed plugin: %+v", resp)
 	}

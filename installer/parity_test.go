@@ -76,7 +76,7 @@ func compareMarketplace(t *testing.T, tree string) int {
 	if found.Path == marketplace.CodexDocument.Path {
 		_, refs = marketplace.CheckCodexDocument(data)
 	}
-	resp, planErr := env.install(Request{Source: tree}, Approval{DryRun: true})
+	resp, planErr := env.install(Request{Source: source.MustFromText(tree)}, Approval{DryRun: true})
 	if refusesDocument(v) {
 		if planErr == nil {
 			t.Errorf("validate refuses the document, install plans it: %+v", v.Errors)

@@ -18,8 +18,8 @@ func (in *Installer) InstalledPins(ctx context.Context) ([]source.Source, error)
 		if e.Commit == "" {
 			continue
 		}
-		s, err := source.Parse(e.Source)
-		if err != nil || !s.IsRemote() {
+		s := e.Source
+		if !s.IsRemote() {
 			continue
 		}
 		if e.Subdir != "" {

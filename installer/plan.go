@@ -13,13 +13,16 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
 )
 
 // Request is an install (or plan) request from the CLI or the API.
 type Request struct {
-	Source string `json:"source"`
-	Name   string `json:"name,omitempty"`
+	// Source was parsed as the request was decoded (the CLI's argument,
+	// the daemon's JSON); the zero Source is none (an approval that replays
+	// a stored plan).
+	Source source.Source `json:"source"`
+	Name   string        `json:"name,omitempty"`
 	// Names narrows a marketplace plan to these entries.
 	Names         []string `json:"names,omitempty"`
 	Replace       bool     `json:"replace,omitempty"`
@@ -32,9 +35,8 @@ type Request struct {
 	// Subdir names the folder of a recorded source on a host whose pinned
 	// form cannot carry one (update re-plans from the registry with it).
 	Subdir string `json:"subdir,omitempty"`
-	// Update, when set, makes this an update of installed plugins instead of
-	// an install of Source.
-	Update *UpdateRequest `json:"update,omitempty"`
+	// An update is not a Request with a flag: it is an UpdateRequest
+	// (Installer.Update), with a Request for its options only.
 	// Config gives userConfig values as typed: "KEY" → VALUE for the
 	// plugins that declare KEY (one, or say which), "NAME.KEY" → VALUE for
 	// plugin NAME's. A stored plan keeps only the non-sensitive ones
@@ -62,8 +64,9 @@ type Plan struct {
 	// single is set when the source offers one plugin (not a marketplace):
 	// then that plugin's failure is the operation's failure.
 	single bool
-	// update marks an update plan: keep actions make it up to date.
-	update bool
+	// update is the update this plan was made for (nil for an install):
+	// keep actions make it up to date.
+	update *UpdateRequest
 	// markets are the marketplaces read for this plan, recorded as known
 	// when it is applied.
 	markets []marketRecord
@@ -79,22 +82,9 @@ type marketRecord struct {
 	entries int
 }
 
-// Plan resolves req's source and plans every plugin it offers. It writes
-// nothing outside the cache and the store. When GitHub's API budget made it
-// use git instead, the plan says so once (not once per repository).
-func (in *Installer) Plan(ctx context.Context, req Request) (*Plan, error) {
-	ctx, budgetWarnings := host.WatchBudgets(ctx)
-	p, err := in.plan(ctx, req)
-	if p != nil {
-		p.Warnings = append(p.Warnings, budgetWarnings()...)
-	}
-	return p, err
-}
-
+// plan resolves req's source and plans every plugin it offers. It writes
+// nothing outside the cache and the store.
 func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
-	if req.Update != nil {
-		return in.planUpdate(ctx, req)
-	}
 	names := req.Names
 	if req.Name != "" {
 		names = append([]string{req.Name}, names...)
@@ -141,7 +131,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	p := &Plan{
 		Request:   req,
 		asked:     asked,
-		Source:    f.Source,
+		Source:    f.Source.String(),
 		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
 		Warnings:  append([]string{}, f.Warnings...),
 		Snapshots: f.Snapshots,
@@ -236,9 +226,9 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
 	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), pm)
 	if err != nil {
-		if c.Digest != "" && c.Source != "" {
+		if c.Digest != "" && !c.Source.IsZero() {
 			// A store path means nothing to the user; the source does.
-			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source)}
+			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source.String())}
 		}
 		a.Action = ActionSkip
 		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
@@ -546,7 +536,7 @@ func planID(p *Plan) PlanID {
 		Replace, Link bool
 		AllowUnpinned bool
 		Actions       []act
-	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.Request.Update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
 	top := RiskLow
 	for _, a := range p.Actions {
 		if !a.applicable() {
@@ -556,7 +546,7 @@ func planID(p *Plan) PlanID {
 			body.Actions = append(body.Actions, act{Name: a.Name, Status: string(a.Status)})
 			continue
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source, a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source.String(), a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(&a)}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
 		}
@@ -602,7 +592,7 @@ func (p *Plan) upToDate() bool {
 			return false
 		}
 	}
-	return kept > 0 || (p.update && len(p.Actions) == 0)
+	return kept > 0 || (p.update != nil && len(p.Actions) == 0)
 }
 
 // failure is the reason a plan cannot be applied at all: a single-plugin
@@ -663,7 +653,7 @@ func (p *Plan) failure() error {
 func (p *Plan) MarshalStored() ([]byte, error) {
 	asked := p.asked
 	asked.Config = storedConfig(asked, p.Actions)
-	return json.Marshal(StoredPlan{Request: asked, Response: p.Response()})
+	return json.Marshal(StoredPlan{Request: storedRequest{Request: asked, Update: p.update}, Response: p.Response()})
 }
 
 func sortedUnique(list []string) []string {

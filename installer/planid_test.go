@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/source"
 )
 
 // planIDOf parses a planId a test was given (a plan's response, or a
@@ -183,19 +184,20 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 	update := &UpdateRequest{Names: []string{"a", "b"}, Marketplace: "m"}
 	tricky := map[string]string{"subdir": `","update":{`, "config": "x", "a<b": "&"}
 	cases := []struct {
-		name string
-		req  Request
+		name   string
+		req    Request
+		update *UpdateRequest
 	}{
-		{"source only", Request{Source: "./p"}},
-		{"every flag", Request{Source: "https://github.com/a/b", Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}},
-		{"subdir", Request{Source: "git:example.com/r", Subdir: "plugins/p"}},
-		{"update", Request{Update: update, Offline: true}},
-		{"config", Request{Source: `s","subdir":"x`, Config: tricky}},
-		{"all", Request{Source: "s", Name: "n", Refresh: true, Subdir: "d", Update: update, Config: tricky}},
+		{"source only", Request{Source: source.MustFromText("./p")}, nil},
+		{"every flag", Request{Source: source.MustFromText("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}, nil},
+		{"subdir", Request{Source: source.MustFromText("https://example.com/r.git"), Subdir: "plugins/p"}, nil},
+		{"update", Request{Offline: true}, update},
+		{"config", Request{Source: source.MustFromText(`s","subdir":"x`), Config: tricky}, nil},
+		{"all", Request{Source: source.MustFromText("s"), Name: "n", Refresh: true, Subdir: "d", Config: tricky}, update},
 	}
 	for _, c := range cases {
 		r := c.req
-		now, err := (&Plan{asked: r}).MarshalStored()
+		now, err := (&Plan{asked: r, update: c.update}).MarshalStored()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,15 +209,15 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := fromNow.Request // the same request, written as before
-		legacy, err := json.Marshal(legacyRequest{w.Source, w.Name, w.Names, w.Replace, w.Link, w.Offline, w.AllowUnpinned, w.Refresh, id, w.Subdir, w.Update, w.Config})
+		legacy, err := json.Marshal(legacyRequest{w.Source.String(), w.Name, w.Names, w.Replace, w.Link, w.Offline, w.AllowUnpinned, w.Refresh, id, w.Subdir, w.Update, w.Config})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fromBefore Request
+		var fromBefore storedRequest
 		if err := json.Unmarshal(legacy, &fromBefore); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(fromBefore, fromNow.Request) || fromNow.Request.Source != r.Source || fromNow.Request.Subdir != r.Subdir || !reflect.DeepEqual(fromNow.Request.Update, r.Update) {
+		if !reflect.DeepEqual(fromBefore, fromNow.Request) || fromNow.Request.Source != r.Source || fromNow.Request.Subdir != r.Subdir || !reflect.DeepEqual(fromNow.Request.Update, c.update) {
 			t.Errorf("%s: a row from before reads as %+v, one from now as %+v", c.name, fromBefore, fromNow.Request)
 		}
 	}

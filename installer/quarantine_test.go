@@ -9,6 +9,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // withQuarantine rewires env's installer with the store and the cache as
@@ -34,7 +35,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	withQuarantine(env)
 	src := "https://github.com/acme/tools/tree/" + sha + "/plug"
 	ctx := context.Background()
-	if _, err := env.install(Request{Source: src}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	wrong := "sha256:" + strings.Repeat("0", 64)
@@ -43,7 +44,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	}
 	reg := env.registryBytes()
 
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "the digest recorded for it was wrong", "nothing was installed")
 	if string(env.registryBytes()) != string(reg) || len(env.pluginsDirEntries()) != 0 {
 		t.Fatalf("a refused install wrote: registry %q, plugins/ %v", env.registryBytes(), env.pluginsDirEntries())
@@ -55,7 +56,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	if d, ok, _ := env.db.GetSnapshot(ctx, "github.com/acme/tools", sha, "/plug"); ok {
 		t.Fatalf("the wrong record survives: %s", d)
 	}
-	resp, err = env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after the record was forgotten: %v %+v", err, resp)
 	}
@@ -71,7 +72,7 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 	withQuarantine(env)
 	ctx := context.Background()
 	src := "git:github.com/acme/tools"
-	if _, err := env.install(Request{Source: src}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	snaps, err := env.st.List(ctx)
@@ -90,13 +91,13 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, err := env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "failed verification", "quarantined")
 	if env.st.Has(digest) || !env.st.Quarantined(digest) {
 		t.Fatal("the tampered snapshot was not quarantined")
 	}
 	gh.ResetCounts()
-	resp, err = env.install(Request{Source: src}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after quarantine: %v %+v", err, resp)
 	}

@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,8 +21,9 @@ type sourceRead struct {
 }
 
 // readSource is the one rule for how the source of a plan or install
-// request reads, for the CLI and the daemon alike (SPEC §5). source.Parse
-// gives the form; the names in it are then looked up here:
+// request reads, for the CLI and the daemon alike (SPEC §5). The source was
+// parsed once, as the request arrived (source.FromText); the
+// names in it are looked up here:
 //
 //   - NAME@MARKET is entry NAME of the known marketplace MARKET;
 //   - a bare NAME that a known marketplace has is that marketplace (a
@@ -34,11 +34,11 @@ type sourceRead struct {
 //
 // subdir (a recorded folder, from update) goes with remote sources only,
 // never with a name: a known marketplace records its own folder.
-func (in *Installer) readSource(raw, subdir string) (sourceRead, error) {
-	src, err := source.Parse(raw)
-	if err != nil {
-		return sourceRead{}, err
+func (in *Installer) readSource(src source.Source, subdir string) (sourceRead, error) {
+	if src.IsZero() {
+		return sourceRead{}, source.ErrEmpty()
 	}
+	raw := src.String()
 	switch {
 	case src.Kind == source.MarketEntry:
 		k, err := in.knownMarketplace(src.Market)
@@ -96,14 +96,7 @@ func (in *Installer) throughMarket(raw, subdir string, k *KnownMarketplace, entr
 	if subdir != "" {
 		return sourceRead{}, plugind.Errorf(plugind.CodeInvalidSource, "%q names a known marketplace, which records its own folder: leave \"subdir\" out", raw)
 	}
-	src, err := source.Parse(k.Source)
-	if err != nil {
-		return sourceRead{}, fmt.Errorf("known marketplace %s: %w", k.Name, err)
-	}
-	if k.Subdir != "" {
-		src = src.WithSubdir(k.Subdir)
-	}
-	return sourceRead{src: src, entry: entry, market: k.Name}, nil
+	return sourceRead{src: k.Source.Beside(k.Subdir), entry: entry, market: k.Name}, nil
 }
 
 // sameAsFolder refuses a bare name that is both a known marketplace and a
@@ -114,7 +107,7 @@ func sameAsFolder(name string, k *KnownMarketplace) error {
 	if _, err := os.Lstat(name); err != nil {
 		return nil
 	}
-	if abs, err := filepath.Abs(name); err == nil && abs == k.Source && k.Subdir == "" {
+	if abs, err := filepath.Abs(name); err == nil && k.Source.IsLocal() && abs == k.Source.Path && k.Subdir == "" {
 		return nil
 	}
 	return plugind.Errorf(plugind.CodeInvalidSource, "%q names both the known marketplace %s (%s) and the folder ./%s here: write ./%s for the folder, or the marketplace's source", name, k.Name, k.Source, name, name)
@@ -141,19 +134,12 @@ func relativeRefusal(raw string, src source.Source, byName bool, known []KnownMa
 	return plugind.Errorf(plugind.CodeInvalidSource, "source %q is a relative path: the daemon does not share your working directory, so give the folder's absolute path", raw)
 }
 
-// isRelativeFolder reports whether src reads as a folder or archive of
-// some working directory (not a known marketplace's name).
-func (in *Installer) isRelativeFolder(src string) bool {
-	s, err := source.Parse(src)
-	if err != nil || !s.IsLocal() || filepath.IsAbs(s.Path) {
+// isRelativeFolder reports whether src reads (readSource) as a folder or
+// archive of some working directory, not as a known marketplace's name.
+func (in *Installer) isRelativeFolder(src source.Source) bool {
+	if !src.IsLocal() || filepath.IsAbs(src.Path) {
 		return false
 	}
-	if plugind.ValidateName(s.Path) == nil {
-		if known, err := LoadMarketplaces(in.home.MarketplacesPath()); err == nil {
-			if _, ok := known.Find(s.Path); ok {
-				return false
-			}
-		}
-	}
-	return true
+	read, err := in.readSource(src, "")
+	return err != nil || read.market == ""
 }

@@ -21,7 +21,7 @@ func (r *Response) Redacted() *Response {
 	if r.Actions != nil {
 		out.Actions = make([]Action, len(r.Actions))
 		for i, a := range r.Actions {
-			a.Source = secrets.Mask(a.Source)
+			a.Source = a.Source.Masked()
 			a.Err = redactErr(a.Err)
 			a.Warnings = redactAll(a.Warnings)
 			out.Actions[i] = a

@@ -9,6 +9,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/source"
 )
 
 // Entry is one installed plugin in plugin-packages.json (SPEC §9).
@@ -16,26 +17,26 @@ type Entry struct {
 	Name string `json:"name"`
 	// DisplayName is the name the manifest shows (displayName), when it
 	// gives one; Name stays what commands and invocations use.
-	DisplayName   string    `json:"displayName,omitempty"`
-	Source        string    `json:"source"`
-	Root          string    `json:"root"`
-	Version       string    `json:"version,omitempty"`
-	Description   string    `json:"description,omitempty"`
-	ManifestKind  string    `json:"manifestKind"`
-	Enabled       bool      `json:"enabled"`
-	Commit        string    `json:"commit,omitempty"`
-	ContentDigest string    `json:"contentDigest,omitempty"`
-	InstalledAt   time.Time `json:"installedAt"`
-	Status        string    `json:"status"`
-	StatusReason  string    `json:"statusReason,omitempty"`
+	DisplayName   string        `json:"displayName,omitempty"`
+	Source        source.Source `json:"source"`
+	Root          string        `json:"root"`
+	Version       string        `json:"version,omitempty"`
+	Description   string        `json:"description,omitempty"`
+	ManifestKind  string        `json:"manifestKind"`
+	Enabled       bool          `json:"enabled"`
+	Commit        string        `json:"commit,omitempty"`
+	ContentDigest string        `json:"contentDigest,omitempty"`
+	InstalledAt   time.Time     `json:"installedAt"`
+	Status        string        `json:"status"`
+	StatusReason  string        `json:"statusReason,omitempty"`
 	// Link marks a --link install: Root is the user's own directory, which
 	// is never copied, deleted or digest-checked.
 	Link bool `json:"link,omitempty"`
 	// Marketplace is the marketplace source an entry was planned from, and
 	// MarketplaceName the name it is known by (marketplaces.json): update
 	// re-reads it to follow the entry's pin.
-	Marketplace     string `json:"marketplace,omitempty"`
-	MarketplaceName string `json:"marketplaceName,omitempty"`
+	Marketplace     source.Source `json:"marketplace,omitzero"`
+	MarketplaceName string        `json:"marketplaceName,omitempty"`
 	// Subdir is the plugin's folder in its repository, recorded beside a
 	// source on a host whose pinned form cannot carry it (SPEC §7).
 	Subdir string `json:"subdir,omitempty"`

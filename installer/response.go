@@ -5,6 +5,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/source"
 )
 
 // Status is a response's outcome.
@@ -135,11 +136,11 @@ type Resolved struct {
 // Action is what a plan will do with one plugin. Like a Response, it keeps
 // its error as a value; error and errorCode are derived when it is written.
 type Action struct {
-	Name   string       `json:"name"`
-	Action ActionKind   `json:"action"`
-	Status ActionStatus `json:"status"`
-	Source string       `json:"source"`
-	Commit string       `json:"commit,omitempty"`
+	Name   string        `json:"name"`
+	Action ActionKind    `json:"action"`
+	Status ActionStatus  `json:"status"`
+	Source source.Source `json:"source"`
+	Commit string        `json:"commit,omitempty"`
 	// PreviousCommit is the installed commit a replace moves from.
 	PreviousCommit string `json:"previousCommit,omitempty"`
 	ContentDigest  string `json:"contentDigest,omitempty"`
@@ -157,11 +158,11 @@ type Action struct {
 	DisabledByDefault bool `json:"disabledByDefault,omitempty"`
 	Risk              Risk `json:"risk,omitempty"`
 	Inventory
-	Warnings        []string `json:"warnings"`
-	Err             error    `json:"-"`
-	Link            bool     `json:"link,omitempty"`
-	Marketplace     string   `json:"marketplace,omitempty"`
-	MarketplaceName string   `json:"marketplaceName,omitempty"`
+	Warnings        []string      `json:"warnings"`
+	Err             error         `json:"-"`
+	Link            bool          `json:"link,omitempty"`
+	Marketplace     source.Source `json:"marketplace,omitzero"`
+	MarketplaceName string        `json:"marketplaceName,omitempty"`
 	// Subdir is the folder recorded beside Source (hosts other than GitHub).
 	Subdir string `json:"subdir,omitempty"`
 	// Transport says how its tree arrived for this plan: git, archive,

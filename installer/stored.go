@@ -6,13 +6,22 @@ import (
 	"fmt"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/source"
 )
 
 // StoredPlan is a plan as kept by planId in the cache (Plan.MarshalStored):
 // the request it was made from and the response that was shown.
 type StoredPlan struct {
-	Request  Request   `json:"request"`
-	Response *Response `json:"response"`
+	Request  storedRequest `json:"request"`
+	Response *Response     `json:"response"`
+}
+
+// storedRequest is a stored plan's request: an install's Request, or an
+// update's options with the UpdateRequest beside them (Update, written
+// inside "request" where rows have always held it).
+type storedRequest struct {
+	Request
+	Update *UpdateRequest `json:"update,omitempty"`
 }
 
 // StoredPlan returns the plan stored under planID; ok is false when there
@@ -47,20 +56,21 @@ func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredP
 func (in *Installer) InstallApproved(ctx context.Context, req Request, approved PlanID) (*Response, error) {
 	if approved.IsZero() {
 		err := plugind.Errorf(plugind.CodeApprovalDenied, "no planId: plan first, review the plan, and approve it by its planId")
-		return ErrorResponse(req.Source, err), err
+		return ErrorResponse(req.Source.String(), err), err
 	}
-	if req.Source == "" {
+	var update *UpdateRequest // the stored plan's, when it was an update
+	if req.Source.IsZero() {
 		sp, ok, err := in.StoredPlan(ctx, approved.String())
 		if err != nil {
-			return ErrorResponse(req.Source, err), err
+			return ErrorResponse(req.Source.String(), err), err
 		}
 		if !ok {
 			err := plugind.Errorf(plugind.CodeApprovalDenied, "no stored plan has planId %s: plan again, review it, and approve the new planId", approved)
-			return ErrorResponse(req.Source, err), err
+			return ErrorResponse(req.Source.String(), err), err
 		}
 		offline := req.Offline
 		sent := req.Config
-		req = sp.Request
+		req, update = sp.Request.Request, sp.Request.Update
 		req.Offline = req.Offline || offline
 		// A stored plan keeps no sensitive values: the client sends them
 		// again (the planId says whether they were set).
@@ -75,8 +85,16 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 			req.Config = merged
 		}
 		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {
-			req.Source = sp.Response.Source
+			// The response says where the plan read, as text (shown).
+			resolved, err := source.ParseRecorded(sp.Response.Source)
+			if err != nil {
+				return ErrorResponse(sp.Response.Source, err), err
+			}
+			req.Source = resolved
 		}
+	}
+	if update != nil {
+		return in.Update(ctx, *update, req, Approval{Yes: true, PlanID: approved})
 	}
 	return in.Install(ctx, req, Approval{Yes: true, PlanID: approved})
 }

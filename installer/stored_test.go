@@ -7,6 +7,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/source"
 )
 
 // TestInstallApproved: a planId alone installs the stored plan through a
@@ -29,12 +30,12 @@ func TestInstallApproved(t *testing.T) {
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, "no stored plan")
 
 	src := claudePlugin(t, "stored", "1.0.0")
-	dry, err := env.install(Request{Source: src}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sp, ok, err := env.in.StoredPlan(ctx, dry.PlanID)
-	if err != nil || !ok || sp.Request.Source != src || sp.Response.PlanID != dry.PlanID {
+	if err != nil || !ok || sp.Request.Source.String() != src || sp.Response.PlanID != dry.PlanID {
 		t.Fatalf("stored plan: %+v %v %v", sp, ok, err)
 	}
 	fresh := New(Config{Home: env.home, Sources: env.in.sources, Plans: db})
@@ -42,13 +43,13 @@ func TestInstallApproved(t *testing.T) {
 	if err != nil || !resp.Applied {
 		t.Fatalf("install by planId: %v %+v", err, resp)
 	}
-	if e, ok := mustRegistry(t, env.home).Find("stored"); !ok || e.Source != src {
+	if e, ok := mustRegistry(t, env.home).Find("stored"); !ok || e.Source.String() != src {
 		t.Fatalf("registry entry: %+v", e)
 	}
 	for src, want := range map[string]bool{
 		"examples/x": true, "x": true, filepath.Join(t.TempDir(), "x"): false, "git:github.com/a/b": false, "https://github.com/a/b": false,
 	} {
-		if got := env.in.isRelativeFolder(src); got != want {
+		if got := env.in.isRelativeFolder(source.MustFromText(src)); got != want {
 			t.Errorf("isRelativeFolder(%q) = %v, want %v", src, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -42,7 +43,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 		mutate func(t *testing.T, env *testEnv, srcA, other string) error
 	}{
 		{"install", func(t *testing.T, env *testEnv, srcA, other string) error {
-			_, err := env.install(Request{Source: other}, Approval{Yes: true})
+			_, err := env.install(Request{Source: source.MustFromText(other)}, Approval{Yes: true})
 			return err
 		}},
 		{"update", func(t *testing.T, env *testEnv, srcA, other string) error {
@@ -53,7 +54,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 			return err
 		}},
 		{"remove", func(t *testing.T, env *testEnv, srcA, other string) error {
-			if _, err := env.install(Request{Source: other}, Approval{Yes: true}); err != nil {
+			if _, err := env.install(Request{Source: source.MustFromText(other)}, Approval{Yes: true}); err != nil {
 				return err
 			}
 			// Orphans planted after that install: only remove sweeps them.

@@ -28,17 +28,17 @@ type UpdateRequest struct {
 // offline its cached document); any other follows its recorded source (a
 // commit stays, a branch moves to its head). One plan, one planId, one
 // registry write, however many plugins.
-func (in *Installer) Update(ctx context.Context, ur UpdateRequest, req Request, ap Approval) (*Response, error) {
-	if !ap.DryRun && !ap.Yes {
-		return nil, ErrNeedsApproval
-	}
-	req.Update = &ur
-	return in.Install(ctx, req, ap)
+//
+// opts gives the options an update takes (Offline, AllowUnpinned, Refresh,
+// Config); what names an install's source (Source, Name, Names, Subdir,
+// Replace, Link) has no place in an update and is refused.
+func (in *Installer) Update(ctx context.Context, ur UpdateRequest, opts Request, ap Approval) (*Response, error) {
+	return in.planAndDecide(ctx, ap, "", func(ctx context.Context) (*Plan, error) { return in.planUpdate(ctx, &ur, opts) })
 }
 
 // target is one installed plugin an update covers.
 type updateGroup struct {
-	market   string // marketplace source ("" for a plugin of its own)
+	market   source.Source // marketplace source (zero for a plugin of its own)
 	subdir   string
 	entries  []Entry
 	name     string // known marketplace name
@@ -52,9 +52,11 @@ type updateGroup struct {
 	site *depSite
 }
 
-// planUpdate is Plan for an update request.
-func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error) {
-	ur := req.Update
+// planUpdate plans the update ur with the options of req.
+func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Request) (*Plan, error) {
+	if !req.Source.IsZero() || req.Name != "" || len(req.Names) > 0 || req.Subdir != "" || req.Replace || req.Link {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "an update names installed plugins, not a source: source, name, names, subdir, replace and link do not go with it")
+	}
 	reg, err := LoadRegistry(in.home.RegistryPath())
 	if err != nil {
 		return nil, err
@@ -63,7 +65,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: true, single: len(ur.Names) == 1 && !ur.All}
+	p := &Plan{Request: req, asked: req, Source: updateLabel(ur), update: ur, single: len(ur.Names) == 1 && !ur.All}
 	// Plugins of one marketplace are planned together (one read of it, one
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}
@@ -73,9 +75,9 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 		case e.Link:
 			p.Actions = append(p.Actions, keepAction(e, fmt.Sprintf("%s is linked to %s: it always runs that folder's current content, so there is nothing to update", e.Name, e.Source)))
 			continue
-		case e.Marketplace != "":
+		case !e.Marketplace.IsZero():
 			market, subdir := in.marketAtHead(e)
-			key := market + "\x00" + e.MarketplaceName
+			key := market.String() + "\x00" + e.MarketplaceName
 			g, ok := groups[key]
 			if !ok {
 				g = &updateGroup{market: market, subdir: subdir, name: e.MarketplaceName}
@@ -89,7 +91,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	}
 	var marketNames []string
 	for _, grp := range order {
-		if grp.market != "" {
+		if !grp.market.IsZero() {
 			for _, e := range grp.entries {
 				marketNames = append(marketNames, e.Name)
 			}
@@ -97,7 +99,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 	}
 	reqs := in.installedRequirements(reg, marketNames)
 	for _, grp := range order {
-		if grp.market == "" {
+		if grp.market.IsZero() {
 			continue
 		}
 		for _, e := range grp.entries {
@@ -166,7 +168,7 @@ func (in *Installer) planUpdate(ctx context.Context, req Request) (*Plan, error)
 // it. A dependency used to be recorded with the marketplace pinned at the
 // commit its plan read; when the known marketplace of its name is that
 // repository at its branch, that is where update reads it.
-func (in *Installer) marketAtHead(e Entry) (market, subdir string) {
+func (in *Installer) marketAtHead(e Entry) (market source.Source, subdir string) {
 	k, err := in.knownMarketplace(e.MarketplaceName)
 	if err != nil {
 		return e.Marketplace, ""
@@ -174,9 +176,8 @@ func (in *Installer) marketAtHead(e Entry) (market, subdir string) {
 	if k.Source == e.Marketplace {
 		return k.Source, k.Subdir
 	}
-	rec, err1 := source.Parse(e.Marketplace)
-	known, err2 := source.Parse(k.Source)
-	if err1 != nil || err2 != nil || !rec.IsRemote() || !known.IsRemote() {
+	rec, known := e.Marketplace, k.Source
+	if !rec.IsRemote() || !known.IsRemote() {
 		return e.Marketplace, ""
 	}
 	rec, known = rec.Split(nil), known.Split(nil)
@@ -231,10 +232,10 @@ func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, e
 // recorded source.
 func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGroup) (*resolver.Fetched, error) {
 	rr := resolver.Request{Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh}
-	srcString, subdir := g.market, g.subdir
-	if g.market == "" {
+	src, subdir := g.market, g.subdir
+	if g.market.IsZero() {
 		e := g.entries[0]
-		srcString, subdir = e.Source, e.Subdir
+		src, subdir = e.Source, e.Subdir
 		rr.Name = e.Name // a manifest-less plugin is read under its name
 	} else {
 		for _, e := range g.entries {
@@ -244,13 +245,7 @@ func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGr
 		rr.KeepMissing, rr.FollowRenames = true, true
 		rr.Constraints = constraintsOf(g.reqs)
 	}
-	src, err := source.Parse(srcString)
-	if err != nil {
-		return nil, err
-	}
-	if subdir != "" {
-		src = src.WithSubdir(subdir)
-	}
+	src = src.Beside(subdir)
 	rr.Source = src
 	f, err := in.sources.Resolve(ctx, rr)
 	if err != nil {
@@ -294,21 +289,21 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 			name = r.To
 		}
 		c, ok := byName[name]
-		if g.market == "" && len(f.Candidates) == 1 {
+		if g.market.IsZero() && len(f.Candidates) == 1 {
 			c, ok = f.Candidates[0], true
 		}
 		if !ok {
 			out = append(out, keepAction(e, fmt.Sprintf("%s offered no plugin named %s; the installed copy stays", marketLabel(g), name)))
 			continue
 		}
-		single := g.market == ""
+		single := g.market.IsZero()
 		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
 		a := in.planCandidate(ctx, r, c, single, reg, nil)
 		if a.Name == "" {
 			a.Name = name
 		}
 		a.MarketplaceName, a.site = e.MarketplaceName, g.site
-		if g.market != "" && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
+		if !g.market.IsZero() && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
 			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, short(e.Commit))))
 			continue
@@ -428,7 +423,7 @@ func marketLabel(g *updateGroup) string {
 	if g.name != "" {
 		return g.name
 	}
-	return g.market
+	return g.market.String()
 }
 
 func updateLabel(ur *UpdateRequest) string {
@@ -450,8 +445,8 @@ func short(sha string) string {
 
 // describeSource names a recorded source in messages: its repository and
 // ref for a remote one.
-func describeSource(src string) string {
-	if s, err := source.Parse(src); err == nil && s.IsRemote() {
+func describeSource(s source.Source) string {
+	if s.IsRemote() {
 		ref := s.Ref
 		if ref == "" {
 			ref = s.TreeRest()
@@ -461,5 +456,5 @@ func describeSource(src string) string {
 		}
 		return fmt.Sprintf("%s (%s)", s.Key(), ref)
 	}
-	return src
+	return s.String()
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 func (e *testEnv) update(name string, offline bool, ap Approval) (*Response, error) {
@@ -49,7 +51,7 @@ func TestUpdateRelativeEntryFollowsItsMarketplace(t *testing.T) {
 	doc := marketplaceJSON(t, "m", entry("rel-plug", "./plugins/rel"))
 	first := mk.Commit("main", merge(under("plugins/rel", pluginFiles("rel-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": doc}))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: "https://github.com/acme/market"}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: source.MustFromText("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	second := mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
@@ -93,7 +95,7 @@ func TestUpdateBranchTrackingMovesToNewHead(t *testing.T) {
 		t.Fatalf("update --yes: %v %+v", err, resp)
 	}
 	reg, _ := LoadRegistry(env.home.RegistryPath())
-	if e, _ := reg.Find("tools"); e.Commit != head || e.Source != "git:github.com/acme/tools" {
+	if e, _ := reg.Find("tools"); e.Commit != head || e.Source.String() != "git:github.com/acme/tools" {
 		t.Fatalf("registry after update: %+v", e)
 	}
 
@@ -127,5 +129,48 @@ func TestUpdateRefusals(t *testing.T) {
 	}
 	if _, err := env.update("x", false, Approval{}); err != ErrNeedsApproval {
 		t.Errorf("update without approval: %v", err)
+	}
+}
+
+// An update is its own request: approved by its planId alone (as the
+// daemon does), the stored plan replays as the update it was, and the
+// fields that name an install's source do not go with one.
+func TestUpdateIsItsOwnRequest(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	repo := gh.CreateRepo("acme", "tools")
+	repo.Commit("main", pluginFiles("tools", "v1"))
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	env.mustInstall("git:github.com/acme/tools")
+	head := repo.Commit("main", pluginFiles("tools", "v2"))
+
+	dry, err := env.update("tools", false, Approval{DryRun: true})
+	if err != nil || dry.Status != StatusPlanned {
+		t.Fatalf("dry-run: %v %+v", err, dry)
+	}
+	applied, err := env.in.InstallApproved(context.Background(), Request{}, planIDOf(t, dry.PlanID))
+	if err != nil || !applied.Applied || applied.Source != dry.Source || applied.Actions[0].Commit != head {
+		t.Fatalf("approved by planId: %v %+v", err, applied)
+	}
+	if e, _ := mustRegistry(t, env.home).Find("tools"); e.Commit != head {
+		t.Fatalf("registry after the approved update: %+v", e)
+	}
+
+	before := env.registryBytes()
+	for name, opts := range map[string]Request{
+		"source":  {Source: source.MustFromText("git:github.com/acme/tools")},
+		"name":    {Name: "tools"},
+		"names":   {Names: []string{"tools"}},
+		"subdir":  {Subdir: "x"},
+		"replace": {Replace: true},
+		"link":    {Link: true},
+	} {
+		resp, err := env.in.Update(context.Background(), UpdateRequest{All: true}, opts, Approval{Yes: true})
+		if plugind.CodeOf(err) != plugind.CodeInvalidSource || resp == nil || resp.Status != StatusRefused || !strings.Contains(err.Error(), "not a source") {
+			t.Errorf("%s: %v %+v", name, err, resp)
+		}
+	}
+	if string(env.registryBytes()) != string(before) {
+		t.Fatal("a refused update wrote the registry")
 	}
 }

@@ -62,10 +62,11 @@ type ValidateOptions struct {
 // it — by the document tables install reads: Claude Code's verdict, with
 // what Reasonix reads differently or refuses named.
 func Validate(ctx context.Context, target string, opts ValidateOptions) (*Validation, error) {
-	if opts.NoWorkingDir {
-		if src, err := source.Parse(target); err == nil && src.IsLocal() && !filepath.IsAbs(src.Path) {
-			return nil, relativeRefusal(target, src, false, nil)
-		}
+	// A target is parsed as a source once; it may still be a file or
+	// folder that is not one (a plugin.json).
+	src, srcErr := source.Parse(target)
+	if opts.NoWorkingDir && srcErr == nil && src.IsLocal() && !filepath.IsAbs(src.Path) {
+		return nil, relativeRefusal(target, src, false, nil)
 	}
 	info, statErr := os.Stat(target)
 	var (
@@ -81,7 +82,7 @@ func Validate(ctx context.Context, target string, opts ValidateOptions) (*Valida
 		// A named pipe or a device (or a link to one) is never opened.
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is %s, not a file or folder: not read", target, plugind.DescribeType(info.Mode()))
 	default:
-		v, err = validateSource(ctx, target, statErr, opts)
+		v, err = validateSource(ctx, target, src, srcErr, statErr, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -306,8 +307,7 @@ func rootPluginUnlisted(dir string, refs []marketplace.Ref) bool {
 // read from the fetched tree; its remote entries are then fetched too
 // (one fetch per repository and commit, as in a bulk install), and one
 // that cannot be is a warning.
-func validateSource(ctx context.Context, arg string, statErr error, opts ValidateOptions) (*Validation, error) {
-	src, err := source.Parse(arg)
+func validateSource(ctx context.Context, arg string, src source.Source, err, statErr error, opts ValidateOptions) (*Validation, error) {
 	if err != nil {
 		if statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
 			return nil, statErr
@@ -332,7 +332,7 @@ func validateSource(ctx context.Context, arg string, statErr error, opts Validat
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{Target: ValidationTarget{Mode: "source", Path: f.Source, Commit: f.Commit}}
+	v := &Validation{Target: ValidationTarget{Mode: "source", Path: f.Source.String(), Commit: f.Commit}}
 	if f.Kind != resolver.KindMarketplace {
 		if len(f.Candidates) != 1 || f.Candidates[0].Dir == "" {
 			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s resolved to no plugin folder", arg)
@@ -386,8 +386,8 @@ func entryIndex(at string) int {
 // marketplaceRootIn finds the root of a resolved marketplace source: the
 // folder itself, or its place in the store snapshot it was read from.
 func (in *Installer) marketplaceRootIn(f *resolver.Fetched) (string, error) {
-	if f.Market != nil && f.Market.Repo == "" && len(f.Snapshots) == 0 && marketplace.Has(f.Source) {
-		return f.Source, nil // a local folder
+	if f.Market != nil && f.Market.Repo == "" && len(f.Snapshots) == 0 && f.Source.IsLocal() && marketplace.Has(f.Source.Path) {
+		return f.Source.Path, nil // a local folder
 	}
 	for _, digest := range f.Snapshots {
 		dir, err := in.store.Path(digest)
@@ -454,7 +454,7 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: c.Name, Note: "not fetched: " + c.Err.Error()}, report: r}
 		case c.Dir != "":
 			r.Merge(manifest.ValidatePluginDir(c.Dir, manifest.ValidateOptions{Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer, ContentAsWarnings: true}), ref.At, "")
-			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "plugin", Entry: ref.At, Name: c.Name, File: c.Source}, report: r}
+			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "plugin", Entry: ref.At, Name: c.Name, File: c.Source.String()}, report: r}
 		}
 	}
 	return out

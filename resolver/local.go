@@ -56,7 +56,7 @@ func notFoundHint(p, abs string) string {
 }
 
 func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: dir, Kind: KindLocal}
+	f := &Fetched{Source: source.Local(dir), Kind: KindLocal}
 	if isMarketplace(dir, req) {
 		return s.resolveLocalMarketplace(ctx, req, dir)
 	}
@@ -68,7 +68,7 @@ func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fet
 			return nil, err
 		}
 	}
-	f.Candidates = []Candidate{{Source: dir, Dir: dir, Link: req.Link}}
+	f.Candidates = []Candidate{{Source: f.Source, Dir: dir, Link: req.Link}}
 	return f, nil
 }
 
@@ -109,8 +109,8 @@ func (s *Sources) resolveZip(ctx context.Context, req Request, zipPath string) (
 		return nil, fmt.Errorf("zip %s: %w", zipPath, err)
 	}
 	return &Fetched{
-		Source: zipPath, Kind: KindZip, Snapshots: []string{digest},
-		Candidates: []Candidate{{Source: zipPath, Dir: dir}},
+		Source: source.Local(zipPath), Kind: KindZip, Snapshots: []string{digest},
+		Candidates: []Candidate{{Source: source.Local(zipPath), Dir: dir}},
 	}, nil
 }
 

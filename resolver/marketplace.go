@@ -19,6 +19,7 @@ import (
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
 )
 
 // fetchParallelism sizes a bulk plan's concurrent repository fetches to the
@@ -54,7 +55,7 @@ func (st site) label() string {
 
 // resolveLocalMarketplace resolves a local marketplace folder.
 func (s *Sources) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: dir, Kind: KindMarketplace}
+	f := &Fetched{Source: source.Local(dir), Kind: KindMarketplace}
 	return s.resolveMarketplace(ctx, req, f, site{dir: dir})
 }
 
@@ -206,12 +207,12 @@ func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 			case e.Kind == marketplace.KindRelative && st.repo != nil:
 				src := st.repo.Source()
 				it.Commit = st.sha
-				it.Source = src.Recorded(st.sha, joinSlash(st.base, e.Path))
+				it.Source = src.Recorded(st.sha, joinSlash(st.base, e.Path)).String()
 			case e.Kind == marketplace.KindRelative:
 				it.Source = filepath.Join(st.dir, filepath.FromSlash(e.Path))
 			case e.SHA != "":
 				it.Commit = e.SHA
-				it.Source = e.Remote.Recorded(e.SHA, e.Path)
+				it.Source = e.Remote.Recorded(e.SHA, e.Path).String()
 			}
 		}
 		out = append(out, it)
@@ -415,7 +416,7 @@ func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 			ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
 			return
 		}
-		ep.cand.Dir, ep.cand.Source = dir, dir
+		ep.cand.Dir, ep.cand.Source = dir, source.Local(dir)
 		return
 	}
 	key := ep.repo.Source().Key()

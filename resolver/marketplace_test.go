@@ -115,7 +115,7 @@ func TestLocalMarketplaceResolution(t *testing.T) {
 					t.Errorf("%s: err %v, want code %s", c.Name, c.Err, want)
 				case !bad && c.Err != nil:
 					t.Errorf("%s: unexpected err %v", c.Name, c.Err)
-				case !bad && tc.wantKind == "marketplace" && (c.Dir == "" || c.Source != c.Dir || c.Link != tc.link || c.Marketplace != dir):
+				case !bad && tc.wantKind == "marketplace" && (c.Dir == "" || c.Source.String() != c.Dir || c.Link != tc.link || c.Marketplace.String() != dir):
 					t.Errorf("%s: %+v", c.Name, c)
 				}
 			}

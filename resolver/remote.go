@@ -27,7 +27,13 @@ func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if err != nil {
 		return nil, err
 	}
-	f := &Fetched{Source: canonical(req.Source, src), Kind: KindGitHub, Repo: src.Key(), Ref: src.Ref, Subdir: src.Subdir}
+	// The registry records a branch-tracking source in the user's own
+	// form; a tree URL's REF and PATH as split, unless they were never
+	// told apart (then as the user wrote them).
+	f := &Fetched{Source: src.Bare(), Kind: KindGitHub, Repo: src.Key(), Ref: src.Ref, Subdir: src.Subdir}
+	if req.Source.NeedsSplit() {
+		f.Source = req.Source
+	}
 	if src.Kind == source.Git {
 		f.Kind = KindGit
 	}
@@ -153,16 +159,6 @@ func (s *Sources) rootOf(res *fetchResult) *fetchResult {
 	}
 	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}
 	return res
-}
-
-// canonical is what the registry records for a single-plugin remote
-// source: the user's own form, normalized, with a tree URL's REF and PATH
-// as split.
-func canonical(orig, split source.Source) string {
-	if orig.NeedsSplit() {
-		return orig.String()
-	}
-	return split.String()
 }
 
 // split separates a tree URL's REF from its PATH against the refs the

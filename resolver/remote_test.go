@@ -121,7 +121,7 @@ func TestGitHubCold304Offline(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := f.Candidates[0]
-	if f.Commit != head || c.Commit != head || c.Source != "git:github.com/acme/tools" || c.Digest == "" || f.Transport != "git" {
+	if f.Commit != head || c.Commit != head || c.Source.String() != "git:github.com/acme/tools" || c.Digest == "" || f.Transport != "git" {
 		t.Fatalf("cold: %+v %+v", f, c)
 	}
 	e.reset()
@@ -235,7 +235,7 @@ func TestGenericGitHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Commit != v12 || f.Kind != KindGit || f.Repo != "git.example.test/team/tools" || f.Candidates[0].Source != "https://git.example.test/team/tools.git#v1.2" {
+	if f.Commit != v12 || f.Kind != KindGit || f.Repo != "git.example.test/team/tools" || f.Candidates[0].Source.String() != "https://git.example.test/team/tools.git#v1.2" {
 		t.Fatalf("tag: %+v", f)
 	}
 	f, err = e.resolve("https://git.example.test/team/tools.git")
@@ -287,7 +287,7 @@ func TestMarketplaceOnPlainGitHost(t *testing.T) {
 			t.Errorf("%s: %+v", n, c)
 		}
 	}
-	if c := byName["a"]; c.Source != "https://git.example.test/team/tools.git#"+toolsSHA || c.Subdir != "a" {
+	if c := byName["a"]; c.Source.String() != "https://git.example.test/team/tools.git#"+toolsSHA || c.Subdir != "a" {
 		t.Errorf("recorded source of a: %q subdir %q", c.Source, c.Subdir)
 	}
 	if c := byName["evil"]; !errors.Is(c.Err, host.ErrUnreachable) {

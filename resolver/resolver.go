@@ -68,9 +68,9 @@ const (
 
 // Fetched is a resolved source.
 type Fetched struct {
-	Source     string // canonical form of the request's source
-	Kind       string // one of the Kind constants
-	Repo       string // the repository's key ("github.com/o/r")
+	Source     source.Source // the request's source in its canonical form, a tree URL's REF and PATH as split
+	Kind       string        // one of the Kind constants
+	Repo       string        // the repository's key ("github.com/o/r")
 	Ref        string
 	Commit     string
 	Subdir     string
@@ -100,9 +100,9 @@ type Fetched struct {
 type Market struct {
 	Name        string // the document's "name"
 	Description string
-	Source      string // canonical source of the marketplace
-	Repo        string // its repository's key, when remote
-	Commit      string // the commit it was read at, when remote
+	Source      source.Source // where the marketplace was read, in its canonical form
+	Repo        string        // its repository's key, when remote
+	Commit      string        // the commit it was read at, when remote
 	// AllowDependenciesFrom names the other marketplaces its plugins may
 	// pull dependencies from (allowCrossMarketplaceDependenciesOn).
 	AllowDependenciesFrom []string
@@ -138,8 +138,8 @@ type Entry struct {
 
 // Candidate is one plugin tree a source offers.
 type Candidate struct {
-	Name   string // marketplace entry name; "" for a single-plugin source
-	Source string // what the registry records
+	Name   string        // marketplace entry name; "" for a single-plugin source
+	Source source.Source // what the registry records
 	// Subdir is recorded beside Source for repositories on hosts whose
 	// pinned source cannot carry a folder (SPEC §7).
 	Subdir string
@@ -149,7 +149,7 @@ type Candidate struct {
 	// store snapshot whose digest is cached); "" means compute it.
 	Digest      string
 	Link        bool
-	Marketplace string // the marketplace source this candidate was listed by
+	Marketplace source.Source // the marketplace source this candidate was listed by
 	// Manifest is what its marketplace entry says about the plugin (nil
 	// when nothing), and Prefer the marketplace's manifest format.
 	Manifest *manifest.EntryManifest

@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // runtimePlugin writes a native plugin named name with a FULL TRUST
@@ -136,7 +137,7 @@ func TestBrowserFullTrustAboveInstall(t *testing.T) {
 
 	// An update of a plugin with a runtime trusts its new code: the same
 	// block above "Update and trust …".
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install sidecar: %d %s", r.status, r.body)
 	}

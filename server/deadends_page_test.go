@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // flagOnPage matches a command-line flag in text ("--replace").
@@ -158,7 +159,7 @@ func TestBrowserNoDeadEnds(t *testing.T) {
 	p.click("#plan-replace")
 	p.until("the replace plan", `!document.getElementById("install-button").disabled`)
 	install("the replacement")
-	if got := e.installed()["tools"]; got.Source != local || got.Version != "9.0.0" {
+	if got := e.installed()["tools"]; got.Source.String() != local || got.Version != "9.0.0" {
 		t.Fatalf("after Replace: %+v", got)
 	}
 
@@ -214,7 +215,7 @@ func TestBrowserNeededPluginsAsk(t *testing.T) {
 	}
 	approve := func(src string) {
 		t.Helper()
-		plan := e.plan(installer.Request{Source: src})
+		plan := e.plan(installer.Request{Source: source.MustFromText(src)})
 		if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 			t.Fatalf("install %s: %d %s", src, r.status, r.body)
 		}

@@ -34,8 +34,8 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	if plugind.CodeOf(err) != "" {
-		// A value parsed as it is decoded (a planId) refused with the
-		// code the backend gives it.
+		// A value parsed as it is decoded (a source, a planId) refused
+		// with the code the backend gives it.
 		s.fail(w, r, err)
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/source"
 )
 
 // TestErrorBodiesMaskCredentials sends sources that carry credentials to
@@ -25,11 +26,11 @@ func TestErrorBodiesMaskCredentials(t *testing.T) {
 		name, method, path string
 		body               any
 	}{
-		{"userinfo", "POST", "/plugins/plan", installer.Request{Source: "https://user:hunter2secret@github.com/a/b"}},
-		{"query token", "POST", "/plugins/plan", installer.Request{Source: "https://github.com/a/b?access_token=qtoksecret9"}},
-		{"token as user", "POST", "/plugins/plan", installer.Request{Source: "https://ghp_0123456789abcdefghijklmn@github.com/a/b"}},
-		{"git host", "POST", "/plugins/plan", installer.Request{Source: "https://git.example.test/x.git?sig=sigsecret77"}},
-		{"install", "POST", "/plugins/install", approving(t, installer.Request{Source: "https://user:hunter2secret@github.com/a/b"}, "low:sha256:00000000000000000000000000000000")},
+		{"userinfo", "POST", "/plugins/plan", map[string]any{"source": "https://user:hunter2secret@github.com/a/b"}},
+		{"query token", "POST", "/plugins/plan", map[string]any{"source": "https://github.com/a/b?access_token=qtoksecret9"}},
+		{"token as user", "POST", "/plugins/plan", map[string]any{"source": "https://ghp_0123456789abcdefghijklmn@github.com/a/b"}},
+		{"git host", "POST", "/plugins/plan", map[string]any{"source": "https://git.example.test/x.git?sig=sigsecret77"}},
+		{"install", "POST", "/plugins/install", map[string]any{"source": "https://user:hunter2secret@github.com/a/b", "planId": "low:sha256:00000000000000000000000000000000"}},
 		{"unknown field", "POST", "/plugins/plan", map[string]any{"source": "https://u:hunter2secret@h/x", "token=qtoksecret9": 1}},
 	}
 	for _, c := range cases {
@@ -73,7 +74,7 @@ func TestFailMasksCredentials(t *testing.T) {
 	}
 	rec = httptest.NewRecorder()
 	s.respond(rec, req, &installer.Response{Source: "https://h/x?token=t0ken9", Err: errors.New("fetch https://h/x?token=t0ken9: 404"),
-		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: "x?key=k9k9", Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
+		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: source.MustFromText("x?key=k9k9"), Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
 	for _, secret := range []string{"t0ken9", "a:b9", "k9k9", "zz9zz9"} {
 		if strings.Contains(rec.Body.String(), secret) {
 			t.Errorf("respond repeats %q: %s", secret, rec.Body)
@@ -91,7 +92,7 @@ func TestPluginsListMasksHookSecrets(t *testing.T) {
 	if err := os.CopyFS(src, os.DirFS("../manifest/testdata/claude-secrets")); err != nil {
 		t.Fatal(err)
 	}
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}

@@ -7,6 +7,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/source"
 )
 
 // The body every installer route shares: read the request, run the
@@ -25,7 +26,7 @@ type sourceRequest struct {
 // it, parsed as it is decoded (a malformed one is refused there, naming the
 // form). The planId is not part of the request: the approval carries it.
 type installBody struct {
-	installer.Request
+	wireRequest
 	PlanID installer.PlanID `json:"planId,omitzero"`
 }
 
@@ -33,8 +34,30 @@ type installBody struct {
 // read only to be refused, whatever its form, saying what to do instead: a
 // plan is what makes one.
 type planBody struct {
-	installer.Request
+	wireRequest
 	PlanID string `json:"planId,omitempty"`
+}
+
+// wireRequest is an installer.Request as a route receives it: its source
+// is parsed (request) once the route's own checks have passed, so a refused
+// source is answered after them, as the installer answers one — the whole
+// refused response, naming it — exactly as when the installer parsed it.
+type wireRequest struct {
+	installer.Request
+	Source string `json:"source"`
+}
+
+// request is the request with its source parsed: the daemon's one parse
+// of it (source.FromText, as the CLI's). A refused source is
+// answered by the response that names it.
+func (b wireRequest) request() (installer.Request, *installer.Response, error) {
+	req := b.Request
+	src, err := source.FromText(b.Source)
+	if err != nil {
+		return req, installer.ErrorResponse(b.Source, err), err
+	}
+	req.Source = src
+	return req, nil, nil
 }
 
 // decodeReporting begins the progress stream the request names in

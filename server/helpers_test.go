@@ -234,7 +234,7 @@ func approving(t testing.TB, req installer.Request, planID string) installBody {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return installBody{Request: req, PlanID: id}
+	return installBody{wireRequest: wireRequest{Request: req, Source: req.Source.String()}, PlanID: id}
 }
 
 // installByPlanID approves planID through the API.

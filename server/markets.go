@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/source"
 )
 
 // Routes of SPEC §12 for updates and known marketplaces (SPEC §7).
@@ -68,7 +69,11 @@ func (s *Server) addMarketplace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, r, nil, func(ctx context.Context) (any, error) {
-		up, err := s.in.AddMarketplace(ctx, body.Source, body.Offline)
+		src, err := source.FromText(body.Source)
+		if err != nil {
+			return nil, err
+		}
+		up, err := s.in.AddMarketplace(ctx, src, body.Offline)
 		return map[string]any{"ok": true, "marketplace": up}, err
 	})
 }

@@ -99,7 +99,7 @@ func TestBrowserMarketplacesScreen(t *testing.T) {
 	sp, ok, err := e.in.StoredPlan(context.Background(), p.text("#plan-id"))
 	// The request is kept as asked (the marketplace's name), and what it
 	// read as is the plan's source.
-	if err != nil || !ok || strings.Join(sp.Request.Names, ",") != "alpha,gamma" || sp.Request.Source != "acme-tools" || sp.Response.Source != fx.source {
+	if err != nil || !ok || strings.Join(sp.Request.Names, ",") != "alpha,gamma" || sp.Request.Source.String() != "acme-tools" || sp.Response.Source != fx.source {
 		t.Fatalf("the plan shown is not the picked one: %v %v %+v", ok, err, sp)
 	}
 	p.shot("markets-install-review")

@@ -19,6 +19,7 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // TestBrowserSignIn: a code signs a browser in; the page says when it is
@@ -507,7 +508,7 @@ async function attempt(name, fn) {
 func TestBrowserCrossOriginCannotMutate(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "victim", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	before := e.registryBytes()

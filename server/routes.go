@@ -135,10 +135,15 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req := body.Request
 	if body.PlanID != "" {
 		finishProgress(progress, nil)
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "planId is what a plan returns; to install an approved plan, POST it to /plugins/install")
+		return
+	}
+	req, refused, err := body.request()
+	if err != nil {
+		finishProgress(progress, refused)
+		s.respond(w, r, refused, err)
 		return
 	}
 	// How the source reads (a known marketplace's name, NAME@MARKET, a
@@ -202,7 +207,11 @@ func (s *Server) install(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.run(w, r, progress, func(ctx context.Context) (any, error) {
-		return s.in.InstallApproved(ctx, body.Request, body.PlanID)
+		req, refused, err := body.request()
+		if err != nil {
+			return refused, err
+		}
+		return s.in.InstallApproved(ctx, req, body.PlanID)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -35,7 +36,7 @@ func TestRoutesHappyPath(t *testing.T) {
 		t.Fatalf("empty list: %d %q", r.status, r.body)
 	}
 
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
 	if !plan.OK || plan.Status != installer.StatusPlanned || plan.Applied || len(plan.Actions) != 1 ||
 		plan.Actions[0].Name != "weather" || len(plan.Actions[0].Skills) != 1 || len(plan.Actions[0].MCPServers) != 1 {
 		t.Fatalf("plan: %+v", plan)
@@ -136,7 +137,7 @@ func TestPlanInstallAcrossRestart(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	src := plugin(t, t.TempDir(), "restart", "1.0.0")
 	first := newEnv(t, envOpts{home: home})
-	plan := first.plan(installer.Request{Source: src})
+	plan := first.plan(installer.Request{Source: source.MustFromText(src)})
 	first.close()
 
 	second := newEnv(t, envOpts{home: home})
@@ -161,13 +162,13 @@ func TestChangedSourceIsRefused(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	e := newEnv(t, envOpts{home: home})
 	keep := plugin(t, t.TempDir(), "keep", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: keep}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(keep)}).PlanID); r.status != 200 {
 		t.Fatalf("install keep: %s", r.body)
 	}
 	before := e.registryBytes()
 
 	src := plugin(t, t.TempDir(), "drift", "1.0.0")
-	plan := e.plan(installer.Request{Source: src})
+	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
 	e.close()
 	writeTree(t, src, map[string]string{"skills/hello/SKILL.md": "---\nname: hello\ndescription: changed\n---\nchanged\n"})
 	e = newEnv(t, envOpts{home: home})
@@ -181,7 +182,7 @@ func TestChangedSourceIsRefused(t *testing.T) {
 	}
 
 	// Changed after the fresh plan, while apply stages it: digest mismatch.
-	plan = e.plan(installer.Request{Source: src})
+	plan = e.plan(installer.Request{Source: source.MustFromText(src)})
 	e.setHook(func(step string) {
 		if step == "before-staging" {
 			writeTree(t, src, map[string]string{"commands/wave.md": "tampered\n"})
@@ -200,7 +201,7 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "dup", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	marketplace := writeTree(t, filepath.Join(t.TempDir(), "notaplugin"), map[string]string{"README.md": "nothing here"})
@@ -211,38 +212,38 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"conflict", "POST", "/plugins/plan", installer.Request{Source: other}, 422, "install.conflict"},
+		{"conflict", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(other)}, 422, "install.conflict"},
 		{"install malformed planId", "POST", "/plugins/install", map[string]any{"planId": "low:sha256:typo"}, 400, "install.invalid_source"},
 		{"missing source", "POST", "/plugins/plan", map[string]any{"name": "x"}, 400, "install.invalid_source"},
-		{"relative source", "POST", "/plugins/plan", installer.Request{Source: "examples/hello-claude"}, 400, "install.invalid_source"},
+		{"relative source", "POST", "/plugins/plan", map[string]any{"source": "examples/hello-claude"}, 400, "install.invalid_source"},
 		// Relative or ambiguous sources the daemon could only resolve
 		// against its own working folder: all refused before any access.
-		{"dot-relative with a colon", "POST", "/plugins/plan", installer.Request{Source: "./a:b"}, 400, "install.invalid_source"},
-		{"relative with a colon", "POST", "/plugins/plan", installer.Request{Source: "a:b"}, 400, "install.invalid_source"},
-		{"dot", "POST", "/plugins/plan", installer.Request{Source: "."}, 400, "install.invalid_source"},
-		{"parent", "POST", "/plugins/plan", installer.Request{Source: "../x"}, 400, "install.invalid_source"},
-		{"relative zip", "POST", "/plugins/plan", installer.Request{Source: "x.zip"}, 400, "install.invalid_source"},
-		{"owner/repo", "POST", "/plugins/plan", installer.Request{Source: "acme/tools"}, 400, "install.invalid_source"},
-		{"blank source", "POST", "/plugins/plan", installer.Request{Source: "  "}, 400, "install.invalid_source"},
-		{"scp form", "POST", "/plugins/plan", installer.Request{Source: "git@github.com:acme/tools.git"}, 400, "install.invalid_source"},
-		{"file url", "POST", "/plugins/plan", installer.Request{Source: "file:///etc"}, 400, "install.invalid_source"},
-		{"remote helper", "POST", "/plugins/plan", installer.Request{Source: "ext::sh"}, 400, "install.invalid_source"},
-		{"ip host", "POST", "/plugins/plan", installer.Request{Source: "https://127.0.0.1/x.git"}, 400, "install.invalid_source"},
-		{"bad source", "POST", "/plugins/plan", installer.Request{Source: "https://user:pw@github.com/a/b"}, 400, "install.invalid_source"},
-		{"no such folder", "POST", "/plugins/plan", installer.Request{Source: "/nonexistent/reasonix/plugin"}, 404, "install.not_found"},
-		{"no manifest", "POST", "/plugins/plan", installer.Request{Source: marketplace}, 400, "install.invalid_source"},
-		{"bad name", "POST", "/plugins/plan", installer.Request{Source: src, Name: "../x"}, 400, "install.invalid_source"},
+		{"dot-relative with a colon", "POST", "/plugins/plan", map[string]any{"source": "./a:b"}, 400, "install.invalid_source"},
+		{"relative with a colon", "POST", "/plugins/plan", map[string]any{"source": "a:b"}, 400, "install.invalid_source"},
+		{"dot", "POST", "/plugins/plan", map[string]any{"source": "."}, 400, "install.invalid_source"},
+		{"parent", "POST", "/plugins/plan", map[string]any{"source": "../x"}, 400, "install.invalid_source"},
+		{"relative zip", "POST", "/plugins/plan", map[string]any{"source": "x.zip"}, 400, "install.invalid_source"},
+		{"owner/repo", "POST", "/plugins/plan", map[string]any{"source": "acme/tools"}, 400, "install.invalid_source"},
+		{"blank source", "POST", "/plugins/plan", map[string]any{"source": "  "}, 400, "install.invalid_source"},
+		{"scp form", "POST", "/plugins/plan", map[string]any{"source": "git@github.com:acme/tools.git"}, 400, "install.invalid_source"},
+		{"file url", "POST", "/plugins/plan", map[string]any{"source": "file:///etc"}, 400, "install.invalid_source"},
+		{"remote helper", "POST", "/plugins/plan", map[string]any{"source": "ext::sh"}, 400, "install.invalid_source"},
+		{"ip host", "POST", "/plugins/plan", map[string]any{"source": "https://127.0.0.1/x.git"}, 400, "install.invalid_source"},
+		{"bad source", "POST", "/plugins/plan", map[string]any{"source": "https://user:pw@github.com/a/b"}, 400, "install.invalid_source"},
+		{"no such folder", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText("/nonexistent/reasonix/plugin")}, 404, "install.not_found"},
+		{"no manifest", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(marketplace)}, 400, "install.invalid_source"},
+		{"bad name", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(src), Name: "../x"}, 400, "install.invalid_source"},
 		{"planId on plan", "POST", "/plugins/plan", map[string]any{"source": src, "planId": "low:x"}, 400, CodeBadRequest},
 		{"unknown field", "POST", "/plugins/plan", map[string]any{"source": src, "force": true}, 400, CodeBadRequest},
 		{"empty body", "POST", "/plugins/plan", "", 400, CodeBadRequest},
 		{"not json", "POST", "/plugins/plan", "source=x", 400, CodeBadRequest},
 		{"two values", "POST", "/plugins/plan", `{"source":"/x"} {"source":"/y"}`, 400, CodeBadRequest},
 		{"array", "POST", "/plugins/plan", `[]`, 400, CodeBadRequest},
-		{"install without planId", "POST", "/plugins/install", installer.Request{Source: src}, 400, CodeBadRequest},
+		{"install without planId", "POST", "/plugins/install", installer.Request{Source: source.MustFromText(src)}, 400, CodeBadRequest},
 		{"install empty planId", "POST", "/plugins/install", map[string]any{"source": src, "planId": ""}, 400, CodeBadRequest},
 		{"install malformed planId", "POST", "/plugins/install", map[string]any{"source": src, "planId": "low:sha256:12"}, 400, "install.invalid_source"},
 		{"install planId not a string", "POST", "/plugins/install", map[string]any{"planId": 12}, 400, CodeBadRequest},
-		{"install stale planId with source", "POST", "/plugins/install", approving(t, installer.Request{Source: src, Replace: true}, "low:sha256:00000000000000000000000000000000"), 422, "install.approval_denied"},
+		{"install stale planId with source", "POST", "/plugins/install", approving(t, installer.Request{Source: source.MustFromText(src), Replace: true}, "low:sha256:00000000000000000000000000000000"), 422, "install.approval_denied"},
 		{"enabled without enabled", "POST", "/plugins/enabled", map[string]any{"name": "dup"}, 400, CodeBadRequest},
 		{"enabled bad name", "POST", "/plugins/enabled", map[string]any{"name": "a/b", "enabled": true}, 400, "install.invalid_source"},
 		{"delete traversal", "DELETE", "/plugins/..%2f..%2fetc", nil, 400, "install.invalid_source"},
@@ -278,7 +279,7 @@ func TestReloadAndCorruptRegistry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "good", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: src}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	good := e.registryBytes()
@@ -329,7 +330,7 @@ func TestListSeesOtherProcesses(t *testing.T) {
 	cli := installer.New(installer.Config{Home: e.home, Sources: resolver.New(resolver.Config{Store: st})})
 	ctx := context.Background()
 	src := plugin(t, t.TempDir(), "behind", "1.0.0")
-	if _, err := cli.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true}); err != nil {
+	if _, err := cli.Install(ctx, installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.do("GET", "/plugins", nil, nil); !strings.Contains(string(r.body), `"name": "behind"`) {
@@ -369,7 +370,7 @@ func TestConcurrentIdenticalPlansShareOneFetch(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := e.do("POST", "/plugins/plan", installer.Request{Source: "git:github.com/acme/tools"}, nil)
+			r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, nil)
 			if r.status != 200 {
 				t.Errorf("plan %d: %d %s", i, r.status, r.body)
 				return
@@ -402,7 +403,7 @@ func TestConcurrentAPIInstalls(t *testing.T) {
 	const n = 8
 	plans := make([]string, n)
 	for i := range n {
-		plans[i] = e.plan(installer.Request{Source: plugin(t, dir, "p"+string(rune('a'+i)), "1.0.0")}).PlanID
+		plans[i] = e.plan(installer.Request{Source: source.MustFromText(plugin(t, dir, "p"+string(rune('a'+i)), "1.0.0"))}).PlanID
 	}
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
@@ -459,7 +460,7 @@ func TestPlanRouteRefusesHostileTree(t *testing.T) {
 		{Mode: "040000", Name: "a", Entries: []fakegithub.RawEntry{{Mode: "100644", Name: "pwned", Content: "x"}}},
 	})
 	before := e.registryBytes()
-	r := e.do("POST", "/plugins/plan", installer.Request{Source: "git:github.com/evil/tools"}, nil)
+	r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("git:github.com/evil/tools")}, nil)
 	r.wantError(t, 422, "install.unsafe_archive")
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("written outside the home: %v", ents)

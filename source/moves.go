@@ -60,25 +60,6 @@ func (s Source) Moves(t Source) []string {
 	return out
 }
 
-// ParseRecorded reads a source as the registry records it (Recorded):
-// whatever Parse reads, and also a repository on another host written
-// without ".git" (as a marketplace entry may spell it, and Recorded keeps
-// it) with its "#<commit>".
-func ParseRecorded(raw string) (Source, error) {
-	s, err := Parse(raw)
-	if err == nil {
-		return s, nil
-	}
-	base, ref, hasRef := strings.Cut(raw, "#")
-	if !hasRef || !IsSHA(ref) {
-		return Source{}, err
-	}
-	if r, err2 := ParseRepoURL(base, false); err2 == nil && r.Kind == Git {
-		return r.At(ref), nil
-	}
-	return Source{}, err
-}
-
 // ownerAndName splits the repository path: GitHub's owner and name; on
 // other hosts, everything before the last segment (a group, and its
 // subgroups) and the last segment.

@@ -34,7 +34,7 @@ func Parse(raw string) (Source, error) {
 		return invalid(raw, format, args...)
 	}
 	if strings.TrimSpace(raw) == "" {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "empty source: give "+Forms)
+		return Source{}, ErrEmpty()
 	}
 	for _, r := range raw {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {
@@ -61,10 +61,7 @@ func Parse(raw string) (Source, error) {
 	if m := entryRE.FindStringSubmatch(raw); m != nil {
 		return Source{Kind: MarketEntry, Entry: m[1], Market: m[2]}, nil
 	}
-	if strings.EqualFold(extOf(raw), ".zip") {
-		return Source{Kind: LocalZip, Path: raw}, nil
-	}
-	return Source{Kind: LocalDir, Path: raw}, nil
+	return Local(raw), nil
 }
 
 var (

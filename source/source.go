@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/secrets"
 )
 
 // Kind is what a source names.
@@ -81,6 +82,9 @@ type Source struct {
 
 	// Entry and Market name a marketplace entry (MarketEntry).
 	Entry, Market string
+
+	// masked makes String mask what looks like a credential (Masked).
+	masked bool
 }
 
 // IsSHA reports whether s is a full 40-hex lower-case commit id.
@@ -157,8 +161,9 @@ func (s Source) Split(refs []string) Source {
 	if best == 0 {
 		best = 1
 	}
-	s.Ref = strings.Join(segs[:best], "/")
-	s.Subdir = strings.Join(segs[best:], "/")
+	// Told apart, the segments are the ref and the folder alone, so a split
+	// source equals the one its text (the same tree URL) reads back as.
+	s.Ref, s.Subdir, s.tree = strings.Join(segs[:best], "/"), strings.Join(segs[best:], "/"), ""
 	return s
 }
 
@@ -179,6 +184,22 @@ func (s Source) SplitCandidates() []string {
 // String is the canonical spelling of the source, in the user's own form:
 // what the registry records for a branch-tracking source.
 func (s Source) String() string {
+	if s.masked {
+		return secrets.Mask(s.text())
+	}
+	return s.text()
+}
+
+// Masked returns s for display: its String (and text) masks whatever in
+// it looks like a credential, as secrets.Mask does. A parsed source holds
+// none a URL could carry (userinfo and queries are refused), but a folder's
+// name is free text. A masked source is shown, never recorded.
+func (s Source) Masked() Source {
+	s.masked = true
+	return s
+}
+
+func (s Source) text() string {
 	switch s.Kind {
 	case LocalDir, LocalZip:
 		return s.Path
@@ -226,12 +247,13 @@ func (s Source) WithSubdir(p string) Source {
 // Recorded is what the registry records for a plugin installed from this
 // repository at commit sha, folder subdir (SPEC §7): a GitHub tree URL, or
 // on another host the repository URL with "#<sha>" (the folder is recorded
-// beside it, see RecordedSubdir).
-func (s Source) Recorded(sha, subdir string) string {
+// beside it, see RecordedSubdir). The value holds what its text says, so it
+// reads back (ParseRecorded) as itself.
+func (s Source) Recorded(sha, subdir string) Source {
 	if s.Kind == GitHub {
-		return PinnedGitHub(s.Repo(), sha, subdir)
+		return s.At(sha).WithSubdir(subdir)
 	}
-	return "https://" + s.Host + "/" + s.RepoPath + "#" + sha
+	return s.At(sha).Bare()
 }
 
 // RecordedSubdir is the folder recorded beside Recorded: "" on GitHub, whose

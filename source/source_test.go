@@ -211,11 +211,11 @@ func TestRecorded(t *testing.T) {
 	t.Parallel()
 	sha := "0123456789abcdef0123456789abcdef01234567"
 	gh, _ := Parse("git:github.com/acme/tools")
-	if got := gh.Recorded(sha, "plugins/x"); got != "https://github.com/acme/tools/tree/"+sha+"/plugins/x" || gh.RecordedSubdir("plugins/x") != "" {
+	if got := gh.Recorded(sha, "plugins/x").String(); got != "https://github.com/acme/tools/tree/"+sha+"/plugins/x" || gh.RecordedSubdir("plugins/x") != "" {
 		t.Errorf("GitHub recorded = %q", got)
 	}
 	g, _ := ParseRepoURL("https://gitlab.example.test/team/tools", false)
-	if got := g.Recorded(sha, "plugins/x"); got != "https://gitlab.example.test/team/tools#"+sha || g.RecordedSubdir("plugins/x") != "plugins/x" {
+	if got := g.Recorded(sha, "plugins/x").String(); got != "https://gitlab.example.test/team/tools#"+sha || g.RecordedSubdir("plugins/x") != "plugins/x" {
 		t.Errorf("git recorded = %q", got)
 	}
 	back, err := Parse(g.At(sha).String() + "")

@@ -33,6 +33,7 @@ import (
 	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/server"
+	"reasonix.io/plugind/source"
 )
 
 func main() {
@@ -76,7 +77,7 @@ func run(nPlugins, nReaders, nPlanners int, dur time.Duration, logRequests bool)
 		if err != nil {
 			return err
 		}
-		if _, err := in.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true}); err != nil {
+		if _, err := in.Install(ctx, installer.Request{Source: source.Local(src)}, installer.Approval{Yes: true}); err != nil {
 			return fmt.Errorf("install %s: %w", src, err)
 		}
 	}
@@ -166,7 +167,7 @@ func run(nPlugins, nReaders, nPlanners int, dur time.Duration, logRequests bool)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := installer.Request{Source: planSources[i]}
+			req := installer.Request{Source: source.Local(planSources[i])}
 			for time.Now().Before(deadline) {
 				t := time.Now()
 				status, err := c.plan(req)

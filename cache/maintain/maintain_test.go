@@ -12,6 +12,7 @@ import (
 	"reasonix.io/plugind/cache/maintain"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/source"
 )
 
 // open wires a home as the CLI does (app.Open), its GitHub the fake gh and
@@ -44,7 +45,7 @@ func plugin(gh *fakegithub.Server, name string) {
 // the digest of its snapshot.
 func plan(t *testing.T, a *app.App, name string, install bool) string {
 	t.Helper()
-	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: "git:github.com/acme/" + name}, installer.Approval{DryRun: !install, Yes: install})
+	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/" + name)}, installer.Approval{DryRun: !install, Yes: install})
 	if err != nil || len(resp.Actions) != 1 || (install && !resp.Applied) {
 		t.Fatalf("plan %s: %v %+v", name, err, resp)
 	}

@@ -65,7 +65,7 @@ func (m *Main) knownMarketplaces(prefix string) []cobra.Completion {
 	var out []cobra.Completion
 	for _, k := range known.Marketplaces {
 		if strings.HasPrefix(k.Name, prefix) && completable(k.Name) {
-			out = append(out, cobra.CompletionWithDesc(k.Name, oneLine(k.Source)))
+			out = append(out, cobra.CompletionWithDesc(k.Name, oneLine(k.Source.String())))
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/source"
 )
 
 func (m *Main) installCommand() *cobra.Command {
@@ -40,7 +41,6 @@ being asked).`,
 		Args:              exactArgs(1, "a SOURCE to install: a local folder, a .zip, git:github.com/OWNER/REPO, a repository URL, or NAME@MARKET"),
 		ValidArgsFunction: m.completeSource,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Source = args[0]
 			if err := checkApproval(ap); err != nil {
 				return err
 			}
@@ -48,6 +48,10 @@ being asked).`,
 			if err != nil {
 				return err
 			}
+			// The source is parsed here, once, as the daemon parses its
+			// JSON; a refused one is answered as the installer answers it.
+			src, srcErr := source.FromText(args[0])
+			req.Source = src
 			req.Config = cfg
 			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
 			sh := shown{cmd: cmdInstall, offline: req.Offline}
@@ -57,6 +61,9 @@ being asked).`,
 				}
 			}
 			return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
+				if srcErr != nil {
+					return installer.ErrorResponse(args[0], srcErr)
+				}
 				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
 					resp, _ := a.installer.Install(cmd.Context(), r, ap)
 					return resp

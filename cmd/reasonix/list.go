@@ -107,7 +107,7 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 			state = "excluded"
 		}
 		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(shortCommit(p.Commit)), contributes(p.Inventory),
-			dependencyCell(p), safeText(shortSHAs(p.Source)))
+			dependencyCell(p), safeText(shortSHAs(p.Source.String())))
 	}
 	t.write(w, width)
 	for _, p := range infos {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/source"
 )
 
 // marketplaceCommand is `reasonix marketplace …`: the known marketplaces of
@@ -33,10 +34,14 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Args: exactArgs(1, "a SOURCE: a marketplace repository (https://github.com/OWNER/REPO, any git URL) or a local folder"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd.Context(), m, "nothing added", func(a *backend) (*installer.MarketplaceUpdate, error) {
-				return a.installer.AddMarketplace(cmd.Context(), args[0], offline || m.Getenv("REASONIX_OFFLINE") == "1")
+				src, err := source.FromText(args[0])
+				if err != nil {
+					return nil, err
+				}
+				return a.installer.AddMarketplace(cmd.Context(), src, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 			}, nil, func(con *console, up *installer.MarketplaceUpdate) error {
 				screen{con}.warnings(up.Warnings)
-				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
+				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source.String()), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
 				return nil
 			})
 		},
@@ -131,7 +136,7 @@ keeps them installed, unlinked from it.`,
 				if len(r.Unlinked) > 0 {
 					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
 				}
-				con.ok("removed marketplace %s (%s)", safeText(r.Removed.Name), safeText(r.Removed.Source))
+				con.ok("removed marketplace %s (%s)", safeText(r.Removed.Name), safeText(r.Removed.Source.String()))
 				return nil
 			})
 		},
@@ -161,7 +166,7 @@ func printMarkets(w io.Writer, width int, ms []installer.KnownMarketplace, now t
 	}
 	t := &table{header: []string{"NAME", "COMMIT", "READ", "SOURCE"}, shrink: []int{3, 0}}
 	for _, k := range ms {
-		t.add(safeText(k.Name), commitOrLocal(k.Commit), ago(now, k.ReadAt), safeText(k.Source))
+		t.add(safeText(k.Name), commitOrLocal(k.Commit), ago(now, k.ReadAt), safeText(k.Source.String()))
 	}
 	t.write(w, width)
 }

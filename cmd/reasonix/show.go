@@ -46,7 +46,7 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 	kv("compatibility", p.Compatibility)
 	kv("enabled", fmt.Sprint(p.Enabled))
 	kv("status", p.Status)
-	kv("source", p.Source)
+	kv("source", p.Source.String())
 	kv("commit", p.Commit)
 	kv("root", p.Root)
 	kv("digest", p.ContentDigest)

@@ -13,6 +13,7 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
 )
 
 // UpstreamConfig is how a replica (or a client falling back) reaches the
@@ -67,7 +68,11 @@ func InstallThroughMirror(ctx context.Context, home string, urls []string, token
 		return nil, err
 	}
 	defer a.Close()
-	resp, err := a.Installer.Install(ctx, installer.Request{Source: src}, installer.Approval{Yes: true})
+	parsed, err := source.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.Installer.Install(ctx, installer.Request{Source: parsed}, installer.Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		return nil, fmt.Errorf("install %s: applied %v: %v", src, resp != nil && resp.Applied, err)
 	}
