@@ -32,54 +32,9 @@ type lspSpec struct {
 // compatLSP lists the LSP servers a manifest declares (an object, a path to
 // a JSON file, or a list of either) and the conventional .lsp.json.
 func (b *builder) compatLSP(in *compatInput) {
-	loaded := map[string]bool{}
-	var visit func(src string, n *node)
-	visit = func(src string, n *node) {
-		switch n.Kind {
-		case jsondoc.Object:
-			b.lspMap(src, n)
-		case jsondoc.String:
-			rel, _, ok := b.declaredPath(src, "lspServers", n.Str)
-			if !ok || loaded[rel] {
-				return
-			}
-			loaded[rel] = true
-			b.lspFile(rel)
-		case jsondoc.Array:
-			for i := range n.Items {
-				visit(src, &n.Items[i])
-			}
-		case jsondoc.Null:
-		default:
-			b.warn("%s: lspServers must be an object, a path or a list; ignored", src)
-		}
-	}
-	list, _ := in.declared("lspServers")
-	for _, d := range list {
-		visit(d.src, d.n)
-	}
-	if !loaded[".lsp.json"] {
-		if ok, _ := b.t.regularFile(".lsp.json"); ok {
-			b.lspFile(".lsp.json")
-		}
-	}
+	b.declaredJSON(in, "lspServers", ".lsp.json", true, b.lspMap,
+		func(rel string) { b.serversFile(rel, "lspServers", true, b.lspMap) }, nil)
 	sort.Slice(b.pkg.LSPServers, func(i, j int) bool { return b.pkg.LSPServers[i].Name < b.pkg.LSPServers[j].Name })
-}
-
-func (b *builder) lspFile(rel string) {
-	doc, ok := b.sidecarJSON(rel)
-	if !ok {
-		return
-	}
-	if doc.Kind != jsondoc.Object {
-		b.warn("%s: must hold a JSON object; ignored", rel)
-		return
-	}
-	if inner := doc.Get("lspServers"); inner != nil {
-		b.lspMap(rel, inner)
-		return
-	}
-	b.lspMap(rel, doc)
 }
 
 func (b *builder) lspMap(src string, m *node) {

@@ -63,7 +63,7 @@ func unknownNativeField(w *jsondoc.Walk, at, key string) {
 // is what it refuses.
 func checkNative(doc *node) error {
 	var r Report
-	w := &jsondoc.Walk{R: &r, Mode: jsondoc.Install, NullOK: true}
+	w := &jsondoc.Walk{Report: &r, Mode: jsondoc.Install, NullOK: true}
 	w.Document(Native(), doc)
 	if r.OK() {
 		return nil

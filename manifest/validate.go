@@ -29,7 +29,7 @@ func CheckClaudeManifest(data []byte, root string) Report {
 	if !ok {
 		return r
 	}
-	w := &jsondoc.Walk{R: &r, Ctx: &folder{root: root}, Dups: dups}
+	w := &jsondoc.Walk{Report: &r, Ctx: &folder{root: root}, Dups: dups}
 	w.Document(ClaudePlugin(), doc)
 	return r
 }
@@ -37,7 +37,7 @@ func CheckClaudeManifest(data []byte, root string) Report {
 // walkPlugin walks a plugin.json document (or an entry's manifest fields)
 // into r.
 func walkPlugin(doc *node, f *folder, mode jsondoc.Mode, r *Report) {
-	w := &jsondoc.Walk{R: r, Mode: mode, Ctx: f}
+	w := &jsondoc.Walk{Report: r, Mode: mode, Ctx: f}
 	w.Document(ClaudePlugin(), doc)
 }
 

@@ -340,7 +340,7 @@ func checkHooksFile(root, rel string, r *Report) {
 	}
 	var fr Report
 	if doc, dups, ok := parseForCheck(data, &fr); ok {
-		(&jsondoc.Walk{R: &fr, Dups: dups}).Document(HooksFile(), doc)
+		(&jsondoc.Walk{Report: &fr, Dups: dups}).Document(HooksFile(), doc)
 	}
 	r.Merge(fr, "", rel)
 }

@@ -73,7 +73,7 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 		return refuse("lists %d plugin entries; the limit is %d", len(plugins.Items), MaxEntries)
 	}
 	t := f.tables()
-	(&jsondoc.Walk{R: &r, Mode: mode, Dups: dups}).Document(t.top, doc)
+	(&jsondoc.Walk{Report: &r, Mode: mode, Dups: dups}).Document(t.top, doc)
 	if plugins == nil || plugins.Kind != jsondoc.Array {
 		return nil, r, nil
 	}

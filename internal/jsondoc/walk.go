@@ -17,9 +17,12 @@ const (
 	Install
 )
 
-// Walk turns documents into findings, recording them in R.
+// Walk turns documents into findings, recording them in its Report
+// (whose Errorf, Warnf, Keep, Differ and Refuse rules call: validate
+// reports a Keep as an error and install as a warning; a Refuse is a
+// warning validate gives and install refuses).
 type Walk struct {
-	R    *Report
+	*Report
 	Mode Mode
 	// Ctx is what a document kind's rules need beyond the document (the
 	// plugin folder its paths name…); each kind says what it puts here.
@@ -37,24 +40,6 @@ type Walk struct {
 	tables []*Table
 }
 
-// Errorf records an error at path at.
-func (w *Walk) Errorf(at, format string, args ...any) { w.R.Errorf(at, format, args...) }
-
-// Warnf records a warning at path at.
-func (w *Walk) Warnf(at, format string, args ...any) { w.R.Warnf(at, format, args...) }
-
-// Keep records an error Claude Code refuses and Reasonix reads anyway,
-// saying how: validate reports it as an error, install as a warning.
-func (w *Walk) Keep(at, how, format string, args ...any) { w.R.Keep(at, how, format, args...) }
-
-// Differ records what Reasonix reads differently from Claude Code on
-// purpose, saying how: a warning in both modes.
-func (w *Walk) Differ(at, how, format string, args ...any) { w.R.Differ(at, how, format, args...) }
-
-// Refuse records what Claude Code accepts and Reasonix does not install,
-// saying why: validate warns, install refuses.
-func (w *Walk) Refuse(at, why, format string, args ...any) { w.R.Refuse(at, why, format, args...) }
-
 // Table is the table of the object being walked.
 func (w *Walk) Table() *Table { return w.tables[len(w.tables)-1] }
 
@@ -62,7 +47,7 @@ func (w *Walk) Table() *Table { return w.tables[len(w.tables)-1] }
 func (w *Walk) Document(t *Table, n *Node) {
 	for _, d := range w.Dups {
 		if !d.Folded {
-			w.R.Warnings = append(w.R.Warnings, d.Finding())
+			w.Warnings = append(w.Warnings, d.Finding())
 		}
 	}
 	if n.Kind != Object {
@@ -75,7 +60,7 @@ func (w *Walk) Document(t *Table, n *Node) {
 // Value checks n at path at against s. It reports whether n matched with
 // no error.
 func (w *Walk) Value(s *Shape, n *Node, at string) bool {
-	before := len(w.R.Errors)
+	before := len(w.Errors)
 	switch {
 	case w.NullOK && n.Kind == Null:
 		return true
@@ -105,7 +90,7 @@ func (w *Walk) Value(s *Shape, n *Node, at string) bool {
 	if s.rule != nil {
 		s.rule(w, at, n)
 	}
-	return len(w.R.Errors) == before
+	return len(w.Errors) == before
 }
 
 func (w *Walk) mismatch(s *Shape, n *Node, at string) {
@@ -185,12 +170,12 @@ func (w *Walk) number(s *Shape, n *Node, at string) {
 
 // Object checks n, an object, against t.
 func (w *Walk) Object(t *Table, n *Node, at string) {
-	before := len(w.R.Errors)
+	before := len(w.Errors)
 	w.tables = append(w.tables, t)
 	defer func() { w.tables = w.tables[:len(w.tables)-1] }()
 	for _, d := range w.Dups {
 		if d.Folded && d.Object == at {
-			w.R.Warnings = append(w.R.Warnings, d.Finding())
+			w.Warnings = append(w.Warnings, d.Finding())
 		}
 	}
 	for _, r := range t.Rows {
@@ -217,7 +202,7 @@ func (w *Walk) Object(t *Table, n *Node, at string) {
 	if t.Check != nil {
 		t.Check(w, at, n)
 	}
-	if w.Mode == Validate && t.Advice != nil && len(w.R.Errors) == before {
+	if w.Mode == Validate && t.Advice != nil && len(w.Errors) == before {
 		t.Advice(w, at, n)
 	}
 }
