@@ -53,7 +53,7 @@ func (b *builder) lspMap(src string, m *node) {
 			exts = append(exts, e)
 		}
 		sort.Strings(exts)
-		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNilStrings(s.Args), Extensions: exts, Source: src})
+		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNil(s.Args), Extensions: exts, Source: src})
 		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped (Claude Code runs it)", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
 	}
 }
@@ -68,11 +68,4 @@ func declaredButUnmapped(p *Package) string {
 		names[i] = s.Name
 	}
 	return fmt.Sprintf("it declares only LSP servers (%s), which Reasonix has no runtime for (Claude Code runs them; Reasonix blocks such a plugin rather than install it empty)", strings.Join(names, ", "))
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -19,7 +19,6 @@ type node = jsondoc.Node
 type entryState struct {
 	Entry
 	idx     int
-	named   bool // Name is a string (possibly invalid)
 	problem string
 	// claude: the status comes from the document's rules (what validate
 	// reports), not from Reasonix's own reading of the entry.
@@ -49,20 +48,13 @@ func (s *entryState) skip(code plugind.Code, format string, args ...any) {
 	s.set(StatusSkipped, code, format, args...)
 }
 
-func (s *entryState) label() string {
-	if s.named && s.Name != "" {
-		return fmt.Sprintf("marketplace entry %q (plugins[%d])", s.Name, s.idx)
-	}
-	return fmt.Sprintf("marketplace entry plugins[%d]", s.idx)
-}
-
 func (s *entryState) finish() Entry {
 	e := s.Entry
 	if e.Status == "" {
 		e.Status = StatusReady
 	}
 	if e.Status != StatusReady {
-		e.Reason = s.label() + ": " + s.problem
+		e.Reason = entryLabel(s.idx, s.Name) + ": " + s.problem
 		// Unpinned means "ready only because of AllowUnpinned"; an entry
 		// refused for another reason (strict: false, a duplicate name) is
 		// not ready at all.
@@ -89,7 +81,6 @@ func (p *parser) entry(i int, obj *node) entryState {
 		s.fail("\"name\" must be a string, found %s", describe(nameNode))
 	default:
 		s.Name = nameNode.Str
-		s.named = true
 		if err := plugind.ValidateName(s.Name); err != nil {
 			s.fail("%v", err)
 		}
