@@ -442,9 +442,10 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	return rt, nil
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty list for nil, so JSON shows [] rather than null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -202,12 +202,3 @@ func FindOption(opts []Option, key string) (Option, bool) {
 	}
 	return Option{}, false
 }
-
-// OptionKeys lists the keys of opts, for "known keys" hints.
-func OptionKeys(opts []Option) []string {
-	keys := make([]string, len(opts))
-	for i, o := range opts {
-		keys[i] = o.Key
-	}
-	return keys
-}
