@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -26,11 +25,9 @@ import (
 // it belongs to. Checked lists every document and folder read, and the
 // entries that were not followed, with why.
 type Validation struct {
-	OK       bool               `json:"ok"`
-	Target   ValidationTarget   `json:"target"`
-	Errors   []manifest.Finding `json:"errors"`
-	Warnings []manifest.Finding `json:"warnings"`
-	Checked  []manifest.Checked `json:"checked"`
+	OK     bool             `json:"ok"`
+	Target ValidationTarget `json:"target"`
+	manifest.Report
 }
 
 // ValidationTarget says what was validated: kind is "plugin" or
@@ -90,12 +87,6 @@ func Validate(ctx context.Context, target string, opts ValidateOptions) (*Valida
 	return v, nil
 }
 
-func (v *Validation) add(r manifest.Report) {
-	v.Errors = append(v.Errors, r.Errors...)
-	v.Warnings = append(v.Warnings, r.Warnings...)
-	v.Checked = append(v.Checked, r.Checked...)
-}
-
 // finish fixes the verdict and masks credentials in everything quoted
 // from the documents (a source URL may carry a token).
 func (v *Validation) finish() {
@@ -144,7 +135,7 @@ func validateFile(p string) (*Validation, error) {
 		v.Target.Kind = "marketplace"
 		root, _ := marketplace.RootOf(abs)
 		r, _ := marketplace.ValidateLocal(abs, marketplace.ValidateOptions{})
-		v.add(relativeTo(r, base, root, filepath.Dir(abs)))
+		v.Merge(relativeTo(r, base, root, filepath.Dir(abs)), "", "")
 		return v, nil
 	}
 	v.Target.Kind = "plugin"
@@ -160,7 +151,7 @@ func validateFile(p string) (*Validation, error) {
 	// file, bounded. A document that cannot be read so is a finding.
 	data, err := manifest.ReadFile(root, filepath.ToSlash(rel), manifest.MaxManifestBytes)
 	if err != nil {
-		v.add(manifest.Report{Errors: []manifest.Finding{{Message: manifest.Unreadable(err)}}})
+		v.Errors = append(v.Errors, manifest.Finding{Message: manifest.Unreadable(err)})
 		return v, nil
 	}
 	var r manifest.Report
@@ -182,7 +173,7 @@ func validateFile(p string) (*Validation, error) {
 			r.Errorf("", "%v", err)
 		}
 	}
-	v.add(r)
+	v.Merge(r, "", "")
 	return v, nil
 }
 
@@ -243,10 +234,10 @@ func validateDir(dir string) *Validation {
 			r.Warnings = append(r.Warnings, manifest.Finding{File: found.Also[0].Path, Message: note})
 		}
 		reservedName(&r, found, dir, source.Source{Kind: source.LocalDir, Path: dir})
-		v.add(r)
+		v.Merge(r, "", "")
 		if rootPluginUnlisted(dir, refs) {
 			// The folder is a plugin too, and no entry lists it.
-			v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
+			v.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}), "", "")
 		}
 		return v
 	}
@@ -256,12 +247,12 @@ func validateDir(dir string) *Validation {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(d.Path))); err == nil {
 			_, err := manifest.ReadFile(dir, d.Path, marketplace.MaxDocumentBytes)
 			v.Target.Kind = "marketplace"
-			v.add(manifest.Report{Errors: []manifest.Finding{{File: d.Path, Message: "the marketplace " + manifest.Unreadable(err)}}})
+			v.Errors = append(v.Errors, manifest.Finding{File: d.Path, Message: "the marketplace " + manifest.Unreadable(err)})
 			return v
 		}
 	}
 	v.Target.Kind = "plugin"
-	v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
+	v.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}), "", "")
 	return v
 }
 
@@ -338,7 +329,7 @@ func validateSource(ctx context.Context, arg string, statErr error, opts Validat
 			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s resolved to no plugin folder", arg)
 		}
 		v.Target.Kind = "plugin"
-		v.add(manifest.ValidatePluginDir(f.Candidates[0].Dir, manifest.ValidateOptions{}))
+		v.Merge(manifest.ValidatePluginDir(f.Candidates[0].Dir, manifest.ValidateOptions{}), "", "")
 		return v, nil
 	}
 	v.Target.Kind = "marketplace"
@@ -363,24 +354,14 @@ func validateSource(ctx context.Context, arg string, statErr error, opts Validat
 	if note := found.Note(); note != "" {
 		r.Warnings = append(r.Warnings, manifest.Finding{File: found.Also[0].Path, Message: note})
 	}
-	v.add(r)
-	keys := make([]string, 0, len(fetched))
-	for k := range fetched {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return entryIndex(keys[i]) < entryIndex(keys[j]) })
-	for _, k := range keys {
-		out := fetched[k]
-		v.Errors = append(v.Errors, out.report.Errors...)
-		v.Warnings = append(v.Warnings, out.report.Warnings...)
+	v.Merge(r, "", "")
+	for _, ref := range refs { // in document order
+		if out, ok := fetched[ref.At]; ok {
+			v.Errors = append(v.Errors, out.report.Errors...)
+			v.Warnings = append(v.Warnings, out.report.Warnings...)
+		}
 	}
 	return v, nil
-}
-
-func entryIndex(at string) int {
-	var i int
-	_, _ = fmt.Sscanf(at, "plugins[%d]", &i)
-	return i
 }
 
 // marketplaceRootIn finds the root of a resolved marketplace source: the

@@ -56,8 +56,8 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 			if err != nil {
 				if m.asJSON {
 					_ = writeJSON(m.Stdout, installer.Validation{Target: installer.ValidationTarget{Path: secrets.Mask(args[0])},
-						Errors:   []manifest.Finding{{Message: secrets.Mask(err.Error())}},
-						Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}})
+						Report: manifest.Report{Errors: []manifest.Finding{{Message: secrets.Mask(err.Error())}},
+							Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}}})
 					return errFailed
 				}
 				return fail(m.Stderr, err)
