@@ -338,11 +338,7 @@ func checkHooksFile(root, rel string, r *Report) {
 		r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
 		return
 	}
-	var fr Report
-	if doc, dups, ok := parseForCheck(data, &fr); ok {
-		(&jsondoc.Walk{Report: &fr, Dups: dups}).Document(HooksFile(), doc)
-	}
-	r.Merge(fr, "", rel)
+	r.Merge(checkDocument(data, HooksFile(), nil), "", rel)
 }
 
 // ValidateOptions adjust ValidatePluginDir.
