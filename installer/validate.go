@@ -117,28 +117,21 @@ func validateFile(p string) (*Validation, error) {
 		return nil, err
 	}
 	base, dir := filepath.Base(abs), filepath.Base(filepath.Dir(abs))
-	v := &Validation{Target: ValidationTarget{Mode: "file", Path: p}}
-	kind := ""
+	v := &Validation{Target: ValidationTarget{Kind: "plugin", Mode: "file", Path: p}}
+	kind := manifest.KindClaude
 	switch {
 	case base == manifest.NativeManifest:
-		kind = "native"
+		kind = manifest.KindReasonix
 	case base == "plugin.json" && dir == ".codex-plugin":
-		kind = "codex"
+		kind = manifest.KindCodex
 	case base == "plugin.json", dir == ".claude-plugin" && base != "marketplace.json":
-		kind = "plugin"
 	case base == "marketplace.json" || holdsPlugins(abs):
-		kind = "marketplace"
-	default:
-		kind = "plugin"
-	}
-	if kind == "marketplace" {
 		v.Target.Kind = "marketplace"
 		root, _ := marketplace.RootOf(abs)
 		r, _ := marketplace.ValidateLocal(abs, marketplace.ValidateOptions{})
 		v.Merge(relativeTo(r, base, root, filepath.Dir(abs)), "", "")
 		return v, nil
 	}
-	v.Target.Kind = "plugin"
 	root := filepath.Dir(abs)
 	if dir == ".claude-plugin" || dir == ".codex-plugin" {
 		root = filepath.Dir(root)
@@ -156,21 +149,16 @@ func validateFile(p string) (*Validation, error) {
 	}
 	var r manifest.Report
 	r.Checked = append(r.Checked, manifest.Checked{Kind: "manifest", File: base})
-	switch kind {
-	case "plugin":
+	if kind != manifest.KindClaude {
+		if _, err := manifest.Parse(kind, data, root, manifest.LoadOptions{}); err != nil {
+			r.Errorf("", "%v", err)
+		}
+	} else {
 		r.Merge(manifest.CheckClaudeManifest(data, root), "", "")
 		if dir == ".claude-plugin" {
 			// Claude's validator also reads the folder's skills, agents,
 			// commands and hooks.json when given .claude-plugin/plugin.json.
 			r.Merge(manifest.CheckPluginContent(root), "", "")
-		}
-	case "native", "codex":
-		k := manifest.KindReasonix
-		if kind == "codex" {
-			k = manifest.KindCodex
-		}
-		if _, err := manifest.Parse(k, data, root, manifest.LoadOptions{}); err != nil {
-			r.Errorf("", "%v", err)
 		}
 	}
 	v.Merge(r, "", "")

@@ -128,31 +128,22 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 // and each entry's (a path under plugins[i]).
 func byEntry(r jsondoc.Report, n int) (top jsondoc.Report, entries []jsondoc.Report) {
 	entries = make([]jsondoc.Report, n)
-	which := func(p string) int {
+	which := func(p string) *jsondoc.Report {
 		rest, ok := strings.CutPrefix(p, "plugins[")
-		end := strings.IndexByte(rest, ']')
-		if !ok || end < 0 {
-			return -1
+		if end := strings.IndexByte(rest, ']'); ok && end >= 0 {
+			if i, err := strconv.Atoi(rest[:end]); err == nil && i >= 0 && i < n {
+				return &entries[i]
+			}
 		}
-		i, err := strconv.Atoi(rest[:end])
-		if err != nil || i >= n {
-			return -1
-		}
-		return i
+		return &top
 	}
 	for _, f := range r.Errors {
-		if i := which(f.Path); i >= 0 {
-			entries[i].Errors = append(entries[i].Errors, f)
-		} else {
-			top.Errors = append(top.Errors, f)
-		}
+		to := which(f.Path)
+		to.Errors = append(to.Errors, f)
 	}
 	for _, f := range r.Warnings {
-		if i := which(f.Path); i >= 0 {
-			entries[i].Warnings = append(entries[i].Warnings, f)
-		} else {
-			top.Warnings = append(top.Warnings, f)
-		}
+		to := which(f.Path)
+		to.Warnings = append(to.Warnings, f)
 	}
 	return top, entries
 }
