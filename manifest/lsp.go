@@ -3,6 +3,8 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,11 +50,7 @@ func (b *builder) lspMap(src string, m *node) {
 			b.warn("%s: LSP server %q is malformed; ignored", src, name)
 			continue
 		}
-		exts := make([]string, 0, len(s.ExtensionToLanguage))
-		for e := range s.ExtensionToLanguage {
-			exts = append(exts, e)
-		}
-		sort.Strings(exts)
+		exts := slices.Sorted(maps.Keys(s.ExtensionToLanguage))
 		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNil(s.Args), Extensions: exts, Source: src})
 		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped (Claude Code runs it)", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
 	}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -226,7 +227,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	names := sortedKeys(servers)
+	names := slices.Sorted(maps.Keys(servers))
 	specs := map[string]mcpSpec{}
 	for _, name := range names {
 		s := servers[name]
@@ -254,17 +255,8 @@ func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error
 	return out, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
-	for _, ev := range sortedKeys(hooks) {
+	for _, ev := range slices.Sorted(maps.Keys(hooks)) {
 		if !hookEvents[ev] {
 			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(eventOrder, ", "))
 		}

@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"fmt"
-	"reasonix.io/plugind/internal/jsondoc"
 	"strconv"
 	"strings"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // userConfig: the options a Claude plugin asks its user for (plugin.json

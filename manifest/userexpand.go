@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,12 +88,7 @@ func (p *Package) UserConfigRefs() []string {
 			seen[m[1]] = true
 		}
 	})
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // WithUserConfig returns a copy of p whose MCP servers (command, args,
