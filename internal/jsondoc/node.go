@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -85,12 +86,7 @@ func (n *Node) Put(key string, v Node) {
 
 // Remove deletes key from an object (nothing when absent).
 func (n *Node) Remove(key string) {
-	for i := range n.Fields {
-		if n.Fields[i].Key == key {
-			n.Fields = append(n.Fields[:i], n.Fields[i+1:]...)
-			return
-		}
-	}
+	n.Fields = slices.DeleteFunc(n.Fields, func(f Field) bool { return f.Key == key })
 }
 
 // Text is a string node.

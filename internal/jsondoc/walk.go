@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -115,7 +116,7 @@ func (w *Walk) inside(s *Shape, n *Node, at string) {
 		switch {
 		case s.nonEmpty && n.Str == "":
 			w.Errorf(at, "must not be empty")
-		case len(s.enum) > 0 && !contains(s.enum, n.Str):
+		case len(s.enum) > 0 && !slices.Contains(s.enum, n.Str):
 			w.Errorf(at, "must be %s, found %q", oneOf(s.enum), Clip(n.Str, 60))
 		case s.str != nil:
 			if problem := s.str(n.Str); problem != "" {
