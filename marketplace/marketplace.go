@@ -7,7 +7,8 @@ package marketplace
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -250,10 +251,5 @@ func (m *Marketplace) NarrowKeep(names []string) ([]Entry, []string) {
 			delete(want, e.Name)
 		}
 	}
-	missing := make([]string, 0, len(want))
-	for n := range want {
-		missing = append(missing, n)
-	}
-	sort.Strings(missing)
-	return out, missing
+	return out, slices.Sorted(maps.Keys(want))
 }
