@@ -200,24 +200,17 @@ func EntryDocument(root string, opts LoadOptions) (doc []byte, ok bool, err erro
 	if r.in.kind == KindCodex || r.in.entry == nil {
 		return nil, false, nil
 	}
-	if r.in.own == nil {
-		out := *r.in.entry
+	// Without a plugin.json the entry's fields (its name too) are added to
+	// nothing.
+	out := node{Kind: jsondoc.Object}
+	if r.in.own != nil {
+		out = *r.in.own
 		out.Fields = append([]jsondoc.Field{}, out.Fields...)
-		for _, field := range []string{"commands", "agents"} {
-			if v := out.Get(field); v != nil {
-				out.Put(field, t.withConventional(field, v))
-			}
-		}
-		return out.Marshal(), true, nil
 	}
-	out := *r.in.own
-	out.Fields = append([]jsondoc.Field{}, out.Fields...)
 	for _, f := range r.in.entry.Fields {
-		if f.Key == "name" {
-			continue
-		}
 		mine := out.Get(f.Key)
 		switch {
+		case f.Key == "name" && r.in.own != nil:
 		case mine.IsEmpty() && (f.Key == "commands" || f.Key == "agents"):
 			out.Put(f.Key, t.withConventional(f.Key, &f.Val))
 		case mine.IsEmpty():
