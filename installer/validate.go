@@ -401,13 +401,14 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 	if len(names) == 0 {
 		return out
 	}
+	notFetched := func(ref marketplace.Ref, said string, err error) {
+		out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: ref.Name, Note: "not fetched: " + err.Error()},
+			report: manifest.Report{Warnings: []manifest.Finding{{Entry: ref.At, Path: ref.At + ".source", Message: said + err.Error()}}}}
+	}
 	f, err := in.sources.Resolve(ctx, resolver.Request{Source: src, Names: names, Offline: offline})
 	if err != nil {
 		for _, n := range names {
-			ref := byName[n]
-			var r manifest.Report
-			r.Warnings = append(r.Warnings, manifest.Finding{Entry: ref.At, Path: ref.At + ".source", Message: "not fetched: " + err.Error()})
-			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: n, Note: "not fetched: " + err.Error()}, report: r}
+			notFetched(byName[n], "not fetched: ", err)
 		}
 		return out
 	}
@@ -419,8 +420,7 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 		var r manifest.Report
 		switch {
 		case c.Err != nil:
-			r.Warnings = append(r.Warnings, manifest.Finding{Entry: ref.At, Path: ref.At + ".source", Message: "cannot be fetched, so its plugin was not checked: " + c.Err.Error()})
-			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: c.Name, Note: "not fetched: " + c.Err.Error()}, report: r}
+			notFetched(ref, "cannot be fetched, so its plugin was not checked: ", c.Err)
 		case c.Dir != "":
 			r.Merge(manifest.ValidatePluginDir(c.Dir, manifest.ValidateOptions{Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer, ContentAsWarnings: true}), ref.At, "")
 			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "plugin", Entry: ref.At, Name: c.Name, File: c.Source}, report: r}

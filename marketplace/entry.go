@@ -209,12 +209,9 @@ func (p *parser) objectSource(s *entryState, at string, o *node) {
 		default:
 			p.relative(s, "source.path", pathStr)
 		}
-	case "npm":
-		s.Kind = KindNPM
-		s.skip(plugind.CodeNotPinnable, "npm sources are not supported (nothing from a package registry can be pinned to a commit)")
-	case "pip":
-		s.Kind = KindPip
-		s.skip(plugind.CodeNotPinnable, "pip sources are not supported (nothing from a package registry can be pinned to a commit)")
+	case string(KindNPM), string(KindPip):
+		s.Kind = Kind(typ)
+		s.skip(plugind.CodeNotPinnable, "%s sources are not supported (nothing from a package registry can be pinned to a commit)", typ)
 	default:
 		s.skip(plugind.CodeNotPinnable, "source type %q is not supported (supported: relative paths, \"url\", \"github\", \"git-subdir\")", typ)
 	}
