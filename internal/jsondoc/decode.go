@@ -188,50 +188,26 @@ func (d *decoder) literal(word string) bool {
 	return true
 }
 
-// number reads JSON's number grammar; the literal is kept as written.
+// number reads a number literal, kept as written: the run of characters
+// a number may hold, which encoding/json judges. (In JSON a number is
+// followed by none of them, so a run that is not one number is not JSON.)
 func (d *decoder) number(n *Node) bool {
-	start, b := d.pos, d.data
-	i := start
-	if b[i] == '-' {
-		i++
+	end := d.pos
+	for end < len(d.data) && strings.IndexByte("+-.eE0123456789", d.data[end]) >= 0 {
+		end++
 	}
-	digits := func() bool {
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
+	if !json.Valid(d.data[d.pos:end]) {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	n.Kind, n.Str = Number, string(b[start:i])
-	d.pos = i
+	n.Kind, n.Str = Number, string(d.data[d.pos:end])
+	d.pos = end
 	return true
 }
 
 // string reads the string literal at d.pos. Most strings hold no escape
 // and valid UTF-8: their bytes are their value. Any other literal is
 // decoded by encoding/json, so escapes, surrogates and invalid UTF-8 read
-// exactly as it reads them.
+// exactly as it reads them (and a bad escape is refused as it refuses it).
 func (d *decoder) string() (string, bool) {
 	b, start := d.data, d.pos
 	plain, ascii := true, true
@@ -251,21 +227,8 @@ func (d *decoder) string() (string, bool) {
 			}
 			return s, true
 		case c == '\\':
-			plain = false
-			if i+1 >= len(b) {
-				return "", false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
-					return "", false
-				}
-				i += 6
-			default:
-				return "", false
-			}
+			plain = false // encoding/json judges the escape
+			i += 2
 		case c < 0x20:
 			return "", false
 		default:
@@ -276,15 +239,6 @@ func (d *decoder) string() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func isHex4(h []byte) bool {
-	for _, c := range h {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 func (d *decoder) enter() bool {
