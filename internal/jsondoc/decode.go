@@ -241,76 +241,55 @@ func (d *decoder) string() (string, bool) {
 	return "", false
 }
 
-func (d *decoder) enter() bool {
-	d.depth++
+// members reads the container opened at d.pos: its members, each read
+// by member, between commas, up to its closing bracket; anything else is
+// not JSON.
+func (d *decoder) members(closing byte, member func() bool) bool {
+	if d.depth++; d.depth > maxDepth {
+		return false
+	}
 	d.pos++
-	return d.depth <= maxDepth
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == closing {
+		d.pos++
+		d.depth--
+		return true
+	}
+	for member() {
+		d.space()
+		switch {
+		case d.pos >= len(d.data):
+			return false
+		case d.data[d.pos] == ',':
+			d.pos++
+			d.space()
+		case d.data[d.pos] == closing:
+			d.pos++
+			d.depth--
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func (d *decoder) array(n *Node) bool {
 	n.Kind = Array
 	n.Items = []Node{}
-	if !d.enter() {
-		return false
-	}
-	if more, ok := d.first(']'); !more {
-		return ok
-	}
-	for {
+	return d.members(']', func() bool {
 		d.path = append(d.path, step{index: len(n.Items)})
 		n.Items = append(n.Items, Node{})
 		ok := d.value(&n.Items[len(n.Items)-1])
 		d.path = d.path[:len(d.path)-1]
-		if !ok {
-			return false
-		}
-		if more, ok := d.next(']'); !more {
-			return ok
-		}
-	}
-}
-
-// first is next for a container just opened: it may close at once.
-func (d *decoder) first(closing byte) (more, ok bool) {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == closing {
-		d.pos++
-		d.depth--
-		return false, true
-	}
-	return true, true
-}
-
-// next reads what follows a member of a container: a comma (more members
-// follow) or its closing bracket (ok, no more); anything else is not JSON.
-func (d *decoder) next(closing byte) (more, ok bool) {
-	d.space()
-	if d.pos >= len(d.data) {
-		return false, false
-	}
-	switch d.data[d.pos] {
-	case ',':
-		d.pos++
-		d.space()
-		return true, true
-	case closing:
-		d.pos++
-		d.depth--
-		return false, true
-	}
-	return false, false
+		return ok
+	})
 }
 
 func (d *decoder) object(n *Node) bool {
 	n.Kind = Object
-	if !d.enter() {
-		return false
-	}
-	if more, ok := d.first('}'); !more {
-		return ok
-	}
 	var seen keyIndex
-	for {
+	return d.members('}', func() bool {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return false
 		}
@@ -343,10 +322,8 @@ func (d *decoder) object(n *Node) bool {
 			}
 			seen.add(key, last)
 		}
-		if more, ok := d.next('}'); !more {
-			return ok
-		}
-	}
+		return true
+	})
 }
 
 // keyIndex finds an object's earlier keys: by scanning while the object is
