@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -201,11 +202,7 @@ func relativeTo(r manifest.Report, docBase, root, docDir string) manifest.Report
 		r.Warnings[i].File = fix(r.Warnings[i].File)
 	}
 	for i := range r.Checked {
-		if f := fix(r.Checked[i].File); f != "" {
-			r.Checked[i].File = f
-		} else {
-			r.Checked[i].File = docBase
-		}
+		r.Checked[i].File = cmp.Or(fix(r.Checked[i].File), docBase)
 	}
 	return r
 }

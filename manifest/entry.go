@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
@@ -96,10 +97,7 @@ func readEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*entryReading,
 	if err != nil || entry.Kind != jsondoc.Object {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "the marketplace entry's fields are not a JSON object")
 	}
-	name := opts.Name
-	if name == "" {
-		name = opts.Implied
-	}
+	name := cmp.Or(opts.Name, opts.Implied)
 	var own *node
 	if rel != "" {
 		data, err := t.readFile(rel, maxJSONBytes)
@@ -155,9 +153,7 @@ func loadWithEntry(root string, kind Kind, rel string, opts LoadOptions) (*Packa
 	if err != nil {
 		return nil, err
 	}
-	if opts.Name == "" {
-		opts.Name = opts.Implied
-	}
+	opts.Name = cmp.Or(opts.Name, opts.Implied)
 	pkg, err := readCompat(root, opts, r.in)
 	if err != nil {
 		return nil, err

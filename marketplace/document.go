@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -203,9 +204,7 @@ func missingPlugins(doc *node) string {
 }
 
 func (p *parser) metadata(md *node) {
-	if p.m.Description == "" {
-		p.m.Description = p.optString(md.Get("description"))
-	}
+	p.m.Description = cmp.Or(p.m.Description, p.optString(md.Get("description")))
 	root := md.Get("pluginRoot")
 	if root == nil || md.Kind != jsondoc.Object {
 		return

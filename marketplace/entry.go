@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -50,9 +51,7 @@ func (s *entryState) skip(code plugind.Code, format string, args ...any) {
 
 func (s *entryState) finish() Entry {
 	e := s.Entry
-	if e.Status == "" {
-		e.Status = StatusReady
-	}
+	e.Status = cmp.Or(e.Status, StatusReady)
 	if e.Status != StatusReady {
 		e.Reason = entryLabel(s.idx, s.Name) + ": " + s.problem
 		// Unpinned means "ready only because of AllowUnpinned"; an entry
@@ -166,10 +165,7 @@ func (p *parser) relative(s *entryState, field, src string) {
 			s.fail("%s %q is relative to metadata.pluginRoot, which is unusable: %s", field, src, p.rootErr)
 			return
 		}
-		clean = path.Join(p.m.PluginRoot, clean)
-		if clean == "" {
-			clean = "."
-		}
+		clean = cmp.Or(path.Join(p.m.PluginRoot, clean), ".")
 	}
 	s.Path = clean
 }

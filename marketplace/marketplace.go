@@ -5,6 +5,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -98,11 +99,7 @@ func (e *Entry) Err() error {
 	if e.Status == StatusReady {
 		return nil
 	}
-	code := e.Code
-	if code == "" {
-		code = plugind.CodeInvalidSource
-	}
-	return plugind.Errorf(code, "%s", e.Reason)
+	return plugind.Errorf(cmp.Or(e.Code, plugind.CodeInvalidSource), "%s", e.Reason)
 }
 
 // Marketplace is a parsed marketplace document.
