@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -266,15 +267,8 @@ func reservedName(r *manifest.Report, found marketplace.Found, root string, src 
 // rootPluginUnlisted reports a plugin manifest at a marketplace's root
 // that none of its entries points at.
 func rootPluginUnlisted(dir string, refs []marketplace.Ref) bool {
-	if _, _, err := manifest.Detect(dir); err != nil {
-		return false
-	}
-	for _, ref := range refs {
-		if ref.Local == "." {
-			return false
-		}
-	}
-	return true
+	_, _, err := manifest.Detect(dir)
+	return err == nil && !slices.ContainsFunc(refs, func(ref marketplace.Ref) bool { return ref.Local == "." })
 }
 
 // validateSource resolves a source the way install does and validates

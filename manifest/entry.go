@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -33,12 +34,8 @@ const conflictingManifests = "conflicting manifests: both " + ClaudeManifest + "
 // own (the fields whose row Declares, and experimental.themes), as Claude
 // Code judges a strict: false entry beside a plugin.json.
 func declaresComponents(entry *node) bool {
-	for _, r := range ClaudePlugin().Rows {
-		if r.Traits&jsondoc.Declares != 0 && !entry.Get(r.Key).IsEmpty() {
-			return true
-		}
-	}
-	return !entry.Get("experimental").Get("themes").IsEmpty()
+	declares := func(r jsondoc.Row) bool { return r.Traits&jsondoc.Declares != 0 && !entry.Get(r.Key).IsEmpty() }
+	return slices.ContainsFunc(ClaudePlugin().Rows, declares) || !entry.Get("experimental").Get("themes").IsEmpty()
 }
 
 // addsBeside reports whether an entry's field r is added to the plugin.json

@@ -189,11 +189,8 @@ func (m *Marketplace) Select(name string) (*Entry, error) {
 		return &e, nil
 	}
 	hint := ""
-	for i := range m.Entries {
-		if n := m.Entries[i].Name; n != "" && strings.EqualFold(n, name) {
-			hint = fmt.Sprintf(" (did you mean %q?)", n)
-			break
-		}
+	if i := slices.IndexFunc(m.Entries, func(e Entry) bool { return e.Name != "" && strings.EqualFold(e.Name, name) }); i >= 0 {
+		hint = fmt.Sprintf(" (did you mean %q?)", m.Entries[i].Name)
 	}
 	listed := m.Listed()
 	switch r := m.Renames.Follow(name, func(n string) bool { return listed[n] }); r.Kind {

@@ -226,15 +226,8 @@ func (s *Shape) Rule(rule func(w *Walk, at string, n *Node)) *Shape { s.rule = r
 // Accepts reports whether a value of kind k can match s (its alternatives
 // included); it does not look inside.
 func (s *Shape) Accepts(k Kind) bool {
-	if s.any {
-		return true
-	}
-	for _, a := range s.alts {
-		if a.Accepts(k) {
-			return true
-		}
-	}
-	return len(s.alts) == 0 && s.kind == k
+	return s.any || slices.ContainsFunc(s.alts, func(a *Shape) bool { return a.Accepts(k) }) ||
+		len(s.alts) == 0 && s.kind == k
 }
 
 // Closest is the name in known nearest to k, if one is near enough to be
