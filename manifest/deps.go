@@ -86,13 +86,7 @@ func parseDependencies(decls []declaration) ([]Dependency, error) {
 					d.Version = "^" + rng
 				}
 			} else {
-				text := func(k string) string {
-					if v := it.Get(k); v != nil {
-						return v.Str
-					}
-					return ""
-				}
-				d.Name, d.Marketplace, d.Version = text("name"), text("marketplace"), strings.TrimSpace(text("version"))
+				d.Name, d.Marketplace, d.Version = it.GetStr("name"), it.GetStr("marketplace"), strings.TrimSpace(it.GetStr("version"))
 				switch sha := it.Get("sha"); {
 				case sha == nil:
 				case sha.Kind != jsondoc.String:

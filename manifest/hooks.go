@@ -132,9 +132,7 @@ func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
 		}
 		hook.Args, hook.Form = secrets.MaskArgs(args), HookExec
 	}
-	if s := h.Get("shell"); s != nil && s.Kind == jsondoc.String {
-		hook.Shell = s.Str
-	}
+	hook.Shell = h.GetStr("shell")
 	hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 	if t := h.Get("timeout"); t != nil && t.Kind == jsondoc.Number {
 		hook.Timeout, _ = strconv.ParseFloat(t.Str, 64)

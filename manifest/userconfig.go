@@ -73,12 +73,6 @@ func readOption(key string, n *node) (Option, bool) {
 	if n.Kind != jsondoc.Object || !optionKey.MatchString(key) {
 		return Option{}, false
 	}
-	str := func(k string) string {
-		if v := n.Get(k); v != nil && v.Kind == jsondoc.String {
-			return v.Str
-		}
-		return ""
-	}
 	flag := func(k string) bool {
 		v := n.Get(k)
 		return v != nil && v.Kind == jsondoc.Bool && v.Bool
@@ -91,7 +85,7 @@ func readOption(key string, n *node) (Option, bool) {
 		}
 		return nil
 	}
-	o := Option{Key: key, Title: str("title"), Description: str("description"), Type: str("type"),
+	o := Option{Key: key, Title: n.GetStr("title"), Description: n.GetStr("description"), Type: n.GetStr("type"),
 		Required: flag("required"), Sensitive: flag("sensitive"), Multiple: flag("multiple"), Min: num("min"), Max: num("max")}
 	switch o.Type {
 	case OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile:

@@ -84,8 +84,8 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 	}
 
 	p := &parser{f: f, opts: opts, m: &Marketplace{Warnings: lines(top.Warnings)}}
-	p.m.Name = p.optString(doc.Get("name"))
-	p.m.Description = p.optString(doc.Get("description"))
+	p.m.Name = doc.GetStr("name")
+	p.m.Description = doc.GetStr("description")
 	if md := doc.Get("metadata"); md != nil && !f.codex {
 		p.metadata(md)
 	}
@@ -204,7 +204,7 @@ func missingPlugins(doc *node) string {
 }
 
 func (p *parser) metadata(md *node) {
-	p.m.Description = cmp.Or(p.m.Description, p.optString(md.Get("description")))
+	p.m.Description = cmp.Or(p.m.Description, md.GetStr("description"))
 	root := md.Get("pluginRoot")
 	if root == nil || md.Kind != jsondoc.Object {
 		return
@@ -223,14 +223,6 @@ func (p *parser) metadata(md *node) {
 	if clean != "." {
 		p.m.PluginRoot = clean
 	}
-}
-
-// optString reads an optional string; the tables report a wrong type.
-func (p *parser) optString(n *node) string {
-	if n == nil || n.Kind != jsondoc.String {
-		return ""
-	}
-	return n.Str
 }
 
 func quoteAll(ss []string) []string {

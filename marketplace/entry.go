@@ -85,8 +85,8 @@ func (p *parser) entry(i int, obj *node) entryState {
 		}
 	}
 	s.Manifest = manifestFields(obj)
-	s.Version = p.optString(obj.Get("version"))
-	s.Description = p.optString(obj.Get("description"))
+	s.Version = obj.GetStr("version")
+	s.Description = obj.GetStr("description")
 	if !p.f.codex {
 		p.strict(&s, obj.Get("strict"))
 	} else {
@@ -128,7 +128,7 @@ func (p *parser) policy(s *entryState, n *node) {
 	if n == nil || n.Kind != jsondoc.Object {
 		return // the table warns
 	}
-	if p.optString(n.Get("installation")) == "NOT_AVAILABLE" {
+	if n.GetStr("installation") == "NOT_AVAILABLE" {
 		s.skip(plugind.CodeInvalidSource, "policy.installation is NOT_AVAILABLE: the marketplace does not offer this plugin for installation")
 	}
 }

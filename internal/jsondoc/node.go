@@ -61,6 +61,15 @@ func (n *Node) Get(key string) *Node {
 	return nil
 }
 
+// GetStr is the value of member key when it is a string, else "" (a wrong
+// type is the tables' to report).
+func (n *Node) GetStr(key string) string {
+	if v := n.Get(key); v != nil && v.Kind == String {
+		return v.Str
+	}
+	return ""
+}
+
 // Keys lists an object's keys in document order.
 func (n *Node) Keys() []string {
 	if n == nil {
