@@ -6,8 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"reasonix.io/plugind"
@@ -184,19 +184,12 @@ func (t *tree) danglingEscape(rel string) bool {
 	return false
 }
 
+// splitSlash is the segments of rel, a clean slash path (plugind.LocalPath).
 func splitSlash(rel string) []string {
 	if rel == "." || rel == "" {
 		return nil
 	}
-	var out []string
-	for {
-		dir, file := path.Split(rel)
-		out = append([]string{file}, out...)
-		if dir == "" {
-			return out
-		}
-		rel = path.Clean(dir)
-	}
+	return strings.Split(rel, "/")
 }
 
 // ReadFile reads the file rel (a slash path) of the folder root the way
