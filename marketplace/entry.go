@@ -68,7 +68,6 @@ func (s *entryState) finish() Entry {
 func (p *parser) entry(i int, obj *node) entryState {
 	s := entryState{idx: i}
 	s.Kind = KindUnknown
-	at := fmt.Sprintf("plugins[%d]", i)
 	if obj.Kind != jsondoc.Object {
 		s.fail("expected an object with \"name\" and \"source\", found %s", describe(obj))
 		return s
@@ -99,7 +98,7 @@ func (p *parser) entry(i int, obj *node) entryState {
 	case src.Kind == jsondoc.String:
 		p.stringSource(&s, src.Str)
 	case src.Kind == jsondoc.Object:
-		p.objectSource(&s, at+".source", src)
+		p.objectSource(&s, src)
 	default:
 		s.fail("\"source\" must be a path string or an object, found %s", describe(src))
 	}
@@ -123,11 +122,9 @@ func (p *parser) strict(s *entryState, n *node) {
 }
 
 // policy honours Codex's policy.installation: a NOT_AVAILABLE plugin is
-// listed but not installable.
+// listed but not installable. (A policy of the wrong shape is the table's
+// to warn about.)
 func (p *parser) policy(s *entryState, n *node) {
-	if n == nil || n.Kind != jsondoc.Object {
-		return // the table warns
-	}
 	if n.GetStr("installation") == "NOT_AVAILABLE" {
 		s.skip(plugind.CodeInvalidSource, "policy.installation is NOT_AVAILABLE: the marketplace does not offer this plugin for installation")
 	}
@@ -170,7 +167,7 @@ func (p *parser) relative(s *entryState, field, src string) {
 	s.Path = clean
 }
 
-func (p *parser) objectSource(s *entryState, at string, o *node) {
+func (p *parser) objectSource(s *entryState, o *node) {
 	typNode := o.Get("source")
 	if typNode == nil {
 		s.fail("the \"source\" object has no \"source\" type field (expected one of \"url\", \"github\", \"git-subdir\")")
@@ -196,10 +193,9 @@ func (p *parser) objectSource(s *entryState, at string, o *node) {
 			return
 		}
 		s.Kind = KindRelative
-		pathStr, present, err := stringField(o, "path")
+		pathStr, present, ok := field(s, o, "path")
 		switch {
-		case err != nil:
-			s.fail("%v", err)
+		case !ok:
 		case !present:
 			s.fail("the \"local\" source has no \"path\"")
 		default:
@@ -256,21 +252,8 @@ func (p *parser) githubSource(s *entryState, o *node) {
 // is not Claude's field, so it stays an unknown field (warned) and the entry
 // counts as unpinned, with the reason saying how to fix it.
 func (p *parser) pin(s *entryState, o *node, typ string, hasCommit bool) {
-	if !p.readPin(s, o) {
+	if !p.readPin(s, o) || !subdir(s, o, "") {
 		return
-	}
-	if sub, present, err := stringField(o, "path"); err != nil {
-		s.fail("%v", err)
-		return
-	} else if present {
-		clean, err := cleanPath("source.path", sub)
-		if err != nil {
-			s.fail("%v; the plugin's subdirectory must stay inside the repository", err)
-			return
-		}
-		if clean != "." {
-			s.Path = clean
-		}
 	}
 	if s.SHA != "" {
 		return
@@ -288,21 +271,17 @@ func (p *parser) pin(s *entryState, o *node, typ string, hasCommit bool) {
 
 // readPin validates and stores sha and ref; false when the entry failed.
 func (p *parser) readPin(s *entryState, o *node) bool {
-	sha, hasSHA, err := stringField(o, "sha")
-	if err != nil {
-		s.fail("%v", err)
+	sha, hasSHA, ok := field(s, o, "sha")
+	switch {
+	case !ok:
+		return false
+	case hasSHA && !source.IsSHA(sha):
+		s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", secrets.Mask(sha))
 		return false
 	}
-	if hasSHA {
-		if !source.IsSHA(sha) {
-			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", secrets.Mask(sha))
-			return false
-		}
-		s.SHA = sha
-	}
-	ref, hasRef, err := stringField(o, "ref")
-	if err != nil {
-		s.fail("%v", err)
+	s.SHA = sha
+	ref, hasRef, ok := field(s, o, "ref")
+	if !ok {
 		return false
 	}
 	if hasRef {
@@ -310,8 +289,8 @@ func (p *parser) readPin(s *entryState, o *node) bool {
 			s.fail("source.ref %q %v", ref, err)
 			return false
 		}
-		s.Ref = ref
 	}
+	s.Ref = ref
 	return true
 }
 
@@ -329,52 +308,58 @@ func (p *parser) gitSubdirSource(s *entryState, o *node) {
 		return
 	}
 	s.Remote = r
-	sub, present, err := stringField(o, "path")
+	if subdir(s, o, fmt.Sprintf("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())) {
+		p.readPin(s, o)
+	}
+}
+
+// subdir reads a source's "path", the plugin's folder in its repository
+// (required when missing, the message for its absence, is not ""); false
+// when the entry failed.
+func subdir(s *entryState, o *node, missing string) bool {
+	sub, present, ok := field(s, o, "path")
 	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return
+	case !ok:
+		return false
+	case !present && missing != "":
+		s.fail("%s", missing)
+		return false
 	case !present:
-		s.fail("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())
-		return
+		return true
 	}
 	clean, err := cleanPath("source.path", sub)
 	if err != nil {
 		s.fail("%v; the plugin's subdirectory must stay inside the repository", err)
-		return
+		return false
 	}
 	if clean != "." {
 		s.Path = clean
 	}
-	p.readPin(s, o)
+	return true
 }
 
 // requiredString reads a string field that must be present and non-empty,
 // failing the entry with missing (or the type error) when it is not.
 func requiredString(s *entryState, o *node, key, missing string) (string, bool) {
-	v, present, err := stringField(o, key)
-	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return "", false
-	case !present || v == "":
+	v, _, ok := field(s, o, key)
+	if ok && v == "" {
 		s.fail("%s", missing)
-		return "", false
 	}
-	return v, true
+	return v, ok && v != ""
 }
 
-// stringField reads an optional string field of a source object; null
-// counts as absent.
-func stringField(o *node, key string) (string, bool, error) {
-	v := o.Get(key)
-	if v == nil || v.Kind == jsondoc.Null {
-		return "", false, nil
+// field reads an optional string field of a source object (null counts as
+// absent); one of another type fails the entry, and ok is false.
+func field(s *entryState, o *node, key string) (v string, present, ok bool) {
+	n := o.Get(key)
+	switch {
+	case n == nil || n.Kind == jsondoc.Null:
+		return "", false, true
+	case n.Kind != jsondoc.String:
+		s.fail("source.%s must be a string, found %s", key, describe(n))
+		return "", false, false
 	}
-	if v.Kind != jsondoc.String {
-		return "", false, fmt.Errorf("source.%s must be a string, found %s", key, describe(v))
-	}
-	return v.Str, true, nil
+	return n.Str, true, true
 }
 
 // manifestFields is the entry's manifest fields (those of its plugin's
