@@ -54,20 +54,17 @@ var manifestOrder = []struct {
 // Detect finds the manifest in root and returns its kind and slash path
 // relative to root. A manifest that is a symlink leaving root does not
 // count.
-func Detect(root string) (Kind, string, error) { return DetectPrefer(root, "") }
-
-// DetectPrefer is Detect with prefer (Claude or Codex) tried right after
-// the native manifest (SPEC §10: native; then the format of the
-// marketplace the package came from; then the other).
-func DetectPrefer(root string, prefer Kind) (Kind, string, error) {
+func Detect(root string) (Kind, string, error) {
 	t, err := openTree(root)
 	if err != nil {
 		return "", "", err
 	}
-	return t.detect(root, prefer)
+	return t.detect(root, "")
 }
 
-// detect is DetectPrefer in a tree already resolved.
+// detect is Detect in a tree already resolved, with prefer (Claude or
+// Codex) tried right after the native manifest (SPEC §10: native; then the
+// format of the marketplace the package came from; then the other).
 func (t *tree) detect(root string, prefer Kind) (Kind, string, error) {
 	order := manifestOrder
 	if prefer == KindClaude {
