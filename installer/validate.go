@@ -257,10 +257,8 @@ func reservedName(r *manifest.Report, found marketplace.Found, root string, src 
 	if err != nil {
 		return
 	}
-	if name := doc.Get("name"); name != nil && name.Kind == jsondoc.String {
-		if err := marketplace.CheckReservedName(name.Str, src); err != nil {
-			r.Refuse("name", "Reasonix refuses it, as Claude Code's marketplace add does", "%v", err)
-		}
+	if err := marketplace.CheckReservedName(doc.GetStr("name"), src); err != nil {
+		r.Refuse("name", "Reasonix refuses it, as Claude Code's marketplace add does", "%v", err)
 	}
 }
 

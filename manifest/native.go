@@ -375,12 +375,10 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	if r.Priority != math.Trunc(r.Priority) {
 		return nil, fmt.Errorf("%s: priority must be a whole number", at)
 	}
-	caps := map[string]bool{}
 	for i, c := range r.Capabilities {
 		if !runtimeCapabilities[c] {
 			return nil, fmt.Errorf("%s: capabilities[%d] %q is not one of interceptors, strategies, providers, ui, tools, session", at, i, c)
 		}
-		caps[c] = true
 	}
 	for i, slot := range r.Replaces {
 		kind, arg, hasArg := strings.Cut(slot, ":")
@@ -405,7 +403,7 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 			"It can read the whole session, bypass permissions and operate this machine directly. "+
 			"Installing it is the authorization; install only runtimes you trust completely.", command),
 	}
-	if len(r.Tools) > 0 && !caps["tools"] {
+	if len(r.Tools) > 0 && !slices.Contains(r.Capabilities, "tools") {
 		return nil, fmt.Errorf("%s: tools are declared but capabilities does not include \"tools\"", at)
 	}
 	names := map[string]bool{}

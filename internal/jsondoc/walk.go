@@ -67,18 +67,12 @@ func (w *Walk) Value(s *Shape, n *Node, at string) bool {
 		return true
 	case s.any:
 	case len(s.alts) > 0:
-		matched := false
-		for _, a := range s.alts {
-			if a.Accepts(n.Kind) {
-				w.Value(a, n, at)
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		i := slices.IndexFunc(s.alts, func(a *Shape) bool { return a.Accepts(n.Kind) })
+		if i < 0 {
 			w.mismatch(s, n, at)
 			return false
 		}
+		w.Value(s.alts[i], n, at)
 	case n.Kind != s.kind:
 		w.mismatch(s, n, at)
 		return false
