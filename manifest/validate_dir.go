@@ -157,29 +157,21 @@ func checkContent(root string, r, hooks *Report) {
 // commands/. Symlinks are not followed, as Claude's directory walk does
 // not.
 func markdownFiles(root, kind string) []string {
-	base := kind + "s"
 	var out []string
-	var walk func(rel string)
-	walk = func(rel string) {
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return
+	base := kind + "s"
+	_ = fs.WalkDir(os.DirFS(root), base, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return fs.SkipDir // unreadable: nothing of it is listed
+		case p == base:
+		case kind == "skill" && e.IsDir():
+			out = append(out, p+"/SKILL.md")
+			return fs.SkipDir
+		case kind != "skill" && e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".md"):
+			out = append(out, p)
 		}
-		for _, e := range entries {
-			p := rel + "/" + e.Name()
-			switch {
-			case kind == "skill":
-				if e.IsDir() {
-					out = append(out, p+"/SKILL.md")
-				}
-			case e.IsDir():
-				walk(p)
-			case e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".md"):
-				out = append(out, p)
-			}
-		}
-	}
-	walk(base)
+		return nil
+	})
 	return out
 }
 
