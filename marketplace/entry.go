@@ -377,13 +377,11 @@ func manifestFields(obj *node) []byte {
 	return out.Compact()
 }
 
-// describe names a value's type for a reason: "a number", "an array".
+// describe names a value's type for a reason: "a number", "an array"
+// (and "a string", not quoting it as Node.Describe does).
 func describe(n *node) string {
-	switch n.Kind {
-	case jsondoc.Object, jsondoc.Array:
-		return "an " + n.Kind.String()
-	case jsondoc.Null:
-		return "null"
+	if n.Kind == jsondoc.String {
+		return "a string"
 	}
-	return "a " + n.Kind.String()
+	return n.Describe()
 }
