@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,11 +71,7 @@ func checkNative(doc *node) error {
 	}
 	f := r.Errors[0]
 	if strings.HasPrefix(f.Message, "unknown field") {
-		return errorString(f.Message)
+		return errors.New(f.Message)
 	}
-	return errorString("field " + strconv.Quote(f.Path) + " " + f.Message)
+	return errors.New("field " + strconv.Quote(f.Path) + " " + f.Message)
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

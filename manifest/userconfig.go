@@ -182,10 +182,7 @@ func (o Option) quote(s string) string {
 	if o.Sensitive {
 		return "the value"
 	}
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(jsondoc.Clip(s, 60))
 }
 
 // FindOption returns the option named key.
