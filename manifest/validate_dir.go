@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -420,16 +421,9 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	// Install's walk: the advice a plugin.json gets (no author…) is not
 	// the entry's to heed.
 	walkPlugin(doc, &folder{root: t.root, entry: true}, jsondoc.Install, &er)
-	for _, f := range er.Errors {
-		if f.Path != "name" {
-			r.Errors = append(r.Errors, f)
-		}
-	}
-	for _, f := range er.Warnings {
-		if f.Path != "name" {
-			r.Warnings = append(r.Warnings, f)
-		}
-	}
+	named := func(f Finding) bool { return f.Path == "name" }
+	r.Errors = append(r.Errors, slices.DeleteFunc(er.Errors, named)...)
+	r.Warnings = append(r.Warnings, slices.DeleteFunc(er.Warnings, named)...)
 	kind, _, err := t.detect(t.root, opts.Prefer)
 	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
 		r.Errorf("", "%s", conflictingManifests)
