@@ -106,12 +106,9 @@ func strictObject(name string, rows ...jsondoc.Row) *jsondoc.Shape {
 	return jsondoc.Obj(t)
 }
 
-// claudeTables are built once, on first use: the entry's table is derived
-// from the plugin's.
-var claudeTables = sync.OnceValue(func() *jsondoc.Table { return claudePluginTable() })
-
-// ClaudePlugin is the field table of .claude-plugin/plugin.json.
-func ClaudePlugin() *jsondoc.Table { return claudeTables() }
+// ClaudePlugin is the field table of .claude-plugin/plugin.json, built
+// once, on first use (the entry's table is derived from it).
+var ClaudePlugin = sync.OnceValue(claudePluginTable)
 
 func claudePluginTable() *jsondoc.Table {
 	const C, M, U = jsondoc.Component, jsondoc.Meta, jsondoc.Unsupported
