@@ -141,9 +141,8 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 	pkg.Description = b.metaString(metaLabel, meta, "description")
 	if in.kind == KindClaude {
 		pkg.DisplayName = b.metaString(metaLabel, meta, "displayName")
-		if d := meta.Get("defaultEnabled"); d != nil && d.Kind == jsondoc.Bool && !d.Bool {
-			pkg.DisabledByDefault = true
-		}
+		d := meta.Get("defaultEnabled")
+		pkg.DisabledByDefault = d != nil && d.Kind == jsondoc.Bool && !d.Bool
 		deps, _ := in.declared("dependencies")
 		if pkg.Dependencies, err = parseDependencies(deps); err != nil {
 			return nil, err
