@@ -19,12 +19,7 @@ var bom = []byte("\xef\xbb\xbf")
 // TrimBOM drops a leading UTF-8 byte-order mark and says whether there was
 // one. JSON forbids it and Claude Code's parser refuses it; whether that is
 // an error is the caller's rule.
-func TrimBOM(data []byte) ([]byte, bool) {
-	if bytes.HasPrefix(data, bom) {
-		return data[len(bom):], true
-	}
-	return data, false
-}
+func TrimBOM(data []byte) ([]byte, bool) { return bytes.CutPrefix(data, bom) }
 
 // SyntaxError is a document that is not JSON, with where it stops being
 // JSON.
