@@ -42,10 +42,13 @@ const (
 // ErrNoManifest is what Detect's error wraps when root has no manifest at all.
 var ErrNoManifest = errors.New("no plugin manifest")
 
-var manifestOrder = []struct {
+// manifestAt is a manifest kind and where it lives.
+type manifestAt struct {
 	kind Kind
 	path string
-}{
+}
+
+var manifestOrder = []manifestAt{
 	{KindReasonix, NativeManifest},
 	{KindCodex, CodexManifest},
 	{KindClaude, ClaudeManifest},
@@ -68,10 +71,7 @@ func Detect(root string) (Kind, string, error) {
 func (t *tree) detect(root string, prefer Kind) (Kind, string, error) {
 	order := manifestOrder
 	if prefer == KindClaude {
-		order = []struct {
-			kind Kind
-			path string
-		}{manifestOrder[0], manifestOrder[2], manifestOrder[1]}
+		order = []manifestAt{manifestOrder[0], manifestOrder[2], manifestOrder[1]}
 	}
 	for _, m := range order {
 		ok, err := t.regularFile(m.path)
