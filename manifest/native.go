@@ -285,12 +285,9 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				}
 				hook.ContextFile, hook.Form = rel, HookContext
 			case h.Command != "":
-				hook.Command = h.Command
-				switch {
-				case h.Args != nil:
+				hook.Command, hook.Form = h.Command, HookShell
+				if h.Args != nil {
 					hook.Form, hook.Args = HookExec, secrets.MaskArgs(*h.Args)
-				default:
-					hook.Form = HookShell
 				}
 				if h.Shell != "" {
 					if !hookShells[h.Shell] {
