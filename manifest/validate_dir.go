@@ -118,11 +118,12 @@ var frontMatterBlock = lazyregexp.New(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
 // checkContent checks the files Claude's validator reads in a plugin
 // folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
-// matter, and a CLAUDE.md at the root (not loaded), into r; and
-// hooks/hooks.json into hooks (Claude Code fails to load a plugin whose
-// hooks file it cannot read, so those findings are never demoted).
-// Findings name their file, relative to root.
-func checkContent(root string, r, hooks *Report) {
+// matter, and a CLAUDE.md at the root (not loaded), demoted to warnings
+// saying why when demote is not ""; then hooks/hooks.json (Claude Code
+// fails to load a plugin whose hooks file it cannot read, so those
+// findings are never demoted). Findings name their file, relative to root.
+func checkContent(root, demote string) Report {
+	var r Report
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
@@ -150,7 +151,11 @@ func checkContent(root string, r, hooks *Report) {
 			r.Merge(fr, "", rel)
 		}
 	}
-	checkHooksFile(root, "hooks/hooks.json", hooks)
+	if demote != "" {
+		r.Demote(demote)
+	}
+	checkHooksFile(root, "hooks/hooks.json", &r)
+	return r
 }
 
 // markdownFiles lists, as slash paths under root, the SKILL.md of each
@@ -394,13 +399,11 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Errorf("", "no plugin manifest: expected %s (or %s, %s)", ClaudeManifest, NativeManifest, CodexManifest)
 	}
 	if ok, _ := t.regularFile(ClaudeManifest); ok || found == 0 {
-		var content, hooks Report
-		checkContent(root, &content, &hooks)
+		demote := ""
 		if opts.ContentAsWarnings {
-			content.Demote("Claude Code's validator reports it as an error when validating the plugin folder")
+			demote = "Claude Code's validator reports it as an error when validating the plugin folder"
 		}
-		r.Merge(content, "", "")
-		r.Merge(hooks, "", "")
+		r.Merge(checkContent(root, demote), "", "")
 	}
 	reasonixVerdict(root, opts, &r)
 	return r
@@ -465,9 +468,4 @@ func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
 // Claude Code's validator does when given its .claude-plugin/plugin.json:
 // skill, agent and command front matter, hooks/hooks.json, a root
 // CLAUDE.md. Findings name their file relative to root.
-func CheckPluginContent(root string) Report {
-	var r, hooks Report
-	checkContent(root, &r, &hooks)
-	r.Merge(hooks, "", "")
-	return r
-}
+func CheckPluginContent(root string) Report { return checkContent(root, "") }
