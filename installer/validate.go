@@ -1,12 +1,13 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -26,11 +27,9 @@ import (
 // it belongs to. Checked lists every document and folder read, and the
 // entries that were not followed, with why.
 type Validation struct {
-	OK       bool               `json:"ok"`
-	Target   ValidationTarget   `json:"target"`
-	Errors   []manifest.Finding `json:"errors"`
-	Warnings []manifest.Finding `json:"warnings"`
-	Checked  []manifest.Checked `json:"checked"`
+	OK     bool             `json:"ok"`
+	Target ValidationTarget `json:"target"`
+	manifest.Report
 }
 
 // ValidationTarget says what was validated: kind is "plugin" or
@@ -91,12 +90,6 @@ func Validate(ctx context.Context, target string, opts ValidateOptions) (*Valida
 	return v, nil
 }
 
-func (v *Validation) add(r manifest.Report) {
-	v.Errors = append(v.Errors, r.Errors...)
-	v.Warnings = append(v.Warnings, r.Warnings...)
-	v.Checked = append(v.Checked, r.Checked...)
-}
-
 // finish fixes the verdict and masks credentials in everything quoted
 // from the documents (a source URL may carry a token).
 func (v *Validation) finish() {
@@ -127,28 +120,21 @@ func validateFile(p string) (*Validation, error) {
 		return nil, err
 	}
 	base, dir := filepath.Base(abs), filepath.Base(filepath.Dir(abs))
-	v := &Validation{Target: ValidationTarget{Mode: "file", Path: p}}
-	kind := ""
+	v := &Validation{Target: ValidationTarget{Kind: "plugin", Mode: "file", Path: p}}
+	kind := manifest.KindClaude
 	switch {
 	case base == manifest.NativeManifest:
-		kind = "native"
+		kind = manifest.KindReasonix
 	case base == "plugin.json" && dir == ".codex-plugin":
-		kind = "codex"
+		kind = manifest.KindCodex
 	case base == "plugin.json", dir == ".claude-plugin" && base != "marketplace.json":
-		kind = "plugin"
 	case base == "marketplace.json" || holdsPlugins(abs):
-		kind = "marketplace"
-	default:
-		kind = "plugin"
-	}
-	if kind == "marketplace" {
 		v.Target.Kind = "marketplace"
 		root, _ := marketplace.RootOf(abs)
 		r, _ := marketplace.ValidateLocal(abs, marketplace.ValidateOptions{})
-		v.add(relativeTo(r, base, root, filepath.Dir(abs)))
+		v.Merge(relativeTo(r, base, root, filepath.Dir(abs)), "", "")
 		return v, nil
 	}
-	v.Target.Kind = "plugin"
 	root := filepath.Dir(abs)
 	if dir == ".claude-plugin" || dir == ".codex-plugin" {
 		root = filepath.Dir(root)
@@ -161,29 +147,24 @@ func validateFile(p string) (*Validation, error) {
 	// file, bounded. A document that cannot be read so is a finding.
 	data, err := manifest.ReadFile(root, filepath.ToSlash(rel), manifest.MaxManifestBytes)
 	if err != nil {
-		v.add(manifest.Report{Errors: []manifest.Finding{{Message: manifest.Unreadable(err)}}})
+		v.Errors = append(v.Errors, manifest.Finding{Message: manifest.Unreadable(err)})
 		return v, nil
 	}
 	var r manifest.Report
 	r.Checked = append(r.Checked, manifest.Checked{Kind: "manifest", File: base})
-	switch kind {
-	case "plugin":
+	if kind != manifest.KindClaude {
+		if _, err := manifest.Parse(kind, data, root, manifest.LoadOptions{}); err != nil {
+			r.Errorf("", "%v", err)
+		}
+	} else {
 		r.Merge(manifest.CheckClaudeManifest(data, root), "", "")
 		if dir == ".claude-plugin" {
 			// Claude's validator also reads the folder's skills, agents,
 			// commands and hooks.json when given .claude-plugin/plugin.json.
 			r.Merge(manifest.CheckPluginContent(root), "", "")
 		}
-	case "native", "codex":
-		k := manifest.KindReasonix
-		if kind == "codex" {
-			k = manifest.KindCodex
-		}
-		if _, err := manifest.Parse(k, data, root, manifest.LoadOptions{}); err != nil {
-			r.Errorf("", "%v", err)
-		}
 	}
-	v.add(r)
+	v.Merge(r, "", "")
 	return v, nil
 }
 
@@ -223,11 +204,7 @@ func relativeTo(r manifest.Report, docBase, root, docDir string) manifest.Report
 		r.Warnings[i].File = fix(r.Warnings[i].File)
 	}
 	for i := range r.Checked {
-		if f := fix(r.Checked[i].File); f != "" {
-			r.Checked[i].File = f
-		} else {
-			r.Checked[i].File = docBase
-		}
+		r.Checked[i].File = cmp.Or(fix(r.Checked[i].File), docBase)
 	}
 	return r
 }
@@ -244,10 +221,10 @@ func validateDir(dir string) *Validation {
 			r.Warnings = append(r.Warnings, manifest.Finding{File: found.Also[0].Path, Message: note})
 		}
 		reservedName(&r, found, dir, source.Source{Kind: source.LocalDir, Path: dir})
-		v.add(r)
+		v.Merge(r, "", "")
 		if rootPluginUnlisted(dir, refs) {
 			// The folder is a plugin too, and no entry lists it.
-			v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
+			v.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}), "", "")
 		}
 		return v
 	}
@@ -257,12 +234,12 @@ func validateDir(dir string) *Validation {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(d.Path))); err == nil {
 			_, err := manifest.ReadFile(dir, d.Path, marketplace.MaxDocumentBytes)
 			v.Target.Kind = "marketplace"
-			v.add(manifest.Report{Errors: []manifest.Finding{{File: d.Path, Message: "the marketplace " + manifest.Unreadable(err)}}})
+			v.Errors = append(v.Errors, manifest.Finding{File: d.Path, Message: "the marketplace " + manifest.Unreadable(err)})
 			return v
 		}
 	}
 	v.Target.Kind = "plugin"
-	v.add(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}))
+	v.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{}), "", "")
 	return v
 }
 
@@ -281,25 +258,16 @@ func reservedName(r *manifest.Report, found marketplace.Found, root string, src 
 	if err != nil {
 		return
 	}
-	if name := doc.Get("name"); name != nil && name.Kind == jsondoc.String {
-		if err := marketplace.CheckReservedName(name.Str, src); err != nil {
-			r.Refuse("name", "Reasonix refuses it, as Claude Code's marketplace add does", "%v", err)
-		}
+	if err := marketplace.CheckReservedName(doc.GetStr("name"), src); err != nil {
+		r.Refuse("name", "Reasonix refuses it, as Claude Code's marketplace add does", "%v", err)
 	}
 }
 
 // rootPluginUnlisted reports a plugin manifest at a marketplace's root
 // that none of its entries points at.
 func rootPluginUnlisted(dir string, refs []marketplace.Ref) bool {
-	if _, _, err := manifest.Detect(dir); err != nil {
-		return false
-	}
-	for _, ref := range refs {
-		if ref.Local == "." {
-			return false
-		}
-	}
-	return true
+	_, _, err := manifest.Detect(dir)
+	return err == nil && !slices.ContainsFunc(refs, func(ref marketplace.Ref) bool { return ref.Local == "." })
 }
 
 // validateSource resolves a source the way install does and validates
@@ -338,7 +306,7 @@ func validateSource(ctx context.Context, arg string, src source.Source, err, sta
 			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s resolved to no plugin folder", arg)
 		}
 		v.Target.Kind = "plugin"
-		v.add(manifest.ValidatePluginDir(f.Candidates[0].Dir, manifest.ValidateOptions{}))
+		v.Merge(manifest.ValidatePluginDir(f.Candidates[0].Dir, manifest.ValidateOptions{}), "", "")
 		return v, nil
 	}
 	v.Target.Kind = "marketplace"
@@ -363,24 +331,14 @@ func validateSource(ctx context.Context, arg string, src source.Source, err, sta
 	if note := found.Note(); note != "" {
 		r.Warnings = append(r.Warnings, manifest.Finding{File: found.Also[0].Path, Message: note})
 	}
-	v.add(r)
-	keys := make([]string, 0, len(fetched))
-	for k := range fetched {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return entryIndex(keys[i]) < entryIndex(keys[j]) })
-	for _, k := range keys {
-		out := fetched[k]
-		v.Errors = append(v.Errors, out.report.Errors...)
-		v.Warnings = append(v.Warnings, out.report.Warnings...)
+	v.Merge(r, "", "")
+	for _, ref := range refs { // in document order
+		if out, ok := fetched[ref.At]; ok {
+			v.Errors = append(v.Errors, out.report.Errors...)
+			v.Warnings = append(v.Warnings, out.report.Warnings...)
+		}
 	}
 	return v, nil
-}
-
-func entryIndex(at string) int {
-	var i int
-	_, _ = fmt.Sscanf(at, "plugins[%d]", &i)
-	return i
 }
 
 // marketplaceRootIn finds the root of a resolved marketplace source: the
@@ -432,13 +390,14 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 	if len(names) == 0 {
 		return out
 	}
+	notFetched := func(ref marketplace.Ref, said string, err error) {
+		out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: ref.Name, Note: "not fetched: " + err.Error()},
+			report: manifest.Report{Warnings: []manifest.Finding{{Entry: ref.At, Path: ref.At + ".source", Message: said + err.Error()}}}}
+	}
 	f, err := in.sources.Resolve(ctx, resolver.Request{Source: src, Names: names, Offline: offline})
 	if err != nil {
 		for _, n := range names {
-			ref := byName[n]
-			var r manifest.Report
-			r.Warnings = append(r.Warnings, manifest.Finding{Entry: ref.At, Path: ref.At + ".source", Message: "not fetched: " + err.Error()})
-			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: n, Note: "not fetched: " + err.Error()}, report: r}
+			notFetched(byName[n], "not fetched: ", err)
 		}
 		return out
 	}
@@ -450,8 +409,7 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 		var r manifest.Report
 		switch {
 		case c.Err != nil:
-			r.Warnings = append(r.Warnings, manifest.Finding{Entry: ref.At, Path: ref.At + ".source", Message: "cannot be fetched, so its plugin was not checked: " + c.Err.Error()})
-			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: c.Name, Note: "not fetched: " + c.Err.Error()}, report: r}
+			notFetched(ref, "cannot be fetched, so its plugin was not checked: ", c.Err)
 		case c.Dir != "":
 			r.Merge(manifest.ValidatePluginDir(c.Dir, manifest.ValidateOptions{Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer, ContentAsWarnings: true}), ref.At, "")
 			out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "plugin", Entry: ref.At, Name: c.Name, File: c.Source.String()}, report: r}

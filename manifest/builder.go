@@ -355,23 +355,7 @@ func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
 // normalizes empty lists so JSON shows [] rather than null.
 func (b *builder) finish() {
 	p := b.pkg
-	if p.Skills == nil {
-		p.Skills = []Skill{}
-	}
-	if p.Commands == nil {
-		p.Commands = []Command{}
-	}
-	if p.Agents == nil {
-		p.Agents = []Agent{}
-	}
-	if p.Hooks == nil {
-		p.Hooks = []Hook{}
-	}
-	if p.MCPServers == nil {
-		p.MCPServers = []MCPServer{}
-	}
-	if p.Warnings == nil {
-		p.Warnings = []string{}
-	}
+	p.Skills, p.Commands, p.Agents = nonNil(p.Skills), nonNil(p.Commands), nonNil(p.Agents)
+	p.Hooks, p.MCPServers, p.Warnings = nonNil(p.Hooks), nonNil(p.MCPServers), nonNil(p.Warnings)
 	sort.Strings(p.configFiles)
 }

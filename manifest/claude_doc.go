@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -52,15 +53,6 @@ var claudeHookEvents = []string{
 	"PermissionRequest", "PermissionDenied", "Setup", "TeammateIdle", "TaskCreated",
 	"TaskCompleted", "Elicitation", "ElicitationResult", "ConfigChange", "WorktreeCreate",
 	"WorktreeRemove", "InstructionsLoaded", "CwdChanged", "FileChanged", "MessageDisplay",
-}
-
-func isHookEvent(k string) bool {
-	for _, e := range claudeHookEvents {
-		if e == k {
-			return true
-		}
-	}
-	return false
 }
 
 // relPath is a component path: relative to the plugin root, starting with
@@ -114,12 +106,9 @@ func strictObject(name string, rows ...jsondoc.Row) *jsondoc.Shape {
 	return jsondoc.Obj(t)
 }
 
-// claudeTables are built once, on first use: the entry's table is derived
-// from the plugin's.
-var claudeTables = sync.OnceValue(func() *jsondoc.Table { return claudePluginTable() })
-
-// ClaudePlugin is the field table of .claude-plugin/plugin.json.
-func ClaudePlugin() *jsondoc.Table { return claudeTables() }
+// ClaudePlugin is the field table of .claude-plugin/plugin.json, built
+// once, on first use (the entry's table is derived from it).
+var ClaudePlugin = sync.OnceValue(claudePluginTable)
 
 func claudePluginTable() *jsondoc.Table {
 	const C, M, U = jsondoc.Component, jsondoc.Meta, jsondoc.Unsupported
@@ -295,7 +284,7 @@ func hooksConfig() *jsondoc.Shape {
 	matcher := object("matcher group", opt("matcher", str()),
 		req("hooks", jsondoc.List(hook()).Describe("an array of hooks")))
 	return jsondoc.Map(jsondoc.List(matcher).Describe("an array of matchers")).KeyCheck(func(ev string) string {
-		if isHookEvent(ev) {
+		if slices.Contains(claudeHookEvents, ev) {
 			return ""
 		}
 		hint := ""
@@ -513,7 +502,7 @@ var HooksFile = sync.OnceValue(func() *jsondoc.Table {
 			return
 		}
 		msg := "required"
-		if len(doc.Fields) > 0 && isHookEvent(doc.Fields[0].Key) {
+		if len(doc.Fields) > 0 && slices.Contains(claudeHookEvents, doc.Fields[0].Key) {
 			msg += `: wrap the events as {"hooks": {…}}; Claude Code fails to load a hooks file without it ("Hook load failed: expected record, received undefined at path hooks")`
 		}
 		w.Errorf(jsondoc.Join(at, "hooks"), "%s", msg)

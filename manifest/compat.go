@@ -141,9 +141,8 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 	pkg.Description = b.metaString(metaLabel, meta, "description")
 	if in.kind == KindClaude {
 		pkg.DisplayName = b.metaString(metaLabel, meta, "displayName")
-		if d := meta.Get("defaultEnabled"); d != nil && d.Kind == jsondoc.Bool && !d.Bool {
-			pkg.DisabledByDefault = true
-		}
+		d := meta.Get("defaultEnabled")
+		pkg.DisabledByDefault = d != nil && d.Kind == jsondoc.Bool && !d.Bool
 		deps, _ := in.declared("dependencies")
 		if pkg.Dependencies, err = parseDependencies(deps); err != nil {
 			return nil, err
@@ -440,38 +439,7 @@ func (b *builder) compatAgents(in *compatInput) {
 }
 
 func (b *builder) compatHooks(in *compatInput) {
-	loaded := map[string]bool{}
-	// An object, a path, or a list of either.
-	var visit func(src string, n *node)
-	visit = func(src string, n *node) {
-		switch {
-		case n == nil || n.Kind == jsondoc.Null:
-		case n.Kind == jsondoc.Object:
-			b.claudeHooks(src, n)
-		case n.Kind == jsondoc.Array:
-			for i := range n.Items {
-				visit(src, &n.Items[i])
-			}
-		case n.Kind == jsondoc.String:
-			rel, _, ok := b.declaredPath(src, "hooks", n.Str)
-			if !ok || loaded[rel] {
-				return
-			}
-			loaded[rel] = true
-			b.hookFile(rel)
-		default:
-			b.skip("%s: hooks must be an object, a path or a list; skipped", src)
-		}
-	}
-	list, _ := in.declared("hooks")
-	for _, d := range list {
-		visit(d.src, d.n)
-	}
-	if !loaded["hooks/hooks.json"] {
-		if ok, _ := b.t.regularFile("hooks/hooks.json"); ok {
-			b.hookFile("hooks/hooks.json")
-		}
-	}
+	b.declaredJSON(in, "hooks", "hooks/hooks.json", false, b.claudeHooks, b.hookFile, nil)
 	if ok, _ := b.t.regularFile(".claude/settings.json"); ok {
 		if doc, ok := b.sidecarJSON(".claude/settings.json"); ok {
 			before := len(b.pkg.Hooks)
@@ -500,59 +468,16 @@ func (b *builder) codexConventions() {
 
 func (b *builder) compatMCP(in *compatInput) {
 	specs := map[string]mcpSpec{}
-	loaded := map[string]bool{}
-	var visit func(src string, n *node)
-	visit = func(src string, n *node) {
-		switch n.Kind {
-		case jsondoc.Object:
-			b.mcpMap(src, n, specs)
-		case jsondoc.String:
-			p := n.Str
-			if strings.Contains(p, "://") || !strings.HasSuffix(strings.ToLower(p), ".json") {
-				b.skip("%s: mcpServers %q is an MCPB bundle or URL, which Reasonix does not import; skipped", src, p)
-				return
-			}
-			rel, _, ok := b.declaredPath(src, "mcpServers", p)
-			if !ok || loaded[rel] {
-				return
-			}
-			loaded[rel] = true
-			b.mcpFile(rel, specs)
-		case jsondoc.Array:
-			for i := range n.Items {
-				visit(src, &n.Items[i])
-			}
-		case jsondoc.Null:
-		default:
-			b.skip("%s: mcpServers must be an object, a path or a list; skipped", src)
+	servers := func(src string, m *node) { b.mcpMap(src, m, specs) }
+	bundle := func(src, p string) bool {
+		if strings.Contains(p, "://") || !strings.HasSuffix(strings.ToLower(p), ".json") {
+			b.skip("%s: mcpServers %q is an MCPB bundle or URL, which Reasonix does not import; skipped", src, p)
+			return true
 		}
+		return false
 	}
-	list, _ := in.declared("mcpServers")
-	for _, d := range list {
-		visit(d.src, d.n)
-	}
-	if !loaded[".mcp.json"] {
-		if ok, _ := b.t.regularFile(".mcp.json"); ok {
-			b.mcpFile(".mcp.json", specs)
-		}
-	}
-}
-
-// mcpFile maps a .mcp.json-style file: {"mcpServers": {…}} or a bare map.
-func (b *builder) mcpFile(rel string, specs map[string]mcpSpec) {
-	doc, ok := b.sidecarJSON(rel)
-	if !ok {
-		return
-	}
-	if doc.Kind != jsondoc.Object {
-		b.skip("%s: must hold a JSON object; skipped", rel)
-		return
-	}
-	if inner := doc.Get("mcpServers"); inner != nil {
-		b.mcpMap(rel, inner, specs)
-		return
-	}
-	b.mcpMap(rel, doc, specs)
+	b.declaredJSON(in, "mcpServers", ".mcp.json", false, servers,
+		func(rel string) { b.serversFile(rel, "mcpServers", false, servers) }, bundle)
 }
 
 // mcpMap maps {name: server} entries; imported servers never auto-start.

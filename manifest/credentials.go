@@ -1,7 +1,8 @@
 package manifest
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/secrets"
@@ -31,13 +32,10 @@ func StripCredentials(relPath string, data []byte) ([]byte, []string, bool, erro
 // a Parse function.
 func CredentialFiles(p *Package) []string {
 	seen := map[string]bool{}
-	var out []string
 	for _, f := range append([]string{p.ManifestPath}, p.configFiles...) {
-		if f != "" && !seen[f] {
+		if f != "" {
 			seen[f] = true
-			out = append(out, f)
 		}
 	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }

@@ -42,10 +42,13 @@ const (
 // ErrNoManifest is what Detect's error wraps when root has no manifest at all.
 var ErrNoManifest = errors.New("no plugin manifest")
 
-var manifestOrder = []struct {
+// manifestAt is a manifest kind and where it lives.
+type manifestAt struct {
 	kind Kind
 	path string
-}{
+}
+
+var manifestOrder = []manifestAt{
 	{KindReasonix, NativeManifest},
 	{KindCodex, CodexManifest},
 	{KindClaude, ClaudeManifest},
@@ -54,27 +57,21 @@ var manifestOrder = []struct {
 // Detect finds the manifest in root and returns its kind and slash path
 // relative to root. A manifest that is a symlink leaving root does not
 // count.
-func Detect(root string) (Kind, string, error) { return DetectPrefer(root, "") }
-
-// DetectPrefer is Detect with prefer (Claude or Codex) tried right after
-// the native manifest (SPEC §10: native; then the format of the
-// marketplace the package came from; then the other).
-func DetectPrefer(root string, prefer Kind) (Kind, string, error) {
+func Detect(root string) (Kind, string, error) {
 	t, err := openTree(root)
 	if err != nil {
 		return "", "", err
 	}
-	return t.detect(root, prefer)
+	return t.detect(root, "")
 }
 
-// detect is DetectPrefer in a tree already resolved.
+// detect is Detect in a tree already resolved, with prefer (Claude or
+// Codex) tried right after the native manifest (SPEC §10: native; then the
+// format of the marketplace the package came from; then the other).
 func (t *tree) detect(root string, prefer Kind) (Kind, string, error) {
 	order := manifestOrder
 	if prefer == KindClaude {
-		order = []struct {
-			kind Kind
-			path string
-		}{manifestOrder[0], manifestOrder[2], manifestOrder[1]}
+		order = []manifestAt{manifestOrder[0], manifestOrder[2], manifestOrder[1]}
 	}
 	for _, m := range order {
 		ok, err := t.regularFile(m.path)

@@ -1,9 +1,11 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -32,12 +34,8 @@ const conflictingManifests = "conflicting manifests: both " + ClaudeManifest + "
 // own (the fields whose row Declares, and experimental.themes), as Claude
 // Code judges a strict: false entry beside a plugin.json.
 func declaresComponents(entry *node) bool {
-	for _, r := range ClaudePlugin().Rows {
-		if r.Traits&jsondoc.Declares != 0 && !entry.Get(r.Key).IsEmpty() {
-			return true
-		}
-	}
-	return !entry.Get("experimental").Get("themes").IsEmpty()
+	declares := func(r jsondoc.Row) bool { return r.Traits&jsondoc.Declares != 0 && !entry.Get(r.Key).IsEmpty() }
+	return slices.ContainsFunc(ClaudePlugin().Rows, declares) || !entry.Get("experimental").Get("themes").IsEmpty()
 }
 
 // addsBeside reports whether an entry's field r is added to the plugin.json
@@ -96,10 +94,7 @@ func readEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*entryReading,
 	if err != nil || entry.Kind != jsondoc.Object {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "the marketplace entry's fields are not a JSON object")
 	}
-	name := opts.Name
-	if name == "" {
-		name = opts.Implied
-	}
+	name := cmp.Or(opts.Name, opts.Implied)
 	var own *node
 	if rel != "" {
 		data, err := t.readFile(rel, maxJSONBytes)
@@ -155,9 +150,7 @@ func loadWithEntry(root string, kind Kind, rel string, opts LoadOptions) (*Packa
 	if err != nil {
 		return nil, err
 	}
-	if opts.Name == "" {
-		opts.Name = opts.Implied
-	}
+	opts.Name = cmp.Or(opts.Name, opts.Implied)
 	pkg, err := readCompat(root, opts, r.in)
 	if err != nil {
 		return nil, err
@@ -200,24 +193,17 @@ func EntryDocument(root string, opts LoadOptions) (doc []byte, ok bool, err erro
 	if r.in.kind == KindCodex || r.in.entry == nil {
 		return nil, false, nil
 	}
-	if r.in.own == nil {
-		out := *r.in.entry
+	// Without a plugin.json the entry's fields (its name too) are added to
+	// nothing.
+	out := node{Kind: jsondoc.Object}
+	if r.in.own != nil {
+		out = *r.in.own
 		out.Fields = append([]jsondoc.Field{}, out.Fields...)
-		for _, field := range []string{"commands", "agents"} {
-			if v := out.Get(field); v != nil {
-				out.Put(field, t.withConventional(field, v))
-			}
-		}
-		return out.Marshal(), true, nil
 	}
-	out := *r.in.own
-	out.Fields = append([]jsondoc.Field{}, out.Fields...)
 	for _, f := range r.in.entry.Fields {
-		if f.Key == "name" {
-			continue
-		}
 		mine := out.Get(f.Key)
 		switch {
+		case f.Key == "name" && r.in.own != nil:
 		case mine.IsEmpty() && (f.Key == "commands" || f.Key == "agents"):
 			out.Put(f.Key, t.withConventional(f.Key, &f.Val))
 		case mine.IsEmpty():

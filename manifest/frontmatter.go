@@ -151,43 +151,30 @@ func (fm *frontMatter) tools(keys ...string) []string {
 // splitTools splits on commas, or on whitespace when there are none,
 // never inside parentheses.
 func splitTools(s string) []string {
-	sep := func(r rune) bool { return r == ',' }
-	if !topLevelComma(s) {
-		sep = func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
-	}
-	var out []string
-	depth, start := 0, 0
-	flush := func(end int) {
-		if t := strings.TrimSpace(s[start:end]); t != "" {
-			out = append(out, t)
+	split := func(sep func(rune) bool) (out []string, cut bool) {
+		depth, start := 0, 0
+		flush := func(end int) {
+			if t := strings.TrimSpace(s[start:end]); t != "" {
+				out = append(out, t)
+			}
 		}
-	}
-	for i, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case depth == 0 && sep(r):
-			flush(i)
-			start = i + 1
+		for i, r := range s {
+			switch {
+			case r == '(':
+				depth++
+			case r == ')' && depth > 0:
+				depth--
+			case depth == 0 && sep(r):
+				flush(i)
+				cut, start = true, i+1
+			}
 		}
+		flush(len(s))
+		return out, cut
 	}
-	flush(len(s))
+	if out, cut := split(func(r rune) bool { return r == ',' }); cut {
+		return out
+	}
+	out, _ := split(func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' })
 	return out
-}
-
-func topLevelComma(s string) bool {
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case r == ',' && depth == 0:
-			return true
-		}
-	}
-	return false
 }

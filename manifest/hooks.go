@@ -132,9 +132,7 @@ func (b *builder) claudeHook(where, src, ev, matcher string, h *node) {
 		}
 		hook.Args, hook.Form = secrets.MaskArgs(args), HookExec
 	}
-	if s := h.Get("shell"); s != nil && s.Kind == jsondoc.String {
-		hook.Shell = s.Str
-	}
+	hook.Shell = h.GetStr("shell")
 	hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 	if t := h.Get("timeout"); t != nil && t.Kind == jsondoc.Number {
 		hook.Timeout, _ = strconv.ParseFloat(t.Str, 64)
@@ -169,7 +167,7 @@ func (b *builder) hookFile(rel string) {
 		return
 	}
 	var r Report
-	(&jsondoc.Walk{R: &r, Mode: jsondoc.Install}).Document(HooksFile(), doc)
+	(&jsondoc.Walk{Report: &r, Mode: jsondoc.Install}).Document(HooksFile(), doc)
 	if !r.OK() {
 		b.block("%s: Claude Code fails to load this plugin's hooks (\"Hook load failed\"): %s", rel, r.Summary(3))
 		return
@@ -196,4 +194,73 @@ func (b *builder) sidecarJSON(rel string) (*node, bool) {
 		return nil, false
 	}
 	return doc, true
+}
+
+// declaredJSON maps a field whose declarations are an object (inline), a
+// "./….json" path to a file holding one (file; each file read once), or a
+// list of either; then the conventional file, unless a declaration named
+// it. reject, when set, turns a path down before it is resolved.
+// listOnly: the field is one Reasonix lists without mapping (unmapped).
+func (b *builder) declaredJSON(in *compatInput, field, conventional string, listOnly bool,
+	inline func(src string, n *node), file func(rel string), reject func(src, p string) bool) {
+	loaded := map[string]bool{}
+	var visit func(src string, n *node)
+	visit = func(src string, n *node) {
+		switch n.Kind {
+		case jsondoc.Object:
+			inline(src, n)
+		case jsondoc.String:
+			if reject != nil && reject(src, n.Str) {
+				return
+			}
+			if rel, _, ok := b.declaredPath(src, field, n.Str); ok && !loaded[rel] {
+				loaded[rel] = true
+				file(rel)
+			}
+		case jsondoc.Array:
+			for i := range n.Items {
+				visit(src, &n.Items[i])
+			}
+		case jsondoc.Null:
+		default:
+			b.unmapped(listOnly, "%s: %s must be an object, a path or a list", src, field)
+		}
+	}
+	list, _ := in.declared(field)
+	for _, d := range list {
+		visit(d.src, d.n)
+	}
+	if !loaded[conventional] {
+		if ok, _ := b.t.regularFile(conventional); ok {
+			file(conventional)
+		}
+	}
+}
+
+// serversFile maps a .mcp.json- or .lsp.json-style file: {key: {…}} or a
+// bare map of servers.
+func (b *builder) serversFile(rel, key string, listOnly bool, servers func(src string, m *node)) {
+	doc, ok := b.sidecarJSON(rel)
+	if !ok {
+		return
+	}
+	if doc.Kind != jsondoc.Object {
+		b.unmapped(listOnly, "%s: must hold a JSON object", rel)
+		return
+	}
+	if inner := doc.Get(key); inner != nil {
+		doc = inner
+	}
+	servers(rel, doc)
+}
+
+// unmapped reports a declaration that maps to nothing: skipped (the
+// package is partial), or, for what Reasonix only lists (listOnly: LSP
+// servers), ignored.
+func (b *builder) unmapped(listOnly bool, format string, args ...any) {
+	if listOnly {
+		b.warn(format+"; ignored", args...)
+		return
+	}
+	b.skip(format+"; skipped", args...)
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,9 +106,7 @@ func (p *Package) Counts() string {
 // opts.Implied. A folder with nothing Claude's conventions map is blocked,
 // as any package with nothing mapped is.
 func loadImplied(root string, opts LoadOptions) (*Package, error) {
-	if opts.Name == "" {
-		opts.Name = opts.Implied
-	}
+	opts.Name = cmp.Or(opts.Name, opts.Implied)
 	doc, err := json.Marshal(map[string]string{"name": opts.Name})
 	if err != nil {
 		return nil, err

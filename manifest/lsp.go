@@ -3,6 +3,8 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,54 +34,9 @@ type lspSpec struct {
 // compatLSP lists the LSP servers a manifest declares (an object, a path to
 // a JSON file, or a list of either) and the conventional .lsp.json.
 func (b *builder) compatLSP(in *compatInput) {
-	loaded := map[string]bool{}
-	var visit func(src string, n *node)
-	visit = func(src string, n *node) {
-		switch n.Kind {
-		case jsondoc.Object:
-			b.lspMap(src, n)
-		case jsondoc.String:
-			rel, _, ok := b.declaredPath(src, "lspServers", n.Str)
-			if !ok || loaded[rel] {
-				return
-			}
-			loaded[rel] = true
-			b.lspFile(rel)
-		case jsondoc.Array:
-			for i := range n.Items {
-				visit(src, &n.Items[i])
-			}
-		case jsondoc.Null:
-		default:
-			b.warn("%s: lspServers must be an object, a path or a list; ignored", src)
-		}
-	}
-	list, _ := in.declared("lspServers")
-	for _, d := range list {
-		visit(d.src, d.n)
-	}
-	if !loaded[".lsp.json"] {
-		if ok, _ := b.t.regularFile(".lsp.json"); ok {
-			b.lspFile(".lsp.json")
-		}
-	}
+	b.declaredJSON(in, "lspServers", ".lsp.json", true, b.lspMap,
+		func(rel string) { b.serversFile(rel, "lspServers", true, b.lspMap) }, nil)
 	sort.Slice(b.pkg.LSPServers, func(i, j int) bool { return b.pkg.LSPServers[i].Name < b.pkg.LSPServers[j].Name })
-}
-
-func (b *builder) lspFile(rel string) {
-	doc, ok := b.sidecarJSON(rel)
-	if !ok {
-		return
-	}
-	if doc.Kind != jsondoc.Object {
-		b.warn("%s: must hold a JSON object; ignored", rel)
-		return
-	}
-	if inner := doc.Get("lspServers"); inner != nil {
-		b.lspMap(rel, inner)
-		return
-	}
-	b.lspMap(rel, doc)
 }
 
 func (b *builder) lspMap(src string, m *node) {
@@ -93,12 +50,8 @@ func (b *builder) lspMap(src string, m *node) {
 			b.warn("%s: LSP server %q is malformed; ignored", src, name)
 			continue
 		}
-		exts := make([]string, 0, len(s.ExtensionToLanguage))
-		for e := range s.ExtensionToLanguage {
-			exts = append(exts, e)
-		}
-		sort.Strings(exts)
-		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNilStrings(s.Args), Extensions: exts, Source: src})
+		exts := slices.Sorted(maps.Keys(s.ExtensionToLanguage))
+		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNil(s.Args), Extensions: exts, Source: src})
 		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped (Claude Code runs it)", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
 	}
 }
@@ -113,11 +66,4 @@ func declaredButUnmapped(p *Package) string {
 		names[i] = s.Name
 	}
 	return fmt.Sprintf("it declares only LSP servers (%s), which Reasonix has no runtime for (Claude Code runs them; Reasonix blocks such a plugin rather than install it empty)", strings.Join(names, ", "))
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

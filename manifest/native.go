@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -226,7 +227,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	names := sortedKeys(servers)
+	names := slices.Sorted(maps.Keys(servers))
 	specs := map[string]mcpSpec{}
 	for _, name := range names {
 		s := servers[name]
@@ -254,17 +255,8 @@ func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error
 	return out, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
-	for _, ev := range sortedKeys(hooks) {
+	for _, ev := range slices.Sorted(maps.Keys(hooks)) {
 		if !hookEvents[ev] {
 			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(eventOrder, ", "))
 		}
@@ -293,12 +285,9 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				}
 				hook.ContextFile, hook.Form = rel, HookContext
 			case h.Command != "":
-				hook.Command = h.Command
-				switch {
-				case h.Args != nil:
+				hook.Command, hook.Form = h.Command, HookShell
+				if h.Args != nil {
 					hook.Form, hook.Args = HookExec, secrets.MaskArgs(*h.Args)
-				default:
-					hook.Form = HookShell
 				}
 				if h.Shell != "" {
 					if !hookShells[h.Shell] {
@@ -383,12 +372,10 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	if r.Priority != math.Trunc(r.Priority) {
 		return nil, fmt.Errorf("%s: priority must be a whole number", at)
 	}
-	caps := map[string]bool{}
 	for i, c := range r.Capabilities {
 		if !runtimeCapabilities[c] {
 			return nil, fmt.Errorf("%s: capabilities[%d] %q is not one of interceptors, strategies, providers, ui, tools, session", at, i, c)
 		}
-		caps[c] = true
 	}
 	for i, slot := range r.Replaces {
 		kind, arg, hasArg := strings.Cut(slot, ":")
@@ -413,7 +400,7 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 			"It can read the whole session, bypass permissions and operate this machine directly. "+
 			"Installing it is the authorization; install only runtimes you trust completely.", command),
 	}
-	if len(r.Tools) > 0 && !caps["tools"] {
+	if len(r.Tools) > 0 && !slices.Contains(r.Capabilities, "tools") {
 		return nil, fmt.Errorf("%s: tools are declared but capabilities does not include \"tools\"", at)
 	}
 	names := map[string]bool{}
@@ -442,9 +429,10 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	return rt, nil
 }
 
-func nonNil(s []string) []string {
+// nonNil is s, or an empty list for nil, so JSON shows [] rather than null.
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

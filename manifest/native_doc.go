@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,18 +64,14 @@ func unknownNativeField(w *jsondoc.Walk, at, key string) {
 // is what it refuses.
 func checkNative(doc *node) error {
 	var r Report
-	w := &jsondoc.Walk{R: &r, Mode: jsondoc.Install, NullOK: true}
+	w := &jsondoc.Walk{Report: &r, Mode: jsondoc.Install, NullOK: true}
 	w.Document(Native(), doc)
 	if r.OK() {
 		return nil
 	}
 	f := r.Errors[0]
 	if strings.HasPrefix(f.Message, "unknown field") {
-		return errorString(f.Message)
+		return errors.New(f.Message)
 	}
-	return errorString("field " + strconv.Quote(f.Path) + " " + f.Message)
+	return errors.New("field " + strconv.Quote(f.Path) + " " + f.Message)
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }

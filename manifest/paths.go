@@ -6,8 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"reasonix.io/plugind"
@@ -63,36 +63,32 @@ type statResult struct {
 }
 
 // lstat is os.Lstat, asked once per path and tree.
-func (t *tree) lstat(p string) (fs.FileInfo, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if r, ok := t.lstats[p]; ok {
-		return r.info, r.err
-	}
-	info, err := os.Lstat(p)
-	if t.lstats == nil {
-		t.lstats = map[string]statResult{}
-	}
-	t.lstats[p] = statResult{info, err}
-	return info, err
-}
+func (t *tree) lstat(p string) (fs.FileInfo, error) { return t.once(&t.lstats, p, os.Lstat) }
 
 // stat is os.Stat, asked once per path and tree; a path lstat found not to
 // be a link needs no second question.
 func (t *tree) stat(p string) (fs.FileInfo, error) {
 	t.mu.Lock()
+	r, ok := t.lstats[p]
+	t.mu.Unlock()
+	if ok && (r.err != nil || r.info.Mode()&fs.ModeSymlink == 0) {
+		return r.info, r.err
+	}
+	return t.once(&t.stats, p, os.Stat)
+}
+
+// once answers p from results, asking ask the first time.
+func (t *tree) once(results *map[string]statResult, p string, ask func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
+	t.mu.Lock()
 	defer t.mu.Unlock()
-	if r, ok := t.lstats[p]; ok && (r.err != nil || r.info.Mode()&fs.ModeSymlink == 0) {
+	if r, ok := (*results)[p]; ok {
 		return r.info, r.err
 	}
-	if r, ok := t.stats[p]; ok {
-		return r.info, r.err
+	info, err := ask(p)
+	if *results == nil {
+		*results = map[string]statResult{}
 	}
-	info, err := os.Stat(p)
-	if t.stats == nil {
-		t.stats = map[string]statResult{}
-	}
-	t.stats[p] = statResult{info, err}
+	(*results)[p] = statResult{info, err}
 	return info, err
 }
 
@@ -188,19 +184,12 @@ func (t *tree) danglingEscape(rel string) bool {
 	return false
 }
 
+// splitSlash is the segments of rel, a clean slash path (plugind.LocalPath).
 func splitSlash(rel string) []string {
 	if rel == "." || rel == "" {
 		return nil
 	}
-	var out []string
-	for {
-		dir, file := path.Split(rel)
-		out = append([]string{file}, out...)
-		if dir == "" {
-			return out
-		}
-		rel = path.Clean(dir)
-	}
+	return strings.Split(rel, "/")
 }
 
 // ReadFile reads the file rel (a slash path) of the folder root the way

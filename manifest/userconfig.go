@@ -2,9 +2,10 @@ package manifest
 
 import (
 	"fmt"
-	"reasonix.io/plugind/internal/jsondoc"
 	"strconv"
 	"strings"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // userConfig: the options a Claude plugin asks its user for (plugin.json
@@ -72,12 +73,6 @@ func readOption(key string, n *node) (Option, bool) {
 	if n.Kind != jsondoc.Object || !optionKey.MatchString(key) {
 		return Option{}, false
 	}
-	str := func(k string) string {
-		if v := n.Get(k); v != nil && v.Kind == jsondoc.String {
-			return v.Str
-		}
-		return ""
-	}
 	flag := func(k string) bool {
 		v := n.Get(k)
 		return v != nil && v.Kind == jsondoc.Bool && v.Bool
@@ -90,7 +85,7 @@ func readOption(key string, n *node) (Option, bool) {
 		}
 		return nil
 	}
-	o := Option{Key: key, Title: str("title"), Description: str("description"), Type: str("type"),
+	o := Option{Key: key, Title: n.GetStr("title"), Description: n.GetStr("description"), Type: n.GetStr("type"),
 		Required: flag("required"), Sensitive: flag("sensitive"), Multiple: flag("multiple"), Min: num("min"), Max: num("max")}
 	switch o.Type {
 	case OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile:
@@ -187,10 +182,7 @@ func (o Option) quote(s string) string {
 	if o.Sensitive {
 		return "the value"
 	}
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(jsondoc.Clip(s, 60))
 }
 
 // FindOption returns the option named key.
@@ -201,13 +193,4 @@ func FindOption(opts []Option, key string) (Option, bool) {
 		}
 	}
 	return Option{}, false
-}
-
-// OptionKeys lists the keys of opts, for "known keys" hints.
-func OptionKeys(opts []Option) []string {
-	keys := make([]string, len(opts))
-	for i, o := range opts {
-		keys[i] = o.Key
-	}
-	return keys
 }

@@ -18,7 +18,11 @@ func loadUserConfigFixture(t *testing.T) *Package {
 
 func TestReadOptions(t *testing.T) {
 	pkg := loadUserConfigFixture(t)
-	if got, want := OptionKeys(pkg.UserConfig), []string{"api_key", "endpoint", "port", "verbose", "workdir", "tags"}; !reflect.DeepEqual(got, want) {
+	var got []string
+	for _, o := range pkg.UserConfig {
+		got = append(got, o.Key)
+	}
+	if want := []string{"api_key", "endpoint", "port", "verbose", "workdir", "tags"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("keys %v, want %v (declaration order)", got, want)
 	}
 	key, _ := FindOption(pkg.UserConfig, "api_key")

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,12 +88,7 @@ func (p *Package) UserConfigRefs() []string {
 			seen[m[1]] = true
 		}
 	})
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // WithUserConfig returns a copy of p whose MCP servers (command, args,
@@ -124,7 +121,7 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 	for i := range c.LSPServers {
 		l := &c.LSPServers[i]
 		l.Command = secrets.Mask(ExpandUserConfig(l.Command, texts))
-		l.Args = nonNilStrings(secrets.MaskArgs(expandAll(l.Args, texts)))
+		l.Args = nonNil(secrets.MaskArgs(expandAll(l.Args, texts)))
 	}
 	return &c
 }

@@ -24,38 +24,33 @@ type folder struct {
 // root is not "", it is the plugin folder, and the component paths the
 // document declares must exist in it, as Claude's validator requires.
 func CheckClaudeManifest(data []byte, root string) Report {
-	var r Report
-	doc, dups, ok := parseForCheck(data, &r)
-	if !ok {
-		return r
-	}
-	w := &jsondoc.Walk{R: &r, Ctx: &folder{root: root}, Dups: dups}
-	w.Document(ClaudePlugin(), doc)
-	return r
+	return checkDocument(data, ClaudePlugin(), &folder{root: root})
 }
 
 // walkPlugin walks a plugin.json document (or an entry's manifest fields)
 // into r.
 func walkPlugin(doc *node, f *folder, mode jsondoc.Mode, r *Report) {
-	w := &jsondoc.Walk{R: r, Mode: mode, Ctx: f}
+	w := &jsondoc.Walk{Report: r, Mode: mode, Ctx: f}
 	w.Document(ClaudePlugin(), doc)
 }
 
-// parseForCheck decodes a JSON document the way Claude Code reads it: a
-// byte-order mark is a syntax error there, so it is one here (Reasonix's
-// installer reads such a file, saying so; Claude Code cannot). The keys
-// it repeats are for the walk to report.
-func parseForCheck(data []byte, r *Report) (*node, []jsondoc.Dup, bool) {
+// checkDocument checks data, a document of table t (ctx is the walk's
+// Ctx), as Claude Code reads it: a byte-order mark is a syntax error
+// there, so it is one here (Reasonix's installer reads such a file, saying
+// so; Claude Code cannot). The keys it repeats are for the walk to report.
+func checkDocument(data []byte, t *jsondoc.Table, ctx any) Report {
+	var r Report
 	if _, bom := jsondoc.TrimBOM(data); bom {
 		r.Keep("", "Reasonix reads the file without its byte-order mark", "the file starts with a UTF-8 byte-order mark, which Claude Code's JSON parser rejects; save it without one")
-		return nil, nil, false
+		return r
 	}
 	doc, dups, err := jsondoc.Parse(data)
 	if err != nil {
 		r.Errorf("", "the document is %v", err)
-		return nil, nil, false
+		return r
 	}
-	return doc, dups, true
+	(&jsondoc.Walk{Report: &r, Ctx: ctx, Dups: dups}).Document(t, doc)
+	return r
 }
 
 // parseJSON decodes a package's JSON document named name for install: a

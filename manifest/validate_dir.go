@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,11 +118,12 @@ var frontMatterBlock = lazyregexp.New(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
 // checkContent checks the files Claude's validator reads in a plugin
 // folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
-// matter, and a CLAUDE.md at the root (not loaded), into r; and
-// hooks/hooks.json into hooks (Claude Code fails to load a plugin whose
-// hooks file it cannot read, so those findings are never demoted).
-// Findings name their file, relative to root.
-func checkContent(root string, r, hooks *Report) {
+// matter, and a CLAUDE.md at the root (not loaded), demoted to warnings
+// saying why when demote is not ""; then hooks/hooks.json (Claude Code
+// fails to load a plugin whose hooks file it cannot read, so those
+// findings are never demoted). Findings name their file, relative to root.
+func checkContent(root, demote string) Report {
+	var r Report
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
@@ -149,7 +151,11 @@ func checkContent(root string, r, hooks *Report) {
 			r.Merge(fr, "", rel)
 		}
 	}
-	checkHooksFile(root, "hooks/hooks.json", hooks)
+	if demote != "" {
+		r.Demote(demote)
+	}
+	checkHooksFile(root, "hooks/hooks.json", &r)
+	return r
 }
 
 // markdownFiles lists, as slash paths under root, the SKILL.md of each
@@ -157,29 +163,21 @@ func checkContent(root string, r, hooks *Report) {
 // commands/. Symlinks are not followed, as Claude's directory walk does
 // not.
 func markdownFiles(root, kind string) []string {
-	base := kind + "s"
 	var out []string
-	var walk func(rel string)
-	walk = func(rel string) {
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return
+	base := kind + "s"
+	_ = fs.WalkDir(os.DirFS(root), base, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return fs.SkipDir // unreadable: nothing of it is listed
+		case p == base:
+		case kind == "skill" && e.IsDir():
+			out = append(out, p+"/SKILL.md")
+			return fs.SkipDir
+		case kind != "skill" && e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".md"):
+			out = append(out, p)
 		}
-		for _, e := range entries {
-			p := rel + "/" + e.Name()
-			switch {
-			case kind == "skill":
-				if e.IsDir() {
-					out = append(out, p+"/SKILL.md")
-				}
-			case e.IsDir():
-				walk(p)
-			case e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(e.Name()), ".md"):
-				out = append(out, p)
-			}
-		}
-	}
-	walk(base)
+		return nil
+	})
 	return out
 }
 
@@ -338,11 +336,7 @@ func checkHooksFile(root, rel string, r *Report) {
 		r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
 		return
 	}
-	var fr Report
-	if doc, dups, ok := parseForCheck(data, &fr); ok {
-		(&jsondoc.Walk{R: &fr, Dups: dups}).Document(HooksFile(), doc)
-	}
-	r.Merge(fr, "", rel)
+	r.Merge(checkDocument(data, HooksFile(), nil), "", rel)
 }
 
 // ValidateOptions adjust ValidatePluginDir.
@@ -405,13 +399,11 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Errorf("", "no plugin manifest: expected %s (or %s, %s)", ClaudeManifest, NativeManifest, CodexManifest)
 	}
 	if ok, _ := t.regularFile(ClaudeManifest); ok || found == 0 {
-		var content, hooks Report
-		checkContent(root, &content, &hooks)
+		demote := ""
 		if opts.ContentAsWarnings {
-			content.Demote("Claude Code's validator reports it as an error when validating the plugin folder")
+			demote = "Claude Code's validator reports it as an error when validating the plugin folder"
 		}
-		r.Merge(content, "", "")
-		r.Merge(hooks, "", "")
+		r.Merge(checkContent(root, demote), "", "")
 	}
 	reasonixVerdict(root, opts, &r)
 	return r
@@ -432,16 +424,9 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	// Install's walk: the advice a plugin.json gets (no author…) is not
 	// the entry's to heed.
 	walkPlugin(doc, &folder{root: t.root, entry: true}, jsondoc.Install, &er)
-	for _, f := range er.Errors {
-		if f.Path != "name" {
-			r.Errors = append(r.Errors, f)
-		}
-	}
-	for _, f := range er.Warnings {
-		if f.Path != "name" {
-			r.Warnings = append(r.Warnings, f)
-		}
-	}
+	named := func(f Finding) bool { return f.Path == "name" }
+	r.Errors = append(r.Errors, slices.DeleteFunc(er.Errors, named)...)
+	r.Warnings = append(r.Warnings, slices.DeleteFunc(er.Warnings, named)...)
 	kind, _, err := t.detect(t.root, opts.Prefer)
 	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
 		r.Errorf("", "%s", conflictingManifests)
@@ -483,9 +468,4 @@ func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
 // Claude Code's validator does when given its .claude-plugin/plugin.json:
 // skill, agent and command front matter, hooks/hooks.json, a root
 // CLAUDE.md. Findings name their file relative to root.
-func CheckPluginContent(root string) Report {
-	var r, hooks Report
-	checkContent(root, &r, &hooks)
-	r.Merge(hooks, "", "")
-	return r
-}
+func CheckPluginContent(root string) Report { return checkContent(root, "") }

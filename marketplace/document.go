@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strconv"
@@ -73,7 +74,7 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 		return refuse("lists %d plugin entries; the limit is %d", len(plugins.Items), MaxEntries)
 	}
 	t := f.tables()
-	(&jsondoc.Walk{R: &r, Mode: mode, Dups: dups}).Document(t.top, doc)
+	(&jsondoc.Walk{Report: &r, Mode: mode, Dups: dups}).Document(t.top, doc)
 	if plugins == nil || plugins.Kind != jsondoc.Array {
 		return nil, r, nil
 	}
@@ -83,8 +84,8 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 	}
 
 	p := &parser{f: f, opts: opts, m: &Marketplace{Warnings: lines(top.Warnings)}}
-	p.m.Name = p.optString(doc.Get("name"))
-	p.m.Description = p.optString(doc.Get("description"))
+	p.m.Name = doc.GetStr("name")
+	p.m.Description = doc.GetStr("description")
 	if md := doc.Get("metadata"); md != nil && !f.codex {
 		p.metadata(md)
 	}
@@ -128,31 +129,22 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 // and each entry's (a path under plugins[i]).
 func byEntry(r jsondoc.Report, n int) (top jsondoc.Report, entries []jsondoc.Report) {
 	entries = make([]jsondoc.Report, n)
-	which := func(p string) int {
+	which := func(p string) *jsondoc.Report {
 		rest, ok := strings.CutPrefix(p, "plugins[")
-		end := strings.IndexByte(rest, ']')
-		if !ok || end < 0 {
-			return -1
+		if end := strings.IndexByte(rest, ']'); ok && end >= 0 {
+			if i, err := strconv.Atoi(rest[:end]); err == nil && i >= 0 && i < n {
+				return &entries[i]
+			}
 		}
-		i, err := strconv.Atoi(rest[:end])
-		if err != nil || i >= n {
-			return -1
-		}
-		return i
+		return &top
 	}
 	for _, f := range r.Errors {
-		if i := which(f.Path); i >= 0 {
-			entries[i].Errors = append(entries[i].Errors, f)
-		} else {
-			top.Errors = append(top.Errors, f)
-		}
+		to := which(f.Path)
+		to.Errors = append(to.Errors, f)
 	}
 	for _, f := range r.Warnings {
-		if i := which(f.Path); i >= 0 {
-			entries[i].Warnings = append(entries[i].Warnings, f)
-		} else {
-			top.Warnings = append(top.Warnings, f)
-		}
+		to := which(f.Path)
+		to.Warnings = append(to.Warnings, f)
 	}
 	return top, entries
 }
@@ -212,9 +204,7 @@ func missingPlugins(doc *node) string {
 }
 
 func (p *parser) metadata(md *node) {
-	if p.m.Description == "" {
-		p.m.Description = p.optString(md.Get("description"))
-	}
+	p.m.Description = cmp.Or(p.m.Description, md.GetStr("description"))
 	root := md.Get("pluginRoot")
 	if root == nil || md.Kind != jsondoc.Object {
 		return
@@ -233,14 +223,6 @@ func (p *parser) metadata(md *node) {
 	if clean != "." {
 		p.m.PluginRoot = clean
 	}
-}
-
-// optString reads an optional string; the tables report a wrong type.
-func (p *parser) optString(n *node) string {
-	if n == nil || n.Kind != jsondoc.String {
-		return ""
-	}
-	return n.Str
 }
 
 func quoteAll(ss []string) []string {

@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -19,7 +20,6 @@ type node = jsondoc.Node
 type entryState struct {
 	Entry
 	idx     int
-	named   bool // Name is a string (possibly invalid)
 	problem string
 	// claude: the status comes from the document's rules (what validate
 	// reports), not from Reasonix's own reading of the entry.
@@ -49,20 +49,11 @@ func (s *entryState) skip(code plugind.Code, format string, args ...any) {
 	s.set(StatusSkipped, code, format, args...)
 }
 
-func (s *entryState) label() string {
-	if s.named && s.Name != "" {
-		return fmt.Sprintf("marketplace entry %q (plugins[%d])", s.Name, s.idx)
-	}
-	return fmt.Sprintf("marketplace entry plugins[%d]", s.idx)
-}
-
 func (s *entryState) finish() Entry {
 	e := s.Entry
-	if e.Status == "" {
-		e.Status = StatusReady
-	}
+	e.Status = cmp.Or(e.Status, StatusReady)
 	if e.Status != StatusReady {
-		e.Reason = s.label() + ": " + s.problem
+		e.Reason = entryLabel(s.idx, s.Name) + ": " + s.problem
 		// Unpinned means "ready only because of AllowUnpinned"; an entry
 		// refused for another reason (strict: false, a duplicate name) is
 		// not ready at all.
@@ -77,7 +68,6 @@ func (s *entryState) finish() Entry {
 func (p *parser) entry(i int, obj *node) entryState {
 	s := entryState{idx: i}
 	s.Kind = KindUnknown
-	at := fmt.Sprintf("plugins[%d]", i)
 	if obj.Kind != jsondoc.Object {
 		s.fail("expected an object with \"name\" and \"source\", found %s", describe(obj))
 		return s
@@ -89,14 +79,13 @@ func (p *parser) entry(i int, obj *node) entryState {
 		s.fail("\"name\" must be a string, found %s", describe(nameNode))
 	default:
 		s.Name = nameNode.Str
-		s.named = true
 		if err := plugind.ValidateName(s.Name); err != nil {
 			s.fail("%v", err)
 		}
 	}
 	s.Manifest = manifestFields(obj)
-	s.Version = p.optString(obj.Get("version"))
-	s.Description = p.optString(obj.Get("description"))
+	s.Version = obj.GetStr("version")
+	s.Description = obj.GetStr("description")
 	if !p.f.codex {
 		p.strict(&s, obj.Get("strict"))
 	} else {
@@ -109,7 +98,7 @@ func (p *parser) entry(i int, obj *node) entryState {
 	case src.Kind == jsondoc.String:
 		p.stringSource(&s, src.Str)
 	case src.Kind == jsondoc.Object:
-		p.objectSource(&s, at+".source", src)
+		p.objectSource(&s, src)
 	default:
 		s.fail("\"source\" must be a path string or an object, found %s", describe(src))
 	}
@@ -133,12 +122,10 @@ func (p *parser) strict(s *entryState, n *node) {
 }
 
 // policy honours Codex's policy.installation: a NOT_AVAILABLE plugin is
-// listed but not installable.
+// listed but not installable. (A policy of the wrong shape is the table's
+// to warn about.)
 func (p *parser) policy(s *entryState, n *node) {
-	if n == nil || n.Kind != jsondoc.Object {
-		return // the table warns
-	}
-	if p.optString(n.Get("installation")) == "NOT_AVAILABLE" {
+	if n.GetStr("installation") == "NOT_AVAILABLE" {
 		s.skip(plugind.CodeInvalidSource, "policy.installation is NOT_AVAILABLE: the marketplace does not offer this plugin for installation")
 	}
 }
@@ -175,15 +162,12 @@ func (p *parser) relative(s *entryState, field, src string) {
 			s.fail("%s %q is relative to metadata.pluginRoot, which is unusable: %s", field, src, p.rootErr)
 			return
 		}
-		clean = path.Join(p.m.PluginRoot, clean)
-		if clean == "" {
-			clean = "."
-		}
+		clean = cmp.Or(path.Join(p.m.PluginRoot, clean), ".")
 	}
 	s.Path = clean
 }
 
-func (p *parser) objectSource(s *entryState, at string, o *node) {
+func (p *parser) objectSource(s *entryState, o *node) {
 	typNode := o.Get("source")
 	if typNode == nil {
 		s.fail("the \"source\" object has no \"source\" type field (expected one of \"url\", \"github\", \"git-subdir\")")
@@ -209,21 +193,17 @@ func (p *parser) objectSource(s *entryState, at string, o *node) {
 			return
 		}
 		s.Kind = KindRelative
-		pathStr, present, err := stringField(o, "path")
+		pathStr, present, ok := field(s, o, "path")
 		switch {
-		case err != nil:
-			s.fail("%v", err)
+		case !ok:
 		case !present:
 			s.fail("the \"local\" source has no \"path\"")
 		default:
 			p.relative(s, "source.path", pathStr)
 		}
-	case "npm":
-		s.Kind = KindNPM
-		s.skip(plugind.CodeNotPinnable, "npm sources are not supported (nothing from a package registry can be pinned to a commit)")
-	case "pip":
-		s.Kind = KindPip
-		s.skip(plugind.CodeNotPinnable, "pip sources are not supported (nothing from a package registry can be pinned to a commit)")
+	case string(KindNPM), string(KindPip):
+		s.Kind = Kind(typ)
+		s.skip(plugind.CodeNotPinnable, "%s sources are not supported (nothing from a package registry can be pinned to a commit)", typ)
 	default:
 		s.skip(plugind.CodeNotPinnable, "source type %q is not supported (supported: relative paths, \"url\", \"github\", \"git-subdir\")", typ)
 	}
@@ -272,21 +252,8 @@ func (p *parser) githubSource(s *entryState, o *node) {
 // is not Claude's field, so it stays an unknown field (warned) and the entry
 // counts as unpinned, with the reason saying how to fix it.
 func (p *parser) pin(s *entryState, o *node, typ string, hasCommit bool) {
-	if !p.readPin(s, o) {
+	if !p.readPin(s, o) || !subdir(s, o, "") {
 		return
-	}
-	if sub, present, err := stringField(o, "path"); err != nil {
-		s.fail("%v", err)
-		return
-	} else if present {
-		clean, err := cleanPath("source.path", sub)
-		if err != nil {
-			s.fail("%v; the plugin's subdirectory must stay inside the repository", err)
-			return
-		}
-		if clean != "." {
-			s.Path = clean
-		}
 	}
 	if s.SHA != "" {
 		return
@@ -304,21 +271,17 @@ func (p *parser) pin(s *entryState, o *node, typ string, hasCommit bool) {
 
 // readPin validates and stores sha and ref; false when the entry failed.
 func (p *parser) readPin(s *entryState, o *node) bool {
-	sha, hasSHA, err := stringField(o, "sha")
-	if err != nil {
-		s.fail("%v", err)
+	sha, hasSHA, ok := field(s, o, "sha")
+	switch {
+	case !ok:
+		return false
+	case hasSHA && !source.IsSHA(sha):
+		s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", secrets.Mask(sha))
 		return false
 	}
-	if hasSHA {
-		if !source.IsSHA(sha) {
-			s.fail("source.sha %q is not a full 40-character lowercase hex commit SHA", secrets.Mask(sha))
-			return false
-		}
-		s.SHA = sha
-	}
-	ref, hasRef, err := stringField(o, "ref")
-	if err != nil {
-		s.fail("%v", err)
+	s.SHA = sha
+	ref, hasRef, ok := field(s, o, "ref")
+	if !ok {
 		return false
 	}
 	if hasRef {
@@ -326,8 +289,8 @@ func (p *parser) readPin(s *entryState, o *node) bool {
 			s.fail("source.ref %q %v", ref, err)
 			return false
 		}
-		s.Ref = ref
 	}
+	s.Ref = ref
 	return true
 }
 
@@ -345,52 +308,58 @@ func (p *parser) gitSubdirSource(s *entryState, o *node) {
 		return
 	}
 	s.Remote = r
-	sub, present, err := stringField(o, "path")
+	if subdir(s, o, fmt.Sprintf("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())) {
+		p.readPin(s, o)
+	}
+}
+
+// subdir reads a source's "path", the plugin's folder in its repository
+// (required when missing, the message for its absence, is not ""); false
+// when the entry failed.
+func subdir(s *entryState, o *node, missing string) bool {
+	sub, present, ok := field(s, o, "path")
 	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return
+	case !ok:
+		return false
+	case !present && missing != "":
+		s.fail("%s", missing)
+		return false
 	case !present:
-		s.fail("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())
-		return
+		return true
 	}
 	clean, err := cleanPath("source.path", sub)
 	if err != nil {
 		s.fail("%v; the plugin's subdirectory must stay inside the repository", err)
-		return
+		return false
 	}
 	if clean != "." {
 		s.Path = clean
 	}
-	p.readPin(s, o)
+	return true
 }
 
 // requiredString reads a string field that must be present and non-empty,
 // failing the entry with missing (or the type error) when it is not.
 func requiredString(s *entryState, o *node, key, missing string) (string, bool) {
-	v, present, err := stringField(o, key)
-	switch {
-	case err != nil:
-		s.fail("%v", err)
-		return "", false
-	case !present || v == "":
+	v, _, ok := field(s, o, key)
+	if ok && v == "" {
 		s.fail("%s", missing)
-		return "", false
 	}
-	return v, true
+	return v, ok && v != ""
 }
 
-// stringField reads an optional string field of a source object; null
-// counts as absent.
-func stringField(o *node, key string) (string, bool, error) {
-	v := o.Get(key)
-	if v == nil || v.Kind == jsondoc.Null {
-		return "", false, nil
+// field reads an optional string field of a source object (null counts as
+// absent); one of another type fails the entry, and ok is false.
+func field(s *entryState, o *node, key string) (v string, present, ok bool) {
+	n := o.Get(key)
+	switch {
+	case n == nil || n.Kind == jsondoc.Null:
+		return "", false, true
+	case n.Kind != jsondoc.String:
+		s.fail("source.%s must be a string, found %s", key, describe(n))
+		return "", false, false
 	}
-	if v.Kind != jsondoc.String {
-		return "", false, fmt.Errorf("source.%s must be a string, found %s", key, describe(v))
-	}
-	return v.Str, true, nil
+	return n.Str, true, true
 }
 
 // manifestFields is the entry's manifest fields (those of its plugin's
@@ -408,13 +377,11 @@ func manifestFields(obj *node) []byte {
 	return out.Compact()
 }
 
-// describe names a value's type for a reason: "a number", "an array".
+// describe names a value's type for a reason: "a number", "an array"
+// (and "a string", not quoting it as Node.Describe does).
 func describe(n *node) string {
-	switch n.Kind {
-	case jsondoc.Object, jsondoc.Array:
-		return "an " + n.Kind.String()
-	case jsondoc.Null:
-		return "null"
+	if n.Kind == jsondoc.String {
+		return "a string"
 	}
-	return "a " + n.Kind.String()
+	return n.Describe()
 }

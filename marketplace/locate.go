@@ -1,6 +1,7 @@
 package marketplace
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -123,11 +124,7 @@ func RootOf(docPath string) (string, Document) {
 	slash := filepath.ToSlash(docPath)
 	for _, d := range Documents {
 		if strings.HasSuffix(slash, "/"+d.Path) || slash == d.Path {
-			root := filepath.FromSlash(strings.TrimSuffix(strings.TrimSuffix(slash, d.Path), "/"))
-			if root == "" {
-				root = "."
-			}
-			return root, d
+			return cmp.Or(filepath.FromSlash(strings.TrimSuffix(strings.TrimSuffix(slash, d.Path), "/")), "."), d
 		}
 	}
 	return filepath.Dir(docPath), ClaudeDocument

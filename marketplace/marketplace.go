@@ -5,9 +5,11 @@
 package marketplace
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -97,11 +99,7 @@ func (e *Entry) Err() error {
 	if e.Status == StatusReady {
 		return nil
 	}
-	code := e.Code
-	if code == "" {
-		code = plugind.CodeInvalidSource
-	}
-	return plugind.Errorf(code, "%s", e.Reason)
+	return plugind.Errorf(cmp.Or(e.Code, plugind.CodeInvalidSource), "%s", e.Reason)
 }
 
 // Marketplace is a parsed marketplace document.
@@ -191,11 +189,8 @@ func (m *Marketplace) Select(name string) (*Entry, error) {
 		return &e, nil
 	}
 	hint := ""
-	for i := range m.Entries {
-		if n := m.Entries[i].Name; n != "" && strings.EqualFold(n, name) {
-			hint = fmt.Sprintf(" (did you mean %q?)", n)
-			break
-		}
+	if i := slices.IndexFunc(m.Entries, func(e Entry) bool { return e.Name != "" && strings.EqualFold(e.Name, name) }); i >= 0 {
+		hint = fmt.Sprintf(" (did you mean %q?)", m.Entries[i].Name)
 	}
 	listed := m.Listed()
 	switch r := m.Renames.Follow(name, func(n string) bool { return listed[n] }); r.Kind {
@@ -250,10 +245,5 @@ func (m *Marketplace) NarrowKeep(names []string) ([]Entry, []string) {
 			delete(want, e.Name)
 		}
 	}
-	missing := make([]string, 0, len(want))
-	for n := range want {
-		missing = append(missing, n)
-	}
-	sort.Strings(missing)
-	return out, missing
+	return out, slices.Sorted(maps.Keys(want))
 }

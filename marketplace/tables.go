@@ -153,13 +153,9 @@ var claudeTables = sync.OnceValue(func() tables {
 	}
 	top.Check = renamesResolve
 	top.Advice = func(w *jsondoc.Walk, at string, n *jsondoc.Node) {
-		if d := n.Get("description"); d != nil && d.Kind == jsondoc.String && d.Str != "" {
-			return
+		if n.GetStr("description") == "" && n.Get("metadata").GetStr("description") == "" {
+			w.Warnf("description", "no marketplace description: say what this marketplace offers")
 		}
-		if d := n.Get("metadata").Get("description"); d != nil && d.Kind == jsondoc.String && d.Str != "" {
-			return
-		}
-		w.Warnf("description", "no marketplace description: say what this marketplace offers")
 	}
 	return tables{top, entry}
 })

@@ -20,9 +20,8 @@ import (
 
 // Ref is one entry as validation read it, for following its source.
 type Ref struct {
-	Index int
-	At    string // "plugins[3]"
-	Name  string
+	At   string // "plugins[3]"
+	Name string
 	// Local is the folder of a relative entry ("./x" cleaned to "x", "."
 	// for the root) when the entry passed the checks; "" otherwise.
 	Local   string
@@ -55,7 +54,7 @@ func checkRefs(data []byte, f format) (jsondoc.Report, []Ref) {
 	refs := make([]Ref, len(m.Entries))
 	for i := range m.Entries {
 		e := &m.Entries[i]
-		ref := Ref{Index: i, At: jsondoc.Index("plugins", i), Name: e.Name, Version: e.Version,
+		ref := Ref{At: jsondoc.Index("plugins", i), Name: e.Name, Version: e.Version,
 			Valid: perEntry[i].OK(), Manifest: e.ManifestFor()}
 		switch e.Kind {
 		case KindURL, KindGitHub, KindGitSubdir:
@@ -120,8 +119,8 @@ func followLocal(r *jsondoc.Report, root string, ref Ref, format manifest.Kind, 
 		return
 	}
 	dir := filepath.Join(root, filepath.FromSlash(ref.Local))
-	if ok, escapes := within(root, dir); !ok {
-		r.Errors = append(r.Errors, jsondoc.Finding{Entry: ref.At, Path: ref.At + ".source", Message: fmt.Sprintf("folder %q %s", "./"+ref.Local, escapes)})
+	if escapes(root, dir) {
+		r.Errors = append(r.Errors, jsondoc.Finding{Entry: ref.At, Path: ref.At + ".source", Message: fmt.Sprintf("folder %q leaves the marketplace folder through a symlink", "./"+ref.Local)})
 		return
 	}
 	manifestFile := path.Join(ref.Local, manifest.ClaudeManifest)
@@ -154,20 +153,12 @@ func readManifest(dir string) ([]byte, error) {
 	return manifest.ReadFile(dir, manifest.ClaudeManifest, manifest.MaxManifestBytes)
 }
 
-// within reports whether dir, symlinks resolved, stays inside root.
-func within(root, dir string) (bool, string) {
-	realRoot, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return true, ""
-	}
-	realDir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return true, "" // missing: reported where it matters
-	}
-	if !plugind.Within(realRoot, realDir) {
-		return false, "leaves the marketplace folder through a symlink"
-	}
-	return true, ""
+// escapes reports whether dir, symlinks resolved, leaves root (one that
+// cannot be resolved, missing, is reported where it matters).
+func escapes(root, dir string) bool {
+	realRoot, rootErr := filepath.EvalSymlinks(root)
+	realDir, dirErr := filepath.EvalSymlinks(dir)
+	return rootErr == nil && dirErr == nil && !plugind.Within(realRoot, realDir)
 }
 
 // crossCheckVersion warns when an entry's version differs from its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -56,8 +57,8 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 			if err != nil {
 				if m.asJSON {
 					_ = writeJSON(m.Stdout, installer.Validation{Target: installer.ValidationTarget{Path: secrets.Mask(args[0])},
-						Errors:   []manifest.Finding{{Message: secrets.Mask(err.Error())}},
-						Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}})
+						Report: manifest.Report{Errors: []manifest.Finding{{Message: secrets.Mask(err.Error())}},
+							Warnings: []manifest.Finding{}, Checked: []manifest.Checked{}}})
 					return errFailed
 				}
 				return fail(m.Stderr, err)
@@ -81,11 +82,7 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 // printValidation writes the text form: every plugin- or marketplace-
 // supplied string is escaped for the terminal.
 func printValidation(w io.Writer, v *installer.Validation) {
-	what := v.Target.Kind
-	if what == "" {
-		what = "plugin"
-	}
-	fmt.Fprintf(w, "Validating %s %s (%s)\n", what, safeText(v.Target.Path), v.Target.Mode)
+	fmt.Fprintf(w, "Validating %s %s (%s)\n", cmp.Or(v.Target.Kind, "plugin"), safeText(v.Target.Path), v.Target.Mode)
 	if v.Target.Commit != "" {
 		fmt.Fprintf(w, "  at commit %s\n", safeText(v.Target.Commit))
 	}

@@ -19,12 +19,7 @@ var bom = []byte("\xef\xbb\xbf")
 // TrimBOM drops a leading UTF-8 byte-order mark and says whether there was
 // one. JSON forbids it and Claude Code's parser refuses it; whether that is
 // an error is the caller's rule.
-func TrimBOM(data []byte) ([]byte, bool) {
-	if bytes.HasPrefix(data, bom) {
-		return data[len(bom):], true
-	}
-	return data, false
-}
+func TrimBOM(data []byte) ([]byte, bool) { return bytes.CutPrefix(data, bom) }
 
 // SyntaxError is a document that is not JSON, with where it stops being
 // JSON.
@@ -188,50 +183,26 @@ func (d *decoder) literal(word string) bool {
 	return true
 }
 
-// number reads JSON's number grammar; the literal is kept as written.
+// number reads a number literal, kept as written: the run of characters
+// a number may hold, which encoding/json judges. (In JSON a number is
+// followed by none of them, so a run that is not one number is not JSON.)
 func (d *decoder) number(n *Node) bool {
-	start, b := d.pos, d.data
-	i := start
-	if b[i] == '-' {
-		i++
+	end := d.pos
+	for end < len(d.data) && strings.IndexByte("+-.eE0123456789", d.data[end]) >= 0 {
+		end++
 	}
-	digits := func() bool {
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i > j
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case !digits():
+	if !json.Valid(d.data[d.pos:end]) {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	n.Kind, n.Str = Number, string(b[start:i])
-	d.pos = i
+	n.Kind, n.Str = Number, string(d.data[d.pos:end])
+	d.pos = end
 	return true
 }
 
 // string reads the string literal at d.pos. Most strings hold no escape
 // and valid UTF-8: their bytes are their value. Any other literal is
 // decoded by encoding/json, so escapes, surrogates and invalid UTF-8 read
-// exactly as it reads them.
+// exactly as it reads them (and a bad escape is refused as it refuses it).
 func (d *decoder) string() (string, bool) {
 	b, start := d.data, d.pos
 	plain, ascii := true, true
@@ -251,21 +222,8 @@ func (d *decoder) string() (string, bool) {
 			}
 			return s, true
 		case c == '\\':
-			plain = false
-			if i+1 >= len(b) {
-				return "", false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) || !isHex4(b[i+2:i+6]) {
-					return "", false
-				}
-				i += 6
-			default:
-				return "", false
-			}
+			plain = false // encoding/json judges the escape
+			i += 2
 		case c < 0x20:
 			return "", false
 		default:
@@ -278,85 +236,55 @@ func (d *decoder) string() (string, bool) {
 	return "", false
 }
 
-func isHex4(h []byte) bool {
-	for _, c := range h {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+// members reads the container opened at d.pos: its members, each read
+// by member, between commas, up to its closing bracket; anything else is
+// not JSON.
+func (d *decoder) members(closing byte, member func() bool) bool {
+	if d.depth++; d.depth > maxDepth {
+		return false
+	}
+	d.pos++
+	d.space()
+	if d.pos < len(d.data) && d.data[d.pos] == closing {
+		d.pos++
+		d.depth--
+		return true
+	}
+	for member() {
+		d.space()
+		switch {
+		case d.pos >= len(d.data):
+			return false
+		case d.data[d.pos] == ',':
+			d.pos++
+			d.space()
+		case d.data[d.pos] == closing:
+			d.pos++
+			d.depth--
+			return true
+		default:
 			return false
 		}
 	}
-	return true
-}
-
-func (d *decoder) enter() bool {
-	d.depth++
-	d.pos++
-	return d.depth <= maxDepth
+	return false
 }
 
 func (d *decoder) array(n *Node) bool {
 	n.Kind = Array
 	n.Items = []Node{}
-	if !d.enter() {
-		return false
-	}
-	if more, ok := d.first(']'); !more {
-		return ok
-	}
-	for {
+	return d.members(']', func() bool {
 		d.path = append(d.path, step{index: len(n.Items)})
 		n.Items = append(n.Items, Node{})
 		ok := d.value(&n.Items[len(n.Items)-1])
 		d.path = d.path[:len(d.path)-1]
-		if !ok {
-			return false
-		}
-		if more, ok := d.next(']'); !more {
-			return ok
-		}
-	}
-}
-
-// first is next for a container just opened: it may close at once.
-func (d *decoder) first(closing byte) (more, ok bool) {
-	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == closing {
-		d.pos++
-		d.depth--
-		return false, true
-	}
-	return true, true
-}
-
-// next reads what follows a member of a container: a comma (more members
-// follow) or its closing bracket (ok, no more); anything else is not JSON.
-func (d *decoder) next(closing byte) (more, ok bool) {
-	d.space()
-	if d.pos >= len(d.data) {
-		return false, false
-	}
-	switch d.data[d.pos] {
-	case ',':
-		d.pos++
-		d.space()
-		return true, true
-	case closing:
-		d.pos++
-		d.depth--
-		return false, true
-	}
-	return false, false
+		return ok
+	})
 }
 
 func (d *decoder) object(n *Node) bool {
 	n.Kind = Object
-	if !d.enter() {
-		return false
-	}
-	if more, ok := d.first('}'); !more {
-		return ok
-	}
 	var seen keyIndex
-	for {
+	return d.members('}', func() bool {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return false
 		}
@@ -389,10 +317,8 @@ func (d *decoder) object(n *Node) bool {
 			}
 			seen.add(key, last)
 		}
-		if more, ok := d.next('}'); !more {
-			return ok
-		}
-	}
+		return true
+	})
 }
 
 // keyIndex finds an object's earlier keys: by scanning while the object is

@@ -114,6 +114,8 @@ var samples = []string{
 	``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `.5`, `-`, `1e`, `+1`,
 	`tru`, `nul`, `"abc`, "\"a\tb\"", `"\x"`, `"\u12"`, `{"a":1}x`, `{'a':1}`, `[`, `]`, `{"a" 1}`, `NaN`,
 	"\xef\xbb\xbf{}",
+	// A number run that is not one number; an escape cut short before a quote.
+	`[1-2]`, `[0.5e]`, `[1e+-2]`, `{"a":1.5.5}`, `["\u12", "x"]`, "[\"\\\x01\"]", `"\`,
 }
 
 func TestParseAgreesWithEncodingJSON(t *testing.T) {

@@ -10,7 +10,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"slices"
+	"strconv"
 )
 
 // Kind is a JSON value's type.
@@ -60,6 +61,15 @@ func (n *Node) Get(key string) *Node {
 	return nil
 }
 
+// GetStr is the value of member key when it is a string, else "" (a wrong
+// type is the tables' to report).
+func (n *Node) GetStr(key string) string {
+	if v := n.Get(key); v != nil && v.Kind == String {
+		return v.Str
+	}
+	return ""
+}
+
 // Keys lists an object's keys in document order.
 func (n *Node) Keys() []string {
 	if n == nil {
@@ -85,12 +95,7 @@ func (n *Node) Put(key string, v Node) {
 
 // Remove deletes key from an object (nothing when absent).
 func (n *Node) Remove(key string) {
-	for i := range n.Fields {
-		if n.Fields[i].Key == key {
-			n.Fields = append(n.Fields[:i], n.Fields[i+1:]...)
-			return
-		}
-	}
+	n.Fields = slices.DeleteFunc(n.Fields, func(f Field) bool { return f.Key == key })
 }
 
 // Text is a string node.
@@ -192,10 +197,11 @@ func Clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Marshal writes n as indented JSON, keys in their document order.
+// Marshal writes n as indented JSON (as json.MarshalIndent indents, two
+// spaces), keys in their document order.
 func (n *Node) Marshal() []byte {
 	var b bytes.Buffer
-	n.write(&b, 0)
+	_ = json.Indent(&b, n.Compact(), "", "  ") // Compact is valid JSON
 	b.WriteByte('\n')
 	return b.Bytes()
 }
@@ -203,68 +209,41 @@ func (n *Node) Marshal() []byte {
 // Compact writes n as compact JSON, keys in their document order.
 func (n *Node) Compact() []byte {
 	var b bytes.Buffer
-	n.write(&b, -1)
+	n.write(&b)
 	return b.Bytes()
 }
 
-// write indents by depth; a negative depth writes compactly.
-func (n *Node) write(w *bytes.Buffer, depth int) {
+func (n *Node) write(w *bytes.Buffer) {
 	switch n.Kind {
 	case Null:
 		w.WriteString("null")
 	case Bool:
-		if n.Bool {
-			w.WriteString("true")
-		} else {
-			w.WriteString("false")
-		}
+		w.WriteString(strconv.FormatBool(n.Bool))
 	case Number:
 		w.WriteString(n.Str)
 	case String:
 		writeString(w, n.Str)
 	case Array:
-		writeContainer(w, depth, "[]", len(n.Items), func(i, inner int) { n.Items[i].write(w, inner) })
-	case Object:
-		writeContainer(w, depth, "{}", len(n.Fields), func(i, inner int) {
-			writeString(w, n.Fields[i].Key)
-			if depth >= 0 {
-				w.WriteString(": ")
-			} else {
-				w.WriteByte(':')
+		w.WriteByte('[')
+		for i := range n.Items {
+			if i > 0 {
+				w.WriteByte(',')
 			}
-			n.Fields[i].Val.write(w, inner)
-		})
-	}
-}
-
-// writeContainer writes an array or object of count members between the
-// two brackets, one per line indented one level deeper than depth (or
-// compactly, for a negative depth); member writes member i.
-func writeContainer(w *bytes.Buffer, depth int, brackets string, count int, member func(i, inner int)) {
-	if count == 0 {
-		w.WriteString(brackets)
-		return
-	}
-	inner := depth + 1
-	if depth < 0 {
-		inner = -1
-	}
-	newline := func(d int) {
-		if depth >= 0 {
-			w.WriteByte('\n')
-			w.WriteString(strings.Repeat("  ", d))
+			n.Items[i].write(w)
 		}
-	}
-	w.WriteByte(brackets[0])
-	for i := range count {
-		if i > 0 {
-			w.WriteByte(',')
+		w.WriteByte(']')
+	case Object:
+		w.WriteByte('{')
+		for i := range n.Fields {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			writeString(w, n.Fields[i].Key)
+			w.WriteByte(':')
+			n.Fields[i].Val.write(w)
 		}
-		newline(inner)
-		member(i, inner)
+		w.WriteByte('}')
 	}
-	newline(depth)
-	w.WriteByte(brackets[1])
 }
 
 // writeString writes s as a JSON string literal, as encoding/json writes it

@@ -1,7 +1,8 @@
 package jsondoc
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -91,7 +92,7 @@ func (t *Table) Row(key string) (Row, bool) {
 func (t *Table) Keys(roles ...Role) []string {
 	var out []string
 	for _, r := range t.Rows {
-		if len(roles) == 0 || contains(roles, r.Role) {
+		if len(roles) == 0 || slices.Contains(roles, r.Role) {
 			out = append(out, r.Key)
 		}
 	}
@@ -112,15 +113,6 @@ func (t *Table) With(name string, rows ...Row) *Table {
 	out := NewTable(name, all...)
 	out.Unknown, out.Check, out.Advice = t.Unknown, t.Check, t.Advice
 	return out
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Shape is what a value must be. Build one with the constructors below.
@@ -234,15 +226,8 @@ func (s *Shape) Rule(rule func(w *Walk, at string, n *Node)) *Shape { s.rule = r
 // Accepts reports whether a value of kind k can match s (its alternatives
 // included); it does not look inside.
 func (s *Shape) Accepts(k Kind) bool {
-	if s.any {
-		return true
-	}
-	for _, a := range s.alts {
-		if a.Accepts(k) {
-			return true
-		}
-	}
-	return len(s.alts) == 0 && s.kind == k
+	return s.any || slices.ContainsFunc(s.alts, func(a *Shape) bool { return a.Accepts(k) }) ||
+		len(s.alts) == 0 && s.kind == k
 }
 
 // Closest is the name in known nearest to k, if one is near enough to be
@@ -299,17 +284,7 @@ func Warn(w *Walk, at, key string) {
 	w.Warnf(Join(at, key), "unknown field %q; Claude Code and Reasonix ignore it", key)
 }
 
-// sortedCases lists a union's tags for messages.
-func (u *Union) sortedCases() []string {
-	out := make([]string, 0, len(u.Cases))
-	for k := range u.Cases {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// KnownTags is a union's tags, quoted, for messages.
+// KnownTags is a union's tags, sorted, for messages.
 func (u *Union) KnownTags() string {
-	return strings.Join(u.sortedCases(), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(u.Cases)), ", ")
 }

@@ -2,6 +2,7 @@ package jsondoc
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,9 +18,12 @@ const (
 	Install
 )
 
-// Walk turns documents into findings, recording them in R.
+// Walk turns documents into findings, recording them in its Report
+// (whose Errorf, Warnf, Keep, Differ and Refuse rules call: validate
+// reports a Keep as an error and install as a warning; a Refuse is a
+// warning validate gives and install refuses).
 type Walk struct {
-	R    *Report
+	*Report
 	Mode Mode
 	// Ctx is what a document kind's rules need beyond the document (the
 	// plugin folder its paths name…); each kind says what it puts here.
@@ -37,24 +41,6 @@ type Walk struct {
 	tables []*Table
 }
 
-// Errorf records an error at path at.
-func (w *Walk) Errorf(at, format string, args ...any) { w.R.Errorf(at, format, args...) }
-
-// Warnf records a warning at path at.
-func (w *Walk) Warnf(at, format string, args ...any) { w.R.Warnf(at, format, args...) }
-
-// Keep records an error Claude Code refuses and Reasonix reads anyway,
-// saying how: validate reports it as an error, install as a warning.
-func (w *Walk) Keep(at, how, format string, args ...any) { w.R.Keep(at, how, format, args...) }
-
-// Differ records what Reasonix reads differently from Claude Code on
-// purpose, saying how: a warning in both modes.
-func (w *Walk) Differ(at, how, format string, args ...any) { w.R.Differ(at, how, format, args...) }
-
-// Refuse records what Claude Code accepts and Reasonix does not install,
-// saying why: validate warns, install refuses.
-func (w *Walk) Refuse(at, why, format string, args ...any) { w.R.Refuse(at, why, format, args...) }
-
 // Table is the table of the object being walked.
 func (w *Walk) Table() *Table { return w.tables[len(w.tables)-1] }
 
@@ -62,7 +48,7 @@ func (w *Walk) Table() *Table { return w.tables[len(w.tables)-1] }
 func (w *Walk) Document(t *Table, n *Node) {
 	for _, d := range w.Dups {
 		if !d.Folded {
-			w.R.Warnings = append(w.R.Warnings, d.Finding())
+			w.Warnings = append(w.Warnings, d.Finding())
 		}
 	}
 	if n.Kind != Object {
@@ -75,24 +61,18 @@ func (w *Walk) Document(t *Table, n *Node) {
 // Value checks n at path at against s. It reports whether n matched with
 // no error.
 func (w *Walk) Value(s *Shape, n *Node, at string) bool {
-	before := len(w.R.Errors)
+	before := len(w.Errors)
 	switch {
 	case w.NullOK && n.Kind == Null:
 		return true
 	case s.any:
 	case len(s.alts) > 0:
-		matched := false
-		for _, a := range s.alts {
-			if a.Accepts(n.Kind) {
-				w.Value(a, n, at)
-				matched = true
-				break
-			}
-		}
-		if !matched {
+		i := slices.IndexFunc(s.alts, func(a *Shape) bool { return a.Accepts(n.Kind) })
+		if i < 0 {
 			w.mismatch(s, n, at)
 			return false
 		}
+		w.Value(s.alts[i], n, at)
 	case n.Kind != s.kind:
 		w.mismatch(s, n, at)
 		return false
@@ -105,7 +85,7 @@ func (w *Walk) Value(s *Shape, n *Node, at string) bool {
 	if s.rule != nil {
 		s.rule(w, at, n)
 	}
-	return len(w.R.Errors) == before
+	return len(w.Errors) == before
 }
 
 func (w *Walk) mismatch(s *Shape, n *Node, at string) {
@@ -130,7 +110,7 @@ func (w *Walk) inside(s *Shape, n *Node, at string) {
 		switch {
 		case s.nonEmpty && n.Str == "":
 			w.Errorf(at, "must not be empty")
-		case len(s.enum) > 0 && !contains(s.enum, n.Str):
+		case len(s.enum) > 0 && !slices.Contains(s.enum, n.Str):
 			w.Errorf(at, "must be %s, found %q", oneOf(s.enum), Clip(n.Str, 60))
 		case s.str != nil:
 			if problem := s.str(n.Str); problem != "" {
@@ -185,12 +165,12 @@ func (w *Walk) number(s *Shape, n *Node, at string) {
 
 // Object checks n, an object, against t.
 func (w *Walk) Object(t *Table, n *Node, at string) {
-	before := len(w.R.Errors)
+	before := len(w.Errors)
 	w.tables = append(w.tables, t)
 	defer func() { w.tables = w.tables[:len(w.tables)-1] }()
 	for _, d := range w.Dups {
 		if d.Folded && d.Object == at {
-			w.R.Warnings = append(w.R.Warnings, d.Finding())
+			w.Warnings = append(w.Warnings, d.Finding())
 		}
 	}
 	for _, r := range t.Rows {
@@ -217,7 +197,7 @@ func (w *Walk) Object(t *Table, n *Node, at string) {
 	if t.Check != nil {
 		t.Check(w, at, n)
 	}
-	if w.Mode == Validate && t.Advice != nil && len(w.R.Errors) == before {
+	if w.Mode == Validate && t.Advice != nil && len(w.Errors) == before {
 		t.Advice(w, at, n)
 	}
 }
