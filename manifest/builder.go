@@ -178,17 +178,9 @@ func (b *builder) skillName(dir, folder string, fm *frontMatter) string {
 // addSkill adds the skill in dir; fm is its SKILL.md's front matter, nil
 // when not read yet.
 func (b *builder) addSkill(name, dir string, fm *frontMatter) {
-	if prev, dup := b.skills[name]; dup {
-		if prev != dir {
-			b.skip("skill %q at %s duplicates the one at %s; skipped", name, dir, prev)
-		}
+	if !b.claim("skill", b.skills, name, name, dir) {
 		return
 	}
-	if err := itemName(name); err != nil {
-		b.skip("skill at %s skipped: %v", dir, err)
-		return
-	}
-	b.skills[name] = dir
 	if fm == nil {
 		fm = b.frontMatter(path.Join(dir, "SKILL.md"))
 	}
@@ -290,19 +282,30 @@ type mdFile struct{ dirs, base, rel string }
 // name is the file's name as a path: a nested file's folders, then its own.
 func (f mdFile) name() string { return f.dirs + f.base }
 
+// claim records name as the skill, command or agent (what) at, and
+// reports whether it may be added: a name another file has taken, or one
+// whose part from paths (checked) cannot follow "/<plugin>:", is skipped
+// and said.
+func (b *builder) claim(what string, taken map[string]string, name, checked, at string) bool {
+	if err := itemName(checked); err != nil {
+		b.skip("%s at %s skipped: %v", what, at, err)
+		return false
+	}
+	if prev, dup := taken[name]; dup {
+		if prev != at {
+			b.skip("%s %q at %s duplicates the one at %s; skipped", what, name, at, prev)
+		}
+		return false
+	}
+	taken[name] = at
+	return true
+}
+
 func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 	name := f.name()
-	if prev, dup := b.cmds[name]; dup {
-		if prev != f.rel {
-			b.skip("command %q at %s duplicates the one at %s; skipped", name, f.rel, prev)
-		}
+	if !b.claim("command", b.cmds, name, name, f.rel) {
 		return
 	}
-	if err := itemName(name); err != nil {
-		b.skip("command at %s skipped: %v", f.rel, err)
-		return
-	}
-	b.cmds[name] = f.rel
 	fm := b.frontMatter(f.rel)
 	c := Command{
 		Name:         name,
@@ -327,22 +330,14 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 // Claude takes it (spaces and all; display escapes it); only the part
 // from paths follows the plugin-name rules.
 func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
-	if err := itemName(f.name()); err != nil {
-		b.skip("agent at %s skipped: %v", f.rel, err)
-		return
-	}
 	fm := b.frontMatter(f.rel)
 	name := f.name()
 	if own := fm.str("name"); byFrontMatter && own != "" {
 		name = f.dirs + own
 	}
-	if prev, dup := b.agents[name]; dup {
-		if prev != f.rel {
-			b.skip("agent %q at %s duplicates the one at %s; skipped", name, f.rel, prev)
-		}
+	if !b.claim("agent", b.agents, name, f.name(), f.rel) {
 		return
 	}
-	b.agents[name] = f.rel
 	b.pkg.Agents = append(b.pkg.Agents, Agent{
 		Name:        name,
 		Invocation:  "/" + b.pkg.Name + ":agent:" + name,
