@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The lookups of a bulk plan, batched: a marketplace of a thousand entries
+// The readers of a Session (Load): a marketplace of a thousand entries
 // over two hundred repositories asked for each repository's snapshot
 // records, verdict and negatives one query at a time, and with SQLite's
 // per-statement cost those queries were a large share of a warm plan.
@@ -50,8 +50,8 @@ func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.
 	return rows.Err()
 }
 
-// GetVerdictsOf returns the verdicts recorded for any of ats.
-func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
+// verdictsOf returns the verdicts recorded for any of ats.
+func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
 	out := make(map[RepoAt]Verdict, len(ats))
 	err := inBatches(ats, func(values string, args []any) error {
 		return db.eachRow(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
@@ -71,10 +71,10 @@ func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdi
 	return out, nil
 }
 
-// GetNegativesOf returns every negative result of remotes that has not
-// expired at now (a few per dead repository at most).
-func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Time) ([]Negative, error) {
-	var out []Negative
+// negativesOf returns, by remote, every negative result of remotes that
+// has not expired at now (a few per dead repository at most).
+func (db *DB) negativesOf(ctx context.Context, remotes []string, now time.Time) (map[string][]Negative, error) {
+	out := map[string][]Negative{}
 	for len(remotes) > 0 {
 		n := min(len(remotes), 2*batchChunk)
 		args := []any{toNanos(now)}
@@ -82,7 +82,7 @@ func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Tim
 			args = append(args, r)
 		}
 		if err := db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
-			WHERE expires_at > ? AND remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, &out); err != nil {
+			WHERE expires_at > ? AND remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, out); err != nil {
 			return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
 		}
 		remotes = remotes[n:]
@@ -90,7 +90,7 @@ func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Tim
 	return out, nil
 }
 
-func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Negative) error {
+func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out map[string][]Negative) error {
 	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var n Negative
 		var created, expires int64
@@ -98,7 +98,7 @@ func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Ne
 			return err
 		}
 		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
-		*out = append(*out, n)
+		out[n.Remote] = append(out[n.Remote], n)
 		return nil
 	})
 }
