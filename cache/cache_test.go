@@ -108,17 +108,17 @@ func TestRoundTrips(t *testing.T) {
 			}
 		}},
 		{"inventory", func(t *testing.T) {
-			if _, ok, err := db.GetInventory(ctx, "k1"); ok || err != nil {
+			if _, ok, err := db.getInventory(ctx, "k1"); ok || err != nil {
 				t.Fatalf("miss expected, got %v %v", ok, err)
 			}
-			if err := db.PutInventory(ctx, "k1", []byte(`{"name":"x"}`)); err != nil {
+			if err := db.putInventory(ctx, "k1", []byte(`{"name":"x"}`)); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.GetInventory(ctx, "k1")
+			got, ok, err := db.getInventory(ctx, "k1")
 			if err != nil || !ok || string(got) != `{"name":"x"}` {
 				t.Fatalf("GetInventory = %q %v %v", got, ok, err)
 			}
-			if err := db.PutInventory(ctx, "", []byte("x")); err == nil {
+			if err := db.putInventory(ctx, "", []byte("x")); err == nil {
 				t.Fatal("PutInventory without a key succeeded")
 			}
 		}},
@@ -236,37 +236,31 @@ func TestLivePlanDigestsAndPrune(t *testing.T) {
 	}
 }
 
-func TestGetInventories(t *testing.T) {
+func TestLoadInventories(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	ctx := context.Background()
 	// More keys than one query takes, half of them stored.
 	var keys []string
 	want := map[string]string{}
+	w := db.Session()
 	for i := range 1203 {
 		k := fmt.Sprintf("manifest/v1\x00sha256:%064x\x00p%d", i, i)
 		keys = append(keys, k)
 		if i%2 == 0 {
 			want[k] = fmt.Sprintf(`{"n":%d}`, i)
-			if err := db.PutInventory(ctx, k, []byte(want[k])); err != nil {
-				t.Fatal(err)
-			}
+			must(t, w.PutInventory(k, []byte(want[k])))
 		}
 	}
-	got, err := db.GetInventories(ctx, append(keys, keys[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d inventories, want %d", len(got), len(want))
-	}
-	for k, body := range want {
-		if string(got[k]) != body {
-			t.Fatalf("inventory %q = %q, want %q", k, got[k], body)
+	must(t, w.Commit(ctx))
+	ahead, lazy := db.Session(), db.Session()
+	ahead.LoadInventories(ctx, append(keys, keys[0]))
+	for _, k := range keys {
+		got, ok := ahead.Inventory(ctx, k)
+		one, found := lazy.Inventory(ctx, k)
+		if string(got) != want[k] || ok != (want[k] != "") || string(one) != string(got) || found != ok {
+			t.Fatalf("inventory %q = %q %v (alone %q %v), want %q", k, got, ok, one, found, want[k])
 		}
-	}
-	if none, err := db.GetInventories(ctx, nil); err != nil || len(none) != 0 {
-		t.Fatalf("no keys: %v, %v", none, err)
 	}
 }
 

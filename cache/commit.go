@@ -64,6 +64,14 @@ func (w *sessionWrites) apply(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
+	for key, body := range w.invs {
+		if err := exec(`
+			INSERT INTO inventories (key, body, created_at) VALUES (?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
+			key, body, now); err != nil {
+			return err
+		}
+	}
 	for kind, c := range w.counts {
 		if kind == "" {
 			return errors.New("count: empty kind")

@@ -18,9 +18,9 @@ func TestForgetDigest(t *testing.T) {
 	must(t, db.putSnapshot(ctx, "github.com/o/r", "sha1", "/plug", sub))
 	must(t, db.putSnapshot(ctx, "github.com/o/other", "sha2", "", other))
 	must(t, db.putSnapshot(ctx, "github.com/o/other", "sha2", "/plug", otherSub))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+sub+"\x00\x00plug", []byte("{}")))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+root+"\x00\x00", []byte("{}")))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+otherSub+"\x00\x00plug", []byte("{}")))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+sub+"\x00\x00plug", []byte("{}")))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+root+"\x00\x00", []byte("{}")))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+otherSub+"\x00\x00plug", []byte("{}")))
 	must(t, db.touchSnapshot(ctx, root, time.Now()))
 	must(t, db.touchSnapshot(ctx, other, time.Now()))
 
@@ -32,7 +32,7 @@ func TestForgetDigest(t *testing.T) {
 		return ok
 	}
 	hasInv := func(key string) bool {
-		_, ok, err := db.GetInventory(ctx, key)
+		_, ok, err := db.getInventory(ctx, key)
 		must(t, err)
 		return ok
 	}

@@ -44,3 +44,16 @@ func (db *DB) putNegative(ctx context.Context, n Negative) error {
 	}
 	return s.Commit(ctx)
 }
+
+func (db *DB) putInventory(ctx context.Context, key string, body []byte) error {
+	s := db.Session()
+	if err := s.PutInventory(key, body); err != nil {
+		return err
+	}
+	return s.Commit(ctx)
+}
+
+func (db *DB) getInventory(ctx context.Context, key string) ([]byte, bool, error) {
+	body, ok := db.Session().Inventory(ctx, key)
+	return body, ok, nil
+}

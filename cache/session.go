@@ -18,7 +18,8 @@ import (
 // asked about once, a query per table for however many (Load, or the first
 // lookup of a pair), answers every later lookup from memory, and keeps what
 // the resolve learns — snapshots, submodules, verdicts, negatives,
-// marketplace documents, hit and miss counts, snapshot uses — for one
+// marketplace documents, manifest inventories, hit and miss counts,
+// snapshot uses — for one
 // transaction when the resolve ends (Commit). It sees its own writes at
 // once; what other processes write it reads only when it first asks, and
 // the next Session reads afresh (a snapshot quarantined meanwhile is
@@ -37,6 +38,8 @@ type Session struct {
 	subs     map[RepoAt][]plugind.Submodule
 	verdicts map[RepoAt]*Verdict // read (nil: none recorded)
 	negs     map[string][]Negative
+	invs     map[string][]byte
+	invAsked map[string]bool
 	w        sessionWrites
 }
 
@@ -47,8 +50,17 @@ type sessionWrites struct {
 	verdicts map[RepoAt]Verdict
 	negs     map[negativeID]Negative
 	markets  map[RepoAt][]byte
+	invs     map[string][]byte
 	counts   map[string]HitMiss
 	touched  map[string]time.Time
+}
+
+func newWrites() sessionWrites {
+	return sessionWrites{
+		snaps: map[RepoAt]map[string]string{}, subs: map[RepoAt][]plugind.Submodule{},
+		verdicts: map[RepoAt]Verdict{}, negs: map[negativeID]Negative{}, markets: map[RepoAt][]byte{},
+		invs: map[string][]byte{}, counts: map[string]HitMiss{}, touched: map[string]time.Time{},
+	}
 }
 
 type negativeID struct{ Kind, Remote, SHA, Path string }
@@ -64,11 +76,9 @@ func (db *DB) Session() *Session {
 		subs:     map[RepoAt][]plugind.Submodule{},
 		verdicts: map[RepoAt]*Verdict{},
 		negs:     map[string][]Negative{},
-		w: sessionWrites{
-			snaps: map[RepoAt]map[string]string{}, subs: map[RepoAt][]plugind.Submodule{},
-			verdicts: map[RepoAt]Verdict{}, negs: map[negativeID]Negative{}, markets: map[RepoAt][]byte{},
-			counts: map[string]HitMiss{}, touched: map[string]time.Time{},
-		},
+		invs:     map[string][]byte{},
+		invAsked: map[string]bool{},
+		w:        newWrites(),
 	}
 }
 
@@ -429,11 +439,7 @@ func (s *Session) Commit(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	w := s.w
-	s.w = sessionWrites{
-		snaps: map[RepoAt]map[string]string{}, subs: map[RepoAt][]plugind.Submodule{},
-		verdicts: map[RepoAt]Verdict{}, negs: map[negativeID]Negative{}, markets: map[RepoAt][]byte{},
-		counts: map[string]HitMiss{}, touched: map[string]time.Time{},
-	}
+	s.w = newWrites()
 	s.fold(w)
 	s.mu.Unlock()
 	if w.empty() {
@@ -469,8 +475,11 @@ func (s *Session) fold(w sessionWrites) {
 			s.negs[id.Remote] = append(slices.DeleteFunc(read, func(o Negative) bool { return o.id() == id }), n)
 		}
 	}
+	for k, body := range w.invs {
+		s.invAsked[k], s.invs[k] = true, body
+	}
 }
 
 func (w *sessionWrites) empty() bool {
-	return len(w.snaps)+len(w.subs)+len(w.verdicts)+len(w.negs)+len(w.markets)+len(w.counts)+len(w.touched) == 0
+	return len(w.snaps)+len(w.subs)+len(w.verdicts)+len(w.negs)+len(w.markets)+len(w.invs)+len(w.counts)+len(w.touched) == 0
 }

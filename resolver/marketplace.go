@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -459,6 +460,20 @@ func localEntryDir(root, p string) (string, error) {
 	return dir, nil
 }
 
+// docKey names a parse of a marketplace document: parsing is a pure
+// function of its bytes, format and options.
+func docKey(data []byte, doc marketplace.Document, opts marketplace.Options) string {
+	h := sha256.New()
+	h.Write([]byte(doc.Path))
+	if opts.AllowUnpinned {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write(data)
+	return "marketplace\x00" + string(h.Sum(nil))
+}
+
 // marketplaceDoc reads and parses the marketplace document at st (where
 // it lives is marketplace.Find's answer). A remote document is cached by
 // (repository path, commit), so an offline re-plan reads it without
@@ -491,13 +506,8 @@ func (s *resolve) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 		}
 	}
 	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
-	var doc *marketplace.Marketplace
-	var err error
-	if s.cfg.KeepDecoded {
-		doc, err = s.docs.parse(data, found.Document, opts, found.Parse)
-	} else {
-		doc, err = found.Parse(data, opts)
-	}
+	doc, err := cache.Remember(s.cfg.Decoded, func() string { return docKey(data, found.Document, opts) },
+		func() (*marketplace.Marketplace, error) { return found.Parse(data, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}

@@ -202,9 +202,9 @@ type Config struct {
 	// Progress, when set, hears about bulk work (the CLI draws bars).
 	Progress Progress
 	Now      func() time.Time
-	// KeepDecoded keeps the last few marketplace documents parsed, for the
-	// next plan (see docMemo): the daemon sets it.
-	KeepDecoded bool
+	// Decoded keeps marketplace documents parsed, for the next plan: the
+	// daemon's, shared with its installer (nil: none kept).
+	Decoded *cache.Decoded
 }
 
 // Sources is the Resolver over every source kind of SPEC §5.
@@ -212,7 +212,6 @@ type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   sync.Once
-	docs   docMemo
 }
 
 // resolve is one Resolve: the Sources, with the cache as this Resolve
