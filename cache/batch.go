@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // The readers of a Session (Load): a marketplace of a thousand entries
@@ -71,18 +70,19 @@ func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict,
 	return out, nil
 }
 
-// negativesOf returns, by remote, every negative result of remotes that
-// has not expired at now (a few per dead repository at most).
-func (db *DB) negativesOf(ctx context.Context, remotes []string, now time.Time) (map[string][]Negative, error) {
+// negativesOf returns, by remote, every negative result of remotes (a
+// few per dead repository at most): whether one has expired is the
+// lookup's to say, by its clock.
+func (db *DB) negativesOf(ctx context.Context, remotes []string) (map[string][]Negative, error) {
 	out := map[string][]Negative{}
 	for len(remotes) > 0 {
 		n := min(len(remotes), 2*batchChunk)
-		args := []any{toNanos(now)}
-		for _, r := range remotes[:n] {
-			args = append(args, r)
+		args := make([]any, n)
+		for i, r := range remotes[:n] {
+			args[i] = r
 		}
 		if err := db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
-			WHERE expires_at > ? AND remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, out); err != nil {
+			WHERE remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, out); err != nil {
 			return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
 		}
 		remotes = remotes[n:]

@@ -127,14 +127,14 @@ func TestRoundTrips(t *testing.T) {
 			if err := db.putMarketplace(ctx, "github.com/o/m", sha, doc); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.GetMarketplace(ctx, "github.com/o/m", sha)
+			got, ok, err := db.marketplace(ctx, "github.com/o/m", sha)
 			if err != nil || !ok || !bytes.Equal(got, doc) {
-				t.Fatalf("GetMarketplace = %q %v %v", got, ok, err)
+				t.Fatalf("marketplace = %q %v %v", got, ok, err)
 			}
 			if err := db.putMarketplace(ctx, "github.com/o/empty", sha, nil); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err = db.GetMarketplace(ctx, "github.com/o/empty", sha)
+			got, ok, err = db.marketplace(ctx, "github.com/o/empty", sha)
 			if err != nil || !ok || got == nil || len(got) != 0 {
 				t.Fatalf("empty document = %q %v %v; want a hit with empty bytes", got, ok, err)
 			}

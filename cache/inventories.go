@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -15,30 +14,10 @@ import (
 // the new ones with the rest of its Session.
 
 // LoadInventories reads, a query per few hundred, those of keys not read
-// yet. A failed read leaves them to be read at their first lookup.
+// yet. A failed read leaves them to their first lookup.
 func (s *Session) LoadInventories(ctx context.Context, keys []string) {
-	if s == nil {
-		return
-	}
-	s.mu.Lock()
-	keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return s.invAsked[k] })
-	s.mu.Unlock()
-	if len(keys) == 0 {
-		return
-	}
-	got, err := s.db.inventoriesOf(ctx, keys)
-	if err != nil || got == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, k := range keys {
-		if !s.invAsked[k] {
-			s.invAsked[k] = true
-			if body, ok := got[k]; ok {
-				s.invs[k] = body
-			}
-		}
+	if s != nil {
+		s.invs.load(ctx, &s.mu, keys)
 	}
 }
 
@@ -49,18 +28,11 @@ func (s *Session) Inventory(ctx context.Context, key string) ([]byte, bool) {
 	}
 	s.mu.Lock()
 	body, written := s.w.invs[key]
-	asked := s.invAsked[key]
 	s.mu.Unlock()
-	if written {
-		return body, true
+	if !written {
+		body = s.invs.get(ctx, &s.mu, key)
 	}
-	if !asked {
-		s.LoadInventories(ctx, []string{key})
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	body, ok := s.invs[key]
-	return body, ok
+	return body, body != nil
 }
 
 // PutInventory stores body under key. Keys name immutable content, so a

@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -24,15 +23,6 @@ type Negative struct {
 
 // NegativeKey names one negative result of a remote.
 type NegativeKey struct{ Kind, SHA, Path string }
-
-// ForgetNegatives drops every negative result about remote (a host that
-// now answers, or --refresh).
-func (db *DB) ForgetNegatives(ctx context.Context, remote string) error {
-	return db.write(ctx, "forget negatives", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM negatives WHERE remote = ?`, remote)
-		return err
-	})
-}
 
 // ListRefs returns every cached ref of remote: what a tree URL's REF is
 // matched against offline.

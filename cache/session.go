@@ -11,19 +11,18 @@ import (
 	"reasonix.io/plugind"
 )
 
-// Session is the cache as one resolve sees it. A bulk plan asks about
-// hundreds of repositories, several times each, and SQLite's per-statement
-// and per-transaction costs made those lookups a large share of a warm
-// plan. So a Session reads the rows of the (repository, commit) pairs it is
-// asked about once, a query per table for however many (Load, or the first
-// lookup of a pair), answers every later lookup from memory, and keeps what
-// the resolve learns — snapshots, submodules, verdicts, negatives,
-// marketplace documents, manifest inventories, hit and miss counts,
-// snapshot uses — for one
-// transaction when the resolve ends (Commit). It sees its own writes at
-// once; what other processes write it reads only when it first asks, and
-// the next Session reads afresh (a snapshot quarantined meanwhile is
-// forgotten there).
+// Session is the cache as one resolve (or one plan) sees it. A bulk plan
+// asks about hundreds of repositories, several times each, and SQLite's
+// per-statement and per-transaction costs made those lookups a large share
+// of a warm plan. So a Session reads the rows of the (repository, commit)
+// pairs it is asked about once, a query per table for however many (Load,
+// or the first lookup of a pair), answers every later lookup from memory,
+// and keeps what the resolve learns — snapshots, submodules, verdicts,
+// negatives, marketplace documents, manifest inventories, hit and miss
+// counts, snapshot uses — for one transaction when the resolve ends
+// (Commit). It sees its own writes at once; what other processes write it
+// reads only when it first asks, and the next Session reads afresh (a
+// snapshot quarantined meanwhile is forgotten there).
 //
 // Refs are the exception: they go to the database as they come (a listing
 // replaces a repository's refs, which is not a row to overlay).
@@ -33,14 +32,62 @@ import (
 type Session struct {
 	db *DB
 
-	mu       sync.Mutex
-	snaps    map[RepoAt]map[string]string // rows read, by key (snapshotKey)
-	subs     map[RepoAt][]plugind.Submodule
-	verdicts map[RepoAt]*Verdict // read (nil: none recorded)
-	negs     map[string][]Negative
-	invs     map[string][]byte
-	invAsked map[string]bool
+	mu       sync.Mutex // guards the rows and w
+	snaps    rows[RepoAt, map[string]string]
+	subs     rows[RepoAt, []plugind.Submodule]
+	verdicts rows[RepoAt, Verdict] // the zero Verdict: none recorded
+	negs     rows[string, []Negative]
+	invs     rows[string, []byte] // nil: none stored
 	w        sessionWrites
+}
+
+// rows are what a Session read of one table, by key: a key present was
+// read (its zero value: nothing stored).
+type rows[K comparable, V any] struct {
+	m    map[K]V
+	read func(ctx context.Context, keys []K) (map[K]V, error)
+}
+
+func newRows[K comparable, V any](read func(context.Context, []K) (map[K]V, error)) rows[K, V] {
+	return rows[K, V]{m: map[K]V{}, read: read}
+}
+
+// load reads, in one go, those of keys not read yet; false when the read
+// failed (a miss: they are read again at their next lookup).
+func (r *rows[K, V]) load(ctx context.Context, mu *sync.Mutex, keys []K) bool {
+	var want []K
+	seen := map[K]bool{}
+	mu.Lock()
+	for _, k := range keys {
+		if _, ok := r.m[k]; !ok && !seen[k] {
+			seen[k] = true
+			want = append(want, k)
+		}
+	}
+	mu.Unlock()
+	if len(want) == 0 {
+		return true
+	}
+	got, err := r.read(ctx, want)
+	if err != nil || got == nil {
+		return false
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, k := range want {
+		if _, raced := r.m[k]; !raced { // another lookup's read stands
+			r.m[k] = got[k]
+		}
+	}
+	return true
+}
+
+// get returns what was read under k, reading it first if need be.
+func (r *rows[K, V]) get(ctx context.Context, mu *sync.Mutex, k K) V {
+	r.load(ctx, mu, []K{k})
+	mu.Lock()
+	defer mu.Unlock()
+	return r.m[k]
 }
 
 // sessionWrites is what Commit writes.
@@ -65,6 +112,8 @@ func newWrites() sessionWrites {
 
 type negativeID struct{ Kind, Remote, SHA, Path string }
 
+func (n Negative) id() negativeID { return negativeID{n.Kind, n.Remote, n.SHA, n.Path} }
+
 // Session starts a resolve's view of db (nil for a nil db).
 func (db *DB) Session() *Session {
 	if db == nil {
@@ -72,148 +121,45 @@ func (db *DB) Session() *Session {
 	}
 	return &Session{
 		db:       db,
-		snaps:    map[RepoAt]map[string]string{},
-		subs:     map[RepoAt][]plugind.Submodule{},
-		verdicts: map[RepoAt]*Verdict{},
-		negs:     map[string][]Negative{},
-		invs:     map[string][]byte{},
-		invAsked: map[string]bool{},
+		snaps:    newRows(db.snapshotsOf),
+		subs:     newRows(db.submodulesOf),
+		verdicts: newRows(db.verdictsOf),
+		negs:     newRows(db.negativesOf),
+		invs:     newRows(db.inventoriesOf),
 		w:        newWrites(),
 	}
 }
 
 // Load reads, a query per table, the rows of every one of ats not read
-// yet: snapshot records, submodules and verdicts of each, the unexpired
-// negatives of their repositories. A failed read leaves those to be read
-// at their first lookup.
-func (s *Session) Load(ctx context.Context, ats []RepoAt, now time.Time) {
+// yet: snapshot records, submodules and verdicts of each, the negatives of
+// their repositories. A failed read leaves those to their first lookup.
+func (s *Session) Load(ctx context.Context, ats []RepoAt) {
 	if s == nil {
 		return
 	}
-	var snaps, subs, verdicts []RepoAt
-	var remotes []string
-	s.mu.Lock()
-	for _, at := range ats {
-		if _, ok := s.snaps[at]; !ok && !slices.Contains(snaps, at) {
-			snaps = append(snaps, at)
-		}
-		if _, ok := s.subs[at]; !ok && !slices.Contains(subs, at) {
-			subs = append(subs, at)
-		}
-		if _, ok := s.verdicts[at]; !ok && !slices.Contains(verdicts, at) {
-			verdicts = append(verdicts, at)
-		}
-		if _, ok := s.negs[at.Remote]; !ok && !slices.Contains(remotes, at.Remote) {
-			remotes = append(remotes, at.Remote)
-		}
+	remotes := make([]string, len(ats))
+	for i, at := range ats {
+		remotes[i] = at.Remote
 	}
-	s.mu.Unlock()
-	s.loadSnapshots(ctx, snaps)
-	s.loadSubmodules(ctx, subs)
-	s.loadVerdicts(ctx, verdicts)
-	s.loadNegatives(ctx, remotes, now)
+	s.snaps.load(ctx, &s.mu, ats)
+	s.subs.load(ctx, &s.mu, ats)
+	s.verdicts.load(ctx, &s.mu, ats)
+	s.negs.load(ctx, &s.mu, remotes)
 }
 
-// The loaders keep what another lookup of this Session read meanwhile.
-
-func (s *Session) loadSnapshots(ctx context.Context, ats []RepoAt) bool {
-	if len(ats) == 0 {
-		return true
-	}
-	got, err := s.db.snapshotsOf(ctx, ats)
-	if err != nil || got == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for at, rows := range got {
-		if _, raced := s.snaps[at]; !raced {
-			s.snaps[at] = rows
-		}
-	}
-	return true
-}
-
-func (s *Session) loadSubmodules(ctx context.Context, ats []RepoAt) bool {
-	if len(ats) == 0 {
-		return true
-	}
-	got, err := s.db.submodulesOf(ctx, ats)
-	if err != nil || got == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for at, list := range got {
-		if _, raced := s.subs[at]; !raced {
-			s.subs[at] = list
-		}
-	}
-	return true
-}
-
-func (s *Session) loadVerdicts(ctx context.Context, ats []RepoAt) bool {
-	if len(ats) == 0 {
-		return true
-	}
-	got, err := s.db.verdictsOf(ctx, ats)
-	if err != nil || got == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, at := range ats {
-		if _, raced := s.verdicts[at]; raced {
-			continue
-		}
-		var v *Verdict
-		if found, ok := got[at]; ok {
-			v = &found
-		}
-		s.verdicts[at] = v
-	}
-	return true
-}
-
-func (s *Session) loadNegatives(ctx context.Context, remotes []string, now time.Time) bool {
-	if len(remotes) == 0 {
-		return true
-	}
-	got, err := s.db.negativesOf(ctx, remotes, now)
-	if err != nil || got == nil {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range remotes {
-		if _, raced := s.negs[r]; !raced {
-			s.negs[r] = got[r]
-		}
-	}
-	return true
-}
-
-// snapshot returns the record of key for at.
+// snapshot returns the record of key for at (snapshots.go says what keys
+// are).
 func (s *Session) snapshot(ctx context.Context, at RepoAt, key string) (string, bool) {
 	if s == nil {
 		return "", false
 	}
 	s.mu.Lock()
 	d, written := s.w.snaps[at][key]
-	rows, read := s.snaps[at]
 	s.mu.Unlock()
 	if written {
 		return d, true
 	}
-	if !read {
-		if !s.loadSnapshots(ctx, []RepoAt{at}) {
-			return "", false // a read failure is a miss
-		}
-		s.mu.Lock()
-		rows = s.snaps[at]
-		s.mu.Unlock()
-	}
-	d, ok := rows[key]
+	d, ok := s.snaps.get(ctx, &s.mu, at)[key]
 	return d, ok
 }
 
@@ -235,18 +181,10 @@ func (s *Session) Submodules(ctx context.Context, at RepoAt) []plugind.Submodule
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	list, read := s.subs[at]
-	s.mu.Unlock()
-	if !read {
-		s.loadSubmodules(ctx, []RepoAt{at})
-		s.mu.Lock()
-		list = s.subs[at]
-		s.mu.Unlock()
-	}
+	read := s.subs.get(ctx, &s.mu, at)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return MergeSubmodules(list, s.w.subs[at])
+	return MergeSubmodules(read, s.w.subs[at])
 }
 
 // PutSubmodules records what a fetch of at found.
@@ -278,23 +216,11 @@ func (s *Session) GetVerdict(ctx context.Context, remote, sha string) (Verdict, 
 	at := RepoAt{remote, sha}
 	s.mu.Lock()
 	v, written := s.w.verdicts[at]
-	read, ok := s.verdicts[at]
 	s.mu.Unlock()
-	if written {
-		return v, true, nil
+	if !written {
+		v = s.verdicts.get(ctx, &s.mu, at)
 	}
-	if !ok {
-		if !s.loadVerdicts(ctx, []RepoAt{at}) {
-			return Verdict{}, false, ctx.Err()
-		}
-		s.mu.Lock()
-		read = s.verdicts[at]
-		s.mu.Unlock()
-	}
-	if read == nil {
-		return Verdict{}, false, nil
-	}
-	return *read, true, nil
+	return v, v.Remote != "", ctx.Err()
 }
 
 // PutVerdict implements MetaStore.
@@ -316,26 +242,19 @@ func (s *Session) FirstNegative(ctx context.Context, remote string, now time.Tim
 	if s == nil || len(keys) == 0 {
 		return Negative{}, false, nil
 	}
+	read := s.negs.get(ctx, &s.mu, remote)
 	s.mu.Lock()
-	_, read := s.negs[remote]
-	s.mu.Unlock()
-	if !read && !s.loadNegatives(ctx, []string{remote}, now) {
-		return Negative{}, false, ctx.Err()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	negs := slices.DeleteFunc(slices.Clone(s.negs[remote]), func(n Negative) bool {
+	negs := slices.DeleteFunc(slices.Clone(read), func(n Negative) bool {
 		_, replaced := s.w.negs[n.id()]
 		return replaced
 	})
 	for _, n := range s.w.negs {
 		negs = append(negs, n)
 	}
+	s.mu.Unlock()
 	n, found := FirstOf(negs, remote, now, keys)
-	return n, found, nil
+	return n, found, ctx.Err()
 }
-
-func (n Negative) id() negativeID { return negativeID{n.Kind, n.Remote, n.SHA, n.Path} }
 
 // PutNegative implements MetaStore (replacing an older one).
 func (s *Session) PutNegative(_ context.Context, n Negative) error {
@@ -391,7 +310,7 @@ func (s *Session) Marketplace(ctx context.Context, remote, sha string) ([]byte, 
 	if written {
 		return doc, true
 	}
-	doc, ok, err := s.db.GetMarketplace(ctx, remote, sha)
+	doc, ok, err := s.db.marketplace(ctx, remote, sha)
 	return doc, ok && err == nil
 }
 
@@ -453,31 +372,40 @@ func (s *Session) Commit(ctx context.Context) error {
 }
 
 // fold makes what w wrote part of what the Session read, as the database
-// will hold it.
+// will hold it. s.mu held.
 func (s *Session) fold(w sessionWrites) {
-	for at, rows := range w.snaps {
-		if read, ok := s.snaps[at]; ok {
-			for k, d := range rows {
-				read[k] = d
-			}
+	for at, recs := range w.snaps {
+		if read, ok := s.snaps.m[at]; ok {
+			s.snaps.m[at] = mergeMaps(read, recs)
 		}
 	}
 	for at, list := range w.subs {
-		if read, ok := s.subs[at]; ok {
-			s.subs[at] = MergeSubmodules(read, list)
+		if read, ok := s.subs.m[at]; ok {
+			s.subs.m[at] = MergeSubmodules(read, list)
 		}
 	}
 	for at, v := range w.verdicts {
-		s.verdicts[at] = &v
+		s.verdicts.m[at] = v
 	}
 	for id, n := range w.negs {
-		if read, ok := s.negs[id.Remote]; ok {
-			s.negs[id.Remote] = append(slices.DeleteFunc(read, func(o Negative) bool { return o.id() == id }), n)
+		if read, ok := s.negs.m[id.Remote]; ok {
+			s.negs.m[id.Remote] = append(slices.DeleteFunc(read, func(o Negative) bool { return o.id() == id }), n)
 		}
 	}
 	for k, body := range w.invs {
-		s.invAsked[k], s.invs[k] = true, body
+		s.invs.m[k] = body
 	}
+}
+
+func mergeMaps(a, b map[string]string) map[string]string {
+	out := make(map[string]string, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 func (w *sessionWrites) empty() bool {

@@ -35,7 +35,7 @@ func TestSessionLoadAnswersAsLookups(t *testing.T) {
 	must(t, w.Commit(ctx))
 
 	ahead, lazy := db.Session(), db.Session()
-	ahead.Load(ctx, ats, now)
+	ahead.Load(ctx, ats)
 	answer := func(s *Session, at RepoAt) string {
 		whole, okW := s.Whole(ctx, at)
 		hold, okH := s.Holding(ctx, at, "plugins/p")
@@ -148,7 +148,7 @@ func TestNilSession(t *testing.T) {
 	s := db.Session()
 	ctx := context.Background()
 	at := RepoAt{"r", "s"}
-	s.Load(ctx, []RepoAt{at}, time.Now())
+	s.Load(ctx, []RepoAt{at})
 	s.PutWhole(at, "sha256:x")
 	must(t, s.Count(ctx, KindSnapshot, true))
 	if _, ok := s.Whole(ctx, at); ok {

@@ -314,7 +314,7 @@ func (s *resolve) readAhead(ctx context.Context, keys []repoAt) {
 	for i, k := range keys {
 		ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
 	}
-	s.cache.Load(ctx, ats, s.cfg.Now())
+	s.cache.Load(ctx, ats)
 }
 
 // fetchEntries brings every (repository, commit) the entries need into the

@@ -124,7 +124,7 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 	for i, s := range pins {
 		ats[i] = cache.RepoAt{Remote: s.Key(), SHA: s.Ref}
 	}
-	sess.Load(ctx, ats, m.now())
+	sess.Load(ctx, ats)
 	for i, s := range pins {
 		if d, ok := sess.Whole(ctx, ats[i]); ok {
 			keep[d] = true
