@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // The inventories table keeps what manifest.Load made of a store tree,
@@ -51,15 +50,8 @@ func (s *Session) PutInventory(key string, body []byte) error {
 
 func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
-	const chunk = 500 // well under SQLite's bound on query parameters
-	for len(keys) > 0 {
-		n := min(len(keys), chunk)
-		args := make([]any, n)
-		for i, k := range keys[:n] {
-			args[i] = k
-		}
-		q := `SELECT key, body FROM inventories WHERE key IN (?` + strings.Repeat(",?", n-1) + `)`
-		err := db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
+	err := inBatches(keys, oneParam, func(values string, args []any) error {
+		return db.eachRow(ctx, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var key string
 			var body []byte
 			if err := rows.Scan(&key, &body); err != nil {
@@ -68,10 +60,9 @@ func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]by
 			out[key] = body
 			return nil
 		})
-		if err != nil {
-			return nil, db.readFailed(ctx, fmt.Errorf("cache: get inventories: %w", err))
-		}
-		keys = keys[n:]
+	})
+	if err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get inventories: %w", err))
 	}
 	return out, nil
 }

@@ -100,7 +100,7 @@ func (db *DB) snapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[str
 	for _, at := range ats {
 		out[at] = map[string]string{}
 	}
-	err := inBatches(ats, func(values string, args []any) error {
+	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
 		return db.scanSnapshots(ctx, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES `+values+`)`, args, out)
 	})
 	if err != nil {

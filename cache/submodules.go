@@ -16,7 +16,7 @@ func (db *DB) submodulesOf(ctx context.Context, ats []RepoAt) (map[RepoAt][]plug
 	for _, at := range ats {
 		out[at] = nil
 	}
-	err := inBatches(ats, func(values string, args []any) error {
+	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
 		return db.eachRow(ctx, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var at RepoAt
 			var s plugind.Submodule
