@@ -107,11 +107,18 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	} else {
 		a.Warnings = append(a.Warnings, a.Cache.Warnings()...)
 	}
-	cfg := installer.Config{Home: home, Log: log, StepHook: stepHook(opts.Getenv), KeepDecoded: opts.Daemon, NoWorkingDir: opts.Daemon}
+	// The daemon plans the same marketplaces again and again: one bounded
+	// LRU of what planning decoded, shared by its resolver and installer.
+	// The CLI plans once and keeps nothing.
+	var decoded *cache.Decoded
+	if opts.Daemon {
+		decoded = cache.NewDecoded(cache.DecodedEntries)
+	}
+	cfg := installer.Config{Home: home, Log: log, StepHook: stepHook(opts.Getenv), NoWorkingDir: opts.Daemon, Decoded: decoded}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
-			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", KeepDecoded: opts.Daemon,
+			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Decoded: decoded,
 		})
 		cfg.Store = a.Store
 	} else {

@@ -5,35 +5,42 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 )
 
-// The lookups of a bulk plan, batched: a marketplace of a thousand entries
+// The readers of a Session (Load): a marketplace of a thousand entries
 // over two hundred repositories asked for each repository's snapshot
 // records, verdict and negatives one query at a time, and with SQLite's
 // per-statement cost those queries were a large share of a warm plan.
 // Each reader here answers for many keys in a query per few hundred.
 
-// batchChunk bounds the keys of one query (each key is two parameters),
-// well under SQLite's bound on query parameters.
+// batchChunk bounds the keys of one query (a key is one or two
+// parameters), well under SQLite's bound on query parameters.
 const batchChunk = 400
 
-// inBatches runs query once per chunk of ats; query gets the chunk's
-// "(?, ?), …" placeholder list and its parameters.
-func inBatches(ats []RepoAt, query func(values string, args []any) error) error {
-	for len(ats) > 0 {
-		n := min(len(ats), batchChunk)
-		args := make([]any, 0, 2*n)
-		for _, at := range ats[:n] {
-			args = append(args, at.Remote, at.SHA)
+// inBatches runs query once per chunk of keys; query gets the chunk's
+// "(?, ?), …" list of rows, one per key, for an IN (VALUES …), and its
+// parameters (params of each key).
+func inBatches[K any](keys []K, params func(K) []any, query func(values string, args []any) error) error {
+	for len(keys) > 0 {
+		n := min(len(keys), batchChunk)
+		var args []any
+		values := make([]string, n)
+		for i, k := range keys[:n] {
+			p := params(k)
+			args = append(args, p...)
+			values[i] = "(?" + strings.Repeat(", ?", len(p)-1) + ")"
 		}
-		if err := query("(?, ?)"+strings.Repeat(", (?, ?)", n-1), args); err != nil {
+		if err := query(strings.Join(values, ", "), args); err != nil {
 			return err
 		}
-		ats = ats[n:]
+		keys = keys[n:]
 	}
 	return nil
 }
+
+func (at RepoAt) params() []any { return []any{at.Remote, at.SHA} }
+
+func oneParam(k string) []any { return []any{k} }
 
 // eachRow runs q and hands every row to scan.
 func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.Rows) error) error {
@@ -50,10 +57,10 @@ func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.
 	return rows.Err()
 }
 
-// GetVerdictsOf returns the verdicts recorded for any of ats.
-func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
+// verdictsOf returns the verdicts recorded for any of ats.
+func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
 	out := make(map[RepoAt]Verdict, len(ats))
-	err := inBatches(ats, func(values string, args []any) error {
+	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
 		return db.eachRow(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var v Verdict
 			var reachable, at int64
@@ -71,26 +78,22 @@ func (db *DB) GetVerdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdi
 	return out, nil
 }
 
-// GetNegativesOf returns every negative result of remotes that has not
-// expired at now (a few per dead repository at most).
-func (db *DB) GetNegativesOf(ctx context.Context, remotes []string, now time.Time) ([]Negative, error) {
-	var out []Negative
-	for len(remotes) > 0 {
-		n := min(len(remotes), 2*batchChunk)
-		args := []any{toNanos(now)}
-		for _, r := range remotes[:n] {
-			args = append(args, r)
-		}
-		if err := db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
-			WHERE expires_at > ? AND remote IN (?`+strings.Repeat(", ?", n-1)+`)`, args, &out); err != nil {
-			return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
-		}
-		remotes = remotes[n:]
+// negativesOf returns, by remote, every negative result of remotes (a
+// few per dead repository at most): whether one has expired is the
+// lookup's to say, by its clock.
+func (db *DB) negativesOf(ctx context.Context, remotes []string) (map[string][]Negative, error) {
+	out := map[string][]Negative{}
+	err := inBatches(remotes, oneParam, func(values string, args []any) error {
+		return db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
+			WHERE remote IN (VALUES `+values+`)`, args, out)
+	})
+	if err != nil {
+		return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
 	}
 	return out, nil
 }
 
-func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Negative) error {
+func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out map[string][]Negative) error {
 	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
 		var n Negative
 		var created, expires int64
@@ -98,7 +101,7 @@ func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out *[]Ne
 			return err
 		}
 		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
-		*out = append(*out, n)
+		out[n.Remote] = append(out[n.Remote], n)
 		return nil
 	})
 }

@@ -92,49 +92,49 @@ func TestRoundTrips(t *testing.T) {
 			}
 		}},
 		{"snapshot", func(t *testing.T) {
-			if _, ok, err := db.GetSnapshot(ctx, "github.com/o/r", sha, "plugins/a"); ok || err != nil {
+			if _, ok, err := db.getSnapshot(ctx, "github.com/o/r", sha, "plugins/a"); ok || err != nil {
 				t.Fatalf("miss expected, got %v %v", ok, err)
 			}
-			if err := db.PutSnapshot(ctx, "github.com/o/r", sha, "plugins/a", digest); err != nil {
+			if err := db.putSnapshot(ctx, "github.com/o/r", sha, "plugins/a", digest); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.GetSnapshot(ctx, "github.com/o/r", sha, "plugins/a")
+			got, ok, err := db.getSnapshot(ctx, "github.com/o/r", sha, "plugins/a")
 			if err != nil || !ok || got != digest {
 				t.Fatalf("GetSnapshot = %q %v %v", got, ok, err)
 			}
 			// The subdir is part of the key: the root is a different entry.
-			if _, ok, _ := db.GetSnapshot(ctx, "github.com/o/r", sha, ""); ok {
+			if _, ok, _ := db.getSnapshot(ctx, "github.com/o/r", sha, ""); ok {
 				t.Fatal("root subdir hit a plugins/a entry")
 			}
 		}},
 		{"inventory", func(t *testing.T) {
-			if _, ok, err := db.GetInventory(ctx, "k1"); ok || err != nil {
+			if _, ok, err := db.getInventory(ctx, "k1"); ok || err != nil {
 				t.Fatalf("miss expected, got %v %v", ok, err)
 			}
-			if err := db.PutInventory(ctx, "k1", []byte(`{"name":"x"}`)); err != nil {
+			if err := db.putInventory(ctx, "k1", []byte(`{"name":"x"}`)); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.GetInventory(ctx, "k1")
+			got, ok, err := db.getInventory(ctx, "k1")
 			if err != nil || !ok || string(got) != `{"name":"x"}` {
 				t.Fatalf("GetInventory = %q %v %v", got, ok, err)
 			}
-			if err := db.PutInventory(ctx, "", []byte("x")); err == nil {
+			if err := db.putInventory(ctx, "", []byte("x")); err == nil {
 				t.Fatal("PutInventory without a key succeeded")
 			}
 		}},
 		{"marketplace", func(t *testing.T) {
 			doc := []byte(`{"name":"m","plugins":[]}` + "\x00\xff")
-			if err := db.PutMarketplace(ctx, "github.com/o/m", sha, doc); err != nil {
+			if err := db.putMarketplace(ctx, "github.com/o/m", sha, doc); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err := db.GetMarketplace(ctx, "github.com/o/m", sha)
+			got, ok, err := db.marketplace(ctx, "github.com/o/m", sha)
 			if err != nil || !ok || !bytes.Equal(got, doc) {
-				t.Fatalf("GetMarketplace = %q %v %v", got, ok, err)
+				t.Fatalf("marketplace = %q %v %v", got, ok, err)
 			}
-			if err := db.PutMarketplace(ctx, "github.com/o/empty", sha, nil); err != nil {
+			if err := db.putMarketplace(ctx, "github.com/o/empty", sha, nil); err != nil {
 				t.Fatal(err)
 			}
-			got, ok, err = db.GetMarketplace(ctx, "github.com/o/empty", sha)
+			got, ok, err = db.marketplace(ctx, "github.com/o/empty", sha)
 			if err != nil || !ok || got == nil || len(got) != 0 {
 				t.Fatalf("empty document = %q %v %v; want a hit with empty bytes", got, ok, err)
 			}
@@ -158,11 +158,11 @@ func TestRoundTrips(t *testing.T) {
 		}},
 		{"snapshot use", func(t *testing.T) {
 			d := "sha256:" + string(bytes.Repeat([]byte("cd"), 32))
-			if err := db.TouchSnapshot(ctx, d, at); err != nil {
+			if err := db.touchSnapshot(ctx, d, at); err != nil {
 				t.Fatal(err)
 			}
 			// An older touch arriving late must not move the time back.
-			if err := db.TouchSnapshot(ctx, d, at.Add(-time.Hour)); err != nil {
+			if err := db.touchSnapshot(ctx, d, at.Add(-time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 			uses, err := db.SnapshotUses(ctx)
@@ -172,7 +172,7 @@ func TestRoundTrips(t *testing.T) {
 			if !uses[d].Equal(at) {
 				t.Fatalf("last use = %v, want %v", uses[d], at)
 			}
-			if err := db.TouchSnapshot(ctx, d, at.Add(time.Hour)); err != nil {
+			if err := db.touchSnapshot(ctx, d, at.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 			uses, _ = db.SnapshotUses(ctx)
@@ -236,37 +236,31 @@ func TestLivePlanDigestsAndPrune(t *testing.T) {
 	}
 }
 
-func TestGetInventories(t *testing.T) {
+func TestLoadInventories(t *testing.T) {
 	t.Parallel()
 	db, _ := openTemp(t)
 	ctx := context.Background()
 	// More keys than one query takes, half of them stored.
 	var keys []string
 	want := map[string]string{}
+	w := db.Session()
 	for i := range 1203 {
 		k := fmt.Sprintf("manifest/v1\x00sha256:%064x\x00p%d", i, i)
 		keys = append(keys, k)
 		if i%2 == 0 {
 			want[k] = fmt.Sprintf(`{"n":%d}`, i)
-			if err := db.PutInventory(ctx, k, []byte(want[k])); err != nil {
-				t.Fatal(err)
-			}
+			must(t, w.PutInventory(k, []byte(want[k])))
 		}
 	}
-	got, err := db.GetInventories(ctx, append(keys, keys[0]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d inventories, want %d", len(got), len(want))
-	}
-	for k, body := range want {
-		if string(got[k]) != body {
-			t.Fatalf("inventory %q = %q, want %q", k, got[k], body)
+	must(t, w.Commit(ctx))
+	ahead, lazy := db.Session(), db.Session()
+	ahead.LoadInventories(ctx, append(keys, keys[0]))
+	for _, k := range keys {
+		got, ok := ahead.Inventory(ctx, k)
+		one, found := lazy.Inventory(ctx, k)
+		if string(got) != want[k] || ok != (want[k] != "") || string(one) != string(got) || found != ok {
+			t.Fatalf("inventory %q = %q %v (alone %q %v), want %q", k, got, ok, one, found, want[k])
 		}
-	}
-	if none, err := db.GetInventories(ctx, nil); err != nil || len(none) != 0 {
-		t.Fatalf("no keys: %v, %v", none, err)
 	}
 }
 
@@ -277,7 +271,7 @@ func TestFirstNegative(t *testing.T) {
 	now := time.Now()
 	put := func(kind, remote, sha string, expires time.Time) {
 		t.Helper()
-		err := db.PutNegative(ctx, Negative{Kind: kind, Remote: remote, SHA: sha, Code: "c-" + kind, Message: kind + " " + sha, Created: now.Add(-time.Minute), Expires: expires})
+		err := db.putNegative(ctx, Negative{Kind: kind, Remote: remote, SHA: sha, Code: "c-" + kind, Message: kind + " " + sha, Created: now.Add(-time.Minute), Expires: expires})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +295,7 @@ func TestFirstNegative(t *testing.T) {
 		{"r", nil, ""},
 	}
 	for _, tc := range tests {
-		n, ok, err := db.FirstNegative(ctx, tc.remote, now, tc.keys...)
+		n, ok, err := db.Session().FirstNegative(ctx, tc.remote, now, tc.keys...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,44 +304,6 @@ func TestFirstNegative(t *testing.T) {
 		}
 		if ok && (n.Remote != tc.remote || n.Code != "c-"+n.Kind || !n.Expires.After(now)) {
 			t.Errorf("FirstNegative(%s) = %+v: fields not read back", tc.remote, n)
-		}
-	}
-}
-
-func TestGetSnapshotsOf(t *testing.T) {
-	t.Parallel()
-	db, _ := openTemp(t)
-	ctx := context.Background()
-	var ats []RepoAt
-	for i := range 450 { // more than one query takes
-		at := RepoAt{Remote: fmt.Sprintf("github.com/o/r%d", i%150), SHA: fmt.Sprintf("%040x", i)}
-		ats = append(ats, at)
-		if i%3 == 0 {
-			continue // nothing stored for this one
-		}
-		for _, sub := range []string{"", "@plugins/p"} {
-			if err := db.PutSnapshot(ctx, at.Remote, at.SHA, sub, fmt.Sprintf("sha256:%064x", i)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := db.PutSnapshot(ctx, "github.com/o/other", ats[1].SHA, "", "sha256:"+fmt.Sprintf("%064x", 9)); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.GetSnapshotsOf(ctx, ats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(ats) {
-		t.Fatalf("%d repositories answered, want all %d", len(got), len(ats))
-	}
-	for i, at := range ats {
-		one, err := db.GetSnapshots(ctx, at.Remote, at.SHA)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(got[at]) != fmt.Sprint(one) || (i%3 == 0) != (len(one) == 0) {
-			t.Fatalf("%v: GetSnapshotsOf says %v, GetSnapshots %v", at, got[at], one)
 		}
 	}
 }
@@ -422,15 +378,15 @@ func TestForgetSnapshots(t *testing.T) {
 	db, _ := openTemp(t)
 	ctx := context.Background()
 	gone, kept := "sha256:"+fmt.Sprintf("%064x", 7), "sha256:"+fmt.Sprintf("%064x", 8)
-	must(t, db.PutSnapshot(ctx, "r", "s1", "", gone))
-	must(t, db.PutSnapshot(ctx, "r", "s2", "", kept))
-	must(t, db.TouchSnapshot(ctx, gone, time.Now()))
-	must(t, db.TouchSnapshot(ctx, kept, time.Now()))
+	must(t, db.putSnapshot(ctx, "r", "s1", "", gone))
+	must(t, db.putSnapshot(ctx, "r", "s2", "", kept))
+	must(t, db.touchSnapshot(ctx, gone, time.Now()))
+	must(t, db.touchSnapshot(ctx, kept, time.Now()))
 	must(t, db.ForgetSnapshots(ctx, []string{gone}))
-	if _, ok, _ := db.GetSnapshot(ctx, "r", "s1", ""); ok {
+	if _, ok, _ := db.getSnapshot(ctx, "r", "s1", ""); ok {
 		t.Fatal("forgotten snapshot still mapped")
 	}
-	if _, ok, _ := db.GetSnapshot(ctx, "r", "s2", ""); !ok {
+	if _, ok, _ := db.getSnapshot(ctx, "r", "s2", ""); !ok {
 		t.Fatal("kept snapshot lost")
 	}
 	uses, _ := db.SnapshotUses(ctx)
@@ -449,12 +405,12 @@ func TestStats(t *testing.T) {
 		n    int
 	}{{KindRef, true, 3}, {KindRef, false, 1}, {KindPlan, false, 2}, {"custom", true, 1}} {
 		for i := 0; i < c.n; i++ {
-			must(t, db.Count(ctx, c.kind, c.hit))
+			must(t, db.count(ctx, c.kind, c.hit))
 		}
 	}
 	must(t, db.PutRef(ctx, Ref{Remote: "r", Ref: "main", SHA: "s"}))
 	must(t, db.PutRef(ctx, Ref{Remote: "r", Ref: "dev", SHA: "s"}))
-	must(t, db.PutMarketplace(ctx, "r", "s", []byte("{}")))
+	must(t, db.putMarketplace(ctx, "r", "s", []byte("{}")))
 	st, err := db.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -474,7 +430,7 @@ func TestStats(t *testing.T) {
 			t.Errorf("Stats[%s] = %+v, want %+v", k, st[k], w)
 		}
 	}
-	if err := db.Count(ctx, "", true); err == nil {
+	if err := db.count(ctx, "", true); err == nil {
 		t.Error("Count with an empty kind succeeded")
 	}
 }
@@ -524,7 +480,7 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 		g.Go(func() error {
 			for i := 0; i < each; i++ {
-				if err := db.Count(ctx, KindSnapshot, i%2 == 0); err != nil {
+				if err := db.count(ctx, KindSnapshot, i%2 == 0); err != nil {
 					return err
 				}
 				if err := db.PutPlan(ctx, fmt.Sprintf("p-%d-%d", w, i), []byte("b"), []string{"d1", "d2"}); err != nil {
@@ -567,7 +523,7 @@ func TestConcurrentOpenOfFreshFile(t *testing.T) {
 				errs <- err
 				return
 			}
-			errs <- db.Count(context.Background(), KindRef, true)
+			errs <- db.count(context.Background(), KindRef, true)
 			db.Close()
 		}()
 	}
@@ -602,7 +558,7 @@ func helperProcess(path string) int {
 	}
 	defer db.Close()
 	for i := 0; i < n; i++ {
-		if err := db.Count(ctx, KindRef, true); err != nil {
+		if err := db.count(ctx, KindRef, true); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}

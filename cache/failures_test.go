@@ -31,9 +31,9 @@ func TestFailuresAreAbsorbedAndCounted(t *testing.T) {
 	}{
 		{"plan", func() (bool, error) { _, ok, err := db.GetPlan(ctx, "p"); return ok, err }},
 		{"ref", func() (bool, error) { _, ok, err := db.GetRef(ctx, "r", "main"); return ok, err }},
-		{"snapshot", func() (bool, error) { _, ok, err := db.GetSnapshot(ctx, "r", "s", ""); return ok, err }},
-		{"marketplace", func() (bool, error) { _, ok, err := db.GetMarketplace(ctx, "r", "s"); return ok, err }},
-		{"inventory", func() (bool, error) { _, ok, err := db.GetInventory(ctx, "k"); return ok, err }},
+		{"snapshot", func() (bool, error) { _, ok := db.Session().Whole(ctx, RepoAt{"r", "s"}); return ok, nil }},
+		{"marketplace", func() (bool, error) { _, ok, err := db.marketplace(ctx, "r", "s"); return ok, err }},
+		{"inventory", func() (bool, error) { _, ok, err := db.getInventory(ctx, "k"); return ok, err }},
 	}
 	for _, l := range lookups {
 		if ok, err := l.get(); ok || err != nil {

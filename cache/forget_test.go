@@ -13,26 +13,26 @@ func TestForgetDigest(t *testing.T) {
 	ctx := context.Background()
 	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 	root, sub, other, otherSub := d("a"), d("b"), d("c"), d("e")
-	must(t, db.PutSnapshot(ctx, "github.com/o/r", "sha1", "", root))
-	must(t, db.PutSnapshot(ctx, "github.com/o/r", "sha1", "/", root))
-	must(t, db.PutSnapshot(ctx, "github.com/o/r", "sha1", "/plug", sub))
-	must(t, db.PutSnapshot(ctx, "github.com/o/other", "sha2", "", other))
-	must(t, db.PutSnapshot(ctx, "github.com/o/other", "sha2", "/plug", otherSub))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+sub+"\x00\x00plug", []byte("{}")))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+root+"\x00\x00", []byte("{}")))
-	must(t, db.PutInventory(ctx, "manifest/v1\x00"+otherSub+"\x00\x00plug", []byte("{}")))
-	must(t, db.TouchSnapshot(ctx, root, time.Now()))
-	must(t, db.TouchSnapshot(ctx, other, time.Now()))
+	must(t, db.putSnapshot(ctx, "github.com/o/r", "sha1", "", root))
+	must(t, db.putSnapshot(ctx, "github.com/o/r", "sha1", "/", root))
+	must(t, db.putSnapshot(ctx, "github.com/o/r", "sha1", "/plug", sub))
+	must(t, db.putSnapshot(ctx, "github.com/o/other", "sha2", "", other))
+	must(t, db.putSnapshot(ctx, "github.com/o/other", "sha2", "/plug", otherSub))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+sub+"\x00\x00plug", []byte("{}")))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+root+"\x00\x00", []byte("{}")))
+	must(t, db.putInventory(ctx, "manifest/v1\x00"+otherSub+"\x00\x00plug", []byte("{}")))
+	must(t, db.touchSnapshot(ctx, root, time.Now()))
+	must(t, db.touchSnapshot(ctx, other, time.Now()))
 
 	must(t, db.ForgetDigest(ctx, root))
 
 	has := func(remote, sha, subdir string) bool {
-		_, ok, err := db.GetSnapshot(ctx, remote, sha, subdir)
+		_, ok, err := db.getSnapshot(ctx, remote, sha, subdir)
 		must(t, err)
 		return ok
 	}
 	hasInv := func(key string) bool {
-		_, ok, err := db.GetInventory(ctx, key)
+		_, ok, err := db.getInventory(ctx, key)
 		must(t, err)
 		return ok
 	}

@@ -3,9 +3,7 @@ package cache
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"time"
 )
 
 // Counter kinds used by the resolver and installer. Count accepts any
@@ -36,28 +34,6 @@ type HitMiss struct {
 	Hits, Misses int64
 	Rate         float64
 	Rows         int64
-}
-
-// Count records one cache lookup of kind as a hit or a miss.
-func (db *DB) Count(ctx context.Context, kind string, hit bool) error {
-	if kind == "" {
-		return errors.New("cache: count: empty kind")
-	}
-	h, m := 0, 1
-	if hit {
-		h, m = 1, 0
-	}
-	err := db.write(ctx, "count", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO counters (kind, hits, misses) VALUES (?, ?, ?)
-			ON CONFLICT (kind) DO UPDATE SET hits = hits + excluded.hits, misses = misses + excluded.misses`,
-			kind, h, m)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("cache: count %s: %w", kind, err)
-	}
-	return nil
 }
 
 // Stats returns hit/miss counts per kind, and row counts, for every counted
@@ -100,42 +76,4 @@ func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
 		out[kind] = hm
 	}
 	return out, nil
-}
-
-// RecordUses writes many lookups' hit/miss counts (by kind) and snapshot
-// uses (digest → time) in one transaction: a bulk plan makes hundreds, and
-// a transaction each would make the cache its slowest part (issue 13).
-func (db *DB) RecordUses(ctx context.Context, counts map[string]HitMiss, uses map[string]time.Time) error {
-	if len(counts) == 0 && len(uses) == 0 {
-		return nil
-	}
-	err := db.write(ctx, "record uses", func(tx *sql.Tx) error {
-		for kind, c := range counts {
-			if kind == "" {
-				return errors.New("empty kind")
-			}
-			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO counters (kind, hits, misses) VALUES (?, ?, ?)
-				ON CONFLICT (kind) DO UPDATE SET hits = hits + excluded.hits, misses = misses + excluded.misses`,
-				kind, c.Hits, c.Misses); err != nil {
-				return err
-			}
-		}
-		for digest, at := range uses {
-			if digest == "" {
-				return errors.New("empty digest")
-			}
-			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO snapshot_uses (digest, last_used) VALUES (?, ?)
-				ON CONFLICT (digest) DO UPDATE SET last_used = max(last_used, excluded.last_used)`,
-				digest, toNanos(at)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("cache: record uses: %w", err)
-	}
-	return nil
 }

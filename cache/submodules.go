@@ -9,40 +9,14 @@ import (
 	"reasonix.io/plugind"
 )
 
-// PutSubmodules records the submodules a fetch of remote at sha wrote into
-// its tree (a later fetch of other folders adds its own).
-func (db *DB) PutSubmodules(ctx context.Context, remote, sha string, subs []plugind.Submodule) error {
-	if len(subs) == 0 {
-		return nil
-	}
-	if remote == "" || sha == "" {
-		return fmt.Errorf("cache: put submodules: remote and sha are required")
-	}
-	err := db.write(ctx, "put submodules", func(tx *sql.Tx) error {
-		for _, s := range subs {
-			if _, err := tx.ExecContext(ctx, `
-				INSERT INTO submodules (remote, sha, path, url, commit_sha) VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (remote, sha, path) DO UPDATE SET url = excluded.url, commit_sha = excluded.commit_sha`,
-				remote, sha, s.Path, s.URL, s.Commit); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("cache: put submodules of %s@%s: %w", remote, sha, err)
-	}
-	return nil
-}
-
-// GetSubmodulesOf returns the submodules recorded for each of ats, sorted
+// submodulesOf returns the submodules recorded for each of ats, sorted
 // by path: every one of ats is in the result, with none when none are.
-func (db *DB) GetSubmodulesOf(ctx context.Context, ats []RepoAt) (map[RepoAt][]plugind.Submodule, error) {
+func (db *DB) submodulesOf(ctx context.Context, ats []RepoAt) (map[RepoAt][]plugind.Submodule, error) {
 	out := make(map[RepoAt][]plugind.Submodule, len(ats))
 	for _, at := range ats {
 		out[at] = nil
 	}
-	err := inBatches(ats, func(values string, args []any) error {
+	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
 		return db.eachRow(ctx, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var at RepoAt
 			var s plugind.Submodule

@@ -237,8 +237,10 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 				dp.block(i, "needs %s, which marketplace %s does not list", n, site.label)
 			}
 		}
+		depReq := Request{Config: dp.req.Config}
+		invs := dp.in.cachedManifests(ctx, depReq, f.Candidates, false)
 		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, Request{Config: dp.req.Config}, c, false, dp.reg, nil)
+			a := dp.in.planCandidate(ctx, depReq, c, false, dp.reg, invs)
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if !site.market.IsZero() {
 				a.Marketplace = site.market
@@ -261,6 +263,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 				}
 			}
 		}
+		dp.in.storeManifests(ctx, invs)
 	}
 	return added, nil
 }

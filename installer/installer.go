@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/store"
 )
@@ -25,7 +26,7 @@ type Installer struct {
 	invs         InventoryStore
 	store        *store.Store
 	forget       SnapshotForgetter
-	memo         *planMemo
+	decoded      *cache.Decoded
 }
 
 // SnapshotForgetter drops what a cache derived from a snapshot that was
@@ -37,12 +38,9 @@ type SnapshotForgetter interface {
 // InventoryStore remembers what manifest.Load made of a store tree, keyed by
 // its digest. The cache implements it.
 type InventoryStore interface {
-	GetInventory(ctx context.Context, key string) ([]byte, bool, error)
-	// GetInventories returns those of keys that are stored, in one go.
-	GetInventories(ctx context.Context, keys []string) (map[string][]byte, error)
-	PutInventory(ctx context.Context, key string, body []byte) error
-	// PutInventories stores many in one go.
-	PutInventories(ctx context.Context, bodies map[string][]byte) error
+	// Session starts a plan's view of the cache: inventories read in one
+	// query, the new ones written in one transaction.
+	Session() *cache.Session
 }
 
 // PlanStore keeps plans by planId so a daemon restart between plan and
@@ -77,9 +75,10 @@ type Config struct {
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.
 	StepHook func(step string)
-	// KeepDecoded keeps the registry and the cached manifests planning
-	// decoded, for the next plan (see planMemo): the daemon sets it.
-	KeepDecoded bool
+	// Decoded keeps the registry and the cached manifests planning
+	// decoded, for the next plan: the daemon's, shared with its resolver
+	// (nil: none kept).
+	Decoded *cache.Decoded
 	// NoWorkingDir says the caller has no working directory of its
 	// client's: a relative path is refused rather than read as a folder
 	// (the daemon sets it; see readSource).
@@ -88,10 +87,7 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, noWorkingDir: cfg.NoWorkingDir}
-	if cfg.KeepDecoded {
-		in.memo = &planMemo{}
-	}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
 	if in.budget == (plugind.Budget{}) {
 		in.budget = plugind.DefaultBudget
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
@@ -147,13 +148,13 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	pm := in.cachedManifests(ctx, req, f.Candidates, p.single)
+	invs := in.cachedManifests(ctx, req, f.Candidates, p.single)
 	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg, pm)
+		a := in.planCandidate(ctx, req, c, p.single, reg, invs)
 		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
-	in.storeManifests(ctx, pm)
+	in.storeManifests(ctx, invs)
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
 	}
@@ -205,9 +206,9 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 	}
 }
 
-// planCandidate plans one candidate; pm holds manifests read ahead by
-// cachedManifests (nil: look each up and store each).
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, pm *plannedManifests) Action {
+// planCandidate plans one candidate; invs holds the cached manifests read
+// ahead by cachedManifests (nil: no cache).
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
@@ -224,7 +225,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
-	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), pm)
+	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), invs)
 	if err != nil {
 		if c.Digest != "" && !c.Source.IsZero() {
 			// A store path means nothing to the user; the source does.
@@ -326,41 +327,27 @@ func sameInstall(e *Entry, a Action) bool {
 // loadManifest reads a candidate's manifest. A store tree with a known digest
 // never changes, so what Load made of it is cached by (loader version,
 // digest, name override) and a warm re-plan parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, pm *plannedManifests) (*manifest.Package, error) {
-	if c.Digest == "" || in.invs == nil {
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, invs *cache.Session) (*manifest.Package, error) {
+	if c.Digest == "" || invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
 	key := manifestKey(c, opts)
-	if pkg, ok := in.memoManifest(key); ok {
+	return cache.Remember(in.decoded, func() string { return key }, func() (*manifest.Package, error) {
+		if body, ok := invs.Inventory(ctx, key); ok {
+			var pkg manifest.Package
+			if json.Unmarshal(body, &pkg) == nil {
+				return &pkg, nil
+			}
+		}
+		pkg, err := manifest.Load(c.Dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		if body, err := json.Marshal(pkg); err == nil {
+			_ = invs.PutInventory(key, body) // stored with the others (storeManifests)
+		}
 		return pkg, nil
-	}
-	var body []byte
-	var ok bool
-	if pm != nil {
-		body, ok = pm.read[key]
-	} else {
-		var err error
-		body, ok, err = in.invs.GetInventory(ctx, key)
-		ok = ok && err == nil
-	}
-	if ok {
-		if pkg, ok := in.decodeManifest(key, body); ok {
-			return pkg, nil
-		}
-	}
-	pkg, err := manifest.Load(c.Dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	if body, err := json.Marshal(pkg); err == nil {
-		if pm != nil {
-			pm.put[key] = body // stored with the others (storeManifests)
-		} else {
-			_ = in.invs.PutInventory(ctx, key, body)
-		}
-	}
-	in.rememberManifest(key, pkg)
-	return pkg, nil
+	})
 }
 
 // loadOptions says how c's manifest is read. A marketplace entry's name is
@@ -378,47 +365,39 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 }
 
-// plannedManifests is what one bulk plan reads and writes of the manifest
-// cache: read in one query before its candidates (cachedManifests), the
-// new ones written in one transaction after them (storeManifests). A plan
-// of N entries otherwise asked N times and wrote N transactions.
-type plannedManifests struct {
-	read map[string][]byte
-	put  map[string][]byte
-}
-
-// cachedManifests reads the cached manifests of cands in one query, for
-// planCandidate. It returns nil (look each up, store each) when there is
-// no cache or it cannot answer.
-func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) *plannedManifests {
-	if in.invs == nil || len(cands) < 2 {
+// cachedManifests starts the cache Session a plan reads and writes its
+// manifests through, reading those of cands not decoded before in one
+// query: a plan of N entries otherwise asked N times. It returns nil when
+// there is no cache.
+func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) *cache.Session {
+	if in.invs == nil {
 		return nil
 	}
-	keys := make([]string, 0, len(cands))
+	var keys []string
 	for _, c := range cands {
 		if c.Err == nil && c.Digest != "" {
-			if k := manifestKey(c, loadOptions(req, c, single)); !in.memoized(k) {
+			if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
 				keys = append(keys, k)
 			}
 		}
 	}
-	pm := &plannedManifests{read: map[string][]byte{}, put: map[string][]byte{}}
-	if len(keys) == 0 {
-		return pm // all decoded before: nothing to ask
-	}
-	got, err := in.invs.GetInventories(ctx, keys)
-	if err != nil {
-		return nil
-	}
-	pm.read = got
-	return pm
+	invs := in.invs.Session()
+	invs.LoadInventories(ctx, keys)
+	return invs
 }
 
-// storeManifests writes the manifests pm loaded anew, in one transaction.
-func (in *Installer) storeManifests(ctx context.Context, pm *plannedManifests) {
-	if pm != nil && len(pm.put) > 0 {
-		_ = in.invs.PutInventories(ctx, pm.put)
-	}
+// planAlone plans one candidate, its manifest read and written through a
+// cache Session of its own.
+func (in *Installer) planAlone(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
+	invs := in.cachedManifests(ctx, req, []resolver.Candidate{c}, single)
+	defer in.storeManifests(ctx, invs)
+	return in.planCandidate(ctx, req, c, single, reg, invs)
+}
+
+// storeManifests writes the manifests a plan loaded anew, in one
+// transaction.
+func (in *Installer) storeManifests(ctx context.Context, invs *cache.Session) {
+	_ = invs.Commit(ctx)
 }
 
 func nonNil[T any](s []T) []T {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/source"
 )
@@ -39,7 +40,10 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrong := "sha256:" + strings.Repeat("0", 64)
-	if err := env.db.PutSnapshot(ctx, "github.com/acme/tools", sha, "/plug", wrong); err != nil {
+	at := cache.RepoAt{Remote: "github.com/acme/tools", SHA: sha}
+	sess := env.db.Session()
+	sess.PutFolder(at, "plug", wrong)
+	if err := sess.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	reg := env.registryBytes()
@@ -53,7 +57,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	if err != nil || len(snaps) != 1 || env.st.Quarantined(snaps[0].Digest) {
 		t.Fatalf("the intact snapshot was not kept: %+v %v", snaps, err)
 	}
-	if d, ok, _ := env.db.GetSnapshot(ctx, "github.com/acme/tools", sha, "/plug"); ok {
+	if d, ok := env.db.Session().Folder(ctx, at, "plug"); ok {
 		t.Fatalf("the wrong record survives: %s", d)
 	}
 	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})

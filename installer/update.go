@@ -298,7 +298,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		single := g.market.IsZero()
 		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
-		a := in.planCandidate(ctx, r, c, single, reg, nil)
+		a := in.planAlone(ctx, r, c, single, reg)
 		if a.Name == "" {
 			a.Name = name
 		}

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"reasonix.io/plugind/resolver/host"
 	"testing"
+
+	"reasonix.io/plugind/resolver/host"
 
 	"reasonix.io/plugind"
 )

@@ -15,7 +15,7 @@ import (
 	"reasonix.io/plugind/tarball"
 )
 
-func (s *Sources) resolveLocal(ctx context.Context, req Request) (*Fetched, error) {
+func (s *resolve) resolveLocal(ctx context.Context, req Request) (*Fetched, error) {
 	given := req.Source.Path
 	abs, err := filepath.Abs(given)
 	if err != nil {
@@ -55,7 +55,7 @@ func notFoundHint(p, abs string) string {
 	return source.SuggestHint(p)
 }
 
-func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
+func (s *resolve) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
 	f := &Fetched{Source: source.Local(dir), Kind: KindLocal}
 	if isMarketplace(dir, req) {
 		return s.resolveLocalMarketplace(ctx, req, dir)
@@ -74,7 +74,7 @@ func (s *Sources) resolveDir(ctx context.Context, req Request, dir string) (*Fet
 
 // resolveZip extracts an archive (such as one made by export) into the store
 // and offers the snapshot. A zip is content, not a place: it cannot be linked.
-func (s *Sources) resolveZip(ctx context.Context, req Request, zipPath string) (*Fetched, error) {
+func (s *resolve) resolveZip(ctx context.Context, req Request, zipPath string) (*Fetched, error) {
 	if req.Link {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is a zip archive: --link needs a folder", zipPath)
 	}

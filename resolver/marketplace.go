@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -54,7 +55,7 @@ func (st site) label() string {
 }
 
 // resolveLocalMarketplace resolves a local marketplace folder.
-func (s *Sources) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
+func (s *resolve) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
 	f := &Fetched{Source: source.Local(dir), Kind: KindMarketplace}
 	return s.resolveMarketplace(ctx, req, f, site{dir: dir})
 }
@@ -81,7 +82,7 @@ type repoAt struct{ repo, sha string }
 // repositories, and only the folders the entries name. A problem with one
 // entry is that entry's, never the others'; with --name it is the
 // operation's.
-func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetched, st site) (*Fetched, error) {
+func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetched, st site) (*Fetched, error) {
 	if req.Link && st.repo != nil {
 		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", req.Source)
 	}
@@ -148,17 +149,13 @@ func (s *Sources) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	for _, d := range f.Snapshots {
 		used[d] = true
 	}
-	// The folder digests the entries record are written together, after.
-	wctx := withSnapWrites(ctx)
 	for _, ep := range plans {
-		s.finishEntry(wctx, st, ep, results)
+		s.finishEntry(ctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
-			s.memo().flushSnapWrites(wctx)
 			return nil, ep.cand.Err
 		}
 		f.Candidates = append(f.Candidates, ep.cand)
 	}
-	s.memo().flushSnapWrites(wctx)
 	for _, r := range results {
 		if r.res == nil {
 			continue
@@ -198,7 +195,7 @@ func followRenames(m *marketplace.Marketplace, listed map[string]bool, names, mi
 }
 
 // listEntries describes every entry of m without fetching any.
-func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
+func (s *resolve) listEntries(st site, m *marketplace.Marketplace) []Entry {
 	out := make([]Entry, 0, len(m.Entries))
 	for _, e := range m.Entries {
 		it := Entry{Name: e.Name, Kind: string(e.Kind), Status: string(e.Status), Reason: e.Reason, Version: e.Version, Description: e.Description}
@@ -222,7 +219,7 @@ func (s *Sources) listEntries(st site, m *marketplace.Marketplace) []Entry {
 
 // classify reads what an entry needs: nothing (a relative folder of the
 // marketplace), or a repository at a commit or ref.
-func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan {
+func (s *resolve) classify(req Request, st site, e marketplace.Entry) *entryPlan {
 	ep := &entryPlan{entry: e, cand: Candidate{Name: e.Name, Prefer: st.format, Manifest: e.ManifestFor(),
 		Warnings: append([]string(nil), e.Warnings...)}}
 	if err := e.Err(); err != nil {
@@ -260,7 +257,7 @@ func (s *Sources) classify(req Request, st site, e marketplace.Entry) *entryPlan
 
 // pinEntries resolves the ref of every entry that has no sha yet (git-subdir
 // without sha, --allow-unpinned url/github): each (repository, ref) once.
-func (s *Sources) pinEntries(ctx context.Context, plans []*entryPlan) {
+func (s *resolve) pinEntries(ctx context.Context, plans []*entryPlan) {
 	type repoRef struct{ repo, ref string }
 	want := map[repoRef]host.Repo{}
 	for _, ep := range plans {
@@ -311,29 +308,20 @@ type entryResult struct {
 	err error
 }
 
-// readAhead reads, in a query each, what locating keys will look up per
-// repository: snapshot records, negatives and verdicts (snapRows,
-// metaRows of the Resolve).
-func (s *Sources) readAhead(ctx context.Context, keys []repoAt) {
-	if s.cfg.Cache == nil {
-		return
-	}
+// readAhead reads, in a query per table, what locating keys will look up
+// per repository (cache.Session.Load).
+func (s *resolve) readAhead(ctx context.Context, keys []repoAt) {
 	ats := make([]cache.RepoAt, len(keys))
 	for i, k := range keys {
 		ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
 	}
-	if rows, ok := ctx.Value(snapRowsKey{}).(*snapRows); ok {
-		rows.preload(ctx, s.cfg.Cache, ats)
-	}
-	if meta, ok := ctx.Value(metaRowsKey{}).(*metaRows); ok {
-		meta.preload(ctx, s.cfg.Cache, ats, s.cfg.Now())
-	}
+	s.cache.Load(ctx, ats)
 }
 
 // fetchEntries brings every (repository, commit) the entries need into the
 // store, each once with every folder its entries name, a bounded number at
 // a time.
-func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[repoAt]entryResult, []string) {
+func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[repoAt]entryResult, []string) {
 	type job struct {
 		repo    host.Repo
 		paths   map[string]bool
@@ -405,7 +393,7 @@ func (s *Sources) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 }
 
 // finishEntry locates an entry's plugin folder and its digest.
-func (s *Sources) finishEntry(ctx context.Context, st site, ep *entryPlan, results map[repoAt]entryResult) {
+func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, results map[repoAt]entryResult) {
 	if ep.cand.Err != nil {
 		return
 	}
@@ -473,24 +461,37 @@ func localEntryDir(root, p string) (string, error) {
 	return dir, nil
 }
 
+// docKey names a parse of a marketplace document: parsing is a pure
+// function of its bytes, format and options.
+func docKey(data []byte, doc marketplace.Document, opts marketplace.Options) string {
+	h := sha256.New()
+	h.Write([]byte(doc.Path))
+	if opts.AllowUnpinned {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write(data)
+	return "marketplace\x00" + string(h.Sum(nil))
+}
+
 // marketplaceDoc reads and parses the marketplace document at st (where
 // it lives is marketplace.Find's answer). A remote document is cached by
 // (repository path, commit), so an offline re-plan reads it without
 // touching the store's tree.
-func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bool) (*marketplace.Marketplace, error) {
+func (s *resolve) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bool) (*marketplace.Marketplace, error) {
 	found, ok := marketplace.Find(st.dir)
 	if !ok {
 		found = marketplace.Found{Document: marketplace.Documents[0]}
 	}
 	rel := found.Path
 	st.format = found.Format
-	m := s.memo()
 	var key string
 	var data []byte
 	if st.repo != nil {
 		key = st.repo.Source().Key() + "/" + joinSlash(st.base, rel)
-		if doc, ok := m.marketplace(ctx, key, st.sha); ok {
-			m.count(ctx, cache.KindMarketplace, true)
+		if doc, ok := s.cache.Marketplace(ctx, key, st.sha); ok {
+			s.cache.Count(ctx, cache.KindMarketplace, true)
 			data = doc
 		}
 	}
@@ -501,18 +502,13 @@ func (s *Sources) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 			return nil, plugind.Errorf(plugind.CodeOf(err), "marketplace %s: %w", st.label(), err)
 		}
 		if key != "" {
-			m.count(ctx, cache.KindMarketplace, false)
-			m.putMarketplace(ctx, key, st.sha, data)
+			s.cache.Count(ctx, cache.KindMarketplace, false)
+			s.cache.PutMarketplace(key, st.sha, data)
 		}
 	}
 	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
-	var doc *marketplace.Marketplace
-	var err error
-	if s.cfg.KeepDecoded {
-		doc, err = s.docs.parse(data, found.Document, opts, found.Parse)
-	} else {
-		doc, err = found.Parse(data, opts)
-	}
+	doc, err := cache.Remember(s.cfg.Decoded, func() string { return docKey(data, found.Document, opts) },
+		func() (*marketplace.Marketplace, error) { return found.Parse(data, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}

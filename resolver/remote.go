@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
@@ -14,7 +15,7 @@ import (
 // resolveRemote pins a repository source to a commit, makes sure the
 // folder it names is in the store, and offers the plugin there — or, when
 // the folder is a marketplace, every plugin it lists.
-func (s *Sources) resolveRemote(ctx context.Context, req Request) (*Fetched, error) {
+func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, error) {
 	src := req.Source
 	if req.Link {
 		return nil, plugind.Errorf(plugind.CodeNotPinnable, "%s is remote: --link needs a local folder", src)
@@ -122,7 +123,7 @@ var marketplaceFolders = marketplace.Folders()
 // is over the budget as a whole, and returns them located at the root ("")
 // when they hold a marketplace; nil when they do not (the budget error
 // stands) or cannot be fetched.
-func (s *Sources) marketplaceOnly(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
+func (s *resolve) marketplaceOnly(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
 	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
 	if err != nil {
 		return nil
@@ -133,13 +134,12 @@ func (s *Sources) marketplaceOnly(ctx context.Context, repo host.Repo, sha strin
 // partialMarketplace finds the marketplace folders marketplaceOnly stored
 // for repo at sha, when the whole tree is not stored: a re-plan (warm or
 // offline) does not try the whole tree again to learn it is too big.
-func (s *Sources) partialMarketplace(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
-	m := s.memo()
-	key := repo.Source().Key()
-	if full, ok := m.snapshot(ctx, key, sha, ""); ok && s.cfg.Store.Has(full) {
+func (s *resolve) partialMarketplace(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
+	at := cache.RepoAt{Remote: repo.Source().Key(), SHA: sha}
+	if full, ok := s.cache.Whole(ctx, at); ok && s.cfg.Store.Has(full) {
 		return nil
 	}
-	if d, ok := m.snapshot(ctx, key, sha, "@"+marketplaceFolders[0]); !ok || !s.cfg.Store.Has(d) {
+	if d, ok := s.cache.Holding(ctx, at, marketplaceFolders[0]); !ok || !s.cfg.Store.Has(d) {
 		return nil
 	}
 	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
@@ -151,7 +151,7 @@ func (s *Sources) partialMarketplace(ctx context.Context, repo host.Repo, sha st
 
 // rootOf turns the located marketplace folders into the root of the one
 // snapshot holding them, when that root holds a marketplace.
-func (s *Sources) rootOf(res *fetchResult) *fetchResult {
+func (s *resolve) rootOf(res *fetchResult) *fetchResult {
 	loc := res.dirs[marketplaceFolders[0]]
 	root, err := s.cfg.Store.Path(loc.snapshot)
 	if err != nil || !marketplace.Has(root) {
@@ -164,7 +164,7 @@ func (s *Sources) rootOf(res *fetchResult) *fetchResult {
 // split separates a tree URL's REF from its PATH against the refs the
 // remote advertises (offline: the refs this cache has seen). SPEC §5: only
 // when the refs cannot be listed, the first segment is the ref.
-func (s *Sources) split(ctx context.Context, repo host.Repo, src source.Source) (source.Source, error) {
+func (s *resolve) split(ctx context.Context, repo host.Repo, src source.Source) (source.Source, error) {
 	if !src.NeedsSplit() {
 		return src, nil
 	}
@@ -181,7 +181,7 @@ func (s *Sources) split(ctx context.Context, repo host.Repo, src source.Source) 
 
 // pin resolves ref to a commit. A commit given by the source itself must be
 // proven to be on a branch or tag (verify); a ref's head is by definition.
-func (s *Sources) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin, bool, error) {
+func (s *resolve) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin, bool, error) {
 	if source.IsSHA(ref) {
 		return host.Pin{SHA: ref}, true, nil
 	}

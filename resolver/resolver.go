@@ -202,9 +202,9 @@ type Config struct {
 	// Progress, when set, hears about bulk work (the CLI draws bars).
 	Progress Progress
 	Now      func() time.Time
-	// KeepDecoded keeps the last few marketplace documents parsed, for the
-	// next plan (see docMemo): the daemon sets it.
-	KeepDecoded bool
+	// Decoded keeps marketplace documents parsed, for the next plan: the
+	// daemon's, shared with its installer (nil: none kept).
+	Decoded *cache.Decoded
 }
 
 // Sources is the Resolver over every source kind of SPEC §5.
@@ -212,8 +212,13 @@ type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   sync.Once
-	uses   useLog
-	docs   docMemo
+}
+
+// resolve is one Resolve: the Sources, with the cache as this Resolve
+// sees it (read once, written when it ends).
+type resolve struct {
+	*Sources
+	cache *cache.Session
 }
 
 // New returns a Resolver over cfg.
@@ -238,17 +243,21 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	if s.cfg.Offline {
 		req.Offline = true
 	}
-	defer s.flushUses(ctx)
-	ctx = withMetaRows(withSnapRows(ctx))
+	r := &resolve{Sources: s, cache: s.cfg.Cache.Session()}
+	defer func() {
+		if err := r.cache.Commit(ctx); err != nil {
+			s.cacheWriteFailed(err)
+		}
+	}()
 	if w, ok := s.progress(ctx).(host.Watcher); ok {
 		// The network work under this resolve is reported as it goes.
 		ctx = host.WithWatcher(ctx, w)
 	}
 	switch req.Source.Kind {
 	case source.LocalDir, source.LocalZip:
-		return s.resolveLocal(ctx, req)
+		return r.resolveLocal(ctx, req)
 	case source.GitHub, source.Git:
-		return s.resolveRemote(ctx, req)
+		return r.resolveRemote(ctx, req)
 	case source.MarketEntry:
 		return nil, plugind.Errorf(plugind.CodeNotFound, "%s names marketplace %q, which is not a known marketplace (add it with: reasonix marketplace add SOURCE)", req.Source, req.Source.Market)
 	}

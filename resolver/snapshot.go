@@ -18,12 +18,6 @@ import (
 	"reasonix.io/plugind/tarball"
 )
 
-// Snapshot cache keys (the subdir column of the snapshots table):
-//
-//	""       the store snapshot of the whole tree at the commit
-//	"@P"     a store snapshot holding folder P (and maybe others) of it
-//	"/P"     the tree digest of folder P itself, whichever snapshot holds it
-//
 // Budgets count what is stored and installed (SPEC §8): a plugin folder of a
 // repository far larger than the budget is fetched alone, never the rest.
 
@@ -58,15 +52,15 @@ type fetchResult struct {
 // process however many callers ask, and returns where each is. verify asks
 // that sha be proven reachable from a branch or tag (a pin that came from
 // the user or a marketplace, not from resolving a ref).
-func (s *Sources) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
+func (s *resolve) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
 	return s.locateShared(ctx, repo, sha, paths, verify, false)
 }
 
 // locateShared is locate for a caller that runs several at once
 // (concurrent: host.FetchOptions.Concurrent).
-func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
+func (s *resolve) locateShared(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
 	key := repo.Source().Key()
-	m := s.memo()
+	at := cache.RepoAt{Remote: key, SHA: sha}
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}
 	var missing, damaged []string
 	// roots holds each snapshot's folder once looked up (one lstat per
@@ -85,10 +79,10 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 		}
 		return false // evicted (gc) or quarantined since
 	}
-	full, haveFull := m.snapshot(ctx, key, sha, "")
+	full, haveFull := s.cache.Whole(ctx, at)
 	haveFull = haveFull && stored(full)
 	for _, p := range paths {
-		switch d, ok := m.snapshot(ctx, key, sha, "@"+p); {
+		switch d, ok := s.cache.Holding(ctx, at, p); {
 		case haveFull:
 			res.dirs[p] = located{snapshot: full}
 		case p != "" && ok && stored(d):
@@ -97,7 +91,7 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 			missing = append(missing, p)
 		}
 	}
-	m.count(ctx, cache.KindSnapshot, len(missing) == 0)
+	s.cache.Count(ctx, cache.KindSnapshot, len(missing) == 0)
 	if len(missing) == 0 && verify {
 		if err := repo.Reachable(ctx, sha, ""); err != nil {
 			return nil, err
@@ -131,7 +125,7 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 		}
 		res.submodules = got.submodules
 	}
-	res.submodules = mergeSubmodules(res.submodules, m.submodules(ctx, key, sha))
+	res.submodules = cache.MergeSubmodules(res.submodules, s.cache.Submodules(ctx, at))
 	seen := map[string]bool{}
 	for p, loc := range res.dirs {
 		root, ok := roots[loc.snapshot]
@@ -145,7 +139,7 @@ func (s *Sources) locateShared(ctx context.Context, repo host.Repo, sha string, 
 		if !seen[loc.snapshot] {
 			seen[loc.snapshot] = true
 			res.snapshots = append(res.snapshots, loc.snapshot)
-			m.touch(ctx, loc.snapshot, s.cfg.Now())
+			s.cache.Touch(loc.snapshot, s.cfg.Now())
 		}
 		loc.dir = filepath.Join(root, filepath.FromSlash(p))
 		res.dirs[p] = loc
@@ -166,7 +160,7 @@ type fetched struct {
 
 // fetchOnce fetches paths of repo at sha into the store; concurrent callers
 // asking for the same thing share one fetch.
-func (s *Sources) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
+func (s *resolve) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	sorted := append([]string(nil), paths...)
 	sort.Strings(sorted)
 	key := repo.Source().Key()
@@ -192,7 +186,7 @@ const maxNeedPasses = 3
 // fetched), the others are fetched without it and the refusal is that
 // folder's alone (fetched.refused): a bad link in one plugin does not
 // refuse the plugins beside it.
-func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
+func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	key := repo.Source().Key()
 	keep := paths
 	for _, p := range paths {
@@ -230,17 +224,15 @@ func (s *Sources) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 	if err != nil {
 		return fetched{}, err
 	}
-	m := s.memo()
+	at := cache.RepoAt{Remote: key, SHA: sha}
 	if keep == nil {
-		m.putSnapshot(ctx, key, sha, "", digest)
+		s.cache.PutWhole(at, digest)
 	} else {
-		recs := make([]cache.SnapshotRecord, len(wanted))
-		for i, p := range wanted {
-			recs[i] = cache.SnapshotRecord{Remote: key, SHA: sha, Subdir: "@" + p, Digest: digest}
+		for _, p := range wanted {
+			s.cache.PutHolding(at, p, digest)
 		}
-		m.putSnapshots(ctx, recs)
 	}
-	m.putSubmodules(ctx, key, sha, got.Submodules)
+	s.cache.PutSubmodules(at, got.Submodules)
 	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings,
 		refused: refused, submodules: got.Submodules}, nil
 }
@@ -285,18 +277,7 @@ func union(a, b []string) []string {
 	return out
 }
 
-// mergeSubmodules is a with the submodules of b it lacks (by path).
-func mergeSubmodules(a, b []plugind.Submodule) []plugind.Submodule {
-	out := append([]plugind.Submodule(nil), a...)
-	for _, s := range b {
-		if !slices.ContainsFunc(out, func(o plugind.Submodule) bool { return o.Path == s.Path }) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify, concurrent bool) (*host.Fetched, string, error) {
+func (s *resolve) fetchInto(ctx context.Context, repo host.Repo, sha string, keep []string, verify, concurrent bool) (*host.Fetched, string, error) {
 	st, err := s.cfg.Store.Stage()
 	if err != nil {
 		return nil, "", err
@@ -327,15 +308,15 @@ func (s *Sources) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 // it is cached and a warm re-plan hashes nothing. tree, when not nil, is
 // the snapshot's file list as the fetch hashed it: the folder's digest is
 // computed from it without reading the folder.
-func (s *Sources) folderDigest(ctx context.Context, key, sha, p string, loc located) (string, error) {
+func (s *resolve) folderDigest(ctx context.Context, key, sha, p string, loc located) (string, error) {
+	at := cache.RepoAt{Remote: key, SHA: sha}
 	if p == "" {
 		// The snapshot of a whole tree is named by that tree's digest.
-		if full, ok := s.memo().snapshot(ctx, key, sha, ""); ok && full == loc.snapshot {
+		if full, ok := s.cache.Whole(ctx, at); ok && full == loc.snapshot {
 			return full, nil
 		}
 	}
-	m := s.memo()
-	if d, ok := m.snapshot(ctx, key, sha, "/"+p); ok {
+	if d, ok := s.cache.Folder(ctx, at, p); ok {
 		return d, nil
 	}
 	var d string
@@ -347,7 +328,7 @@ func (s *Sources) folderDigest(ctx context.Context, key, sha, p string, loc loca
 			return "", err
 		}
 	}
-	m.putSnapshot(ctx, key, sha, "/"+p, d)
+	s.cache.PutFolder(at, p, d)
 	return d, nil
 }
 
@@ -371,7 +352,7 @@ func digestBelow(tree []plugind.File, p string) string {
 
 // checkFolder makes sure a located folder exists and is a folder,
 // remembering a missing one so a re-plan does not fetch again to find out.
-func (s *Sources) checkFolder(ctx context.Context, repo host.Repo, sha, p string, loc located) error {
+func (s *resolve) checkFolder(ctx context.Context, repo host.Repo, sha, p string, loc located) error {
 	if p == "" {
 		return nil
 	}

@@ -190,10 +190,10 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 }
 
 // repo opens src's repository for req (Hosts.stack).
-func (s *Sources) repo(src source.Source, req Request) (host.Repo, error) {
+func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
 	l := layers{offline: req.Offline}
-	if s.cfg.Cache != nil {
-		l.meta = resolveMeta{s.cfg.Cache, &s.uses}
+	if s.cache != nil {
+		l.meta = s.cache
 		l.cacheOpts = host.CacheOptions{
 			NegativeTTL:  s.cfg.NegativeTTL,
 			Refresh:      req.Refresh,

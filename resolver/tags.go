@@ -130,7 +130,7 @@ func elide(names []string) string {
 // relative entry whose repository has no matching tag stays at the
 // marketplace's commit, as in Claude Code, with TagMiss saying so; an
 // entry with a repository of its own is refused.
-func (s *Sources) pinConstraints(ctx context.Context, req Request, plans []*entryPlan) {
+func (s *resolve) pinConstraints(ctx context.Context, req Request, plans []*entryPlan) {
 	if len(req.Constraints) == 0 {
 		return
 	}

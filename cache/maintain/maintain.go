@@ -119,11 +119,18 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range pins {
-		for _, k := range []string{"", "@" + s.Subdir} {
-			if d, ok, err := m.Cache.GetSnapshot(ctx, s.Key(), s.Ref, k); err == nil && ok {
-				keep[d] = true
-			}
+	sess := m.Cache.Session()
+	ats := make([]cache.RepoAt, len(pins))
+	for i, s := range pins {
+		ats[i] = cache.RepoAt{Remote: s.Key(), SHA: s.Ref}
+	}
+	sess.Load(ctx, ats)
+	for i, s := range pins {
+		if d, ok := sess.Whole(ctx, ats[i]); ok {
+			keep[d] = true
+		}
+		if d, ok := sess.Holding(ctx, ats[i], s.Subdir); ok {
+			keep[d] = true
 		}
 	}
 	return keep, nil

@@ -3,19 +3,20 @@ package installer
 import (
 	"testing"
 
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/source"
 )
 
-// Planning reads the registry through a memo keyed by its bytes: the same
+// Planning reads the registry through the daemon's Decoded, keyed by its bytes: the same
 // bytes give the same (read-only) registry, any change a fresh one, and a
 // plan after an install sees that install.
 func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	if reg, _ := env.in.plannedRegistry(); reg == nil || env.in.memo != nil {
-		t.Fatal("an Installer without KeepDecoded keeps a memo")
+	if reg, _ := env.in.plannedRegistry(); reg == nil || env.in.decoded != nil {
+		t.Fatal("an Installer without Decoded keeps decoded documents")
 	}
-	env.in.memo = &planMemo{} // as New does with KeepDecoded (the daemon)
+	env.in.decoded = cache.NewDecoded(cache.DecodedEntries) // as the daemon's app does
 	empty, err := env.in.plannedRegistry()
 	if err != nil || len(empty.Plugins) != 0 {
 		t.Fatalf("no registry yet: %v, %v", empty, err)
