@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
@@ -53,7 +52,7 @@ const (
 type Config struct {
 	DB       *meta.DB
 	Objects  *objects.Store
-	Upstream host.Opener // how upstream is reached: app.Upstream (see Open)
+	Upstream Upstream // how upstream is reached: app.Upstream (see Open)
 	Policy   *policy.Policy
 	Log      *slog.Logger
 	// ReplicaID names this replica in leases and the audit log (default:
@@ -87,7 +86,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	m       *metrics
-	flight  singleflight.Group
+	local   localLeases
 	slots   chan struct{} // upstream concurrency
 	handler http.Handler
 	// base outlives requests: upstream work runs under it so a client
@@ -138,6 +137,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
 		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
+		local: localLeases{held: map[string]chan struct{}{}},
 	}
 	s.handler = s.routes()
 	return s, nil

@@ -1,7 +1,7 @@
 // Package meta is the team mirror's metadata in PostgreSQL (SPEC §15):
-// resolved refs with their ETags, reachability verdicts, (repository,
-// commit, folders) → tree digest, marketplace documents, negative results
-// with an expiry, leases that make one replica do each upstream operation,
+// the store of its host.Cached layer (resolved refs with their ETags,
+// reachability verdicts, negative results; cached.go), (repository,
+// commit, folders) → tree digest, marketplace documents, leases that make one replica do each upstream operation,
 // hashed client tokens and the audit log. Every replica shares one
 // database; nothing here is kept in a replica's memory, so any replica can
 // answer any request and one can die at any time.
@@ -97,112 +97,6 @@ func (d *DB) SQLDB() *sql.DB { return stdlib.OpenDBFromPool(d.pool) }
 // seconds turns a duration into the double precision make_interval takes.
 func seconds(d time.Duration) float64 { return d.Seconds() }
 
-// Ref is a resolved ref.
-type Ref struct {
-	Repo, Ref, SHA, ETag string
-	ResolvedAt           time.Time
-	// Age is how long ago upstream last confirmed the answer, by the
-	// database's clock.
-	Age time.Duration
-}
-
-// GetRef returns the stored answer for ref of repo.
-func (d *DB) GetRef(ctx context.Context, repo, ref string) (Ref, bool, error) {
-	r := Ref{Repo: repo, Ref: ref}
-	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT sha, etag, resolved_at, extract(epoch FROM now() - checked_at)
-		FROM refs WHERE repo = $1 AND ref = $2`, repo, ref).Scan(&r.SHA, &r.ETag, &r.ResolvedAt, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Ref{}, false, nil
-	}
-	if err != nil {
-		return Ref{}, false, dbErr("read ref %s of %s: %w", ref, repo, err)
-	}
-	r.Age = time.Duration(age * float64(time.Second))
-	return r, true, nil
-}
-
-// PutRef records upstream's answer: a new SHA moves resolved_at, a
-// confirmed one only checked_at. The ETag is upstream's bytes, made
-// storable.
-func (d *DB) PutRef(ctx context.Context, r Ref) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO refs (repo, ref, sha, etag, resolved_at, checked_at)
-		VALUES ($1, $2, $3, $4, now(), now())
-		ON CONFLICT (repo, ref) DO UPDATE SET
-			resolved_at = CASE WHEN refs.sha = EXCLUDED.sha THEN refs.resolved_at ELSE now() END,
-			sha = EXCLUDED.sha,
-			etag = CASE WHEN EXCLUDED.etag = '' AND refs.sha = EXCLUDED.sha THEN refs.etag ELSE EXCLUDED.etag END,
-			checked_at = now()`, r.Repo, r.Ref, r.SHA, Text(r.ETag))
-	if err != nil {
-		return dbErr("record ref %s of %s: %w", r.Ref, r.Repo, err)
-	}
-	return nil
-}
-
-// RefList is a repository's advertised branches and tags.
-type RefList struct {
-	Head    string
-	Commits map[string]string
-	Age     time.Duration
-}
-
-// GetRefList returns the stored listing of repo.
-func (d *DB) GetRefList(ctx context.Context, repo string) (RefList, bool, error) {
-	var l RefList
-	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT head, commits, extract(epoch FROM now() - checked_at)
-		FROM ref_lists WHERE repo = $1`, repo).Scan(&l.Head, &l.Commits, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return RefList{}, false, nil
-	}
-	if err != nil {
-		return RefList{}, false, dbErr("read the refs of %s: %w", repo, err)
-	}
-	l.Age = time.Duration(age * float64(time.Second))
-	return l, true, nil
-}
-
-// PutRefList records a listing. Names are upstream's bytes, made storable
-// (jsonb refuses NUL as json.Marshal spells it).
-func (d *DB) PutRefList(ctx context.Context, repo string, l RefList) error {
-	commits := make(map[string]string, len(l.Commits))
-	for name, sha := range l.Commits {
-		commits[Text(name)] = Text(sha)
-	}
-	l.Commits, l.Head = commits, Text(l.Head)
-	_, err := d.pool.Exec(ctx, `INSERT INTO ref_lists (repo, head, commits, checked_at) VALUES ($1, $2, $3, now())
-		ON CONFLICT (repo) DO UPDATE SET head = EXCLUDED.head, commits = EXCLUDED.commits, checked_at = now()`,
-		repo, l.Head, l.Commits)
-	if err != nil {
-		return dbErr("record the refs of %s: %w", repo, err)
-	}
-	return nil
-}
-
-// Reachable reports whether commit sha of repo is known to be on a branch
-// or tag.
-func (d *DB) Reachable(ctx context.Context, repo, sha string) (bool, error) {
-	var one int
-	err := d.pool.QueryRow(ctx, `SELECT 1 FROM verdicts WHERE repo = $1 AND sha = $2`, repo, sha).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, dbErr("read the verdict on %s@%s: %w", repo, sha, err)
-	}
-	return true, nil
-}
-
-// PutReachable records that commit sha of repo is on a branch or tag.
-func (d *DB) PutReachable(ctx context.Context, repo, sha string) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO verdicts (repo, sha, checked_at) VALUES ($1, $2, now())
-		ON CONFLICT (repo, sha) DO NOTHING`, repo, sha)
-	if err != nil {
-		return dbErr("record the verdict on %s@%s: %w", repo, sha, err)
-	}
-	return nil
-}
-
 // Object is a snapshot archive in the object store.
 type Object struct {
 	Digest        string // tree digest (the object's name)
@@ -244,8 +138,12 @@ func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error)
 
 // pathsKey is the snapshots table's key for a folder list: its SHA-256, so
 // a list of any length fits the primary key's index (migration 00002).
-func pathsKey(paths string) string {
-	sum := sha256.Sum256([]byte(paths))
+func pathsKey(paths string) string { return hashKey(paths) }
+
+// hashKey is the hex SHA-256 of s, a key column's stand-in for a value too
+// long for an index entry.
+func hashKey(s string) string {
+	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -295,44 +193,6 @@ func (d *DB) Marketplace(ctx context.Context, repo, sha, path string) (string, [
 		return "", nil, false, dbErr("read the marketplace of %s@%s: %w", repo, sha, err)
 	}
 	return p, doc, true, nil
-}
-
-// Negative is a remembered "does not exist" (or a recent failure).
-type Negative struct {
-	Kind, Repo, Key string
-	Code            string
-	Message         string
-	Age             time.Duration
-}
-
-// GetNegative returns the unexpired negative result for (kind, repo, key).
-func (d *DB) GetNegative(ctx context.Context, kind, repo, key string) (Negative, bool, error) {
-	n := Negative{Kind: kind, Repo: repo, Key: key}
-	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT code, message, extract(epoch FROM now() - created_at) FROM negatives
-		WHERE kind = $1 AND repo = $2 AND key = $3 AND expires_at > now()`, kind, repo, key).Scan(&n.Code, &n.Message, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Negative{}, false, nil
-	}
-	if err != nil {
-		return Negative{}, false, dbErr("read negative results of %s: %w", repo, err)
-	}
-	n.Age = time.Duration(age * float64(time.Second))
-	return n, true, nil
-}
-
-// PutNegative remembers n for ttl. Its message may quote upstream's bytes:
-// it is made storable.
-func (d *DB) PutNegative(ctx context.Context, n Negative, ttl time.Duration) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO negatives (kind, repo, key, code, message, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, now(), now() + make_interval(secs => $6))
-		ON CONFLICT (kind, repo, key) DO UPDATE SET code = EXCLUDED.code, message = EXCLUDED.message,
-			created_at = now(), expires_at = EXCLUDED.expires_at`,
-		n.Kind, n.Repo, n.Key, n.Code, clip(Text(n.Message), maxDetail), seconds(ttl))
-	if err != nil {
-		return dbErr("record a negative result for %s: %w", n.Repo, err)
-	}
-	return nil
 }
 
 // Sweep deletes expired negative results and leases that expired long ago
@@ -395,32 +255,4 @@ func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
 		return nil, dbErr("list snapshots: %w", err)
 	}
 	return list, nil
-}
-
-// Want names one negative result to look for.
-type Want struct{ Kind, Key string }
-
-// FirstNegative returns the first unexpired negative result of repo among
-// want, in want's order, in one query.
-func (d *DB) FirstNegative(ctx context.Context, repo string, want ...Want) (Negative, bool, error) {
-	kinds := make([]string, len(want))
-	keys := make([]string, len(want))
-	for i, w := range want {
-		kinds[i], keys[i] = w.Kind, w.Key
-	}
-	n := Negative{Repo: repo}
-	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT n.kind, n.key, n.code, n.message, extract(epoch FROM now() - n.created_at)
-		FROM negatives n JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS w(kind, key, ord)
-			ON n.kind = w.kind AND n.key = w.key
-		WHERE n.repo = $1 AND n.expires_at > now()
-		ORDER BY w.ord LIMIT 1`, repo, kinds, keys).Scan(&n.Kind, &n.Key, &n.Code, &n.Message, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Negative{}, false, nil
-	}
-	if err != nil {
-		return Negative{}, false, dbErr("read negative results of %s: %w", repo, err)
-	}
-	n.Age = time.Duration(age * float64(time.Second))
-	return n, true, nil
 }

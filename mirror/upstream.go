@@ -1,0 +1,280 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
+)
+
+// Upstream is how a replica reaches upstream: the whole host stack, as a
+// client has it, with the mirror's Cached layer and leases in it
+// (resolver.Hosts, from app.Upstream).
+type Upstream interface {
+	Upstream(src source.Source, meta host.MetaStore, opts host.CacheOptions, around func(host.Repo) host.Repo) (host.Repo, error)
+}
+
+// call is one request's trip through the host stack: the Cached layer over
+// the mirror's database answers what it remembers, and the lease layer
+// below it (leased) sees whatever it had to ask upstream, for the answer,
+// the audit log and the metrics.
+type call struct {
+	s  *Server
+	op string // refs, resolve, reachable or fetch: the route's operation
+
+	mu       sync.Mutex
+	missed   bool  // the Cached layer asked below
+	upstream bool  // this request went upstream
+	waited   bool  // another holder of a lease did, and this one waited
+	again    bool  // …and the Cached layer should be asked again
+	failed   error // the first failure the Cached layer absorbed
+	held     map[string]func() // leases held until the call ends, by name
+}
+
+func (s *Server) newCall(op string) *call { return &call{s: s, op: op} }
+
+// open opens src's repository through the host stack, for this call.
+func (c *call) open(src source.Source) (host.Repo, error) {
+	r, err := c.s.cfg.Upstream.Upstream(src, c.s.cfg.DB, host.CacheOptions{
+		NegativeTTL: c.s.cfg.NegativeTTL, FreshFor: c.s.cfg.RefTTL, RememberedBy: "the mirror",
+		OnWriteError: c.absorb,
+	}, func(r host.Repo) host.Repo { return &leased{Repo: r, c: c} })
+	if err != nil {
+		return nil, plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("open %s upstream: %w", src.Key(), err))
+	}
+	return r, nil
+}
+
+// absorb keeps a failure the Cached layer would go on without — a write
+// to the database, or upstream failing where it has an older answer — so
+// the request fails with it instead: the mirror never serves what it could
+// not check, nor forgets that its database fails (its clients' own caches
+// keep the older answers).
+func (c *call) absorb(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.failed == nil {
+		c.failed = err
+	}
+}
+
+// ask runs fn, which asks the Cached layer, again for as long as the lease
+// layer below it waited for another holder (whose answer the Cached layer
+// may hold now).
+func (c *call) ask(fn func() error) error {
+	for {
+		err := fn()
+		c.mu.Lock()
+		again, failed := c.again, c.failed
+		c.again = false
+		c.mu.Unlock()
+		if !again {
+			if err == nil {
+				err = failed
+			}
+			return err
+		}
+	}
+}
+
+// end lets the leases the call held go, once what they were for is stored.
+func (c *call) end() {
+	c.mu.Lock()
+	held := c.held
+	c.held = nil
+	c.mu.Unlock()
+	for _, release := range held {
+		release()
+	}
+}
+
+// outcome says where the call's answer came from.
+func (c *call) outcome() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.upstream:
+		return outcomeUpstream
+	case c.waited:
+		return outcomeWaited
+	}
+	return outcomeHit
+}
+
+// errWaited: another holder had the lease; ask the Cached layer again.
+var errWaited = errors.New("waited for another mirror replica")
+
+// do runs one upstream operation under its lease, once the Cached layer
+// missed; the lease is held until the call ends. A request that had to
+// wait for another holder lets the lease go and is asked again from the
+// top (errWaited), and a transient failure of the holder is shared with
+// those that waited for it for failTTL.
+func (c *call) do(ctx context.Context, op, repo, what string, work func(context.Context) error) error {
+	s := c.s
+	c.mu.Lock()
+	if !c.missed {
+		c.missed = true
+		s.m.cache.WithLabelValues(c.op, "miss").Inc()
+	}
+	c.mu.Unlock()
+	failKey := op + ":" + what
+	if err := s.recentFailure(ctx, repo, failKey); err != nil {
+		c.absorb(err)
+		return err
+	}
+	lease := leaseKey(leaseOps[op], repo, what)
+	if err := c.hold(ctx, op, lease); err != nil {
+		if errors.Is(err, errWaited) {
+			c.mu.Lock()
+			c.again = true
+			c.mu.Unlock()
+		}
+		return err
+	}
+	c.mu.Lock()
+	c.upstream = true
+	c.mu.Unlock()
+	err := s.counted(op, s.work(ctx, work))
+	if err != nil {
+		c.absorb(err)
+		if transient(ctx, err) {
+			s.shareFailure(ctx, repo, failKey, err)
+		}
+	}
+	return err
+}
+
+// hold takes lease for the rest of the call: the Cached layer stores the
+// answer once the work under it returns, and whoever waits must find it
+// stored. A lease the call holds already is its own. When another holder
+// had it meanwhile, it is let go again at once (errWaited): the caller
+// looks for what that holder stored before trying again.
+func (c *call) hold(ctx context.Context, op, lease string) error {
+	c.mu.Lock()
+	_, mine := c.held[lease]
+	c.mu.Unlock()
+	if mine {
+		return nil
+	}
+	release, waited, err := c.s.acquire(ctx, op, lease)
+	if err != nil {
+		return err
+	}
+	if waited {
+		release()
+		c.mu.Lock()
+		c.waited = true
+		c.mu.Unlock()
+		return errWaited
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held == nil {
+		c.held = map[string]func(){}
+	}
+	c.held[lease] = release
+	return nil
+}
+
+// leaseOps names each operation's leases as the operators' tools and the
+// fleet tests read them.
+var leaseOps = map[string]string{"refs": "refs", "resolve": "ref", "reachable": "reach", "fetch": "fetch"}
+
+// counted counts an upstream operation and returns its error with an
+// error code: what upstream said is for the client to read, and toAPI
+// tells it only errors that carry a code (or a not-found kind).
+func (s *Server) counted(op string, err error) error {
+	outcome := "ok"
+	switch {
+	case err == nil:
+	case host.KindOf(err) != "":
+		outcome = "not_found"
+	default:
+		outcome = "error"
+	}
+	s.m.upstream.WithLabelValues(op, outcome).Inc()
+	if err == nil || host.KindOf(err) != "" {
+		return err
+	}
+	return plugind.WithCode(plugind.CodeSourceUnreadable, err)
+}
+
+// failedKind is the negative results that share a transient failure.
+const failedKind = "failed"
+
+// recentFailure returns the transient failure the holder of key's lease
+// met in the last failTTL, so the requests that waited for that attempt
+// get its answer instead of each trying upstream again at once.
+func (s *Server) recentFailure(ctx context.Context, repo, key string) error {
+	n, ok, err := s.cfg.DB.FirstNegative(ctx, repo, time.Now(), cache.NegativeKey{Kind: failedKind, SHA: key})
+	if err != nil || !ok {
+		return err
+	}
+	return &plugind.Error{Code: plugind.Code(n.Code),
+		Msg: fmt.Sprintf("%s (the mirror remembers this from %s ago)", n.Message, time.Since(n.Created).Round(time.Second))}
+}
+
+// shareFailure records a transient failure for recentFailure.
+func (s *Server) shareFailure(ctx context.Context, repo, key string, err error) {
+	now := time.Now()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.cfg.DB.PutNegative(rctx, cache.Negative{Kind: failedKind, Remote: repo, SHA: key,
+		Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(failTTL)}); err != nil {
+		s.log.Warn("remember an upstream failure", "repo", repo, "err", err)
+	}
+}
+
+// leased is the lease layer: the host stack below the Cached layer, each
+// operation the Cached layer could not answer done under its lease.
+// Fetches run under their snapshot's lease, taken above (snapshot), since
+// what they make — the archive — is stored there.
+type leased struct {
+	host.Repo
+	c *call
+}
+
+// Refs implements host.Repo.
+func (l *leased) Refs(ctx context.Context) (refs *host.Refs, err error) {
+	err = l.c.do(ctx, "refs", l.Source().Key(), "list", func(ctx context.Context) error {
+		refs, err = l.Repo.Refs(ctx)
+		return err
+	})
+	return refs, err
+}
+
+// Resolve implements host.Repo.
+func (l *leased) Resolve(ctx context.Context, ref string, known *host.Pin) (pin host.Pin, err error) {
+	err = l.c.do(ctx, "resolve", l.Source().Key(), refName(ref), func(ctx context.Context) error {
+		pin, err = l.Repo.Resolve(ctx, ref, known)
+		return err
+	})
+	return pin, err
+}
+
+// Reachable implements host.Repo.
+func (l *leased) Reachable(ctx context.Context, sha, hint string) error {
+	return l.c.do(ctx, "reachable", l.Source().Key(), sha, func(ctx context.Context) error {
+		return l.Repo.Reachable(ctx, sha, hint)
+	})
+}
+
+// Fetch implements host.Repo.
+func (l *leased) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	got, err := l.Repo.Fetch(ctx, sha, dest, opts)
+	return got, l.c.s.counted("fetch", err)
+}
+
+// refName names ref where a name is stored: "" is the default branch, HEAD.
+func refName(ref string) string {
+	if ref == "" {
+		return host.HeadRef
+	}
+	return ref
+}
