@@ -214,12 +214,15 @@ func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, outcome, err := s.refs(r.Context(), q.src)
+	var l *host.Refs
+	outcome, err := s.run(r.Context(), "refs", q.src, func(ctx context.Context, repo host.Repo) (err error) {
+		l, err = s.refs(ctx, repo)
+		return err
+	})
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
-	s.hit("refs", outcome)
 	e.Outcome = outcome
 	s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 }
@@ -244,12 +247,15 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	got, outcome, err := s.resolve(r.Context(), q.src, q.ref)
+	var got host.Pin
+	outcome, err := s.run(r.Context(), "resolve", q.src, func(ctx context.Context, repo host.Repo) (err error) {
+		got, err = repo.Resolve(ctx, q.ref, nil)
+		return err
+	})
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
-	s.hit("resolve", outcome)
 	e.SHA, e.Outcome = got.SHA, outcome
 	etag := ETag(got.SHA)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "W/"+etag) {
@@ -271,20 +277,15 @@ func (s *Server) handleReachable(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	outcome, err := s.reachable(r.Context(), q.src, q.sha, q.hint)
+	outcome, err := s.run(r.Context(), "reachable", q.src, func(ctx context.Context, repo host.Repo) error {
+		return repo.Reachable(ctx, q.sha, q.hint)
+	})
 	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
-	s.hit("reachable", outcome)
 	e.Outcome = outcome
 	s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
-}
-
-func (s *Server) hit(op, outcome string) {
-	if outcome == outcomeHit {
-		s.m.cache.WithLabelValues(op, "hit").Inc()
-	}
 }
 
 func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
@@ -322,7 +323,9 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer body.Close()
-	s.hit("fetch", outcome)
+	if outcome == outcomeHit {
+		s.m.cache.WithLabelValues("fetch", "hit").Inc()
+	}
 	e.Outcome, e.Digest = outcome, o.Digest
 	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
 }

@@ -34,11 +34,9 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 	if err != nil {
 		return nil, waited, err
 	}
-	pause := 20 * time.Millisecond
-	rowWaited := false
 	var l meta.Lease
-	for {
-		var ok bool
+	rowWaited := false
+	for pause, ok := 20*time.Millisecond, false; !ok; pause = min(2*pause, 250*time.Millisecond) {
 		if l, ok, err = s.cfg.DB.Acquire(ctx, name, s.cfg.ReplicaID, s.cfg.LeaseTTL); err != nil || ok {
 			break
 		}
@@ -51,15 +49,15 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 				Msg: fmt.Sprintf("waited %s for another mirror replica to finish %s; try again", s.cfg.WaitTimeout, name)}
 			break
 		}
+		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
-		case <-time.After(pause):
+		case <-t.C:
 		}
-		if err != nil {
+		if t.Stop(); err != nil {
 			break
 		}
-		pause = min(2*pause, 250*time.Millisecond)
 	}
 	if rowWaited {
 		s.m.waitTime.WithLabelValues(op).Observe(time.Since(start).Seconds())

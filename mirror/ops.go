@@ -48,63 +48,42 @@ func (s *Server) detach(ctx context.Context) (context.Context, context.CancelFun
 	return ctx, func() { stop(); cancel() }
 }
 
-// run answers one request's operation op through the host stack (fn asks
-// it through a call), saying where the answer came from.
-func (s *Server) run(ctx context.Context, op string, fn func(context.Context, *call) error) (string, error) {
+// run answers one request's operation op on src through the host stack,
+// saying where the answer came from.
+func (s *Server) run(ctx context.Context, op string, src source.Source, fn func(context.Context, host.Repo) error) (string, error) {
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
-	c := s.newCall(op)
+	c := &call{s: s}
 	defer c.end()
-	if err := c.ask(func() error { return fn(ctx, c) }); err != nil {
+	r, err := c.open(src)
+	if err == nil {
+		err = c.ask(func() error { return fn(ctx, r) })
+	}
+	outcome := c.outcome()
+	switch {
+	case outcome != outcomeHit:
+		s.m.cache.WithLabelValues(op, "miss").Inc()
+	case err == nil:
+		s.m.cache.WithLabelValues(op, "hit").Inc()
+	}
+	if err != nil {
 		return "", err
 	}
-	return c.outcome(), nil
+	return outcome, nil
 }
 
-// refs returns the branches and tags of src, at most RefTTL old.
-func (s *Server) refs(ctx context.Context, src source.Source) (refs *host.Refs, outcome string, err error) {
-	outcome, err = s.run(ctx, "refs", func(ctx context.Context, c *call) error {
-		r, err := c.open(src)
-		if err != nil {
-			return err
-		}
-		if refs, err = r.Refs(ctx); err != nil {
-			return err
-		}
-		// The Cached layer keeps a listing without its default branch's
-		// name: the mirror keeps that beside it.
-		if refs.Head != "" {
-			return s.cfg.DB.PutRefHead(ctx, src.Key(), refs.Head)
-		}
-		refs.Head, err = s.cfg.DB.RefHead(ctx, src.Key())
-		return err
-	})
-	return refs, outcome, err
-}
-
-// resolve pins ref of src ("" = the default branch), asking upstream at
-// most once per RefTTL, conditionally.
-func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (pin host.Pin, outcome string, err error) {
-	outcome, err = s.run(ctx, "resolve", func(ctx context.Context, c *call) error {
-		r, err := c.open(src)
-		if err == nil {
-			pin, err = r.Resolve(ctx, ref, nil)
-		}
-		return err
-	})
-	return pin, outcome, err
-}
-
-// reachable checks that commit sha is on a branch or tag of src (SPEC §6),
-// once per (repository, commit) for good when it is.
-func (s *Server) reachable(ctx context.Context, src source.Source, sha, hint string) (string, error) {
-	return s.run(ctx, "reachable", func(ctx context.Context, c *call) error {
-		r, err := c.open(src)
-		if err == nil {
-			err = r.Reachable(ctx, sha, hint)
-		}
-		return err
-	})
+// refs lists the branches and tags of r. The Cached layer keeps a listing
+// without its default branch's name: the mirror keeps that beside it.
+func (s *Server) refs(ctx context.Context, r host.Repo) (*host.Refs, error) {
+	refs, err := r.Refs(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case refs.Head != "":
+		return refs, s.cfg.DB.PutRefHead(ctx, r.Source().Key(), refs.Head)
+	}
+	refs.Head, err = s.cfg.DB.RefHead(ctx, r.Source().Key())
+	return refs, err
 }
 
 // pathsKey is the snapshots table's name for a set of folders: "" for the
@@ -149,7 +128,7 @@ func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, pa
 	s.m.cache.WithLabelValues("fetch", "miss").Inc()
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
-	c := s.newCall("fetch")
+	c := &call{s: s}
 	defer c.end()
 	for {
 		err := c.hold(ctx, "fetch", leaseKey("fetch", key, sha))

@@ -22,28 +22,22 @@ type Upstream interface {
 
 // call is one request's trip through the host stack: the Cached layer over
 // the mirror's database answers what it remembers, and the lease layer
-// below it (leased) sees whatever it had to ask upstream, for the answer,
-// the audit log and the metrics.
+// below it (leased) records what it had to do upstream.
 type call struct {
 	s  *Server
-	op string // refs, resolve, reachable or fetch: the route's operation
-
-	mu       sync.Mutex
-	missed   bool  // the Cached layer asked below
-	upstream bool  // this request went upstream
-	waited   bool  // another holder of a lease did, and this one waited
-	again    bool  // …and the Cached layer should be asked again
-	failed   error // the first failure the Cached layer absorbed
-	held     map[string]func() // leases held until the call ends, by name
+	mu sync.Mutex
+	// upstream: this request went upstream; waited: another holder of a
+	// lease did, and this one waited; again: so the Cached layer should
+	// be asked again.
+	upstream, waited, again bool
+	failed                  error             // the first failure the Cached layer absorbed
+	held                    map[string]func() // leases held until the call ends, by name
 }
 
-func (s *Server) newCall(op string) *call { return &call{s: s, op: op} }
-
-// open opens src's repository through the host stack, for this call.
+// open opens src's repository through the host stack, for c.
 func (c *call) open(src source.Source) (host.Repo, error) {
 	r, err := c.s.cfg.Upstream.Upstream(src, c.s.cfg.DB, host.CacheOptions{
-		NegativeTTL: c.s.cfg.NegativeTTL, FreshFor: c.s.cfg.RefTTL, RememberedBy: "the mirror",
-		OnWriteError: c.absorb,
+		NegativeTTL: c.s.cfg.NegativeTTL, FreshFor: c.s.cfg.RefTTL, RememberedBy: "the mirror", OnWriteError: c.absorb,
 	}, func(r host.Repo) host.Repo { return &leased{Repo: r, c: c} })
 	if err != nil {
 		return nil, plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("open %s upstream: %w", src.Key(), err))
@@ -51,11 +45,11 @@ func (c *call) open(src source.Source) (host.Repo, error) {
 	return r, nil
 }
 
-// absorb keeps a failure the Cached layer would go on without — a write
-// to the database, or upstream failing where it has an older answer — so
-// the request fails with it instead: the mirror never serves what it could
-// not check, nor forgets that its database fails (its clients' own caches
-// keep the older answers).
+// absorb keeps a failure the Cached layer goes on without — a write to
+// the database, or upstream failing where an older answer is remembered —
+// for the request to fail with: the mirror never serves what it could not
+// check (its clients' own caches keep older answers), nor hides that its
+// database fails.
 func (c *call) absorb(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -65,8 +59,7 @@ func (c *call) absorb(err error) {
 }
 
 // ask runs fn, which asks the Cached layer, again for as long as the lease
-// layer below it waited for another holder (whose answer the Cached layer
-// may hold now).
+// layer below it waited for another holder, whose answer it may hold now.
 func (c *call) ask(fn func() error) error {
 	for {
 		err := fn()
@@ -74,24 +67,22 @@ func (c *call) ask(fn func() error) error {
 		again, failed := c.again, c.failed
 		c.again = false
 		c.mu.Unlock()
-		if !again {
-			if err == nil {
-				err = failed
-			}
-			return err
+		if again {
+			continue
 		}
+		if err == nil {
+			err = failed
+		}
+		return err
 	}
 }
 
 // end lets the leases the call held go, once what they were for is stored.
 func (c *call) end() {
-	c.mu.Lock()
-	held := c.held
-	c.held = nil
-	c.mu.Unlock()
-	for _, release := range held {
+	for _, release := range c.held {
 		release()
 	}
+	c.held = nil
 }
 
 // outcome says where the call's answer came from.
@@ -117,19 +108,12 @@ var errWaited = errors.New("waited for another mirror replica")
 // those that waited for it for failTTL.
 func (c *call) do(ctx context.Context, op, repo, what string, work func(context.Context) error) error {
 	s := c.s
-	c.mu.Lock()
-	if !c.missed {
-		c.missed = true
-		s.m.cache.WithLabelValues(c.op, "miss").Inc()
-	}
-	c.mu.Unlock()
 	failKey := op + ":" + what
 	if err := s.recentFailure(ctx, repo, failKey); err != nil {
 		c.absorb(err)
 		return err
 	}
-	lease := leaseKey(leaseOps[op], repo, what)
-	if err := c.hold(ctx, op, lease); err != nil {
+	if err := c.hold(ctx, op, leaseKey(op, repo, what)); err != nil {
 		if errors.Is(err, errWaited) {
 			c.mu.Lock()
 			c.again = true
@@ -182,10 +166,6 @@ func (c *call) hold(ctx context.Context, op, lease string) error {
 	return nil
 }
 
-// leaseOps names each operation's leases as the operators' tools and the
-// fleet tests read them.
-var leaseOps = map[string]string{"refs": "refs", "resolve": "ref", "reachable": "reach", "fetch": "fetch"}
-
 // counted counts an upstream operation and returns its error with an
 // error code: what upstream said is for the client to read, and toAPI
 // tells it only errors that carry a code (or a not-found kind).
@@ -205,14 +185,11 @@ func (s *Server) counted(op string, err error) error {
 	return plugind.WithCode(plugind.CodeSourceUnreadable, err)
 }
 
-// failedKind is the negative results that share a transient failure.
-const failedKind = "failed"
-
 // recentFailure returns the transient failure the holder of key's lease
 // met in the last failTTL, so the requests that waited for that attempt
 // get its answer instead of each trying upstream again at once.
 func (s *Server) recentFailure(ctx context.Context, repo, key string) error {
-	n, ok, err := s.cfg.DB.FirstNegative(ctx, repo, time.Now(), cache.NegativeKey{Kind: failedKind, SHA: key})
+	n, ok, err := s.cfg.DB.FirstNegative(ctx, repo, time.Now(), cache.NegativeKey{Kind: "failed", SHA: key})
 	if err != nil || !ok {
 		return err
 	}
@@ -225,7 +202,7 @@ func (s *Server) shareFailure(ctx context.Context, repo, key string, err error) 
 	now := time.Now()
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.cfg.DB.PutNegative(rctx, cache.Negative{Kind: failedKind, Remote: repo, SHA: key,
+	if err := s.cfg.DB.PutNegative(rctx, cache.Negative{Kind: "failed", Remote: repo, SHA: key,
 		Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(failTTL)}); err != nil {
 		s.log.Warn("remember an upstream failure", "repo", repo, "err", err)
 	}
