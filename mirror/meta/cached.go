@@ -2,10 +2,7 @@ package meta
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/resolver/host"
@@ -28,33 +25,23 @@ func since(age float64) time.Time { return time.Now().Add(-time.Duration(age * f
 func (d *DB) GetRef(ctx context.Context, repo, ref string) (cache.Ref, bool, error) {
 	r := cache.Ref{Remote: repo, Ref: ref}
 	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT sha, etag, extract(epoch FROM now() - checked_at)
-		FROM refs WHERE repo = $1 AND ref = $2`, repo, ref).Scan(&r.SHA, &r.ETag, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return cache.Ref{}, false, nil
-	}
-	if err != nil {
-		return cache.Ref{}, false, dbErr("read ref %s of %s: %w", ref, repo, err)
-	}
+	ok, err := d.row(ctx, "read ref "+ref+" of "+repo, `SELECT sha, etag, extract(epoch FROM now() - checked_at)
+		FROM refs WHERE repo = $1 AND ref = $2`, []any{repo, ref}, &r.SHA, &r.ETag, &age)
 	r.ResolvedAt = since(age)
-	return r, true, nil
+	return r, ok, err
 }
 
 // PutRef implements host.MetaStore: a new SHA moves resolved_at, a
 // confirmed one only checked_at. The ETag is upstream's bytes, made
 // storable.
 func (d *DB) PutRef(ctx context.Context, r cache.Ref) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO refs (repo, ref, sha, etag, resolved_at, checked_at)
+	return d.exec(ctx, "record ref "+r.Ref+" of "+r.Remote, `INSERT INTO refs (repo, ref, sha, etag, resolved_at, checked_at)
 		VALUES ($1, $2, $3, $4, now(), now())
 		ON CONFLICT (repo, ref) DO UPDATE SET
 			resolved_at = CASE WHEN refs.sha = EXCLUDED.sha THEN refs.resolved_at ELSE now() END,
 			sha = EXCLUDED.sha,
 			etag = CASE WHEN EXCLUDED.etag = '' AND refs.sha = EXCLUDED.sha THEN refs.etag ELSE EXCLUDED.etag END,
 			checked_at = now()`, r.Remote, r.Ref, r.SHA, Text(r.ETag))
-	if err != nil {
-		return dbErr("record ref %s of %s: %w", r.Ref, r.Remote, err)
-	}
-	return nil
 }
 
 // ListRefs implements host.MetaStore: the last listing of repo, every ref
@@ -62,18 +49,14 @@ func (d *DB) PutRef(ctx context.Context, r cache.Ref) error {
 func (d *DB) ListRefs(ctx context.Context, repo string) ([]cache.Ref, error) {
 	var commits map[string]string
 	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT commits, extract(epoch FROM now() - checked_at)
-		FROM ref_lists WHERE repo = $1`, repo).Scan(&commits, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+	ok, err := d.row(ctx, "read the refs of "+repo, `SELECT commits, extract(epoch FROM now() - checked_at)
+		FROM ref_lists WHERE repo = $1`, []any{repo}, &commits, &age)
+	if !ok {
+		return nil, err
 	}
-	if err != nil {
-		return nil, dbErr("read the refs of %s: %w", repo, err)
-	}
-	at := since(age)
 	out := make([]cache.Ref, 0, len(commits))
 	for name, sha := range commits {
-		out = append(out, cache.Ref{Remote: repo, Ref: name, SHA: sha, ResolvedAt: at})
+		out = append(out, cache.Ref{Remote: repo, Ref: name, SHA: sha, ResolvedAt: since(age)})
 	}
 	return out, nil
 }
@@ -86,59 +69,39 @@ func (d *DB) ReplaceRefs(ctx context.Context, repo string, commits map[string]st
 	for name, sha := range commits {
 		stored[Text(name)] = Text(sha)
 	}
-	_, err := d.pool.Exec(ctx, `INSERT INTO ref_lists (repo, head, commits, checked_at) VALUES ($1, '', $2, now())
+	return d.exec(ctx, "record the refs of "+repo, `INSERT INTO ref_lists (repo, head, commits, checked_at) VALUES ($1, '', $2, now())
 		ON CONFLICT (repo) DO UPDATE SET commits = EXCLUDED.commits, checked_at = now()`, repo, stored)
-	if err != nil {
-		return dbErr("record the refs of %s: %w", repo, err)
-	}
-	return nil
 }
 
-// PutRefHead records the name of repo's default branch beside its listing
-// (a host.MetaStore listing does not keep it).
+// PutRefHead records the name of repo's default branch beside its listing,
+// which a host.MetaStore keeps without it.
 func (d *DB) PutRefHead(ctx context.Context, repo, head string) error {
-	if _, err := d.pool.Exec(ctx, `UPDATE ref_lists SET head = $2 WHERE repo = $1`, repo, Text(head)); err != nil {
-		return dbErr("record the default branch of %s: %w", repo, err)
-	}
-	return nil
+	return d.exec(ctx, "record the default branch of "+repo, `UPDATE ref_lists SET head = $2 WHERE repo = $1`, repo, Text(head))
 }
 
 // RefHead returns the name of repo's default branch ("" when unknown).
-func (d *DB) RefHead(ctx context.Context, repo string) (string, error) {
-	var head string
-	err := d.pool.QueryRow(ctx, `SELECT head FROM ref_lists WHERE repo = $1`, repo).Scan(&head)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return "", dbErr("read the default branch of %s: %w", repo, err)
-	}
-	return head, nil
+func (d *DB) RefHead(ctx context.Context, repo string) (head string, err error) {
+	_, err = d.row(ctx, "read the default branch of "+repo, `SELECT head FROM ref_lists WHERE repo = $1`, []any{repo}, &head)
+	return head, err
 }
 
 // GetVerdict implements host.MetaStore.
 func (d *DB) GetVerdict(ctx context.Context, repo, sha string) (cache.Verdict, bool, error) {
 	v := cache.Verdict{Remote: repo, SHA: sha}
 	var age float64
-	err := d.pool.QueryRow(ctx, `SELECT reachable, extract(epoch FROM now() - checked_at) FROM verdicts
-		WHERE repo = $1 AND sha = $2`, repo, sha).Scan(&v.Reachable, &age)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return cache.Verdict{}, false, nil
-	}
-	if err != nil {
-		return cache.Verdict{}, false, dbErr("read the verdict on %s@%s: %w", repo, sha, err)
-	}
+	ok, err := d.row(ctx, "read the verdict on "+repo+"@"+sha, `SELECT reachable, extract(epoch FROM now() - checked_at)
+		FROM verdicts WHERE repo = $1 AND sha = $2`, []any{repo, sha}, &v.Reachable, &age)
 	v.CheckedAt = since(age)
-	return v, true, nil
+	return v, ok, err
 }
 
 // PutVerdict implements host.MetaStore. A commit on a branch or tag stays
 // in its history: that verdict is never replaced.
 func (d *DB) PutVerdict(ctx context.Context, v cache.Verdict) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO verdicts (repo, sha, reachable, checked_at) VALUES ($1, $2, $3, now())
+	return d.exec(ctx, "record the verdict on "+v.Remote+"@"+v.SHA, `INSERT INTO verdicts (repo, sha, reachable, checked_at)
+		VALUES ($1, $2, $3, now())
 		ON CONFLICT (repo, sha) DO UPDATE SET reachable = EXCLUDED.reachable, checked_at = now()
 		WHERE NOT verdicts.reachable`, v.Remote, v.SHA, v.Reachable)
-	if err != nil {
-		return dbErr("record the verdict on %s@%s: %w", v.Remote, v.SHA, err)
-	}
-	return nil
 }
 
 // FirstNegative implements host.MetaStore in one query; what expired is
@@ -152,37 +115,28 @@ func (d *DB) FirstNegative(ctx context.Context, repo string, _ time.Time, keys .
 	}
 	n := cache.Negative{Remote: repo}
 	var age, ttl float64
-	err := d.pool.QueryRow(ctx, `SELECT n.kind, n.key, n.path, n.code, n.message,
+	ok, err := d.row(ctx, "read negative results of "+repo, `SELECT n.kind, n.key, n.path, n.code, n.message,
 			extract(epoch FROM now() - n.created_at), extract(epoch FROM n.expires_at - n.created_at)
 		FROM negatives n JOIN unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS w(kind, key, path_key, ord)
 			ON n.kind = w.kind AND n.key = w.key AND n.path_key = w.path_key
 		WHERE n.repo = $1 AND n.expires_at > now()
-		ORDER BY w.ord LIMIT 1`, repo, kinds, shas, paths).Scan(&n.Kind, &n.SHA, &n.Path, &n.Code, &n.Message, &age, &ttl)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return cache.Negative{}, false, nil
-	}
-	if err != nil {
-		return cache.Negative{}, false, dbErr("read negative results of %s: %w", repo, err)
-	}
+		ORDER BY w.ord LIMIT 1`, []any{repo, kinds, shas, paths}, &n.Kind, &n.SHA, &n.Path, &n.Code, &n.Message, &age, &ttl)
 	n.Created = since(age)
 	n.Expires = n.Created.Add(time.Duration(ttl * float64(time.Second)))
-	return n, true, nil
+	return n, ok, err
 }
 
 // PutNegative implements host.MetaStore: remembered for as long as
 // n.Created to n.Expires spans. Its message may quote upstream's bytes, a
 // URL with credentials included: it is masked and made storable.
 func (d *DB) PutNegative(ctx context.Context, n cache.Negative) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO negatives (kind, repo, key, path, path_key, code, message, created_at, expires_at)
+	return d.exec(ctx, "record a negative result for "+n.Remote, `INSERT INTO negatives
+			(kind, repo, key, path, path_key, code, message, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now() + make_interval(secs => $8))
 		ON CONFLICT (kind, repo, key, path_key) DO UPDATE SET code = EXCLUDED.code, message = EXCLUDED.message,
 			created_at = now(), expires_at = EXCLUDED.expires_at`,
 		n.Kind, n.Remote, Text(n.SHA), Text(n.Path), pathKey(n.Path), n.Code, clip(Text(secrets.Mask(n.Message)), maxDetail),
-		n.Expires.Sub(n.Created).Seconds())
-	if err != nil {
-		return dbErr("record a negative result for %s: %w", n.Remote, err)
-	}
-	return nil
+		seconds(n.Expires.Sub(n.Created)))
 }
 
 // pathKey is the negatives table's key for a path: "" for none, else its

@@ -97,6 +97,35 @@ func (d *DB) SQLDB() *sql.DB { return stdlib.OpenDBFromPool(d.pool) }
 // seconds turns a duration into the double precision make_interval takes.
 func seconds(d time.Duration) float64 { return d.Seconds() }
 
+// row scans the one row query finds into dest: ok is false when there is
+// none, and what names the read in an error.
+func (d *DB) row(ctx context.Context, what, query string, args []any, dest ...any) (bool, error) {
+	err := d.pool.QueryRow(ctx, query, args...).Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, dbErr("%s: %w", what, err)
+	}
+	return true, nil
+}
+
+// exec runs one statement; what names it in an error.
+func (d *DB) exec(ctx context.Context, what, stmt string, args ...any) error {
+	if _, err := d.pool.Exec(ctx, stmt, args...); err != nil {
+		return dbErr("%s: %w", what, err)
+	}
+	return nil
+}
+
+// inTx runs fn in one transaction; what names it in an error.
+func (d *DB) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
+	if err := pgx.BeginFunc(ctx, d.pool, fn); err != nil {
+		return dbErr("%s: %w", what, err)
+	}
+	return nil
+}
+
 // Object is a snapshot archive in the object store.
 type Object struct {
 	Digest        string // tree digest (the object's name)
@@ -109,31 +138,19 @@ type Object struct {
 // Snapshot returns the archive holding paths of repo at sha.
 func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Object, bool, error) {
 	var o Object
-	err := d.pool.QueryRow(ctx, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
+	ok, err := d.row(ctx, "read the snapshot of "+repo+"@"+sha, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
 		FROM snapshots s JOIN objects o ON o.digest = s.digest
-		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, repo, sha, pathsKey(paths), paths).
-		Scan(&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Object{}, false, nil
-	}
-	if err != nil {
-		return Object{}, false, dbErr("read the snapshot of %s@%s: %w", repo, sha, err)
-	}
-	return o, true, nil
+		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, []any{repo, sha, pathsKey(paths), paths},
+		&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
+	return o, ok, err
 }
 
 // GetObject returns the archive of digest.
 func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error) {
 	o := Object{Digest: digest}
-	err := d.pool.QueryRow(ctx, `SELECT size, archive_sha256, files, bytes FROM objects WHERE digest = $1`, digest).
-		Scan(&o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Object{}, false, nil
-	}
-	if err != nil {
-		return Object{}, false, dbErr("read object %s: %w", digest, err)
-	}
-	return o, true, nil
+	ok, err := d.row(ctx, "read object "+digest, `SELECT size, archive_sha256, files, bytes FROM objects WHERE digest = $1`,
+		[]any{digest}, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
+	return o, ok, err
 }
 
 // pathsKey is the snapshots table's key for a folder list: its SHA-256, so
@@ -150,33 +167,21 @@ func hashKey(s string) string {
 // PutSnapshot records that o (already in the object store) holds paths of
 // repo at sha. The first record of an object wins: objects are immutable.
 func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object) error {
-	tx, err := d.pool.Begin(ctx)
-	if err != nil {
-		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `INSERT INTO objects (digest, size, archive_sha256, files, bytes) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (digest) DO NOTHING`, o.Digest, o.Size, o.ArchiveSHA256, o.Files, o.Bytes); err != nil {
-		return dbErr("record object %s: %w", o.Digest, err)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, pathsKey(paths), paths, o.Digest); err != nil {
-		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return dbErr("record the snapshot of %s@%s: %w", repo, sha, err)
-	}
-	return nil
+	return d.inTx(ctx, "record the snapshot of "+repo+"@"+sha, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO objects (digest, size, archive_sha256, files, bytes) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (digest) DO NOTHING`, o.Digest, o.Size, o.ArchiveSHA256, o.Files, o.Bytes); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, pathsKey(paths), paths, o.Digest)
+		return err
+	})
 }
 
 // PutMarketplace stores the marketplace document at path of repo at sha.
 func (d *DB) PutMarketplace(ctx context.Context, repo, sha, path string, doc []byte) error {
-	_, err := d.pool.Exec(ctx, `INSERT INTO marketplaces (repo, sha, path, document) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (repo, sha, path) DO NOTHING`, repo, sha, path, doc)
-	if err != nil {
-		return dbErr("record the marketplace of %s@%s: %w", repo, sha, err)
-	}
-	return nil
+	return d.exec(ctx, "record the marketplace of "+repo+"@"+sha, `INSERT INTO marketplaces (repo, sha, path, document)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (repo, sha, path) DO NOTHING`, repo, sha, path, doc)
 }
 
 // Marketplace returns a stored marketplace document of repo at sha: the
@@ -184,48 +189,31 @@ func (d *DB) PutMarketplace(ctx context.Context, repo, sha, path string, doc []b
 func (d *DB) Marketplace(ctx context.Context, repo, sha, path string) (string, []byte, bool, error) {
 	var p string
 	var doc []byte
-	err := d.pool.QueryRow(ctx, `SELECT path, document FROM marketplaces
-		WHERE repo = $1 AND sha = $2 AND ($3 = '' OR path = $3) ORDER BY path LIMIT 1`, repo, sha, path).Scan(&p, &doc)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil, false, nil
-	}
-	if err != nil {
-		return "", nil, false, dbErr("read the marketplace of %s@%s: %w", repo, sha, err)
-	}
-	return p, doc, true, nil
+	ok, err := d.row(ctx, "read the marketplace of "+repo+"@"+sha, `SELECT path, document FROM marketplaces
+		WHERE repo = $1 AND sha = $2 AND ($3 = '' OR path = $3) ORDER BY path LIMIT 1`, []any{repo, sha, path}, &p, &doc)
+	return p, doc, ok, err
 }
 
 // Sweep deletes expired negative results and leases that expired long ago
 // (a dead replica's), so the tables stay small.
 func (d *DB) Sweep(ctx context.Context) error {
-	if _, err := d.pool.Exec(ctx, `DELETE FROM negatives WHERE expires_at < now()`); err != nil {
-		return dbErr("sweep negative results: %w", err)
+	if err := d.exec(ctx, "sweep negative results", `DELETE FROM negatives WHERE expires_at < now()`); err != nil {
+		return err
 	}
-	if _, err := d.pool.Exec(ctx, `DELETE FROM leases WHERE expires_at < now() - interval '1 hour'`); err != nil {
-		return dbErr("sweep leases: %w", err)
-	}
-	return nil
+	return d.exec(ctx, "sweep leases", `DELETE FROM leases WHERE expires_at < now() - interval '1 hour'`)
 }
 
 // ForgetObject drops the records of an archive that is no longer in the
 // object store (an operator deleted it), so the next request stores it
 // again.
 func (d *DB) ForgetObject(ctx context.Context, digest string) error {
-	tx, err := d.pool.Begin(ctx)
-	if err != nil {
-		return dbErr("forget object %s: %w", digest, err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `DELETE FROM snapshots WHERE digest = $1`, digest); err != nil {
-		return dbErr("forget object %s: %w", digest, err)
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM objects WHERE digest = $1`, digest); err != nil {
-		return dbErr("forget object %s: %w", digest, err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return dbErr("forget object %s: %w", digest, err)
-	}
-	return nil
+	return d.inTx(ctx, "forget object "+digest, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM snapshots WHERE digest = $1`, digest); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM objects WHERE digest = $1`, digest)
+		return err
+	})
 }
 
 // SnapshotRow is one (repository, commit, folders) → archive record.
