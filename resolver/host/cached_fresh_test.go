@@ -16,10 +16,10 @@ func TestCachedFreshFor(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name      string
-		freshFor  time.Duration
-		age       time.Duration // of what is remembered
-		asked     bool
+		name     string
+		freshFor time.Duration
+		age      time.Duration // of what is remembered
+		asked    bool
 	}{
 		{name: "within FreshFor: not asked", freshFor: time.Minute, age: 30 * time.Second},
 		{name: "older than FreshFor: asked", freshFor: time.Minute, age: 2 * time.Minute, asked: true},
