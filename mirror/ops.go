@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -118,46 +117,29 @@ func splitPaths(key string) []string {
 // or one refused or failing for something in one folder of it (a link, a
 // submodule), is fetched folder by folder, as a client would (SPEC §8).
 // The fetch lease is taken here, above the Cached layer: what it guards,
-// the archive, is stored here.
+// the archive, is stored here, not by that layer.
 func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
-	key := src.Key()
-	pk := pathsKey(paths)
-	if o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk); err != nil || ok {
-		return o, outcomeHit, err
-	}
-	s.m.cache.WithLabelValues("fetch", "miss").Inc()
+	key, pk := src.Key(), pathsKey(paths)
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
 	c := &call{s: s}
 	defer c.end()
-	for {
-		err := c.hold(ctx, "fetch", leaseKey("fetch", key, sha))
-		if err == nil {
-			break
+	for first := true; ; first = false {
+		o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
+		switch {
+		case err != nil || ok:
+			return o, c.outcome(), err
+		case c.upstream.Load():
+			return o, "", fmt.Errorf("the snapshot of %s@%s vanished from the mirror's database", key, host.Short(sha))
+		case first:
+			s.m.cache.WithLabelValues("fetch", "miss").Inc()
 		}
-		if !errors.Is(err, errWaited) {
+		// Under the fetch lease, or after waiting for its holder.
+		err = c.do(ctx, "fetch", key, sha, func(ctx context.Context) error { return s.materialize(ctx, c, src, sha, pk) })
+		if err != nil && !c.again.Swap(false) {
 			return meta.Object{}, "", err
 		}
-		// Another holder stored it, or failed (then this one tries).
-		if o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk); err != nil || ok {
-			return o, outcomeWaited, err
-		}
 	}
-	failKey := "fetch:" + sha
-	if err := s.recentFailure(ctx, key, failKey); err != nil {
-		return meta.Object{}, "", err
-	}
-	if err := s.work(ctx, func(ctx context.Context) error { return s.materialize(ctx, c, src, sha, pk) }); err != nil {
-		if transient(ctx, err) {
-			s.shareFailure(ctx, key, failKey, err)
-		}
-		return meta.Object{}, "", err
-	}
-	o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
-	if err == nil && !ok {
-		err = fmt.Errorf("the snapshot of %s@%s vanished from the mirror's database", key, host.Short(sha))
-	}
-	return o, outcomeUpstream, err
 }
 
 // materialize stores the archive of folders pk of src at sha, under the

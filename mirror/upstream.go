@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"reasonix.io/plugind"
@@ -24,12 +25,13 @@ type Upstream interface {
 // the mirror's database answers what it remembers, and the lease layer
 // below it (leased) records what it had to do upstream.
 type call struct {
-	s  *Server
-	mu sync.Mutex
+	s *Server
 	// upstream: this request went upstream; waited: another holder of a
 	// lease did, and this one waited; again: so the Cached layer should
 	// be asked again.
-	upstream, waited, again bool
+	upstream, waited, again atomic.Bool
+	working                 atomic.Bool // upstream work runs (s.work)
+	mu                      sync.Mutex
 	failed                  error             // the first failure the Cached layer absorbed
 	held                    map[string]func() // leases held until the call ends, by name
 }
@@ -63,15 +65,13 @@ func (c *call) absorb(err error) {
 func (c *call) ask(fn func() error) error {
 	for {
 		err := fn()
-		c.mu.Lock()
-		again, failed := c.again, c.failed
-		c.again = false
-		c.mu.Unlock()
-		if again {
+		if c.again.Swap(false) {
 			continue
 		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		if err == nil {
-			err = failed
+			err = c.failed
 		}
 		return err
 	}
@@ -87,12 +87,10 @@ func (c *call) end() {
 
 // outcome says where the call's answer came from.
 func (c *call) outcome() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch {
-	case c.upstream:
+	case c.upstream.Load():
 		return outcomeUpstream
-	case c.waited:
+	case c.waited.Load():
 		return outcomeWaited
 	}
 	return outcomeHit
@@ -114,17 +112,17 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 		return err
 	}
 	if err := c.hold(ctx, op, leaseKey(op, repo, what)); err != nil {
-		if errors.Is(err, errWaited) {
-			c.mu.Lock()
-			c.again = true
-			c.mu.Unlock()
-		}
+		c.again.Store(errors.Is(err, errWaited))
 		return err
 	}
-	c.mu.Lock()
-	c.upstream = true
-	c.mu.Unlock()
-	err := s.counted(op, s.work(ctx, work))
+	c.upstream.Store(true)
+	var err error
+	if c.working.Swap(true) {
+		err = work(ctx) // within the slot and timeout of the work it is part of
+	} else {
+		err = s.work(ctx, work)
+		c.working.Store(false)
+	}
 	if err != nil {
 		c.absorb(err)
 		if transient(ctx, err) {
@@ -152,9 +150,7 @@ func (c *call) hold(ctx context.Context, op, lease string) error {
 	}
 	if waited {
 		release()
-		c.mu.Lock()
-		c.waited = true
-		c.mu.Unlock()
+		c.waited.Store(true)
 		return errWaited
 	}
 	c.mu.Lock()
@@ -221,7 +217,7 @@ type leased struct {
 func (l *leased) Refs(ctx context.Context) (refs *host.Refs, err error) {
 	err = l.c.do(ctx, "refs", l.Source().Key(), "list", func(ctx context.Context) error {
 		refs, err = l.Repo.Refs(ctx)
-		return err
+		return l.c.s.counted("refs", err)
 	})
 	return refs, err
 }
@@ -230,7 +226,7 @@ func (l *leased) Refs(ctx context.Context) (refs *host.Refs, err error) {
 func (l *leased) Resolve(ctx context.Context, ref string, known *host.Pin) (pin host.Pin, err error) {
 	err = l.c.do(ctx, "resolve", l.Source().Key(), refName(ref), func(ctx context.Context) error {
 		pin, err = l.Repo.Resolve(ctx, ref, known)
-		return err
+		return l.c.s.counted("resolve", err)
 	})
 	return pin, err
 }
@@ -238,7 +234,7 @@ func (l *leased) Resolve(ctx context.Context, ref string, known *host.Pin) (pin 
 // Reachable implements host.Repo.
 func (l *leased) Reachable(ctx context.Context, sha, hint string) error {
 	return l.c.do(ctx, "reachable", l.Source().Key(), sha, func(ctx context.Context) error {
-		return l.Repo.Reachable(ctx, sha, hint)
+		return l.c.s.counted("reachable", l.Repo.Reachable(ctx, sha, hint))
 	})
 }
 
