@@ -31,17 +31,17 @@ func leaseKey(op, repo, what string) string { return op + ":" + repo + "#" + wha
 func (s *Server) acquire(ctx context.Context, op, name string) (release func(), waited bool, err error) {
 	start := time.Now()
 	unlock, waited, err := s.local.lock(ctx, name)
-	if err != nil {
-		return nil, waited, err
+	if err != nil || waited {
+		// This replica's holder is done: its answer is stored, or it failed.
+		return unlock, waited, err
 	}
 	var l meta.Lease
-	rowWaited := false
 	for pause, ok := 20*time.Millisecond, false; !ok; pause = min(2*pause, 250*time.Millisecond) {
 		if l, ok, err = s.cfg.DB.Acquire(ctx, name, s.cfg.ReplicaID, s.cfg.LeaseTTL); err != nil || ok {
 			break
 		}
-		if !rowWaited {
-			rowWaited = true
+		if !waited {
+			waited = true
 			s.m.leaseWaits.WithLabelValues(op).Inc()
 		}
 		if time.Since(start) > s.cfg.WaitTimeout {
@@ -59,12 +59,12 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 			break
 		}
 	}
-	if rowWaited {
+	if waited {
 		s.m.waitTime.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	}
 	if err != nil {
 		unlock()
-		return nil, waited || rowWaited, err
+		return nil, waited, err
 	}
 	if l.Previous != "" {
 		s.tookOver(ctx, l)
@@ -79,7 +79,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 			s.log.Warn("release lease", "lease", name, "err", err)
 		}
 		unlock()
-	}, waited || rowWaited, nil
+	}, waited, nil
 }
 
 // tookOver records that l was taken over from a holder that died or hung.

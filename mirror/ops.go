@@ -52,7 +52,7 @@ func (s *Server) detach(ctx context.Context) (context.Context, context.CancelFun
 func (s *Server) run(ctx context.Context, op string, src source.Source, fn func(context.Context, host.Repo) error) (string, error) {
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
-	c := &call{s: s}
+	c := s.newCall()
 	defer c.end()
 	r, err := c.open(src)
 	if err == nil {
@@ -122,7 +122,7 @@ func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, pa
 	key, pk := src.Key(), pathsKey(paths)
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
-	c := &call{s: s}
+	c := s.newCall()
 	defer c.end()
 	for first := true; ; first = false {
 		o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)

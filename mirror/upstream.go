@@ -36,6 +36,8 @@ type call struct {
 	held                    map[string]func() // leases held until the call ends, by name
 }
 
+func (s *Server) newCall() *call { return &call{s: s, held: map[string]func(){}} }
+
 // open opens src's repository through the host stack, for c.
 func (c *call) open(src source.Source) (host.Repo, error) {
 	r, err := c.s.cfg.Upstream.Upstream(src, c.s.cfg.DB, host.CacheOptions{
@@ -82,7 +84,6 @@ func (c *call) end() {
 	for _, release := range c.held {
 		release()
 	}
-	c.held = nil
 }
 
 // outcome says where the call's answer came from.
@@ -100,20 +101,35 @@ func (c *call) outcome() string {
 var errWaited = errors.New("waited for another mirror replica")
 
 // do runs one upstream operation under its lease, once the Cached layer
-// missed; the lease is held until the call ends. A request that had to
-// wait for another holder lets the lease go and is asked again from the
-// top (errWaited), and a transient failure of the holder is shared with
-// those that waited for it for failTTL.
+// missed. The lease is held until the call ends: the Cached layer stores
+// the answer once do returns, and whoever waits must find it stored. A
+// request that had to wait for another holder lets the lease go and looks
+// for what it stored, from the top (errWaited); a transient failure of the
+// holder is shared with those that waited for it, for failTTL.
 func (c *call) do(ctx context.Context, op, repo, what string, work func(context.Context) error) error {
 	s := c.s
-	failKey := op + ":" + what
+	failKey, lease := op+":"+what, leaseKey(op, repo, what)
 	if err := s.recentFailure(ctx, repo, failKey); err != nil {
 		c.absorb(err)
 		return err
 	}
-	if err := c.hold(ctx, op, leaseKey(op, repo, what)); err != nil {
-		c.again.Store(errors.Is(err, errWaited))
-		return err
+	c.mu.Lock()
+	_, mine := c.held[lease]
+	c.mu.Unlock()
+	if !mine {
+		release, waited, err := s.acquire(ctx, op, lease)
+		switch {
+		case err != nil:
+			return err
+		case waited:
+			release()
+			c.waited.Store(true)
+			c.again.Store(true)
+			return errWaited
+		}
+		c.mu.Lock()
+		c.held[lease] = release
+		c.mu.Unlock()
 	}
 	c.upstream.Store(true)
 	var err error
@@ -130,36 +146,6 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 		}
 	}
 	return err
-}
-
-// hold takes lease for the rest of the call: the Cached layer stores the
-// answer once the work under it returns, and whoever waits must find it
-// stored. A lease the call holds already is its own. When another holder
-// had it meanwhile, it is let go again at once (errWaited): the caller
-// looks for what that holder stored before trying again.
-func (c *call) hold(ctx context.Context, op, lease string) error {
-	c.mu.Lock()
-	_, mine := c.held[lease]
-	c.mu.Unlock()
-	if mine {
-		return nil
-	}
-	release, waited, err := c.s.acquire(ctx, op, lease)
-	if err != nil {
-		return err
-	}
-	if waited {
-		release()
-		c.waited.Store(true)
-		return errWaited
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held == nil {
-		c.held = map[string]func(){}
-	}
-	c.held[lease] = release
-	return nil
 }
 
 // counted counts an upstream operation and returns its error with an
