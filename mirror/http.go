@@ -215,16 +215,12 @@ func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var l *host.Refs
-	outcome, err := s.run(r.Context(), "refs", q.src, func(ctx context.Context, repo host.Repo) (err error) {
+	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
 		l, err = s.refs(ctx, repo)
 		return err
-	})
-	if err != nil {
-		s.fail(w, r, e, err)
-		return
+	}) {
+		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 	}
-	e.Outcome = outcome
-	s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 }
 
 // RefsResponse is GET /v1/refs's answer.
@@ -248,15 +244,13 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var got host.Pin
-	outcome, err := s.run(r.Context(), "resolve", q.src, func(ctx context.Context, repo host.Repo) (err error) {
+	if !s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
 		got, err = repo.Resolve(ctx, q.ref, nil)
 		return err
-	})
-	if err != nil {
-		s.fail(w, r, e, err)
+	}) {
 		return
 	}
-	e.SHA, e.Outcome = got.SHA, outcome
+	e.SHA = got.SHA
 	etag := ETag(got.SHA)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "W/"+etag) {
 		e.Outcome += ",not_modified"
@@ -277,15 +271,11 @@ func (s *Server) handleReachable(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	outcome, err := s.run(r.Context(), "reachable", q.src, func(ctx context.Context, repo host.Repo) error {
+	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) error {
 		return repo.Reachable(ctx, q.sha, q.hint)
-	})
-	if err != nil {
-		s.fail(w, r, e, err)
-		return
+	}) {
+		s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
 	}
-	e.Outcome = outcome
-	s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
 }
 
 func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {

@@ -47,28 +47,28 @@ func (s *Server) detach(ctx context.Context) (context.Context, context.CancelFun
 	return ctx, func() { stop(); cancel() }
 }
 
-// run answers one request's operation op on src through the host stack,
-// saying where the answer came from.
-func (s *Server) run(ctx context.Context, op string, src source.Source, fn func(context.Context, host.Repo) error) (string, error) {
-	ctx, cancel := s.detach(ctx)
+// run answers a request's operation through the host stack (fn asks it
+// about src), recording in e where the answer came from; when it fails, it
+// answers the failure and returns false.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, e *meta.Entry, src source.Source, fn func(context.Context, host.Repo) error) bool {
+	ctx, cancel := s.detach(r.Context())
 	defer cancel()
 	c := s.newCall()
 	defer c.end()
-	r, err := c.open(src)
+	repo, err := c.open(src)
 	if err == nil {
-		err = c.ask(func() error { return fn(ctx, r) })
+		err = c.ask(func() error { return fn(ctx, repo) })
 	}
-	outcome := c.outcome()
-	switch {
-	case outcome != outcomeHit:
-		s.m.cache.WithLabelValues(op, "miss").Inc()
+	switch e.Outcome = c.outcome(); {
+	case e.Outcome != outcomeHit:
+		s.m.cache.WithLabelValues(e.Action, "miss").Inc()
 	case err == nil:
-		s.m.cache.WithLabelValues(op, "hit").Inc()
+		s.m.cache.WithLabelValues(e.Action, "hit").Inc()
 	}
 	if err != nil {
-		return "", err
+		s.fail(w, r, e, err)
 	}
-	return outcome, nil
+	return err == nil
 }
 
 // refs lists the branches and tags of r. The Cached layer keeps a listing
