@@ -262,7 +262,7 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answer(w, r, e, func() {
 		w.Header().Set("ETag", etag)
-		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: refName(q.ref)})
+		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: host.RefName(q.ref)})
 	})
 }
 

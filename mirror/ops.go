@@ -26,18 +26,6 @@ func (s *Server) allowed(key string) error {
 	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: d.Reason(key), Rule: d.Rule}
 }
 
-// openSubmodule opens, through the host stack, a submodule of a tree being
-// fetched: the operator's policy applies to it as to any repository, so a
-// tree cannot bring in content from a repository the mirror would refuse.
-func (s *Server) openSubmodule(c *call) host.RepoOpener {
-	return func(_ context.Context, src source.Source) (host.Repo, error) {
-		if err := s.allowed(src.Key()); err != nil {
-			return nil, err
-		}
-		return c.open(src)
-	}
-}
-
 // detach is the context of work others may be waiting on: it outlives
 // the request that happened to start it (a client that leaves does not
 // waste it), ends with the replica (Serve cancels base), and is bounded.
@@ -55,7 +43,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, e *meta.Entry, src 
 	defer cancel()
 	c := s.newCall()
 	defer c.end()
-	repo, err := c.open(src)
+	repo, err := c.open(ctx, src)
 	if err == nil {
 		err = c.ask(func() error { return fn(ctx, repo) })
 	}
@@ -224,12 +212,12 @@ func transient(ctx context.Context, err error) bool {
 // proving the commit is on a branch or tag first: the mirror never stores a
 // commit that only a fork network holds.
 func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, sha string, paths []string, dest string) ([]plugind.File, error) {
-	r, err := c.open(src)
+	r, err := c.open(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true,
-		Submodules: host.Submodules(s.openSubmodule(c), src, 1)})
+		Submodules: host.Submodules(c.open, src, 1)})
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,14 @@ type call struct {
 
 func (s *Server) newCall() *call { return &call{s: s, held: map[string]func(){}} }
 
-// open opens src's repository through the host stack, for c.
-func (c *call) open(src source.Source) (host.Repo, error) {
+// open opens src's repository through the host stack, for c: a
+// host.RepoOpener, so the submodules of a tree are opened the same way,
+// and the operator's policy applies to them as to any repository (a tree
+// cannot bring in content from a repository the mirror would refuse).
+func (c *call) open(_ context.Context, src source.Source) (host.Repo, error) {
+	if err := c.s.allowed(src.Key()); err != nil {
+		return nil, err
+	}
 	r, err := c.s.cfg.Upstream.Upstream(src, c.s.cfg.DB, host.CacheOptions{
 		NegativeTTL: c.s.cfg.NegativeTTL, FreshFor: c.s.cfg.RefTTL, RememberedBy: "the mirror", OnWriteError: c.absorb,
 	}, func(r host.Repo) host.Repo { return &leased{Repo: r, c: c} })
@@ -210,7 +216,7 @@ func (l *leased) Refs(ctx context.Context) (refs *host.Refs, err error) {
 
 // Resolve implements host.Repo.
 func (l *leased) Resolve(ctx context.Context, ref string, known *host.Pin) (pin host.Pin, err error) {
-	err = l.c.do(ctx, "resolve", l.Source().Key(), refName(ref), func(ctx context.Context) error {
+	err = l.c.do(ctx, "resolve", l.Source().Key(), host.RefName(ref), func(ctx context.Context) error {
 		pin, err = l.Repo.Resolve(ctx, ref, known)
 		return l.c.s.counted("resolve", err)
 	})
@@ -228,12 +234,4 @@ func (l *leased) Reachable(ctx context.Context, sha, hint string) error {
 func (l *leased) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
 	got, err := l.Repo.Fetch(ctx, sha, dest, opts)
 	return got, l.c.s.counted("fetch", err)
-}
-
-// refName names ref where a name is stored: "" is the default branch, HEAD.
-func refName(ref string) string {
-	if ref == "" {
-		return host.HeadRef
-	}
-	return ref
 }

@@ -227,10 +227,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	if source.IsSHA(ref) {
 		return Pin{SHA: ref}, nil
 	}
-	name := ref
-	if name == "" {
-		name = HeadRef
-	}
+	name := RefName(ref)
 	if err := c.known(ctx, []string{"ref"}, name); err != nil {
 		return Pin{}, err
 	}
