@@ -71,18 +71,16 @@ func (c *call) absorb(err error) {
 // ask runs fn, which asks the Cached layer, again for as long as the lease
 // layer below it waited for another holder, whose answer it may hold now.
 func (c *call) ask(fn func() error) error {
-	for {
-		err := fn()
-		if c.again.Swap(false) {
-			continue
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if err == nil {
-			err = c.failed
-		}
-		return err
+	err := fn()
+	for c.again.Swap(false) {
+		err = fn()
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		err = c.failed
+	}
+	return err
 }
 
 // end lets the leases the call held go, once what they were for is stored.
@@ -158,19 +156,16 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 // error code: what upstream said is for the client to read, and toAPI
 // tells it only errors that carry a code (or a not-found kind).
 func (s *Server) counted(op string, err error) error {
-	outcome := "ok"
 	switch {
 	case err == nil:
+		s.m.upstream.WithLabelValues(op, "ok").Inc()
 	case host.KindOf(err) != "":
-		outcome = "not_found"
+		s.m.upstream.WithLabelValues(op, "not_found").Inc()
 	default:
-		outcome = "error"
+		s.m.upstream.WithLabelValues(op, "error").Inc()
+		return plugind.WithCode(plugind.CodeSourceUnreadable, err)
 	}
-	s.m.upstream.WithLabelValues(op, outcome).Inc()
-	if err == nil || host.KindOf(err) != "" {
-		return err
-	}
-	return plugind.WithCode(plugind.CodeSourceUnreadable, err)
+	return err
 }
 
 // recentFailure returns the transient failure the holder of key's lease
