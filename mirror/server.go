@@ -3,11 +3,12 @@
 // and upstream (GitHub, any git host). Clients ask it for refs,
 // reachability verdicts and snapshots through the host layer
 // (resolver/host/mirror); it answers from PostgreSQL (package meta) and an
-// S3-compatible object store (package objects), and goes upstream — exactly
-// as a client would, through resolver.Hosts — at most once per thing
-// across all replicas: a lease row in PostgreSQL names the one replica
-// doing it, everyone else waits for what it stores, and a lease whose
-// holder died expires and is taken over. An operator policy (package
+// S3-compatible object store (package objects), and goes upstream through
+// the host stack a client has (resolver.Hosts), its host.Cached layer
+// remembering in PostgreSQL, at most once per thing across all replicas:
+// below that layer, a lease row names the one replica doing it (upstream.go),
+// everyone else waits for what it stores, and a lease whose holder died
+// expires and is taken over. An operator policy (package
 // policy) refuses sources with install.blocked, and every request lands in
 // the audit log.
 package mirror
