@@ -283,32 +283,24 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	src, sha, paths := q.src, q.sha, q.paths
 	var o meta.Object
 	var outcome string
 	var body io.ReadCloser
 	var size int64
 	var err error
-	for attempt := 0; ; attempt++ {
-		o, outcome, err = s.snapshot(r.Context(), src, sha, paths)
-		if err != nil {
-			s.fail(w, r, e, err)
-			return
-		}
-		body, size, err = s.cfg.Objects.Get(r.Context(), o.Digest)
-		if err == nil {
+	for attempt := 0; err == nil && body == nil; attempt++ {
+		if o, outcome, err = s.snapshot(r.Context(), q.src, q.sha, q.paths); err != nil {
 			break
 		}
+		body, size, err = s.cfg.Objects.Get(r.Context(), o.Digest)
 		if errors.Is(err, objects.ErrMissing) && attempt == 0 {
 			// Deleted from the store behind the mirror's back: forget it
 			// and store it again.
 			s.log.Warn("an archive the database names is missing from the object store; fetching it again", "digest", o.Digest)
-			if ferr := s.cfg.DB.ForgetObject(r.Context(), o.Digest); ferr != nil {
-				s.fail(w, r, e, ferr)
-				return
-			}
-			continue
+			err = s.cfg.DB.ForgetObject(r.Context(), o.Digest)
 		}
+	}
+	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
