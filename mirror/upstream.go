@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
@@ -20,6 +21,9 @@ import (
 type Upstream interface {
 	Upstream(src source.Source, meta host.MetaStore, opts host.CacheOptions, around func(host.Repo) host.Repo) (host.Repo, error)
 }
+
+// The mirror's database is its Cached layer's store.
+var _ host.MetaStore = (*meta.DB)(nil)
 
 // call is one request's trip through the host stack: the Cached layer over
 // the mirror's database answers what it remembers, and the lease layer

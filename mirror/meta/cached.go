@@ -5,17 +5,15 @@ import (
 	"time"
 
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/secrets"
 )
 
-// DB is the store of the mirror's host.Cached layer: what upstream said
-// about refs, reachability and things that do not exist, shared by every
-// replica. Times are the database's, so replicas whose clocks disagree
-// still agree on what is fresh and what expired: a write keeps only the
-// TTL its times span, and a read is turned into this process's clock by
-// its age.
-var _ host.MetaStore = (*DB)(nil)
+// DB is the store of the mirror's host.Cached layer (a host.MetaStore):
+// what upstream said about refs, reachability and things that do not
+// exist, shared by every replica. Times are the database's, so replicas
+// whose clocks disagree still agree on what is fresh and what expired: a
+// write keeps only the TTL its times span, and a read is turned into this
+// process's clock by its age.
 
 // since is the local time age seconds ago, by the database's clock.
 func since(age float64) time.Time { return time.Now().Add(-time.Duration(age * float64(time.Second))) }
