@@ -49,13 +49,12 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 				Msg: fmt.Sprintf("waited %s for another mirror replica to finish %s; try again", s.cfg.WaitTimeout, name)}
 			break
 		}
-		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
-		case <-t.C:
+		case <-time.After(pause):
 		}
-		if t.Stop(); err != nil {
+		if err != nil {
 			break
 		}
 	}

@@ -34,10 +34,10 @@ type call struct {
 	// lease did, and this one waited; again: so the Cached layer should
 	// be asked again.
 	upstream, waited, again atomic.Bool
-	working                 atomic.Bool // upstream work runs (s.work)
-	mu                      sync.Mutex
-	failed                  error             // the first failure the Cached layer absorbed
-	held                    map[string]func() // leases held until the call ends, by name
+	working                 atomic.Bool           // upstream work runs (s.work)
+	failed                  atomic.Pointer[error] // the first failure the Cached layer absorbed
+	mu                      sync.Mutex            // over held
+	held                    map[string]func()     // leases held until the call ends, by name
 }
 
 func (s *Server) newCall() *call { return &call{s: s, held: map[string]func(){}} }
@@ -64,13 +64,7 @@ func (c *call) open(_ context.Context, src source.Source) (host.Repo, error) {
 // for the request to fail with: the mirror never serves what it could not
 // check (its clients' own caches keep older answers), nor hides that its
 // database fails.
-func (c *call) absorb(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.failed == nil {
-		c.failed = err
-	}
-}
+func (c *call) absorb(err error) { c.failed.CompareAndSwap(nil, &err) }
 
 // ask runs fn, which asks the Cached layer, again for as long as the lease
 // layer below it waited for another holder, whose answer it may hold now.
@@ -79,10 +73,8 @@ func (c *call) ask(fn func() error) error {
 	for c.again.Swap(false) {
 		err = fn()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err == nil {
-		err = c.failed
+	if failed := c.failed.Load(); err == nil && failed != nil {
+		err = *failed
 	}
 	return err
 }
