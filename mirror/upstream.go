@@ -97,15 +97,16 @@ func (c *call) outcome() string {
 	return outcomeHit
 }
 
-// errWaited: another holder had the lease; ask the Cached layer again.
+// errWaited: the Cached layer should look again (do).
 var errWaited = errors.New("waited for another mirror replica")
 
 // do runs one upstream operation under its lease, once the Cached layer
 // missed. The lease is held until the call ends: the Cached layer stores
-// the answer once do returns, and whoever waits must find it stored. A
-// request that had to wait for another holder lets the lease go and looks
-// for what it stored, from the top (errWaited); a transient failure of the
-// holder is shared with those that waited for it, for failTTL.
+// the answer once do returns, and whoever waits must find it stored. Once
+// the lease is taken, the Cached layer looks again (errWaited: another
+// holder may have stored the answer meanwhile) before any work; a request
+// that had to wait lets the lease go for that look. A transient failure of
+// the holder is shared with those that waited for it, for failTTL.
 func (c *call) do(ctx context.Context, op, repo, what string, work func(context.Context) error) error {
 	s := c.s
 	failKey, lease := op+":"+what, leaseKey(op, repo, what)
@@ -124,12 +125,16 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 		case waited:
 			release()
 			c.waited.Store(true)
-			c.again.Store(true)
-			return errWaited
+		default:
+			c.mu.Lock()
+			c.held[lease] = release
+			c.mu.Unlock()
 		}
-		c.mu.Lock()
-		c.held[lease] = release
-		c.mu.Unlock()
+		// Whoever held it last may have stored the answer between the
+		// Cached layer's look and this lease: it looks once more, the
+		// lease held (or let go after a wait, to take it again if need be).
+		c.again.Store(true)
+		return errWaited
 	}
 	c.upstream.Store(true)
 	var err error
