@@ -214,14 +214,13 @@ func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, outcome, err := s.refs(r.Context(), q.src)
-	if err != nil {
-		s.fail(w, r, e, err)
-		return
+	var l *host.Refs
+	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
+		l, err = s.refs(ctx, repo)
+		return err
+	}) {
+		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 	}
-	s.hit("refs", outcome)
-	e.Outcome = outcome
-	s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
 }
 
 // RefsResponse is GET /v1/refs's answer.
@@ -244,13 +243,14 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	got, outcome, err := s.resolve(r.Context(), q.src, q.ref)
-	if err != nil {
-		s.fail(w, r, e, err)
+	var got host.Pin
+	if !s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
+		got, err = repo.Resolve(ctx, q.ref, nil)
+		return err
+	}) {
 		return
 	}
-	s.hit("resolve", outcome)
-	e.SHA, e.Outcome = got.SHA, outcome
+	e.SHA = got.SHA
 	etag := ETag(got.SHA)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "W/"+etag) {
 		e.Outcome += ",not_modified"
@@ -262,7 +262,7 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answer(w, r, e, func() {
 		w.Header().Set("ETag", etag)
-		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: got.Ref})
+		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: host.RefName(q.ref)})
 	})
 }
 
@@ -271,19 +271,10 @@ func (s *Server) handleReachable(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	outcome, err := s.reachable(r.Context(), q.src, q.sha, q.hint)
-	if err != nil {
-		s.fail(w, r, e, err)
-		return
-	}
-	s.hit("reachable", outcome)
-	e.Outcome = outcome
-	s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
-}
-
-func (s *Server) hit(op, outcome string) {
-	if outcome == outcomeHit {
-		s.m.cache.WithLabelValues(op, "hit").Inc()
+	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) error {
+		return repo.Reachable(ctx, q.sha, q.hint)
+	}) {
+		s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
 	}
 }
 
@@ -292,37 +283,31 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	src, sha, paths := q.src, q.sha, q.paths
 	var o meta.Object
 	var outcome string
 	var body io.ReadCloser
 	var size int64
 	var err error
-	for attempt := 0; ; attempt++ {
-		o, outcome, err = s.snapshot(r.Context(), src, sha, paths)
-		if err != nil {
-			s.fail(w, r, e, err)
-			return
-		}
-		body, size, err = s.cfg.Objects.Get(r.Context(), o.Digest)
-		if err == nil {
+	for attempt := 0; err == nil && body == nil; attempt++ {
+		if o, outcome, err = s.snapshot(r.Context(), q.src, q.sha, q.paths); err != nil {
 			break
 		}
+		body, size, err = s.cfg.Objects.Get(r.Context(), o.Digest)
 		if errors.Is(err, objects.ErrMissing) && attempt == 0 {
 			// Deleted from the store behind the mirror's back: forget it
 			// and store it again.
 			s.log.Warn("an archive the database names is missing from the object store; fetching it again", "digest", o.Digest)
-			if ferr := s.cfg.DB.ForgetObject(r.Context(), o.Digest); ferr != nil {
-				s.fail(w, r, e, ferr)
-				return
-			}
-			continue
+			err = s.cfg.DB.ForgetObject(r.Context(), o.Digest)
 		}
+	}
+	if err != nil {
 		s.fail(w, r, e, err)
 		return
 	}
 	defer body.Close()
-	s.hit("fetch", outcome)
+	if outcome == outcomeHit {
+		s.m.cache.WithLabelValues("fetch", "hit").Inc()
+	}
 	e.Outcome, e.Digest = outcome, o.Digest
 	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
 }

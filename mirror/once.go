@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
 )
 
-// Outcomes of once, as the audit log records them.
+// Outcomes of an operation, as the audit log records them.
 const (
 	outcomeHit      = "hit"      // already stored
 	outcomeUpstream = "upstream" // this replica went upstream
@@ -20,114 +21,75 @@ const (
 // leaseKey names the lease of one upstream operation.
 func leaseKey(op, repo, what string) string { return op + ":" + repo + "#" + what }
 
-// once makes sure one upstream operation has been done, by exactly one
-// replica at a time: check reads what was stored (done, or a remembered
-// error that answers the request); when nothing is, the replica that gets
-// the lease runs work under it (renewing it, and releasing it after), and
-// every other request — here or on another replica — polls check until the
-// holder has stored its result, the lease is free again (the holder failed:
-// try again), or the lease expired (the holder died: take it over).
-// Requests of this replica for the same lease share one waiter.
-func (s *Server) once(ctx context.Context, op, lease string, check func(context.Context) (bool, error), work func(context.Context) error) (string, error) {
-	if done, err := check(ctx); err != nil || done {
-		return outcomeHit, err
-	}
-	s.m.cache.WithLabelValues(op, "miss").Inc()
-	ch := s.flight.DoChan(lease, func() (any, error) {
-		// Detached from the request that happened to come first: the
-		// others share this call, and the work is worth finishing for
-		// everyone even if that client leaves.
-		wctx, cancel := context.WithTimeout(s.base, s.cfg.WaitTimeout+s.cfg.FetchTimeout)
-		defer cancel()
-		return s.lead(wctx, op, lease, check, work)
-	})
-	select {
-	case <-ctx.Done():
-		return "", ctx.Err()
-	case r := <-ch:
-		if r.Err != nil {
-			return "", r.Err
-		}
-		return r.Val.(string), nil
-	}
-}
-
-func (s *Server) lead(ctx context.Context, op, lease string, check func(context.Context) (bool, error), work func(context.Context) error) (string, error) {
+// acquire takes the lease name, so exactly one request — of this replica or
+// of any other — does its upstream operation at a time: this replica's
+// requests queue on a lock in memory, other replicas' on the lease row in
+// PostgreSQL, and a row whose holder died expires and is taken over.
+// waited says another holder ran meanwhile: it may have stored what the
+// caller wants, which should look again before working. release, once the
+// result is stored, lets the next one in.
+func (s *Server) acquire(ctx context.Context, op, name string) (release func(), waited bool, err error) {
 	start := time.Now()
-	deadline := start.Add(s.cfg.WaitTimeout)
-	pause := 20 * time.Millisecond
-	waited := false
-	defer func() {
-		if waited {
-			s.m.waitTime.WithLabelValues(op).Observe(time.Since(start).Seconds())
-		}
-	}()
-	for {
-		l, ok, err := s.cfg.DB.Acquire(ctx, lease, s.cfg.ReplicaID, s.cfg.LeaseTTL)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			return s.hold(ctx, op, l, check, work)
+	unlock, waited, err := s.local.lock(ctx, name)
+	if err != nil || waited {
+		// This replica's holder is done: its answer is stored, or it failed.
+		return unlock, waited, err
+	}
+	var l meta.Lease
+	for pause, ok := 20*time.Millisecond, false; !ok; pause = min(2*pause, 250*time.Millisecond) {
+		if l, ok, err = s.cfg.DB.Acquire(ctx, name, s.cfg.ReplicaID, s.cfg.LeaseTTL); err != nil || ok {
+			break
 		}
 		if !waited {
 			waited = true
 			s.m.leaseWaits.WithLabelValues(op).Inc()
 		}
-		if time.Now().After(deadline) {
-			return "", &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
-				Msg: fmt.Sprintf("waited %s for another mirror replica to finish %s; try again", s.cfg.WaitTimeout, lease)}
+		if time.Since(start) > s.cfg.WaitTimeout {
+			err = &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
+				Msg: fmt.Sprintf("waited %s for another mirror replica to finish %s; try again", s.cfg.WaitTimeout, name)}
+			break
 		}
 		select {
 		case <-ctx.Done():
-			return "", ctx.Err()
+			err = ctx.Err()
 		case <-time.After(pause):
 		}
-		pause = min(2*pause, 250*time.Millisecond)
-		if done, err := check(ctx); err != nil || done {
-			return outcomeWaited, err
+		if err != nil {
+			break
 		}
 	}
-}
-
-// hold runs work under the lease l, renewing it until work returns.
-func (s *Server) hold(ctx context.Context, op string, l meta.Lease, check func(context.Context) (bool, error), work func(context.Context) error) (string, error) {
+	if waited {
+		s.m.waitTime.WithLabelValues(op).Observe(time.Since(start).Seconds())
+	}
+	if err != nil {
+		unlock()
+		return nil, waited, err
+	}
 	if l.Previous != "" {
-		s.m.takeovers.Inc()
-		s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
-		// Not a client's request: nothing waits on this row to answer, so a
-		// failure to write it is logged and the work goes on.
-		if err := s.audit(ctx, meta.Entry{Client: "mirror", Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name}); err != nil {
-			s.log.Error("audit a lease takeover", "lease", l.Name, "previous", l.Previous, "err", err)
-		}
+		s.tookOver(ctx, l)
 	}
-	stop := s.renew(ctx, l.Name)
-	defer func() {
+	stop := s.renew(ctx, name)
+	return func() {
 		stop()
 		// Released even when the request's context is gone.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := s.cfg.DB.Release(rctx, l.Name, s.cfg.ReplicaID); err != nil {
-			s.log.Warn("release lease", "lease", l.Name, "err", err)
+		if err := s.cfg.DB.Release(rctx, name, s.cfg.ReplicaID); err != nil {
+			s.log.Warn("release lease", "lease", name, "err", err)
 		}
-	}()
-	// The previous holder may have finished between our last look and the
-	// lease.
-	if done, err := check(ctx); err != nil || done {
-		return outcomeWaited, err
+		unlock()
+	}, waited, nil
+}
+
+// tookOver records that l was taken over from a holder that died or hung.
+func (s *Server) tookOver(ctx context.Context, l meta.Lease) {
+	s.m.takeovers.Inc()
+	s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
+	// Not a client's request: nothing waits on this row to answer, so a
+	// failure to write it is logged and the work goes on.
+	if err := s.audit(ctx, meta.Entry{Client: "mirror", Action: "lease.takeover", Outcome: "taken_over", Detail: l.Previous + " held " + l.Name}); err != nil {
+		s.log.Error("audit a lease takeover", "lease", l.Name, "previous", l.Previous, "err", err)
 	}
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
-	defer func() { <-s.slots }()
-	wctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
-	defer cancel()
-	if err := work(wctx); err != nil {
-		return "", err
-	}
-	return outcomeUpstream, nil
 }
 
 // renew keeps the lease alive while its work runs.
@@ -157,4 +119,52 @@ func (s *Server) renew(ctx context.Context, name string) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// work runs one upstream operation within this replica's limit on them
+// (UpstreamLimit) and FetchTimeout.
+func (s *Server) work(ctx context.Context, fn func(context.Context) error) error {
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.slots }()
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.FetchTimeout)
+	defer cancel()
+	return fn(wctx)
+}
+
+// localLeases are the leases this replica's requests hold, so that they
+// queue for one here rather than poll its row (which names the replica,
+// not the request).
+type localLeases struct {
+	mu   sync.Mutex
+	held map[string]chan struct{} // closed on release
+}
+
+// lock takes name, waiting for this replica's holder to let it go.
+func (l *localLeases) lock(ctx context.Context, name string) (unlock func(), waited bool, err error) {
+	for {
+		l.mu.Lock()
+		ch, busy := l.held[name]
+		if !busy {
+			ch = make(chan struct{})
+			l.held[name] = ch
+			l.mu.Unlock()
+			return func() {
+				l.mu.Lock()
+				delete(l.held, name)
+				l.mu.Unlock()
+				close(ch)
+			}, waited, nil
+		}
+		l.mu.Unlock()
+		waited = true
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, waited, ctx.Err()
+		}
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
@@ -27,226 +26,51 @@ func (s *Server) allowed(key string) error {
 	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: d.Reason(key), Rule: d.Rule}
 }
 
-// neg names one negative result to look for.
-type neg struct{ kind, key string }
-
-// negatives returns the first remembered negative result among want (and
-// the repository's own), as the error it stands for.
-func (s *Server) negatives(ctx context.Context, repo string, want ...neg) error {
-	ws := make([]meta.Want, 0, len(want)+1)
-	ws = append(ws, meta.Want{Kind: "repo"})
-	for _, w := range want {
-		ws = append(ws, meta.Want{Kind: w.kind, Key: w.key})
-	}
-	n, ok, err := s.cfg.DB.FirstNegative(ctx, repo, ws...)
-	if err != nil || !ok {
-		return err
-	}
-	return &plugind.Error{Code: plugind.Code(n.Code), Err: host.SentinelOf(n.Kind),
-		Msg: fmt.Sprintf("%s (the mirror remembers this from %s ago)", n.Message, n.Age.Round(1e9))}
+// detach is the context of work others may be waiting on: it outlives
+// the request that happened to start it (a client that leaves does not
+// waste it), ends with the replica (Serve cancels base), and is bounded.
+func (s *Server) detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.WaitTimeout+s.cfg.FetchTimeout)
+	stop := context.AfterFunc(s.base, cancel)
+	return ctx, func() { stop(); cancel() }
 }
 
-// remember records an upstream failure: a not-found for NegativeTTL (key
-// naming the ref or commit it is about), anything else — a transient
-// failure — for a few seconds under op, so the requests waiting for this
-// attempt get its answer instead of each trying upstream again at once.
-func (s *Server) remember(ctx context.Context, repo, op, key string, err error) {
-	code := plugind.CodeOf(err)
-	if code == "" {
-		code = plugind.CodeSourceUnreadable
-	}
-	n := meta.Negative{Repo: repo, Code: string(code), Message: secrets.Mask(err.Error())}
-	ttl := s.cfg.NegativeTTL
-	switch kind := host.KindOf(err); {
-	case kind == "repo":
-		n.Kind = kind
-	case kind != "":
-		n.Kind, n.Key = kind, key
-	case ctx.Err() != nil:
-		return // our own cancellation says nothing about upstream
-	default:
-		n.Kind, n.Key, ttl = "failed", op, failTTL
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5e9)
+// run answers a request's operation through the host stack (fn asks it
+// about src), recording in e where the answer came from; when it fails, it
+// answers the failure and returns false.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, e *meta.Entry, src source.Source, fn func(context.Context, host.Repo) error) bool {
+	ctx, cancel := s.detach(r.Context())
 	defer cancel()
-	if err := s.cfg.DB.PutNegative(rctx, n, ttl); err != nil {
-		s.log.Warn("remember an upstream failure", "repo", repo, "err", err)
+	c := s.newCall()
+	defer c.end()
+	repo, err := c.open(ctx, src)
+	if err == nil {
+		err = c.ask(func() error { return fn(ctx, repo) })
 	}
-}
-
-// upstream counts an upstream operation and returns its error with an
-// error code: what upstream said is for the client to read, and toAPI
-// tells it only errors that carry a code (or a not-found kind).
-func (s *Server) upstream(op string, err error) error {
-	s.countUpstream(op, err)
-	if err == nil || host.KindOf(err) != "" {
-		return err
-	}
-	return plugind.WithCode(plugind.CodeSourceUnreadable, err)
-}
-
-func (s *Server) countUpstream(op string, err error) {
-	outcome := "ok"
-	switch {
+	switch e.Outcome = c.outcome(); {
+	case e.Outcome != outcomeHit:
+		s.m.cache.WithLabelValues(e.Action, "miss").Inc()
 	case err == nil:
-	case host.KindOf(err) != "":
-		outcome = "not_found"
-	default:
-		outcome = "error"
+		s.m.cache.WithLabelValues(e.Action, "hit").Inc()
 	}
-	s.m.upstream.WithLabelValues(op, outcome).Inc()
-}
-
-func (s *Server) open(src source.Source) (host.Repo, error) {
-	r, err := s.cfg.Upstream.Open(src)
 	if err != nil {
-		return nil, plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("open %s upstream: %w", src.Key(), err))
+		s.fail(w, r, e, err)
 	}
-	return r, nil
+	return err == nil
 }
 
-// openSubmodule opens, upstream, a submodule of a tree being fetched: the
-// operator's policy applies to it as to any repository, so a tree cannot
-// bring in content from a repository the mirror would refuse.
-func (s *Server) openSubmodule(_ context.Context, src source.Source) (host.Repo, error) {
-	if err := s.allowed(src.Key()); err != nil {
+// refs lists the branches and tags of r. The Cached layer keeps a listing
+// without its default branch's name: the mirror keeps that beside it.
+func (s *Server) refs(ctx context.Context, r host.Repo) (*host.Refs, error) {
+	refs, err := r.Refs(ctx)
+	switch {
+	case err != nil:
 		return nil, err
+	case refs.Head != "":
+		return refs, s.cfg.DB.PutRefHead(ctx, r.Source().Key(), refs.Head)
 	}
-	return s.open(src)
-}
-
-// refs returns the branches and tags of src, at most RefTTL old.
-func (s *Server) refs(ctx context.Context, src source.Source) (meta.RefList, string, error) {
-	key := src.Key()
-	var got meta.RefList
-	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"failed", "refs"}); err != nil {
-			return false, err
-		}
-		l, ok, err := s.cfg.DB.GetRefList(ctx, key)
-		if ok && l.Age <= s.cfg.RefTTL {
-			got = l
-			return true, nil
-		}
-		return false, err
-	}
-	work := func(ctx context.Context) error {
-		r, err := s.open(src)
-		if err != nil {
-			return err
-		}
-		refs, err := r.Refs(ctx)
-		err = s.upstream("refs", err)
-		if err != nil {
-			s.remember(ctx, key, "refs", "", err)
-			return err
-		}
-		return s.cfg.DB.PutRefList(ctx, key, meta.RefList{Head: refs.Head, Commits: refs.Commits})
-	}
-	outcome, err := s.once(ctx, "refs", leaseKey("refs", key, "list"), check, work)
-	if err != nil {
-		return meta.RefList{}, "", err
-	}
-	if outcome == outcomeHit {
-		// A hit was read by this request's own check; anything else by
-		// whichever request led, so it is read again below.
-		return got, outcome, nil
-	}
-	l, ok, err := s.cfg.DB.GetRefList(ctx, key)
-	if err == nil && !ok {
-		err = fmt.Errorf("the ref listing of %s vanished from the mirror's database", key)
-	}
-	return l, outcome, err
-}
-
-// resolve pins ref of src ("" = the default branch), asking upstream at
-// most once per RefTTL, conditionally.
-func (s *Server) resolve(ctx context.Context, src source.Source, ref string) (meta.Ref, string, error) {
-	key := src.Key()
-	name := ref
-	if name == "" {
-		name = host.HeadRef
-	}
-	var got meta.Ref
-	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"ref", name}, neg{"failed", "ref:" + name}); err != nil {
-			return false, err
-		}
-		r, ok, err := s.cfg.DB.GetRef(ctx, key, name)
-		if ok && r.Age <= s.cfg.RefTTL {
-			got = r
-			return true, nil
-		}
-		return false, err
-	}
-	work := func(ctx context.Context) error {
-		r, err := s.open(src)
-		if err != nil {
-			return err
-		}
-		var known *host.Pin
-		old, ok, err := s.cfg.DB.GetRef(ctx, key, name)
-		if err != nil {
-			return err
-		}
-		if ok && old.ETag != "" {
-			known = &host.Pin{SHA: old.SHA, ETag: old.ETag}
-		}
-		pin, err := r.Resolve(ctx, ref, known)
-		err = s.upstream("resolve", err)
-		if err != nil {
-			s.remember(ctx, key, "ref:"+name, name, err)
-			return err
-		}
-		sha := pin.SHA
-		if pin.NotModified && known != nil {
-			sha = known.SHA
-		}
-		if !source.IsSHA(sha) {
-			return plugind.Errorf(plugind.CodeSourceUnreadable, "%s of %s: upstream answered %q, not a commit id", host.DescribeRef(ref), key, sha)
-		}
-		if err := s.cfg.DB.PutRef(ctx, meta.Ref{Repo: key, Ref: name, SHA: sha, ETag: pin.ETag}); err != nil {
-			return err
-		}
-		// A branch or tag head is on a branch or tag by definition.
-		return s.cfg.DB.PutReachable(ctx, key, sha)
-	}
-	outcome, err := s.once(ctx, "resolve", leaseKey("ref", key, name), check, work)
-	if err != nil {
-		return meta.Ref{}, "", err
-	}
-	if outcome == outcomeHit {
-		return got, outcome, nil
-	}
-	r, ok, err := s.cfg.DB.GetRef(ctx, key, name)
-	if err == nil && !ok {
-		err = fmt.Errorf("%s of %s vanished from the mirror's database", host.DescribeRef(ref), key)
-	}
-	return r, outcome, err
-}
-
-// reachable checks that commit sha is on a branch or tag of src (SPEC §6),
-// once per (repository, commit) for good when it is.
-func (s *Server) reachable(ctx context.Context, src source.Source, sha, hint string) (string, error) {
-	key := src.Key()
-	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{host.KindCommitOrUnreachable, sha}, neg{"failed", "reach@" + sha}); err != nil {
-			return false, err
-		}
-		return s.cfg.DB.Reachable(ctx, key, sha)
-	}
-	work := func(ctx context.Context) error {
-		r, err := s.open(src)
-		if err != nil {
-			return err
-		}
-		if err := s.upstream("reachable", r.Reachable(ctx, sha, hint)); err != nil {
-			s.remember(ctx, key, "reach@"+sha, sha, err)
-			return err
-		}
-		return s.cfg.DB.PutReachable(ctx, key, sha)
-	}
-	return s.once(ctx, "reachable", leaseKey("reach", key, sha), check, work)
+	refs.Head, err = s.cfg.DB.RefHead(ctx, r.Source().Key())
+	return refs, err
 }
 
 // pathsKey is the snapshots table's name for a set of folders: "" for the
@@ -280,38 +104,35 @@ func splitPaths(key string) []string {
 // it is cut from the stored whole. Only a tree over the budget as a whole,
 // or one refused or failing for something in one folder of it (a link, a
 // submodule), is fetched folder by folder, as a client would (SPEC §8).
+// The fetch lease is taken here, above the Cached layer: what it guards,
+// the archive, is stored here, not by that layer.
 func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
-	key := src.Key()
-	pk := pathsKey(paths)
-	var got meta.Object
-	check := func(ctx context.Context) (bool, error) {
-		if err := s.negatives(ctx, key, neg{"commit", sha}, neg{"unreachable", sha}, neg{host.KindCommitOrUnreachable, sha}, neg{"failed", "fetch@" + sha}); err != nil {
-			return false, err
-		}
+	key, pk := src.Key(), pathsKey(paths)
+	ctx, cancel := s.detach(ctx)
+	defer cancel()
+	c := s.newCall()
+	defer c.end()
+	for first := true; ; first = false {
 		o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
-		if ok {
-			got = o
+		switch {
+		case err != nil || ok:
+			return o, c.outcome(), err
+		case c.upstream.Load():
+			return o, "", fmt.Errorf("the snapshot of %s@%s vanished from the mirror's database", key, host.Short(sha))
+		case first:
+			s.m.cache.WithLabelValues("fetch", "miss").Inc()
 		}
-		return ok, err
+		// Under the fetch lease, or after waiting for its holder.
+		err = c.do(ctx, "fetch", key, sha, func(ctx context.Context) error { return s.materialize(ctx, c, src, sha, pk) })
+		if err != nil && !c.again.Swap(false) {
+			return meta.Object{}, "", err
+		}
 	}
-	work := func(ctx context.Context) error { return s.materialize(ctx, src, sha, pk) }
-	outcome, err := s.once(ctx, "fetch", leaseKey("fetch", key, sha), check, work)
-	if err != nil {
-		return meta.Object{}, "", err
-	}
-	if outcome == outcomeHit {
-		return got, outcome, nil
-	}
-	o, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, pk)
-	if err == nil && !ok {
-		err = fmt.Errorf("the snapshot of %s@%s vanished from the mirror's database", key, host.Short(sha))
-	}
-	return o, outcome, err
 }
 
 // materialize stores the archive of folders pk of src at sha, under the
 // repository's fetch lease.
-func (s *Server) materialize(ctx context.Context, src source.Source, sha, pk string) error {
+func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sha, pk string) error {
 	key := src.Key()
 	tmp, err := os.MkdirTemp(s.cfg.TempDir, "reasonix-mirror-")
 	if err != nil {
@@ -332,46 +153,31 @@ func (s *Server) materialize(ctx context.Context, src source.Source, sha, pk str
 			if err := s.heal(ctx, full.Digest); err != nil {
 				return err
 			}
-			return s.materialize(ctx, src, sha, pk)
+			return s.materialize(ctx, c, src, sha, pk)
 		}
 		if err != nil {
 			return err
 		}
 	default:
-		nb, over, err := s.cfg.DB.GetNegative(ctx, "full_budget", key, sha)
-		if err != nil {
-			return err
-		}
-		if !over {
-			files, err = s.fetchUpstream(ctx, src, sha, nil, filepath.Join(tmp, "full"))
-			if err == nil {
-				if err := s.store(ctx, key, sha, "", files); err != nil {
-					return err
-				}
-				s.keepMarketplaces(ctx, key, sha, files)
-				if pk == "" {
-					return nil
-				}
-				return s.store(ctx, key, sha, pk, subset(files, paths))
-			}
-			if !spoilsOnlySome(err) || pk == "" {
+		files, err = s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
+		if err == nil {
+			if err := s.store(ctx, key, sha, "", files); err != nil {
 				return err
 			}
-			// Remember a refusal of the whole (over the budget, unsafe
-			// somewhere), so other folders of this commit are not tried
-			// whole again for a while; a submodule that could not be
-			// fetched may be fetched next time.
-			if code := plugind.CodeOf(err); code == plugind.CodeBudgetExceeded || code == plugind.CodeUnsafeArchive {
-				if err := s.cfg.DB.PutNegative(ctx, meta.Negative{Kind: "full_budget", Repo: key, Key: sha,
-					Code: string(code), Message: err.Error()}, s.cfg.NegativeTTL); err != nil {
-					return err
-				}
+			s.keepMarketplaces(ctx, key, sha, files)
+			if pk == "" {
+				return nil
 			}
-		} else if pk == "" {
-			return &plugind.Error{Code: plugind.Code(nb.Code), Msg: nb.Message}
+			return s.store(ctx, key, sha, pk, subset(files, paths))
 		}
-		// Over the budget as a whole: these folders alone, from upstream.
-		files, err = s.fetchUpstream(ctx, src, sha, paths, filepath.Join(tmp, "part"))
+		if !spoilsOnlySome(err) || pk == "" {
+			return err
+		}
+		// These folders alone, from upstream. The Cached layer remembers
+		// a refusal of the whole (over the budget, unsafe somewhere), so
+		// other folders of this commit are not tried whole again for a
+		// while; a submodule that could not be fetched may be next time.
+		files, err = s.fetchUpstream(ctx, c, src, sha, paths, filepath.Join(tmp, "part"))
 		if err != nil {
 			return err
 		}
@@ -393,43 +199,38 @@ func spoilsOnlySome(err error) bool {
 	return inOneFolder
 }
 
+// transient reports an upstream failure worth sharing for failTTL with
+// the requests that waited for it: one with an error code (what upstream
+// said, not the mirror's own storage failing), neither a not-found nor a
+// verdict on the content (the Cached layer remembers those), nor the
+// mirror giving up.
+func transient(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && plugind.CodeOf(err) != "" && host.KindOf(err) == "" && !host.Fatal(err)
+}
+
 // fetchUpstream writes paths of src at sha (nil: everything) into dest,
 // proving the commit is on a branch or tag first: the mirror never stores a
 // commit that only a fork network holds.
-func (s *Server) fetchUpstream(ctx context.Context, src source.Source, sha string, paths []string, dest string) ([]plugind.File, error) {
-	key := src.Key()
-	fail := func(err error) ([]plugind.File, error) {
-		s.remember(ctx, key, "fetch@"+sha, sha, err)
-		return nil, err
-	}
-	r, err := s.open(src)
+func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, sha string, paths []string, dest string) ([]plugind.File, error) {
+	r, err := c.open(ctx, src)
 	if err != nil {
 		return nil, err
 	}
 	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true,
-		Submodules: host.Submodules(s.openSubmodule, src, 1)})
-	err = s.upstream("fetch", err)
+		Submodules: host.Submodules(c.open, src, 1)})
 	if err != nil {
-		if plugind.CodeOf(err) == plugind.CodeBudgetExceeded || paths == nil && spoilsOnlySome(err) {
-			// Not the answer for every folder of the commit: the caller
-			// fetches those asked for alone.
-			return nil, err
-		}
-		return fail(err)
+		return nil, err
 	}
 	if !got.Verified {
-		if err := s.upstream("reachable", r.Reachable(ctx, sha, "")); err != nil {
-			return fail(err)
+		if err := c.ask(func() error { return r.Reachable(ctx, sha, "") }); err != nil {
+			return nil, err
 		}
-	}
-	if err := s.cfg.DB.PutReachable(ctx, key, sha); err != nil {
-		return nil, err
 	}
 	_, tree, err := plugind.TreeDigest(dest, s.cfg.Budget)
 	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", key, host.Short(sha), err)
+		return nil, fmt.Errorf("%s@%s: %w", src.Key(), host.Short(sha), err)
 	}
-	s.log.Info("fetched upstream", "repo", key, "sha", sha, "transport", got.Transport, "files", len(tree.Files), "bytes", tree.Bytes)
+	s.log.Info("fetched upstream", "repo", src.Key(), "sha", sha, "transport", got.Transport, "files", len(tree.Files), "bytes", tree.Bytes)
 	return tree.Files, nil
 }
 

@@ -3,11 +3,12 @@
 // and upstream (GitHub, any git host). Clients ask it for refs,
 // reachability verdicts and snapshots through the host layer
 // (resolver/host/mirror); it answers from PostgreSQL (package meta) and an
-// S3-compatible object store (package objects), and goes upstream — exactly
-// as a client would, through resolver.Hosts — at most once per thing
-// across all replicas: a lease row in PostgreSQL names the one replica
-// doing it, everyone else waits for what it stores, and a lease whose
-// holder died expires and is taken over. An operator policy (package
+// S3-compatible object store (package objects), and goes upstream through
+// the host stack a client has (resolver.Hosts), its host.Cached layer
+// remembering in PostgreSQL, at most once per thing across all replicas:
+// below that layer, a lease row names the one replica doing it (upstream.go),
+// everyone else waits for what it stores, and a lease whose holder died
+// expires and is taken over. An operator policy (package
 // policy) refuses sources with install.blocked, and every request lands in
 // the audit log.
 package mirror
@@ -25,7 +26,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
@@ -53,7 +53,7 @@ const (
 type Config struct {
 	DB       *meta.DB
 	Objects  *objects.Store
-	Upstream host.Opener // how upstream is reached: app.Upstream (see Open)
+	Upstream Upstream // how upstream is reached: app.Upstream (see Open)
 	Policy   *policy.Policy
 	Log      *slog.Logger
 	// ReplicaID names this replica in leases and the audit log (default:
@@ -87,7 +87,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	m       *metrics
-	flight  singleflight.Group
+	local   localLeases
 	slots   chan struct{} // upstream concurrency
 	handler http.Handler
 	// base outlives requests: upstream work runs under it so a client
@@ -138,6 +138,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
 		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
+		local: localLeases{held: map[string]chan struct{}{}},
 	}
 	s.handler = s.routes()
 	return s, nil

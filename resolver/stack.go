@@ -113,17 +113,25 @@ type layers struct {
 	// meta, when not nil, is where the Cached layer remembers answers.
 	meta      host.MetaStore
 	cacheOpts host.CacheOptions
+	// around, when not nil, wraps what the Cached layer asks on a miss
+	// (the team mirror's leases).
+	around func(host.Repo) host.Repo
 }
 
-// Open implements host.Opener: src's repository online, with no cache (the
-// team mirror's upstream, which keeps its own).
-func (h *Hosts) Open(src source.Source) (host.Repo, error) { return h.stack(src, layers{}) }
+// Upstream opens src's repository as the team mirror goes upstream (SPEC
+// §15): online, remembered in meta by the Cached layer (with opts), and
+// around — the mirror's leases — between that layer and the hosts, so
+// only what the mirror has not remembered is shared out among replicas.
+func (h *Hosts) Upstream(src source.Source, meta host.MetaStore, opts host.CacheOptions, around func(host.Repo) host.Repo) (host.Repo, error) {
+	return h.stack(src, layers{meta: meta, cacheOpts: opts, around: around})
+}
 
 // stack opens src's repository with every host layer, outermost first:
 //
 //   - Cached: what the cache remembers (refs with ETags, reachability
 //     verdicts, negative results) answers first, and everything below is
 //     asked only on a miss; it must sit above Offline, which only misses.
+//     In the team mirror, its leases sit right below it (layers.around).
 //   - Submodules: the submodules a fetched tree holds (SPEC §8) are opened
 //     through this same stack, with the same layers, so a submodule is
 //     cached, offline, mirrored and retried as its parent is.
@@ -183,6 +191,9 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 		r = direct
 	}
 	r = host.WithSubmodules(r, func(_ context.Context, sub source.Source) (host.Repo, error) { return h.stack(sub, l) })
+	if l.around != nil {
+		r = l.around(r)
+	}
 	if l.meta != nil {
 		r = host.NewCached(r, l.meta, l.cacheOpts)
 	}

@@ -31,7 +31,7 @@ func UpstreamConfig(gh *fakegithub.Server) (*resolver.HostConfig, error) {
 }
 
 // Upstream is a replica's upstream (UpstreamConfig).
-func Upstream(gh *fakegithub.Server) (host.Opener, error) {
+func Upstream(gh *fakegithub.Server) (*resolver.Hosts, error) {
 	cfg, err := UpstreamConfig(gh)
 	if err != nil {
 		return nil, err

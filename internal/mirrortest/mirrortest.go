@@ -29,7 +29,6 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
-	"reasonix.io/plugind/resolver/host"
 )
 
 // Environment variables naming the engines.
@@ -217,7 +216,7 @@ type Replica struct {
 
 // Options tune a replica; Upstream is required.
 type Options struct {
-	Upstream  host.Opener
+	Upstream  mirror.Upstream
 	Policy    *policy.Policy
 	ReplicaID string
 	LeaseTTL  time.Duration

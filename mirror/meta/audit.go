@@ -32,14 +32,10 @@ const maxDetail = 8 << 10
 func (d *DB) Audit(ctx context.Context, e Entry) error {
 	key := func(s string) string { return clip(Text(s), MaxKey) }
 	text := func(s string) string { return clip(Text(s), maxDetail) }
-	_, err := d.pool.Exec(ctx, `INSERT INTO audit (client, replica, action, repo, ref, sha, paths, outcome, detail, digest)
+	return d.exec(ctx, "append to the audit log", `INSERT INTO audit (client, replica, action, repo, ref, sha, paths, outcome, detail, digest)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		key(e.Client), key(e.Replica), key(e.Action), key(e.Repo), key(e.Ref), key(e.SHA), Text(e.Paths),
 		key(e.Outcome), text(e.Detail), key(e.Digest))
-	if err != nil {
-		return dbErr("append to the audit log: %w", err)
-	}
-	return nil
 }
 
 // AuditFilter selects audit entries; empty fields match everything.

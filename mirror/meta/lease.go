@@ -2,7 +2,6 @@ package meta
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,17 +20,14 @@ type Lease struct {
 // holder's. ok is false while another holder's lease runs.
 func (d *DB) Acquire(ctx context.Context, name, holder string, ttl time.Duration) (Lease, bool, error) {
 	var prev string
-	err := d.pool.QueryRow(ctx, `INSERT INTO leases (name, holder, acquired_at, expires_at, previous_holder)
+	ok, err := d.row(ctx, "acquire lease "+name, `INSERT INTO leases (name, holder, acquired_at, expires_at, previous_holder)
 		VALUES ($1, $2, now(), now() + make_interval(secs => $3), '')
 		ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, acquired_at = now(),
 			expires_at = EXCLUDED.expires_at, previous_holder = leases.holder
 		WHERE leases.expires_at < now() OR leases.holder = EXCLUDED.holder
-		RETURNING previous_holder`, name, holder, seconds(ttl)).Scan(&prev)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Lease{}, false, nil
-	}
-	if err != nil {
-		return Lease{}, false, dbErr("acquire lease %s: %w", name, err)
+		RETURNING previous_holder`, []any{name, holder, seconds(ttl)}, &prev)
+	if !ok {
+		return Lease{}, false, err
 	}
 	if prev == holder {
 		prev = ""
@@ -52,10 +48,7 @@ func (d *DB) Renew(ctx context.Context, name, holder string, ttl time.Duration) 
 
 // Release gives up holder's lease (nothing when it is no longer holder's).
 func (d *DB) Release(ctx context.Context, name, holder string) error {
-	if _, err := d.pool.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder); err != nil {
-		return dbErr("release lease %s: %w", name, err)
-	}
-	return nil
+	return d.exec(ctx, "release lease "+name, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder)
 }
 
 // LeaseInfo describes a lease as it stands.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/secrets"
@@ -188,54 +189,84 @@ func TestRefsVerdictsNegatives(t *testing.T) {
 	if _, ok, err := db.GetRef(ctx, repo, "HEAD"); ok || err != nil {
 		t.Fatalf("%v %v", ok, err)
 	}
-	if err := db.PutRef(ctx, meta.Ref{Repo: repo, Ref: "HEAD", SHA: a, ETag: `W/"1"`}); err != nil {
+	if err := db.PutRef(ctx, cache.Ref{Remote: repo, Ref: "HEAD", SHA: a, ETag: `W/"1"`}); err != nil {
 		t.Fatal(err)
 	}
 	r1, _, _ := db.GetRef(ctx, repo, "HEAD")
-	// A 304 carries no new ETag: the stored one stays.
-	if err := db.PutRef(ctx, meta.Ref{Repo: repo, Ref: "HEAD", SHA: a}); err != nil {
+	// A 304 carries no new ETag: the stored one stays, and the answer is
+	// as fresh as the confirmation.
+	if err := db.PutRef(ctx, cache.Ref{Remote: repo, Ref: "HEAD", SHA: a}); err != nil {
 		t.Fatal(err)
 	}
 	r2, _, _ := db.GetRef(ctx, repo, "HEAD")
-	if r2.ETag != `W/"1"` || !r2.ResolvedAt.Equal(r1.ResolvedAt) || r2.Age > time.Second {
+	if r2.ETag != `W/"1"` || r2.ResolvedAt.Before(r1.ResolvedAt.Add(-50*time.Millisecond)) || time.Since(r2.ResolvedAt) > time.Second {
 		t.Fatalf("%+v then %+v", r1, r2)
 	}
-	if err := db.PutRef(ctx, meta.Ref{Repo: repo, Ref: "HEAD", SHA: b, ETag: `W/"2"`}); err != nil {
+	if err := db.PutRef(ctx, cache.Ref{Remote: repo, Ref: "HEAD", SHA: b, ETag: `W/"2"`}); err != nil {
 		t.Fatal(err)
 	}
-	if r3, _, _ := db.GetRef(ctx, repo, "HEAD"); r3.SHA != b || r3.ETag != `W/"2"` || !r3.ResolvedAt.After(r1.ResolvedAt) {
+	if r3, _, _ := db.GetRef(ctx, repo, "HEAD"); r3.SHA != b || r3.ETag != `W/"2"` {
 		t.Fatalf("%+v", r3)
 	}
 
-	if ok, _ := db.Reachable(ctx, repo, a); ok {
+	// A refusal may be lifted; a commit on a branch or tag stays there.
+	if _, ok, _ := db.GetVerdict(ctx, repo, a); ok {
 		t.Fatal("no verdict yet")
 	}
-	if err := db.PutReachable(ctx, repo, a); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutReachable(ctx, repo, a); err != nil {
-		t.Fatal(err)
-	}
-	if ok, _ := db.Reachable(ctx, repo, a); !ok {
-		t.Fatal("verdict lost")
-	}
-
-	if err := db.PutRefList(ctx, repo, meta.RefList{Head: "main", Commits: map[string]string{"main": a, "v1": b}}); err != nil {
-		t.Fatal(err)
-	}
-	if l, ok, err := db.GetRefList(ctx, repo); !ok || err != nil || l.Head != "main" || l.Commits["v1"] != b {
-		t.Fatalf("%+v %v", l, err)
+	for _, put := range []struct{ reachable, want bool }{{false, false}, {true, true}, {false, true}} {
+		if err := db.PutVerdict(ctx, cache.Verdict{Remote: repo, SHA: a, Reachable: put.reachable}); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok, err := db.GetVerdict(ctx, repo, a); !ok || err != nil || v.Reachable != put.want || time.Since(v.CheckedAt) > time.Second {
+			t.Fatalf("after a verdict of %v: %+v %v %v", put.reachable, v, ok, err)
+		}
 	}
 
-	n := meta.Negative{Kind: "commit", Repo: repo, Key: b, Code: "install.not_found", Message: "gone"}
-	if err := db.PutNegative(ctx, n, 200*time.Millisecond); err != nil {
+	if err := db.ReplaceRefs(ctx, repo, map[string]string{"main": a, "v1": b, "bad\x00": a}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, _ := db.GetNegative(ctx, "commit", repo, b); !ok || got.Message != "gone" || got.Code != "install.not_found" {
+	if err := db.PutRefHead(ctx, repo, "main"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReplaceRefs(ctx, repo, map[string]string{"main": a, "v1": b}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	refs, err := db.ListRefs(ctx, repo)
+	if err != nil || len(refs) != 2 {
+		t.Fatalf("%+v %v", refs, err)
+	}
+	for _, r := range refs {
+		if want := map[string]string{"main": a, "v1": b}[r.Ref]; r.SHA != want || time.Since(r.ResolvedAt) > time.Second {
+			t.Fatalf("%+v", refs)
+		}
+	}
+	if head, err := db.RefHead(ctx, repo); head != "main" || err != nil {
+		t.Fatalf("the default branch: %q %v", head, err)
+	}
+
+	// Negative results: in the order asked, a path of any length, the
+	// message masked, believed until they expire.
+	long := strings.Repeat("plugins/p/", 600)
+	now := time.Now()
+	for _, n := range []cache.Negative{
+		{Kind: "commit", Remote: repo, SHA: b, Code: "install.not_found", Message: "gone from https://u:hunter2secret@git.example.test/x.git"},
+		{Kind: "content", Remote: repo, SHA: b, Path: long, Code: "install.budget_exceeded", Message: "too big"},
+	} {
+		n.Created, n.Expires = now, now.Add(300*time.Millisecond)
+		if err := db.PutNegative(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok, err := db.FirstNegative(ctx, repo, now, cache.NegativeKey{Kind: "repo"}, cache.NegativeKey{Kind: "content", SHA: b, Path: long}, cache.NegativeKey{Kind: "commit", SHA: b})
+	if !ok || err != nil || got.Kind != "content" || got.Path != long || got.Code != "install.budget_exceeded" || got.Expires.Sub(got.Created) != 300*time.Millisecond {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	got, ok, _ = db.FirstNegative(ctx, repo, now, cache.NegativeKey{Kind: "commit", SHA: b})
+	if !ok || strings.Contains(got.Message, "hunter2secret") || !strings.Contains(got.Message, "gone from") {
 		t.Fatalf("%+v %v", got, ok)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if _, ok, _ := db.GetNegative(ctx, "commit", repo, b); ok {
+	time.Sleep(400 * time.Millisecond)
+	if _, ok, _ := db.FirstNegative(ctx, repo, now, cache.NegativeKey{Kind: "commit", SHA: b}); ok {
 		t.Fatal("an expired negative result is still believed")
 	}
 	if err := db.Sweep(ctx); err != nil {

@@ -73,12 +73,6 @@ func (d *DB) RevokeToken(ctx context.Context, name string) error {
 // none (unknown or revoked).
 func (d *DB) Authenticate(ctx context.Context, token string) (string, bool, error) {
 	var name string
-	err := d.pool.QueryRow(ctx, `SELECT name FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, hashToken(token)).Scan(&name)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, dbErr("check a token: %w", err)
-	}
-	return name, true, nil
+	ok, err := d.row(ctx, "check a token", `SELECT name FROM tokens WHERE hash = $1 AND revoked_at IS NULL`, []any{hashToken(token)}, &name)
+	return name, ok, err
 }

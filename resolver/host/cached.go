@@ -36,6 +36,14 @@ type CacheOptions struct {
 	// OnWriteError hears about cache writes that failed: the cache is an
 	// optimization, so the operation goes on.
 	OnWriteError func(error)
+	// FreshFor, when positive, is how long a resolved ref or ref listing
+	// is answered as remembered without asking the host again (the team
+	// mirror's RefTTL); 0 asks every time, conditionally.
+	FreshFor time.Duration
+	// RememberedBy, when set, names who remembers a negative answer in its
+	// message ("the mirror remembers this from 3s ago"); by default the
+	// message says how to ask again (--refresh).
+	RememberedBy string
 }
 
 // DefaultNegativeTTL is how long a negative result is remembered.
@@ -99,8 +107,22 @@ func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
 }
 
 func (c *Cached) negativeErr(n cache.Negative) error {
-	age := c.opts.Now().Sub(n.Created).Round(time.Second)
-	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (remembered from %s ago; --refresh asks again)", n.Message, age), Err: SentinelOf(n.Kind)}
+	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (%s)", n.Message, c.recalled(n.Created)), Err: SentinelOf(n.Kind)}
+}
+
+// recalled says where a negative answer given at t came from.
+func (c *Cached) recalled(t time.Time) string {
+	age := c.opts.Now().Sub(t).Round(time.Second)
+	if c.opts.RememberedBy != "" {
+		return fmt.Sprintf("%s remembers this from %s ago", c.opts.RememberedBy, age)
+	}
+	return fmt.Sprintf("remembered from %s ago; --refresh asks again", age)
+}
+
+// fresh reports whether an answer the host gave at t is still answered
+// without asking (FreshFor).
+func (c *Cached) fresh(t time.Time) bool {
+	return c.opts.FreshFor > 0 && c.opts.Now().Sub(t) <= c.opts.FreshFor
 }
 
 // remember records a not-found answer for the key.
@@ -154,6 +176,11 @@ func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
 	if err := c.known(ctx, nil, ""); err != nil {
 		return nil, err
 	}
+	if c.opts.FreshFor > 0 {
+		if cached, err := c.db.ListRefs(ctx, c.key); err == nil && len(cached) > 0 && c.fresh(oldest(cached)) {
+			return refsOf(cached), nil
+		}
+	}
 	refs, err := c.inner.Refs(ctx)
 	if err == nil {
 		c.wrote(c.db.ReplaceRefs(ctx, c.key, refs.Commits, c.opts.Now()))
@@ -172,11 +199,27 @@ func (c *Cached) Refs(ctx context.Context) (*Refs, error) {
 	if lerr != nil || len(cached) == 0 {
 		return nil, err
 	}
+	return refsOf(cached), nil
+}
+
+// refsOf is a remembered listing (its Head name is not kept).
+func refsOf(cached []cache.Ref) *Refs {
 	out := &Refs{Commits: map[string]string{}}
 	for _, r := range cached {
 		out.Commits[r.Ref] = r.SHA
 	}
-	return out, nil
+	return out
+}
+
+// oldest is when the least recently confirmed of refs was.
+func oldest(refs []cache.Ref) time.Time {
+	t := refs[0].ResolvedAt
+	for _, r := range refs[1:] {
+		if r.ResolvedAt.Before(t) {
+			t = r.ResolvedAt
+		}
+	}
+	return t
 }
 
 // Resolve implements Repo.
@@ -184,10 +227,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	if source.IsSHA(ref) {
 		return Pin{SHA: ref}, nil
 	}
-	name := ref
-	if name == "" {
-		name = HeadRef
-	}
+	name := RefName(ref)
 	if err := c.known(ctx, []string{"ref"}, name); err != nil {
 		return Pin{}, err
 	}
@@ -195,6 +235,10 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	var known *Pin
 	if hit {
 		known = &Pin{SHA: cached.SHA, ETag: cached.ETag, At: cached.ResolvedAt}
+		if c.fresh(cached.ResolvedAt) {
+			c.count(ctx, KindRef, true)
+			return *known, nil
+		}
 	}
 	pin, err := c.inner.Resolve(ctx, ref, known)
 	switch {
@@ -257,7 +301,11 @@ func (c *Cached) verdict(ctx context.Context, sha string) error {
 	if v.Reachable {
 		return nil
 	}
-	return plugind.Errorf(plugind.CodeNotFound, "commit %s of %s: %w (checked %s)", sha, c.key, ErrUnreachable, c.age(v.CheckedAt))
+	checked := "checked " + c.age(v.CheckedAt)
+	if c.opts.RememberedBy != "" {
+		checked = c.recalled(v.CheckedAt)
+	}
+	return plugind.Errorf(plugind.CodeNotFound, "commit %s of %s: %w (%s)", sha, c.key, ErrUnreachable, checked)
 }
 
 var errNoVerdict = errors.New("no verdict")

@@ -52,6 +52,14 @@ type Refs struct {
 // HeadRef names the default branch where a ref is expected.
 const HeadRef = "HEAD"
 
+// RefName is ref as a name: "" (the default branch) is HeadRef.
+func RefName(ref string) string {
+	if ref == "" {
+		return HeadRef
+	}
+	return ref
+}
+
 // Names lists the branch and tag names, HEAD left out.
 func (r *Refs) Names() []string {
 	out := make([]string, 0, len(r.Commits))

@@ -90,10 +90,7 @@ func (r *Repo) Resolve(ctx context.Context, ref string, _ *host.Pin) (host.Pin, 
 	if err != nil {
 		return host.Pin{}, err
 	}
-	name := ref
-	if name == "" {
-		name = host.HeadRef
-	}
+	name := host.RefName(ref)
 	sha, ok := refs.Commits[name]
 	if !ok {
 		if name == host.HeadRef {

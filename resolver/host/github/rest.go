@@ -76,9 +76,7 @@ func (r *restRepo) Resolve(ctx context.Context, ref string, known *host.Pin) (ho
 	if source.IsSHA(ref) {
 		return host.Pin{SHA: ref}, nil
 	}
-	if ref == "" {
-		ref = host.HeadRef
-	}
+	ref = host.RefName(ref)
 	last := ""
 	if known != nil {
 		last = known.SHA
