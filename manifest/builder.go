@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -307,20 +308,13 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 		return
 	}
 	fm := b.frontMatter(f.rel)
-	c := Command{
+	b.pkg.Commands = append(b.pkg.Commands, Command{
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,
-		Description:  fm.str("description"),
-		ArgumentHint: fm.hint("argument-hint"),
+		Description:  cmp.Or(descOverride, fm.str("description")),
+		ArgumentHint: cmp.Or(hintOverride, fm.hint("argument-hint")),
 		Path:         f.rel,
-	}
-	if descOverride != "" {
-		c.Description = descOverride
-	}
-	if hintOverride != "" {
-		c.ArgumentHint = hintOverride
-	}
-	b.pkg.Commands = append(b.pkg.Commands, c)
+	})
 }
 
 // addAgent adds the agent in f. byFrontMatter names it as a Claude Code

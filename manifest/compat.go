@@ -31,28 +31,6 @@ type compatInput struct {
 	atRoot bool
 }
 
-// ParseClaude reads a .claude-plugin/plugin.json document for the package
-// at root. Capabilities map by Claude's conventions; anything that does not
-// map is named in Warnings and lowers Compatibility.
-func ParseClaude(data []byte, root string, opts LoadOptions) (*Package, error) {
-	doc, err := parseJSON(ClaudeManifest, data)
-	if err != nil {
-		return nil, err
-	}
-	return readCompat(root, opts, compatInput{kind: KindClaude, own: doc, ownLabel: ClaudeManifest})
-}
-
-// ParseCodex reads a .codex-plugin/plugin.json document for the package at
-// root, like ParseClaude, adding Codex's CLAUDE.md and session-start-codex
-// conventions.
-func ParseCodex(data []byte, root string, opts LoadOptions) (*Package, error) {
-	doc, err := parseJSON(CodexManifest, data)
-	if err != nil {
-		return nil, err
-	}
-	return readCompat(root, opts, compatInput{kind: KindCodex, own: doc, ownLabel: CodexManifest})
-}
-
 // table is the field table of the input's own manifest.
 func (in *compatInput) table() *jsondoc.Table {
 	if in.kind == KindCodex {

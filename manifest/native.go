@@ -182,35 +182,27 @@ func (b *builder) nativePaths(src, field string, top, contributes []string) ([][
 
 func (b *builder) nativeResources(src string, m *nativeManifest) error {
 	top, con := m.nativeResources, m.Contributes
-	skills, err := b.nativePaths(src, "skills", top.Skills, con.Skills)
-	if err != nil {
-		return err
-	}
-	for _, p := range skills {
-		b.skillRoot(p[0], p[1], src, false)
-	}
-	for _, field := range []string{"commands", "prompts"} {
-		a, c := top.Commands, con.Commands
-		if field == "prompts" {
-			a, c = top.Prompts, con.Prompts
-		}
-		list, err := b.nativePaths(src, field, a, c)
+	for _, r := range []struct {
+		field    string
+		top, con []string
+	}{{"skills", top.Skills, con.Skills}, {"commands", top.Commands, con.Commands},
+		{"prompts", top.Prompts, con.Prompts}, {"agents", top.Agents, con.Agents}} {
+		list, err := b.nativePaths(src, r.field, r.top, r.con)
 		if err != nil {
 			return err
 		}
 		for _, p := range list {
-			for _, f := range b.mdFiles(p[0], p[1], src, field) {
-				b.addCommand(f, "", "")
+			if r.field == "skills" {
+				b.skillRoot(p[0], p[1], src, false)
+				continue
 			}
-		}
-	}
-	agents, err := b.nativePaths(src, "agents", top.Agents, con.Agents)
-	if err != nil {
-		return err
-	}
-	for _, p := range agents {
-		for _, f := range b.mdFiles(p[0], p[1], src, "agents") {
-			b.addAgent(f, false)
+			for _, f := range b.mdFiles(p[0], p[1], src, r.field) {
+				if r.field == "agents" {
+					b.addAgent(f, false)
+				} else {
+					b.addCommand(f, "", "")
+				}
+			}
 		}
 	}
 	if err := b.nativeThemes(src, top.Themes, con.Themes); err != nil {

@@ -196,7 +196,7 @@ func checkFrontMatter(text, kind string, r *Report) {
 	}
 	v, err := parseYAMLLoose(m[1])
 	if err != nil {
-		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
+		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", strings.TrimPrefix(err.Error(), "yaml: "), kind)
 		return
 	}
 	fields, ok := v.(map[string]any)
@@ -293,10 +293,6 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 	return v, nil
 }
 
-func yamlError(err error) string {
-	return strings.TrimPrefix(err.Error(), "yaml: ")
-}
-
 // yamlScalar reports a value Claude keeps as a description: a string,
 // number, boolean or null (a date is read as text).
 func yamlScalar(v any) bool {
@@ -370,7 +366,11 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Errorf("", "%v", err)
 		return r
 	}
-	checkTree(root, &r)
+	// What makes the installer refuse the folder as a whole, found as it
+	// finds it (names and types only): install refuses exactly these.
+	if _, err := plugind.ScanTree(root, plugind.DefaultBudget); err != nil {
+		r.Errorf("", "install would refuse this folder: %v", err)
+	}
 	found, unreadable := 0, 0
 	for _, m := range manifestOrder {
 		data, err := t.readFile(m.path, maxJSONBytes)
@@ -430,17 +430,6 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	kind, _, err := t.detect(t.root, opts.Prefer)
 	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
 		r.Errorf("", "%s", conflictingManifests)
-	}
-}
-
-// checkTree reports what makes the installer refuse the folder as a
-// whole, found the way it finds it (plugind.ScanTree: names and types
-// only, no file read): a symbolic link out of the folder or dangling, a
-// named pipe, a device or socket, a name it refuses, a folder over the
-// budget. Install refuses exactly these, so they are errors here too.
-func checkTree(root string, r *Report) {
-	if _, err := plugind.ScanTree(root, plugind.DefaultBudget); err != nil {
-		r.Errorf("", "install would refuse this folder: %v", err)
 	}
 }
 
