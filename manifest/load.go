@@ -91,7 +91,11 @@ func Parse(kind Kind, data []byte, root string, opts LoadOptions) (*Package, err
 	label := ClaudeManifest
 	switch kind {
 	case KindReasonix:
-		return ParseNative(data, root, opts)
+		pkg, err := parseNative(data, root, opts)
+		if err != nil {
+			return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
+		}
+		return pkg, nil
 	case KindCodex:
 		label = CodexManifest
 	case KindClaude:

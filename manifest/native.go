@@ -86,18 +86,10 @@ var (
 // rootVar is how a native manifest names the installed plugin root.
 const rootVar = "${REASONIX_PLUGIN_ROOT}/"
 
-// ParseNative reads a reasonix-plugin.json document for the package at
+// parseNative reads a reasonix-plugin.json document for the package at
 // root. It is strict: the exact v2 apiVersion, no unknown field at any
 // depth, every declared path relative and inside root. Only what the
 // manifest declares is loaded; no host sidecar is imported.
-func ParseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
-	pkg, err := parseNative(data, root, opts)
-	if err != nil {
-		return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
-	}
-	return pkg, nil
-}
-
 func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 	const src = NativeManifest
 	t, err := opts.treeFor(root)

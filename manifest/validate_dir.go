@@ -60,18 +60,14 @@ func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 		switch {
 		case errors.Is(err, errMissing):
 			problem(where, "path %q does not exist in the plugin folder", jsondoc.Clip(p, 80))
-			return
 		case errors.Is(err, ErrOutside):
 			problem(where, "path %q leaves the plugin folder (through a symlink or an unsafe form)", jsondoc.Clip(p, 80))
-			return
 		case err != nil:
 			problem(where, "path %q cannot be read: %v", jsondoc.Clip(p, 80), err)
-			return
-		}
-		if !wantDir {
-			return
-		}
-		if info, err := os.Stat(real); err == nil && !info.IsDir() {
+		default:
+			if info, err := os.Stat(real); !wantDir || err != nil || info.IsDir() {
+				return
+			}
 			hint := ""
 			if dir := path.Dir(p); strings.EqualFold(path.Base(p), "SKILL.md") && dir != "." {
 				hint = fmt.Sprintf(" (point to its folder %q instead)", dir)
