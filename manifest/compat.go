@@ -98,15 +98,9 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		}
 		kept = append(kept, more...)
 	}
-	manifestName := ""
-	if n := meta.Get("name"); n != nil && n.Kind != jsondoc.Null {
-		if n.Kind != jsondoc.String {
-			if opts.Name == "" {
-				return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", metaLabel, n.Kind)
-			}
-		} else {
-			manifestName = n.Str
-		}
+	manifestName := meta.GetStr("name")
+	if n := meta.Get("name"); n != nil && n.Kind != jsondoc.Null && n.Kind != jsondoc.String && opts.Name == "" {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", metaLabel, n.Kind)
 	}
 	name, err := chooseName(metaLabel, manifestName, opts)
 	if err != nil {
@@ -136,13 +130,8 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 	}
 
 	b.compatSkills(&in)
-	if in.kind == KindClaude {
-		b.compatCommands(&in)
-		b.compatAgents(&in)
-	} else {
-		b.compatCommands(&compatInput{kind: in.kind})
-		b.compatAgents(&compatInput{kind: in.kind})
-	}
+	b.compatCommands(&in) // Codex's table has no commands or agents row: only its folders count
+	b.compatAgents(&in)
 	b.compatHooks(&in)
 	if in.kind == KindCodex {
 		b.codexConventions()
@@ -160,8 +149,7 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		pkg.Blocked, pkg.BlockReason = true, b.blockReason
 		pkg.Compatibility = CompatNone
 	case b.mapped() == 0:
-		pkg.Compatibility = CompatNone
-		pkg.Blocked = true
+		pkg.Blocked, pkg.Compatibility = true, CompatNone
 		pkg.BlockReason = fmt.Sprintf("nothing in this %s plugin maps to Reasonix: no skills, commands, agents, hooks or MCP servers were found", in.kind)
 		if held := declaredButUnmapped(pkg); held != "" {
 			pkg.BlockReason += "; " + held
