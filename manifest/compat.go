@@ -223,19 +223,6 @@ func (b *builder) declaredPath(src, field, p string) (string, string, bool) {
 	return "", "", false
 }
 
-// paths reads a string-or-list path field; a wrong type is skipped.
-func (b *builder) paths(src, field string, n *node) []string {
-	if n.IsEmpty() {
-		return nil
-	}
-	list, ok := n.StringList()
-	if !ok {
-		b.skip("%s: %s must be a path or a list of paths; skipped", src, field)
-		return nil
-	}
-	return list
-}
-
 // fallbackNote says that a .claude/ folder contributed something: Claude
 // Code does not read it inside a plugin.
 func (b *builder) fallbackNote(dir string, found int) {
@@ -261,13 +248,17 @@ func (b *builder) shadowed(src, field string) {
 // (conventional gets each, and says how many items it mapped).
 func (b *builder) component(in *compatInput, field string, declared func(src, rel, real string), conventional func(rel, real string) int) {
 	seen := map[string]bool{}
-	list, byOwn := in.declared(field)
-	for _, d := range list {
+	decls, byOwn := in.declared(field)
+	for _, d := range decls {
 		if field == "commands" && d.n.Kind == jsondoc.Object {
 			b.commandMap(d.src, d.n, seen)
 			continue
 		}
-		for _, p := range b.paths(d.src, field, d.n) {
+		paths, ok := d.n.StringList() // declared: not empty
+		if !ok {
+			b.skip("%s: %s must be a path or a list of paths; skipped", d.src, field)
+		}
+		for _, p := range paths {
 			rel, real, ok := b.declaredPath(d.src, field, p)
 			if !ok || seen[rel] {
 				continue
