@@ -231,22 +231,13 @@ func (b *builder) fallbackNote(dir string, found int) {
 	}
 }
 
-// shadowed says that a conventional folder is not read because the
-// manifest declares the field, as Claude Code does.
-func (b *builder) shadowed(src, field string) {
-	for _, dir := range []string{field, ".claude/" + field} {
-		if b.t.isDir(dir) {
-			b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", src, dir, field)
-		}
-	}
-}
-
 // component maps one component field: each path its declarations name
-// (declared gets its clean and real location; a path seen already, or one
-// that is not there, is skipped), then — unless the folder's manifest
-// declares the field and it Replaces the folder — the conventional folders
-// (conventional gets each, and says how many items it mapped).
-func (b *builder) component(in *compatInput, field string, declared func(src, rel, real string), conventional func(rel, real string) int) {
+// (read gets the declaring document's label and the path's clean and real
+// location; a path seen already, or one that is not there, is skipped),
+// then the conventional folders (read with no label) — unless the
+// folder's manifest declares the field and it Replaces the folder, which
+// is then said not to be read, as in Claude Code.
+func (b *builder) component(in *compatInput, field string, read func(src, rel, real string)) {
 	seen := map[string]bool{}
 	decls, byOwn := in.declared(field)
 	for _, d := range decls {
@@ -264,11 +255,15 @@ func (b *builder) component(in *compatInput, field string, declared func(src, re
 				continue
 			}
 			seen[rel] = true
-			declared(d.src, rel, real)
+			read(d.src, rel, real)
 		}
 	}
 	if r, _ := ClaudePlugin().Row(field); byOwn && r.Traits&jsondoc.Replaces != 0 {
-		b.shadowed(in.ownLabel, field)
+		for _, dir := range []string{field, ".claude/" + field} {
+			if b.t.isDir(dir) {
+				b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", in.ownLabel, dir, field)
+			}
+		}
 		return
 	}
 	for _, conv := range b.conventional(in, field) {
@@ -276,7 +271,9 @@ func (b *builder) component(in *compatInput, field string, declared func(src, re
 			continue
 		}
 		_, real, _ := b.t.resolve(conv)
-		b.fallbackNote(conv, conventional(conv, real))
+		before := b.mapped()
+		read("", conv, real)
+		b.fallbackNote(conv, b.mapped()-before)
 	}
 }
 
@@ -307,10 +304,6 @@ func (b *builder) compatSkills(in *compatInput) {
 			return // the root: its skills/ folder (conventional)
 		}
 		b.skillRoot(rel, real, src, !readsSkills || path.Dir(rel) != "skills")
-	}, func(rel, real string) int {
-		before := len(b.pkg.Skills)
-		b.skillRoot(rel, real, "", true)
-		return len(b.pkg.Skills) - before
 	})
 	// A Claude plugin whose manifest declares no skills and which has no
 	// skills/ folder is a skill itself when its root holds SKILL.md, as
@@ -325,21 +318,18 @@ func (b *builder) compatSkills(in *compatInput) {
 }
 
 func (b *builder) compatCommands(in *compatInput) {
-	commands := func(src, rel, real string) int {
-		before := len(b.pkg.Commands)
+	b.component(in, "commands", func(src, rel, real string) {
+		// Claude lets a commands entry name a skill directory.
+		if src != "" {
+			if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+				b.skillRoot(rel, real, src, false)
+				return
+			}
+		}
 		for _, f := range b.mdFiles(rel, real, src, "commands") {
 			b.addCommand(f, "", "")
 		}
-		return len(b.pkg.Commands) - before
-	}
-	b.component(in, "commands", func(src, rel, real string) {
-		// Claude lets a commands entry name a skill directory.
-		if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-			b.skillRoot(rel, real, src, false)
-			return
-		}
-		commands(src, rel, real)
-	}, func(rel, real string) int { return commands("", rel, real) })
+	})
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
@@ -384,15 +374,11 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 // when its front matter names it; `claude plugin details` lists only the
 // files directly in agents/, by file name, but sessions load them all).
 func (b *builder) compatAgents(in *compatInput) {
-	agents := func(src, rel, real string) int {
-		before := len(b.pkg.Agents)
+	b.component(in, "agents", func(src, rel, real string) {
 		for _, f := range b.mdFiles(rel, real, src, "agents") {
 			b.addAgent(f, true)
 		}
-		return len(b.pkg.Agents) - before
-	}
-	b.component(in, "agents", func(src, rel, real string) { agents(src, rel, real) },
-		func(rel, real string) int { return agents("", rel, real) })
+	})
 }
 
 func (b *builder) compatHooks(in *compatInput) {
