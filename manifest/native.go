@@ -80,7 +80,6 @@ var (
 	replaceSlots        = map[string]bool{"system_prompt": true, "context": true, "provider_request": true, "provider_response": true, "compaction": true, "session_policy": true, "permission": true, "frontend_events": true}
 	runtimeToolName     = lazyregexp.New(`^[A-Za-z0-9_-]{1,48}$`)
 	hookShells          = map[string]bool{"bash": true, "powershell": true, "pwsh": true, "cmd": true, "auto": true}
-	eventOrder          = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
 )
 
 // rootVar is how a native manifest names the installed plugin root.
@@ -241,11 +240,11 @@ func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error
 
 func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 	for _, ev := range slices.Sorted(maps.Keys(hooks)) {
-		if !hookEvents[ev] {
-			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(eventOrder, ", "))
+		if !slices.Contains(hookEvents, ev) {
+			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(hookEvents, ", "))
 		}
 	}
-	for _, ev := range eventOrder {
+	for _, ev := range hookEvents {
 		for i, h := range hooks[ev] {
 			at := fmt.Sprintf("%s: hooks.%s[%d]", src, ev, i)
 			hook := Hook{Event: ev, Matcher: h.Matcher, Description: h.Description, Timeout: h.Timeout,

@@ -136,11 +136,14 @@ func (o Option) Parse(text string) (Value, error) {
 		}
 		v = NumberValue(f)
 	case OptionBoolean:
-		b, ok := parseBool(line)
-		if !ok {
+		switch strings.ToLower(line) {
+		case "1", "true", "yes", "on":
+			v = BoolValue(true)
+		case "0", "false", "no", "off":
+			v = BoolValue(false)
+		default:
 			return Value{}, fmt.Errorf("%s: %s is not a boolean (use true/false, 1/0, yes/no, on/off)", o.Label(), o.quote(line))
 		}
-		v = BoolValue(b)
 	default:
 		v = StringValue(line)
 	}

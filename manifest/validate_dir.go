@@ -132,25 +132,27 @@ func checkContent(root, demote string) Report {
 			r.Warnings = append(r.Warnings, Finding{File: e.Name(), Message: e.Name() + " at the plugin root is not loaded; remove it from the plugin"})
 		}
 	}
+	// check reads rel as install reads it and judges what it holds; an
+	// absent file is fine.
+	check := func(rel string, limit int64, judge func(data []byte) Report) {
+		data, err := ReadFile(root, rel, limit)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
+		default:
+			r.Merge(judge(data), "", rel)
+		}
+	}
 	for _, kind := range []string{"skill", "agent", "command"} {
 		for _, rel := range markdownFiles(root, kind) {
-			data, err := ReadFile(root, rel, maxMarkdownBytes)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
-				continue
-			}
-			var fr Report
-			checkFrontMatter(string(data), kind, &fr)
-			r.Merge(fr, "", rel)
+			check(rel, maxMarkdownBytes, func(data []byte) Report { return checkFrontMatter(string(data), kind) })
 		}
 	}
 	if demote != "" {
 		r.Demote(demote)
 	}
-	checkHooksFile(root, "hooks/hooks.json", &r)
+	check("hooks/hooks.json", maxJSONBytes, func(data []byte) Report { return checkDocument(data, HooksFile(), nil) })
 	return r
 }
 
@@ -184,7 +186,7 @@ const frontMatterKept = "Claude Code's loader reads the file anyway, without thi
 
 // checkFrontMatter applies Claude's front-matter rules to one skill, agent
 // or command file.
-func checkFrontMatter(text, kind string, r *Report) {
+func checkFrontMatter(text, kind string) (r Report) {
 	m := frontMatterBlock.FindStringSubmatch(text)
 	if m == nil {
 		r.Warnf("frontmatter", "no front matter: add a YAML block between \"---\" lines at the top with at least a description")
@@ -233,6 +235,7 @@ func checkFrontMatter(text, kind string, r *Report) {
 			r.Keep("shell", frontMatterKept, "must be \"bash\" or \"powershell\", found %q", jsondoc.Clip(s, 40))
 		}
 	}
+	return r
 }
 
 // parseYAMLLoose decodes YAML as Claude Code's parser does where yaml.v3
@@ -315,20 +318,6 @@ func yamlKind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// checkHooksFile checks a hooks file ({"description"?, "hooks": {event:
-// […]}}) as Claude Code reads it; an absent file is fine.
-func checkHooksFile(root, rel string, r *Report) {
-	data, err := ReadFile(root, rel, maxJSONBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
-		return
-	}
-	r.Merge(checkDocument(data, HooksFile(), nil), "", rel)
 }
 
 // ValidateOptions adjust ValidatePluginDir.
