@@ -340,8 +340,8 @@ func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
 	})
 }
 
-// finish sorts nothing (discovery order is already deterministic) but
-// normalizes empty lists so JSON shows [] rather than null.
+// finish shows empty lists as [] rather than null, and sorts the config
+// files (the items keep their discovery order, which is deterministic).
 func (b *builder) finish() {
 	p := b.pkg
 	p.Skills, p.Commands, p.Agents = nonNil(p.Skills), nonNil(p.Commands), nonNil(p.Agents)

@@ -272,17 +272,13 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				if h.Args != nil {
 					hook.Form, hook.Args = HookExec, secrets.MaskArgs(*h.Args)
 				}
-				if h.Shell != "" {
-					if !hookShells[h.Shell] {
-						return fmt.Errorf("%s: shell %q is not one of bash, powershell, pwsh, cmd, auto", at, h.Shell)
-					}
-					hook.Shell = h.Shell
+				if h.Shell != "" && !hookShells[h.Shell] {
+					return fmt.Errorf("%s: shell %q is not one of bash, powershell, pwsh, cmd, auto", at, h.Shell)
 				}
+				hook.Shell = h.Shell
+				hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 			default:
 				return fmt.Errorf("%s: needs a command or a contextFile", at)
-			}
-			if hook.Command != "" {
-				hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 			}
 			if h.Timeout < 0 {
 				return fmt.Errorf("%s: timeout must not be negative", at)

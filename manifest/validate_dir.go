@@ -390,7 +390,21 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		}
 		r.Merge(checkContent(root, demote), "", "")
 	}
-	reasonixVerdict(root, opts, &r)
+	// Reasonix's verdict, where the checks above found no error (the
+	// installer refuses the folder for those): its name rules are stricter
+	// than Claude's, and a package with nothing Reasonix maps is blocked.
+	// Each is a warning that says Reasonix refuses it (Claude Code accepts
+	// it).
+	if !r.OK() {
+		return r
+	}
+	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied, Entry: opts.Entry, Prefer: opts.Prefer})
+	switch {
+	case err != nil:
+		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
+	case pkg.Blocked:
+		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
+	}
 	return r
 }
 
@@ -415,26 +429,6 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	kind, _, err := t.detect(t.root, opts.Prefer)
 	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
 		r.Errorf("", "%s", conflictingManifests)
-	}
-}
-
-// reasonixVerdict adds what the installer refuses that the checks above
-// have not: Reasonix's name rules are stricter than Claude's, and a
-// package with nothing Reasonix maps is blocked. Each is a warning that
-// says Reasonix refuses it (Claude Code accepts it). It is skipped when
-// there are errors already, since the installer refuses the folder for
-// those.
-func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
-	if !r.OK() {
-		return
-	}
-	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied, Entry: opts.Entry, Prefer: opts.Prefer})
-	if err != nil {
-		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
-		return
-	}
-	if pkg.Blocked {
-		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
 	}
 }
 

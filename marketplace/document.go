@@ -83,9 +83,8 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 		return refuse("does not follow Claude Code's marketplace rules (see: reasonix plugin validate): %s", top.Summary(3))
 	}
 
-	p := &parser{f: f, opts: opts, m: &Marketplace{Warnings: lines(top.Warnings)}}
-	p.m.Name = doc.GetStr("name")
-	p.m.Description = doc.GetStr("description")
+	p := &parser{f: f, opts: opts, m: &Marketplace{Name: doc.GetStr("name"), Description: doc.GetStr("description"),
+		Warnings: lines(top.Warnings)}}
 	if md := doc.Get("metadata"); md != nil && !f.codex {
 		p.metadata(md)
 	}
