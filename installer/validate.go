@@ -150,21 +150,19 @@ func validateFile(p string) (*Validation, error) {
 		v.Errors = append(v.Errors, manifest.Finding{Message: manifest.Unreadable(err)})
 		return v, nil
 	}
-	var r manifest.Report
-	r.Checked = append(r.Checked, manifest.Checked{Kind: "manifest", File: base})
+	v.Checked = append(v.Checked, manifest.Checked{Kind: "manifest", File: base})
 	if kind != manifest.KindClaude {
 		if _, err := manifest.Parse(kind, data, root, manifest.LoadOptions{}); err != nil {
-			r.Errorf("", "%v", err)
+			v.Errorf("", "%v", err)
 		}
 	} else {
-		r.Merge(manifest.CheckClaudeManifest(data, root), "", "")
+		v.Merge(manifest.CheckClaudeManifest(data, root), "", "")
 		if dir == ".claude-plugin" {
 			// Claude's validator also reads the folder's skills, agents,
 			// commands and hooks.json when given .claude-plugin/plugin.json.
-			r.Merge(manifest.CheckPluginContent(root), "", "")
+			v.Merge(manifest.CheckPluginContent(root), "", "")
 		}
 	}
-	v.Merge(r, "", "")
 	return v, nil
 }
 

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -307,20 +308,13 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 		return
 	}
 	fm := b.frontMatter(f.rel)
-	c := Command{
+	b.pkg.Commands = append(b.pkg.Commands, Command{
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,
-		Description:  fm.str("description"),
-		ArgumentHint: fm.hint("argument-hint"),
+		Description:  cmp.Or(descOverride, fm.str("description")),
+		ArgumentHint: cmp.Or(hintOverride, fm.hint("argument-hint")),
 		Path:         f.rel,
-	}
-	if descOverride != "" {
-		c.Description = descOverride
-	}
-	if hintOverride != "" {
-		c.ArgumentHint = hintOverride
-	}
-	b.pkg.Commands = append(b.pkg.Commands, c)
+	})
 }
 
 // addAgent adds the agent in f. byFrontMatter names it as a Claude Code
@@ -346,8 +340,8 @@ func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
 	})
 }
 
-// finish sorts nothing (discovery order is already deterministic) but
-// normalizes empty lists so JSON shows [] rather than null.
+// finish shows empty lists as [] rather than null, and sorts the config
+// files (the items keep their discovery order, which is deterministic).
 func (b *builder) finish() {
 	p := b.pkg
 	p.Skills, p.Commands, p.Agents = nonNil(p.Skills), nonNil(p.Commands), nonNil(p.Agents)

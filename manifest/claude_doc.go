@@ -108,9 +108,7 @@ func strictObject(name string, rows ...jsondoc.Row) *jsondoc.Shape {
 
 // ClaudePlugin is the field table of .claude-plugin/plugin.json, built
 // once, on first use (the entry's table is derived from it).
-var ClaudePlugin = sync.OnceValue(claudePluginTable)
-
-func claudePluginTable() *jsondoc.Table {
+var ClaudePlugin = sync.OnceValue(func() *jsondoc.Table {
 	const C, M, U = jsondoc.Component, jsondoc.Meta, jsondoc.Unsupported
 	located, declares, replaces := jsondoc.Located, jsondoc.Declares, jsondoc.Replaces
 	t := jsondoc.NewTable("a plugin manifest",
@@ -146,7 +144,7 @@ func claudePluginTable() *jsondoc.Table {
 	t.Check = checkDeclaredPaths
 	t.Advice = pluginAdvice
 	return t
-}
+})
 
 func pluginName() *jsondoc.Shape {
 	return str().NonEmpty().Check(func(s string) string {

@@ -31,28 +31,6 @@ type compatInput struct {
 	atRoot bool
 }
 
-// ParseClaude reads a .claude-plugin/plugin.json document for the package
-// at root. Capabilities map by Claude's conventions; anything that does not
-// map is named in Warnings and lowers Compatibility.
-func ParseClaude(data []byte, root string, opts LoadOptions) (*Package, error) {
-	doc, err := parseJSON(ClaudeManifest, data)
-	if err != nil {
-		return nil, err
-	}
-	return readCompat(root, opts, compatInput{kind: KindClaude, own: doc, ownLabel: ClaudeManifest})
-}
-
-// ParseCodex reads a .codex-plugin/plugin.json document for the package at
-// root, like ParseClaude, adding Codex's CLAUDE.md and session-start-codex
-// conventions.
-func ParseCodex(data []byte, root string, opts LoadOptions) (*Package, error) {
-	doc, err := parseJSON(CodexManifest, data)
-	if err != nil {
-		return nil, err
-	}
-	return readCompat(root, opts, compatInput{kind: KindCodex, own: doc, ownLabel: CodexManifest})
-}
-
 // table is the field table of the input's own manifest.
 func (in *compatInput) table() *jsondoc.Table {
 	if in.kind == KindCodex {
@@ -120,15 +98,9 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		}
 		kept = append(kept, more...)
 	}
-	manifestName := ""
-	if n := meta.Get("name"); n != nil && n.Kind != jsondoc.Null {
-		if n.Kind != jsondoc.String {
-			if opts.Name == "" {
-				return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", metaLabel, n.Kind)
-			}
-		} else {
-			manifestName = n.Str
-		}
+	manifestName := meta.GetStr("name")
+	if n := meta.Get("name"); n != nil && n.Kind != jsondoc.Null && n.Kind != jsondoc.String && opts.Name == "" {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: name must be a string, not %s", metaLabel, n.Kind)
 	}
 	name, err := chooseName(metaLabel, manifestName, opts)
 	if err != nil {
@@ -158,13 +130,8 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 	}
 
 	b.compatSkills(&in)
-	if in.kind == KindClaude {
-		b.compatCommands(&in)
-		b.compatAgents(&in)
-	} else {
-		b.compatCommands(&compatInput{kind: in.kind})
-		b.compatAgents(&compatInput{kind: in.kind})
-	}
+	b.compatCommands(&in) // Codex's table has no commands or agents row: only its folders count
+	b.compatAgents(&in)
 	b.compatHooks(&in)
 	if in.kind == KindCodex {
 		b.codexConventions()
@@ -182,8 +149,7 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		pkg.Blocked, pkg.BlockReason = true, b.blockReason
 		pkg.Compatibility = CompatNone
 	case b.mapped() == 0:
-		pkg.Compatibility = CompatNone
-		pkg.Blocked = true
+		pkg.Blocked, pkg.Compatibility = true, CompatNone
 		pkg.BlockReason = fmt.Sprintf("nothing in this %s plugin maps to Reasonix: no skills, commands, agents, hooks or MCP servers were found", in.kind)
 		if held := declaredButUnmapped(pkg); held != "" {
 			pkg.BlockReason += "; " + held
@@ -257,19 +223,6 @@ func (b *builder) declaredPath(src, field, p string) (string, string, bool) {
 	return "", "", false
 }
 
-// paths reads a string-or-list path field; a wrong type is skipped.
-func (b *builder) paths(src, field string, n *node) []string {
-	if n.IsEmpty() {
-		return nil
-	}
-	list, ok := n.StringList()
-	if !ok {
-		b.skip("%s: %s must be a path or a list of paths; skipped", src, field)
-		return nil
-	}
-	return list
-}
-
 // fallbackNote says that a .claude/ folder contributed something: Claude
 // Code does not read it inside a plugin.
 func (b *builder) fallbackNote(dir string, found int) {
@@ -278,40 +231,39 @@ func (b *builder) fallbackNote(dir string, found int) {
 	}
 }
 
-// shadowed says that a conventional folder is not read because the
-// manifest declares the field, as Claude Code does.
-func (b *builder) shadowed(src, field string) {
-	for _, dir := range []string{field, ".claude/" + field} {
-		if b.t.isDir(dir) {
-			b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", src, dir, field)
-		}
-	}
-}
-
 // component maps one component field: each path its declarations name
-// (declared gets its clean and real location; a path seen already, or one
-// that is not there, is skipped), then — unless the folder's manifest
-// declares the field and it Replaces the folder — the conventional folders
-// (conventional gets each, and says how many items it mapped).
-func (b *builder) component(in *compatInput, field string, declared func(src, rel, real string), conventional func(rel, real string) int) {
+// (read gets the declaring document's label and the path's clean and real
+// location; a path seen already, or one that is not there, is skipped),
+// then the conventional folders (read with no label) — unless the
+// folder's manifest declares the field and it Replaces the folder, which
+// is then said not to be read, as in Claude Code.
+func (b *builder) component(in *compatInput, field string, read func(src, rel, real string)) {
 	seen := map[string]bool{}
-	list, byOwn := in.declared(field)
-	for _, d := range list {
+	decls, byOwn := in.declared(field)
+	for _, d := range decls {
 		if field == "commands" && d.n.Kind == jsondoc.Object {
 			b.commandMap(d.src, d.n, seen)
 			continue
 		}
-		for _, p := range b.paths(d.src, field, d.n) {
+		paths, ok := d.n.StringList() // declared: not empty
+		if !ok {
+			b.skip("%s: %s must be a path or a list of paths; skipped", d.src, field)
+		}
+		for _, p := range paths {
 			rel, real, ok := b.declaredPath(d.src, field, p)
 			if !ok || seen[rel] {
 				continue
 			}
 			seen[rel] = true
-			declared(d.src, rel, real)
+			read(d.src, rel, real)
 		}
 	}
 	if r, _ := ClaudePlugin().Row(field); byOwn && r.Traits&jsondoc.Replaces != 0 {
-		b.shadowed(in.ownLabel, field)
+		for _, dir := range []string{field, ".claude/" + field} {
+			if b.t.isDir(dir) {
+				b.warn("%s: %s/ is not read: the manifest declares %q, which replaces the folder (as in Claude Code)", in.ownLabel, dir, field)
+			}
+		}
 		return
 	}
 	for _, conv := range b.conventional(in, field) {
@@ -319,7 +271,9 @@ func (b *builder) component(in *compatInput, field string, declared func(src, re
 			continue
 		}
 		_, real, _ := b.t.resolve(conv)
-		b.fallbackNote(conv, conventional(conv, real))
+		before := b.mapped()
+		read("", conv, real)
+		b.fallbackNote(conv, b.mapped()-before)
 	}
 }
 
@@ -350,10 +304,6 @@ func (b *builder) compatSkills(in *compatInput) {
 			return // the root: its skills/ folder (conventional)
 		}
 		b.skillRoot(rel, real, src, !readsSkills || path.Dir(rel) != "skills")
-	}, func(rel, real string) int {
-		before := len(b.pkg.Skills)
-		b.skillRoot(rel, real, "", true)
-		return len(b.pkg.Skills) - before
 	})
 	// A Claude plugin whose manifest declares no skills and which has no
 	// skills/ folder is a skill itself when its root holds SKILL.md, as
@@ -368,21 +318,18 @@ func (b *builder) compatSkills(in *compatInput) {
 }
 
 func (b *builder) compatCommands(in *compatInput) {
-	commands := func(src, rel, real string) int {
-		before := len(b.pkg.Commands)
+	b.component(in, "commands", func(src, rel, real string) {
+		// Claude lets a commands entry name a skill directory.
+		if src != "" {
+			if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
+				b.skillRoot(rel, real, src, false)
+				return
+			}
+		}
 		for _, f := range b.mdFiles(rel, real, src, "commands") {
 			b.addCommand(f, "", "")
 		}
-		return len(b.pkg.Commands) - before
-	}
-	b.component(in, "commands", func(src, rel, real string) {
-		// Claude lets a commands entry name a skill directory.
-		if ok, _ := b.t.regularFile(path.Join(rel, "SKILL.md")); ok {
-			b.skillRoot(rel, real, src, false)
-			return
-		}
-		commands(src, rel, real)
-	}, func(rel, real string) int { return commands("", rel, real) })
+	})
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
@@ -427,15 +374,11 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 // when its front matter names it; `claude plugin details` lists only the
 // files directly in agents/, by file name, but sessions load them all).
 func (b *builder) compatAgents(in *compatInput) {
-	agents := func(src, rel, real string) int {
-		before := len(b.pkg.Agents)
+	b.component(in, "agents", func(src, rel, real string) {
 		for _, f := range b.mdFiles(rel, real, src, "agents") {
 			b.addAgent(f, true)
 		}
-		return len(b.pkg.Agents) - before
-	}
-	b.component(in, "agents", func(src, rel, real string) { agents(src, rel, real) },
-		func(rel, real string) int { return agents("", rel, real) })
+	})
 }
 
 func (b *builder) compatHooks(in *compatInput) {

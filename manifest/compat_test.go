@@ -450,7 +450,7 @@ func TestCompatErrors(t *testing.T) {
 	}
 	// An override rescues a manifest whose own name Reasonix cannot use
 	// (Claude Code accepts it).
-	p, err := ParseClaude([]byte(`{"name": "a/b"}`), t.TempDir(), LoadOptions{Name: "mine"})
+	p, err := Parse(KindClaude, []byte(`{"name": "a/b"}`), t.TempDir(), LoadOptions{Name: "mine"})
 	if err != nil || p.Name != "mine" {
 		t.Errorf("override: %v %+v", err, p)
 	}

@@ -101,17 +101,14 @@ func IsFile(root, rel string) bool {
 // Missing is (false, nil); a path that escapes is an error.
 func (t *tree) regularFile(rel string) (bool, error) {
 	_, real, err := t.resolve(rel)
-	if errors.Is(err, errMissing) {
+	var info fs.FileInfo
+	if err == nil {
+		info, err = t.stat(real)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist): // errMissing matches it
 		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	info, err := t.stat(real)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil
-		}
+	case err != nil:
 		return false, err
 	}
 	return info.Mode().IsRegular(), nil

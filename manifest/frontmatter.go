@@ -1,12 +1,12 @@
 package manifest
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/internal/lazyregexp"
 )
 
@@ -38,7 +38,7 @@ func quoteHints(header string) string {
 // warning.
 func parseFrontMatter(data []byte) (*frontMatter, string) {
 	fm := &frontMatter{fields: map[string]any{}, raw: map[string]string{}, lists: map[string][]string{}}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data, _ = jsondoc.TrimBOM(data)
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	if !strings.HasPrefix(text, "---\n") && text != "---" {
 		return fm, ""

@@ -3,22 +3,16 @@ package manifest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/secrets"
 )
 
-// hookEvents are the lifecycle events Reasonix runs hooks for.
-var hookEvents = map[string]bool{
-	"SessionStart":      true,
-	"UserPromptSubmit":  true,
-	"PreToolUse":        true,
-	"PostToolUse":       true,
-	"PermissionRequest": true,
-	"Stop":              true,
-	"SubagentStop":      true,
-}
+// hookEvents are the lifecycle events Reasonix runs hooks for, in the
+// order a native manifest's hooks are listed.
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
 
 // toolEvents see a tool call, so their matchers select tools.
 var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "PermissionRequest": true}
@@ -60,7 +54,7 @@ func (b *builder) claudeHooks(src string, events *node) {
 			b.skip("%s: hooks.%s must be a list of matcher groups; skipped", src, ev)
 			continue
 		}
-		if !hookEvents[ev] {
+		if !slices.Contains(hookEvents, ev) {
 			b.skip("%s: %s hooks have no Reasonix event; %d group(s) skipped", src, ev, len(groups.Items))
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -137,7 +138,7 @@ func packageInvariants(p *Package, kind Kind, root string) error {
 }
 
 func hookInvariants(h Hook, pkgRoot *os.Root, warnings []string) error {
-	if !hookEvents[h.Event] {
+	if !slices.Contains(hookEvents, h.Event) {
 		return fmt.Errorf("event %q", h.Event)
 	}
 	switch h.Form {

@@ -84,16 +84,29 @@ func Load(root string, opts LoadOptions) (*Package, error) {
 }
 
 // Parse reads manifest bytes of the given kind for the package at root.
+// A Claude or Codex manifest's capabilities map by Claude's conventions
+// (Codex adds its CLAUDE.md and session-start-codex ones); anything that
+// does not map is named in Warnings and lowers Compatibility.
 func Parse(kind Kind, data []byte, root string, opts LoadOptions) (*Package, error) {
+	label := ClaudeManifest
 	switch kind {
 	case KindReasonix:
-		return ParseNative(data, root, opts)
+		pkg, err := parseNative(data, root, opts)
+		if err != nil {
+			return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
+		}
+		return pkg, nil
 	case KindCodex:
-		return ParseCodex(data, root, opts)
+		label = CodexManifest
 	case KindClaude:
-		return ParseClaude(data, root, opts)
+	default:
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "unknown manifest kind %q", kind)
 	}
-	return nil, plugind.Errorf(plugind.CodeInvalidSource, "unknown manifest kind %q", kind)
+	doc, err := parseJSON(label, data)
+	if err != nil {
+		return nil, err
+	}
+	return readCompat(root, opts, compatInput{kind: kind, own: doc, ownLabel: label})
 }
 
 // Counts summarizes an inventory, e.g. for list output.
@@ -111,7 +124,7 @@ func loadImplied(root string, opts LoadOptions) (*Package, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := ParseClaude(doc, root, opts)
+	pkg, err := Parse(KindClaude, doc, root, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -80,24 +80,15 @@ var (
 	replaceSlots        = map[string]bool{"system_prompt": true, "context": true, "provider_request": true, "provider_response": true, "compaction": true, "session_policy": true, "permission": true, "frontend_events": true}
 	runtimeToolName     = lazyregexp.New(`^[A-Za-z0-9_-]{1,48}$`)
 	hookShells          = map[string]bool{"bash": true, "powershell": true, "pwsh": true, "cmd": true, "auto": true}
-	eventOrder          = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop", "SubagentStop"}
 )
 
 // rootVar is how a native manifest names the installed plugin root.
 const rootVar = "${REASONIX_PLUGIN_ROOT}/"
 
-// ParseNative reads a reasonix-plugin.json document for the package at
+// parseNative reads a reasonix-plugin.json document for the package at
 // root. It is strict: the exact v2 apiVersion, no unknown field at any
 // depth, every declared path relative and inside root. Only what the
 // manifest declares is loaded; no host sidecar is imported.
-func ParseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
-	pkg, err := parseNative(data, root, opts)
-	if err != nil {
-		return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
-	}
-	return pkg, nil
-}
-
 func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
 	const src = NativeManifest
 	t, err := opts.treeFor(root)
@@ -182,35 +173,27 @@ func (b *builder) nativePaths(src, field string, top, contributes []string) ([][
 
 func (b *builder) nativeResources(src string, m *nativeManifest) error {
 	top, con := m.nativeResources, m.Contributes
-	skills, err := b.nativePaths(src, "skills", top.Skills, con.Skills)
-	if err != nil {
-		return err
-	}
-	for _, p := range skills {
-		b.skillRoot(p[0], p[1], src, false)
-	}
-	for _, field := range []string{"commands", "prompts"} {
-		a, c := top.Commands, con.Commands
-		if field == "prompts" {
-			a, c = top.Prompts, con.Prompts
-		}
-		list, err := b.nativePaths(src, field, a, c)
+	for _, r := range []struct {
+		field    string
+		top, con []string
+	}{{"skills", top.Skills, con.Skills}, {"commands", top.Commands, con.Commands},
+		{"prompts", top.Prompts, con.Prompts}, {"agents", top.Agents, con.Agents}} {
+		list, err := b.nativePaths(src, r.field, r.top, r.con)
 		if err != nil {
 			return err
 		}
 		for _, p := range list {
-			for _, f := range b.mdFiles(p[0], p[1], src, field) {
-				b.addCommand(f, "", "")
+			if r.field == "skills" {
+				b.skillRoot(p[0], p[1], src, false)
+				continue
 			}
-		}
-	}
-	agents, err := b.nativePaths(src, "agents", top.Agents, con.Agents)
-	if err != nil {
-		return err
-	}
-	for _, p := range agents {
-		for _, f := range b.mdFiles(p[0], p[1], src, "agents") {
-			b.addAgent(f, false)
+			for _, f := range b.mdFiles(p[0], p[1], src, r.field) {
+				if r.field == "agents" {
+					b.addAgent(f, false)
+				} else {
+					b.addCommand(f, "", "")
+				}
+			}
 		}
 	}
 	if err := b.nativeThemes(src, top.Themes, con.Themes); err != nil {
@@ -257,11 +240,11 @@ func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error
 
 func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 	for _, ev := range slices.Sorted(maps.Keys(hooks)) {
-		if !hookEvents[ev] {
-			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(eventOrder, ", "))
+		if !slices.Contains(hookEvents, ev) {
+			return fmt.Errorf("%s: hooks.%s: unknown hook event; use one of %s", src, ev, strings.Join(hookEvents, ", "))
 		}
 	}
-	for _, ev := range eventOrder {
+	for _, ev := range hookEvents {
 		for i, h := range hooks[ev] {
 			at := fmt.Sprintf("%s: hooks.%s[%d]", src, ev, i)
 			hook := Hook{Event: ev, Matcher: h.Matcher, Description: h.Description, Timeout: h.Timeout,
@@ -289,17 +272,13 @@ func (b *builder) nativeHooks(src string, hooks map[string][]nativeHook) error {
 				if h.Args != nil {
 					hook.Form, hook.Args = HookExec, secrets.MaskArgs(*h.Args)
 				}
-				if h.Shell != "" {
-					if !hookShells[h.Shell] {
-						return fmt.Errorf("%s: shell %q is not one of bash, powershell, pwsh, cmd, auto", at, h.Shell)
-					}
-					hook.Shell = h.Shell
+				if h.Shell != "" && !hookShells[h.Shell] {
+					return fmt.Errorf("%s: shell %q is not one of bash, powershell, pwsh, cmd, auto", at, h.Shell)
 				}
+				hook.Shell = h.Shell
+				hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 			default:
 				return fmt.Errorf("%s: needs a command or a contextFile", at)
-			}
-			if hook.Command != "" {
-				hook.Command = secrets.MaskCommand(hook.Command, hook.Form == HookShell, hook.Shell)
 			}
 			if h.Timeout < 0 {
 				return fmt.Errorf("%s: timeout must not be negative", at)

@@ -12,9 +12,7 @@ import (
 // Native is the field table of reasonix-plugin.json v2 as the product docs
 // define it: strict (an unknown field at any depth is an error naming its
 // path), null read as absent.
-var Native = sync.OnceValue(nativeTable)
-
-func nativeTable() *jsondoc.Table {
+var Native = sync.OnceValue(func() *jsondoc.Table {
 	strict := func(name string, rows ...jsondoc.Row) *jsondoc.Shape {
 		t := jsondoc.NewTable(name, rows...)
 		t.Unknown = unknownNativeField
@@ -52,7 +50,7 @@ func nativeTable() *jsondoc.Table {
 	)...)
 	t.Unknown = unknownNativeField
 	return t
-}
+})
 
 // unknownNativeField is an error naming the field's whole path: a typo
 // must fail loudly rather than silently disable a capability.

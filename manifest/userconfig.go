@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,9 +88,7 @@ func readOption(key string, n *node) (Option, bool) {
 	}
 	o := Option{Key: key, Title: n.GetStr("title"), Description: n.GetStr("description"), Type: n.GetStr("type"),
 		Required: flag("required"), Sensitive: flag("sensitive"), Multiple: flag("multiple"), Min: num("min"), Max: num("max")}
-	switch o.Type {
-	case OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile:
-	default:
+	if !slices.Contains([]string{OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile}, o.Type) {
 		return Option{}, false
 	}
 	if d := n.Get("default"); d != nil {
@@ -136,11 +135,14 @@ func (o Option) Parse(text string) (Value, error) {
 		}
 		v = NumberValue(f)
 	case OptionBoolean:
-		b, ok := parseBool(line)
-		if !ok {
+		switch strings.ToLower(line) {
+		case "1", "true", "yes", "on":
+			v = BoolValue(true)
+		case "0", "false", "no", "off":
+			v = BoolValue(false)
+		default:
 			return Value{}, fmt.Errorf("%s: %s is not a boolean (use true/false, 1/0, yes/no, on/off)", o.Label(), o.quote(line))
 		}
-		v = BoolValue(b)
 	default:
 		v = StringValue(line)
 	}
@@ -187,10 +189,8 @@ func (o Option) quote(s string) string {
 
 // FindOption returns the option named key.
 func FindOption(opts []Option, key string) (Option, bool) {
-	for _, o := range opts {
-		if o.Key == key {
-			return o, true
-		}
+	if i := slices.IndexFunc(opts, func(o Option) bool { return o.Key == key }); i >= 0 {
+		return opts[i], true
 	}
 	return Option{}, false
 }

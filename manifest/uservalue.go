@@ -35,16 +35,6 @@ var (
 	decimalNumber = lazyregexp.New(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
 )
 
-func parseBool(s string) (bool, bool) {
-	switch strings.ToLower(s) {
-	case "1", "true", "yes", "on":
-		return true, true
-	case "0", "false", "no", "off":
-		return false, true
-	}
-	return false, false
-}
-
 // Value is a userConfig value: a string, a number, a boolean, or a list of
 // strings (a string option with multiple).
 type Value struct {

@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"fmt"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsondoc"
 )
@@ -59,19 +61,10 @@ func parseJSON(name string, data []byte) (*node, error) {
 	data, _ = jsondoc.TrimBOM(data)
 	doc, _, err := jsondoc.Parse(data)
 	if err != nil {
-		return nil, plugind.WithCode(plugind.CodeInvalidSource, namedError{name, err})
+		return nil, plugind.WithCode(plugind.CodeInvalidSource, fmt.Errorf("%s is %w", name, err))
 	}
 	return doc, nil
 }
-
-// namedError is "NAME is not valid JSON…", wrapping the syntax error.
-type namedError struct {
-	name string
-	err  error
-}
-
-func (e namedError) Error() string { return e.name + " is " + e.err.Error() }
-func (e namedError) Unwrap() error { return e.err }
 
 // refuseInvalidClaude is the install path's side of `reasonix plugin
 // validate`: a Claude manifest that validate calls invalid — a schema

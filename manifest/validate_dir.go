@@ -60,18 +60,14 @@ func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 		switch {
 		case errors.Is(err, errMissing):
 			problem(where, "path %q does not exist in the plugin folder", jsondoc.Clip(p, 80))
-			return
 		case errors.Is(err, ErrOutside):
 			problem(where, "path %q leaves the plugin folder (through a symlink or an unsafe form)", jsondoc.Clip(p, 80))
-			return
 		case err != nil:
 			problem(where, "path %q cannot be read: %v", jsondoc.Clip(p, 80), err)
-			return
-		}
-		if !wantDir {
-			return
-		}
-		if info, err := os.Stat(real); err == nil && !info.IsDir() {
+		default:
+			if info, err := os.Stat(real); !wantDir || err != nil || info.IsDir() {
+				return
+			}
 			hint := ""
 			if dir := path.Dir(p); strings.EqualFold(path.Base(p), "SKILL.md") && dir != "." {
 				hint = fmt.Sprintf(" (point to its folder %q instead)", dir)
@@ -136,25 +132,27 @@ func checkContent(root, demote string) Report {
 			r.Warnings = append(r.Warnings, Finding{File: e.Name(), Message: e.Name() + " at the plugin root is not loaded; remove it from the plugin"})
 		}
 	}
+	// check reads rel as install reads it and judges what it holds; an
+	// absent file is fine.
+	check := func(rel string, limit int64, judge func(data []byte) Report) {
+		data, err := ReadFile(root, rel, limit)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
+		default:
+			r.Merge(judge(data), "", rel)
+		}
+	}
 	for _, kind := range []string{"skill", "agent", "command"} {
 		for _, rel := range markdownFiles(root, kind) {
-			data, err := ReadFile(root, rel, maxMarkdownBytes)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
-				continue
-			}
-			var fr Report
-			checkFrontMatter(string(data), kind, &fr)
-			r.Merge(fr, "", rel)
+			check(rel, maxMarkdownBytes, func(data []byte) Report { return checkFrontMatter(string(data), kind) })
 		}
 	}
 	if demote != "" {
 		r.Demote(demote)
 	}
-	checkHooksFile(root, "hooks/hooks.json", &r)
+	check("hooks/hooks.json", maxJSONBytes, func(data []byte) Report { return checkDocument(data, HooksFile(), nil) })
 	return r
 }
 
@@ -188,7 +186,7 @@ const frontMatterKept = "Claude Code's loader reads the file anyway, without thi
 
 // checkFrontMatter applies Claude's front-matter rules to one skill, agent
 // or command file.
-func checkFrontMatter(text, kind string, r *Report) {
+func checkFrontMatter(text, kind string) (r Report) {
 	m := frontMatterBlock.FindStringSubmatch(text)
 	if m == nil {
 		r.Warnf("frontmatter", "no front matter: add a YAML block between \"---\" lines at the top with at least a description")
@@ -196,7 +194,7 @@ func checkFrontMatter(text, kind string, r *Report) {
 	}
 	v, err := parseYAMLLoose(m[1])
 	if err != nil {
-		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", yamlError(err), kind)
+		r.Keep("frontmatter", frontMatterKept, "YAML front matter does not parse (%v); Claude Code then loads this %s with no metadata at all", strings.TrimPrefix(err.Error(), "yaml: "), kind)
 		return
 	}
 	fields, ok := v.(map[string]any)
@@ -237,6 +235,7 @@ func checkFrontMatter(text, kind string, r *Report) {
 			r.Keep("shell", frontMatterKept, "must be \"bash\" or \"powershell\", found %q", jsondoc.Clip(s, 40))
 		}
 	}
+	return r
 }
 
 // parseYAMLLoose decodes YAML as Claude Code's parser does where yaml.v3
@@ -293,10 +292,6 @@ func yamlValue(n *yaml.Node, depth int) (any, error) {
 	return v, nil
 }
 
-func yamlError(err error) string {
-	return strings.TrimPrefix(err.Error(), "yaml: ")
-}
-
 // yamlScalar reports a value Claude keeps as a description: a string,
 // number, boolean or null (a date is read as text).
 func yamlScalar(v any) bool {
@@ -323,20 +318,6 @@ func yamlKind(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-// checkHooksFile checks a hooks file ({"description"?, "hooks": {event:
-// […]}}) as Claude Code reads it; an absent file is fine.
-func checkHooksFile(root, rel string, r *Report) {
-	data, err := ReadFile(root, rel, maxJSONBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		r.Errors = append(r.Errors, Finding{File: rel, Message: Unreadable(err)})
-		return
-	}
-	r.Merge(checkDocument(data, HooksFile(), nil), "", rel)
 }
 
 // ValidateOptions adjust ValidatePluginDir.
@@ -370,7 +351,11 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Errorf("", "%v", err)
 		return r
 	}
-	checkTree(root, &r)
+	// What makes the installer refuse the folder as a whole, found as it
+	// finds it (names and types only): install refuses exactly these.
+	if _, err := plugind.ScanTree(root, plugind.DefaultBudget); err != nil {
+		r.Errorf("", "install would refuse this folder: %v", err)
+	}
 	found, unreadable := 0, 0
 	for _, m := range manifestOrder {
 		data, err := t.readFile(m.path, maxJSONBytes)
@@ -405,7 +390,21 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		}
 		r.Merge(checkContent(root, demote), "", "")
 	}
-	reasonixVerdict(root, opts, &r)
+	// Reasonix's verdict, where the checks above found no error (the
+	// installer refuses the folder for those): its name rules are stricter
+	// than Claude's, and a package with nothing Reasonix maps is blocked.
+	// Each is a warning that says Reasonix refuses it (Claude Code accepts
+	// it).
+	if !r.OK() {
+		return r
+	}
+	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied, Entry: opts.Entry, Prefer: opts.Prefer})
+	switch {
+	case err != nil:
+		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
+	case pkg.Blocked:
+		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
+	}
 	return r
 }
 
@@ -430,37 +429,6 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	kind, _, err := t.detect(t.root, opts.Prefer)
 	if err == nil && kind == KindClaude && !opts.Entry.Strict && declaresComponents(entry) {
 		r.Errorf("", "%s", conflictingManifests)
-	}
-}
-
-// checkTree reports what makes the installer refuse the folder as a
-// whole, found the way it finds it (plugind.ScanTree: names and types
-// only, no file read): a symbolic link out of the folder or dangling, a
-// named pipe, a device or socket, a name it refuses, a folder over the
-// budget. Install refuses exactly these, so they are errors here too.
-func checkTree(root string, r *Report) {
-	if _, err := plugind.ScanTree(root, plugind.DefaultBudget); err != nil {
-		r.Errorf("", "install would refuse this folder: %v", err)
-	}
-}
-
-// reasonixVerdict adds what the installer refuses that the checks above
-// have not: Reasonix's name rules are stricter than Claude's, and a
-// package with nothing Reasonix maps is blocked. Each is a warning that
-// says Reasonix refuses it (Claude Code accepts it). It is skipped when
-// there are errors already, since the installer refuses the folder for
-// those.
-func reasonixVerdict(root string, opts ValidateOptions, r *Report) {
-	if !r.OK() {
-		return
-	}
-	pkg, err := Load(root, LoadOptions{Name: opts.Implied, Implied: opts.Implied, Entry: opts.Entry, Prefer: opts.Prefer})
-	if err != nil {
-		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
-		return
-	}
-	if pkg.Blocked {
-		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
 	}
 }
 

@@ -275,8 +275,7 @@ func TestCheckFrontMatter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var r Report
-			checkFrontMatter(tc.text, "skill", &r)
+			r := checkFrontMatter(tc.text, "skill")
 			if len(r.Errors) != len(tc.errors) {
 				t.Errorf("errors %+v, want at %q", r.Errors, tc.errors)
 			}

@@ -83,9 +83,12 @@ func read(data []byte, opts Options, f format, mode jsondoc.Mode) (*Marketplace,
 		return refuse("does not follow Claude Code's marketplace rules (see: reasonix plugin validate): %s", top.Summary(3))
 	}
 
-	p := &parser{f: f, opts: opts, m: &Marketplace{Warnings: lines(top.Warnings)}}
-	p.m.Name = doc.GetStr("name")
-	p.m.Description = doc.GetStr("description")
+	// The document's warnings quote it, so credentials in it are masked.
+	warnings := make([]string, 0, len(top.Warnings))
+	for _, w := range top.Warnings {
+		warnings = append(warnings, secrets.Mask(w.Line()))
+	}
+	p := &parser{f: f, opts: opts, m: &Marketplace{Name: doc.GetStr("name"), Description: doc.GetStr("description"), Warnings: warnings}}
 	if md := doc.Get("metadata"); md != nil && !f.codex {
 		p.metadata(md)
 	}
@@ -147,16 +150,6 @@ func byEntry(r jsondoc.Report, n int) (top jsondoc.Report, entries []jsondoc.Rep
 		to.Warnings = append(to.Warnings, f)
 	}
 	return top, entries
-}
-
-// lines are findings as warnings: they quote the document, so
-// credentials in it are masked.
-func lines(fs []jsondoc.Finding) []string {
-	out := make([]string, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, secrets.Mask(f.Line()))
-	}
-	return out
 }
 
 // reasonixVerdict adds, as a warning that says so, an entry Reasonix skips

@@ -106,14 +106,11 @@ func (p *parser) entry(i int, obj *node) entryState {
 }
 
 func (p *parser) strict(s *entryState, n *node) {
-	if n == nil {
-		return
-	}
-	switch n.Kind {
-	case jsondoc.Bool:
+	switch {
+	case n == nil || n.Kind == jsondoc.Null:
+	case n.Kind == jsondoc.Bool:
 		b := n.Bool
 		s.Strict = &b
-	case jsondoc.Null:
 	default:
 		// A mistyped strict ("false") may mean false; guessing true could
 		// install a plugin without its manifest, so the entry is refused.

@@ -79,19 +79,16 @@ func (f Found) Note() string {
 // present as a regular file inside it (a link out of the folder does not
 // count). ok is false when root holds none.
 func Find(root string) (Found, bool) {
-	var found Found
-	ok := false
+	var present []Document
 	for _, d := range Documents {
-		if !manifest.IsFile(root, d.Path) {
-			continue
+		if manifest.IsFile(root, d.Path) {
+			present = append(present, d)
 		}
-		if ok {
-			found.Also = append(found.Also, d)
-			continue
-		}
-		found.Document, ok = d, true
 	}
-	return found, ok
+	if len(present) == 0 {
+		return Found{}, false
+	}
+	return Found{Document: present[0], Also: present[1:]}, true
 }
 
 // Has reports whether root holds a marketplace document.

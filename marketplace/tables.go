@@ -170,7 +170,7 @@ var codexTables = sync.OnceValue(func() tables {
 	local := jsondoc.NewTable("local source", row("source"), row("path"))
 	local.Unknown = jsondoc.Warn
 	source := jsondoc.OneOf("a path or a source object", jsondoc.Tagged(&jsondoc.Union{Tag: "source",
-		Cases: map[string]*jsondoc.Table{"local": local}, Unknown: func(*jsondoc.Walk, string, string) {}}), jsondoc.Any())
+		Cases: map[string]*jsondoc.Table{"local": local}}), jsondoc.Any())
 	entry := jsondoc.NewTable("a Codex marketplace entry", row("name"), row("description"), row("version"),
 		opt("source", source), opt("policy", jsondoc.Obj(policy).Lenient()), row("category"), row("interface"))
 	entry.Unknown = jsondoc.Warn

@@ -159,11 +159,8 @@ func findingLine(f manifest.Finding) string {
 		prefix = strings.Join(where, " ") + ": "
 	}
 	line := safeText(prefix) + safeLine(f.Message, 0)
-	switch {
-	case f.Kept != "":
-		line += " [Reasonix: " + safeLine(f.Kept, 0) + "]"
-	case f.Refused != "":
-		line += " [Reasonix: " + safeLine(f.Refused, 0) + "]"
+	if how := cmp.Or(f.Kept, f.Refused); how != "" {
+		line += " [Reasonix: " + safeLine(how, 0) + "]"
 	}
 	return line
 }

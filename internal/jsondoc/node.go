@@ -174,19 +174,10 @@ func (n *Node) ListOf() []Node {
 // Describe names a value for messages: its type, or a short quote of a
 // string.
 func (n *Node) Describe() string {
-	switch n.Kind {
-	case Object:
-		return "an object"
-	case Array:
-		return "an array"
-	case Null:
-		return "null"
-	case Bool:
-		return "a boolean"
-	case Number:
-		return "a number"
+	if n.Kind == String {
+		return fmt.Sprintf("the string %q", Clip(n.Str, 60))
 	}
-	return fmt.Sprintf("the string %q", Clip(n.Str, 60))
+	return [...]string{Null: "null", Bool: "a boolean", Number: "a number", Array: "an array", Object: "an object"}[n.Kind]
 }
 
 // Clip shortens an author's string to quote it in a message.

@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"strings"
@@ -102,28 +103,22 @@ func (r *Report) Refuse(path, why, format string, args ...any) {
 // dir is not "", each finding's file is taken as relative to dir (a plugin
 // folder inside what was validated) and made relative to the whole.
 func (r *Report) Merge(other Report, entry, dir string) {
-	fill := func(f Finding) Finding {
-		if f.Entry == "" {
-			f.Entry = entry
-		}
+	place := func(e, file *string) {
+		*e = cmp.Or(*e, entry)
 		if dir != "" {
-			f.File = path.Join(dir, f.File)
+			*file = path.Join(dir, *file)
 		}
-		return f
 	}
 	for _, f := range other.Errors {
-		r.Errors = append(r.Errors, fill(f))
+		place(&f.Entry, &f.File)
+		r.Errors = append(r.Errors, f)
 	}
 	for _, f := range other.Warnings {
-		r.Warnings = append(r.Warnings, fill(f))
+		place(&f.Entry, &f.File)
+		r.Warnings = append(r.Warnings, f)
 	}
 	for _, c := range other.Checked {
-		if c.Entry == "" {
-			c.Entry = entry
-		}
-		if dir != "" {
-			c.File = path.Join(dir, c.File)
-		}
+		place(&c.Entry, &c.File)
 		r.Checked = append(r.Checked, c)
 	}
 }

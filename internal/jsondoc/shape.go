@@ -1,7 +1,6 @@
 package jsondoc
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -150,7 +149,8 @@ type Union struct {
 	Default string
 	Missing string
 	Cases   map[string]*Table
-	// Unknown reports a tag no case lists.
+	// Unknown reports a tag no case lists (nil: an object of no case is
+	// not looked into).
 	Unknown func(w *Walk, at, tag string)
 }
 
@@ -282,9 +282,4 @@ func Warn(w *Walk, at, key string) {
 		return
 	}
 	w.Warnf(Join(at, key), "unknown field %q; Claude Code and Reasonix ignore it", key)
-}
-
-// KnownTags is a union's tags, sorted, for messages.
-func (u *Union) KnownTags() string {
-	return strings.Join(slices.Sorted(maps.Keys(u.Cases)), ", ")
 }

@@ -219,8 +219,6 @@ func (w *Walk) union(u *Union, n *Node, at string) {
 	if !ok {
 		if u.Unknown != nil {
 			u.Unknown(w, at, tag)
-		} else {
-			w.Errorf(Join(at, u.Tag), "unknown %s %q (known: %s)", u.Tag, Clip(tag, 40), u.KnownTags())
 		}
 		return
 	}
