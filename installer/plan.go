@@ -161,26 +161,30 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
-	if err := checkConfigUse(req, p.Actions); err != nil {
-		return nil, err
-	}
 	for _, a := range p.Actions {
 		if (!p.single || a.Dependency) && !a.applicable() && a.Err != nil {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("%s %s: %s", a.Status, a.Name, a.Err))
 		}
 	}
 	notePlaceMoves(p.Actions, reg)
-	p.seal()
+	if err := p.seal(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
-// seal ends every plan, an install's or an update's: its actions in name
-// order, then the digest of their content and the planId over the whole,
-// which an approval must present again.
-func (p *Plan) seal() {
+// seal ends every plan, an install's or an update's: a --config value
+// that lands on no option refuses it; then its actions in name order, the
+// digest of their content and the planId over the whole, which an approval
+// must present again.
+func (p *Plan) seal() error {
+	if err := checkConfigUse(p.Request, p.Actions); err != nil {
+		return err
+	}
 	sort.SliceStable(p.Actions, func(i, j int) bool { return p.Actions[i].Name < p.Actions[j].Name })
 	p.ContentDigest = contentDigest(p.Actions)
 	p.PlanID = planID(p)
+	return nil
 }
 
 // notePlaceMoves gives every replace that moves the plugin to another

@@ -159,7 +159,9 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
-	p.seal()
+	if err := p.seal(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

@@ -147,6 +147,19 @@ func TestUserConfigFromTheBinary(t *testing.T) {
 	if !strings.Contains(show.stdout, `"7070"`) || !strings.Contains(show.stdout, `"set": true`) {
 		t.Errorf("after update: %s", show.stdout)
 	}
+	// A value for an option no plugin of the update declares is refused, as
+	// install refuses it, with nothing written.
+	before, err := os.ReadFile(filepath.Join(home, "plugin-packages.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := runBinary(t, home, env, "plugin", "update", "uc", "--config", "nope=1", "--yes")
+	if bad.code == 0 || !strings.Contains(bad.stderr, `declares no option "nope"`) || !strings.Contains(bad.stderr, "install.config_invalid") {
+		t.Errorf("update with an undeclared option: exit %d %s", bad.code, bad.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(home, "plugin-packages.json")); !bytes.Equal(before, after) {
+		t.Error("a refused update changed the registry")
+	}
 
 	rm := runBinary(t, home, env, "plugin", "remove", "uc", "--yes")
 	if rm.code != 0 {
