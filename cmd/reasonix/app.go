@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"reasonix.io/plugind/app"
-	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/secrets"
 )
 
@@ -15,8 +14,7 @@ import (
 // warnings go.
 type backend struct {
 	*app.App
-	installer *installer.Installer
-	stderr    io.Writer
+	stderr io.Writer
 	// progress draws on stderr when it is a terminal (nil otherwise);
 	// stop it before printing the command's output.
 	progress *termProgress
@@ -86,7 +84,7 @@ func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+secrets.Mask(w)))
 		}
 	}
-	return &backend{App: a, installer: a.Installer, stderr: m.Stderr, progress: progress}, nil
+	return &backend{App: a, stderr: m.Stderr, progress: progress}, nil
 }
 
 // Close closes the cache, first saying once on stderr if it failed along

@@ -103,7 +103,7 @@ func (m *Main) marketEntries(ctx context.Context, prefix string) []cobra.Complet
 	var out []cobra.Completion
 	for _, k := range names {
 		market, _, _ := strings.Cut(string(k), "\t")
-		list, err := a.installer.Available(ctx, market)
+		list, err := a.Installer.Available(ctx, market)
 		if err != nil {
 			continue // not cached yet: nothing to offer from it
 		}

@@ -24,7 +24,7 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
-				return a.installer.Doctor(cmd.Context(), args[0])
+				return a.Installer.Doctor(cmd.Context(), args[0])
 			}, printDoctor)
 			if err != nil {
 				return err
@@ -47,7 +47,7 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.CapabilityReport, error) {
-				return a.installer.Capabilities(cmd.Context())
+				return a.Installer.Capabilities(cmd.Context())
 			}, func(w io.Writer, r *installer.CapabilityReport) { printCapabilities(w, m.consoleFor(w).width, r) })
 			return err
 		},

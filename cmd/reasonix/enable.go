@@ -30,7 +30,7 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 				return m.failed(con, "nothing changed", err)
 			}
 			defer a.Close()
-			e, warnings, err := a.installer.SetEnabled(cmd.Context(), args[0], enable, force)
+			e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
 			if err != nil {
 				return m.failed(con, "nothing changed", err)
 			}

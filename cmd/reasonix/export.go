@@ -48,7 +48,7 @@ never overwritten unless --force.`,
 				return m.failed(con, "nothing exported", fmt.Errorf("create %s: %w", abs, err))
 			}
 			defer pf.Cleanup()
-			info, err := a.installer.Export(cmd.Context(), args[0], pf)
+			info, err := a.Installer.Export(cmd.Context(), args[0], pf)
 			if err != nil {
 				return m.failed(con, "nothing exported", err)
 			}

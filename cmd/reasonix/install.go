@@ -65,7 +65,7 @@ being asked).`,
 					return installer.ErrorResponse(args[0], srcErr)
 				}
 				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
-					resp, _ := a.installer.Install(cmd.Context(), r, ap)
+					resp, _ := a.Installer.Install(cmd.Context(), r, ap)
 					return resp
 				})
 				return resp

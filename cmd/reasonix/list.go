@@ -28,13 +28,13 @@ func (m *Main) listCommand() *cobra.Command {
 			}
 			if available {
 				_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (availableList, error) {
-					list, err := a.installer.Available(cmd.Context(), market)
+					list, err := a.Installer.Available(cmd.Context(), market)
 					return availableList{list}, err
 				}, func(w io.Writer, l availableList) { printAvailable(w, m.consoleFor(w).width, l.Plugins) })
 				return err
 			}
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (pluginList, error) {
-				infos, err := a.installer.List(cmd.Context())
+				infos, err := a.Installer.List(cmd.Context())
 				return pluginList{infos}, err
 			}, func(w io.Writer, l pluginList) { printList(w, m.Stderr, m.consoleFor(w).width, l.Plugins) })
 			return err

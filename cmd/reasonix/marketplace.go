@@ -38,7 +38,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 				if err != nil {
 					return nil, err
 				}
-				return a.installer.AddMarketplace(cmd.Context(), src, offline || m.Getenv("REASONIX_OFFLINE") == "1")
+				return a.Installer.AddMarketplace(cmd.Context(), src, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 			}, nil, func(con *console, up *installer.MarketplaceUpdate) error {
 				screen{con}.warnings(up.Warnings)
 				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source.String()), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
@@ -53,7 +53,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Example: "  reasonix marketplace list\n  reasonix marketplace ls --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (marketList, error) {
-				ms, err := a.installer.Marketplaces(cmd.Context())
+				ms, err := a.Installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
 			}, func(w io.Writer, l marketList) { printMarkets(w, m.consoleFor(w).width, l.Marketplaces, time.Now()) })
 			return err
@@ -74,7 +74,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 				name = args[0]
 			}
 			return mutate(cmd.Context(), m, "nothing read", func(a *backend) (marketUpdates, error) {
-				ups, err := a.installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
+				ups, err := a.Installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 				return marketUpdates{ups}, err
 			}, func(w io.Writer, l marketUpdates) {
 				for _, up := range l.Updated {
@@ -127,7 +127,7 @@ keeps them installed, unlinked from it.`,
 		ValidArgsFunction: m.completeMarketplaces,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return mutate(cmd.Context(), m, "nothing removed", func(a *backend) (marketRemoval, error) {
-				k, users, err := a.installer.RemoveMarketplace(cmd.Context(), args[0], force)
+				k, users, err := a.Installer.RemoveMarketplace(cmd.Context(), args[0], force)
 				if err != nil {
 					return marketRemoval{}, err
 				}

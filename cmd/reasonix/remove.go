@@ -30,7 +30,7 @@ more are removed by "reasonix plugin prune".`,
 				return usageError(errors.New("remove writes state and deletes the plugin's copied files: rerun with --yes"))
 			}
 			return m.respond(cmd.Context(), shown{cmd: cmdRemove}, func(a *backend) *installer.Response {
-				resp, _ := a.installer.Remove(cmd.Context(), args[0], force)
+				resp, _ := a.Installer.Remove(cmd.Context(), args[0], force)
 				return resp
 			})
 		},
@@ -56,7 +56,7 @@ installed yourself is never pruned. --dry-run lists them and writes nothing.`,
 				return usageError(errors.New("give --dry-run to see what would go, or --yes to remove it"))
 			}
 			return m.respond(cmd.Context(), shown{cmd: cmdPrune}, func(a *backend) *installer.Response {
-				resp, _ := a.installer.Prune(cmd.Context(), dryRun)
+				resp, _ := a.Installer.Prune(cmd.Context(), dryRun)
 				return resp
 			})
 		},

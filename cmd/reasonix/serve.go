@@ -55,7 +55,7 @@ running after that is discarded whole.`,
 				grace = -1 // cancel in-flight work at once
 			}
 			srv, err := server.New(server.Config{
-				Installer: a.installer, Token: token, Log: logger,
+				Installer: a.Installer, Token: token, Log: logger,
 				AllowRemote: allowRemote, ShutdownTimeout: grace,
 			})
 			if err != nil {

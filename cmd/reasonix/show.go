@@ -20,7 +20,7 @@ func (m *Main) showCommand() *cobra.Command {
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
-				return a.installer.Show(cmd.Context(), args[0])
+				return a.Installer.Show(cmd.Context(), args[0])
 			}, printShow)
 			return err
 		},

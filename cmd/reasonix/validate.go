@@ -51,7 +51,7 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 					if err != nil {
 						return nil, nil, err
 					}
-					return a.installer, func() { a.Close() }, nil
+					return a.Installer, func() { a.Close() }, nil
 				},
 			})
 			if err != nil {
