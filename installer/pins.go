@@ -15,17 +15,10 @@ func (in *Installer) InstalledPins(ctx context.Context) ([]source.Source, error)
 	}
 	var pins []source.Source
 	for _, e := range reg.Plugins {
-		if e.Commit == "" {
+		if e.Commit == "" || !e.Source.IsRemote() {
 			continue
 		}
-		s := e.Source
-		if !s.IsRemote() {
-			continue
-		}
-		if e.Subdir != "" {
-			s = s.WithSubdir(e.Subdir)
-		}
-		pins = append(pins, s.At(e.Commit))
+		pins = append(pins, e.Source.Beside(e.Subdir).At(e.Commit))
 	}
 	return pins, nil
 }
