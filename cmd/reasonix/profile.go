@@ -7,18 +7,20 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"time"
 )
 
-// Profiling switches for benchmarks (bench/bulk.sh, bench/rss; issues 13
-// and 23): a CPU profile of the whole run, the allocation profile at its
+// Profiling switches for benchmarks (bench/bulk.sh, bench/rss; issues 13,
+// 23 and 24): an execution trace and a CPU profile of the whole run, the allocation profile at its
 // end, and the heap profile at its peak. They are read by main only, never
 // by Main.Run, so tests cannot turn them on.
 const (
 	cpuProfileEnv   = "REASONIX_CPUPROFILE"
 	allocProfileEnv = "REASONIX_ALLOCPROFILE"
 	memProfileEnv   = "REASONIX_MEMPROFILE"
+	traceEnv        = "REASONIX_TRACE"
 )
 
 // startProfiles starts what the environment asks for and returns the
@@ -37,6 +39,18 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 			cpu = f
 		}
 	}
+	var tr *os.File
+	if p := getenv(traceEnv); p != "" {
+		f, err := os.Create(p)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "reasonix: %s: %v\n", traceEnv, err)
+		} else {
+			tr = f
+		}
+	}
 	allocPath := getenv(allocProfileEnv)
 	memPath := getenv(memProfileEnv)
 	if allocPath != "" || memPath != "" {
@@ -51,6 +65,10 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 		if cpu != nil {
 			pprof.StopCPUProfile()
 			_ = cpu.Close()
+		}
+		if tr != nil {
+			trace.Stop()
+			_ = tr.Close()
 		}
 		if allocPath == "" {
 			return
