@@ -1,10 +1,10 @@
 package plugind
 
-import "reasonix.io/plugind/internal/lazyregexp"
+import "strings"
 
-// commitID is a full commit id as every pin spells it (SPEC §6): 40
-// lower-case hex digits.
-var commitID = lazyregexp.New(`^[0-9a-f]{40}$`)
-
-// IsCommitID reports whether s is a full 40-hex lower-case commit id.
-func IsCommitID(s string) bool { return commitID.MatchString(s) }
+// IsCommitID reports whether s is a full commit id as every pin spells it
+// (SPEC §6): 40 lower-case hex digits. Every source parse asks, so it is a
+// byte check rather than a regexp match, which costs a microsecond.
+func IsCommitID(s string) bool {
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
+}

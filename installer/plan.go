@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
@@ -117,15 +120,24 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 		eff.Name = read.entry
 	}
-	reg, err := in.plannedRegistry()
-	if err != nil {
-		return nil, err
-	}
+	// The registry is decoded while the source resolves: neither needs the
+	// other, and on a warm re-plan each is a third of the work (issue 24).
+	// Its error still comes first, as when it was read before resolving.
+	regc := make(chan registryRead, 1)
+	go func() {
+		reg, err := in.plannedRegistry()
+		regc <- registryRead{reg, err}
+	}()
 	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
+	r := <-regc
+	if r.err != nil {
+		return nil, r.err
+	}
+	reg := r.reg
 	if err != nil {
 		return nil, err
 	}
@@ -149,11 +161,20 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	site := siteOf(src, f, marketName)
 	invs := in.cachedManifests(ctx, req, f.Candidates, p.single)
-	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg, invs)
-		a.MarketplaceName, a.site = marketName, site
-		p.Actions = append(p.Actions, a)
+	p.Actions = make([]Action, len(f.Candidates))
+	// Candidates are planned side by side (each reads its own manifest and
+	// config), in their order.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, c := range f.Candidates {
+		g.Go(func() error {
+			a := in.planCandidate(ctx, req, c, p.single, reg, invs)
+			a.MarketplaceName, a.site = marketName, site
+			p.Actions[i] = a
+			return nil
+		})
 	}
+	_ = g.Wait()
 	in.storeManifests(ctx, invs)
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
@@ -171,6 +192,12 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// registryRead is the registry as plannedRegistry read it.
+type registryRead struct {
+	reg *Registry
+	err error
 }
 
 // seal ends every plan, an install's or an update's: a --config value
