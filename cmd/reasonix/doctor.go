@@ -11,7 +11,7 @@ import (
 )
 
 func (m *Main) doctorCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "doctor NAME",
 		Short: "Check that an installed plugin's root, manifest and content are intact",
 		Long: `Doctor checks one installed plugin: its root is its own folder in the home's plugins folder (or,
@@ -35,11 +35,10 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 			return nil
 		},
 	}
-	return cmd
 }
 
 func (m *Main) capabilitiesCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "capabilities",
 		Short: "Report skills, hooks, MCP servers and package roots across installed plugins",
 		Example: `  reasonix doctor capabilities
@@ -52,7 +51,6 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 			return err
 		},
 	}
-	return cmd
 }
 
 func printDoctor(w io.Writer, info *installer.PluginInfo) {

@@ -494,16 +494,6 @@ func (m *Main) prog() string {
 	return m.Prog
 }
 
-// shellJoin quotes args for a POSIX shell: words of safe characters as
-// they are, anything else in single quotes.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
 var shellSafe = lazyregexp.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 func shellQuote(s string) string {

@@ -11,7 +11,7 @@ import (
 )
 
 func (m *Main) showCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Example: `  reasonix plugin show hello-claude
@@ -25,7 +25,6 @@ func (m *Main) showCommand() *cobra.Command {
 			return err
 		},
 	}
-	return cmd
 }
 
 func printShow(w io.Writer, p *installer.PluginInfo) {
