@@ -439,15 +439,8 @@ func approveCommand(prog, source string, req installer.Request, planID string) [
 	if req.Name != "" {
 		args = append(args, "--name", req.Name)
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{req.Replace, "--replace"}, {req.Link, "--link"}, {req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}} {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
-	return append(args, "--yes", "--plan-id", planID)
+	return approving(args, planID, flagOn{req.Replace, "--replace"}, flagOn{req.Link, "--link"}, flagOn{req.Offline, "--offline"},
+		flagOn{req.AllowUnpinned, "--allow-unpinned"})
 }
 
 // approveUpdateCommand is the update command line that applies exactly the
@@ -463,10 +456,19 @@ func approveUpdateCommand(prog string, ur installer.UpdateRequest, req installer
 	} else {
 		args = append(args, ur.Names...)
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}, {req.Refresh, "--refresh"}} {
+	return approving(args, planID, flagOn{req.Offline, "--offline"}, flagOn{req.AllowUnpinned, "--allow-unpinned"}, flagOn{req.Refresh, "--refresh"})
+}
+
+// flagOn is a flag that shapes a plan, and whether it was given.
+type flagOn struct {
+	on   bool
+	flag string
+}
+
+// approving ends an approve command: the flags that are on, then --yes
+// and --plan-id.
+func approving(args []string, planID string, flags ...flagOn) []string {
+	for _, f := range flags {
 		if f.on {
 			args = append(args, f.flag)
 		}
