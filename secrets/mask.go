@@ -11,7 +11,7 @@ import (
 // Masked is what a hidden credential is shown as.
 const Masked = "***"
 
-// Mask returns s with every credential Find recognizes replaced by
+// Mask returns s with every credential find recognizes replaced by
 // Masked: URL userinfo, query and fragment parameter values, credential
 // assignments, Authorization and other credential header values, and
 // well-known token literals. It is for any text that may echo a user- or
