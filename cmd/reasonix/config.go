@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -279,13 +280,8 @@ func withConfigArgs(approve []string, req installer.Request, resp *installer.Res
 	if len(req.Config) == 0 || len(approve) < 3 {
 		return approve
 	}
-	keys := make([]string, 0, len(req.Config))
-	for k := range req.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var flags []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
 		if !isSensitiveKey(k, resp) {
 			flags = append(flags, "--config", k+"="+req.Config[k])
 		}

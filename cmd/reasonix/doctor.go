@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -89,12 +90,7 @@ func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
 		t.add(safeText(p.Name), state, runtime, countWords(p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, false), safeText(p.Root))
 	}
 	t.write(w, width)
-	events := make([]string, 0, len(r.Hooks))
-	for event := range r.Hooks {
-		events = append(events, event)
-	}
-	sort.Strings(events)
-	for _, event := range events {
+	for _, event := range slices.Sorted(maps.Keys(r.Hooks)) {
 		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), r.Hooks[event])
 	}
 	for _, c := range r.Conflicts {

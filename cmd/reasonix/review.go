@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -368,13 +370,8 @@ func (s screen) fullTrust(a installer.Action) {
 		s.line("   %s", safeText(rt.Warning))
 	}
 	if len(rt.Env) > 0 {
-		keys := make([]string, 0, len(rt.Env))
-		for k := range rt.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		env := make([]string, 0, len(keys))
-		for _, k := range keys {
+		env := make([]string, 0, len(rt.Env))
+		for _, k := range slices.Sorted(maps.Keys(rt.Env)) {
 			env = append(env, k+"="+rt.Env[k])
 		}
 		s.line("   env: %s", safeText(strings.Join(env, " ")))
