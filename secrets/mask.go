@@ -79,23 +79,18 @@ func MaskAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// MaskValue hides a whole literal env or header value; references and
-// empty values are shown as they are.
-func MaskValue(v string) string {
-	if v == "" || IsReference(v) {
-		return v
-	}
-	return Masked
-}
-
-// MaskValues is MaskValue over an env or headers map (nil when empty).
+// MaskValues hides each whole literal value of an env or headers map;
+// references and empty values are shown as they are (nil when empty).
 func MaskValues(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = MaskValue(v)
+		out[k] = v
+		if v != "" && !IsReference(v) {
+			out[k] = Masked
+		}
 	}
 	return out
 }
