@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,10 +136,7 @@ func (m *Main) askValues(ctx context.Context, plan *installer.Response, missing 
 // (three tries). A sensitive value is read without echo, and never
 // repeated in an error.
 func (m *Main) askOption(ctx context.Context, f *os.File, o manifest.Option) (string, error) {
-	title := o.Title
-	if title == "" {
-		title = o.Key
-	}
+	title := cmp.Or(o.Title, o.Key)
 	if o.Description != "" {
 		fmt.Fprintf(m.Stderr, "  %s: %s\n", safeText(title), safeLine(o.Description, maxCell))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,9 +32,7 @@ never overwritten unless --force.`,
 				return m.failed(con, "nothing exported", err)
 			}
 			defer a.Close()
-			if out == "" {
-				out = args[0] + ".zip"
-			}
+			out = cmp.Or(out, args[0]+".zip")
 			abs, err := filepath.Abs(out)
 			if err != nil {
 				return m.failed(con, "nothing exported", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -118,10 +119,7 @@ func (s screen) review(r reviewed) {
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
-		reason := resp.ErrorText()
-		if reason == "" {
-			reason = "nothing in it can be " + done
-		}
+		reason := cmp.Or(resp.ErrorText(), "nothing in it can be "+done)
 		s.blank()
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
 	case r.approve != nil && len(ready) > 0:
@@ -317,10 +315,7 @@ func (s screen) notInstalled(other []installer.Action) {
 	var groups []*group
 	byKey := map[string]*group{}
 	for _, a := range other {
-		reason := entryPrefix.ReplaceAllString(a.ErrorText(), "")
-		if reason == "" {
-			reason = "no reason given"
-		}
+		reason := cmp.Or(entryPrefix.ReplaceAllString(a.ErrorText(), ""), "no reason given")
 		if code := a.Code(); code != "" {
 			reason += " [" + string(code) + "]"
 		}
@@ -486,12 +481,7 @@ func progName(argv0 string) string {
 }
 
 // prog is the program name for suggested commands.
-func (m *Main) prog() string {
-	if m.Prog == "" {
-		return "reasonix"
-	}
-	return m.Prog
-}
+func (m *Main) prog() string { return cmp.Or(m.Prog, "reasonix") }
 
 var shellSafe = lazyregexp.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
