@@ -170,11 +170,7 @@ func (s *stripper) execHook(hook, cmd, arr *jsondoc.Node) {
 		}
 	}
 	found := argSecrets(list, export)
-	any := false
-	for _, f := range found {
-		any = any || len(f) > 0
-	}
-	if !any {
+	if !slices.ContainsFunc(found, func(f []secret) bool { return len(f) > 0 }) {
 		return
 	}
 	line := []string{bashQuote(cmd.Str)}
