@@ -59,12 +59,8 @@ func printDoctor(w io.Writer, info *installer.PluginInfo) {
 	if len(info.Problems) == 0 {
 		fmt.Fprintf(w, "ok: root present, manifest readable, content matches %s\n", safeText(info.ContentDigest))
 	}
-	for _, p := range info.Problems {
-		fmt.Fprintf(w, "problem: %s\n", safeText(p))
-	}
-	for _, warning := range info.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
-	}
+	labeled(w, "problem", info.Problems)
+	labeled(w, "warning", info.Warnings)
 }
 
 // printCapabilities prints what the installed plugins contribute, one
@@ -93,10 +89,14 @@ func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
 	for _, event := range slices.Sorted(maps.Keys(r.Hooks)) {
 		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), r.Hooks[event])
 	}
-	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "conflict: %s\n", safeText(c))
-	}
-	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
+	labeled(w, "conflict", r.Conflicts)
+	labeled(w, "warning", r.Warnings)
+}
+
+// labeled prints each item on a line of its own, after its label
+// ("warning: …").
+func labeled(w io.Writer, label string, items []string) {
+	for _, it := range items {
+		fmt.Fprintf(w, "%s: %s\n", label, safeText(it))
 	}
 }

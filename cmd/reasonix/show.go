@@ -103,9 +103,7 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 			fmt.Fprintf(w, "  %-32s %s\n", safeCell(optionLabel(o.Option), 60), optionState(o))
 		}
 	})
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warn))
-	}
+	labeled(w, "warning", p.Warnings)
 }
 
 func section(w io.Writer, title string, n int, body func()) {
