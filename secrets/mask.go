@@ -56,25 +56,22 @@ func MaskQuoting(text, input string) string {
 // to every string, error and fmt.Stringer value, the message included, so
 // a log line never repeats a credential a source carried.
 func MaskAttr(_ []string, a slog.Attr) slog.Attr {
-	switch a.Value.Kind() {
-	case slog.KindString:
-		s := a.Value.String()
-		if r := Mask(s); r != s {
-			a.Value = slog.StringValue(r)
-		}
-	case slog.KindAny:
-		var s string
-		switch v := a.Value.Any().(type) {
-		case error:
-			s = v.Error()
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			return a
-		}
-		if r := Mask(s); r != s {
-			a.Value = slog.StringValue(r)
-		}
+	if k := a.Value.Kind(); k != slog.KindString && k != slog.KindAny {
+		return a
+	}
+	var s string
+	switch v := a.Value.Any().(type) {
+	case string:
+		s = v
+	case error:
+		s = v.Error()
+	case fmt.Stringer:
+		s = v.String()
+	default:
+		return a
+	}
+	if r := Mask(s); r != s {
+		a.Value = slog.StringValue(r)
 	}
 	return a
 }
