@@ -6,7 +6,7 @@ import (
 	"reasonix.io/plugind/internal/lazyregexp"
 )
 
-// secret is one credential inside a string a plugin declares: a span Find
+// secret is one credential inside a string a plugin declares: a span find
 // returned, or a whole shell word or argument a credential flag names.
 type secret struct {
 	Span
@@ -76,11 +76,4 @@ func replaceSecrets(s string, found []secret, repl func(secret) string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-// mergeSecrets orders secrets and resolves overlaps as p does (see
-// ordered); on equal spans the first listed wins (a flag's value before a
-// token in it).
-func mergeSecrets(found []secret, p policy) []secret {
-	return ordered(found, p, func(f *secret) *Span { return &f.Span })
 }

@@ -100,18 +100,10 @@ func isUpperDigit(c byte) bool { return isUpper(c) || isDigit(c) }
 func isWordByte(c byte) bool   { return isAlnum(c) || c == '_' }
 func isTokenByte(c byte) bool  { return isWordByte(c) || c == '-' }
 func isKeyByte(c byte) bool    { return isTokenByte(c) || c == '.' }
-func isHeaderByte(c byte) bool { return isTokenByte(c) }
 func isSchemeByte(c byte) bool { return isAlnum(c) || c == '+' || c == '-' || c == '.' }
 func isUserByte(c byte) bool   { return isKeyByte(c) || c == '~' || c == '+' }
 func isBearerByte(c byte) bool { return isTokenByte(c) || strings.IndexByte("._~+/=", c) >= 0 }
 
 func isAlnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-func hasDigit(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if isDigit(s[i]) {
-			return true
-		}
-	}
-	return false
-}
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

@@ -1,4 +1,4 @@
-// Package secrets is the one home of credential handling: detection (Find)
+// Package secrets is the one home of credential handling: detection (find)
 // and its two policies, mask for display (Mask and the Mask* helpers) and
 // strip for export (Strip). Every caller that shows or exports text a user,
 // a source or a plugin supplied goes through it, so "looks like a
@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Kind says how Find recognized a credential.
+// Kind says how find recognized a credential.
 type Kind uint8
 
 const (
@@ -55,7 +55,7 @@ type Span struct {
 type policy uint8
 
 const (
-	// display hides every credential Find knows, the union of
+	// display hides every credential find knows, the union of
 	// overlapping ones.
 	display policy = iota
 	// export moves to variables the credentials something names (a key,
@@ -64,19 +64,18 @@ const (
 	export
 )
 
-// Find returns the credential values in s, in order and without overlaps.
-// The detection is lexical, one pass over the bytes; it is the single
-// definition of "looks like a credential" that display masking, export and
-// error redaction share.
-func Find(s string) []Span { return find(s, display) }
-
-// find runs the rules in two tiers. The named rules (userinfo, pair,
-// header, word) claim what they find, and the scan goes on after it. The
-// place rules only widen what display hides: every parameter of a URL's
-// query or key=value fragment, the rest of a credential parameter's value
-// up to its '&', the password of "user:pass@host", and URL userinfo whose
-// password holds a quote. They never move the scan, so what the named
-// rules find is the same with or without them.
+// find returns the credential values in s that p covers, in order and
+// without overlaps. The detection is lexical, one pass over the bytes; it
+// is the single definition of "looks like a credential" that display
+// masking, export and error redaction share.
+//
+// It runs the rules in two tiers. The named rules (userinfo, pair, header,
+// word) claim what they find, and the scan goes on after it. The place
+// rules only widen what display hides: every parameter of a URL's query or
+// key=value fragment, the rest of a credential parameter's value up to its
+// '&', the password of "user:pass@host", and URL userinfo whose password
+// holds a quote. They never move the scan, so what the named rules find is
+// the same with or without them.
 func find(s string, p policy) []Span {
 	f := finder{s: s}
 	lastBreak, lastSlash := -1, -1 // the byte before the current word; its last '/'
@@ -381,7 +380,7 @@ func (f *finder) header(i int) {
 		j--
 	}
 	k := j
-	for k > 0 && isHeaderByte(s[k-1]) {
+	for k > 0 && isTokenByte(s[k-1]) {
 		k--
 	}
 	name := s[k:j]

@@ -139,7 +139,7 @@ func TestFindKindsAndNames(t *testing.T) {
 	t.Parallel()
 	s := `X=1 API_KEY=abc https://u:p@h/x?access_token=t0k -H "Authorization: Bearer zz9" ghp_0123456789abcdefghij`
 	var got []string
-	for _, sp := range Find(s) {
+	for _, sp := range find(s, display) {
 		got = append(got, string(rune('0'+sp.Kind))+":"+sp.Name+":"+s[sp.Start:sp.End])
 	}
 	want := []string{
@@ -179,7 +179,7 @@ func TestWholeTokenAndReference(t *testing.T) {
 	t.Parallel()
 	// isToken: v as a whole is a well-known credential token.
 	isToken := func(v string) bool {
-		sp := Find(v)
+		sp := find(v, display)
 		return len(sp) == 1 && sp[0].Kind == Token && sp[0].Start == 0 && sp[0].End == len(v)
 	}
 	for v, want := range map[string]bool{
@@ -262,10 +262,10 @@ func FuzzMask(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		r := Mask(s)
-		if sp := Find(r); len(sp) != 0 {
+		if sp := find(r, display); len(sp) != 0 {
 			t.Fatalf("Mask(%q) = %q still holds %q", s, r, r[sp[0].Start:sp[0].End])
 		}
-		if len(Find(s)) == 0 && r != s {
+		if len(find(s, display)) == 0 && r != s {
 			t.Fatalf("Mask(%q) = %q changed text with no credential", s, r)
 		}
 	})
@@ -282,7 +282,7 @@ func TestFindIsLinear(t *testing.T) {
 		best := time.Duration(1 << 62)
 		for range 3 {
 			start := time.Now()
-			Find(s)
+			find(s, display)
 			best = min(best, time.Since(start))
 		}
 		if best > 5*time.Second {

@@ -11,7 +11,7 @@ import (
 // Masked is what a hidden credential is shown as.
 const Masked = "***"
 
-// Mask returns s with every credential Find recognizes replaced by
+// Mask returns s with every credential find recognizes replaced by
 // Masked: URL userinfo, query and fragment parameter values, credential
 // assignments, Authorization and other credential header values, and
 // well-known token literals. It is for any text that may echo a user- or
@@ -56,46 +56,38 @@ func MaskQuoting(text, input string) string {
 // to every string, error and fmt.Stringer value, the message included, so
 // a log line never repeats a credential a source carried.
 func MaskAttr(_ []string, a slog.Attr) slog.Attr {
-	switch a.Value.Kind() {
-	case slog.KindString:
-		s := a.Value.String()
-		if r := Mask(s); r != s {
-			a.Value = slog.StringValue(r)
-		}
-	case slog.KindAny:
-		var s string
-		switch v := a.Value.Any().(type) {
-		case error:
-			s = v.Error()
-		case fmt.Stringer:
-			s = v.String()
-		default:
-			return a
-		}
-		if r := Mask(s); r != s {
-			a.Value = slog.StringValue(r)
-		}
+	if k := a.Value.Kind(); k != slog.KindString && k != slog.KindAny {
+		return a
+	}
+	var s string
+	switch v := a.Value.Any().(type) {
+	case string:
+		s = v
+	case error:
+		s = v.Error()
+	case fmt.Stringer:
+		s = v.String()
+	default:
+		return a
+	}
+	if r := Mask(s); r != s {
+		a.Value = slog.StringValue(r)
 	}
 	return a
 }
 
-// MaskValue hides a whole literal env or header value; references and
-// empty values are shown as they are.
-func MaskValue(v string) string {
-	if v == "" || IsReference(v) {
-		return v
-	}
-	return Masked
-}
-
-// MaskValues is MaskValue over an env or headers map (nil when empty).
+// MaskValues hides each whole literal value of an env or headers map;
+// references and empty values are shown as they are (nil when empty).
 func MaskValues(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = MaskValue(v)
+		out[k] = v
+		if v != "" && !IsReference(v) {
+			out[k] = Masked
+		}
 	}
 	return out
 }

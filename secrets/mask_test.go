@@ -45,8 +45,8 @@ func TestMaskValue(t *testing.T) {
 		{"prefix-${X}-abc123", Masked},
 	}
 	for _, tc := range tests {
-		if got := MaskValue(tc.in); got != tc.want {
-			t.Errorf("MaskValue(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := MaskValues(map[string]string{"K": tc.in})["K"]; got != tc.want {
+			t.Errorf("MaskValues({K: %q}) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -20,6 +20,19 @@ const (
 	cmdShell
 )
 
+// dialects is what each shell reads differently: the bytes that separate
+// commands, the escape character, and how a variable reference is written
+// (open + NAME + close).
+var dialects = [...]struct {
+	seps             string
+	escape           byte
+	refOpen, refShut string
+}{
+	posixShell: {";|&()<>", '\\', "${", "}"},
+	powerShell: {";|&(){}", '`', "${env:", "}"},
+	cmdShell:   {"&|<>()", '^', "%", "%"},
+}
+
 func dialectOf(shell string) dialect {
 	switch strings.ToLower(shell) {
 	case "powershell", "pwsh":
@@ -56,16 +69,6 @@ type span struct {
 	contentEnd int // where the content ends: end-1, or end when unterminated
 }
 
-func isShellSep(d dialect, c byte) bool {
-	switch d {
-	case powerShell:
-		return strings.IndexByte(";|&(){}", c) >= 0
-	case cmdShell:
-		return strings.IndexByte("&|<>()", c) >= 0
-	}
-	return strings.IndexByte(";|&()<>", c) >= 0
-}
-
 func lexShell(s string, d dialect) *shellText {
 	t := &shellText{s: s, d: d, quote: make([]uint8, len(s))}
 	var cur strings.Builder
@@ -82,25 +85,19 @@ func lexShell(s string, d dialect) *shellText {
 			in, sep = false, false
 		}
 	}
-	escape := byte('\\')
-	switch d {
-	case powerShell:
-		escape = '`'
-	case cmdShell:
-		escape = '^'
-	}
+	escape := dialects[d].escape
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			end(i)
 			i++
-		case isShellSep(d, c):
+		case strings.IndexByte(dialects[d].seps, c) >= 0:
 			end(i)
 			sep = true
 			i++
 		case c == '#' && !in && d != cmdShell:
-			// A comment runs to the end of the line; Find still
+			// A comment runs to the end of the line; find still
 			// sees its text.
 			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {
 				i += nl
@@ -158,7 +155,7 @@ func lexShell(s string, d dialect) *shellText {
 }
 
 // secrets finds the credentials of a command line p covers: the word
-// after a credential flag, and whatever Find finds in the text.
+// after a credential flag, and whatever find finds in the text.
 func (t *shellText) secrets(p policy) []secret {
 	var found []secret
 	for i := 1; i < len(t.words); i++ {
@@ -191,7 +188,9 @@ func (t *shellText) secrets(p policy) []secret {
 		last = f.End
 		found = append(found, f)
 	}
-	return mergeSecrets(found, p)
+	// On equal spans the first listed wins: a flag's value before a token
+	// in it.
+	return ordered(found, p, func(f *secret) *Span { return &f.Span })
 }
 
 // rewrite replaces each secret by a reference to the environment variable
@@ -249,13 +248,7 @@ func (t *shellText) rewrite(varFor func(secret) string) string {
 }
 
 func (t *shellText) ref(name string) string {
-	switch t.d {
-	case powerShell:
-		return "${env:" + name + "}"
-	case cmdShell:
-		return "%" + name + "%"
-	}
-	return "${" + name + "}"
+	return dialects[t.d].refOpen + name + dialects[t.d].refShut
 }
 
 // singleAt returns the single-quoted string whose content holds pos.

@@ -2,7 +2,8 @@ package secrets
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind/internal/jsondoc"
@@ -27,11 +28,8 @@ import (
 func Strip(doc *jsondoc.Node) (vars []string, changed bool) {
 	s := &stripper{required: map[string]bool{}, literals: map[string]string{}}
 	s.walk(doc, "", false)
-	vars = make([]string, 0, len(s.required))
-	for v := range s.required {
-		vars = append(vars, v)
-	}
-	sort.Strings(vars)
+	vars = slices.AppendSeq(make([]string, 0, len(s.required)), maps.Keys(s.required))
+	slices.Sort(vars)
 	return vars, s.changed
 }
 
@@ -172,11 +170,7 @@ func (s *stripper) execHook(hook, cmd, arr *jsondoc.Node) {
 		}
 	}
 	found := argSecrets(list, export)
-	any := false
-	for _, f := range found {
-		any = any || len(f) > 0
-	}
-	if !any {
+	if !slices.ContainsFunc(found, func(f []secret) bool { return len(f) > 0 }) {
 		return
 	}
 	line := []string{bashQuote(cmd.Str)}

@@ -336,7 +336,7 @@ func FuzzStripHookCommand(f *testing.F) {
 			t.Fatalf("export of %q (shell %q) is not stable:\n%s\n%s", command, shell, out, again)
 		}
 		shown := MaskCommand(command, true, shell)
-		if sp := Find(shown); len(sp) != 0 {
+		if sp := find(shown, display); len(sp) != 0 {
 			t.Fatalf("MaskCommand(%q) = %q still shows %q", command, shown, shown[sp[0].Start:sp[0].End])
 		}
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
@@ -39,10 +40,7 @@ func flagError(cmd *cobra.Command, err error) error {
 	if m == nil {
 		return usageError(err)
 	}
-	typed := m[1]
-	if typed == "" {
-		typed = m[2]
-	}
+	typed := cmp.Or(m[1], m[2])
 	if s := nearFlags(cmd, typed); len(s) > 0 {
 		return usageError(fmt.Errorf("%s; did you mean %s? (see '%s --help')", err, strings.Join(s, " or "), cmd.CommandPath()))
 	}

@@ -152,7 +152,7 @@ func completable(word string) bool {
 // completionCommand replaces cobra's default one so the scripts also
 // complete ./reasonix (how the README runs it) and say how to load them.
 func (m *Main) completionCommand(root *cobra.Command) *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print the shell completion script",
 		Long: `Print the script that makes your shell complete reasonix's commands, flags, installed plugin
@@ -193,7 +193,6 @@ every new one. It completes both "reasonix" and "./reasonix".`,
 			return err
 		},
 	}
-	return cmd
 }
 
 // bashCompletionCheck warns, when the bash script is loaded, that the

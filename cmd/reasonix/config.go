@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -134,10 +136,7 @@ func (m *Main) askValues(ctx context.Context, plan *installer.Response, missing 
 // (three tries). A sensitive value is read without echo, and never
 // repeated in an error.
 func (m *Main) askOption(ctx context.Context, f *os.File, o manifest.Option) (string, error) {
-	title := o.Title
-	if title == "" {
-		title = o.Key
-	}
+	title := cmp.Or(o.Title, o.Key)
 	if o.Description != "" {
 		fmt.Fprintf(m.Stderr, "  %s: %s\n", safeText(title), safeLine(o.Description, maxCell))
 	}
@@ -279,13 +278,8 @@ func withConfigArgs(approve []string, req installer.Request, resp *installer.Res
 	if len(req.Config) == 0 || len(approve) < 3 {
 		return approve
 	}
-	keys := make([]string, 0, len(req.Config))
-	for k := range req.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var flags []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
 		if !isSensitiveKey(k, resp) {
 			flags = append(flags, "--config", k+"="+req.Config[k])
 		}

@@ -136,3 +136,13 @@ func TestResultLineInEveryMode(t *testing.T) {
 		}
 	}
 }
+
+// shellJoin quotes args for a POSIX shell, as one line: what the lines of
+// commandLines join to.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}

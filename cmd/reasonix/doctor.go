@@ -3,7 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func (m *Main) doctorCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "doctor NAME",
 		Short: "Check that an installed plugin's root, manifest and content are intact",
 		Long: `Doctor checks one installed plugin: its root is its own folder in the home's plugins folder (or,
@@ -35,11 +36,10 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 			return nil
 		},
 	}
-	return cmd
 }
 
 func (m *Main) capabilitiesCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "capabilities",
 		Short: "Report skills, hooks, MCP servers and package roots across installed plugins",
 		Example: `  reasonix doctor capabilities
@@ -52,7 +52,6 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
 			return err
 		},
 	}
-	return cmd
 }
 
 func printDoctor(w io.Writer, info *installer.PluginInfo) {
@@ -60,12 +59,8 @@ func printDoctor(w io.Writer, info *installer.PluginInfo) {
 	if len(info.Problems) == 0 {
 		fmt.Fprintf(w, "ok: root present, manifest readable, content matches %s\n", safeText(info.ContentDigest))
 	}
-	for _, p := range info.Problems {
-		fmt.Fprintf(w, "problem: %s\n", safeText(p))
-	}
-	for _, warning := range info.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
-	}
+	labeled(w, "problem", info.Problems)
+	labeled(w, "warning", info.Warnings)
 }
 
 // printCapabilities prints what the installed plugins contribute, one
@@ -91,18 +86,17 @@ func printCapabilities(w io.Writer, width int, r *installer.CapabilityReport) {
 		t.add(safeText(p.Name), state, runtime, countWords(p.Skills, p.Commands, p.Agents, p.Hooks, p.MCP, false), safeText(p.Root))
 	}
 	t.write(w, width)
-	events := make([]string, 0, len(r.Hooks))
-	for event := range r.Hooks {
-		events = append(events, event)
-	}
-	sort.Strings(events)
-	for _, event := range events {
+	for _, event := range slices.Sorted(maps.Keys(r.Hooks)) {
 		fmt.Fprintf(w, "hook %s: %d\n", safeText(event), r.Hooks[event])
 	}
-	for _, c := range r.Conflicts {
-		fmt.Fprintf(w, "conflict: %s\n", safeText(c))
-	}
-	for _, warning := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warning))
+	labeled(w, "conflict", r.Conflicts)
+	labeled(w, "warning", r.Warnings)
+}
+
+// labeled prints each item on a line of its own, after its label
+// ("warning: …").
+func labeled(w io.Writer, label string, items []string) {
+	for _, it := range items {
+		fmt.Fprintf(w, "%s: %s\n", label, safeText(it))
 	}
 }

@@ -24,34 +24,31 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(candidates),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			con := m.consoleFor(m.Stderr)
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return m.failed(con, "nothing changed", err)
-			}
-			defer a.Close()
-			e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
-			if err != nil {
-				return m.failed(con, "nothing changed", err)
-			}
-			if m.asJSON {
-				if err := writeJSON(m.Stdout, map[string]any{"ok": true, "plugin": e, "warnings": nonNilStrings(warnings)}); err != nil {
-					return err
+			return mutate(cmd.Context(), m, "nothing changed", func(a *backend) (enabled, error) {
+				e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
+				return enabled{OK: true, Plugin: e, Warnings: nonNilStrings(warnings)}, err
+			}, nil, func(con *console, r enabled) error {
+				screen{con}.warnings(r.Warnings)
+				state := "disabled"
+				if r.Plugin.Enabled {
+					state = "enabled"
 				}
-			}
-			screen{con}.warnings(warnings)
-			state := "disabled"
-			if e.Enabled {
-				state = "enabled"
-			}
-			con.ok("%s is %s", safeText(e.Name), state)
-			return nil
+				con.ok("%s is %s", safeText(r.Plugin.Name), state)
+				return nil
+			})
 		},
 	}
 	if !enable {
 		cmd.Flags().BoolVar(&force, "force", false, "disable it even though enabled plugins need it")
 	}
 	return cmd
+}
+
+// enabled is the JSON of enable and disable.
+type enabled struct {
+	OK       bool             `json:"ok"`
+	Plugin   *installer.Entry `json:"plugin"`
+	Warnings []string         `json:"warnings"`
 }
 
 // failed ends a mutating text command that did nothing: its result line

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/installer"
 )
 
 func (m *Main) exportCommand() *cobra.Command {
@@ -25,57 +28,53 @@ never overwritten unless --force.`,
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			con := m.consoleFor(m.Stderr)
-			a, err := m.open(cmd.Context())
-			if err != nil {
-				return m.failed(con, "nothing exported", err)
-			}
-			defer a.Close()
-			if out == "" {
-				out = args[0] + ".zip"
-			}
-			abs, err := filepath.Abs(out)
-			if err != nil {
-				return m.failed(con, "nothing exported", err)
-			}
-			exists := fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs)
-			if _, err := os.Lstat(abs); err == nil && !force {
-				return m.failed(con, "nothing exported", exists)
-			}
-			// The zip appears whole or not at all.
-			pf, err := renameio.NewPendingFile(abs, renameio.WithPermissions(0o644))
-			if err != nil {
-				return m.failed(con, "nothing exported", fmt.Errorf("create %s: %w", abs, err))
-			}
-			defer pf.Cleanup()
-			info, err := a.Installer.Export(cmd.Context(), args[0], pf)
-			if err != nil {
-				return m.failed(con, "nothing exported", err)
-			}
-			if _, err := os.Lstat(abs); err == nil && !force {
-				// It appeared while the zip was written: still not ours.
-				return m.failed(con, "nothing exported", exists)
-			}
-			if err := pf.CloseAtomicallyReplace(); err != nil {
-				return m.failed(con, "nothing exported", fmt.Errorf("write %s: %w", abs, err))
-			}
-			if m.asJSON {
-				if err := writeJSON(m.Stdout, map[string]any{"path": abs, "export": info}); err != nil {
-					return err
+			return mutate(cmd.Context(), m, "nothing exported", func(a *backend) (exported, error) {
+				abs, err := filepath.Abs(cmp.Or(out, args[0]+".zip"))
+				if err != nil {
+					return exported{}, err
 				}
-			}
-			s := screen{con}
-			for _, f := range info.Stripped {
-				s.line("credentials stripped from %s", safeText(f))
-			}
-			if len(info.RequiredEnv) > 0 {
-				s.line("whoever installs it must set: %s", safeText(strings.Join(info.RequiredEnv, ", ")))
-			}
-			con.ok("exported %s to %s (%s)", safeText(info.Name), safeText(abs), plural(info.Files, "file"))
-			return nil
+				exists := fmt.Errorf("%s already exists: pass --force to replace it, or -o another file", abs)
+				if _, err := os.Lstat(abs); err == nil && !force {
+					return exported{}, exists
+				}
+				// The zip appears whole or not at all.
+				pf, err := renameio.NewPendingFile(abs, renameio.WithPermissions(0o644))
+				if err != nil {
+					return exported{}, fmt.Errorf("create %s: %w", abs, err)
+				}
+				defer pf.Cleanup()
+				info, err := a.Installer.Export(cmd.Context(), args[0], pf)
+				if err != nil {
+					return exported{}, err
+				}
+				if _, err := os.Lstat(abs); err == nil && !force {
+					// It appeared while the zip was written: still not ours.
+					return exported{}, exists
+				}
+				if err := pf.CloseAtomicallyReplace(); err != nil {
+					return exported{}, fmt.Errorf("write %s: %w", abs, err)
+				}
+				return exported{Export: info, Path: abs}, nil
+			}, nil, func(con *console, e exported) error {
+				s := screen{con}
+				for _, f := range e.Export.Stripped {
+					s.line("credentials stripped from %s", safeText(f))
+				}
+				if len(e.Export.RequiredEnv) > 0 {
+					s.line("whoever installs it must set: %s", safeText(strings.Join(e.Export.RequiredEnv, ", ")))
+				}
+				con.ok("exported %s to %s (%s)", safeText(e.Export.Name), safeText(e.Path), plural(e.Export.Files, "file"))
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "zip file to write (default NAME.zip)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the file if it exists")
 	return cmd
+}
+
+// exported is the JSON of export.
+type exported struct {
+	Export *installer.ExportInfo `json:"export"`
+	Path   string                `json:"path"`
 }

@@ -64,11 +64,10 @@ being asked).`,
 				if srcErr != nil {
 					return installer.ErrorResponse(args[0], srcErr)
 				}
-				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
+				return m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
 					resp, _ := a.Installer.Install(cmd.Context(), r, ap)
 					return resp
 				})
-				return resp
 			})
 		},
 	}

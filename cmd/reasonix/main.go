@@ -81,16 +81,16 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if err == nil {
 		return 0
 	}
+	var ee *exitError
+	exit := errors.As(err, &ee)
 	if ctx.Err() != nil {
 		// Interrupted: whatever failed, it failed because it was stopped.
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
+		if !exit || ee.err != nil {
 			fmt.Fprintln(m.Stderr, "reasonix: interrupted")
 		}
 		return 130
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
+	if exit {
 		if ee.err != nil {
 			fmt.Fprintln(m.Stderr, "reasonix:", safeText(ee.err.Error()))
 		}

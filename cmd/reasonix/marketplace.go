@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -171,12 +172,7 @@ func printMarkets(w io.Writer, width int, ms []installer.KnownMarketplace, now t
 	t.write(w, width)
 }
 
-func commitOrLocal(sha string) string {
-	if sha == "" {
-		return "(local)"
-	}
-	return shortCommit(sha)
-}
+func commitOrLocal(sha string) string { return cmp.Or(shortCommit(sha), "(local)") }
 
 func ago(now, t time.Time) string {
 	if t.IsZero() {

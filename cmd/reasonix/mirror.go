@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -161,70 +161,68 @@ gracefully.`,
 	return cmd
 }
 
-// openMeta opens the database for the token and audit commands.
-func (m *Main) openMeta(ctx context.Context, dsn string) (*meta.DB, error) {
+// withMeta runs do against the mirror's database, for the token and audit
+// commands; a failure to open it, or one do returns, is printed (exit 1).
+func (m *Main) withMeta(ctx context.Context, dsn string, do func(db *meta.DB) error) error {
 	if err := requireFlags("postgres", dsn); err != nil {
-		return nil, err
+		return err
 	}
-	return meta.Open(ctx, dsn)
+	db, err := meta.Open(ctx, dsn)
+	if err != nil {
+		return fail(m.Stderr, err)
+	}
+	defer db.Close()
+	return do(db)
+}
+
+// tokenCommand is `mirror token create` or `revoke`: both take the
+// database and a client's name.
+func (m *Main) tokenCommand(c *cobra.Command, nameUsage string, do func(ctx context.Context, db *meta.DB, name string) error) *cobra.Command {
+	var dsn, name string
+	c.Args = cobra.NoArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := requireFlags("postgres", dsn, "name", name); err != nil {
+			return err
+		}
+		return m.withMeta(cmd.Context(), dsn, func(db *meta.DB) error {
+			if err := do(cmd.Context(), db, name); err != nil {
+				return fail(m.Stderr, err)
+			}
+			return nil
+		})
+	}
+	c.Flags().StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
+	c.Flags().StringVar(&name, "name", "", nameUsage)
+	return c
 }
 
 func (m *Main) mirrorTokenCreate() *cobra.Command {
-	var dsn, name string
-	cmd := &cobra.Command{
+	return m.tokenCommand(&cobra.Command{
 		Use:   "create --postgres DSN --name NAME",
 		Short: "Create a client token (printed alone on stdout; only its hash is stored)",
 		Example: `  reasonix mirror token create --postgres "$DSN" --name laptop-ann
   TOKEN=$(reasonix mirror token create --postgres "$DSN" --name ci)`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireFlags("postgres", dsn, "name", name); err != nil {
-				return err
-			}
-			db, err := m.openMeta(cmd.Context(), dsn)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer db.Close()
-			token, err := db.CreateToken(cmd.Context(), name)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
+	}, "the client's name (shown in the audit log)", func(ctx context.Context, db *meta.DB, name string) error {
+		token, err := db.CreateToken(ctx, name)
+		if err == nil {
 			fmt.Fprintln(m.Stdout, token)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
-	cmd.Flags().StringVar(&name, "name", "", "the client's name (shown in the audit log)")
-	return cmd
+		}
+		return err
+	})
 }
 
 func (m *Main) mirrorTokenRevoke() *cobra.Command {
-	var dsn, name string
-	cmd := &cobra.Command{
+	return m.tokenCommand(&cobra.Command{
 		Use:     "revoke --postgres DSN --name NAME",
 		Short:   "Revoke a client token",
 		Example: `  reasonix mirror token revoke --postgres "$DSN" --name laptop-ann`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireFlags("postgres", dsn, "name", name); err != nil {
-				return err
-			}
-			db, err := m.openMeta(cmd.Context(), dsn)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			defer db.Close()
-			if err := db.RevokeToken(cmd.Context(), name); err != nil {
-				return fail(m.Stderr, err)
-			}
+	}, "the client's name", func(ctx context.Context, db *meta.DB, name string) error {
+		err := db.RevokeToken(ctx, name)
+		if err == nil {
 			fmt.Fprintf(m.Stderr, "revoked token %q\n", name)
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
-	cmd.Flags().StringVar(&name, "name", "", "the client's name")
-	return cmd
+		}
+		return err
+	})
 }
 
 func (m *Main) mirrorAudit() *cobra.Command {
@@ -238,41 +236,34 @@ func (m *Main) mirrorAudit() *cobra.Command {
   reasonix mirror audit --postgres "$DSN" --outcome blocked --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := m.openMeta(cmd.Context(), dsn)
-			if err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
-					return err
+			return m.withMeta(cmd.Context(), dsn, func(db *meta.DB) error {
+				if since > 0 {
+					f.Since = time.Now().Add(-since)
 				}
-				return fail(m.Stderr, err)
-			}
-			defer db.Close()
-			if since > 0 {
-				f.Since = time.Now().Add(-since)
-			}
-			entries, err := db.AuditLog(cmd.Context(), f)
-			if err != nil {
-				return fail(m.Stderr, err)
-			}
-			if m.asJSON {
-				if entries == nil {
-					entries = []meta.Entry{}
+				entries, err := db.AuditLog(cmd.Context(), f)
+				if err != nil {
+					return fail(m.Stderr, err)
 				}
-				enc := json.NewEncoder(m.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(entries)
-			}
-			tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tCLIENT\tACTION\tREPO\tREF/SHA\tOUTCOME\tDETAIL")
-			for _, e := range entries {
-				what := e.Ref
-				if e.SHA != "" {
-					what = strings.TrimSpace(e.Ref + " " + e.SHA[:min(12, len(e.SHA))])
+				if m.asJSON {
+					if entries == nil {
+						entries = []meta.Entry{}
+					}
+					enc := json.NewEncoder(m.Stdout)
+					enc.SetIndent("", "  ")
+					return enc.Encode(entries)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), safeText(e.Client), e.Action,
-					safeText(e.Repo), safeText(what), e.Outcome, safeText(firstNonEmpty(e.Detail, e.Digest)))
-			}
-			return tw.Flush()
+				tw := tabwriter.NewWriter(m.Stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "TIME\tCLIENT\tACTION\tREPO\tREF/SHA\tOUTCOME\tDETAIL")
+				for _, e := range entries {
+					what := e.Ref
+					if e.SHA != "" {
+						what = strings.TrimSpace(e.Ref + " " + e.SHA[:min(12, len(e.SHA))])
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), safeText(e.Client), e.Action,
+						safeText(e.Repo), safeText(what), e.Outcome, safeText(cmp.Or(e.Detail, e.Digest)))
+				}
+				return tw.Flush()
+			})
 		},
 	}
 	fl := cmd.Flags()
@@ -284,11 +275,4 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
 	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")
 	return cmd
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

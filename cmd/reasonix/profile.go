@@ -27,30 +27,25 @@ const (
 // function that writes the profiles out; problems are reported on stderr
 // and never stop the command.
 func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
-	var cpu *os.File
-	if p := getenv(cpuProfileEnv); p != "" {
+	// record starts a recorder of the whole run into the file env names
+	// and returns what stops it.
+	record := func(env string, start func(io.Writer) error, stop func()) func() {
+		p := getenv(env)
+		if p == "" {
+			return func() {}
+		}
 		f, err := os.Create(p)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			err = start(f)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "reasonix: %s: %v\n", cpuProfileEnv, err)
-		} else {
-			cpu = f
+			fmt.Fprintf(stderr, "reasonix: %s: %v\n", env, err)
+			return func() {}
 		}
+		return func() { stop(); _ = f.Close() }
 	}
-	var tr *os.File
-	if p := getenv(traceEnv); p != "" {
-		f, err := os.Create(p)
-		if err == nil {
-			err = trace.Start(f)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "reasonix: %s: %v\n", traceEnv, err)
-		} else {
-			tr = f
-		}
-	}
+	stopCPU := record(cpuProfileEnv, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stopTrace := record(traceEnv, trace.Start, trace.Stop)
 	allocPath := getenv(allocProfileEnv)
 	memPath := getenv(memProfileEnv)
 	if allocPath != "" || memPath != "" {
@@ -62,14 +57,8 @@ func startProfiles(getenv func(string) string, stderr io.Writer) (stop func()) {
 	}
 	return func() {
 		stopPeak()
-		if cpu != nil {
-			pprof.StopCPUProfile()
-			_ = cpu.Close()
-		}
-		if tr != nil {
-			trace.Stop()
-			_ = tr.Close()
-		}
+		stopCPU()
+		stopTrace()
 		if allocPath == "" {
 			return
 		}

@@ -41,6 +41,7 @@ type termProgress struct {
 var (
 	_ resolver.Progress = (*termProgress)(nil)
 	_ host.Watcher      = (*termProgress)(nil)
+	_ io.Writer         = (*termProgress)(nil)
 )
 
 // statusDelay is how long a command works before its status line shows.
@@ -67,7 +68,7 @@ func (p *termProgress) Start(n int) {
 		progressbar.OptionUseANSICodes(p.con.redraw),
 		// The bar gives up its width to the rest of the line on a narrow
 		// terminal; never more than the terminal has.
-		progressbar.OptionSetWidth(max(10, min(40, p.con.width-40))),
+		progressbar.OptionSetWidth(p.barWidth()),
 	}
 	p.bar = progressbar.NewOptions(n, opts...)
 }
@@ -254,5 +255,3 @@ func (p *termProgress) Stop() {
 	p.clearLocked()
 	p.status = ""
 }
-
-var _ io.Writer = (*termProgress)(nil)

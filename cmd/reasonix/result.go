@@ -115,7 +115,11 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		}
 	}
 	if t.Dependencies > 0 && resp.Status != installer.StatusUpToDate {
-		line += fmt.Sprintf(" (%d as %s)", t.Dependencies, pluralWord(t.Dependencies, "a dependency", "dependencies"))
+		as := "dependencies"
+		if t.Dependencies == 1 {
+			as = "a dependency"
+		}
+		line += fmt.Sprintf(" (%d as %s)", t.Dependencies, as)
 	}
 	if resp.Status != installer.StatusUpToDate {
 		line += upToDateSuffix(t)
@@ -194,11 +198,4 @@ func doneNames(resp *installer.Response) []string {
 		}
 	}
 	return names
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

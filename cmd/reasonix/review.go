@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,10 +119,7 @@ func (s screen) review(r reviewed) {
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
-		reason := resp.ErrorText()
-		if reason == "" {
-			reason = "nothing in it can be " + done
-		}
+		reason := cmp.Or(resp.ErrorText(), "nothing in it can be "+done)
 		s.blank()
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
 	case r.approve != nil && len(ready) > 0:
@@ -315,10 +315,7 @@ func (s screen) notInstalled(other []installer.Action) {
 	var groups []*group
 	byKey := map[string]*group{}
 	for _, a := range other {
-		reason := entryPrefix.ReplaceAllString(a.ErrorText(), "")
-		if reason == "" {
-			reason = "no reason given"
-		}
+		reason := cmp.Or(entryPrefix.ReplaceAllString(a.ErrorText(), ""), "no reason given")
 		if code := a.Code(); code != "" {
 			reason += " [" + string(code) + "]"
 		}
@@ -368,13 +365,8 @@ func (s screen) fullTrust(a installer.Action) {
 		s.line("   %s", safeText(rt.Warning))
 	}
 	if len(rt.Env) > 0 {
-		keys := make([]string, 0, len(rt.Env))
-		for k := range rt.Env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		env := make([]string, 0, len(keys))
-		for _, k := range keys {
+		env := make([]string, 0, len(rt.Env))
+		for _, k := range slices.Sorted(maps.Keys(rt.Env)) {
 			env = append(env, k+"="+rt.Env[k])
 		}
 		s.line("   env: %s", safeText(strings.Join(env, " ")))
@@ -439,15 +431,8 @@ func approveCommand(prog, source string, req installer.Request, planID string) [
 	if req.Name != "" {
 		args = append(args, "--name", req.Name)
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{req.Replace, "--replace"}, {req.Link, "--link"}, {req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}} {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
-	return append(args, "--yes", "--plan-id", planID)
+	return approving(args, planID, flagOn{req.Replace, "--replace"}, flagOn{req.Link, "--link"}, flagOn{req.Offline, "--offline"},
+		flagOn{req.AllowUnpinned, "--allow-unpinned"})
 }
 
 // approveUpdateCommand is the update command line that applies exactly the
@@ -463,10 +448,19 @@ func approveUpdateCommand(prog string, ur installer.UpdateRequest, req installer
 	} else {
 		args = append(args, ur.Names...)
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{req.Offline, "--offline"}, {req.AllowUnpinned, "--allow-unpinned"}, {req.Refresh, "--refresh"}} {
+	return approving(args, planID, flagOn{req.Offline, "--offline"}, flagOn{req.AllowUnpinned, "--allow-unpinned"}, flagOn{req.Refresh, "--refresh"})
+}
+
+// flagOn is a flag that shapes a plan, and whether it was given.
+type flagOn struct {
+	on   bool
+	flag string
+}
+
+// approving ends an approve command: the flags that are on, then --yes
+// and --plan-id.
+func approving(args []string, planID string, flags ...flagOn) []string {
+	for _, f := range flags {
 		if f.on {
 			args = append(args, f.flag)
 		}
@@ -487,22 +481,7 @@ func progName(argv0 string) string {
 }
 
 // prog is the program name for suggested commands.
-func (m *Main) prog() string {
-	if m.Prog == "" {
-		return "reasonix"
-	}
-	return m.Prog
-}
-
-// shellJoin quotes args for a POSIX shell: words of safe characters as
-// they are, anything else in single quotes.
-func shellJoin(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
+func (m *Main) prog() string { return cmp.Or(m.Prog, "reasonix") }
 
 var shellSafe = lazyregexp.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 

@@ -71,11 +71,11 @@ running after that is discarded whole.`,
 			if remote {
 				fmt.Fprintf(m.Stderr, "warning: listening on %s, beyond loopback: anyone who can reach it and holds the token can install code on this machine\n", ln.Addr())
 			}
+			said := tokenPath
 			if created {
-				fmt.Fprintf(m.Stdout, "token: created %s (mode 0600); send it as Authorization: Bearer <token>\n", tokenPath)
-			} else {
-				fmt.Fprintf(m.Stdout, "token: %s; send it as Authorization: Bearer <token>\n", tokenPath)
+				said = "created " + tokenPath + " (mode 0600)"
 			}
+			fmt.Fprintf(m.Stdout, "token: %s; send it as Authorization: Bearer <token>\n", said)
 			// serve.addr tells `reasonix studio` where this daemon listens
 			// (the port may have been picked by the system). It goes once
 			// the daemon stops, unless another daemon has replaced it.

@@ -11,7 +11,7 @@ import (
 )
 
 func (m *Main) showCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Show an installed plugin: metadata, root, source and capability inventory",
 		Example: `  reasonix plugin show hello-claude
@@ -25,7 +25,6 @@ func (m *Main) showCommand() *cobra.Command {
 			return err
 		},
 	}
-	return cmd
 }
 
 func printShow(w io.Writer, p *installer.PluginInfo) {
@@ -104,9 +103,7 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 			fmt.Fprintf(w, "  %-32s %s\n", safeCell(optionLabel(o.Option), 60), optionState(o))
 		}
 	})
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", safeText(warn))
-	}
+	labeled(w, "warning", p.Warnings)
 }
 
 func section(w io.Writer, title string, n int, body func()) {

@@ -48,11 +48,10 @@ reaches the browser: the link becomes a session there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			dir, err := installer.DefaultHomeDir(m.Getenv)
+			home, err := m.home()
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
-			home := installer.Home{Dir: dir}
 			daemon, token, err := m.ensureDaemon(ctx, home, wait)
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -68,16 +67,15 @@ reaches the browser: the link becomes a session there.`,
 			if !noOpen {
 				opener = m.browserOpener()
 			}
-			if opener == "" {
-				fmt.Fprintf(m.Stdout, "Open this link in your browser within a minute (it signs you in once):\n%s\n", link)
-				return nil
-			}
-			if err := openLink(ctx, opener, link); err != nil {
+			if opener != "" {
+				err := openLink(ctx, opener, link)
+				if err == nil {
+					fmt.Fprintf(m.Stdout, "Opened http://%s/ in your browser, signed in.\n", addr)
+					return nil
+				}
 				fmt.Fprintf(m.Stderr, "reasonix: %s could not open a browser (%s)\n", filepath.Base(opener), safeText(err.Error()))
-				fmt.Fprintf(m.Stdout, "Open this link in your browser within a minute (it signs you in once):\n%s\n", link)
-				return nil
 			}
-			fmt.Fprintf(m.Stdout, "Opened http://%s/ in your browser, signed in.\n", addr)
+			fmt.Fprintf(m.Stdout, "Open this link in your browser within a minute (it signs you in once):\n%s\n", link)
 			return nil
 		},
 	}

@@ -43,10 +43,7 @@ func (t *table) write(w io.Writer, width int) {
 			widths[i] = max(widths[i], ansi.StringWidth(r[i]))
 		}
 	}
-	shown := make([]bool, cols)
-	for i := range shown {
-		shown[i] = true
-	}
+	dropped := make([]bool, cols)
 	if width > 0 {
 		total := t.indent + columnGap*(cols-1)
 		for _, n := range widths {
@@ -56,14 +53,14 @@ func (t *table) write(w io.Writer, width int) {
 			if total-t.shrinkable(widths) <= width {
 				break
 			}
-			shown[i] = false
+			dropped[i] = true
 			total -= widths[i] + columnGap
 		}
 		for _, i := range t.shrink {
 			if total <= width {
 				break
 			}
-			if !shown[i] {
+			if dropped[i] {
 				continue
 			}
 			floor := min(widths[i], minCell)
@@ -78,7 +75,7 @@ func (t *table) write(w io.Writer, width int) {
 		b.WriteString(pad)
 		first := true
 		for i := 0; i < cols; i++ {
-			if !shown[i] {
+			if dropped[i] {
 				continue
 			}
 			if !first {

@@ -51,61 +51,55 @@ func termEscape(s string, collapse bool, max int) string {
 	var b strings.Builder
 	n := 0
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		piece := ""
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = fmt.Sprintf(`\x%02x`, s[i])
-		case r == '\n':
-			piece = `\n`
-		case r == '\r':
-			piece = `\r`
-		case r == '\t':
-			piece = `\t`
-		case r < 0x20 || r == 0x7f:
-			piece = fmt.Sprintf(`\x%02x`, r)
-		case r >= 0x80 && r <= 0x9f, isBidiOrSeparator(r):
-			piece = fmt.Sprintf(`\u%04x`, r)
-		}
+		piece, size := escaped(s[i:])
 		width := 1
 		if piece != "" {
 			width = len(piece)
+		} else {
+			piece = s[i : i+size]
 		}
 		if max > 0 && n+width > max-1 && moreThan(s[i:], max-n) {
 			b.WriteString("…")
 			return b.String()
 		}
-		if piece != "" {
-			b.WriteString(piece)
-		} else {
-			b.WriteString(s[i : i+size])
-		}
+		b.WriteString(piece)
 		n += width
 		i += size
 	}
 	return b.String()
 }
 
+// escaped is how the rune s starts with is shown, and its size: "" when it
+// is shown as it is.
+func escaped(s string) (string, int) {
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return fmt.Sprintf(`\x%02x`, s[0]), size
+	case r == '\n':
+		return `\n`, size
+	case r == '\r':
+		return `\r`, size
+	case r == '\t':
+		return `\t`, size
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf(`\x%02x`, r), size
+	case r >= 0x80 && r <= 0x9f, isBidiOrSeparator(r):
+		return fmt.Sprintf(`\u%04x`, r), size
+	}
+	return "", size
+}
+
 // moreThan reports whether rest, escaped, is wider than room: only then
 // is a cut needed.
 func moreThan(rest string, room int) bool {
 	w := 0
-	for _, r := range rest {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			w += 2
-		case r == utf8.RuneError || r < 0x20 || r == 0x7f:
-			w += 4
-		case r >= 0x80 && r <= 0x9f, isBidiOrSeparator(r):
-			w += 6
-		default:
-			w++
-		}
-		if w > room {
-			return true
-		}
+	for i := 0; i < len(rest) && w <= room; {
+		piece, size := escaped(rest[i:])
+		w += max(len(piece), 1)
+		i += size
 	}
-	return false
+	return w > room
 }
 
 // isPlain reports whether s is printable ASCII only, which needs nothing.

@@ -74,11 +74,10 @@ required is asked for on a terminal, as install does, or blocks the plugin
 				}
 			}
 			return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
-				resp := m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
+				return m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
 					resp, _ := a.Installer.Update(cmd.Context(), ur, r, ap)
 					return resp
 				})
-				return resp
 			})
 		},
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 func (m *Main) validateCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "validate FILE|DIR|SOURCE",
 		Short: "Check a plugin or a marketplace the way Claude Code's `claude plugin validate` does",
 		Long: `Validate a plugin or a marketplace and print its errors and warnings, each naming the JSON
@@ -76,7 +76,6 @@ Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 
 			return nil
 		},
 	}
-	return cmd
 }
 
 // printValidation writes the text form: every plugin- or marketplace-
