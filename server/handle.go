@@ -87,7 +87,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, p *progressStream, 
 	ctx, cancel := s.detached()
 	defer cancel()
 	if p != nil {
-		ctx = resolver.WithProgress(ctx, p)
+		ctx = resolver.WithProgress(ctx, reporter(p.update))
 	}
 	v, err := op(ctx)
 	if p != nil {

@@ -155,7 +155,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		defer s.leaveFlight(string(key), fan)
 		ctx, cancel := s.detached()
 		defer cancel()
-		ctx = resolver.WithProgress(ctx, fan)
+		ctx = resolver.WithProgress(ctx, reporter(fan.update))
 		resp, err := s.in.Install(ctx, req, installer.Approval{DryRun: true})
 		return planResult{resp, err}, nil
 	})
