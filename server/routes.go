@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,40 +69,21 @@ var routeAccess = map[string]access{
 
 // noRoute answers what the mux has no route for, as JSON: 405 (with Allow)
 // when the path exists under another method, 400 for a path that is not in
-// canonical form (the mux would redirect it), else 404.
+// canonical form (the mux would redirect it), else 404. The mux's own 404,
+// 405 or redirect answer is recorded to read its status and Allow.
 func noRoute(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
 	h, _ := mux.Handler(r)
-	rec := &headerRecorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
-	switch {
-	case rec.status == http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", rec.header.Get("Allow"))
-		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), rec.header.Get("Allow"))
-	case rec.status >= 300 && rec.status < 400:
+	switch allow := rec.Header().Get("Allow"); {
+	case rec.Code == http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), allow)
+	case rec.Code >= 300 && rec.Code < 400:
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "path %q is not in canonical form", r.URL.EscapedPath())
 	default:
 		writeError(w, http.StatusNotFound, CodeNoRoute, "no route %s %s", r.Method, r.URL.EscapedPath())
 	}
-}
-
-// headerRecorder captures the status and headers of the mux's own 404, 405
-// and redirect answers, which are then rewritten as JSON.
-type headerRecorder struct {
-	header http.Header
-	status int
-}
-
-func (r *headerRecorder) Header() http.Header { return r.header }
-func (r *headerRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-}
-func (r *headerRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return len(b), nil
 }
 
 // GET /healthz: no token needed; says only that the daemon answers.

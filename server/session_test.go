@@ -551,7 +551,7 @@ func TestProgressFanout(t *testing.T) {
 	late := newProgressStream(time.Now())
 	late.begin(true)
 	f.add(late)
-	f.add(nil)            // a request without a stream
+	f.add(nil)                 // a request without a stream
 	report.Resolved(3, 1, 100) // out of order: never goes back
 	for name, p := range map[string]*progressStream{"early": early, "late": late} {
 		got, done, _ := p.snapshot()
