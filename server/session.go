@@ -145,7 +145,7 @@ func (st *sessionStore) newCode() (string, time.Time, error) {
 		return "", time.Time{}, errTooMany
 	}
 	if len(st.codes) >= maxKnownCodes {
-		st.forgetOldestCode()
+		deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
 	}
 	exp := now.Add(CodeTTL)
 	st.codes[sha256.Sum256([]byte(code))] = &codeState{expires: exp}
@@ -185,7 +185,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 		}
 	}
 	if len(st.sessions) >= maxSessions {
-		st.endOldestSession()
+		deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
 	}
 	key := sha256.Sum256([]byte(cookie))
 	st.sessions[key] = &session{key: key, page: sha256.Sum256([]byte(pageToken)), created: now, lastSeen: now}
@@ -273,14 +273,6 @@ func (st *sessionStore) sweep(now time.Time) {
 			delete(st.replaced, k)
 		}
 	}
-}
-
-func (st *sessionStore) forgetOldestCode() {
-	deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
-}
-
-func (st *sessionStore) endOldestSession() {
-	deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
 }
 
 // deleteOldest deletes the entry of m whose time (by at) is earliest:
