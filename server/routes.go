@@ -125,7 +125,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 	req, refused, err := body.request()
 	if err != nil {
 		finishProgress(progress, refused)
-		s.respond(w, r, refused, err)
+		s.reply(w, r, refused, err)
 		return
 	}
 	// How the source reads (a known marketplace's name, NAME@MARKET, a
@@ -145,7 +145,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 	case res := <-ch:
 		pr := res.Val.(planResult)
 		finishProgress(progress, pr.resp)
-		s.respond(w, r, pr.resp, pr.err)
+		s.reply(w, r, pr.resp, pr.err)
 	case <-r.Context().Done():
 		// The client left (or the daemon is stopping); a shared plan goes
 		// on for the others.
@@ -232,7 +232,7 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := plugind.ValidateName(name); err != nil {
-		s.respond(w, r, installer.ErrorResponse(name, err), err)
+		s.reply(w, r, installer.ErrorResponse(name, err), err)
 		return
 	}
 	force, ok := queryBool(w, r, "force")
