@@ -62,11 +62,10 @@ func (s *Server) routes() http.Handler {
 	})))
 	mux.Handle("GET /readyz", s.instrument("readyz", http.HandlerFunc(s.readyz)))
 	mux.Handle("GET /metrics", s.instrument("metrics", s.auth(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))))
-	mux.Handle("GET /v1/refs", s.instrument("refs", s.auth(http.HandlerFunc(s.handleRefs))))
-	mux.Handle("GET /v1/resolve", s.instrument("resolve", s.auth(http.HandlerFunc(s.handleResolve))))
-	mux.Handle("GET /v1/reachable", s.instrument("reachable", s.auth(http.HandlerFunc(s.handleReachable))))
-	mux.Handle("GET /v1/snapshot", s.instrument("snapshot", s.auth(http.HandlerFunc(s.handleSnapshot))))
-	mux.Handle("GET /v1/marketplace", s.instrument("marketplace", s.auth(http.HandlerFunc(s.handleMarketplace))))
+	for route, h := range map[string]http.HandlerFunc{"refs": s.handleRefs, "resolve": s.handleResolve,
+		"reachable": s.handleReachable, "snapshot": s.handleSnapshot, "marketplace": s.handleMarketplace} {
+		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
+	}
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusNotFound, Code: plugind.CodeInvalidSource, Msg: "no such route: " + r.Method + " " + r.URL.Path})
 	})))

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -76,19 +76,11 @@ func (s *Server) refs(ctx context.Context, r host.Repo) (*host.Refs, error) {
 // pathsKey is the snapshots table's name for a set of folders: "" for the
 // whole tree, else the sorted, de-duplicated paths, one per line.
 func pathsKey(paths []string) string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return ""
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
+	if slices.ContainsFunc(paths, func(p string) bool { return p == "" || p == "." }) {
+		return ""
 	}
-	sort.Strings(out)
-	return strings.Join(out, "\n")
+	sorted := slices.Sorted(slices.Values(paths))
+	return strings.Join(slices.Compact(sorted), "\n")
 }
 
 func splitPaths(key string) []string {

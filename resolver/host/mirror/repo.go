@@ -17,6 +17,7 @@ import (
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
+	"reasonix.io/plugind/store"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -311,7 +312,7 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 			return r.errorOf(resp, base)
 		}
 		want := resp.Header.Get(HeaderDigest)
-		if !validDigest(want) {
+		if store.ValidateDigest(want) != nil {
 			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s sent a snapshot of %s@%s without a valid %s header", base, r.src.Key(), host.Short(sha), HeaderDigest)}
 		}
 		f, err := r.extract(ctx, resp, base, sha, want, dest, opts)
@@ -370,18 +371,4 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 		got.Tree, got.Dirs = res.Tree, res.Dirs
 	}
 	return got, nil
-}
-
-// validDigest checks "sha256:" and 64 lower-case hex digits.
-func validDigest(d string) bool {
-	hexPart, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(hexPart) != 64 {
-		return false
-	}
-	for _, c := range hexPart {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
