@@ -9,7 +9,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -379,9 +378,6 @@ func sameOriginSignal(r *http.Request) *refusal {
 // sameOrigin reports whether origin is http://host exactly (the daemon's
 // own origin, as the browser addressed it).
 func sameOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != "http" || u.User != nil || (u.Path != "" && u.Path != "/") {
-		return false
-	}
-	return strings.EqualFold(u.Host, host)
+	u := parseOrigin(origin)
+	return u != nil && u.Scheme == "http" && strings.EqualFold(u.Host, host)
 }
