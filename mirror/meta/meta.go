@@ -78,14 +78,14 @@ func (d *DB) migrate(ctx context.Context) error {
 	sqlDB := stdlib.OpenDBFromPool(d.pool)
 	defer sqlDB.Close()
 	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return dbErr("migrate the mirror's schema: %w", err)
+	var p *goose.Provider
+	if err == nil {
+		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS, goose.WithSessionLocker(locker))
-	if err != nil {
-		return dbErr("migrate the mirror's schema: %w", err)
+	if err == nil {
+		_, err = p.Up(ctx)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if err != nil {
 		return dbErr("migrate the mirror's schema: %w", err)
 	}
 	return nil
