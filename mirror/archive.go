@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"reasonix.io/plugind"
@@ -25,8 +26,7 @@ var epoch = time.Unix(0, 0).UTC()
 // implied, and the tree digest ignores empty ones), modes 0644/0755, no
 // owners, no times. It returns the archive's size and sha256.
 func writeArchive(ctx context.Context, w io.Writer, files []plugind.File) (int64, string, error) {
-	sorted := append([]plugind.File(nil), files...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	sorted := slices.SortedFunc(slices.Values(files), func(a, b plugind.File) int { return strings.Compare(a.Path, b.Path) })
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(w, h)}
 	gz, err := gzip.NewWriterLevel(cw, gzip.BestSpeed)
@@ -96,13 +96,7 @@ func subset(files []plugind.File, paths []string) []plugind.File {
 	if keep == nil {
 		return files
 	}
-	var out []plugind.File
-	for _, f := range files {
-		if keep(f.Path) {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(files), func(f plugind.File) bool { return !keep(f.Path) })
 }
 
 func totalBytes(files []plugind.File) int64 {

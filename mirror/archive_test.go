@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/tarball"
 )
 
@@ -86,10 +87,10 @@ func TestPathsKey(t *testing.T) {
 		{[]string{"a", ""}, ""},
 		{[]string{"."}, ""},
 	} {
-		if got := pathsKey(tc.in); got != tc.want {
+		if got := meta.PathsKey(tc.in); got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
 		}
-		if tc.want != "" && len(splitPaths(tc.want)) == 0 {
+		if tc.want != "" && len(meta.SplitPaths(tc.want)) == 0 {
 			t.Errorf("split %q", tc.want)
 		}
 	}

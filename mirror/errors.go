@@ -12,34 +12,12 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
+	wire "reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/secrets"
 )
 
-// apiError is what an /v1 route answers when it cannot serve: the HTTP
-// status, the SPEC §11 error code and, for "does not exist" answers, which
-// thing is missing, so the client rebuilds the host package's typed error
-// (and its cache remembers it as it would upstream's).
-type apiError struct {
-	Status int          `json:"-"`
-	Msg    string       `json:"error"`
-	Code   plugind.Code `json:"errorCode"`
-	// Kind is repo, ref, commit, unreachable or path for a not-found.
-	Kind string `json:"kind,omitempty"`
-	// Rule is the policy rule that blocked the request.
-	Rule string `json:"rule,omitempty"`
-}
-
-func (e *apiError) Error() string { return e.Msg }
-
-// Unwrap gives the answer's code to plugind.CodeOf, so an answer met
-// inside another operation (a policy block on a submodule's repository)
-// keeps its code when that operation wraps or seals it.
-func (e *apiError) Unwrap() error {
-	if e.Code == "" {
-		return nil
-	}
-	return &plugind.Error{Code: e.Code, Msg: e.Msg}
-}
+// apiError is what an /v1 route answers when it cannot serve.
+type apiError = wire.ErrorBody
 
 // toAPI turns any error of an operation into its answer. Only what was
 // made to be read by a client is said to it: the mirror's own answers

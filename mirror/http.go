@@ -21,6 +21,7 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/resolver/host"
+	wire "reasonix.io/plugind/resolver/host/mirror"
 )
 
 // The HTTP API (every /v1 route and /metrics need "Authorization: Bearer
@@ -48,14 +49,6 @@ import (
 // the audit log) are answered with an incident name, their details in the
 // log only.
 
-// Response headers of GET /v1/snapshot.
-const (
-	HeaderDigest   = "X-Reasonix-Digest"   // the tree digest of the archive's content
-	HeaderVerified = "X-Reasonix-Verified" // "true": the commit is proven on a branch or tag
-	HeaderFiles    = "X-Reasonix-Files"
-	HeaderBytes    = "X-Reasonix-Bytes" // file content bytes
-)
-
 // maxPaths bounds the folders one snapshot request may name.
 const maxPaths = 1000
 
@@ -69,11 +62,10 @@ func (s *Server) routes() http.Handler {
 	})))
 	mux.Handle("GET /readyz", s.instrument("readyz", http.HandlerFunc(s.readyz)))
 	mux.Handle("GET /metrics", s.instrument("metrics", s.auth(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))))
-	mux.Handle("GET /v1/refs", s.instrument("refs", s.auth(http.HandlerFunc(s.handleRefs))))
-	mux.Handle("GET /v1/resolve", s.instrument("resolve", s.auth(http.HandlerFunc(s.handleResolve))))
-	mux.Handle("GET /v1/reachable", s.instrument("reachable", s.auth(http.HandlerFunc(s.handleReachable))))
-	mux.Handle("GET /v1/snapshot", s.instrument("snapshot", s.auth(http.HandlerFunc(s.handleSnapshot))))
-	mux.Handle("GET /v1/marketplace", s.instrument("marketplace", s.auth(http.HandlerFunc(s.handleMarketplace))))
+	for route, h := range map[string]http.HandlerFunc{"refs": s.handleRefs, "resolve": s.handleResolve,
+		"reachable": s.handleReachable, "snapshot": s.handleSnapshot, "marketplace": s.handleMarketplace} {
+		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
+	}
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusNotFound, Code: plugind.CodeInvalidSource, Msg: "no such route: " + r.Method + " " + r.URL.Path})
 	})))
@@ -219,24 +211,9 @@ func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
 		l, err = s.refs(ctx, repo)
 		return err
 	}) {
-		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, RefsResponse{Head: l.Head, Commits: l.Commits}) })
+		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, wire.RefsResponse{Head: l.Head, Commits: l.Commits}) })
 	}
 }
-
-// RefsResponse is GET /v1/refs's answer.
-type RefsResponse struct {
-	Head    string            `json:"head"`
-	Commits map[string]string `json:"commits"`
-}
-
-// ResolveResponse is GET /v1/resolve's answer.
-type ResolveResponse struct {
-	SHA string `json:"sha"`
-	Ref string `json:"ref"`
-}
-
-// ETag is the mirror's validator for a resolved ref: the commit itself.
-func ETag(sha string) string { return `"` + sha + `"` }
 
 func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	q, e, ok := s.request(w, r, "resolve")
@@ -251,7 +228,7 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.SHA = got.SHA
-	etag := ETag(got.SHA)
+	etag := wire.ETag(got.SHA)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == etag || inm == "W/"+etag) {
 		e.Outcome += ",not_modified"
 		s.answer(w, r, e, func() {
@@ -262,7 +239,7 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answer(w, r, e, func() {
 		w.Header().Set("ETag", etag)
-		writeJSON(w, http.StatusOK, ResolveResponse{SHA: got.SHA, Ref: host.RefName(q.ref)})
+		writeJSON(w, http.StatusOK, wire.ResolveResponse{SHA: got.SHA, Ref: host.RefName(q.ref)})
 	})
 }
 
@@ -317,10 +294,10 @@ func (s *Server) sendArchive(w http.ResponseWriter, r *http.Request, o meta.Obje
 	h := w.Header()
 	h.Set("Content-Type", "application/gzip")
 	h.Set("Content-Length", strconv.FormatInt(size, 10))
-	h.Set(HeaderDigest, o.Digest)
-	h.Set(HeaderVerified, "true") // the mirror stores only commits it proved reachable
-	h.Set(HeaderFiles, strconv.Itoa(o.Files))
-	h.Set(HeaderBytes, strconv.FormatInt(o.Bytes, 10))
+	h.Set(wire.HeaderDigest, o.Digest)
+	h.Set(wire.HeaderVerified, "true") // the mirror stores only commits it proved reachable
+	h.Set(wire.HeaderFiles, strconv.Itoa(o.Files))
+	h.Set(wire.HeaderBytes, strconv.FormatInt(o.Bytes, 10))
 	w.WriteHeader(http.StatusOK)
 	// The archive is streamed as it comes: clients check the tree digest
 	// themselves. Its hash is checked on the way, so an object altered in

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
@@ -73,31 +71,6 @@ func (s *Server) refs(ctx context.Context, r host.Repo) (*host.Refs, error) {
 	return refs, err
 }
 
-// pathsKey is the snapshots table's name for a set of folders: "" for the
-// whole tree, else the sorted, de-duplicated paths, one per line.
-func pathsKey(paths []string) string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return ""
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, "\n")
-}
-
-func splitPaths(key string) []string {
-	if key == "" {
-		return nil
-	}
-	return strings.Split(key, "\n")
-}
-
 // snapshot makes sure the archive of paths of src at sha is stored and
 // returns it. The whole tree of a commit comes from upstream once, across
 // replicas, whatever folders are asked for: a request for other folders of
@@ -107,7 +80,7 @@ func splitPaths(key string) []string {
 // The fetch lease is taken here, above the Cached layer: what it guards,
 // the archive, is stored here, not by that layer.
 func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
-	key, pk := src.Key(), pathsKey(paths)
+	key, pk := src.Key(), meta.PathsKey(paths)
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
 	c := s.newCall()
@@ -139,7 +112,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		return fmt.Errorf("stage %s@%s: %w", key, host.Short(sha), err)
 	}
 	defer os.RemoveAll(tmp)
-	paths := splitPaths(pk)
+	paths := meta.SplitPaths(pk)
 
 	var files []plugind.File
 	switch full, ok, err := s.cfg.DB.Snapshot(ctx, key, sha, ""); {

@@ -107,7 +107,7 @@ func readQuery(v url.Values, action string, e *meta.Entry) (query, error) {
 		if q.paths, err = checkPaths(v["path"]); err != nil {
 			return q, err
 		}
-		e.Paths = pathsKey(q.paths)
+		e.Paths = meta.PathsKey(q.paths)
 	}
 	return q, nil
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/hmac"
@@ -14,7 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,18 +25,23 @@ var ErrNotProven = errors.New("did not prove it is this home's daemon")
 const maxDaemonAnswer = 1 << 20
 
 // ProvenDaemon is one connection to a listener that proved it holds the
-// token (see proof.go). Client sends every request over that connection
-// and never dials again, so what it sends (the bearer token) reaches only
-// the listener that gave the proof.
+// token (see proof.go). Client sends every request over that connection,
+// one at a time, and never dials again, so what it sends (the bearer
+// token) reaches only the listener that gave the proof.
 type ProvenDaemon struct {
 	// Addr is the address the connection reached.
-	Addr   string
-	Client *http.Client
-	conn   *provenConn
+	Addr      string
+	Client    *http.Client
+	transport *http.Transport
+	handed    atomic.Bool // the connection went to the transport: none is dialed after it
 }
 
 // Close closes the connection.
-func (d *ProvenDaemon) Close() error { return d.conn.close() }
+func (d *ProvenDaemon) Close() error {
+	d.handed.Store(true)
+	d.transport.CloseIdleConnections()
+	return nil
+}
 
 // ProveDaemon connects to addr and asks for the daemon's proof (never
 // sending token). It fails with an error wrapping ErrNotProven when the
@@ -59,14 +63,27 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 		_ = conn.Close()
 		return nil, err
 	}
-	pc := &provenConn{conn: conn, br: bufio.NewReader(conn)}
-	d := &ProvenDaemon{Addr: reached, conn: pc, Client: &http.Client{
-		Transport: pc,
+	d := &ProvenDaemon{Addr: reached}
+	d.transport = &http.Transport{
+		// The proven connection, once; then no other.
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			if d.handed.Swap(true) {
+				return nil, errors.New("the connection to the proven daemon is closed; not dialing again")
+			}
+			return conn, nil
+		},
+		MaxConnsPerHost: 1,
+	}
+	d.Client = &http.Client{
+		Transport: wholeAnswers{d.transport},
 		// Nothing is followed: a redirect could only lead elsewhere.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		Timeout:       10 * time.Second,
-	}}
+	}
 	if err := d.askProof(ctx, token); err != nil {
+		if !d.handed.Swap(true) {
+			_ = conn.Close() // never reached the transport
+		}
 		_ = d.Close()
 		return nil, err
 	}
@@ -102,70 +119,25 @@ func (d *ProvenDaemon) askProof(ctx context.Context, token string) error {
 	return nil
 }
 
-// provenConn is an http.RoundTripper over one connection: requests go one
-// at a time, each answer is read whole before the next request, and once
-// the connection ends every request fails rather than dialing again.
-type provenConn struct {
-	mu     sync.Mutex
-	conn   net.Conn
-	br     *bufio.Reader
-	closed bool
-}
+// wholeAnswers reads each answer whole (at most maxDaemonAnswer bytes)
+// before handing it back, so the one connection is free for the next
+// request whatever the caller leaves unread.
+type wholeAnswers struct{ http.RoundTripper }
 
-func (c *provenConn) RoundTrip(req *http.Request) (*http.Response, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if req.Body != nil {
-		defer req.Body.Close()
-	}
-	if c.closed {
-		return nil, errors.New("the connection to the proven daemon is closed; not dialing again")
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	if d, ok := req.Context().Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	// A cancelled context ends the exchange at once.
-	stop := context.AfterFunc(req.Context(), func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	resp, err := c.exchange(req, deadline)
-	if err != nil || resp.Close {
-		c.closed = true
-		_ = c.conn.Close()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return resp, nil
-}
-
-func (c *provenConn) exchange(req *http.Request, deadline time.Time) (*http.Response, error) {
-	if err := c.conn.SetDeadline(deadline); err != nil {
-		return nil, err
-	}
-	if err := req.Write(c.conn); err != nil {
-		return nil, err
-	}
-	resp, err := http.ReadResponse(c.br, req)
+func (t wholeAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDaemonAnswer+1))
 	resp.Body.Close()
+	if err == nil && len(data) > maxDaemonAnswer {
+		err = fmt.Errorf("an answer of more than %d bytes", maxDaemonAnswer)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > maxDaemonAnswer {
-		return nil, fmt.Errorf("an answer of more than %d bytes", maxDaemonAnswer)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	return resp, nil
-}
-
-func (c *provenConn) close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.closed = true
-	return c.conn.Close()
 }

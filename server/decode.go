@@ -21,7 +21,7 @@ import (
 //
 // encoding/json/v2 refuses duplicates and matches case-sensitively by
 // default, but in Go 1.26 it still needs GOEXPERIMENT=jsonv2 to build, so
-// the check walks tokens with v1 instead.
+// the keys are checked on jsondoc's ordered tree instead.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	data, err := io.ReadAll(r.Body)
 	if err == nil {

@@ -52,6 +52,7 @@ func TestDecodeStrict(t *testing.T) {
 		{"case variant nested", `{"outer":{"ITEMS":[]}}`, nested, []string{`"outer.ITEMS"`, `"outer.items"`}},
 		{"case twins in a map", `{"labels":{"k":1,"K":2}}`, nested, []string{`"labels.k" and "labels.K" differ only in case`}},
 		{"both spellings", `{"source":"/x","Source":"/y"}`, req, []string{`differ only in case`}},
+		{"case twins in a big map", `{"labels":{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1,"j":1,"k":1,"l":1,"m":1,"n":1,"o":1,"p":1,"s":1,"` + "\u017f" + `":2}}`, nested, []string{`"labels.s" and "labels.ſ" differ only in case`}},
 
 		{"unknown field", `{"source":"/x","force":true}`, req, []string{`unknown field "force"`}},
 		{"empty", " \n", req, []string{"empty body"}},

@@ -90,27 +90,33 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, status, ErrorBody{OK: false, Error: err.Error(), ErrorCode: code})
 }
 
-// respond answers a backend response: 200 when it succeeded, else the
-// status of its error, with the whole response as the body (the CLI's JSON).
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, resp *installer.Response, err error) {
-	if resp == nil {
+// reply answers an operation's result. A backend response is answered
+// whole (the CLI's JSON): 200 when it succeeded, else with its error's
+// status. Anything else is JSON with 200, or, on error, the error alone.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
+	resp, isResponse := v.(*installer.Response)
+	switch {
+	case isResponse && resp == nil:
 		if err == nil {
 			err = errors.New("no response")
 		}
-		s.fail(w, r, err)
-		return
-	}
-	if (resp.OK && err == nil) || resp.Applied {
+	case isResponse && ((resp.OK && err == nil) || resp.Applied):
 		// Applied is a success at the HTTP level even when partial: the
 		// body says what was not installed.
 		writeJSON(w, http.StatusOK, resp)
 		return
+	case isResponse:
+		if err == nil {
+			err = resp.Err
+		}
+		status, _ := s.classify(r, err)
+		writeJSON(w, status, resp)
+		return
+	case err == nil:
+		writeJSON(w, http.StatusOK, v)
+		return
 	}
-	if err == nil {
-		err = resp.Err
-	}
-	status, _ := s.classify(r, err)
-	writeJSON(w, status, resp)
+	s.fail(w, r, err)
 }
 
 // classify picks the status and code for err. An operation that failed

@@ -73,11 +73,11 @@ func TestFailMasksCredentials(t *testing.T) {
 		t.Errorf("writeError: %s", rec.Body)
 	}
 	rec = httptest.NewRecorder()
-	s.respond(rec, req, &installer.Response{Source: "https://h/x?token=t0ken9", Err: errors.New("fetch https://h/x?token=t0ken9: 404"),
+	s.reply(rec, req, &installer.Response{Source: "https://h/x?token=t0ken9", Err: errors.New("fetch https://h/x?token=t0ken9: 404"),
 		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: source.MustFromText("x?key=k9k9"), Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
 	for _, secret := range []string{"t0ken9", "a:b9", "k9k9", "zz9zz9"} {
 		if strings.Contains(rec.Body.String(), secret) {
-			t.Errorf("respond repeats %q: %s", secret, rec.Body)
+			t.Errorf("reply repeats %q: %s", secret, rec.Body)
 		}
 	}
 }

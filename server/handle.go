@@ -87,7 +87,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, p *progressStream, 
 	ctx, cancel := s.detached()
 	defer cancel()
 	if p != nil {
-		ctx = resolver.WithProgress(ctx, p)
+		ctx = resolver.WithProgress(ctx, reporter(p.update))
 	}
 	v, err := op(ctx)
 	if p != nil {
@@ -95,21 +95,6 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, p *progressStream, 
 		finishProgress(p, resp)
 	}
 	s.reply(w, r, v, err)
-}
-
-// reply answers an operation's result: a backend response as respond
-// does (the whole response, with its error's status), anything else as
-// JSON with 200, or, on error, the error alone.
-func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error) {
-	if resp, ok := v.(*installer.Response); ok {
-		s.respond(w, r, resp, err)
-		return
-	}
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
 }
 
 // pathName is the route's {name}, a plugin or marketplace name; one that

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/internal/lazyregexp"
-	"reasonix.io/plugind/resolver"
 )
 
 // Live progress of long plans and installs (SPEC §12). The client picks a
@@ -56,10 +55,12 @@ type ProgressEvent struct {
 	Status  string `json:"status,omitempty"`
 	Elapsed int64  `json:"elapsedMs"`
 	Waiting
+	// install: after resolving comes applying (not sent).
+	install bool
 }
 
-// progressStream is one id's progress. It implements resolver.Progress;
-// the resolver calls it from several goroutines.
+// progressStream is one id's progress. The resolver reports to it
+// (reporter) from several goroutines.
 type progressStream struct {
 	mu      sync.Mutex
 	state   ProgressEvent
@@ -67,7 +68,6 @@ type progressStream struct {
 	done    bool
 	doneAt  time.Time
 	changed chan struct{} // closed (and replaced) on every change
-	install bool          // after resolving comes applying
 	touched time.Time     // last begun or changed: streams idle too long are dropped
 }
 
@@ -101,7 +101,7 @@ func (p *progressStream) snapshot() (ProgressEvent, bool, <-chan struct{}) {
 // again starts over).
 func (p *progressStream) begin(install bool) {
 	p.mu.Lock()
-	p.install, p.done = install, false
+	p.done = false
 	p.start = time.Now()
 	p.touched = p.start
 	p.mu.Unlock()
@@ -109,7 +109,7 @@ func (p *progressStream) begin(install bool) {
 	if install {
 		phase = "installing"
 	}
-	p.update(func(e *ProgressEvent) { *e = ProgressEvent{Phase: phase} })
+	p.update(func(e *ProgressEvent) { *e = ProgressEvent{Phase: phase, install: install} })
 }
 
 // finish ends the stream with the response's status.
@@ -119,31 +119,6 @@ func (p *progressStream) finish(status string) {
 	p.done, p.doneAt = true, time.Now()
 	p.mu.Unlock()
 }
-
-func (p *progressStream) Start(n int) {
-	p.update(func(e *ProgressEvent) { e.Phase, e.Total = "resolving", n })
-}
-
-func (p *progressStream) Resolved(entries, repos int, bytes int64) {
-	p.update(func(e *ProgressEvent) {
-		// Reports race each other from the fetch goroutines: never go back.
-		e.Entries, e.Repos, e.Bytes = max(e.Entries, entries), max(e.Repos, repos), max(e.Bytes, bytes)
-	})
-}
-
-func (p *progressStream) Finish() {
-	p.mu.Lock()
-	install := p.install
-	p.mu.Unlock()
-	p.update(func(e *ProgressEvent) {
-		e.Phase = "resolved"
-		if install {
-			e.Phase = "applying"
-		}
-	})
-}
-
-var _ resolver.Progress = (*progressStream)(nil)
 
 // progressHub holds the streams by (principal, id).
 type progressHub struct {
@@ -358,18 +333,13 @@ func writeEvent(w http.ResponseWriter, name string, e ProgressEvent) error {
 	return err
 }
 
-// progressFanout forwards one shared plan's progress to every request that
-// joined it (identical plans in flight share one resolution). A request
-// that joins late is first told what it missed.
+// progressFanout passes one shared plan's progress on to every request
+// that joined it (identical plans in flight share one resolution). A
+// request that joins late is first given the progress so far.
 type progressFanout struct {
-	mu       sync.Mutex
-	streams  []*progressStream
-	started  bool
-	total    int
-	entries  int
-	repos    int
-	bytes    int64
-	finished bool
+	mu      sync.Mutex
+	streams []*progressStream
+	state   ProgressEvent // the shared plan's progress so far
 }
 
 func (f *progressFanout) add(p *progressStream) {
@@ -379,39 +349,27 @@ func (f *progressFanout) add(p *progressStream) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.streams = append(f.streams, p)
-	if f.started {
-		p.Start(f.total)
-		p.Resolved(f.entries, f.repos, f.bytes)
+	if f.state.Phase == "" {
+		return // nothing to catch up on
 	}
-	if f.finished {
-		p.Finish()
-	}
+	state := f.state
+	p.update(func(e *ProgressEvent) {
+		// The phase after resolving is the joining request's own.
+		state.install = e.install
+		if state.Phase == "resolved" {
+			resolvingDone(&state)
+		}
+		*e = state
+	})
 }
 
-func (f *progressFanout) Start(n int) {
+// update changes the shared progress and every joined stream.
+func (f *progressFanout) update(change func(*ProgressEvent)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.started, f.total = true, n
+	change(&f.state)
 	for _, p := range f.streams {
-		p.Start(n)
-	}
-}
-
-func (f *progressFanout) Resolved(entries, repos int, bytes int64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.entries, f.repos, f.bytes = max(f.entries, entries), max(f.repos, repos), max(f.bytes, bytes)
-	for _, p := range f.streams {
-		p.Resolved(entries, repos, bytes)
-	}
-}
-
-func (f *progressFanout) Finish() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.finished = true
-	for _, p := range f.streams {
-		p.Finish()
+		p.update(change)
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/secrets"
 )
@@ -31,83 +32,74 @@ type Waiting struct {
 	RetryWhy     string `json:"retryWhy,omitempty"`
 }
 
-// noRetry clears a retry once the host answers again.
-func (w *Waiting) noRetry() {
-	w.RetryWhat, w.RetryAttempt, w.RetryMax, w.RetryWaitMs, w.RetryWhy = "", 0, 0, 0, ""
+// reporter turns what the resolver reports (resolver.Progress) and what
+// its network layer reports (host.Watcher) into changes of a progress
+// state: one stream's (progressStream.update), or a shared plan's
+// (progressFanout.update), which passes each change on to every stream
+// that joined it.
+type reporter func(change func(*ProgressEvent))
+
+var (
+	_ resolver.Progress = reporter(nil)
+	_ host.Watcher      = reporter(nil)
+)
+
+// Start implements resolver.Progress.
+func (r reporter) Start(n int) {
+	r(func(e *ProgressEvent) { e.Phase, e.Total = "resolving", n })
+}
+
+// Resolved implements resolver.Progress.
+func (r reporter) Resolved(entries, repos int, bytes int64) {
+	r(func(e *ProgressEvent) {
+		// Reports race each other from the fetch goroutines: never go back.
+		e.Entries, e.Repos, e.Bytes = max(e.Entries, entries), max(e.Repos, repos), max(e.Bytes, bytes)
+	})
+}
+
+// Finish implements resolver.Progress.
+func (r reporter) Finish() { r(resolvingDone) }
+
+// resolvingDone is the phase after resolving: applying for an install.
+func resolvingDone(e *ProgressEvent) {
+	e.Phase = "resolved"
+	if e.install {
+		e.Phase = "applying"
+	}
 }
 
 // Requesting implements host.Watcher.
-func (p *progressStream) Requesting(h string) func() {
-	p.update(func(e *ProgressEvent) { e.Host, e.SilentMs, e.LimitMs = h, 0, 0 })
+func (r reporter) Requesting(h string) func() {
+	r(func(e *ProgressEvent) { e.Host, e.SilentMs, e.LimitMs = h, 0, 0 })
 	return func() {}
 }
 
 // Silent implements host.Watcher.
-func (p *progressStream) Silent(h string, d, limit time.Duration) {
-	p.update(func(e *ProgressEvent) { e.Host, e.SilentMs, e.LimitMs = h, d.Milliseconds(), limit.Milliseconds() })
+func (r reporter) Silent(h string, d, limit time.Duration) {
+	r(func(e *ProgressEvent) { e.Host, e.SilentMs, e.LimitMs = h, d.Milliseconds(), limit.Milliseconds() })
 }
 
 // Retrying implements host.Watcher.
-func (p *progressStream) Retrying(what string, attempt, maxAttempts int, wait time.Duration, why error) {
+func (r reporter) Retrying(what string, attempt, maxAttempts int, wait time.Duration, why error) {
 	reason := ""
 	if why != nil {
 		reason = secrets.Mask(why.Error())
 	}
-	p.update(func(e *ProgressEvent) {
+	r(func(e *ProgressEvent) {
 		e.RetryWhat, e.RetryAttempt, e.RetryMax, e.RetryWaitMs, e.RetryWhy = what, attempt, maxAttempts, wait.Milliseconds(), reason
 		e.SilentMs, e.LimitMs = 0, 0
 	})
 }
 
-// Received implements host.Watcher.
-func (p *progressStream) Received(h string, n int64) {
-	p.update(func(e *ProgressEvent) {
+// Received implements host.Watcher: the host answers, so a retry is over.
+func (r reporter) Received(h string, n int64) {
+	r(func(e *ProgressEvent) {
 		e.Host, e.SilentMs, e.LimitMs, e.Received = h, 0, 0, n
-		e.noRetry()
+		e.RetryWhat, e.RetryAttempt, e.RetryMax, e.RetryWaitMs, e.RetryWhy = "", 0, 0, 0, ""
 	})
 }
 
 // Wrote implements host.Watcher.
-func (p *progressStream) Wrote(_ string, n int64) {
-	p.update(func(e *ProgressEvent) { e.Written = n })
+func (r reporter) Wrote(_ string, n int64) {
+	r(func(e *ProgressEvent) { e.Written = n })
 }
-
-var _ host.Watcher = (*progressStream)(nil)
-
-// The fanout of a shared plan tells every request that joined it.
-
-func (f *progressFanout) each(do func(p *progressStream)) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, p := range f.streams {
-		do(p)
-	}
-}
-
-// Requesting implements host.Watcher.
-func (f *progressFanout) Requesting(h string) func() {
-	f.each(func(p *progressStream) { p.Requesting(h) })
-	return func() {}
-}
-
-// Silent implements host.Watcher.
-func (f *progressFanout) Silent(h string, d, limit time.Duration) {
-	f.each(func(p *progressStream) { p.Silent(h, d, limit) })
-}
-
-// Retrying implements host.Watcher.
-func (f *progressFanout) Retrying(what string, attempt, maxAttempts int, wait time.Duration, why error) {
-	f.each(func(p *progressStream) { p.Retrying(what, attempt, maxAttempts, wait, why) })
-}
-
-// Received implements host.Watcher.
-func (f *progressFanout) Received(h string, n int64) {
-	f.each(func(p *progressStream) { p.Received(h, n) })
-}
-
-// Wrote implements host.Watcher.
-func (f *progressFanout) Wrote(repo string, n int64) {
-	f.each(func(p *progressStream) { p.Wrote(repo, n) })
-}
-
-var _ host.Watcher = (*progressFanout)(nil)

@@ -17,20 +17,21 @@ func TestProgressWatch(t *testing.T) {
 	fan := &progressFanout{}
 	fan.add(a)
 	fan.add(b)
+	report := reporter(fan.update)
 
 	steps := []struct {
 		name   string
 		report func()
 		want   Waiting
 	}{
-		{"requesting", func() { fan.Requesting("api.github.com")() }, Waiting{Host: "api.github.com"}},
-		{"silent", func() { fan.Silent("api.github.com", 3*time.Second, 30*time.Second) },
+		{"requesting", func() { report.Requesting("api.github.com")() }, Waiting{Host: "api.github.com"}},
+		{"silent", func() { report.Silent("api.github.com", 3*time.Second, 30*time.Second) },
 			Waiting{Host: "api.github.com", SilentMs: 3000, LimitMs: 30000}},
 		{"retrying", func() {
-			fan.Retrying("api.github.com", 2, 4, 4*time.Second, errors.New("GET https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@api.github.com/: EOF"))
+			report.Retrying("api.github.com", 2, 4, 4*time.Second, errors.New("GET https://x-access-token:ghp_abcdefghijklmnopqrstuvwxyz0123456789@api.github.com/: EOF"))
 		}, Waiting{Host: "api.github.com", RetryWhat: "api.github.com", RetryAttempt: 2, RetryMax: 4, RetryWaitMs: 4000}},
-		{"received", func() { fan.Received("codeload.github.com", 2048) }, Waiting{Host: "codeload.github.com", Received: 2048}},
-		{"wrote", func() { fan.Wrote("github.com/acme/tools", 4096) }, Waiting{Host: "codeload.github.com", Received: 2048, Written: 4096}},
+		{"received", func() { report.Received("codeload.github.com", 2048) }, Waiting{Host: "codeload.github.com", Received: 2048}},
+		{"wrote", func() { report.Wrote("github.com/acme/tools", 4096) }, Waiting{Host: "codeload.github.com", Received: 2048, Written: 4096}},
 	}
 	for _, s := range steps {
 		s.report()

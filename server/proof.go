@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 )
 
 // The daemon's proof of identity (SPEC §12). serve.addr says where the
@@ -56,16 +57,10 @@ func canonicalAddr(a net.Addr) (string, error) {
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String(), nil
 }
 
+// validNonce: nonceBytes bytes as lowercase hex.
 func validNonce(n string) bool {
-	if len(n) != 2*nonceBytes {
-		return false
-	}
-	for _, c := range n {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	_, err := hex.DecodeString(n)
+	return err == nil && len(n) == 2*nonceBytes && n == strings.ToLower(n)
 }
 
 // POST /auth/proof {nonce} (public): the daemon's proof that it holds the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,40 +69,21 @@ var routeAccess = map[string]access{
 
 // noRoute answers what the mux has no route for, as JSON: 405 (with Allow)
 // when the path exists under another method, 400 for a path that is not in
-// canonical form (the mux would redirect it), else 404.
+// canonical form (the mux would redirect it), else 404. The mux's own 404,
+// 405 or redirect answer is recorded to read its status and Allow.
 func noRoute(w http.ResponseWriter, r *http.Request, mux *http.ServeMux) {
 	h, _ := mux.Handler(r)
-	rec := &headerRecorder{header: http.Header{}}
+	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
-	switch {
-	case rec.status == http.StatusMethodNotAllowed:
-		w.Header().Set("Allow", rec.header.Get("Allow"))
-		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), rec.header.Get("Allow"))
-	case rec.status >= 300 && rec.status < 400:
+	switch allow := rec.Header().Get("Allow"); {
+	case rec.Code == http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "%s is not allowed on %s (allowed: %s)", r.Method, r.URL.EscapedPath(), allow)
+	case rec.Code >= 300 && rec.Code < 400:
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "path %q is not in canonical form", r.URL.EscapedPath())
 	default:
 		writeError(w, http.StatusNotFound, CodeNoRoute, "no route %s %s", r.Method, r.URL.EscapedPath())
 	}
-}
-
-// headerRecorder captures the status and headers of the mux's own 404, 405
-// and redirect answers, which are then rewritten as JSON.
-type headerRecorder struct {
-	header http.Header
-	status int
-}
-
-func (r *headerRecorder) Header() http.Header { return r.header }
-func (r *headerRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-}
-func (r *headerRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return len(b), nil
 }
 
 // GET /healthz: no token needed; says only that the daemon answers.
@@ -143,7 +125,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 	req, refused, err := body.request()
 	if err != nil {
 		finishProgress(progress, refused)
-		s.respond(w, r, refused, err)
+		s.reply(w, r, refused, err)
 		return
 	}
 	// How the source reads (a known marketplace's name, NAME@MARKET, a
@@ -155,7 +137,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		defer s.leaveFlight(string(key), fan)
 		ctx, cancel := s.detached()
 		defer cancel()
-		ctx = resolver.WithProgress(ctx, fan)
+		ctx = resolver.WithProgress(ctx, reporter(fan.update))
 		resp, err := s.in.Install(ctx, req, installer.Approval{DryRun: true})
 		return planResult{resp, err}, nil
 	})
@@ -163,7 +145,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 	case res := <-ch:
 		pr := res.Val.(planResult)
 		finishProgress(progress, pr.resp)
-		s.respond(w, r, pr.resp, pr.err)
+		s.reply(w, r, pr.resp, pr.err)
 	case <-r.Context().Done():
 		// The client left (or the daemon is stopping); a shared plan goes
 		// on for the others.
@@ -250,7 +232,7 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 func (s *Server) remove(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := plugind.ValidateName(name); err != nil {
-		s.respond(w, r, installer.ErrorResponse(name, err), err)
+		s.reply(w, r, installer.ErrorResponse(name, err), err)
 		return
 	}
 	force, ok := queryBool(w, r, "force")

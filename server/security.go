@@ -104,11 +104,18 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 }
 
 func loopbackOrigin(origin string) bool {
+	u := parseOrigin(origin)
+	return u != nil && loopbackName(u.Host)
+}
+
+// parseOrigin reads an Origin header's scheme://host[:port]; nil when it is
+// not one (including "null", sent by sandboxed and file: pages).
+func parseOrigin(origin string) *url.URL {
 	u, err := url.Parse(origin)
 	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") {
-		return false // includes "null", sent by sandboxed and file: pages
+		return nil
 	}
-	return loopbackName(u.Host)
+	return u
 }
 
 // authorized checks the bearer token in constant time. Both sides are

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,12 +120,12 @@ func TestAllowRemoteAcceptsIPLiteralsOnly(t *testing.T) {
 	}
 	h := s.checkHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200) }))
 	for host, want := range map[string]int{"192.168.1.10:7878": 200, "[fe80::1]:7878": 200, "localhost": 200, "evil.example": 421, "nas.local:7878": 421} {
-		rec := &headerRecorder{header: http.Header{}}
+		rec := httptest.NewRecorder()
 		req, _ := http.NewRequest("GET", "http://x/plugins", nil)
 		req.Host = host
 		h.ServeHTTP(rec, req)
-		if rec.status != want {
-			t.Errorf("Host %s: %d, want %d", host, rec.status, want)
+		if rec.Code != want {
+			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -145,7 +144,7 @@ func (st *sessionStore) newCode() (string, time.Time, error) {
 		return "", time.Time{}, errTooMany
 	}
 	if len(st.codes) >= maxKnownCodes {
-		st.forgetOldestCode()
+		deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
 	}
 	exp := now.Add(CodeTTL)
 	st.codes[sha256.Sum256([]byte(code))] = &codeState{expires: exp}
@@ -185,7 +184,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 		}
 	}
 	if len(st.sessions) >= maxSessions {
-		st.endOldestSession()
+		deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
 	}
 	key := sha256.Sum256([]byte(cookie))
 	st.sessions[key] = &session{key: key, page: sha256.Sum256([]byte(pageToken)), created: now, lastSeen: now}
@@ -273,14 +272,6 @@ func (st *sessionStore) sweep(now time.Time) {
 			delete(st.replaced, k)
 		}
 	}
-}
-
-func (st *sessionStore) forgetOldestCode() {
-	deleteOldest(st.codes, func(c *codeState) time.Time { return c.expires })
-}
-
-func (st *sessionStore) endOldestSession() {
-	deleteOldest(st.sessions, func(s *session) time.Time { return s.lastSeen })
 }
 
 // deleteOldest deletes the entry of m whose time (by at) is earliest:
@@ -387,9 +378,6 @@ func sameOriginSignal(r *http.Request) *refusal {
 // sameOrigin reports whether origin is http://host exactly (the daemon's
 // own origin, as the browser addressed it).
 func sameOrigin(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != "http" || u.User != nil || (u.Path != "" && u.Path != "/") {
-		return false
-	}
-	return strings.EqualFold(u.Host, host)
+	u := parseOrigin(origin)
+	return u != nil && u.Scheme == "http" && strings.EqualFold(u.Host, host)
 }

@@ -545,20 +545,21 @@ func TestProgressFanout(t *testing.T) {
 	early := newProgressStream(time.Now())
 	early.begin(false)
 	f.add(early)
-	f.Start(10)
-	f.Resolved(4, 2, 2048)
+	report := reporter(f.update)
+	report.Start(10)
+	report.Resolved(4, 2, 2048)
 	late := newProgressStream(time.Now())
 	late.begin(true)
 	f.add(late)
-	f.add(nil)            // a request without a stream
-	f.Resolved(3, 1, 100) // out of order: never goes back
+	f.add(nil)                 // a request without a stream
+	report.Resolved(3, 1, 100) // out of order: never goes back
 	for name, p := range map[string]*progressStream{"early": early, "late": late} {
 		got, done, _ := p.snapshot()
 		if done || got.Phase != "resolving" || got.Total != 10 || got.Entries != 4 || got.Repos != 2 || got.Bytes != 2048 {
 			t.Errorf("%s: %+v done=%v", name, got, done)
 		}
 	}
-	f.Finish()
+	report.Finish()
 	if got, _, _ := late.snapshot(); got.Phase != "applying" {
 		t.Errorf("an install's stream after resolving: %q", got.Phase)
 	}
@@ -566,7 +567,7 @@ func TestProgressFanout(t *testing.T) {
 		t.Errorf("a plan's stream after resolving: %q", got.Phase)
 	}
 	late.finish("applied")
-	late.Resolved(9, 9, 9) // nothing changes a finished stream
+	reporter(late.update).Resolved(9, 9, 9) // nothing changes a finished stream
 	if got, done, _ := late.snapshot(); !done || got.Phase != "done" || got.Status != "applied" || got.Entries != 4 {
 		t.Errorf("finished: %+v done=%v", got, done)
 	}

@@ -38,24 +38,20 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 		return "", false, fmt.Errorf("generate token: %w", err)
 	}
 	tok = hex.EncodeToString(b[:])
+	// CreateTemp makes the file 0600: the token is never readable by others.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".serve.token-*")
 	if err != nil {
 		return "", false, fmt.Errorf("create token: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return "", false, fmt.Errorf("create token: %w", err)
+	_, err = tmp.WriteString(tok + "\n")
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if _, err := tmp.WriteString(tok + "\n"); err != nil {
-		tmp.Close()
-		return "", false, fmt.Errorf("create token: %w", err)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return "", false, fmt.Errorf("create token: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
+	if err != nil {
 		return "", false, fmt.Errorf("create token: %w", err)
 	}
 	if err := os.Link(tmp.Name(), path); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -322,9 +323,9 @@ func (d *decoder) object(n *Node) bool {
 }
 
 // keyIndex finds an object's earlier keys: by scanning while the object is
-// small (most are), through maps once it is not. (The scan folds case as
-// strings.EqualFold does, the maps as strings.ToLower: they differ on a
-// few exotic letters, for a warning.)
+// small (most are), through maps once it is not. Both fold case as
+// strings.EqualFold does (and encoding/json matches keys to fields): the
+// daemon refuses a request body on it.
 type keyIndex struct {
 	exact  map[string]int
 	folded map[string]int
@@ -356,7 +357,7 @@ func (x *keyIndex) find(fields []Field, key string) (int, bool) {
 	if i, ok := x.exact[key]; ok {
 		return i, false
 	}
-	if i, ok := x.folded[strings.ToLower(key)]; ok {
+	if i, ok := x.folded[foldKey(key)]; ok {
 		return i, true
 	}
 	return -1, false
@@ -367,7 +368,22 @@ func (x *keyIndex) add(key string, i int) {
 		return
 	}
 	x.exact[key] = i
-	if _, ok := x.folded[strings.ToLower(key)]; !ok {
-		x.folded[strings.ToLower(key)] = i
+	k := foldKey(key)
+	if _, ok := x.folded[k]; !ok {
+		x.folded[k] = i
 	}
+}
+
+// foldKey maps s to one representative of its Unicode simple case-folding
+// class, so foldKey(a) == foldKey(b) exactly when strings.EqualFold(a, b).
+func foldKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }

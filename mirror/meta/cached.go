@@ -134,7 +134,7 @@ func (d *DB) PutNegative(ctx context.Context, n cache.Negative) error {
 		ON CONFLICT (kind, repo, key, path_key) DO UPDATE SET code = EXCLUDED.code, message = EXCLUDED.message,
 			created_at = now(), expires_at = EXCLUDED.expires_at`,
 		n.Kind, n.Remote, Text(n.SHA), Text(n.Path), pathKey(n.Path), n.Code, clip(Text(secrets.Mask(n.Message)), maxDetail),
-		seconds(n.Expires.Sub(n.Created)))
+		n.Expires.Sub(n.Created).Seconds())
 }
 
 // pathKey is the negatives table's key for a path: "" for none, else its

@@ -25,7 +25,7 @@ func (d *DB) Acquire(ctx context.Context, name, holder string, ttl time.Duration
 		ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, acquired_at = now(),
 			expires_at = EXCLUDED.expires_at, previous_holder = leases.holder
 		WHERE leases.expires_at < now() OR leases.holder = EXCLUDED.holder
-		RETURNING previous_holder`, []any{name, holder, seconds(ttl)}, &prev)
+		RETURNING previous_holder`, []any{name, holder, ttl.Seconds()}, &prev)
 	if !ok {
 		return Lease{}, false, err
 	}
@@ -39,7 +39,7 @@ func (d *DB) Acquire(ctx context.Context, name, holder string, ttl time.Duration
 // holder's (it expired and was taken over).
 func (d *DB) Renew(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	tag, err := d.pool.Exec(ctx, `UPDATE leases SET expires_at = now() + make_interval(secs => $3)
-		WHERE name = $1 AND holder = $2`, name, holder, seconds(ttl))
+		WHERE name = $1 AND holder = $2`, name, holder, ttl.Seconds())
 	if err != nil {
 		return false, dbErr("renew lease %s: %w", name, err)
 	}

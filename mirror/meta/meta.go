@@ -14,8 +14,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,14 +78,14 @@ func (d *DB) migrate(ctx context.Context) error {
 	sqlDB := stdlib.OpenDBFromPool(d.pool)
 	defer sqlDB.Close()
 	locker, err := lock.NewPostgresSessionLocker()
-	if err != nil {
-		return dbErr("migrate the mirror's schema: %w", err)
+	var p *goose.Provider
+	if err == nil {
+		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS, goose.WithSessionLocker(locker))
-	if err != nil {
-		return dbErr("migrate the mirror's schema: %w", err)
+	if err == nil {
+		_, err = p.Up(ctx)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if err != nil {
 		return dbErr("migrate the mirror's schema: %w", err)
 	}
 	return nil
@@ -93,9 +93,6 @@ func (d *DB) migrate(ctx context.Context) error {
 
 // SQLDB returns a database/sql handle over the same pool, for tools.
 func (d *DB) SQLDB() *sql.DB { return stdlib.OpenDBFromPool(d.pool) }
-
-// seconds turns a duration into the double precision make_interval takes.
-func seconds(d time.Duration) float64 { return d.Seconds() }
 
 // row scans the one row query finds into dest: ok is false when there is
 // none, and what names the read in an error.
@@ -135,12 +132,30 @@ type Object struct {
 	Bytes         int64 // file content bytes
 }
 
-// Snapshot returns the archive holding paths of repo at sha.
+// PathsKey is how the snapshots table names a set of folders: "" for the
+// whole tree, else the sorted, de-duplicated paths, one per line.
+func PathsKey(paths []string) string {
+	if slices.ContainsFunc(paths, func(p string) bool { return p == "" || p == "." }) {
+		return ""
+	}
+	sorted := slices.Sorted(slices.Values(paths))
+	return strings.Join(slices.Compact(sorted), "\n")
+}
+
+// SplitPaths is the folders a PathsKey names (nil: the whole tree).
+func SplitPaths(key string) []string {
+	if key == "" {
+		return nil
+	}
+	return strings.Split(key, "\n")
+}
+
+// Snapshot returns the archive holding paths (a PathsKey) of repo at sha.
 func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Object, bool, error) {
 	var o Object
 	ok, err := d.row(ctx, "read the snapshot of "+repo+"@"+sha, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
 		FROM snapshots s JOIN objects o ON o.digest = s.digest
-		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, []any{repo, sha, pathsKey(paths), paths},
+		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, []any{repo, sha, hashKey(paths), paths},
 		&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
 	return o, ok, err
 }
@@ -153,12 +168,10 @@ func (d *DB) GetObject(ctx context.Context, digest string) (Object, bool, error)
 	return o, ok, err
 }
 
-// pathsKey is the snapshots table's key for a folder list: its SHA-256, so
-// a list of any length fits the primary key's index (migration 00002).
-func pathsKey(paths string) string { return hashKey(paths) }
-
 // hashKey is the hex SHA-256 of s, a key column's stand-in for a value too
-// long for an index entry.
+// long for an index entry: the snapshots table's key for a folder list is
+// its hashKey, so a list of any length fits the primary key's index
+// (migration 00002).
 func hashKey(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
@@ -173,7 +186,7 @@ func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object)
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, pathsKey(paths), paths, o.Digest)
+			ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, hashKey(paths), paths, o.Digest)
 		return err
 	})
 }
@@ -234,9 +247,7 @@ func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
 		var s SnapshotRow
 		var paths string
 		err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
-		if paths != "" {
-			s.Paths = strings.Split(paths, "\n")
-		}
+		s.Paths = SplitPaths(paths)
 		return s, err
 	})
 	if err != nil {

@@ -103,8 +103,8 @@ func serveTree(tr tree) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/v1/snapshot":
-			w.Header().Set(headerDigest, tr.digest)
-			w.Header().Set(headerVerified, "true")
+			w.Header().Set(HeaderDigest, tr.digest)
+			w.Header().Set(HeaderVerified, "true")
 			_, _ = w.Write(tr.archive)
 		case "/v1/resolve":
 			w.Header().Set("ETag", `"`+sha1+`"`)
@@ -229,7 +229,7 @@ func TestDigestMismatchIsFinal(t *testing.T) {
 	// Both replicas send altered content under the good digest (they share
 	// one object store); the client refuses at the first and asks no other.
 	altered := func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(headerDigest, good.digest)
+		w.Header().Set(HeaderDigest, good.digest)
 		_, _ = w.Write(bad.archive)
 	}
 	m1, m2 := newFake(t, "tok", altered), newFake(t, "tok", altered)
@@ -294,7 +294,7 @@ func TestFailoverAcrossReplicas(t *testing.T) {
 	})
 	// A body cut short: the connection drops after half the archive.
 	truncating := newFake(t, "tok", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(headerDigest, tr.digest)
+		w.Header().Set(HeaderDigest, tr.digest)
 		w.Header().Set("Content-Length", "100000")
 		_, _ = w.Write(tr.archive[:len(tr.archive)/2])
 	})

@@ -17,14 +17,61 @@ import (
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
+	"reasonix.io/plugind/store"
 	"reasonix.io/plugind/tarball"
 )
 
-// Response headers of GET /v1/snapshot (see package reasonix.io/plugind/mirror).
+// The mirror's answers, as the mirror (package reasonix.io/plugind/mirror)
+// writes them and this client reads them.
+
+// Response headers of GET /v1/snapshot.
 const (
-	headerDigest   = "X-Reasonix-Digest"
-	headerVerified = "X-Reasonix-Verified"
+	HeaderDigest   = "X-Reasonix-Digest"   // the tree digest of the archive's content
+	HeaderVerified = "X-Reasonix-Verified" // "true": the commit is proven on a branch or tag
+	HeaderFiles    = "X-Reasonix-Files"
+	HeaderBytes    = "X-Reasonix-Bytes" // file content bytes
 )
+
+// RefsResponse is GET /v1/refs's answer.
+type RefsResponse struct {
+	Head    string            `json:"head"`
+	Commits map[string]string `json:"commits"`
+}
+
+// ResolveResponse is GET /v1/resolve's answer.
+type ResolveResponse struct {
+	SHA string `json:"sha"`
+	Ref string `json:"ref"`
+}
+
+// ETag is the mirror's validator for a resolved ref: the commit itself.
+func ETag(sha string) string { return `"` + sha + `"` }
+
+// ErrorBody is what a /v1 route answers when it cannot serve: the HTTP
+// status, the SPEC §11 error code and, for "does not exist" answers, which
+// thing is missing, so the client rebuilds the host package's typed error
+// (and its cache remembers it as it would upstream's).
+type ErrorBody struct {
+	Status int          `json:"-"`
+	Msg    string       `json:"error"`
+	Code   plugind.Code `json:"errorCode"`
+	// Kind is repo, ref, commit, unreachable or path for a not-found.
+	Kind string `json:"kind,omitempty"`
+	// Rule is the policy rule that blocked the request.
+	Rule string `json:"rule,omitempty"`
+}
+
+func (e *ErrorBody) Error() string { return e.Msg }
+
+// Unwrap gives the answer's code to plugind.CodeOf, so an answer met
+// inside another operation (a policy block on a submodule's repository)
+// keeps its code when that operation wraps or seals it.
+func (e *ErrorBody) Unwrap() error {
+	if e.Code == "" {
+		return nil
+	}
+	return &plugind.Error{Code: e.Code, Msg: e.Msg}
+}
 
 // maxErrorBody bounds what is read of an error answer.
 const maxErrorBody = 64 << 10
@@ -38,20 +85,12 @@ type Repo struct {
 // Source implements host.Repo.
 func (r *Repo) Source() source.Source { return r.src }
 
-// apiError is the mirror's error document.
-type apiError struct {
-	Msg  string       `json:"error"`
-	Code plugind.Code `json:"errorCode"`
-	Kind string       `json:"kind"`
-	Rule string       `json:"rule"`
-}
-
 // errorOf rebuilds the host package's typed error from a mirror's error
 // answer, so every layer above treats it as it would upstream's: a
 // not-found is remembered, install.blocked, a refused token and refused
 // content are final, anything else may fall back to upstream.
 func (r *Repo) errorOf(resp *http.Response, base string) error {
-	var e apiError
+	var e ErrorBody
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if json.Unmarshal(body, &e) != nil || e.Msg == "" {
 		e.Msg = strings.TrimSpace(string(body))
@@ -193,10 +232,7 @@ func (r *Repo) Refs(ctx context.Context) (*host.Refs, error) {
 		if resp.StatusCode != http.StatusOK {
 			return r.errorOf(resp, base)
 		}
-		var body struct {
-			Head    string            `json:"head"`
-			Commits map[string]string `json:"commits"`
-		}
+		var body RefsResponse
 		if err := decode(resp, base, &body); err != nil {
 			return err
 		}
@@ -219,7 +255,7 @@ func (r *Repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.P
 	q.Set("ref", ref)
 	hdr := http.Header{}
 	if known != nil && source.IsSHA(known.SHA) {
-		hdr.Set("If-None-Match", `"`+known.SHA+`"`)
+		hdr.Set("If-None-Match", ETag(known.SHA))
 	}
 	var pin host.Pin
 	err := r.do(ctx, "resolving "+host.DescribeRef(ref), "/v1/resolve", q, hdr, func(resp *http.Response, base string) error {
@@ -231,9 +267,7 @@ func (r *Repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.P
 		default:
 			return r.errorOf(resp, base)
 		}
-		var body struct {
-			SHA string `json:"sha"`
-		}
+		var body ResolveResponse
 		if err := decode(resp, base, &body); err != nil {
 			return err
 		}
@@ -277,9 +311,9 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		if resp.StatusCode != http.StatusOK {
 			return r.errorOf(resp, base)
 		}
-		want := resp.Header.Get(headerDigest)
-		if !validDigest(want) {
-			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s sent a snapshot of %s@%s without a valid %s header", base, r.src.Key(), host.Short(sha), headerDigest)}
+		want := resp.Header.Get(HeaderDigest)
+		if store.ValidateDigest(want) != nil {
+			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s sent a snapshot of %s@%s without a valid %s header", base, r.src.Key(), host.Short(sha), HeaderDigest)}
 		}
 		f, err := r.extract(ctx, resp, base, sha, want, dest, opts)
 		if err != nil {
@@ -331,24 +365,10 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 		_ = os.RemoveAll(dest)
 		return nil, err
 	}
-	verified, _ := strconv.ParseBool(resp.Header.Get(headerVerified))
+	verified, _ := strconv.ParseBool(resp.Header.Get(HeaderVerified))
 	got := &host.Fetched{Transport: "mirror", Verified: verified, Files: res.Files, Bytes: res.Bytes}
 	if opts.Hash {
 		got.Tree, got.Dirs = res.Tree, res.Dirs
 	}
 	return got, nil
-}
-
-// validDigest checks "sha256:" and 64 lower-case hex digits.
-func validDigest(d string) bool {
-	hexPart, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(hexPart) != 64 {
-		return false
-	}
-	for _, c := range hexPart {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
