@@ -1,7 +1,10 @@
 package installer
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,14 +55,7 @@ func (dp *depPlanner) check() {
 
 // nodes are the actions that have dependency edges, in plan order, so
 // that which problem is named first does not depend on map order.
-func (dp *depPlanner) nodes() []int {
-	out := make([]int, 0, len(dp.edges))
-	for i := range dp.edges {
-		out = append(out, i)
-	}
-	sort.Ints(out)
-	return out
-}
+func (dp *depPlanner) nodes() []int { return slices.Sorted(maps.Keys(dp.edges)) }
 
 // settle blocks every ready action that needs one that cannot be
 // installed (unless an installed copy of it stays), and skips every
@@ -200,15 +196,11 @@ func (dp *depPlanner) checkEdge(i int, e depEdge) {
 		return
 	}
 	if !e.dep.Allows(l.version) {
-		shown := l.version
-		if shown == "" {
-			shown = "no version"
-		}
 		why := ""
 		if l.tagMiss != "" {
 			why = " (" + l.tagMiss + ")"
 		}
-		dp.block(i, "needs %s %s, but %s has %s%s", e.dep.Name, e.dep.Version, l.where, shown, why)
+		dp.block(i, "needs %s %s, but %s has %s%s", e.dep.Name, e.dep.Version, l.where, cmp.Or(l.version, "no version"), why)
 	}
 }
 
@@ -228,11 +220,7 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 	t := dp.p.Actions[e.target]
 	switch {
 	case t.applicable():
-		v := t.Version
-		if t.ResolvedVersion != "" {
-			v = t.ResolvedVersion
-		}
-		return landing{version: v, commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
+		return landing{version: cmp.Or(t.ResolvedVersion, t.Version), commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
 	case dp.staysInstalled(e.target):
 		if inst, ok := dp.reg.Find(t.Name); ok {
 			return installedLanding(inst), true
@@ -242,11 +230,7 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 }
 
 func installedLanding(e *Entry) landing {
-	v := e.Version
-	if e.ResolvedVersion != "" {
-		v = e.ResolvedVersion
-	}
-	return landing{version: v, commit: e.Commit, where: "the installed " + e.Name}
+	return landing{version: cmp.Or(e.ResolvedVersion, e.Version), commit: e.Commit, where: "the installed " + e.Name}
 }
 
 func describeAt(a Action) string {

@@ -1,9 +1,12 @@
 package installer
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
@@ -46,13 +49,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if src.IsRemote() && f.Commit != "" {
 		src = src.At(f.Commit).WithSubdir(f.Subdir)
 	}
-	label := knownName
-	if label == "" {
-		label = f.Market.Name
-	}
-	if label == "" {
-		label = f.Source.String()
-	}
+	label := cmp.Or(knownName, f.Market.Name, f.Source.String())
 	return &depSite{src: src, market: market, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
 }
 
@@ -199,19 +196,11 @@ func (dp *depPlanner) knownSite(name string, root *depSite) (*depSite, error) {
 // marketplace, adds them to the plan as dependencies, and returns the new
 // actions (whose own dependencies come next).
 func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
-	sites := make([]*depSite, 0, len(dp.pending))
-	for s := range dp.pending {
-		sites = append(sites, s)
-	}
-	sort.Slice(sites, func(i, j int) bool { return sites[i].label < sites[j].label })
+	sites := slices.SortedFunc(maps.Keys(dp.pending), func(a, b *depSite) int { return strings.Compare(a.label, b.label) })
 	var added []int
 	for _, site := range sites {
 		wanted := dp.pending[site]
-		names := make([]string, 0, len(wanted))
-		for n := range wanted {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(wanted))
 		f, err := dp.in.sources.Resolve(ctx, resolver.Request{
 			Source: site.src, Names: names, KeepMissing: true, Constraints: dp.constraints(wanted),
 			Offline: dp.req.Offline, AllowUnpinned: dp.req.AllowUnpinned, Refresh: dp.req.Refresh,
@@ -311,12 +300,8 @@ func (p *Plan) addWarnings(ws ...string) {
 	}
 }
 
-// addSnapshots adds store snapshots the plan reads from.
+// addSnapshots adds store snapshots the plan reads from, each once and
+// sorted.
 func (p *Plan) addSnapshots(ds ...string) {
-	for _, d := range ds {
-		if !slices.Contains(p.Snapshots, d) {
-			p.Snapshots = append(p.Snapshots, d)
-		}
-	}
-	sort.Strings(p.Snapshots)
+	p.Snapshots = sortedUnique(append(p.Snapshots, ds...))
 }

@@ -124,7 +124,6 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	snaps := map[string]bool{}
 	for _, grp := range order {
 		if grp.err != nil {
 			if p.single {
@@ -140,9 +139,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 		}
 		f := grp.resolved
 		p.Warnings = append(p.Warnings, f.Warnings...)
-		for _, d := range f.Snapshots {
-			snaps[d] = true
-		}
+		p.addSnapshots(f.Snapshots...)
 		if f.Market != nil && grp.name != "" {
 			// Re-read at its head: the known marketplace records the commit
 			// (under its known name, whatever the document says now).
@@ -152,10 +149,6 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 		}
 		p.Actions = append(p.Actions, in.updateActions(ctx, req, grp, f, reg, renamed)...)
 	}
-	for d := range snaps {
-		p.Snapshots = append(p.Snapshots, d)
-	}
-	sort.Strings(p.Snapshots)
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
