@@ -197,10 +197,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 // a warning.
 // A plugin another installed plugin needs is refused unless force.
 func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Response, error) {
-	fail := func(err error) (*Response, error) {
-		r := ErrorResponse(name, err)
-		return r, err
-	}
+	fail := func(err error) (*Response, error) { return ErrorResponse(name, err), err }
 	if err := plugind.ValidateName(name); err != nil {
 		return fail(err)
 	}
