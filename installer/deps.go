@@ -227,15 +227,13 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		depReq := Request{Config: dp.req.Config}
-		invs := dp.in.cachedManifests(ctx, depReq, f.Candidates, false)
-		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, depReq, c, false, dp.reg, invs)
+		for k, a := range dp.in.planCandidates(ctx, depReq, f.Candidates, false, dp.reg) {
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if !site.market.IsZero() {
 				a.Marketplace = site.market
 			}
 			if a.Name == "" {
-				a.Name = c.Name
+				a.Name = f.Candidates[k].Name
 			}
 			if _, taken := dp.index[a.Name]; taken {
 				continue // two marketplaces answered for one name; the first stands
@@ -252,7 +250,6 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 				}
 			}
 		}
-		dp.in.storeManifests(ctx, invs)
 	}
 	return added, nil
 }

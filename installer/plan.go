@@ -148,13 +148,10 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	invs := in.cachedManifests(ctx, req, f.Candidates, p.single)
-	for _, c := range f.Candidates {
-		a := in.planCandidate(ctx, req, c, p.single, reg, invs)
+	for _, a := range in.planCandidates(ctx, req, f.Candidates, p.single, reg) {
 		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
-	in.storeManifests(ctx, invs)
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
 	}
@@ -211,7 +208,7 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 }
 
 // planCandidate plans one candidate; invs holds the cached manifests read
-// ahead by cachedManifests (nil: no cache).
+// ahead by planCandidates (nil: no cache).
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
@@ -348,7 +345,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 			return nil, err
 		}
 		if body, err := json.Marshal(pkg); err == nil {
-			_ = invs.PutInventory(key, body) // stored with the others (storeManifests)
+			_ = invs.PutInventory(key, body) // stored with the others (planCandidates)
 		}
 		return pkg, nil
 	})
@@ -369,39 +366,30 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 }
 
-// cachedManifests starts the cache Session a plan reads and writes its
-// manifests through, reading those of cands not decoded before in one
-// query: a plan of N entries otherwise asked N times. It returns nil when
-// there is no cache.
-func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) *cache.Session {
-	if in.invs == nil {
-		return nil
-	}
-	var keys []string
-	for _, c := range cands {
-		if c.Err == nil && c.Digest != "" {
-			if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
-				keys = append(keys, k)
+// planCandidates plans cands, their manifests read and written through
+// one cache Session (when there is a cache): those not decoded before are
+// read in one query (a plan of N entries otherwise asked N times), the
+// ones loaded anew written in one transaction.
+func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
+	var invs *cache.Session
+	if in.invs != nil {
+		var keys []string
+		for _, c := range cands {
+			if c.Err == nil && c.Digest != "" {
+				if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
+					keys = append(keys, k)
+				}
 			}
 		}
+		invs = in.invs.Session()
+		invs.LoadInventories(ctx, keys)
 	}
-	invs := in.invs.Session()
-	invs.LoadInventories(ctx, keys)
-	return invs
-}
-
-// planAlone plans one candidate, its manifest read and written through a
-// cache Session of its own.
-func (in *Installer) planAlone(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
-	invs := in.cachedManifests(ctx, req, []resolver.Candidate{c}, single)
-	defer in.storeManifests(ctx, invs)
-	return in.planCandidate(ctx, req, c, single, reg, invs)
-}
-
-// storeManifests writes the manifests a plan loaded anew, in one
-// transaction.
-func (in *Installer) storeManifests(ctx context.Context, invs *cache.Session) {
+	out := make([]Action, len(cands))
+	for i, c := range cands {
+		out[i] = in.planCandidate(ctx, req, c, single, reg, invs)
+	}
 	_ = invs.Commit(ctx)
+	return out
 }
 
 func nonNil[T any](s []T) []T {
