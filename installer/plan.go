@@ -103,25 +103,24 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	req.Names = sortedUnique(req.Names)
 	// The request is stored as it was asked, so approving the plan by its
-	// planId replays exactly this; eff is what it reads as.
+	// planId replays exactly this; req becomes what it reads as.
 	asked := req
 	read, err := in.readSource(req.Source, req.Subdir)
 	if err != nil {
 		return nil, err
 	}
-	src, eff := read.src, req
+	src := read.src
 	if read.entry != "" {
 		// NAME@MARKET: entry NAME of the known marketplace MARKET.
 		if req.Name != "" || len(req.Names) > 0 {
 			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", req.Source)
 		}
-		eff.Name = read.entry
+		req.Name = read.entry
 	}
 	reg, err := in.plannedRegistry()
 	if err != nil {
 		return nil, err
 	}
-	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
@@ -535,10 +534,7 @@ func planID(p *Plan) PlanID {
 func (p *Plan) Response() *Response {
 	r := &Response{
 		OK: true, Status: StatusPlanned, PlanID: p.PlanID.String(), ContentDigest: p.ContentDigest,
-		Source: p.Source, Resolved: p.Resolved, Actions: p.Actions, Warnings: nonNil(p.Warnings),
-	}
-	if r.Actions == nil {
-		r.Actions = []Action{}
+		Source: p.Source, Resolved: p.Resolved, Actions: nonNil(p.Actions), Warnings: nonNil(p.Warnings),
 	}
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused

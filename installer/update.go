@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -70,6 +71,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}
 	var order []*updateGroup
+	var marketNames []string // the plugins of marketplace groups
 	for _, e := range targets {
 		switch {
 		case e.Link:
@@ -85,28 +87,16 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 				order = append(order, g)
 			}
 			g.entries = append(g.entries, e)
+			marketNames = append(marketNames, e.Name)
 		default:
 			order = append(order, &updateGroup{entries: []Entry{e}})
 		}
 	}
-	var marketNames []string
-	for _, grp := range order {
-		if !grp.market.IsZero() {
-			for _, e := range grp.entries {
-				marketNames = append(marketNames, e.Name)
-			}
-		}
-	}
 	reqs := in.installedRequirements(reg, marketNames)
 	for _, grp := range order {
-		if grp.market.IsZero() {
-			continue
-		}
+		grp.reqs = map[string]requirement{}
 		for _, e := range grp.entries {
 			if r, ok := reqs[e.Name]; ok {
-				if grp.reqs == nil {
-					grp.reqs = map[string]requirement{}
-				}
 				grp.reqs[e.Name] = r
 			}
 		}
@@ -387,11 +377,9 @@ func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renam
 	case inst.MarketplaceName != "" && inst.MarketplaceName == e.MarketplaceName:
 		return keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which is installed already from it: %s is a leftover copy and stays until you remove it (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, e.Name, e.Name)), true
 	}
-	from := inst.MarketplaceName
-	if from == "" {
+	from := "marketplace " + inst.MarketplaceName
+	if inst.MarketplaceName == "" {
 		from = describeSource(inst.Source)
-	} else {
-		from = "marketplace " + from
 	}
 	a := keepAction(e, "")
 	a.Action = ActionSkip
@@ -414,12 +402,7 @@ func keepAction(e Entry, warning string) Action {
 	return a
 }
 
-func marketLabel(g *updateGroup) string {
-	if g.name != "" {
-		return g.name
-	}
-	return g.market.String()
-}
+func marketLabel(g *updateGroup) string { return cmp.Or(g.name, g.market.String()) }
 
 func updateLabel(ur *UpdateRequest) string {
 	switch {
@@ -442,10 +425,7 @@ func short(sha string) string {
 // ref for a remote one.
 func describeSource(s source.Source) string {
 	if s.IsRemote() {
-		ref := s.Ref
-		if ref == "" {
-			ref = s.TreeRest()
-		}
+		ref := cmp.Or(s.Ref, s.TreeRest())
 		if ref == "" {
 			return s.Key()
 		}
