@@ -29,7 +29,7 @@ type ExportInfo struct {
 // the host expands, listed in RequiredEnv for the person who installs it.
 // Nothing is replaced by a mask: a masked value would break the plugin.
 func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*ExportInfo, error) {
-	e, err := in.installed(name)
+	_, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
 	}

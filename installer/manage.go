@@ -60,13 +60,6 @@ func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error)
 	return &info, nil
 }
 
-// installed reads the registry entry of name, validating the name before
-// it is used for anything.
-func (in *Installer) installed(name string) (*Entry, error) {
-	_, e, err := in.lookup(name)
-	return e, err
-}
-
 // lookup reads the registry and name's entry in it, validating the name
 // first. Mutations call it under the home lock and save the same registry.
 func (in *Installer) lookup(name string) (*Registry, *Entry, error) {

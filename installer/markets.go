@@ -58,18 +58,13 @@ func (in *Installer) readMarketplace(ctx context.Context, src source.Source, sub
 	if err := plugind.ValidateName(f.Market.Name); err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "marketplace %s has no usable \"name\": %v", src, err)
 	}
-	if err := impersonation(f.Market); err != nil {
+	// A name Claude Code reserves for official marketplaces is refused
+	// unless it comes from where Claude Code accepts it: adding one,
+	// updating one (recordMarket) and installing from one (plan) all ask.
+	if err := marketplace.CheckReservedName(f.Market.Name, f.Market.Source); err != nil {
 		return nil, err
 	}
 	return f, nil
-}
-
-// impersonation refuses a marketplace that calls itself by a name Claude
-// Code reserves for official Anthropic marketplaces, unless it comes from
-// where Claude Code accepts that name (marketplace.CheckReservedName).
-// Adding one, updating one and installing from one all ask.
-func impersonation(m *resolver.Market) error {
-	return marketplace.CheckReservedName(m.Name, m.Source)
 }
 
 // AddMarketplace reads the marketplace at src and records it as known
@@ -95,7 +90,7 @@ func recordedSubdir(f *resolver.Fetched) string {
 // recordMarket writes a marketplace that was just read into
 // marketplaces.json, under the home lock.
 func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdir string, entries int, warnings []string) (*MarketplaceUpdate, error) {
-	if err := impersonation(m); err != nil {
+	if err := marketplace.CheckReservedName(m.Name, m.Source); err != nil {
 		return nil, err
 	}
 	unlock, err := in.LockHome(ctx)

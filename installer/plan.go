@@ -13,6 +13,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
 )
@@ -139,7 +140,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	marketName := ""
 	if f.Market != nil {
-		if err := impersonation(f.Market); err != nil {
+		if err := marketplace.CheckReservedName(f.Market.Name, f.Market.Source); err != nil {
 			return nil, err
 		}
 		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
@@ -250,7 +251,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.DisplayName, a.DisabledByDefault = pkg.DisplayName, pkg.DisabledByDefault
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
-	a.Risk = risk(pkg)
+	a.Risk = inventoryRisk(a.Inventory)
 	if err := plugind.ValidateName(a.Name); err != nil {
 		a.Action = ActionSkip
 		a.fail(ActionBlocked, err)
@@ -412,11 +413,9 @@ func checkDuplicateNames(actions []Action) error {
 	return nil
 }
 
-// risk grades what a package can do: a runtime is full trust; hooks that run
-// commands and launchable MCP servers execute code; the rest is text.
-func risk(p *manifest.Package) Risk { return inventoryRisk(inventoryOf(p)) }
-
-// inventoryRisk grades an inventory as risk grades a package.
+// inventoryRisk grades what a package can do: a runtime is full trust;
+// hooks that run commands and launchable MCP servers execute code; the
+// rest is text.
 func inventoryRisk(inv Inventory) Risk {
 	if inv.Runtime != nil {
 		return RiskHigh

@@ -154,7 +154,7 @@ func (in *Installer) sweepSecrets(reg *Registry) {
 // placeholder stays. The result holds secrets: it is for launching, never
 // for showing.
 func (in *Installer) ResolveUserConfig(name string) (map[string]string, error) {
-	e, err := in.installed(name)
+	_, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
 	}
