@@ -87,8 +87,7 @@ func (dp *depPlanner) settle() {
 	}
 	unneeded := func(j int) {
 		if acts[j].Dependency && acts[j].applicable() && needs[j] == 0 {
-			acts[j].Action = ActionSkip
-			acts[j].fail(ActionSkipped, plugind.Errorf(plugind.CodeBlocked, "%s was planned only as a dependency, and nothing that needs it can be installed", acts[j].Name))
+			acts[j].skip(ActionSkipped, plugind.Errorf(plugind.CodeBlocked, "%s was planned only as a dependency, and nothing that needs it can be installed", acts[j].Name))
 			queue = append(queue, j)
 		}
 	}
@@ -327,8 +326,7 @@ func (dp *depPlanner) block(i int, format string, args ...any) {
 	}
 	reason := fmt.Sprintf(format, args...)
 	dp.reason[i] = reason
-	a.Action = ActionSkip
-	a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: it %s", a.Name, reason))
+	a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: it %s", a.Name, reason))
 }
 
 // blockVia marks action i blocked because it needs action j, which cannot
@@ -358,8 +356,7 @@ func (dp *depPlanner) blockVia(i, j int) {
 	if r, ok := dp.reason[end]; ok {
 		why = last.Name + " " + r
 	}
-	a.Action = ActionSkip
-	a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s: %s", a.Name, compactChain(names), why))
+	a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s: %s", a.Name, compactChain(names), why))
 }
 
 // compactChain writes a chain of plugin names "a → b → c", eliding the

@@ -217,11 +217,10 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
-		a.Action = ActionSkip
 		if c.Skip {
-			a.fail(ActionSkipped, c.Err)
+			a.skip(ActionSkipped, c.Err)
 		} else {
-			a.fail(ActionBlocked, c.Err)
+			a.skip(ActionBlocked, c.Err)
 		}
 		return a
 	}
@@ -232,8 +231,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 			// A store path means nothing to the user; the source does.
 			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source.String())}
 		}
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
+		a.skip(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
 		return a
 	}
 	if a.Name == "" {
@@ -253,13 +251,11 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
 	a.Risk = inventoryRisk(a.Inventory)
 	if err := plugind.ValidateName(a.Name); err != nil {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, err)
+		a.skip(ActionBlocked, err)
 		return a
 	}
 	if pkg.Blocked {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
+		a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
 		return a
 	}
 	if !a.Link {
@@ -267,8 +263,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		if a.ContentDigest == "" {
 			digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
 			if err != nil {
-				a.Action = ActionSkip
-				a.fail(ActionBlocked, err)
+				a.skip(ActionBlocked, err)
 				return a
 			}
 			a.ContentDigest = digest
@@ -290,12 +285,11 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 				k.Inventory, k.Risk, k.Dependencies, k.UserConfig, k.config = a.Inventory, a.Risk, a.Dependencies, a.UserConfig, a.config
 				return k
 			}
-			a.Action = ActionSkip
 			why := "rerun with --replace to replace it"
 			if same {
 				why = "rerun with --replace to install it again with this configuration"
 			}
-			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
+			a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
 			return a
 		}
 		a.Action = ActionReplace
@@ -304,8 +298,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
 	}
 	if cfgErr != nil {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, cfgErr)
+		a.skip(ActionBlocked, cfgErr)
 		return a
 	}
 	if a.Link {

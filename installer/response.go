@@ -295,9 +295,9 @@ func (a *Action) installedName() string {
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }
 
-func (a *Action) fail(status ActionStatus, err error) {
-	a.Status = status
-	a.Err = err
+// skip marks an action apply leaves out, status and err saying why.
+func (a *Action) skip(status ActionStatus, err error) {
+	a.Action, a.Status, a.Err = ActionSkip, status, err
 }
 
 // ErrorResponse is the response for an operation refused before any plan.

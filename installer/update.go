@@ -121,8 +121,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 			}
 			for _, e := range grp.entries {
 				a := keepAction(e, "")
-				a.Action = ActionSkip
-				a.fail(ActionBlocked, fmt.Errorf("update %s: %w", e.Name, grp.err))
+				a.skip(ActionBlocked, fmt.Errorf("update %s: %w", e.Name, grp.err))
 				p.Actions = append(p.Actions, a)
 			}
 			continue
@@ -366,8 +365,7 @@ func vanished(g *updateGroup, e Entry, r resolver.Rename, renamed bool) string {
 func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renamed map[string]string) (Action, bool) {
 	if other, ok := renamed[newName]; ok {
 		a := keepAction(e, "")
-		a.Action = ActionSkip
-		a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, and %s to it too, which this update renames; %s stays where it is", marketLabel(g), e.Name, newName, other, e.Name))
+		a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, and %s to it too, which this update renames; %s stays where it is", marketLabel(g), e.Name, newName, other, e.Name))
 		return a, true
 	}
 	inst, ok := reg.Find(newName)
@@ -382,8 +380,7 @@ func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renam
 		from = describeSource(inst.Source)
 	}
 	a := keepAction(e, "")
-	a.Action = ActionSkip
-	a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
+	a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
 	return a, true
 }
 
