@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // maxDependencyDepth bounds a chain of dependencies (SPEC §7: "Chains have
@@ -189,9 +190,9 @@ func (dp *depPlanner) checkEdge(i int, e depEdge) {
 	if e.dep.SHA != "" && l.commit != e.dep.SHA {
 		at := "no commit"
 		if l.commit != "" {
-			at = "commit " + short(l.commit)
+			at = "commit " + host.Short(l.commit)
 		}
-		dp.block(i, "needs %s at commit %s, but %s is at %s", e.dep.Name, short(e.dep.SHA), l.where, at)
+		dp.block(i, "needs %s at commit %s, but %s is at %s", e.dep.Name, host.Short(e.dep.SHA), l.where, at)
 		return
 	}
 	if !e.dep.Allows(l.version) {
@@ -234,7 +235,7 @@ func installedLanding(e *Entry) landing {
 
 func describeAt(a Action) string {
 	if a.Commit != "" {
-		return short(a.Commit)
+		return host.Short(a.Commit)
 	}
 	return a.Source.String()
 }

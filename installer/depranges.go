@@ -9,6 +9,7 @@ import (
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // requirement is what the installed plugins that need one ask of it: the
@@ -89,7 +90,7 @@ func (r requirement) unmet(a Action) string {
 			if a.tagMiss != "" {
 				why = "; " + a.tagMiss
 			}
-			return fmt.Sprintf("%s need%s %s %s, and the marketplace's pin (%s at %s) has %s%s", strings.Join(r.by, ", "), plural(len(r.by), "s", ""), a.Name, strings.Join(r.Ranges, ", "), a.Name, short(a.Commit), cmp.Or(a.Version, "no version"), why)
+			return fmt.Sprintf("%s need%s %s %s, and the marketplace's pin (%s at %s) has %s%s", strings.Join(r.by, ", "), plural(len(r.by), "s", ""), a.Name, strings.Join(r.Ranges, ", "), a.Name, host.Short(a.Commit), cmp.Or(a.Version, "no version"), why)
 		}
 	}
 	return ""

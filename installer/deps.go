@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -276,7 +277,7 @@ func (dp *depPlanner) constraints(wanted map[string][]int) map[string]resolver.C
 				case c.SHA == "":
 					c.SHA, pinnedBy = d.SHA, dp.p.Actions[i].Name
 				case d.SHA != c.SHA:
-					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, short(d.SHA), pinnedBy, short(c.SHA))
+					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, host.Short(d.SHA), pinnedBy, host.Short(c.SHA))
 				}
 			}
 		}

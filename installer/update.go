@@ -12,6 +12,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -289,7 +290,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		a.MarketplaceName, a.site = e.MarketplaceName, g.site
 		if !g.market.IsZero() && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
-			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, short(e.Commit))))
+			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, host.Short(e.Commit))))
 			continue
 		}
 		unchanged := name == e.Name && a.Commit == e.Commit && a.ContentDigest == e.ContentDigest
@@ -304,14 +305,14 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		if !a.applicable() {
 			if name != e.Name {
 				// The new name cannot be installed: the old one stays.
-				out = append(out, keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which cannot be installed (%v); %s stays at %s", marketLabel(g), e.Name, name, a.Err, e.Name, short(e.Commit))))
+				out = append(out, keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which cannot be installed (%v); %s stays at %s", marketLabel(g), e.Name, name, a.Err, e.Name, host.Short(e.Commit))))
 				continue
 			}
 			out = append(out, a)
 			continue
 		}
 		if why := g.reqs[e.Name].unmet(a); why != "" {
-			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, short(e.Commit), why)))
+			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, host.Short(e.Commit), why)))
 			continue
 		}
 		if unchanged && !a.config.changed {
@@ -334,7 +335,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
 		if e.Commit != "" && a.Commit != e.Commit {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", short(e.Commit), short(a.Commit)))
+			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", host.Short(e.Commit), host.Short(a.Commit)))
 		}
 		if a.tagMiss != "" {
 			a.Warnings = append(a.Warnings, a.tagMiss)
@@ -350,11 +351,11 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 func vanished(g *updateGroup, e Entry, r resolver.Rename, renamed bool) string {
 	switch {
 	case renamed && r.Kind == marketplace.RenameRemoved:
-		return fmt.Sprintf("marketplace %s removed %s (its renames map: %s → null); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), short(e.Commit))
+		return fmt.Sprintf("marketplace %s removed %s (its renames map: %s → null); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), host.Short(e.Commit))
 	case renamed:
-		return fmt.Sprintf("marketplace %s no longer lists %s, and its renames map does not resolve it (%s: %s); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), r.Reason, short(e.Commit))
+		return fmt.Sprintf("marketplace %s no longer lists %s, and its renames map does not resolve it (%s: %s); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), r.Reason, host.Short(e.Commit))
 	}
-	return fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, short(e.Commit))
+	return fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, host.Short(e.Commit))
 }
 
 // renameBlocked is the action for installed plugin e when its
@@ -409,13 +410,6 @@ func updateLabel(ur *UpdateRequest) string {
 		return "update --all"
 	}
 	return "update " + strings.Join(sortedUnique(ur.Names), " ")
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // describeSource names a recorded source in messages: its repository and
