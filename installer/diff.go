@@ -252,15 +252,7 @@ func oneAbove(r Risk) Risk {
 
 // moves reports whether the diff has a move to another place.
 func (d *Diff) moves() bool {
-	if d == nil {
-		return false
-	}
-	for _, c := range d.Changed {
-		if c.Kind == ChangeSource {
-			return true
-		}
-	}
-	return false
+	return d != nil && slices.ContainsFunc(d.Changed, func(c Change) bool { return c.Kind == ChangeSource })
 }
 
 // addMove puts a move to another place first in the diff: its own line,

@@ -121,9 +121,7 @@ func (r *Registry) Put(e Entry) {
 func (r *Registry) Delete(name string) { r.Plugins = deleteNamed(r.Plugins, entryName, name) }
 
 func (r *Registry) clone() *Registry {
-	c := &Registry{Version: r.Version, Plugins: make([]Entry, len(r.Plugins))}
-	copy(c.Plugins, r.Plugins)
-	return c
+	return &Registry{Version: r.Version, Plugins: append([]Entry{}, r.Plugins...)}
 }
 
 // Dependents are the installed plugins that need name, sorted.
@@ -145,12 +143,7 @@ func notInstalled(name string) error {
 // usesRoot reports whether an entry names root, however it spells it (a
 // hand-edited "plugins/q/" still holds plugins/q: it is not free).
 func (r *Registry) usesRoot(root string) bool {
-	for _, e := range r.Plugins {
-		if filepath.Clean(e.Root) == root {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Plugins, func(e Entry) bool { return filepath.Clean(e.Root) == root })
 }
 
 // loadOptions read the installed copy as it was read when planned.
