@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -250,10 +251,6 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 	for _, c := range f.Candidates {
 		byName[c.Name] = c
 	}
-	missing := map[string]bool{}
-	for _, n := range f.Missing {
-		missing[n] = true
-	}
 	renames := map[string]resolver.Rename{}
 	for _, r := range f.Renames {
 		renames[r.From] = r
@@ -261,7 +258,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 	var out []Action
 	for _, e := range g.entries {
 		name := e.Name
-		if missing[e.Name] {
+		if slices.Contains(f.Missing, e.Name) {
 			r, ok := renames[e.Name]
 			if !ok || r.Kind != marketplace.Renamed {
 				out = append(out, keepAction(e, vanished(g, e, r, ok)))
