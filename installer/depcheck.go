@@ -295,7 +295,8 @@ func (dp *depPlanner) cycles() [][]int {
 				break
 			}
 		}
-		if len(comp) > 1 || dp.selfLoop(v) {
+		selfLoop := slices.ContainsFunc(dp.edges[v], func(e depEdge) bool { return e.target == v })
+		if len(comp) > 1 || selfLoop {
 			sort.Slice(comp, func(i, j int) bool { return dp.p.Actions[comp[i]].Name < dp.p.Actions[comp[j]].Name })
 			out = append(out, comp)
 		}
@@ -306,15 +307,6 @@ func (dp *depPlanner) cycles() [][]int {
 		}
 	}
 	return out
-}
-
-func (dp *depPlanner) selfLoop(v int) bool {
-	for _, e := range dp.edges[v] {
-		if e.target == v {
-			return true
-		}
-	}
-	return false
 }
 
 // block marks action i blocked for a dependency problem of its own, said

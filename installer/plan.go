@@ -410,15 +410,10 @@ func checkDuplicateNames(actions []Action) error {
 // hooks that run commands and launchable MCP servers execute code; the
 // rest is text.
 func inventoryRisk(inv Inventory) Risk {
-	if inv.Runtime != nil {
+	switch {
+	case inv.Runtime != nil:
 		return RiskHigh
-	}
-	for _, h := range inv.Hooks {
-		if h.Command != "" {
-			return RiskMedium
-		}
-	}
-	if len(inv.MCPServers) > 0 {
+	case len(inv.MCPServers) > 0, slices.ContainsFunc(inv.Hooks, func(h manifest.Hook) bool { return h.Command != "" }):
 		return RiskMedium
 	}
 	return RiskLow
