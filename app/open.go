@@ -125,11 +125,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}
 	}
 	cfg.Sources = a.Resolver
-	// The installer's stores are interfaces: a nil *cache.DB in one would
-	// not be nil, so they are set only when the cache opened.
-	if a.Cache != nil {
-		cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
-	}
+	cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
 	a.Installer = installer.New(cfg)
 	return a, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // planDifference says why the plan approved as approvedID is not the plan
@@ -33,7 +35,7 @@ func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *P
 	diffs = append(diffs, requestDifferences(old.Request.Request, p.asked)...)
 	moved := ""
 	if o, n := old.Response.Resolved, p.Resolved; o != nil && n != nil && o.Commit != n.Commit && o.Commit != "" && n.Commit != "" {
-		moved = fmt.Sprintf("moved from commit %s to %s", short(o.Commit), short(n.Commit))
+		moved = fmt.Sprintf("moved from commit %s to %s", host.Short(o.Commit), host.Short(n.Commit))
 		diffs = append(diffs, p.Source+" "+moved)
 	}
 	for _, d := range actionDifferences(old.Response.Actions, p.Actions) {
@@ -98,7 +100,7 @@ func actionDifferences(old, now []Action) []string {
 		case o.Status != a.Status:
 			out = append(out, fmt.Sprintf("%s was %s and is now %s", a.Name, o.Status, a.Status))
 		case o.Commit != a.Commit:
-			out = append(out, fmt.Sprintf("%s moved from commit %s to %s", a.Name, short(o.Commit), short(a.Commit)))
+			out = append(out, fmt.Sprintf("%s moved from commit %s to %s", a.Name, host.Short(o.Commit), host.Short(a.Commit)))
 		case o.ContentDigest != a.ContentDigest:
 			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, shortDigestOf(o.ContentDigest), shortDigestOf(a.ContentDigest)))
 		case o.Risk != a.Risk:

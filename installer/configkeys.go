@@ -1,6 +1,8 @@
 package installer
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -23,7 +25,7 @@ func splitConfigKey(k string) (plugin, key string) {
 // anything is planned: KEY must be an identifier (Claude's rule: it
 // becomes CLAUDE_PLUGIN_OPTION_<KEY>), NAME a plugin name.
 func CheckConfigKeys(config map[string]string) error {
-	for _, k := range sortedKeys(config) {
+	for _, k := range slices.Sorted(maps.Keys(config)) {
 		plugin, key := splitConfigKey(k)
 		if !manifest.IsOptionKey(key) {
 			return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: %q is not an option key (letters, digits and _, not starting with a digit); write KEY=VALUE, or NAME.KEY=VALUE for one plugin of a marketplace", k, key)
@@ -50,7 +52,7 @@ func checkConfigUse(req Request, actions []Action) error {
 	for i := range actions {
 		byName[actions[i].Name] = &actions[i]
 	}
-	for _, k := range sortedKeys(req.Config) {
+	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
 		plugin, key := splitConfigKey(k)
 		if plugin != "" {
 			a, ok := byName[plugin]
@@ -83,12 +85,7 @@ func checkConfigUse(req Request, actions []Action) error {
 }
 
 func declares(a *Action, key string) bool {
-	for _, o := range a.UserConfig {
-		if o.Key == key {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.UserConfig, func(o ConfigOption) bool { return o.Key == key })
 }
 
 func knownKeys(a *Action) string {

@@ -1,11 +1,15 @@
 package installer
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // maxDependencyDepth bounds a chain of dependencies (SPEC §7: "Chains have
@@ -52,14 +56,7 @@ func (dp *depPlanner) check() {
 
 // nodes are the actions that have dependency edges, in plan order, so
 // that which problem is named first does not depend on map order.
-func (dp *depPlanner) nodes() []int {
-	out := make([]int, 0, len(dp.edges))
-	for i := range dp.edges {
-		out = append(out, i)
-	}
-	sort.Ints(out)
-	return out
-}
+func (dp *depPlanner) nodes() []int { return slices.Sorted(maps.Keys(dp.edges)) }
 
 // settle blocks every ready action that needs one that cannot be
 // installed (unless an installed copy of it stays), and skips every
@@ -91,8 +88,7 @@ func (dp *depPlanner) settle() {
 	}
 	unneeded := func(j int) {
 		if acts[j].Dependency && acts[j].applicable() && needs[j] == 0 {
-			acts[j].Action = ActionSkip
-			acts[j].fail(ActionSkipped, plugind.Errorf(plugind.CodeBlocked, "%s was planned only as a dependency, and nothing that needs it can be installed", acts[j].Name))
+			acts[j].skip(ActionSkipped, plugind.Errorf(plugind.CodeBlocked, "%s was planned only as a dependency, and nothing that needs it can be installed", acts[j].Name))
 			queue = append(queue, j)
 		}
 	}
@@ -194,21 +190,17 @@ func (dp *depPlanner) checkEdge(i int, e depEdge) {
 	if e.dep.SHA != "" && l.commit != e.dep.SHA {
 		at := "no commit"
 		if l.commit != "" {
-			at = "commit " + short(l.commit)
+			at = "commit " + host.Short(l.commit)
 		}
-		dp.block(i, "needs %s at commit %s, but %s is at %s", e.dep.Name, short(e.dep.SHA), l.where, at)
+		dp.block(i, "needs %s at commit %s, but %s is at %s", e.dep.Name, host.Short(e.dep.SHA), l.where, at)
 		return
 	}
 	if !e.dep.Allows(l.version) {
-		shown := l.version
-		if shown == "" {
-			shown = "no version"
-		}
 		why := ""
 		if l.tagMiss != "" {
 			why = " (" + l.tagMiss + ")"
 		}
-		dp.block(i, "needs %s %s, but %s has %s%s", e.dep.Name, e.dep.Version, l.where, shown, why)
+		dp.block(i, "needs %s %s, but %s has %s%s", e.dep.Name, e.dep.Version, l.where, cmp.Or(l.version, "no version"), why)
 	}
 }
 
@@ -228,11 +220,7 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 	t := dp.p.Actions[e.target]
 	switch {
 	case t.applicable():
-		v := t.Version
-		if t.ResolvedVersion != "" {
-			v = t.ResolvedVersion
-		}
-		return landing{version: v, commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
+		return landing{version: cmp.Or(t.ResolvedVersion, t.Version), commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
 	case dp.staysInstalled(e.target):
 		if inst, ok := dp.reg.Find(t.Name); ok {
 			return installedLanding(inst), true
@@ -242,16 +230,12 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 }
 
 func installedLanding(e *Entry) landing {
-	v := e.Version
-	if e.ResolvedVersion != "" {
-		v = e.ResolvedVersion
-	}
-	return landing{version: v, commit: e.Commit, where: "the installed " + e.Name}
+	return landing{version: cmp.Or(e.ResolvedVersion, e.Version), commit: e.Commit, where: "the installed " + e.Name}
 }
 
 func describeAt(a Action) string {
 	if a.Commit != "" {
-		return short(a.Commit)
+		return host.Short(a.Commit)
 	}
 	return a.Source.String()
 }
@@ -311,7 +295,8 @@ func (dp *depPlanner) cycles() [][]int {
 				break
 			}
 		}
-		if len(comp) > 1 || dp.selfLoop(v) {
+		selfLoop := slices.ContainsFunc(dp.edges[v], func(e depEdge) bool { return e.target == v })
+		if len(comp) > 1 || selfLoop {
 			sort.Slice(comp, func(i, j int) bool { return dp.p.Actions[comp[i]].Name < dp.p.Actions[comp[j]].Name })
 			out = append(out, comp)
 		}
@@ -324,15 +309,6 @@ func (dp *depPlanner) cycles() [][]int {
 	return out
 }
 
-func (dp *depPlanner) selfLoop(v int) bool {
-	for _, e := range dp.edges[v] {
-		if e.target == v {
-			return true
-		}
-	}
-	return false
-}
-
 // block marks action i blocked for a dependency problem of its own, said
 // of it: "needs ghost, which marketplace acme does not list" (once: the
 // first reason stands).
@@ -343,8 +319,7 @@ func (dp *depPlanner) block(i int, format string, args ...any) {
 	}
 	reason := fmt.Sprintf(format, args...)
 	dp.reason[i] = reason
-	a.Action = ActionSkip
-	a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: it %s", a.Name, reason))
+	a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: it %s", a.Name, reason))
 }
 
 // blockVia marks action i blocked because it needs action j, which cannot
@@ -374,8 +349,7 @@ func (dp *depPlanner) blockVia(i, j int) {
 	if r, ok := dp.reason[end]; ok {
 		why = last.Name + " " + r
 	}
-	a.Action = ActionSkip
-	a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s: %s", a.Name, compactChain(names), why))
+	a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s: %s", a.Name, compactChain(names), why))
 }
 
 // compactChain writes a chain of plugin names "a → b → c", eliding the

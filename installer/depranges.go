@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // requirement is what the installed plugins that need one ask of it: the
@@ -84,15 +86,11 @@ func (r requirement) unmet(a Action) string {
 	}
 	for _, rng := range r.Ranges {
 		if !(manifest.Dependency{Name: a.Name, Version: rng}).Allows(a.Version) {
-			version := a.Version
-			if version == "" {
-				version = "no version"
-			}
 			why := ""
 			if a.tagMiss != "" {
 				why = "; " + a.tagMiss
 			}
-			return fmt.Sprintf("%s need%s %s %s, and the marketplace's pin (%s at %s) has %s%s", strings.Join(r.by, ", "), plural(len(r.by), "s", ""), a.Name, strings.Join(r.Ranges, ", "), a.Name, short(a.Commit), version, why)
+			return fmt.Sprintf("%s need%s %s %s, and the marketplace's pin (%s at %s) has %s%s", strings.Join(r.by, ", "), plural(len(r.by), "s", ""), a.Name, strings.Join(r.Ranges, ", "), a.Name, host.Short(a.Commit), cmp.Or(a.Version, "no version"), why)
 		}
 	}
 	return ""

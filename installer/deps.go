@@ -1,12 +1,16 @@
 package installer
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -46,13 +50,7 @@ func siteOf(src source.Source, f *resolver.Fetched, knownName string) *depSite {
 	if src.IsRemote() && f.Commit != "" {
 		src = src.At(f.Commit).WithSubdir(f.Subdir)
 	}
-	label := knownName
-	if label == "" {
-		label = f.Market.Name
-	}
-	if label == "" {
-		label = f.Source.String()
-	}
+	label := cmp.Or(knownName, f.Market.Name, f.Source.String())
 	return &depSite{src: src, market: market, name: knownName, doc: f.Market.Name, label: label, allow: f.Market.AllowDependenciesFrom}
 }
 
@@ -199,19 +197,11 @@ func (dp *depPlanner) knownSite(name string, root *depSite) (*depSite, error) {
 // marketplace, adds them to the plan as dependencies, and returns the new
 // actions (whose own dependencies come next).
 func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
-	sites := make([]*depSite, 0, len(dp.pending))
-	for s := range dp.pending {
-		sites = append(sites, s)
-	}
-	sort.Slice(sites, func(i, j int) bool { return sites[i].label < sites[j].label })
+	sites := slices.SortedFunc(maps.Keys(dp.pending), func(a, b *depSite) int { return strings.Compare(a.label, b.label) })
 	var added []int
 	for _, site := range sites {
 		wanted := dp.pending[site]
-		names := make([]string, 0, len(wanted))
-		for n := range wanted {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(wanted))
 		f, err := dp.in.sources.Resolve(ctx, resolver.Request{
 			Source: site.src, Names: names, KeepMissing: true, Constraints: dp.constraints(wanted),
 			Offline: dp.req.Offline, AllowUnpinned: dp.req.AllowUnpinned, Refresh: dp.req.Refresh,
@@ -238,15 +228,13 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		depReq := Request{Config: dp.req.Config}
-		invs := dp.in.cachedManifests(ctx, depReq, f.Candidates, false)
-		for _, c := range f.Candidates {
-			a := dp.in.planCandidate(ctx, depReq, c, false, dp.reg, invs)
+		for k, a := range dp.in.planCandidates(ctx, depReq, f.Candidates, false, dp.reg) {
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if !site.market.IsZero() {
 				a.Marketplace = site.market
 			}
 			if a.Name == "" {
-				a.Name = c.Name
+				a.Name = f.Candidates[k].Name
 			}
 			if _, taken := dp.index[a.Name]; taken {
 				continue // two marketplaces answered for one name; the first stands
@@ -263,7 +251,6 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 				}
 			}
 		}
-		dp.in.storeManifests(ctx, invs)
 	}
 	return added, nil
 }
@@ -290,7 +277,7 @@ func (dp *depPlanner) constraints(wanted map[string][]int) map[string]resolver.C
 				case c.SHA == "":
 					c.SHA, pinnedBy = d.SHA, dp.p.Actions[i].Name
 				case d.SHA != c.SHA:
-					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, short(d.SHA), pinnedBy, short(c.SHA))
+					dp.block(i, "needs %s at commit %s, but %s needs it at commit %s", name, host.Short(d.SHA), pinnedBy, host.Short(c.SHA))
 				}
 			}
 		}
@@ -311,12 +298,8 @@ func (p *Plan) addWarnings(ws ...string) {
 	}
 }
 
-// addSnapshots adds store snapshots the plan reads from.
+// addSnapshots adds store snapshots the plan reads from, each once and
+// sorted.
 func (p *Plan) addSnapshots(ds ...string) {
-	for _, d := range ds {
-		if !slices.Contains(p.Snapshots, d) {
-			p.Snapshots = append(p.Snapshots, d)
-		}
-	}
-	sort.Strings(p.Snapshots)
+	p.Snapshots = sortedUnique(append(p.Snapshots, ds...))
 }

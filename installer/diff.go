@@ -2,7 +2,8 @@ package installer
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind/internal/lazyregexp"
@@ -97,19 +98,7 @@ type item struct {
 func diffInventories(old, new Inventory) *Diff {
 	before, after := itemsOf(old), itemsOf(new)
 	d := emptyDiff()
-	keys := map[string]bool{}
-	for k := range before {
-		keys[k] = true
-	}
-	for k := range after {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	for _, k := range sortedUnique(slices.AppendSeq(slices.Collect(maps.Keys(before)), maps.Keys(after))) {
 		b, inBefore := before[k]
 		a, inAfter := after[k]
 		switch {
@@ -191,7 +180,7 @@ func itemsOf(inv Inventory) map[string]item {
 			target = m.Transport + " " + m.URL
 		}
 		add(item{ChangeMCP, m.Name, m.Name, strings.TrimSpace(target)})
-		refsOf(envs, m.Env, strings.Join(append(append([]string{m.URL}, m.Args...), mapValues(m.Headers)...), " "))
+		refsOf(envs, m.Env, strings.Join(append(append([]string{m.URL}, m.Args...), slices.Collect(maps.Values(m.Headers))...), " "))
 		refsOf(envs, m.Headers, "")
 	}
 	if r := inv.Runtime; r != nil {
@@ -229,14 +218,6 @@ func hostVar(name string) bool {
 	return false
 }
 
-func mapValues(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
-}
-
 // updateRisk is the risk of an update: what the new version can do, and one
 // level above what the installed one could when the update adds something
 // that runs code or reads a credential — approving it approves more power.
@@ -271,15 +252,7 @@ func oneAbove(r Risk) Risk {
 
 // moves reports whether the diff has a move to another place.
 func (d *Diff) moves() bool {
-	if d == nil {
-		return false
-	}
-	for _, c := range d.Changed {
-		if c.Kind == ChangeSource {
-			return true
-		}
-	}
-	return false
+	return d != nil && slices.ContainsFunc(d.Changed, func(c Change) bool { return c.Kind == ChangeSource })
 }
 
 // addMove puts a move to another place first in the diff: its own line,

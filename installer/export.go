@@ -5,8 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
@@ -28,7 +29,7 @@ type ExportInfo struct {
 // the host expands, listed in RequiredEnv for the person who installs it.
 // Nothing is replaced by a mask: a masked value would break the plugin.
 func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*ExportInfo, error) {
-	e, err := in.installed(name)
+	_, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +96,7 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	for k := range env {
-		info.RequiredEnv = append(info.RequiredEnv, k)
-	}
-	sort.Strings(info.RequiredEnv)
+	info.RequiredEnv = append(info.RequiredEnv, slices.Sorted(maps.Keys(env))...)
 	return info, nil
 }
 

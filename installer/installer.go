@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"context"
 	"log/slog"
 	"time"
 
@@ -22,35 +21,11 @@ type Installer struct {
 	// noWorkingDir: relative paths name nothing (the daemon's clients
 	// have working directories of their own).
 	noWorkingDir bool
-	plans        PlanStore
-	invs         InventoryStore
+	plans        *cache.DB
+	invs         *cache.DB
 	store        *store.Store
-	forget       SnapshotForgetter
+	forget       *cache.DB
 	decoded      *cache.Decoded
-}
-
-// SnapshotForgetter drops what a cache derived from a snapshot that was
-// quarantined. The cache implements it.
-type SnapshotForgetter interface {
-	ForgetDigest(ctx context.Context, digest string) error
-}
-
-// InventoryStore remembers what manifest.Load made of a store tree, keyed by
-// its digest. The cache implements it.
-type InventoryStore interface {
-	// Session starts a plan's view of the cache: inventories read in one
-	// query, the new ones written in one transaction.
-	Session() *cache.Session
-}
-
-// PlanStore keeps plans by planId so a daemon restart between plan and
-// install loses nothing. The cache implements it.
-type PlanStore interface {
-	PutPlan(ctx context.Context, planID string, body []byte, digests []string) error
-	// RenewPlan renews a plan stored under planID with these digests and
-	// reports whether there was one to renew.
-	RenewPlan(ctx context.Context, planID string, digests []string) (bool, error)
-	GetPlan(ctx context.Context, planID string) ([]byte, bool, error)
 }
 
 // Config configures an Installer.
@@ -60,17 +35,19 @@ type Config struct {
 	Budget  plugind.Budget
 	Now     func() time.Time
 	Log     *slog.Logger
-	Plans   PlanStore // optional
+	// Plans, when set, keeps plans by planId, so a daemon restart between
+	// plan and install loses nothing.
+	Plans *cache.DB
 	// Inventories, when set, caches the manifests of read-only store trees
 	// so a warm re-plan of a large marketplace parses none of them.
-	Inventories InventoryStore
+	Inventories *cache.DB
 	// Store, when set, is the snapshot store Sources reads from: a staged
 	// copy of one of its snapshots that fails verification quarantines that
 	// snapshot, so the next plan fetches it again (see apply).
 	Store *store.Store
 	// Forget, when set with Store, forgets what the cache derived from a
 	// quarantined snapshot.
-	Forget SnapshotForgetter
+	Forget *cache.DB
 	// StepHook is called at each named step of apply and publication
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.

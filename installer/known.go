@@ -33,10 +33,9 @@ const marketplacesVersion = 1
 func (m *Marketplaces) state() stateFile {
 	return stateFile{what: "known marketplaces", plural: true, current: marketplacesVersion}
 }
-func (m *Marketplaces) version() *int { return &m.Version }
-func (m *Marketplaces) names() iter.Seq[string] {
-	return namesOf(m.Marketplaces, func(k *KnownMarketplace) string { return k.Name })
-}
+func (m *Marketplaces) version() *int           { return &m.Version }
+func (m *Marketplaces) names() iter.Seq[string] { return namesOf(m.Marketplaces, knownName) }
+func knownName(k *KnownMarketplace) string      { return k.Name }
 
 // LoadMarketplaces reads marketplaces.json. A missing file knows none; a
 // corrupt one fails closed, like the registry.
@@ -56,21 +55,10 @@ func (m *Marketplaces) Save(path string) error {
 
 // Find returns the marketplace named name.
 func (m *Marketplaces) Find(name string) (*KnownMarketplace, bool) {
-	for i := range m.Marketplaces {
-		if m.Marketplaces[i].Name == name {
-			return &m.Marketplaces[i], true
-		}
-	}
-	return nil, false
+	return findNamed(m.Marketplaces, knownName, name)
 }
 
-// Delete removes name and reports whether it was there.
-func (m *Marketplaces) Delete(name string) bool {
-	for i := range m.Marketplaces {
-		if m.Marketplaces[i].Name == name {
-			m.Marketplaces = append(m.Marketplaces[:i], m.Marketplaces[i+1:]...)
-			return true
-		}
-	}
-	return false
+// Delete removes name.
+func (m *Marketplaces) Delete(name string) {
+	m.Marketplaces = deleteNamed(m.Marketplaces, knownName, name)
 }

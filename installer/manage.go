@@ -60,13 +60,6 @@ func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error)
 	return &info, nil
 }
 
-// installed reads the registry entry of name, validating the name before
-// it is used for anything.
-func (in *Installer) installed(name string) (*Entry, error) {
-	_, e, err := in.lookup(name)
-	return e, err
-}
-
 // lookup reads the registry and name's entry in it, validating the name
 // first. Mutations call it under the home lock and save the same registry.
 func (in *Installer) lookup(name string) (*Registry, *Entry, error) {
@@ -197,10 +190,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 // a warning.
 // A plugin another installed plugin needs is refused unless force.
 func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Response, error) {
-	fail := func(err error) (*Response, error) {
-		r := ErrorResponse(name, err)
-		return r, err
-	}
+	fail := func(err error) (*Response, error) { return ErrorResponse(name, err), err }
 	if err := plugind.ValidateName(name); err != nil {
 		return fail(err)
 	}

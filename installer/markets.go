@@ -3,7 +3,9 @@ package installer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,18 +58,13 @@ func (in *Installer) readMarketplace(ctx context.Context, src source.Source, sub
 	if err := plugind.ValidateName(f.Market.Name); err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "marketplace %s has no usable \"name\": %v", src, err)
 	}
-	if err := impersonation(f.Market); err != nil {
+	// A name Claude Code reserves for official marketplaces is refused
+	// unless it comes from where Claude Code accepts it: adding one,
+	// updating one (recordMarket) and installing from one (plan) all ask.
+	if err := marketplace.CheckReservedName(f.Market.Name, f.Market.Source); err != nil {
 		return nil, err
 	}
 	return f, nil
-}
-
-// impersonation refuses a marketplace that calls itself by a name Claude
-// Code reserves for official Anthropic marketplaces, unless it comes from
-// where Claude Code accepts that name (marketplace.CheckReservedName).
-// Adding one, updating one and installing from one all ask.
-func impersonation(m *resolver.Market) error {
-	return marketplace.CheckReservedName(m.Name, m.Source)
 }
 
 // AddMarketplace reads the marketplace at src and records it as known
@@ -93,7 +90,7 @@ func recordedSubdir(f *resolver.Fetched) string {
 // recordMarket writes a marketplace that was just read into
 // marketplaces.json, under the home lock.
 func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdir string, entries int, warnings []string) (*MarketplaceUpdate, error) {
-	if err := impersonation(m); err != nil {
+	if err := marketplace.CheckReservedName(m.Name, m.Source); err != nil {
 		return nil, err
 	}
 	unlock, err := in.LockHome(ctx)
@@ -147,12 +144,8 @@ func (in *Installer) knownMarketplace(name string) (*KnownMarketplace, error) {
 	}
 	k, ok := known.Find(name)
 	if !ok {
-		names := make([]string, 0, len(known.Marketplaces))
-		for _, m := range known.Marketplaces {
-			names = append(names, m.Name)
-		}
 		hint := "none is known yet; add one with: reasonix marketplace add SOURCE"
-		if len(names) > 0 {
+		if names := slices.Collect(known.names()); len(names) > 0 {
 			hint = fmt.Sprintf("known: %v", names)
 		}
 		return nil, plugind.Errorf(plugind.CodeNotFound, "no known marketplace is named %q (%s)", name, hint)
@@ -233,10 +226,13 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 	if err != nil {
 		return nil, nil, err
 	}
+	// Its plugins are unlinked in memory; the registry is written only
+	// with force.
 	var users []string
-	for _, e := range reg.Plugins {
-		if e.MarketplaceName == name {
+	for i := range reg.Plugins {
+		if e := &reg.Plugins[i]; e.MarketplaceName == name {
 			users = append(users, e.Name)
+			e.MarketplaceName, e.Marketplace = "", source.Source{}
 		}
 	}
 	sort.Strings(users)
@@ -244,11 +240,6 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 		return nil, users, plugind.Errorf(plugind.CodeConflict, "marketplace %q is where %d installed plugins came from (%v); remove them first, or rerun with --force to keep them installed, unlinked from it", name, len(users), users)
 	}
 	if len(users) > 0 {
-		for i := range reg.Plugins {
-			if reg.Plugins[i].MarketplaceName == name {
-				reg.Plugins[i].MarketplaceName, reg.Plugins[i].Marketplace = "", source.Source{}
-			}
-		}
 		if err := reg.Save(in.home.RegistryPath()); err != nil {
 			return nil, nil, err
 		}
@@ -304,10 +295,11 @@ func (in *Installer) Available(ctx context.Context, name string) ([]Available, e
 		}
 		for _, e := range f.Entries {
 			a := Available{Marketplace: k.Name, Entry: e}
-			if inst, ok := reg.Find(e.Name); ok && inst.MarketplaceName == k.Name {
+			inst, isInstalled := reg.Find(e.Name)
+			if isInstalled && inst.MarketplaceName == k.Name {
 				a.Installed, a.InstalledCommit = true, inst.Commit
 				a.UpdateAvailable = e.Commit != "" && inst.Commit != "" && e.Commit != inst.Commit
-			} else if from, ok := as[e.Name]; ok && !installed(reg, e.Name) {
+			} else if from, ok := as[e.Name]; ok && !isInstalled {
 				inst, _ := reg.Find(from)
 				a.Installed, a.InstalledAs, a.InstalledCommit, a.UpdateAvailable = true, from, inst.Commit, true
 			}
@@ -339,13 +331,8 @@ func installedRenames(m *resolver.Market, reg *Registry, market string) map[stri
 // renameNotes says, for marketplace update, what the renames mean for the
 // installed plugins (sorted by old name).
 func renameNotes(renames map[string]marketplace.Rename) []string {
-	olds := make([]string, 0, len(renames))
-	for n := range renames {
-		olds = append(olds, n)
-	}
-	sort.Strings(olds)
 	var out []string
-	for _, n := range olds {
+	for _, n := range slices.Sorted(maps.Keys(renames)) {
 		r := renames[n]
 		switch r.Kind {
 		case marketplace.Renamed:
@@ -357,9 +344,4 @@ func renameNotes(renames map[string]marketplace.Rename) []string {
 		}
 	}
 	return out
-}
-
-func installed(reg *Registry, name string) bool {
-	_, ok := reg.Find(name)
-	return ok
 }

@@ -16,6 +16,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
 )
@@ -106,19 +107,19 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	req.Names = sortedUnique(req.Names)
 	// The request is stored as it was asked, so approving the plan by its
-	// planId replays exactly this; eff is what it reads as.
+	// planId replays exactly this; req becomes what it reads as.
 	asked := req
 	read, err := in.readSource(req.Source, req.Subdir)
 	if err != nil {
 		return nil, err
 	}
-	src, eff := read.src, req
+	src := read.src
 	if read.entry != "" {
 		// NAME@MARKET: entry NAME of the known marketplace MARKET.
 		if req.Name != "" || len(req.Names) > 0 {
 			return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s already names the entry; --name does not go with it", req.Source)
 		}
-		eff.Name = read.entry
+		req.Name = read.entry
 	}
 	// The registry is decoded while the source resolves: neither needs the
 	// other, and on a warm re-plan each is a third of the work (issue 24).
@@ -128,7 +129,6 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		reg, err := in.plannedRegistry()
 		regc <- registryRead{reg, err}
 	}()
-	req = eff
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
@@ -152,7 +152,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	marketName := ""
 	if f.Market != nil {
-		if err := impersonation(f.Market); err != nil {
+		if err := marketplace.CheckReservedName(f.Market.Name, f.Market.Source); err != nil {
 			return nil, err
 		}
 		if marketName = in.marketNameFor(f, &p.Warnings); marketName != "" {
@@ -160,22 +160,10 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	invs := in.cachedManifests(ctx, req, f.Candidates, p.single)
-	p.Actions = make([]Action, len(f.Candidates))
-	// Candidates are planned side by side (each reads its own manifest and
-	// config), in their order.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, c := range f.Candidates {
-		g.Go(func() error {
-			a := in.planCandidate(ctx, req, c, p.single, reg, invs)
-			a.MarketplaceName, a.site = marketName, site
-			p.Actions[i] = a
-			return nil
-		})
+	for _, a := range in.planCandidates(ctx, req, f.Candidates, p.single, reg) {
+		a.MarketplaceName, a.site = marketName, site
+		p.Actions = append(p.Actions, a)
 	}
-	_ = g.Wait()
-	in.storeManifests(ctx, invs)
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
 	}
@@ -238,7 +226,7 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 }
 
 // planCandidate plans one candidate; invs holds the cached manifests read
-// ahead by cachedManifests (nil: no cache).
+// ahead by planCandidates (nil: no cache).
 func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
@@ -247,11 +235,10 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {
-		a.Action = ActionSkip
 		if c.Skip {
-			a.fail(ActionSkipped, c.Err)
+			a.skip(ActionSkipped, c.Err)
 		} else {
-			a.fail(ActionBlocked, c.Err)
+			a.skip(ActionBlocked, c.Err)
 		}
 		return a
 	}
@@ -262,8 +249,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 			// A store path means nothing to the user; the source does.
 			err = &plugind.Error{Code: plugind.CodeOf(err), Msg: strings.ReplaceAll(err.Error(), c.Dir, c.Source.String())}
 		}
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
+		a.skip(ActionBlocked, plugind.WithCode(plugind.CodeInvalidSource, err))
 		return a
 	}
 	if a.Name == "" {
@@ -281,15 +267,13 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a.DisplayName, a.DisabledByDefault = pkg.DisplayName, pkg.DisabledByDefault
 	a.Inventory = inventoryOf(pkg)
 	a.Warnings = append(a.Warnings, pkg.Warnings...)
-	a.Risk = risk(pkg)
+	a.Risk = inventoryRisk(a.Inventory)
 	if err := plugind.ValidateName(a.Name); err != nil {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, err)
+		a.skip(ActionBlocked, err)
 		return a
 	}
 	if pkg.Blocked {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
+		a.skip(ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "%s cannot be installed: %s", a.Name, pkg.BlockReason))
 		return a
 	}
 	if !a.Link {
@@ -297,8 +281,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		if a.ContentDigest == "" {
 			digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
 			if err != nil {
-				a.Action = ActionSkip
-				a.fail(ActionBlocked, err)
+				a.skip(ActionBlocked, err)
 				return a
 			}
 			a.ContentDigest = digest
@@ -320,12 +303,11 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 				k.Inventory, k.Risk, k.Dependencies, k.UserConfig, k.config = a.Inventory, a.Risk, a.Dependencies, a.UserConfig, a.config
 				return k
 			}
-			a.Action = ActionSkip
 			why := "rerun with --replace to replace it"
 			if same {
 				why = "rerun with --replace to install it again with this configuration"
 			}
-			a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
+			a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "plugin %q is already installed (from %s); %s", a.Name, existing.Source, why))
 			return a
 		}
 		a.Action = ActionReplace
@@ -334,8 +316,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		a.Warnings = append(a.Warnings, fmt.Sprintf("disabled by default (defaultEnabled: false): it is installed disabled; enable it with: reasonix plugin enable %s", a.Name))
 	}
 	if cfgErr != nil {
-		a.Action = ActionSkip
-		a.fail(ActionBlocked, cfgErr)
+		a.skip(ActionBlocked, cfgErr)
 		return a
 	}
 	if a.Link {
@@ -375,7 +356,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 			return nil, err
 		}
 		if body, err := json.Marshal(pkg); err == nil {
-			_ = invs.PutInventory(key, body) // stored with the others (storeManifests)
+			_ = invs.PutInventory(key, body) // stored with the others (planCandidates)
 		}
 		return pkg, nil
 	})
@@ -396,39 +377,38 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 }
 
-// cachedManifests starts the cache Session a plan reads and writes its
-// manifests through, reading those of cands not decoded before in one
-// query: a plan of N entries otherwise asked N times. It returns nil when
-// there is no cache.
-func (in *Installer) cachedManifests(ctx context.Context, req Request, cands []resolver.Candidate, single bool) *cache.Session {
-	if in.invs == nil {
-		return nil
-	}
-	var keys []string
-	for _, c := range cands {
-		if c.Err == nil && c.Digest != "" {
-			if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
-				keys = append(keys, k)
+// planCandidates plans cands, their manifests read and written through
+// one cache Session (when there is a cache): those not decoded before are
+// read in one query (a plan of N entries otherwise asked N times), the
+// ones loaded anew written in one transaction.
+func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
+	var invs *cache.Session
+	if in.invs != nil {
+		var keys []string
+		for _, c := range cands {
+			if c.Err == nil && c.Digest != "" {
+				if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
+					keys = append(keys, k)
+				}
 			}
 		}
+		invs = in.invs.Session()
+		invs.LoadInventories(ctx, keys)
 	}
-	invs := in.invs.Session()
-	invs.LoadInventories(ctx, keys)
-	return invs
-}
-
-// planAlone plans one candidate, its manifest read and written through a
-// cache Session of its own.
-func (in *Installer) planAlone(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry) Action {
-	invs := in.cachedManifests(ctx, req, []resolver.Candidate{c}, single)
-	defer in.storeManifests(ctx, invs)
-	return in.planCandidate(ctx, req, c, single, reg, invs)
-}
-
-// storeManifests writes the manifests a plan loaded anew, in one
-// transaction.
-func (in *Installer) storeManifests(ctx context.Context, invs *cache.Session) {
+	// Candidates are planned side by side (each reads its own manifest and
+	// config), in their order (issue 24: a warm re-plan's largest part).
+	out := make([]Action, len(cands))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, c := range cands {
+		g.Go(func() error {
+			out[i] = in.planCandidate(ctx, req, c, single, reg, invs)
+			return nil
+		})
+	}
+	_ = g.Wait()
 	_ = invs.Commit(ctx)
+	return out
 }
 
 func nonNil[T any](s []T) []T {
@@ -452,21 +432,14 @@ func checkDuplicateNames(actions []Action) error {
 	return nil
 }
 
-// risk grades what a package can do: a runtime is full trust; hooks that run
-// commands and launchable MCP servers execute code; the rest is text.
-func risk(p *manifest.Package) Risk { return inventoryRisk(inventoryOf(p)) }
-
-// inventoryRisk grades an inventory as risk grades a package.
+// inventoryRisk grades what a package can do: a runtime is full trust;
+// hooks that run commands and launchable MCP servers execute code; the
+// rest is text.
 func inventoryRisk(inv Inventory) Risk {
-	if inv.Runtime != nil {
+	switch {
+	case inv.Runtime != nil:
 		return RiskHigh
-	}
-	for _, h := range inv.Hooks {
-		if h.Command != "" {
-			return RiskMedium
-		}
-	}
-	if len(inv.MCPServers) > 0 {
+	case len(inv.MCPServers) > 0, slices.ContainsFunc(inv.Hooks, func(h manifest.Hook) bool { return h.Command != "" }):
 		return RiskMedium
 	}
 	return RiskLow
@@ -574,10 +547,7 @@ func planID(p *Plan) PlanID {
 func (p *Plan) Response() *Response {
 	r := &Response{
 		OK: true, Status: StatusPlanned, PlanID: p.PlanID.String(), ContentDigest: p.ContentDigest,
-		Source: p.Source, Resolved: p.Resolved, Actions: p.Actions, Warnings: nonNil(p.Warnings),
-	}
-	if r.Actions == nil {
-		r.Actions = []Action{}
+		Source: p.Source, Resolved: p.Resolved, Actions: nonNil(p.Actions), Warnings: nonNil(p.Warnings),
 	}
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"slices"
 	"sort"
 )
 
@@ -70,14 +71,7 @@ func (r *Registry) unneeded() []Entry {
 			if !e.Dependency || gone[e.Name] {
 				continue
 			}
-			needed := false
-			for _, user := range r.Dependents(e.Name) {
-				if !gone[user] {
-					needed = true
-					break
-				}
-			}
-			if !needed {
+			if !slices.ContainsFunc(r.Dependents(e.Name), func(user string) bool { return !gone[user] }) {
 				gone[e.Name], changed = true, true
 			}
 		}

@@ -3,6 +3,7 @@ package installer
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -65,7 +66,7 @@ func (in *Installer) readSource(src source.Source, subdir string) (sourceRead, e
 // readRelative reads a relative path: a known marketplace's name, a folder
 // of the working directory, or (in the daemon) a refusal.
 func (in *Installer) readRelative(raw, subdir string, src source.Source) (sourceRead, error) {
-	var known []KnownMarketplace
+	var known []string
 	if plugind.ValidateName(src.Path) == nil {
 		all, err := LoadMarketplaces(in.home.MarketplacesPath())
 		if err != nil {
@@ -79,7 +80,7 @@ func (in *Installer) readRelative(raw, subdir string, src source.Source) (source
 			}
 			return in.throughMarket(raw, subdir, k, "")
 		}
-		known = all.Marketplaces
+		known = slices.Collect(all.names())
 	}
 	if in.noWorkingDir {
 		return sourceRead{}, relativeRefusal(raw, src, true, known)
@@ -115,19 +116,15 @@ func sameAsFolder(name string, k *KnownMarketplace) error {
 
 // relativeRefusal is the daemon's answer to a relative path: it cannot
 // tell what the client's working directory was. byName says a bare name
-// could have been a known marketplace's (known lists them).
-func relativeRefusal(raw string, src source.Source, byName bool, known []KnownMarketplace) error {
+// could have been a known marketplace's (known names them).
+func relativeRefusal(raw string, src source.Source, byName bool, known []string) error {
 	if hint := source.Suggest(src.Path); hint != "" {
 		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is not a known marketplace nor a path the daemon can read; did you mean %s?", raw, hint)
 	}
 	if byName && plugind.ValidateName(src.Path) == nil {
-		names := make([]string, 0, len(known))
-		for _, k := range known {
-			names = append(names, k.Name)
-		}
 		hint := "no marketplace is known yet"
-		if len(names) > 0 {
-			hint = "known marketplaces: " + strings.Join(names, ", ")
+		if len(known) > 0 {
+			hint = "known marketplaces: " + strings.Join(known, ", ")
 		}
 		return plugind.Errorf(plugind.CodeInvalidSource, "source %q is neither a known marketplace (%s) nor an absolute path: the daemon does not share your working directory", raw, hint)
 	}

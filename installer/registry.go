@@ -71,11 +71,10 @@ type Registry struct {
 
 const registryVersion = 1
 
-func (r *Registry) state() stateFile { return stateFile{what: "registry", current: registryVersion} }
-func (r *Registry) version() *int    { return &r.Version }
-func (r *Registry) names() iter.Seq[string] {
-	return namesOf(r.Plugins, func(e *Entry) string { return e.Name })
-}
+func (r *Registry) state() stateFile        { return stateFile{what: "registry", current: registryVersion} }
+func (r *Registry) version() *int           { return &r.Version }
+func (r *Registry) names() iter.Seq[string] { return namesOf(r.Plugins, entryName) }
+func entryName(e *Entry) string             { return e.Name }
 
 // LoadRegistry reads the registry. A missing file is an empty registry; a
 // corrupt one fails closed with registry.unreadable and is never rewritten.
@@ -107,14 +106,7 @@ func (r *Registry) renameDependency(from, to string) {
 }
 
 // Find returns the entry named name.
-func (r *Registry) Find(name string) (*Entry, bool) {
-	for i := range r.Plugins {
-		if r.Plugins[i].Name == name {
-			return &r.Plugins[i], true
-		}
-	}
-	return nil, false
-}
+func (r *Registry) Find(name string) (*Entry, bool) { return findNamed(r.Plugins, entryName, name) }
 
 // Put adds or replaces e.
 func (r *Registry) Put(e Entry) {
@@ -125,21 +117,11 @@ func (r *Registry) Put(e Entry) {
 	r.Plugins = append(r.Plugins, e)
 }
 
-// Delete removes name and reports whether it was there.
-func (r *Registry) Delete(name string) bool {
-	for i := range r.Plugins {
-		if r.Plugins[i].Name == name {
-			r.Plugins = append(r.Plugins[:i], r.Plugins[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
+// Delete removes name.
+func (r *Registry) Delete(name string) { r.Plugins = deleteNamed(r.Plugins, entryName, name) }
 
 func (r *Registry) clone() *Registry {
-	c := &Registry{Version: r.Version, Plugins: make([]Entry, len(r.Plugins))}
-	copy(c.Plugins, r.Plugins)
-	return c
+	return &Registry{Version: r.Version, Plugins: append([]Entry{}, r.Plugins...)}
 }
 
 // Dependents are the installed plugins that need name, sorted.
@@ -161,12 +143,7 @@ func notInstalled(name string) error {
 // usesRoot reports whether an entry names root, however it spells it (a
 // hand-edited "plugins/q/" still holds plugins/q: it is not free).
 func (r *Registry) usesRoot(root string) bool {
-	for _, e := range r.Plugins {
-		if filepath.Clean(e.Root) == root {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Plugins, func(e Entry) bool { return filepath.Clean(e.Root) == root })
 }
 
 // loadOptions read the installed copy as it was read when planned.

@@ -109,17 +109,10 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 }
 
 // Code is the response's error code, "" when it has none.
-func (r Response) Code() plugind.Code {
-	if r.Err == nil {
-		return ""
-	}
-	return fieldsOf(r.Err).code()
-}
+func (r Response) Code() plugind.Code { return plugind.Code(fieldsOf(r.Err).ErrorCode) }
 
 // ErrorText is the response's error message, "" when it has none.
 func (r Response) ErrorText() string { return fieldsOf(r.Err).Error }
-
-func (f errorFields) code() plugind.Code { return plugind.Code(f.ErrorCode) }
 
 // Resolved says what a source turned into.
 type Resolved struct {
@@ -285,12 +278,7 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 }
 
 // Code is the action's error code, "" when it has none.
-func (a Action) Code() plugind.Code {
-	if a.Err == nil {
-		return ""
-	}
-	return fieldsOf(a.Err).code()
-}
+func (a Action) Code() plugind.Code { return plugind.Code(fieldsOf(a.Err).ErrorCode) }
 
 // ErrorText is the action's error message, "" when it has none.
 func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
@@ -307,9 +295,9 @@ func (a *Action) installedName() string {
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }
 
-func (a *Action) fail(status ActionStatus, err error) {
-	a.Status = status
-	a.Err = err
+// skip marks an action apply leaves out, status and err saying why.
+func (a *Action) skip(status ActionStatus, err error) {
+	a.Action, a.Status, a.Err = ActionSkip, status, err
 }
 
 // ErrorResponse is the response for an operation refused before any plan.

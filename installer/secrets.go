@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,7 +154,7 @@ func (in *Installer) sweepSecrets(reg *Registry) {
 // placeholder stays. The result holds secrets: it is for launching, never
 // for showing.
 func (in *Installer) ResolveUserConfig(name string) (map[string]string, error) {
-	e, err := in.installed(name)
+	_, e, err := in.lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -164,16 +165,20 @@ func (in *Installer) ResolveUserConfig(name string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	set := map[string]manifest.Value{}
-	for k, v := range e.Config {
-		set[k] = v
-	}
-	secrets, err := in.readSecrets(*e)
+	set, err := in.installedValues(*e)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	for k, v := range secrets {
-		set[k] = v
-	}
 	return manifest.OptionTexts(pkg.UserConfig, set, true), nil
+}
+
+// installedValues are an installed plugin's option values: the registry's,
+// with the sensitive ones of its config/ file over them (none of those
+// when it cannot be read: the error says why).
+func (in *Installer) installedValues(e Entry) (map[string]manifest.Value, error) {
+	set := map[string]manifest.Value{}
+	maps.Copy(set, e.Config)
+	secrets, err := in.readSecrets(e)
+	maps.Copy(set, secrets)
+	return set, err
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"iter"
 	"os"
+	"slices"
 
 	"github.com/google/renameio/v2"
 
@@ -56,6 +57,21 @@ func namesOf[T any](items []T, name func(*T) string) iter.Seq[string] {
 			}
 		}
 	}
+}
+
+// findNamed returns the item of items named name.
+func findNamed[T any](items []T, name func(*T) string, want string) (*T, bool) {
+	for i := range items {
+		if name(&items[i]) == want {
+			return &items[i], true
+		}
+	}
+	return nil, false
+}
+
+// deleteNamed removes the item named want from items.
+func deleteNamed[T any](items []T, name func(*T) string, want string) []T {
+	return slices.DeleteFunc(items, func(it T) bool { return name(&it) == want })
 }
 
 // readState returns the bytes of the state file at path; found is false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/source"
@@ -76,12 +77,8 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 		// again (the planId says whether they were set).
 		if len(sent) > 0 {
 			merged := map[string]string{}
-			for k, v := range req.Config {
-				merged[k] = v
-			}
-			for k, v := range sent {
-				merged[k] = v
-			}
+			maps.Copy(merged, req.Config)
+			maps.Copy(merged, sent)
 			req.Config = merged
 		}
 		if sp.Response != nil && sp.Response.Source != "" && in.isRelativeFolder(req.Source) {

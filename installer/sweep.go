@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -55,15 +56,7 @@ func sameAsAny(p string, infos []os.FileInfo) bool {
 		return false
 	}
 	info, err := os.Lstat(p)
-	if err != nil {
-		return false
-	}
-	for _, li := range infos {
-		if os.SameFile(info, li) {
-			return true
-		}
-	}
-	return false
+	return err == nil && slices.ContainsFunc(infos, func(li os.FileInfo) bool { return os.SameFile(info, li) })
 }
 
 // Sweep takes the home lock and sweeps leftovers: what an approved command

@@ -1,7 +1,8 @@
 package installer
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -98,11 +99,7 @@ func (r *Response) markUnchecked() bool {
 				names = append(names, a.Name)
 			}
 		}
-		reasons := make([]string, 0, len(why))
-		for w := range why {
-			reasons = append(reasons, w)
-		}
-		sort.Strings(reasons)
+		reasons := slices.Sorted(maps.Keys(why))
 		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
 			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(reasons, ", "), strings.Join(names, ", "))
 	}

@@ -1,8 +1,10 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,6 +13,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -70,6 +73,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	// fetch per repo@SHA); every other plugin from its own source.
 	groups := map[string]*updateGroup{}
 	var order []*updateGroup
+	var marketNames []string // the plugins of marketplace groups
 	for _, e := range targets {
 		switch {
 		case e.Link:
@@ -85,28 +89,16 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 				order = append(order, g)
 			}
 			g.entries = append(g.entries, e)
+			marketNames = append(marketNames, e.Name)
 		default:
 			order = append(order, &updateGroup{entries: []Entry{e}})
 		}
 	}
-	var marketNames []string
-	for _, grp := range order {
-		if !grp.market.IsZero() {
-			for _, e := range grp.entries {
-				marketNames = append(marketNames, e.Name)
-			}
-		}
-	}
 	reqs := in.installedRequirements(reg, marketNames)
 	for _, grp := range order {
-		if grp.market.IsZero() {
-			continue
-		}
+		grp.reqs = map[string]requirement{}
 		for _, e := range grp.entries {
 			if r, ok := reqs[e.Name]; ok {
-				if grp.reqs == nil {
-					grp.reqs = map[string]requirement{}
-				}
 				grp.reqs[e.Name] = r
 			}
 		}
@@ -124,7 +116,6 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	snaps := map[string]bool{}
 	for _, grp := range order {
 		if grp.err != nil {
 			if p.single {
@@ -132,17 +123,14 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 			}
 			for _, e := range grp.entries {
 				a := keepAction(e, "")
-				a.Action = ActionSkip
-				a.fail(ActionBlocked, fmt.Errorf("update %s: %w", e.Name, grp.err))
+				a.skip(ActionBlocked, fmt.Errorf("update %s: %w", e.Name, grp.err))
 				p.Actions = append(p.Actions, a)
 			}
 			continue
 		}
 		f := grp.resolved
 		p.Warnings = append(p.Warnings, f.Warnings...)
-		for _, d := range f.Snapshots {
-			snaps[d] = true
-		}
+		p.addSnapshots(f.Snapshots...)
 		if f.Market != nil && grp.name != "" {
 			// Re-read at its head: the known marketplace records the commit
 			// (under its known name, whatever the document says now).
@@ -152,10 +140,6 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 		}
 		p.Actions = append(p.Actions, in.updateActions(ctx, req, grp, f, reg, renamed)...)
 	}
-	for d := range snaps {
-		p.Snapshots = append(p.Snapshots, d)
-	}
-	sort.Strings(p.Snapshots)
 	if err := in.planDependencies(ctx, req, p, reg); err != nil {
 		return nil, err
 	}
@@ -267,10 +251,6 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 	for _, c := range f.Candidates {
 		byName[c.Name] = c
 	}
-	missing := map[string]bool{}
-	for _, n := range f.Missing {
-		missing[n] = true
-	}
 	renames := map[string]resolver.Rename{}
 	for _, r := range f.Renames {
 		renames[r.From] = r
@@ -278,7 +258,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 	var out []Action
 	for _, e := range g.entries {
 		name := e.Name
-		if missing[e.Name] {
+		if slices.Contains(f.Missing, e.Name) {
 			r, ok := renames[e.Name]
 			if !ok || r.Kind != marketplace.Renamed {
 				out = append(out, keepAction(e, vanished(g, e, r, ok)))
@@ -300,14 +280,14 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		single := g.market.IsZero()
 		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
-		a := in.planAlone(ctx, r, c, single, reg)
+		a := in.planCandidates(ctx, r, []resolver.Candidate{c}, single, reg)[0]
 		if a.Name == "" {
 			a.Name = name
 		}
 		a.MarketplaceName, a.site = e.MarketplaceName, g.site
 		if !g.market.IsZero() && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
 			// The entry became unpinned: never move to a moving head.
-			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, short(e.Commit))))
+			out = append(out, keepAction(e, fmt.Sprintf("%s: %v; the installed commit %s stays (--allow-unpinned pins the ref's current head)", name, a.Err, host.Short(e.Commit))))
 			continue
 		}
 		unchanged := name == e.Name && a.Commit == e.Commit && a.ContentDigest == e.ContentDigest
@@ -322,14 +302,14 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		if !a.applicable() {
 			if name != e.Name {
 				// The new name cannot be installed: the old one stays.
-				out = append(out, keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which cannot be installed (%v); %s stays at %s", marketLabel(g), e.Name, name, a.Err, e.Name, short(e.Commit))))
+				out = append(out, keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which cannot be installed (%v); %s stays at %s", marketLabel(g), e.Name, name, a.Err, e.Name, host.Short(e.Commit))))
 				continue
 			}
 			out = append(out, a)
 			continue
 		}
 		if why := g.reqs[e.Name].unmet(a); why != "" {
-			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, short(e.Commit), why)))
+			out = append(out, keepAction(e, fmt.Sprintf("%s stays at %s: %s", e.Name, host.Short(e.Commit), why)))
 			continue
 		}
 		if unchanged && !a.config.changed {
@@ -352,7 +332,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
 		if e.Commit != "" && a.Commit != e.Commit {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", short(e.Commit), short(a.Commit)))
+			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", host.Short(e.Commit), host.Short(a.Commit)))
 		}
 		if a.tagMiss != "" {
 			a.Warnings = append(a.Warnings, a.tagMiss)
@@ -368,11 +348,11 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 func vanished(g *updateGroup, e Entry, r resolver.Rename, renamed bool) string {
 	switch {
 	case renamed && r.Kind == marketplace.RenameRemoved:
-		return fmt.Sprintf("marketplace %s removed %s (its renames map: %s → null); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), short(e.Commit))
+		return fmt.Sprintf("marketplace %s removed %s (its renames map: %s → null); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), host.Short(e.Commit))
 	case renamed:
-		return fmt.Sprintf("marketplace %s no longer lists %s, and its renames map does not resolve it (%s: %s); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), r.Reason, short(e.Commit))
+		return fmt.Sprintf("marketplace %s no longer lists %s, and its renames map does not resolve it (%s: %s); the installed copy (%s) stays", marketLabel(g), e.Name, strings.Join(r.Chain, " → "), r.Reason, host.Short(e.Commit))
 	}
-	return fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, short(e.Commit))
+	return fmt.Sprintf("marketplace %s no longer lists %s; the installed copy (%s) stays", marketLabel(g), e.Name, host.Short(e.Commit))
 }
 
 // renameBlocked is the action for installed plugin e when its
@@ -383,8 +363,7 @@ func vanished(g *updateGroup, e Entry, r resolver.Rename, renamed bool) string {
 func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renamed map[string]string) (Action, bool) {
 	if other, ok := renamed[newName]; ok {
 		a := keepAction(e, "")
-		a.Action = ActionSkip
-		a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, and %s to it too, which this update renames; %s stays where it is", marketLabel(g), e.Name, newName, other, e.Name))
+		a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, and %s to it too, which this update renames; %s stays where it is", marketLabel(g), e.Name, newName, other, e.Name))
 		return a, true
 	}
 	inst, ok := reg.Find(newName)
@@ -394,15 +373,12 @@ func renameBlocked(g *updateGroup, e Entry, newName string, reg *Registry, renam
 	case inst.MarketplaceName != "" && inst.MarketplaceName == e.MarketplaceName:
 		return keepAction(e, fmt.Sprintf("marketplace %s renamed %s to %s, which is installed already from it: %s is a leftover copy and stays until you remove it (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, e.Name, e.Name)), true
 	}
-	from := inst.MarketplaceName
-	if from == "" {
+	from := "marketplace " + inst.MarketplaceName
+	if inst.MarketplaceName == "" {
 		from = describeSource(inst.Source)
-	} else {
-		from = "marketplace " + from
 	}
 	a := keepAction(e, "")
-	a.Action = ActionSkip
-	a.fail(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
+	a.skip(ActionConflict, plugind.Errorf(plugind.CodeConflict, "marketplace %s renamed %s to %s, but a plugin named %s is installed already, from %s: %s stays where it is until that one is removed (reasonix plugin remove %s --yes)", marketLabel(g), e.Name, newName, newName, from, e.Name, newName))
 	return a, true
 }
 
@@ -421,12 +397,7 @@ func keepAction(e Entry, warning string) Action {
 	return a
 }
 
-func marketLabel(g *updateGroup) string {
-	if g.name != "" {
-		return g.name
-	}
-	return g.market.String()
-}
+func marketLabel(g *updateGroup) string { return cmp.Or(g.name, g.market.String()) }
 
 func updateLabel(ur *UpdateRequest) string {
 	switch {
@@ -438,21 +409,11 @@ func updateLabel(ur *UpdateRequest) string {
 	return "update " + strings.Join(sortedUnique(ur.Names), " ")
 }
 
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 // describeSource names a recorded source in messages: its repository and
 // ref for a remote one.
 func describeSource(s source.Source) string {
 	if s.IsRemote() {
-		ref := s.Ref
-		if ref == "" {
-			ref = s.TreeRest()
-		}
+		ref := cmp.Or(s.Ref, s.TreeRest())
 		if ref == "" {
 			return s.Key()
 		}

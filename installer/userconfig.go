@@ -2,7 +2,8 @@ package installer
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -68,15 +69,9 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 	kept := map[string]bool{}
 	old := map[string]manifest.Value{}
 	if installed != nil {
-		for k, v := range installed.Config {
-			old[k] = v
-		}
-		secrets, err := in.readSecrets(*installed)
-		if err != nil {
+		var err error
+		if old, err = in.installedValues(*installed); err != nil {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("the sensitive option values of the installed %s could not be read (%v); give them again", installed.Name, err))
-		}
-		for k, v := range secrets {
-			old[k] = v
 		}
 		for k, v := range old {
 			// A value the new version's option no longer takes is dropped.
@@ -86,7 +81,7 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 		}
 	}
 	var bad []string
-	for _, k := range sortedKeys(req.Config) {
+	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
 		plugin, key := splitConfigKey(k)
 		if plugin != "" && plugin != a.Name {
 			continue
@@ -103,7 +98,7 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 		}
 		set[key], kept[key] = v, false
 	}
-	st.changed = installed == nil || !sameValues(old, set)
+	st.changed = installed == nil || !maps.EqualFunc(old, set, manifest.Value.Equal)
 	st.old, st.opts = old, opts
 	var missing []string
 	for _, o := range opts {
@@ -130,19 +125,6 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 		return shown, plugind.Errorf(plugind.CodeConfigRequired, "%s needs a value for %s (required, no default): give %s", a.Name, strings.Join(missing, ", "), configHint(a.Name, single, opts, set))
 	}
 	return shown, nil
-}
-
-// sameValues reports whether two sets of values are the same.
-func sameValues(a, b map[string]manifest.Value) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !w.Equal(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // addConfig adds to an update's diff what it changes of the plugin's
@@ -191,10 +173,7 @@ func (in *Installer) installedConfig(e Entry, pkg *manifest.Package, warnings []
 	if len(pkg.UserConfig) == 0 {
 		return nil, pkg, warnings
 	}
-	set := map[string]manifest.Value{}
-	for k, v := range e.Config {
-		set[k] = v
-	}
+	set := maps.Clone(e.Config)
 	secrets, err := in.readSecrets(e)
 	if err != nil {
 		warnings = append(warnings, fmt.Sprintf("%s's sensitive option values cannot be read: %v; what uses them cannot start (install it again with --replace and give them)", e.Name, err))
@@ -284,13 +263,4 @@ func configSummary(a *Action) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

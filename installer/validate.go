@@ -195,11 +195,10 @@ func relativeTo(r manifest.Report, docBase, root, docDir string) manifest.Report
 		}
 		return f
 	}
-	for i := range r.Errors {
-		r.Errors[i].File = fix(r.Errors[i].File)
-	}
-	for i := range r.Warnings {
-		r.Warnings[i].File = fix(r.Warnings[i].File)
+	for _, fs := range [][]manifest.Finding{r.Errors, r.Warnings} {
+		for i := range fs {
+			fs[i].File = fix(fs[i].File)
+		}
 	}
 	for i := range r.Checked {
 		r.Checked[i].File = cmp.Or(fix(r.Checked[i].File), docBase)
