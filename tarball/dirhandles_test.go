@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"reasonix.io/plugind/internal/dirhandle"
 )
 
 // A tree of more folders than the Writer keeps handles on, its entries in
@@ -12,7 +14,7 @@ import (
 // and exactly: the handles are closed and reopened as needed, and none is
 // left open afterwards.
 func TestManyFoldersOutnumberingTheHandles(t *testing.T) {
-	const folders = 3 * maxDirHandles
+	const folders = 3 * dirhandle.Max
 	var entries []ent
 	want := map[string]string{}
 	for pass := range 2 { // the second pass revisits every folder

@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/dirhandle"
 )
 
 // Writer materializes a tree into a fresh directory one entry at a time, with
@@ -31,7 +32,7 @@ type Writer struct {
 	ctx     context.Context
 	dest    string
 	root    *os.Root
-	handles *dirHandles // open folders below root, to create entries through
+	handles *dirhandle.Handles // open folders below root, to create entries through
 	opts    Options
 	budget  plugind.Budget
 	expect  string // lower-case ExpectCommit, or ""
@@ -97,7 +98,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		ctx:     ctx,
 		dest:    dest,
 		root:    root,
-		handles: newDirHandles(root),
+		handles: dirhandle.New(root),
 		opts:    opts,
 		budget:  opts.budget(),
 		expect:  expect,
@@ -110,7 +111,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 
 // Abort removes everything the Writer wrote and returns err.
 func (x *Writer) Abort(err error) error {
-	x.handles.closeAll()
+	x.handles.Close()
 	_ = x.root.Close()
 	if rmErr := os.RemoveAll(x.dest); rmErr != nil {
 		return fmt.Errorf("%w (and removing the partial extraction failed: %v)", err, rmErr)
@@ -265,7 +266,7 @@ func (x *Writer) ensureDir(rel, name string) error {
 	if x.dirs > x.budget.MaxFiles {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: directory budget exceeded: %d directories, limit %d (over by %d)", name, x.dirs, x.budget.MaxFiles, x.dirs-x.budget.MaxFiles)
 	}
-	parent, base, err := x.handles.in(rel)
+	parent, base, err := x.handles.In(rel)
 	if err == nil {
 		err = parent.Mkdir(base, 0o755)
 	}
@@ -369,7 +370,7 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 // create creates the new regular file rel (which must not exist),
 // through the handle on its folder.
 func (x *Writer) create(rel string, exec bool) (*os.File, error) {
-	d, base, err := x.handles.in(rel)
+	d, base, err := x.handles.In(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +461,7 @@ func (x *Writer) Finish() (*Result, error) {
 	if x.opts.Progress != nil {
 		x.opts.Progress(x.bytes)
 	}
-	x.handles.closeAll()
+	x.handles.Close()
 	if err := x.root.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
