@@ -423,10 +423,7 @@ func (x *Writer) report(force bool) {
 }
 
 func (x *Writer) fileMode(exec bool) os.FileMode {
-	m := os.FileMode(0o644)
-	if exec {
-		m = 0o755
-	}
+	m := plugind.FileMode(exec)
 	if x.opts.ReadOnly {
 		m &^= 0o222
 	}
