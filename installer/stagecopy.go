@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/internal/dirhandle"
 	"reasonix.io/plugind/store"
 )
 
@@ -19,9 +19,7 @@ import (
 // the source and none of the copy (issue 13). Files are not synced one by
 // one: apply syncs the filesystem once before anything is published (SPEC
 // §9's crash guarantee needs them durable before the registry names them,
-// not before each is closed). Folders and files are created through open
-// handles on their folders (dirhandle), one mkdirat or openat each rather
-// than a walk of the whole path. On error the partial copy is removed.
+// not before each is closed). On error the partial copy is removed.
 func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (digest string, err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", dst, err)
@@ -31,13 +29,6 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 			_ = os.RemoveAll(dst)
 		}
 	}()
-	root, err := os.OpenRoot(dst)
-	if err != nil {
-		return "", fmt.Errorf("create %s: %w", dst, err)
-	}
-	defer root.Close()
-	dirs := dirhandle.New(root)
-	defer dirs.Close()
 	made := map[string]bool{".": true}
 	var mkdirs func(d string) error
 	mkdirs = func(d string) error {
@@ -47,11 +38,7 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 		if err := mkdirs(path.Dir(d)); err != nil {
 			return err
 		}
-		parent, name, err := dirs.In(d)
-		if err == nil {
-			err = parent.Mkdir(name, 0o755)
-		}
-		if err != nil {
+		if err := os.Mkdir(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", d, err)
 		}
 		made[d] = true
@@ -65,7 +52,7 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 		if err := mkdirs(path.Dir(f.Path)); err != nil {
 			return "", err
 		}
-		sum, err := copyFileHashed(dirs, f, buf)
+		sum, err := copyFileHashed(f.Source, filepath.Join(dst, filepath.FromSlash(f.Path)), f.Executable, buf)
 		if err != nil {
 			return "", fmt.Errorf("copy %s: %w", f.Path, err)
 		}
@@ -74,24 +61,9 @@ func copyHashed(ctx context.Context, t *plugind.Tree, dst string, buf []byte) (d
 	return plugind.DigestFiles(files), nil
 }
 
-// copyFileHashed copies f to its place below dirs' root as a new regular
-// file (plugind.FileMode) and returns the sha256 of what it
-// wrote.
-func copyFileHashed(dirs *dirhandle.Handles, f plugind.File, buf []byte) (string, error) {
-	d, name, err := dirs.In(f.Path)
-	if err != nil {
-		return "", err
-	}
-	out, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, plugind.FileMode(f.Executable))
-	if err != nil {
-		return "", err
-	}
+func copyFileHashed(src, dst string, executable bool, buf []byte) (string, error) {
 	h := sha256.New()
-	err = store.CopyInto(f.Source, out, buf, h)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := store.CopyFile(src, dst, executable, buf, h, false); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

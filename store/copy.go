@@ -40,14 +40,27 @@ func CopyTree(ctx context.Context, t *plugind.Tree, dst string) (err error) {
 }
 
 // CopyFile copies src to dst, which must not exist, as a regular file
-// (plugind.FileMode) through buf, as CopyInto does. sync
-// fsyncs dst before it is closed.
+// (plugind.FileMode) through buf. When also is not nil every byte written
+// passes through it too (a hash of the copy); both ends are then wrapped
+// so io.CopyBuffer uses buf — not the kernel's copy_file_range, which
+// would bypass also, and not os.File.WriteTo, which allocates a buffer per
+// file. sync fsyncs dst before it is closed.
 func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
+	in, err := plugind.OpenRegular(nil, src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, plugind.FileMode(executable))
 	if err != nil {
 		return err
 	}
-	if err := CopyInto(src, out, buf, also); err != nil {
+	var w io.Writer = out
+	var r io.Reader = in
+	if also != nil {
+		w, r = io.MultiWriter(out, also), struct{ io.Reader }{in}
+	}
+	if _, err := io.CopyBuffer(w, r, buf); err != nil {
 		out.Close()
 		return err
 	}
@@ -58,26 +71,6 @@ func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync
 		}
 	}
 	return out.Close()
-}
-
-// CopyInto copies the regular file src into out (left open) through buf.
-// When also is not nil every byte written passes through it too (a hash
-// of the copy); both ends are then wrapped so io.CopyBuffer uses buf —
-// not the kernel's copy_file_range, which would bypass also, and not
-// os.File.WriteTo, which allocates a buffer per file.
-func CopyInto(src string, out *os.File, buf []byte, also io.Writer) error {
-	in, err := plugind.OpenRegular(nil, src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	var w io.Writer = out
-	var r io.Reader = in
-	if also != nil {
-		w, r = io.MultiWriter(out, also), struct{ io.Reader }{in}
-	}
-	_, err = io.CopyBuffer(w, r, buf)
-	return err
 }
 
 // SyncDir fsyncs a directory so a rename into or out of it is durable.
