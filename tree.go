@@ -62,6 +62,16 @@ func HumanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(n)/float64(div), "KMGTPE"[exp], n)
 }
 
+// FileMode is the permission a tree's file is written with: 0644, or 0755
+// when executable. The digest (SPEC §9) records only the executable bit,
+// so every writer of a tree uses this one pair.
+func FileMode(executable bool) fs.FileMode {
+	if executable {
+		return 0o755
+	}
+	return 0o644
+}
+
 // File is one regular file of a tree, as the digest and the copier see it.
 type File struct {
 	Path       string // slash-separated, relative to the tree root

@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
@@ -222,17 +225,9 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 			}
 		}
 	}()
-	buf := make([]byte, 128<<10) // one copy buffer for every staged file
-	for i := range p.Actions {
-		a := &p.Actions[i]
-		if !a.applicable() || a.Link {
-			continue
-		}
-		dir, err := in.stage(ctx, a, buf)
-		if err != nil {
-			return nil, err
-		}
-		stages = append(stages, staged{action: a, dir: dir})
+	stages, err = in.stageAll(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	if len(stages) > 0 {
 		// The staged copies were written unsynced: one sync of their
@@ -247,6 +242,66 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 	}
 	in.stepHook("after-staging")
 	return in.publish(ctx, p, reg, stages)
+}
+
+// stagingWorkers is how many actions are staged at once. Staging is
+// almost all blocking file-system calls (an execution trace of the 300
+// plugin apply shows its goroutine time in mkdirat and openat waiting on
+// the filesystem journal, not on the CPU), so a few copies in flight
+// overlap those waits. On the shared 2-core bench VM 1, 2 and 6 workers
+// measured within its noise; 4 keeps the overlap without piling more
+// writers on the journal than there are cores to run them twice over.
+const stagingWorkers = 4
+
+// stageAll stages every applicable, copied action of p, several at once,
+// and returns them in plan order. The first failure cancels the rest and
+// is the one returned; every dir staged by then is removed, so on error
+// nothing new is left under plugins/.
+func (in *Installer) stageAll(ctx context.Context, p *Plan) ([]staged, error) {
+	var todo []*Action
+	for i := range p.Actions {
+		if a := &p.Actions[i]; a.applicable() && !a.Link {
+			todo = append(todo, a)
+		}
+	}
+	dirs := make([]string, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	var next atomic.Int64
+	for range min(stagingWorkers, len(todo)) {
+		g.Go(func() error {
+			buf := make([]byte, 128<<10) // one copy buffer per worker
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(todo) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				dir, err := in.stage(gctx, todo[i], buf)
+				if err != nil {
+					return err
+				}
+				dirs[i] = dir
+			}
+		})
+	}
+	err := g.Wait()
+	var stages []staged
+	for i, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			continue
+		}
+		stages = append(stages, staged{action: todo[i], dir: dir})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return stages, nil
 }
 
 // stage copies an action's approved tree into a fresh staging dir under

@@ -95,7 +95,7 @@ func (s *Store) commit(ctx context.Context, dir string) (string, error) {
 	if err := makeReadOnly(tree.Root); err != nil {
 		return "", fmt.Errorf("make %s read-only: %w", digest, err)
 	}
-	if err := syncTree(tree.Root); err != nil {
+	if err := s.syncTree(tree.Root); err != nil {
 		return "", fmt.Errorf("sync %s: %w", digest, err)
 	}
 	if err := ctx.Err(); err != nil {

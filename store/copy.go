@@ -40,22 +40,18 @@ func CopyTree(ctx context.Context, t *plugind.Tree, dst string) (err error) {
 }
 
 // CopyFile copies src to dst, which must not exist, as a regular file
-// (0644, or 0755 when executable) through buf. When also is not nil every
-// byte written passes through it too (a hash of the copy); both ends are
-// then wrapped so io.CopyBuffer uses buf — not the kernel's
-// copy_file_range, which would bypass also, and not os.File.WriteTo, which
-// allocates a buffer per file. sync fsyncs dst before it is closed.
+// (plugind.FileMode) through buf. When also is not nil every byte written
+// passes through it too (a hash of the copy); both ends are then wrapped
+// so io.CopyBuffer uses buf — not the kernel's copy_file_range, which
+// would bypass also, and not os.File.WriteTo, which allocates a buffer per
+// file. sync fsyncs dst before it is closed.
 func CopyFile(src, dst string, executable bool, buf []byte, also io.Writer, sync bool) error {
 	in, err := plugind.OpenRegular(nil, src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	mode := os.FileMode(0o644)
-	if executable {
-		mode = 0o755
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, plugind.FileMode(executable))
 	if err != nil {
 		return err
 	}

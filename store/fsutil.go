@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"reasonix.io/plugind"
 )
 
 // removeTree deletes a tree that may contain read-only directories (a
@@ -82,11 +84,7 @@ func copyReplace(src, dst string, executable bool) error {
 	if _, err := io.Copy(tmp, in); err != nil {
 		return err
 	}
-	mode := fs.FileMode(0o644)
-	if executable {
-		mode = 0o755
-	}
-	if err := tmp.Chmod(mode); err != nil {
+	if err := tmp.Chmod(plugind.FileMode(executable)); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {

@@ -116,7 +116,7 @@ func (s *Store) commitHashed(ctx context.Context, root string, files []plugind.F
 			return "", fmt.Errorf("make %s read-only: %w", digest, err)
 		}
 	}
-	if err := syncTree(root); err != nil {
+	if err := s.syncTree(root); err != nil {
 		return "", fmt.Errorf("sync %s: %w", digest, err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -54,6 +54,7 @@ type Store struct {
 	quarantine string
 	capBytes   int64
 	budget     plugind.Budget
+	syncs      *syncGroup // every snapshot's flush before its rename
 }
 
 // Open opens the store in dir, creating its layout if needed.
@@ -71,6 +72,7 @@ func Open(dir string, opts Options) (*Store, error) {
 		quarantine: filepath.Join(abs, "quarantine"),
 		capBytes:   opts.CapBytes,
 		budget:     opts.Budget,
+		syncs:      newSyncGroup(syncFS),
 	}
 	if s.capBytes <= 0 {
 		s.capBytes = DefaultCapBytes

@@ -32,6 +32,17 @@ func syncEach(root string) error {
 	})
 }
 
+// syncTree makes everything under root, a folder inside the store, durable
+// before it is published: one syncfs(2) of the store's filesystem, shared
+// with concurrent commits (see syncGroup), or, where the kernel has no
+// syncfs, an fsync per entry of root.
+func (s *Store) syncTree(root string) error {
+	if err := s.syncs.sync(root); err == nil {
+		return nil
+	}
+	return syncEach(root)
+}
+
 // SyncTrees makes everything under each root durable: one syncfs(2) of
 // their filesystem where the kernel has it, else an fsync per entry of
 // each. Callers that copy many files (the installer's staging) sync once

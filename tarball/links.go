@@ -3,7 +3,6 @@ package tarball
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -407,7 +406,7 @@ func (x *Writer) copyFile(src *plugind.PathNode, rel string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(src.Exec))
+	out, err := x.create(rel, src.Exec)
 	if err != nil {
 		return err
 	}

@@ -213,6 +213,7 @@ func (x *Writer) submodule(g gitlink, url string) error {
 	}
 	if x.made[g.rel] {
 		// An archive's empty folder for it: the fetch creates it afresh.
+		x.handles.Forget(g.rel)
 		if err := x.root.Remove(g.rel); err != nil {
 			return confined(g.entry, "replace the folder of the "+what, err)
 		}

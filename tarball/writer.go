@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/dirhandle"
 )
 
 // Writer materializes a tree into a fresh directory one entry at a time, with
@@ -28,12 +29,13 @@ import (
 // destination, and an entry named through a "symlink" that shares its name
 // with a directory is refused as a file/directory conflict by the PathSet.
 type Writer struct {
-	ctx    context.Context
-	dest   string
-	root   *os.Root
-	opts   Options
-	budget plugind.Budget
-	expect string // lower-case ExpectCommit, or ""
+	ctx     context.Context
+	dest    string
+	root    *os.Root
+	handles *dirhandle.Handles // open folders below root, to create entries through
+	opts    Options
+	budget  plugind.Budget
+	expect  string // lower-case ExpectCommit, or ""
 
 	sel   selection // Options.Paths
 	paths plugind.PathSet
@@ -93,21 +95,23 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		return nil, fmt.Errorf("extract into %s: %w", dest, err)
 	}
 	return &Writer{
-		ctx:    ctx,
-		dest:   dest,
-		root:   root,
-		opts:   opts,
-		budget: opts.budget(),
-		expect: expect,
-		sel:    newSelection(opts.Paths),
-		made:   map[string]bool{".": true},
-		buf:    make([]byte, bufSize),
-		sums:   sumsMap(opts.Hash),
+		ctx:     ctx,
+		dest:    dest,
+		root:    root,
+		handles: dirhandle.New(root),
+		opts:    opts,
+		budget:  opts.budget(),
+		expect:  expect,
+		sel:     newSelection(opts.Paths),
+		made:    map[string]bool{".": true},
+		buf:     make([]byte, bufSize),
+		sums:    sumsMap(opts.Hash),
 	}, nil
 }
 
 // Abort removes everything the Writer wrote and returns err.
 func (x *Writer) Abort(err error) error {
+	x.handles.Close()
 	_ = x.root.Close()
 	if rmErr := os.RemoveAll(x.dest); rmErr != nil {
 		return fmt.Errorf("%w (and removing the partial extraction failed: %v)", err, rmErr)
@@ -262,7 +266,11 @@ func (x *Writer) ensureDir(rel, name string) error {
 	if x.dirs > x.budget.MaxFiles {
 		return plugind.Errorf(plugind.CodeBudgetExceeded, "entry %q: directory budget exceeded: %d directories, limit %d (over by %d)", name, x.dirs, x.budget.MaxFiles, x.dirs-x.budget.MaxFiles)
 	}
-	if err := x.root.Mkdir(rel, 0o755); err != nil {
+	parent, base, err := x.handles.In(rel)
+	if err == nil {
+		err = parent.Mkdir(base, 0o755)
+	}
+	if err != nil {
 		return confined(name, "create directory "+rel, err)
 	}
 	x.made[rel] = true
@@ -336,7 +344,7 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	if err := x.ensureDir(path.Dir(rel), name); err != nil {
 		return err
 	}
-	out, err := x.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(exec))
+	out, err := x.create(rel, exec)
 	if err != nil {
 		return confined(name, "create "+rel, err)
 	}
@@ -357,6 +365,16 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	}
 	x.report(true)
 	return nil
+}
+
+// create creates the new regular file rel (which must not exist),
+// through the handle on its folder.
+func (x *Writer) create(rel string, exec bool) (*os.File, error) {
+	d, base, err := x.handles.In(rel)
+	if err != nil {
+		return nil, err
+	}
+	return d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(exec))
 }
 
 // copy writes r to out, feeding h (when not nil) the same bytes.
@@ -405,10 +423,7 @@ func (x *Writer) report(force bool) {
 }
 
 func (x *Writer) fileMode(exec bool) os.FileMode {
-	m := os.FileMode(0o644)
-	if exec {
-		m = 0o755
-	}
+	m := plugind.FileMode(exec)
 	if x.opts.ReadOnly {
 		m &^= 0o222
 	}
@@ -443,6 +458,7 @@ func (x *Writer) Finish() (*Result, error) {
 	if x.opts.Progress != nil {
 		x.opts.Progress(x.bytes)
 	}
+	x.handles.Close()
 	if err := x.root.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
