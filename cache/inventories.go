@@ -51,7 +51,7 @@ func (s *Session) PutInventory(key string, body []byte) error {
 func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
 	err := inBatches(keys, oneParam, func(values string, args []any) error {
-		return db.eachRow(ctx, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+		return eachRow(ctx, db.sql.QueryContext, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var key string
 			var body []byte
 			if err := rows.Scan(&key, &body); err != nil {

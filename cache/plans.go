@@ -77,29 +77,16 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 	}
 	renewed := false
 	err := db.write(ctx, "renew plan", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT digest FROM plan_snapshots WHERE plan_id = ?`, planID)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for rows.Next() {
+		n, stale := 0, false
+		err := eachRow(ctx, tx.QueryContext, `SELECT digest FROM plan_snapshots WHERE plan_id = ?`, []any{planID}, func(rows *sql.Rows) error {
 			var d string
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return err
-			}
-			if !want[d] {
-				n = -1 // stored with a digest this plan no longer uses
-				break
-			}
+			err := rows.Scan(&d)
+			stale = stale || !want[d] // stored with a digest this plan no longer uses
 			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
-		}
-		if n != len(want) {
-			return nil
+		})
+		if err != nil || stale || n != len(want) {
+			return err
 		}
 		// Only the small plan_renewals row is written: updating plans'
 		// created_at would make SQLite rewrite the whole body.
@@ -132,23 +119,17 @@ const liveSince = `max(p.created_at, coalesce((SELECT r.renewed_at FROM plan_ren
 // after since: the snapshots store GC must keep because a stored plan may
 // still be approved and applied.
 func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]bool, error) {
-	rows, err := db.query(ctx, `
+	live := make(map[string]bool)
+	err := eachRow(ctx, db.query, `
 		SELECT DISTINCT ps.digest FROM plan_snapshots ps
 		JOIN plans p ON p.plan_id = ps.plan_id
-		WHERE `+liveSince+` > ?`, toNanos(since))
-	if err != nil {
-		return nil, fmt.Errorf("cache: live plan digests: %w", err)
-	}
-	defer rows.Close()
-	live := make(map[string]bool)
-	for rows.Next() {
+		WHERE `+liveSince+` > ?`, []any{toNanos(since)}, func(rows *sql.Rows) error {
 		var d string
-		if err := rows.Scan(&d); err != nil {
-			return nil, fmt.Errorf("cache: live plan digests: %w", err)
-		}
+		err := rows.Scan(&d)
 		live[d] = true
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cache: live plan digests: %w", err)
 	}
 	return live, nil

@@ -60,20 +60,14 @@ func (db *DB) ReplaceRefs(ctx context.Context, remote string, commits map[string
 		return fmt.Errorf("cache: replace refs: remote is required")
 	}
 	err := db.write(ctx, "replace refs", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT ref, sha FROM refs WHERE remote = ?`, remote)
-		if err != nil {
-			return err
-		}
 		known := map[string]string{}
-		for rows.Next() {
+		err := eachRow(ctx, tx.QueryContext, `SELECT ref, sha FROM refs WHERE remote = ?`, []any{remote}, func(rows *sql.Rows) error {
 			var ref, sha string
-			if err := rows.Scan(&ref, &sha); err != nil {
-				_ = rows.Close()
-				return err
-			}
+			err := rows.Scan(&ref, &sha)
 			known[ref] = sha
-		}
-		if err := rows.Close(); err != nil {
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		for ref := range known {

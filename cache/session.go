@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -376,7 +377,10 @@ func (s *Session) Commit(ctx context.Context) error {
 func (s *Session) fold(w sessionWrites) {
 	for at, recs := range w.snaps {
 		if read, ok := s.snaps.m[at]; ok {
-			s.snaps.m[at] = mergeMaps(read, recs)
+			merged := map[string]string{}
+			maps.Copy(merged, read)
+			maps.Copy(merged, recs)
+			s.snaps.m[at] = merged
 		}
 	}
 	for at, list := range w.subs {
@@ -395,17 +399,6 @@ func (s *Session) fold(w sessionWrites) {
 	for k, body := range w.invs {
 		s.invs.m[k] = body
 	}
-}
-
-func mergeMaps(a, b map[string]string) map[string]string {
-	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }
 
 func (w *sessionWrites) empty() bool {

@@ -47,24 +47,19 @@ func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
 		return nil, fmt.Errorf("cache: stats: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT kind, hits, misses FROM counters`)
-	if err != nil {
-		return nil, fmt.Errorf("cache: stats: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx.QueryContext, `SELECT kind, hits, misses FROM counters`, nil, func(rows *sql.Rows) error {
 		var k string
 		var hm HitMiss
 		if err := rows.Scan(&k, &hm.Hits, &hm.Misses); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("cache: stats: %w", err)
+			return err
 		}
 		if total := hm.Hits + hm.Misses; total > 0 {
 			hm.Rate = float64(hm.Hits) / float64(total)
 		}
 		out[k] = hm
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cache: stats: %w", err)
 	}
 	for _, kt := range kindTables() {
