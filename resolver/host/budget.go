@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,19 +82,10 @@ func NewAPIBudget(cfg BudgetConfig) *APIBudget {
 	}
 	base := strings.TrimSuffix(cfg.BaseURL, "/") + "/"
 	api := cfg.Name
-	if h := hostOf(base); h != "" {
-		api += " (" + h + ")"
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		api += " (" + u.Host + ")"
 	}
 	return &APIBudget{api: api, base: base, token: cfg.Token, now: cfg.Now, log: cfg.Log, out: map[int64]bool{}}
-}
-
-func hostOf(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	h, _, _ := strings.Cut(rest, "/")
-	return h
 }
 
 // Longest and shortest pauses: a reset further away than a GitHub window
@@ -154,7 +146,9 @@ func (b *APIBudget) spend(now, until time.Time) {
 	if !until.After(now) {
 		until = now.Add(minBudgetPause)
 	}
-	until = minTime(until, now.Add(maxBudgetPause))
+	if longest := now.Add(maxBudgetPause); until.After(longest) {
+		until = longest
+	}
 	if until.After(b.spentUntil) {
 		b.spentUntil = until
 	}
@@ -162,13 +156,6 @@ func (b *APIBudget) spend(now, until time.Time) {
 		b.logged = b.spentUntil
 		b.log.Info("the API's request budget is spent; git serves until it resets", "api", b.api, "until", b.spentUntil.UTC().Format(time.RFC3339), "token", b.token)
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // acquire waits until one request may be sent to the API and returns its

@@ -46,21 +46,14 @@ func refusedContent(err error) bool {
 // tarball.EntryError a fresh refusal of that folder would be, so the
 // caller can fetch the others without it.
 func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptions) error {
-	if c.opts.Refresh {
-		return nil
-	}
 	keys := []cache.NegativeKey{{Kind: KindContent, SHA: sha, Path: contentKey(opts.Paths, opts.Budget)}}
 	if len(opts.Paths) > 1 {
 		for _, p := range opts.Paths {
 			keys = append(keys, cache.NegativeKey{Kind: KindContent, SHA: sha, Path: contentKey([]string{p}, opts.Budget)})
 		}
 	}
-	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
-	if err != nil || !ok {
-		return nil
-	}
-	refused := c.negativeErr(n)
-	if n.Path != keys[0].Path {
+	n, refused := c.recall(ctx, keys...)
+	if refused != nil && n.Path != keys[0].Path {
 		for _, p := range opts.Paths {
 			if contentKey([]string{p}, opts.Budget) == n.Path {
 				return &tarball.EntryError{Path: p, Err: refused}
@@ -77,18 +70,11 @@ func (c *Cached) rememberContent(ctx context.Context, sha string, opts FetchOpti
 	if !refusedContent(err) {
 		return
 	}
-	put := func(paths []string) {
-		now := c.opts.Now()
-		c.wrote(c.db.PutNegative(ctx, cache.Negative{
-			Kind: KindContent, Remote: c.key, SHA: sha, Path: contentKey(paths, opts.Budget),
-			Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(c.opts.NegativeTTL),
-		}))
-	}
-	put(opts.Paths)
+	c.putNegative(ctx, KindContent, sha, contentKey(opts.Paths, opts.Budget), err)
 	if at, ok := tarball.PathOf(err); ok && len(opts.Paths) > 1 {
 		for _, p := range opts.Paths {
 			if at == p || strings.HasPrefix(at, p+"/") {
-				put([]string{p})
+				c.putNegative(ctx, KindContent, sha, contentKey([]string{p}, opts.Budget), err)
 				break
 			}
 		}
