@@ -30,19 +30,10 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case LocalDir:
-		return "local"
-	case LocalZip:
-		return "zip"
-	case GitHub:
-		return "github"
-	case Git:
-		return "git"
-	case MarketEntry:
-		return "marketplace entry"
+	if k < LocalDir || k > MarketEntry {
+		return "invalid"
 	}
-	return "invalid"
+	return [...]string{LocalDir: "local", LocalZip: "zip", GitHub: "github", Git: "git", MarketEntry: "marketplace entry"}[k]
 }
 
 // GitHubHost is the host GitHub sources name, whatever transport serves them.

@@ -3,7 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -21,24 +21,35 @@ const KindContent = "content"
 
 // contentKey is the negatives' path of a fetch of paths within budget.
 func contentKey(paths []string, budget plugind.Budget) string {
-	sorted := append([]string(nil), paths...)
-	for _, p := range sorted {
-		if p == "" || p == "." {
-			sorted = nil
-			break
-		}
+	sorted := slices.Sorted(slices.Values(paths))
+	if slices.ContainsFunc(sorted, func(p string) bool { return p == "" || p == "." }) {
+		sorted = nil
 	}
-	sort.Strings(sorted)
 	return fmt.Sprintf("%d:%d:%s", budget.MaxBytes, budget.MaxFiles, strings.Join(sorted, "\n"))
 }
 
-// refusedContent reports whether err is a verdict on the content itself.
-func refusedContent(err error) bool {
+// RefusedContent reports whether err is a verdict on the content itself.
+func RefusedContent(err error) bool {
 	switch plugind.CodeOf(err) {
 	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
 		return true
 	}
 	return false
+}
+
+// FolderOf finds the folder of paths that err, a refusal of one entry of
+// the tree, is about.
+func FolderOf(err error, paths []string) (string, bool) {
+	at, ok := tarball.PathOf(err)
+	if !ok {
+		return "", false
+	}
+	for _, p := range paths {
+		if at == p || strings.HasPrefix(at, p+"/") {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // contentVerdict returns a remembered refusal of this fetch: of its folders
@@ -67,16 +78,11 @@ func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptio
 // when the refusal names an entry in one of several folders, for that
 // folder alone.
 func (c *Cached) rememberContent(ctx context.Context, sha string, opts FetchOptions, err error) {
-	if !refusedContent(err) {
+	if !RefusedContent(err) {
 		return
 	}
 	c.putNegative(ctx, KindContent, sha, contentKey(opts.Paths, opts.Budget), err)
-	if at, ok := tarball.PathOf(err); ok && len(opts.Paths) > 1 {
-		for _, p := range opts.Paths {
-			if at == p || strings.HasPrefix(at, p+"/") {
-				c.putNegative(ctx, KindContent, sha, contentKey([]string{p}, opts.Budget), err)
-				break
-			}
-		}
+	if p, ok := FolderOf(err, opts.Paths); ok && len(opts.Paths) > 1 {
+		c.putNegative(ctx, KindContent, sha, contentKey([]string{p}, opts.Budget), err)
 	}
 }
