@@ -25,12 +25,7 @@ func (s *Session) Inventory(ctx context.Context, key string) ([]byte, bool) {
 	if s == nil {
 		return nil, false
 	}
-	s.mu.Lock()
-	body, written := s.w.invs[key]
-	s.mu.Unlock()
-	if !written {
-		body = s.invs.get(ctx, &s.mu, key)
-	}
+	body := s.invs.get(ctx, &s.mu, key)
 	return body, body != nil
 }
 
@@ -43,6 +38,7 @@ func (s *Session) PutInventory(key string, body []byte) error {
 	if s != nil {
 		s.mu.Lock()
 		s.w.invs[key] = body
+		s.invs.m[key] = body // it replaces whatever is stored
 		s.mu.Unlock()
 	}
 	return nil

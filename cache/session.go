@@ -214,13 +214,7 @@ func (s *Session) GetVerdict(ctx context.Context, remote, sha string) (Verdict, 
 	if s == nil {
 		return Verdict{}, false, nil
 	}
-	at := RepoAt{remote, sha}
-	s.mu.Lock()
-	v, written := s.w.verdicts[at]
-	s.mu.Unlock()
-	if !written {
-		v = s.verdicts.get(ctx, &s.mu, at)
-	}
+	v := s.verdicts.get(ctx, &s.mu, RepoAt{remote, sha})
 	return v, v.Remote != "", ctx.Err()
 }
 
@@ -232,6 +226,7 @@ func (s *Session) PutVerdict(_ context.Context, v Verdict) error {
 	if s != nil {
 		s.mu.Lock()
 		s.w.verdicts[RepoAt{v.Remote, v.SHA}] = v
+		s.verdicts.m[RepoAt{v.Remote, v.SHA}] = v // it replaces whatever is stored
 		s.mu.Unlock()
 	}
 	return nil
@@ -388,16 +383,10 @@ func (s *Session) fold(w sessionWrites) {
 			s.subs.m[at] = MergeSubmodules(read, list)
 		}
 	}
-	for at, v := range w.verdicts {
-		s.verdicts.m[at] = v
-	}
 	for id, n := range w.negs {
 		if read, ok := s.negs.m[id.Remote]; ok {
 			s.negs.m[id.Remote] = append(slices.DeleteFunc(read, func(o Negative) bool { return o.id() == id }), n)
 		}
-	}
-	for k, body := range w.invs {
-		s.invs.m[k] = body
 	}
 }
 
