@@ -158,20 +158,6 @@ func (s Source) Split(refs []string) Source {
 	return s
 }
 
-// SplitCandidates lists the REF candidates of a tree URL, longest first, for
-// callers that can only test refs one by one (offline, against a cache).
-func (s Source) SplitCandidates() []string {
-	if !s.NeedsSplit() {
-		return nil
-	}
-	segs := strings.Split(s.tree, "/")
-	out := make([]string, 0, len(segs))
-	for i := len(segs); i >= 1; i-- {
-		out = append(out, strings.Join(segs[:i], "/"))
-	}
-	return out
-}
-
 // String is the canonical spelling of the source, in the user's own form:
 // what the registry records for a branch-tracking source.
 func (s Source) String() string {
