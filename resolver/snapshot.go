@@ -234,8 +234,10 @@ func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 }
 
 // ownContent reports an error about the content of the folders fetched
-// (refused, or a submodule of theirs that could not be fetched), which says
-// nothing about other folders of the same commit.
+// (over the budget, unsafe, or a submodule of theirs that could not be
+// fetched), which says nothing about other folders of the same commit:
+// when a whole tree is refused so and it is a marketplace, its plugins are
+// fetched folder by folder, and what spoils the whole need not spoil them.
 func ownContent(err error) bool {
 	_, ok := tarball.PathOf(err)
 	return ok || host.RefusedContent(err)
