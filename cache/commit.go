@@ -10,14 +10,8 @@ import (
 // apply writes w in tx (Session.Commit).
 func (w *sessionWrites) apply(ctx context.Context, tx *sql.Tx) error {
 	now := time.Now().UnixNano()
-	// exec runs a statement unless one failed already: the first error is
-	// what apply returns (the transaction is then rolled back).
-	var err error
-	exec := func(q string, args ...any) {
-		if err == nil {
-			_, err = tx.ExecContext(ctx, q, args...)
-		}
-	}
+	e := &execs{ctx: ctx, tx: tx}
+	exec := e.exec
 	for at, rows := range w.snaps {
 		for key, digest := range rows {
 			exec(`
@@ -61,8 +55,8 @@ func (w *sessionWrites) apply(ctx context.Context, tx *sql.Tx) error {
 			key, body, now)
 	}
 	for kind, c := range w.counts {
-		if kind == "" && err == nil {
-			err = errors.New("count: empty kind")
+		if kind == "" && e.err == nil {
+			e.err = errors.New("count: empty kind")
 		}
 		exec(`
 			INSERT INTO counters (kind, hits, misses) VALUES (?, ?, ?)
@@ -70,13 +64,13 @@ func (w *sessionWrites) apply(ctx context.Context, tx *sql.Tx) error {
 			kind, c.Hits, c.Misses)
 	}
 	for digest, at := range w.touched {
-		if digest == "" && err == nil {
-			err = errors.New("touch snapshot: empty digest")
+		if digest == "" && e.err == nil {
+			e.err = errors.New("touch snapshot: empty digest")
 		}
 		exec(`
 			INSERT INTO snapshot_uses (digest, last_used) VALUES (?, ?)
 			ON CONFLICT (digest) DO UPDATE SET last_used = max(last_used, excluded.last_used)`,
 			digest, toNanos(at))
 	}
-	return err
+	return e.err
 }

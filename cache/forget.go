@@ -46,21 +46,18 @@ func (db *DB) ForgetDigest(ctx context.Context, digest string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `
+		e := &execs{ctx: ctx, tx: tx}
+		e.exec(`
 			DELETE FROM snapshots WHERE substr(subdir, 1, 1) = '/' AND (remote, sha) IN
 				(SELECT remote, sha FROM snapshots WHERE digest = ?
-					AND (subdir = '' OR substr(subdir, 1, 1) = '@'))`, digest); err != nil {
-			return err
-		}
+					AND (subdir = '' OR substr(subdir, 1, 1) = '@'))`, digest)
 		// Inventory keys embed the tree digest they describe (instr, not
 		// LIKE: no character of a digest is then special).
 		for _, d := range derived {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE instr(key, ?) > 0`, d); err != nil {
-				return err
-			}
+			e.exec(`DELETE FROM inventories WHERE instr(key, ?) > 0`, d)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, digest)
-		return err
+		e.exec(`DELETE FROM snapshot_uses WHERE digest = ?`, digest)
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: forget digest %s: %w", digest, err)

@@ -35,25 +35,18 @@ func (db *DB) PutPlan(ctx context.Context, planID string, body []byte, digests [
 		body = []byte{}
 	}
 	err := db.write(ctx, "put plan", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `
+		e := &execs{ctx: ctx, tx: tx}
+		e.exec(`
 			INSERT INTO plans (plan_id, body, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (plan_id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
-			planID, body, time.Now().UnixNano()); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_snapshots WHERE plan_id = ?`, planID); err != nil {
-			return err
-		}
+			planID, body, time.Now().UnixNano())
+		e.exec(`DELETE FROM plan_snapshots WHERE plan_id = ?`, planID)
 		for _, d := range digests {
-			if d == "" {
-				continue // an unpinnable (link) action has no snapshot
-			}
-			if _, err := tx.ExecContext(ctx,
-				`INSERT OR IGNORE INTO plan_snapshots (plan_id, digest) VALUES (?, ?)`, planID, d); err != nil {
-				return err
+			if d != "" { // an unpinnable (link) action has no snapshot
+				e.exec(`INSERT OR IGNORE INTO plan_snapshots (plan_id, digest) VALUES (?, ?)`, planID, d)
 			}
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: put plan %s: %w", planID, err)

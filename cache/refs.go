@@ -70,26 +70,22 @@ func (db *DB) ReplaceRefs(ctx context.Context, remote string, commits map[string
 		if err != nil {
 			return err
 		}
+		e := &execs{ctx: ctx, tx: tx}
 		for ref := range known {
 			if _, ok := commits[ref]; !ok {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM refs WHERE remote = ? AND ref = ?`, remote, ref); err != nil {
-					return err
-				}
+				e.exec(`DELETE FROM refs WHERE remote = ? AND ref = ?`, remote, ref)
 			}
 		}
 		for ref, sha := range commits {
-			if ref == "" || sha == "" || known[ref] == sha {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `
+			if ref != "" && sha != "" && known[ref] != sha {
+				e.exec(`
 				INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, '', ?)
 				ON CONFLICT (remote, ref) DO UPDATE SET
 					sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
-				remote, ref, sha, toNanos(at)); err != nil {
-				return err
+					remote, ref, sha, toNanos(at))
 			}
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: replace refs of %s: %w", remote, err)

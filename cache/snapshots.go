@@ -67,15 +67,12 @@ func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
 		return nil
 	}
 	err := db.write(ctx, "forget snapshots", func(tx *sql.Tx) error {
+		e := &execs{ctx: ctx, tx: tx}
 		for _, d := range digests {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE digest = ?`, d); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, d); err != nil {
-				return err
-			}
+			e.exec(`DELETE FROM snapshots WHERE digest = ?`, d)
+			e.exec(`DELETE FROM snapshot_uses WHERE digest = ?`, d)
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: forget %d snapshots: %w", len(digests), err)
