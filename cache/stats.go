@@ -18,13 +18,11 @@ const (
 // kindTables pairs each table kind with the table whose rows it counts.
 // Table names are constants here, never caller input, so formatting them
 // into SQL is safe.
-func kindTables() [4][2]string {
-	return [4][2]string{
-		{KindRef, "refs"},
-		{KindSnapshot, "snapshots"},
-		{KindMarketplace, "marketplaces"},
-		{KindPlan, "plans"},
-	}
+var kindTables = [...][2]string{
+	{KindRef, "refs"},
+	{KindSnapshot, "snapshots"},
+	{KindMarketplace, "marketplaces"},
+	{KindPlan, "plans"},
 }
 
 // HitMiss is one kind's lookup statistics. Rate is Hits/(Hits+Misses), 0
@@ -62,7 +60,7 @@ func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache: stats: %w", err)
 	}
-	for _, kt := range kindTables() {
+	for _, kt := range kindTables {
 		kind, table := kt[0], kt[1]
 		hm := out[kind]
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&hm.Rows); err != nil {

@@ -297,8 +297,7 @@ func ParseRepoURL(raw string, shorthand bool) (Source, error) {
 		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")
 	}
 	if h, err := NormalizeHost(parsed.Hostname()); err != nil || !isGitHubHost(h) {
-		s, err := parseURLLoose(raw, u)
-		return s, err
+		return parseURLLoose(raw, u)
 	}
 	s, err := parseURL(u)
 	if err != nil {
