@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,10 +167,6 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, warnings...)
-	used := map[string]bool{}
-	for _, d := range f.Snapshots {
-		used[d] = true
-	}
 	for _, ep := range plans {
 		s.finishEntry(ctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
@@ -180,17 +175,12 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		f.Candidates = append(f.Candidates, ep.cand)
 	}
 	for _, r := range results {
-		if r.res == nil {
-			continue
-		}
-		for _, d := range r.res.snapshots {
-			if !used[d] {
-				used[d] = true
-				f.Snapshots = append(f.Snapshots, d)
-			}
+		if r.res != nil {
+			f.Snapshots = append(f.Snapshots, r.res.snapshots...)
 		}
 	}
-	sort.Strings(f.Snapshots)
+	slices.Sort(f.Snapshots)
+	f.Snapshots = slices.Compact(f.Snapshots)
 	return f, nil
 }
 
