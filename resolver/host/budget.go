@@ -317,7 +317,8 @@ func (e *RateLimitedError) Error() string {
 // Warning is the one line a plan says when the budget made it go without
 // the API.
 func (e *RateLimitedError) Warning() string {
-	return fmt.Sprintf("%s rate limit is spent until %s: refs, reachability checks and downloads used git instead, which it does not count. %s", e.API, clock(e.Until), capitalize(e.advice()))
+	advice := e.advice()
+	return fmt.Sprintf("%s rate limit is spent until %s: refs, reachability checks and downloads used git instead, which it does not count. %s%s.", e.API, clock(e.Until), strings.ToUpper(advice[:1]), advice[1:])
 }
 
 func (e *RateLimitedError) advice() string {
@@ -328,13 +329,6 @@ func (e *RateLimitedError) advice() string {
 }
 
 func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:] + "."
-}
 
 // IsRateLimited reports whether err is, or wraps, a spent API budget.
 func IsRateLimited(err error) bool {
