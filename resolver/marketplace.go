@@ -76,12 +76,6 @@ func (st site) label() string {
 	return st.repo.Source().Key() + "@" + host.Short(st.sha)
 }
 
-// resolveLocalMarketplace resolves a local marketplace folder.
-func (s *resolve) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: source.Local(dir), Kind: KindMarketplace}
-	return s.resolveMarketplace(ctx, req, f, site{dir: dir})
-}
-
 // entryPlan is one marketplace entry on its way to a Candidate.
 type entryPlan struct {
 	entry marketplace.Entry
