@@ -242,8 +242,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	case err == nil:
 		c.count(ctx, KindRef, false)
 		c.wrote(c.db.PutRef(ctx, cache.Ref{Remote: c.key, Ref: name, SHA: pin.SHA, ETag: pin.ETag, ResolvedAt: c.opts.Now()}))
-		// A branch or tag head is on a branch or tag by definition.
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: pin.SHA, Reachable: true, CheckedAt: c.opts.Now()}))
+		c.recordVerdict(ctx, pin.SHA, nil) // a branch or tag head is on a branch or tag by definition
 		return pin, nil
 	case IsNotFound(err):
 		c.remember(ctx, err, name, "")
@@ -304,10 +303,8 @@ var errNoVerdict = errors.New("no verdict")
 
 func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
 	switch {
-	case err == nil:
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: true, CheckedAt: c.opts.Now()}))
-	case errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrCommitNotFound):
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: false, CheckedAt: c.opts.Now()}))
+	case err == nil || errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrCommitNotFound):
+		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: err == nil, CheckedAt: c.opts.Now()}))
 	case IsNotFound(err):
 		c.remember(ctx, err, sha, "")
 	}
