@@ -112,16 +112,12 @@ func (s *resolve) locateShared(ctx context.Context, repo host.Repo, sha string, 
 		default:
 			return nil, err
 		}
-		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
+		// got.refused names only folders of missing (and is only read).
+		res.transport, res.bytes, res.warnings, res.refused = got.transport, got.bytes, got.warnings, got.refused
 		for _, p := range missing {
-			if err, ok := got.refused[p]; ok {
-				if res.refused == nil {
-					res.refused = map[string]error{}
-				}
-				res.refused[p] = err
-				continue
+			if _, refused := got.refused[p]; !refused {
+				res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
 			}
-			res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
 		}
 		res.submodules = got.submodules
 	}
