@@ -42,9 +42,10 @@ func (at RepoAt) params() []any { return []any{at.Remote, at.SHA} }
 
 func oneParam(k string) []any { return []any{k} }
 
-// eachRow runs q and hands every row to scan.
-func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+// eachRow runs q through query (the database's, a prepared statement's
+// (DB.query) or a transaction's QueryContext) and hands every row to scan.
+func eachRow(ctx context.Context, query func(context.Context, string, ...any) (*sql.Rows, error), q string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := query(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (db *DB) eachRow(ctx context.Context, q string, args []any, scan func(*sql.
 func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
 	out := make(map[RepoAt]Verdict, len(ats))
 	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return db.eachRow(ctx, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var v Verdict
 			var reachable, at int64
 			if err := rows.Scan(&v.Remote, &v.SHA, &reachable, &at); err != nil {
@@ -84,24 +85,20 @@ func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict,
 func (db *DB) negativesOf(ctx context.Context, remotes []string) (map[string][]Negative, error) {
 	out := map[string][]Negative{}
 	err := inBatches(remotes, oneParam, func(values string, args []any) error {
-		return db.scanNegatives(ctx, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
-			WHERE remote IN (VALUES `+values+`)`, args, out)
+		return eachRow(ctx, db.sql.QueryContext, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
+			WHERE remote IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+			var n Negative
+			var created, expires int64
+			if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
+				return err
+			}
+			n.Created, n.Expires = fromNanos(created), fromNanos(expires)
+			out[n.Remote] = append(out[n.Remote], n)
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
 	}
 	return out, nil
-}
-
-func (db *DB) scanNegatives(ctx context.Context, q string, args []any, out map[string][]Negative) error {
-	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
-		var n Negative
-		var created, expires int64
-		if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
-			return err
-		}
-		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
-		out[n.Remote] = append(out[n.Remote], n)
-		return nil
-	})
 }

@@ -166,6 +166,21 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 	return err
 }
 
+// execs runs statements in tx until one fails: exec after a failure does
+// nothing, and err is the first failure (the transaction is then rolled
+// back).
+type execs struct {
+	ctx context.Context
+	tx  *sql.Tx
+	err error
+}
+
+func (e *execs) exec(q string, args ...any) {
+	if e.err == nil {
+		_, e.err = e.tx.ExecContext(e.ctx, q, args...)
+	}
+}
+
 func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {

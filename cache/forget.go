@@ -30,44 +30,34 @@ func (db *DB) ForgetDigest(ctx context.Context, digest string) error {
 	err := db.write(ctx, "forget digest", func(tx *sql.Tx) error {
 		// Every digest recorded under the same trees: the root's own and
 		// its subdirectories'.
-		rows, err := tx.QueryContext(ctx, `
+		derived := []string{digest}
+		err := eachRow(ctx, tx.QueryContext, `
 			SELECT DISTINCT s.digest FROM snapshots s
 			JOIN snapshots root ON root.remote = s.remote AND root.sha = s.sha
 				AND (root.subdir = '' OR substr(root.subdir, 1, 1) = '@')
-			WHERE root.digest = ?`, digest)
-		if err != nil {
-			return err
-		}
-		derived := []string{digest}
-		for rows.Next() {
+			WHERE root.digest = ?`, []any{digest}, func(rows *sql.Rows) error {
 			var d string
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return err
-			}
+			err := rows.Scan(&d)
 			if d != digest {
 				derived = append(derived, d)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return err
+		})
+		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `
+		e := &execs{ctx: ctx, tx: tx}
+		e.exec(`
 			DELETE FROM snapshots WHERE substr(subdir, 1, 1) = '/' AND (remote, sha) IN
 				(SELECT remote, sha FROM snapshots WHERE digest = ?
-					AND (subdir = '' OR substr(subdir, 1, 1) = '@'))`, digest); err != nil {
-			return err
-		}
+					AND (subdir = '' OR substr(subdir, 1, 1) = '@'))`, digest)
 		// Inventory keys embed the tree digest they describe (instr, not
 		// LIKE: no character of a digest is then special).
 		for _, d := range derived {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM inventories WHERE instr(key, ?) > 0`, d); err != nil {
-				return err
-			}
+			e.exec(`DELETE FROM inventories WHERE instr(key, ?) > 0`, d)
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, digest)
-		return err
+		e.exec(`DELETE FROM snapshot_uses WHERE digest = ?`, digest)
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: forget digest %s: %w", digest, err)

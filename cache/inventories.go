@@ -25,12 +25,7 @@ func (s *Session) Inventory(ctx context.Context, key string) ([]byte, bool) {
 	if s == nil {
 		return nil, false
 	}
-	s.mu.Lock()
-	body, written := s.w.invs[key]
-	s.mu.Unlock()
-	if !written {
-		body = s.invs.get(ctx, &s.mu, key)
-	}
+	body := s.invs.get(ctx, &s.mu, key)
 	return body, body != nil
 }
 
@@ -43,6 +38,7 @@ func (s *Session) PutInventory(key string, body []byte) error {
 	if s != nil {
 		s.mu.Lock()
 		s.w.invs[key] = body
+		s.invs.m[key] = body // it replaces whatever is stored
 		s.mu.Unlock()
 	}
 	return nil
@@ -51,7 +47,7 @@ func (s *Session) PutInventory(key string, body []byte) error {
 func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
 	err := inBatches(keys, oneParam, func(values string, args []any) error {
-		return db.eachRow(ctx, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+		return eachRow(ctx, db.sql.QueryContext, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var key string
 			var body []byte
 			if err := rows.Scan(&key, &body); err != nil {

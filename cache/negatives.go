@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"time"
@@ -27,22 +28,19 @@ type NegativeKey struct{ Kind, SHA, Path string }
 // ListRefs returns every cached ref of remote: what a tree URL's REF is
 // matched against offline.
 func (db *DB) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
-	rows, err := db.query(ctx, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, remote)
+	var out []Ref
+	err := eachRow(ctx, db.query, `SELECT ref, sha, etag, resolved_at FROM refs WHERE remote = ?`, []any{remote}, func(rows *sql.Rows) error {
+		r := Ref{Remote: remote}
+		var at int64
+		err := rows.Scan(&r.Ref, &r.SHA, &r.ETag, &at)
+		r.ResolvedAt = fromNanos(at)
+		out = append(out, r)
+		return err
+	})
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: list refs of %s: %w", remote, err))
 	}
-	defer rows.Close()
-	var out []Ref
-	for rows.Next() {
-		r := Ref{Remote: remote}
-		var at int64
-		if err := rows.Scan(&r.Ref, &r.SHA, &r.ETag, &at); err != nil {
-			return nil, err
-		}
-		r.ResolvedAt = fromNanos(at)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // FirstOf is the first of keys, in their order, with a negative of remote

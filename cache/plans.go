@@ -35,25 +35,18 @@ func (db *DB) PutPlan(ctx context.Context, planID string, body []byte, digests [
 		body = []byte{}
 	}
 	err := db.write(ctx, "put plan", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `
+		e := &execs{ctx: ctx, tx: tx}
+		e.exec(`
 			INSERT INTO plans (plan_id, body, created_at) VALUES (?, ?, ?)
 			ON CONFLICT (plan_id) DO UPDATE SET body = excluded.body, created_at = excluded.created_at`,
-			planID, body, time.Now().UnixNano()); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM plan_snapshots WHERE plan_id = ?`, planID); err != nil {
-			return err
-		}
+			planID, body, time.Now().UnixNano())
+		e.exec(`DELETE FROM plan_snapshots WHERE plan_id = ?`, planID)
 		for _, d := range digests {
-			if d == "" {
-				continue // an unpinnable (link) action has no snapshot
-			}
-			if _, err := tx.ExecContext(ctx,
-				`INSERT OR IGNORE INTO plan_snapshots (plan_id, digest) VALUES (?, ?)`, planID, d); err != nil {
-				return err
+			if d != "" { // an unpinnable (link) action has no snapshot
+				e.exec(`INSERT OR IGNORE INTO plan_snapshots (plan_id, digest) VALUES (?, ?)`, planID, d)
 			}
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: put plan %s: %w", planID, err)
@@ -77,29 +70,16 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 	}
 	renewed := false
 	err := db.write(ctx, "renew plan", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT digest FROM plan_snapshots WHERE plan_id = ?`, planID)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for rows.Next() {
+		n, stale := 0, false
+		err := eachRow(ctx, tx.QueryContext, `SELECT digest FROM plan_snapshots WHERE plan_id = ?`, []any{planID}, func(rows *sql.Rows) error {
 			var d string
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return err
-			}
-			if !want[d] {
-				n = -1 // stored with a digest this plan no longer uses
-				break
-			}
+			err := rows.Scan(&d)
+			stale = stale || !want[d] // stored with a digest this plan no longer uses
 			n++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
-		}
-		if n != len(want) {
-			return nil
+		})
+		if err != nil || stale || n != len(want) {
+			return err
 		}
 		// Only the small plan_renewals row is written: updating plans'
 		// created_at would make SQLite rewrite the whole body.
@@ -132,23 +112,17 @@ const liveSince = `max(p.created_at, coalesce((SELECT r.renewed_at FROM plan_ren
 // after since: the snapshots store GC must keep because a stored plan may
 // still be approved and applied.
 func (db *DB) LivePlanDigests(ctx context.Context, since time.Time) (map[string]bool, error) {
-	rows, err := db.query(ctx, `
+	live := make(map[string]bool)
+	err := eachRow(ctx, db.query, `
 		SELECT DISTINCT ps.digest FROM plan_snapshots ps
 		JOIN plans p ON p.plan_id = ps.plan_id
-		WHERE `+liveSince+` > ?`, toNanos(since))
-	if err != nil {
-		return nil, fmt.Errorf("cache: live plan digests: %w", err)
-	}
-	defer rows.Close()
-	live := make(map[string]bool)
-	for rows.Next() {
+		WHERE `+liveSince+` > ?`, []any{toNanos(since)}, func(rows *sql.Rows) error {
 		var d string
-		if err := rows.Scan(&d); err != nil {
-			return nil, fmt.Errorf("cache: live plan digests: %w", err)
-		}
+		err := rows.Scan(&d)
 		live[d] = true
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cache: live plan digests: %w", err)
 	}
 	return live, nil

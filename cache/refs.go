@@ -60,42 +60,32 @@ func (db *DB) ReplaceRefs(ctx context.Context, remote string, commits map[string
 		return fmt.Errorf("cache: replace refs: remote is required")
 	}
 	err := db.write(ctx, "replace refs", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT ref, sha FROM refs WHERE remote = ?`, remote)
+		known := map[string]string{}
+		err := eachRow(ctx, tx.QueryContext, `SELECT ref, sha FROM refs WHERE remote = ?`, []any{remote}, func(rows *sql.Rows) error {
+			var ref, sha string
+			err := rows.Scan(&ref, &sha)
+			known[ref] = sha
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		known := map[string]string{}
-		for rows.Next() {
-			var ref, sha string
-			if err := rows.Scan(&ref, &sha); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			known[ref] = sha
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
+		e := &execs{ctx: ctx, tx: tx}
 		for ref := range known {
 			if _, ok := commits[ref]; !ok {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM refs WHERE remote = ? AND ref = ?`, remote, ref); err != nil {
-					return err
-				}
+				e.exec(`DELETE FROM refs WHERE remote = ? AND ref = ?`, remote, ref)
 			}
 		}
 		for ref, sha := range commits {
-			if ref == "" || sha == "" || known[ref] == sha {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `
+			if ref != "" && sha != "" && known[ref] != sha {
+				e.exec(`
 				INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, '', ?)
 				ON CONFLICT (remote, ref) DO UPDATE SET
 					sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
-				remote, ref, sha, toNanos(at)); err != nil {
-				return err
+					remote, ref, sha, toNanos(at))
 			}
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: replace refs of %s: %w", remote, err)

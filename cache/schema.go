@@ -86,21 +86,15 @@ var errForeignSchema = errors.New("foreign schema")
 // table, and says whether it has one. Reading the table list is also the
 // first read of the file: a file that is not a database fails here.
 func checkNotForeign(ctx context.Context, sqldb *sql.DB) (versioned bool, err error) {
-	rows, err := sqldb.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-	if err != nil {
-		return false, fmt.Errorf("read schema: %w", err)
-	}
-	defer rows.Close()
 	var tables []string
-	for rows.Next() {
+	err = eachRow(ctx, sqldb.QueryContext, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`, nil, func(rows *sql.Rows) error {
 		var name string
-		if err := rows.Scan(&name); err != nil {
-			return false, fmt.Errorf("read schema: %w", err)
-		}
+		err := rows.Scan(&name)
 		versioned = versioned || name == versionTable
 		tables = append(tables, name)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return false, fmt.Errorf("read schema: %w", err)
 	}
 	if len(tables) > 0 && !versioned {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -213,13 +214,7 @@ func (s *Session) GetVerdict(ctx context.Context, remote, sha string) (Verdict, 
 	if s == nil {
 		return Verdict{}, false, nil
 	}
-	at := RepoAt{remote, sha}
-	s.mu.Lock()
-	v, written := s.w.verdicts[at]
-	s.mu.Unlock()
-	if !written {
-		v = s.verdicts.get(ctx, &s.mu, at)
-	}
+	v := s.verdicts.get(ctx, &s.mu, RepoAt{remote, sha})
 	return v, v.Remote != "", ctx.Err()
 }
 
@@ -231,6 +226,7 @@ func (s *Session) PutVerdict(_ context.Context, v Verdict) error {
 	if s != nil {
 		s.mu.Lock()
 		s.w.verdicts[RepoAt{v.Remote, v.SHA}] = v
+		s.verdicts.m[RepoAt{v.Remote, v.SHA}] = v // it replaces whatever is stored
 		s.mu.Unlock()
 	}
 	return nil
@@ -376,7 +372,10 @@ func (s *Session) Commit(ctx context.Context) error {
 func (s *Session) fold(w sessionWrites) {
 	for at, recs := range w.snaps {
 		if read, ok := s.snaps.m[at]; ok {
-			s.snaps.m[at] = mergeMaps(read, recs)
+			merged := map[string]string{}
+			maps.Copy(merged, read)
+			maps.Copy(merged, recs)
+			s.snaps.m[at] = merged
 		}
 	}
 	for at, list := range w.subs {
@@ -384,28 +383,11 @@ func (s *Session) fold(w sessionWrites) {
 			s.subs.m[at] = MergeSubmodules(read, list)
 		}
 	}
-	for at, v := range w.verdicts {
-		s.verdicts.m[at] = v
-	}
 	for id, n := range w.negs {
 		if read, ok := s.negs.m[id.Remote]; ok {
 			s.negs.m[id.Remote] = append(slices.DeleteFunc(read, func(o Negative) bool { return o.id() == id }), n)
 		}
 	}
-	for k, body := range w.invs {
-		s.invs.m[k] = body
-	}
-}
-
-func mergeMaps(a, b map[string]string) map[string]string {
-	out := make(map[string]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
 }
 
 func (w *sessionWrites) empty() bool {

@@ -45,21 +45,15 @@ func (s *Session) PutFolder(at RepoAt, p, digest string) { s.putSnapshot(at, "/"
 // SnapshotUses returns the last use time of every snapshot ever touched,
 // the LastUsed input of store GC.
 func (db *DB) SnapshotUses(ctx context.Context) (map[string]time.Time, error) {
-	rows, err := db.query(ctx, `SELECT digest, last_used FROM snapshot_uses`)
-	if err != nil {
-		return nil, fmt.Errorf("cache: snapshot uses: %w", err)
-	}
-	defer rows.Close()
 	uses := make(map[string]time.Time)
-	for rows.Next() {
+	err := eachRow(ctx, db.query, `SELECT digest, last_used FROM snapshot_uses`, nil, func(rows *sql.Rows) error {
 		var d string
 		var at int64
-		if err := rows.Scan(&d, &at); err != nil {
-			return nil, fmt.Errorf("cache: snapshot uses: %w", err)
-		}
+		err := rows.Scan(&d, &at)
 		uses[d] = fromNanos(at)
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cache: snapshot uses: %w", err)
 	}
 	return uses, nil
@@ -73,15 +67,12 @@ func (db *DB) ForgetSnapshots(ctx context.Context, digests []string) error {
 		return nil
 	}
 	err := db.write(ctx, "forget snapshots", func(tx *sql.Tx) error {
+		e := &execs{ctx: ctx, tx: tx}
 		for _, d := range digests {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE digest = ?`, d); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_uses WHERE digest = ?`, d); err != nil {
-				return err
-			}
+			e.exec(`DELETE FROM snapshots WHERE digest = ?`, d)
+			e.exec(`DELETE FROM snapshot_uses WHERE digest = ?`, d)
 		}
-		return nil
+		return e.err
 	})
 	if err != nil {
 		return fmt.Errorf("cache: forget %d snapshots: %w", len(digests), err)
@@ -101,24 +92,20 @@ func (db *DB) snapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[str
 		out[at] = map[string]string{}
 	}
 	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return db.scanSnapshots(ctx, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES `+values+`)`, args, out)
+		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+			var at RepoAt
+			var subdir, digest string
+			if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
+				return err
+			}
+			if m, ok := out[at]; ok {
+				m[subdir] = digest
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots of %d repositories: %w", len(ats), err))
 	}
 	return out, nil
-}
-
-func (db *DB) scanSnapshots(ctx context.Context, q string, args []any, out map[RepoAt]map[string]string) error {
-	return db.eachRow(ctx, q, args, func(rows *sql.Rows) error {
-		var at RepoAt
-		var subdir, digest string
-		if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
-			return err
-		}
-		if m, ok := out[at]; ok {
-			m[subdir] = digest
-		}
-		return nil
-	})
 }

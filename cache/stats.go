@@ -18,13 +18,11 @@ const (
 // kindTables pairs each table kind with the table whose rows it counts.
 // Table names are constants here, never caller input, so formatting them
 // into SQL is safe.
-func kindTables() [4][2]string {
-	return [4][2]string{
-		{KindRef, "refs"},
-		{KindSnapshot, "snapshots"},
-		{KindMarketplace, "marketplaces"},
-		{KindPlan, "plans"},
-	}
+var kindTables = [...][2]string{
+	{KindRef, "refs"},
+	{KindSnapshot, "snapshots"},
+	{KindMarketplace, "marketplaces"},
+	{KindPlan, "plans"},
 }
 
 // HitMiss is one kind's lookup statistics. Rate is Hits/(Hits+Misses), 0
@@ -47,27 +45,22 @@ func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
 		return nil, fmt.Errorf("cache: stats: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT kind, hits, misses FROM counters`)
-	if err != nil {
-		return nil, fmt.Errorf("cache: stats: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx.QueryContext, `SELECT kind, hits, misses FROM counters`, nil, func(rows *sql.Rows) error {
 		var k string
 		var hm HitMiss
 		if err := rows.Scan(&k, &hm.Hits, &hm.Misses); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("cache: stats: %w", err)
+			return err
 		}
 		if total := hm.Hits + hm.Misses; total > 0 {
 			hm.Rate = float64(hm.Hits) / float64(total)
 		}
 		out[k] = hm
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cache: stats: %w", err)
 	}
-	for _, kt := range kindTables() {
+	for _, kt := range kindTables {
 		kind, table := kt[0], kt[1]
 		hm := out[kind]
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&hm.Rows); err != nil {

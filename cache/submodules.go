@@ -17,7 +17,7 @@ func (db *DB) submodulesOf(ctx context.Context, ats []RepoAt) (map[RepoAt][]plug
 		out[at] = nil
 	}
 	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return db.eachRow(ctx, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
+		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
 			var at RepoAt
 			var s plugind.Submodule
 			if err := rows.Scan(&at.Remote, &at.SHA, &s.Path, &s.URL, &s.Commit); err != nil {

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -71,9 +72,7 @@ func parseFrontMatter(data []byte) (*frontMatter, string) {
 		}
 		return fm, fmt.Sprintf("front matter is not valid YAML (%s); read it line by line", msg)
 	}
-	for k, v := range parsed {
-		fm.fields[k] = v
-	}
+	maps.Copy(fm.fields, parsed)
 	return fm, ""
 }
 

@@ -55,21 +55,16 @@ func toolPrefix(plugin, server string) string {
 // toolID makes a name usable inside a tool name. Non-ASCII names get a
 // stable hash-based ID so two display names never collide.
 func toolID(name string) string {
-	for _, r := range name {
-		if r > 0x7e {
-			sum := sha256.Sum256([]byte(name))
-			return "s" + hex.EncodeToString(sum[:4])
-		}
+	if strings.ContainsFunc(name, func(r rune) bool { return r > 0x7e }) {
+		sum := sha256.Sum256([]byte(name))
+		return "s" + hex.EncodeToString(sum[:4])
 	}
-	var b strings.Builder
-	for _, r := range name {
+	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
+			return r
 		}
-	}
-	return b.String()
+		return '_'
+	}, name)
 }
 
 // addMCP records a server. A second declaration of the same name is

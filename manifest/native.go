@@ -226,9 +226,7 @@ func (b *builder) nativeResources(src string, m *nativeManifest) error {
 // resource: the same key twice must mean the same thing.
 func mergeKeyed[V any](top, con map[string]V, field string) (map[string]V, error) {
 	out := make(map[string]V, len(top)+len(con))
-	for k, v := range top {
-		out[k] = v
-	}
+	maps.Copy(out, top)
 	for k, v := range con {
 		if prev, ok := out[k]; ok && !reflect.DeepEqual(prev, v) {
 			return nil, fmt.Errorf("%s.%s is declared both at the top level and in contributes with different definitions", field, k)

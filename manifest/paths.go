@@ -93,15 +93,14 @@ func (t *tree) once(results *map[string]statResult, p string, ask func(string) (
 }
 
 func openTree(root string) (*tree, error) {
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
+	real, err := filepath.Abs(root)
+	if err == nil {
+		real, err = filepath.EvalSymlinks(real)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
+	var info fs.FileInfo
+	if err == nil {
+		info, err = os.Stat(real)
 	}
-	info, err := os.Stat(real)
 	if err != nil {
 		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", root, err)
 	}

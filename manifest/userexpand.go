@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"sort"
@@ -128,31 +129,21 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 
 // eachConfigurable calls f on every string WithUserConfig expands.
 func (p *Package) eachConfigurable(f func(string)) {
-	each := func(list []string) {
-		for _, s := range list {
-			f(s)
-		}
-	}
-	eachValue := func(m map[string]string) {
-		for _, s := range m {
-			f(s)
+	each := func(seqs ...iter.Seq[string]) {
+		for _, seq := range seqs {
+			for s := range seq {
+				f(s)
+			}
 		}
 	}
 	for _, s := range p.MCPServers {
-		f(s.Command)
-		f(s.URL)
-		each(s.Args)
-		eachValue(s.Env)
-		eachValue(s.Headers)
+		each(slices.Values([]string{s.Command, s.URL}), slices.Values(s.Args), maps.Values(s.Env), maps.Values(s.Headers))
 	}
 	for _, h := range p.Hooks {
-		f(h.Command)
-		each(h.Args)
-		eachValue(h.Env)
+		each(slices.Values([]string{h.Command}), slices.Values(h.Args), maps.Values(h.Env))
 	}
 	for _, l := range p.LSPServers {
-		f(l.Command)
-		each(l.Args)
+		each(slices.Values([]string{l.Command}), slices.Values(l.Args))
 	}
 }
 

@@ -216,11 +216,8 @@ func checkFrontMatter(text, kind string) (r Report) {
 		switch t := t.(type) {
 		case string:
 		case []any:
-			for _, it := range t {
-				if _, isStr := it.(string); !isStr {
-					r.Keep("allowed-tools", frontMatterKept, "the list must hold only strings")
-					break
-				}
+			if slices.ContainsFunc(t, func(it any) bool { _, isStr := it.(string); return !isStr }) {
+				r.Keep("allowed-tools", frontMatterKept, "the list must hold only strings")
 			}
 		default:
 			r.Keep("allowed-tools", frontMatterKept, "must be a string or a list of strings, found %s", yamlKind(t))

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -52,10 +53,8 @@ func Folders() []string {
 
 // DocumentAt is the document kind whose Path is rel, if any.
 func DocumentAt(rel string) (Document, bool) {
-	for _, d := range Documents {
-		if d.Path == rel {
-			return d, true
-		}
+	if i := slices.IndexFunc(Documents, func(d Document) bool { return d.Path == rel }); i >= 0 {
+		return Documents[i], true
 	}
 	return Document{}, false
 }

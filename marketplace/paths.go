@@ -19,10 +19,8 @@ func cleanPath(field, p string) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("%s is empty", field)
 	}
-	for _, r := range p {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return "", fmt.Errorf("%s %q contains whitespace or a control character", field, p)
-		}
+	if strings.ContainsFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return "", fmt.Errorf("%s %q contains whitespace or a control character", field, p)
 	}
 	for _, seg := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
 		if seg == ".." {

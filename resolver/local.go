@@ -58,7 +58,7 @@ func notFoundHint(p, abs string) string {
 func (s *resolve) resolveDir(ctx context.Context, req Request, dir string) (*Fetched, error) {
 	f := &Fetched{Source: source.Local(dir), Kind: KindLocal}
 	if isMarketplace(dir, req) {
-		return s.resolveLocalMarketplace(ctx, req, dir)
+		return s.resolveMarketplace(ctx, req, &Fetched{Source: f.Source, Kind: KindMarketplace}, site{dir: dir})
 	}
 	if _, _, err := manifest.Detect(dir); err != nil {
 		// A folder without a manifest is a Claude plugin by convention when

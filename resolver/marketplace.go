@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -34,6 +36,26 @@ func (s *Sources) fetchParallelism(jobs int) int {
 	return max(1, min(n, jobs))
 }
 
+// eachAtOnce runs do for every key of work, fetchParallelism at a time,
+// and returns what each gave.
+func eachAtOnce[K comparable, V, R any](ctx context.Context, s *resolve, work map[K]V, do func(context.Context, K, V) (R, error)) (map[K]R, map[K]error) {
+	var mu sync.Mutex
+	got, errs := make(map[K]R, len(work)), make(map[K]error, len(work))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(s.fetchParallelism(len(work)))
+	for k, v := range work {
+		g.Go(func() error {
+			r, err := do(gctx, k, v)
+			mu.Lock()
+			defer mu.Unlock()
+			got[k], errs[k] = r, err
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return got, errs
+}
+
 // site is where a marketplace document lives.
 type site struct {
 	dir  string    // the marketplace root on disk
@@ -52,12 +74,6 @@ func (st site) label() string {
 		return st.dir
 	}
 	return st.repo.Source().Key() + "@" + host.Short(st.sha)
-}
-
-// resolveLocalMarketplace resolves a local marketplace folder.
-func (s *resolve) resolveLocalMarketplace(ctx context.Context, req Request, dir string) (*Fetched, error) {
-	f := &Fetched{Source: source.Local(dir), Kind: KindMarketplace}
-	return s.resolveMarketplace(ctx, req, f, site{dir: dir})
 }
 
 // entryPlan is one marketplace entry on its way to a Candidate.
@@ -145,10 +161,6 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, warnings...)
-	used := map[string]bool{}
-	for _, d := range f.Snapshots {
-		used[d] = true
-	}
 	for _, ep := range plans {
 		s.finishEntry(ctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
@@ -157,17 +169,12 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 		f.Candidates = append(f.Candidates, ep.cand)
 	}
 	for _, r := range results {
-		if r.res == nil {
-			continue
-		}
-		for _, d := range r.res.snapshots {
-			if !used[d] {
-				used[d] = true
-				f.Snapshots = append(f.Snapshots, d)
-			}
+		if r.res != nil {
+			f.Snapshots = append(f.Snapshots, r.res.snapshots...)
 		}
 	}
-	sort.Strings(f.Snapshots)
+	slices.Sort(f.Snapshots)
+	f.Snapshots = slices.Compact(f.Snapshots)
 	return f, nil
 }
 
@@ -268,21 +275,9 @@ func (s *resolve) pinEntries(ctx context.Context, plans []*entryPlan) {
 	if len(want) == 0 {
 		return
 	}
-	var mu sync.Mutex
-	got := map[repoRef]host.Pin{}
-	errs := map[repoRef]error{}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.fetchParallelism(len(want)))
-	for k, r := range want {
-		g.Go(func() error {
-			pin, err := r.Resolve(gctx, k.ref, nil)
-			mu.Lock()
-			defer mu.Unlock()
-			got[k], errs[k] = pin, err
-			return nil
-		})
-	}
-	_ = g.Wait()
+	got, errs := eachAtOnce(ctx, s, want, func(ctx context.Context, k repoRef, r host.Repo) (host.Pin, error) {
+		return r.Resolve(ctx, k.ref, nil)
+	})
 	for _, ep := range plans {
 		if ep.cand.Err != nil || ep.repo == nil || ep.sha != "" {
 			continue
@@ -306,16 +301,6 @@ func (s *resolve) pinEntries(ctx context.Context, plans []*entryPlan) {
 type entryResult struct {
 	res *fetchResult
 	err error
-}
-
-// readAhead reads, in a query per table, what locating keys will look up
-// per repository (cache.Session.Load).
-func (s *resolve) readAhead(ctx context.Context, keys []repoAt) {
-	ats := make([]cache.RepoAt, len(keys))
-	for i, k := range keys {
-		ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
-	}
-	s.cache.Load(ctx, ats)
 }
 
 // fetchEntries brings every (repository, commit) the entries need into the
@@ -350,24 +335,21 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 	entriesDone.Store(int64(done))
 	progress := s.progress(ctx)
 	progress.Resolved(done, 0, 0)
-	keys := make([]repoAt, 0, len(jobs))
-	for k := range jobs {
-		keys = append(keys, k)
+	keys := slices.SortedFunc(maps.Keys(jobs), func(a, b repoAt) int { return strings.Compare(a.repo+a.sha, b.repo+b.sha) })
+	// Read, in a query per table, what locating them will look up per
+	// repository.
+	ats := make([]cache.RepoAt, len(keys))
+	for i, k := range keys {
+		ats[i] = cache.RepoAt{Remote: k.repo, SHA: k.sha}
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].repo+keys[i].sha < keys[j].repo+keys[j].sha })
-	s.readAhead(ctx, keys)
+	s.cache.Load(ctx, ats)
 	results := make([]entryResult, len(keys))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.fetchParallelism(len(keys)))
 	for i, k := range keys {
 		j := jobs[k]
 		g.Go(func() error {
-			paths := make([]string, 0, len(j.paths))
-			for p := range j.paths {
-				paths = append(paths, p)
-			}
-			sort.Strings(paths)
-			res, err := s.locateShared(gctx, j.repo, k.sha, paths, j.verify, len(keys) > 1)
+			res, err := s.locateShared(gctx, j.repo, k.sha, slices.Sorted(maps.Keys(j.paths)), j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
 			var b int64
 			if res != nil && res.transport != "store" {

@@ -9,7 +9,6 @@ import (
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
-	"reasonix.io/plugind/tarball"
 )
 
 // resolveRemote pins a repository source to a commit, makes sure the
@@ -61,7 +60,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	if res == nil {
 		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
-		if err != nil && src.Subdir == "" && refusedWhole(err) {
+		if err != nil && src.Subdir == "" && ownContent(err) {
 			res = s.marketplaceOnly(ctx, repo, pin.SHA, verify)
 		}
 		if res == nil {
@@ -84,8 +83,8 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 			switch {
 			case err == nil:
 				f.Snapshots = whole.snapshots
-				loc = located{snapshot: whole.dirs[""].snapshot, dir: subdirOf(whole.dirs[""].dir, src.Subdir)}
-			case !refusedWhole(err):
+				loc = located{snapshot: whole.dirs[""].snapshot, dir: filepath.Join(whole.dirs[""].dir, filepath.FromSlash(src.Subdir))}
+			case !ownContent(err):
 				return nil, err
 			}
 		}
@@ -101,19 +100,6 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 		Transport: f.Transport, Submodules: plugind.SubmodulesOf(res.submodules, src.Subdir),
 	}}
 	return f, nil
-}
-
-// refusedWhole reports a whole tree refused for what it holds (over the
-// budget, unsafe somewhere, a submodule somewhere that cannot be fetched):
-// when it is a marketplace, its plugins are fetched folder by folder, and
-// what spoils the whole need not spoil them.
-func refusedWhole(err error) bool {
-	switch plugind.CodeOf(err) {
-	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
-		return true
-	}
-	_, inOneFolder := tarball.PathOf(err)
-	return inOneFolder
 }
 
 // marketplaceFolders hold the marketplace documents.
@@ -190,10 +176,6 @@ func (s *resolve) pin(ctx context.Context, repo host.Repo, ref string) (host.Pin
 		return host.Pin{}, false, err
 	}
 	return pin, false, nil
-}
-
-func subdirOf(root, p string) string {
-	return filepath.Join(root, filepath.FromSlash(p))
 }
 
 // markUnchecked passes a source's unchecked pin on to what it offers: a

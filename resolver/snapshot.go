@@ -112,16 +112,12 @@ func (s *resolve) locateShared(ctx context.Context, repo host.Repo, sha string, 
 		default:
 			return nil, err
 		}
-		res.transport, res.bytes, res.warnings = got.transport, got.bytes, got.warnings
+		// got.refused names only folders of missing (and is only read).
+		res.transport, res.bytes, res.warnings, res.refused = got.transport, got.bytes, got.warnings, got.refused
 		for _, p := range missing {
-			if err, ok := got.refused[p]; ok {
-				if res.refused == nil {
-					res.refused = map[string]error{}
-				}
-				res.refused[p] = err
-				continue
+			if _, refused := got.refused[p]; !refused {
+				res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
 			}
-			res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
 		}
 		res.submodules = got.submodules
 	}
@@ -161,8 +157,7 @@ type fetched struct {
 // fetchOnce fetches paths of repo at sha into the store; concurrent callers
 // asking for the same thing share one fetch.
 func (s *resolve) fetchOnce(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
-	sorted := append([]string(nil), paths...)
-	sort.Strings(sorted)
+	sorted := slices.Sorted(slices.Values(paths))
 	key := repo.Source().Key()
 	v, err, _ := s.flight.Do(key+"@"+sha+"\x00"+strings.Join(sorted, "\x00"), func() (any, error) {
 		return s.fetch(ctx, repo, sha, sorted, verify, concurrent)
@@ -189,11 +184,8 @@ const maxNeedPasses = 3
 func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (fetched, error) {
 	key := repo.Source().Key()
 	keep := paths
-	for _, p := range paths {
-		if p == "" {
-			keep = nil
-			break
-		}
+	if slices.Contains(paths, "") {
+		keep = nil
 	}
 	wanted := append([]string(nil), keep...) // requested and not refused
 	refused := map[string]error{}
@@ -213,7 +205,7 @@ func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 			keep = union(keep, need.Paths)
 			continue
 		}
-		p, ok := ownerOf(err, wanted)
+		p, ok := host.FolderOf(err, wanted)
 		if !ok || len(wanted) == 1 {
 			break
 		}
@@ -238,32 +230,13 @@ func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 }
 
 // ownContent reports an error about the content of the folders fetched
-// (refused, or a submodule of theirs that could not be fetched), which says
-// nothing about other folders of the same commit.
+// (over the budget, unsafe, or a submodule of theirs that could not be
+// fetched), which says nothing about other folders of the same commit:
+// when a whole tree is refused so and it is a marketplace, its plugins are
+// fetched folder by folder, and what spoils the whole need not spoil them.
 func ownContent(err error) bool {
-	if _, ok := tarball.PathOf(err); ok {
-		return true
-	}
-	switch plugind.CodeOf(err) {
-	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
-		return true
-	}
-	return false
-}
-
-// ownerOf finds the folder of paths that err, a refusal of one entry of
-// the tree, is about.
-func ownerOf(err error, paths []string) (string, bool) {
-	at, ok := tarball.PathOf(err)
-	if !ok {
-		return "", false
-	}
-	for _, p := range paths {
-		if at == p || strings.HasPrefix(at, p+"/") {
-			return p, true
-		}
-	}
-	return "", false
+	_, ok := tarball.PathOf(err)
+	return ok || host.RefusedContent(err)
 }
 
 // union is a with the paths of b it lacks.

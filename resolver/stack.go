@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -38,14 +39,10 @@ func HostConfigFromEnv(getenv func(string) string, log *slog.Logger) (HostConfig
 	if err != nil {
 		return HostConfig{}, plugind.Errorf(plugind.CodeInvalidSource, "%v", err)
 	}
-	token := getenv("GITHUB_TOKEN")
-	if token == "" {
-		token = getenv("GH_TOKEN")
-	}
 	return HostConfig{
 		GitHubURL: getenv("REASONIX_GITHUB_URL"),
 		APIURL:    getenv("REASONIX_GITHUB_API_URL"),
-		Token:     token,
+		Token:     cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
 		GitOff:    strings.EqualFold(getenv("REASONIX_GIT"), "off"),
 		Rewrite:   rw,
 		Net:       host.NetConfig{Log: log},
@@ -76,14 +73,8 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 	rt := host.Watch(host.NewTransport(cfg.Net), cfg.Net.Timeout)
 	// REASONIX_GITHUB_URL and _API_URL win; a rewrite rule for github.com
 	// works too.
-	gitURL := cfg.GitHubURL
-	if gitURL == "" {
-		gitURL = cfg.Rewrite.Apply("https://github.com/")
-	}
-	apiURL := cfg.APIURL
-	if apiURL == "" {
-		apiURL = strings.TrimSuffix(cfg.Rewrite.Apply("https://api.github.com/"), "/")
-	}
+	gitURL := cmp.Or(cfg.GitHubURL, cfg.Rewrite.Apply("https://github.com/"))
+	apiURL := cmp.Or(cfg.APIURL, strings.TrimSuffix(cfg.Rewrite.Apply("https://api.github.com/"), "/"))
 	// One budget for GitHub's REST API, for as long as these hosts live
 	// (the daemon's, across its requests): every API call and archive
 	// link goes through it, git does not (SPEC §14).

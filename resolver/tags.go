@@ -1,14 +1,14 @@
 package resolver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/Masterminds/semver/v3"
-	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
@@ -59,11 +59,8 @@ func releaseTags(refs *host.Refs, plugin string) (tags []releaseTag, ignored []s
 		}
 		tags = append(tags, releaseTag{name: name, version: v, sha: sha})
 	}
-	sort.Slice(tags, func(i, j int) bool {
-		if c := tags[i].version.Compare(tags[j].version); c != 0 {
-			return c < 0
-		}
-		return tags[i].name < tags[j].name
+	slices.SortFunc(tags, func(a, b releaseTag) int {
+		return cmp.Or(a.version.Compare(b.version), strings.Compare(a.name, b.name))
 	})
 	sort.Strings(ignored)
 	return tags, ignored
@@ -82,14 +79,7 @@ func highestSatisfying(tags []releaseTag, ranges []string) (releaseTag, bool, er
 		cs = append(cs, c)
 	}
 	for i := len(tags) - 1; i >= 0; i-- {
-		all := true
-		for _, c := range cs {
-			if !c.Check(tags[i].version) {
-				all = false
-				break
-			}
-		}
-		if all {
+		if !slices.ContainsFunc(cs, func(c *semver.Constraints) bool { return !c.Check(tags[i].version) }) {
 			return tags[i], true, nil
 		}
 	}
@@ -156,21 +146,9 @@ func (s *resolve) pinConstraints(ctx context.Context, req Request, plans []*entr
 	if len(ranged) == 0 {
 		return
 	}
-	var mu sync.Mutex
-	refs := map[string]*host.Refs{}
-	errs := map[string]error{}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(s.fetchParallelism(len(byRepo)))
-	for key, repo := range byRepo {
-		g.Go(func() error {
-			r, err := repo.Refs(gctx)
-			mu.Lock()
-			defer mu.Unlock()
-			refs[key], errs[key] = r, err
-			return nil
-		})
-	}
-	_ = g.Wait()
+	refs, errs := eachAtOnce(ctx, s, byRepo, func(ctx context.Context, _ string, repo host.Repo) (*host.Refs, error) {
+		return repo.Refs(ctx)
+	})
 	for _, ep := range ranged {
 		name, key := ep.entry.Name, ep.repo.Source().Key()
 		ranges := req.Constraints[name].Ranges

@@ -78,13 +78,10 @@ func (s Source) ownerAndName() (owner, name string) {
 // line: "github.com/acme/tools (folder plugins/q)", or a local path.
 func (s Source) Where() string {
 	s = s.Split(nil)
-	if !s.IsRemote() {
-		if sub := cleanSubdir(s.Subdir); sub != "" {
-			return s.Path + " (folder " + sub + ")"
-		}
-		return s.Path
+	w := s.Path
+	if s.IsRemote() {
+		w = s.Key()
 	}
-	w := s.Key()
 	if sub := cleanSubdir(s.Subdir); sub != "" {
 		w += " (folder " + sub + ")"
 	}

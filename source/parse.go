@@ -36,10 +36,8 @@ func Parse(raw string) (Source, error) {
 	if strings.TrimSpace(raw) == "" {
 		return Source{}, ErrEmpty()
 	}
-	for _, r := range raw {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return Source{}, bad("contains whitespace or a control character")
-		}
+	if strings.ContainsFunc(raw, spaceOrControl) {
+		return Source{}, bad("contains whitespace or a control character")
 	}
 	lower := strings.ToLower(raw)
 	switch {
@@ -74,6 +72,9 @@ var (
 	repoRE    = lazyregexp.New(`^[A-Za-z0-9._-]{1,100}$`)
 	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
 )
+
+// spaceOrControl is what no source may hold.
+func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
 func extOf(p string) string {
 	i := strings.LastIndexAny(p, "./")
@@ -122,12 +123,7 @@ func parseGitScheme(raw string) (Source, error) {
 	if len(segs) != 2 {
 		return Source{}, invalid(raw, "expected git:github.com/OWNER/REPO")
 	}
-	s, err := gitHubRepo(raw, segs[0], segs[1])
-	if err != nil {
-		return Source{}, err
-	}
-	s.form = formGitScheme
-	return s, nil
+	return gitHubRepo(raw, segs[0], segs[1], formGitScheme)
 }
 
 // parseURL reads an https:// source on GitHub or any other host.
@@ -208,10 +204,8 @@ func pathSegments(raw, escaped string) ([]string, error) {
 	if err != nil {
 		return nil, invalid(raw, "bad percent-encoding: %v", err)
 	}
-	for _, r := range decoded {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return nil, invalid(raw, "contains whitespace or a control character")
-		}
+	if strings.ContainsFunc(decoded, spaceOrControl) {
+		return nil, invalid(raw, "contains whitespace or a control character")
 	}
 	if decoded == "" {
 		return nil, invalid(raw, "no repository path")
@@ -237,11 +231,10 @@ func parseGitHubPath(raw, escaped string) (Source, error) {
 	if len(segs) < 2 {
 		return Source{}, invalid(raw, "expected https://github.com/OWNER/REPO")
 	}
-	s, err := gitHubRepo(raw, segs[0], segs[1])
+	s, err := gitHubRepo(raw, segs[0], segs[1], formRepo)
 	if err != nil {
 		return Source{}, err
 	}
-	s.form = formRepo
 	switch {
 	case len(segs) == 2:
 		return s, nil
@@ -260,7 +253,7 @@ func parseGitHubPath(raw, escaped string) (Source, error) {
 	return Source{}, invalid(raw, "/%s/ is not a repository or a tree URL (blob, issue and pull-request pages cannot be installed)", segs[2])
 }
 
-func gitHubRepo(raw, owner, repo string) (Source, error) {
+func gitHubRepo(raw, owner, repo string, f form) (Source, error) {
 	name := strings.TrimSuffix(repo, ".git")
 	if !ownerRE.MatchString(owner) {
 		return Source{}, invalid(raw, "%q is not a valid GitHub owner name", owner)
@@ -268,7 +261,7 @@ func gitHubRepo(raw, owner, repo string) (Source, error) {
 	if !repoRE.MatchString(name) || name == "." || name == ".." {
 		return Source{}, invalid(raw, "%q is not a valid GitHub repository name", name)
 	}
-	return Source{Kind: GitHub, Host: GitHubHost, RepoPath: owner + "/" + name}, nil
+	return Source{Kind: GitHub, Host: GitHubHost, RepoPath: owner + "/" + name, form: f}, nil
 }
 
 // GitHubRepo reads "OWNER/REPO" (a marketplace "github" entry's repo).
@@ -277,12 +270,7 @@ func GitHubRepo(ownerRepo string) (Source, error) {
 	if len(segs) != 2 {
 		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", secrets.Mask(ownerRepo))
 	}
-	s, err := gitHubRepo(ownerRepo, segs[0], segs[1])
-	if err != nil {
-		return Source{}, err
-	}
-	s.form = formRepo
-	return s, nil
+	return gitHubRepo(ownerRepo, segs[0], segs[1], formRepo)
 }
 
 // ParseRepoURL reads the repository URL of a marketplace "url" or
@@ -309,8 +297,7 @@ func ParseRepoURL(raw string, shorthand bool) (Source, error) {
 		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")
 	}
 	if h, err := NormalizeHost(parsed.Hostname()); err != nil || !isGitHubHost(h) {
-		s, err := parseURLLoose(raw, u)
-		return s, err
+		return parseURLLoose(raw, u)
 	}
 	s, err := parseURL(u)
 	if err != nil {

@@ -30,19 +30,10 @@ const (
 )
 
 func (k Kind) String() string {
-	switch k {
-	case LocalDir:
-		return "local"
-	case LocalZip:
-		return "zip"
-	case GitHub:
-		return "github"
-	case Git:
-		return "git"
-	case MarketEntry:
-		return "marketplace entry"
+	if k < LocalDir || k > MarketEntry {
+		return "invalid"
 	}
-	return "invalid"
+	return [...]string{LocalDir: "local", LocalZip: "zip", GitHub: "github", Git: "git", MarketEntry: "marketplace entry"}[k]
 }
 
 // GitHubHost is the host GitHub sources name, whatever transport serves them.
@@ -165,20 +156,6 @@ func (s Source) Split(refs []string) Source {
 	// source equals the one its text (the same tree URL) reads back as.
 	s.Ref, s.Subdir, s.tree = strings.Join(segs[:best], "/"), strings.Join(segs[best:], "/"), ""
 	return s
-}
-
-// SplitCandidates lists the REF candidates of a tree URL, longest first, for
-// callers that can only test refs one by one (offline, against a cache).
-func (s Source) SplitCandidates() []string {
-	if !s.NeedsSplit() {
-		return nil
-	}
-	segs := strings.Split(s.tree, "/")
-	out := make([]string, 0, len(segs))
-	for i := len(segs); i >= 1; i-- {
-		out = append(out, strings.Join(segs[:i], "/"))
-	}
-	return out
 }
 
 // String is the canonical spelling of the source, in the user's own form:

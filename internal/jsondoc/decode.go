@@ -97,16 +97,8 @@ func position(data []byte, off int64) (int, int) {
 	if off > 0 {
 		off--
 	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+	before := data[:off]
+	return 1 + bytes.Count(before, []byte("\n")), len(before) - bytes.LastIndexByte(before, '\n')
 }
 
 type decoder struct {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Kind is a JSON value's type.
@@ -84,11 +85,9 @@ func (n *Node) Keys() []string {
 
 // Put adds or replaces key in an object, keeping the order of the others.
 func (n *Node) Put(key string, v Node) {
-	for i := range n.Fields {
-		if n.Fields[i].Key == key {
-			n.Fields[i].Val = v
-			return
-		}
+	if i := slices.IndexFunc(n.Fields, func(f Field) bool { return f.Key == key }); i >= 0 {
+		n.Fields[i].Val = v
+		return
 	}
 	n.Fields = append(n.Fields, Field{key, v})
 }
@@ -240,14 +239,7 @@ func (n *Node) write(w *bytes.Buffer) {
 // writeString writes s as a JSON string literal, as encoding/json writes it
 // without HTML escaping; a string with nothing to escape is written as is.
 func writeString(w *bytes.Buffer, s string) {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r >= 0x7f }) {
 		w.WriteByte('"')
 		w.WriteString(s)
 		w.WriteByte('"')

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,19 +82,10 @@ func NewAPIBudget(cfg BudgetConfig) *APIBudget {
 	}
 	base := strings.TrimSuffix(cfg.BaseURL, "/") + "/"
 	api := cfg.Name
-	if h := hostOf(base); h != "" {
-		api += " (" + h + ")"
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		api += " (" + u.Host + ")"
 	}
 	return &APIBudget{api: api, base: base, token: cfg.Token, now: cfg.Now, log: cfg.Log, out: map[int64]bool{}}
-}
-
-func hostOf(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	h, _, _ := strings.Cut(rest, "/")
-	return h
 }
 
 // Longest and shortest pauses: a reset further away than a GitHub window
@@ -154,7 +146,9 @@ func (b *APIBudget) spend(now, until time.Time) {
 	if !until.After(now) {
 		until = now.Add(minBudgetPause)
 	}
-	until = minTime(until, now.Add(maxBudgetPause))
+	if longest := now.Add(maxBudgetPause); until.After(longest) {
+		until = longest
+	}
 	if until.After(b.spentUntil) {
 		b.spentUntil = until
 	}
@@ -162,13 +156,6 @@ func (b *APIBudget) spend(now, until time.Time) {
 		b.logged = b.spentUntil
 		b.log.Info("the API's request budget is spent; git serves until it resets", "api", b.api, "until", b.spentUntil.UTC().Format(time.RFC3339), "token", b.token)
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 // acquire waits until one request may be sent to the API and returns its
@@ -330,7 +317,8 @@ func (e *RateLimitedError) Error() string {
 // Warning is the one line a plan says when the budget made it go without
 // the API.
 func (e *RateLimitedError) Warning() string {
-	return fmt.Sprintf("%s rate limit is spent until %s: refs, reachability checks and downloads used git instead, which it does not count. %s", e.API, clock(e.Until), capitalize(e.advice()))
+	advice := e.advice()
+	return fmt.Sprintf("%s rate limit is spent until %s: refs, reachability checks and downloads used git instead, which it does not count. %s%s.", e.API, clock(e.Until), strings.ToUpper(advice[:1]), advice[1:])
 }
 
 func (e *RateLimitedError) advice() string {
@@ -341,13 +329,6 @@ func (e *RateLimitedError) advice() string {
 }
 
 func clock(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:] + "."
-}
 
 // IsRateLimited reports whether err is, or wraps, a spent API budget.
 func IsRateLimited(err error) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"reasonix.io/plugind"
@@ -94,20 +95,17 @@ func (c *Cached) count(ctx context.Context, kind string, hit bool) {
 	c.wrote(c.db.Count(ctx, kind, hit))
 }
 
-// negative returns a remembered "does not exist" for the key.
-func (c *Cached) negative(ctx context.Context, kind, sha, path string) error {
+// recall returns the first of keys remembered as not there, and its error
+// as remembered; a nil error when none is (or with --refresh).
+func (c *Cached) recall(ctx context.Context, keys ...cache.NegativeKey) (cache.Negative, error) {
 	if c.opts.Refresh {
-		return nil
+		return cache.Negative{}, nil
 	}
-	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), cache.NegativeKey{Kind: kind, SHA: sha, Path: path})
+	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
 	if err != nil || !ok {
-		return nil
+		return n, nil
 	}
-	return c.negativeErr(n)
-}
-
-func (c *Cached) negativeErr(n cache.Negative) error {
-	return &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (%s)", n.Message, c.recalled(n.Created)), Err: SentinelOf(n.Kind)}
+	return n, &plugind.Error{Code: plugind.Code(n.Code), Msg: fmt.Sprintf("%s (%s)", n.Message, c.recalled(n.Created)), Err: SentinelOf(n.Kind)}
 }
 
 // recalled says where a negative answer given at t came from.
@@ -127,13 +125,18 @@ func (c *Cached) fresh(t time.Time) bool {
 
 // remember records a not-found answer for the key.
 func (c *Cached) remember(ctx context.Context, err error, sha, path string) {
-	kind := KindOf(err)
-	if kind == "" {
-		return
+	switch kind := KindOf(err); kind {
+	case "":
+	case "repo":
+		c.putNegative(ctx, kind, "", "", err) // a missing repository is missing for every commit
+	default:
+		c.putNegative(ctx, kind, sha, path, err)
 	}
-	if kind == "repo" {
-		sha, path = "", "" // a missing repository is missing for every commit
-	}
+}
+
+// putNegative remembers err, the answer that (sha, path) of kind is not
+// there, for NegativeTTL.
+func (c *Cached) putNegative(ctx context.Context, kind, sha, path string, err error) {
 	now := c.opts.Now()
 	c.wrote(c.db.PutNegative(ctx, cache.Negative{
 		Kind: kind, Remote: c.key, SHA: sha, Path: path,
@@ -144,18 +147,12 @@ func (c *Cached) remember(ctx context.Context, err error, sha, path string) {
 // known returns a remembered negative for the repository as a whole, or for
 // one commit or ref of it.
 func (c *Cached) known(ctx context.Context, kinds []string, sha string) error {
-	if c.opts.Refresh {
-		return nil
-	}
 	keys := []cache.NegativeKey{{Kind: "repo"}} // a missing repository first
 	for _, k := range kinds {
 		keys = append(keys, cache.NegativeKey{Kind: k, SHA: sha})
 	}
-	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
-	if err != nil || !ok {
-		return nil
-	}
-	return c.negativeErr(n)
+	_, err := c.recall(ctx, keys...)
+	return err
 }
 
 // RememberMissingPath records that path does not exist at sha (the
@@ -166,7 +163,8 @@ func (c *Cached) RememberMissingPath(ctx context.Context, sha, path string, err 
 
 // MissingPath returns a remembered missing path.
 func (c *Cached) MissingPath(ctx context.Context, sha, path string) error {
-	return c.negative(ctx, "path", sha, path)
+	_, err := c.recall(ctx, cache.NegativeKey{Kind: "path", SHA: sha, Path: path})
+	return err
 }
 
 // Refs implements Repo. Online the listing is asked for and remembered in
@@ -213,13 +211,7 @@ func refsOf(cached []cache.Ref) *Refs {
 
 // oldest is when the least recently confirmed of refs was.
 func oldest(refs []cache.Ref) time.Time {
-	t := refs[0].ResolvedAt
-	for _, r := range refs[1:] {
-		if r.ResolvedAt.Before(t) {
-			t = r.ResolvedAt
-		}
-	}
-	return t
+	return slices.MinFunc(refs, func(a, b cache.Ref) int { return a.ResolvedAt.Compare(b.ResolvedAt) }).ResolvedAt
 }
 
 // Resolve implements Repo.
@@ -250,8 +242,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 	case err == nil:
 		c.count(ctx, KindRef, false)
 		c.wrote(c.db.PutRef(ctx, cache.Ref{Remote: c.key, Ref: name, SHA: pin.SHA, ETag: pin.ETag, ResolvedAt: c.opts.Now()}))
-		// A branch or tag head is on a branch or tag by definition.
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: pin.SHA, Reachable: true, CheckedAt: c.opts.Now()}))
+		c.recordVerdict(ctx, pin.SHA, nil) // a branch or tag head is on a branch or tag by definition
 		return pin, nil
 	case IsNotFound(err):
 		c.remember(ctx, err, name, "")
@@ -312,10 +303,8 @@ var errNoVerdict = errors.New("no verdict")
 
 func (c *Cached) recordVerdict(ctx context.Context, sha string, err error) {
 	switch {
-	case err == nil:
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: true, CheckedAt: c.opts.Now()}))
-	case errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrCommitNotFound):
-		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: false, CheckedAt: c.opts.Now()}))
+	case err == nil || errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrCommitNotFound):
+		c.wrote(c.db.PutVerdict(ctx, cache.Verdict{Remote: c.key, SHA: sha, Reachable: err == nil, CheckedAt: c.opts.Now()}))
 	case IsNotFound(err):
 		c.remember(ctx, err, sha, "")
 	}

@@ -3,7 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -21,19 +21,15 @@ const KindContent = "content"
 
 // contentKey is the negatives' path of a fetch of paths within budget.
 func contentKey(paths []string, budget plugind.Budget) string {
-	sorted := append([]string(nil), paths...)
-	for _, p := range sorted {
-		if p == "" || p == "." {
-			sorted = nil
-			break
-		}
+	sorted := slices.Sorted(slices.Values(paths))
+	if slices.ContainsFunc(sorted, func(p string) bool { return p == "" || p == "." }) {
+		sorted = nil
 	}
-	sort.Strings(sorted)
 	return fmt.Sprintf("%d:%d:%s", budget.MaxBytes, budget.MaxFiles, strings.Join(sorted, "\n"))
 }
 
-// refusedContent reports whether err is a verdict on the content itself.
-func refusedContent(err error) bool {
+// RefusedContent reports whether err is a verdict on the content itself.
+func RefusedContent(err error) bool {
 	switch plugind.CodeOf(err) {
 	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
 		return true
@@ -41,26 +37,34 @@ func refusedContent(err error) bool {
 	return false
 }
 
+// FolderOf finds the folder of paths that err, a refusal of one entry of
+// the tree, is about.
+func FolderOf(err error, paths []string) (string, bool) {
+	at, ok := tarball.PathOf(err)
+	if !ok {
+		return "", false
+	}
+	for _, p := range paths {
+		if at == p || strings.HasPrefix(at, p+"/") {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 // contentVerdict returns a remembered refusal of this fetch: of its folders
 // together, or — when it keeps several — of one of them, as the
 // tarball.EntryError a fresh refusal of that folder would be, so the
 // caller can fetch the others without it.
 func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptions) error {
-	if c.opts.Refresh {
-		return nil
-	}
 	keys := []cache.NegativeKey{{Kind: KindContent, SHA: sha, Path: contentKey(opts.Paths, opts.Budget)}}
 	if len(opts.Paths) > 1 {
 		for _, p := range opts.Paths {
 			keys = append(keys, cache.NegativeKey{Kind: KindContent, SHA: sha, Path: contentKey([]string{p}, opts.Budget)})
 		}
 	}
-	n, ok, err := c.db.FirstNegative(ctx, c.key, c.opts.Now(), keys...)
-	if err != nil || !ok {
-		return nil
-	}
-	refused := c.negativeErr(n)
-	if n.Path != keys[0].Path {
+	n, refused := c.recall(ctx, keys...)
+	if refused != nil && n.Path != keys[0].Path {
 		for _, p := range opts.Paths {
 			if contentKey([]string{p}, opts.Budget) == n.Path {
 				return &tarball.EntryError{Path: p, Err: refused}
@@ -74,23 +78,11 @@ func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptio
 // when the refusal names an entry in one of several folders, for that
 // folder alone.
 func (c *Cached) rememberContent(ctx context.Context, sha string, opts FetchOptions, err error) {
-	if !refusedContent(err) {
+	if !RefusedContent(err) {
 		return
 	}
-	put := func(paths []string) {
-		now := c.opts.Now()
-		c.wrote(c.db.PutNegative(ctx, cache.Negative{
-			Kind: KindContent, Remote: c.key, SHA: sha, Path: contentKey(paths, opts.Budget),
-			Code: string(plugind.CodeOf(err)), Message: err.Error(), Created: now, Expires: now.Add(c.opts.NegativeTTL),
-		}))
-	}
-	put(opts.Paths)
-	if at, ok := tarball.PathOf(err); ok && len(opts.Paths) > 1 {
-		for _, p := range opts.Paths {
-			if at == p || strings.HasPrefix(at, p+"/") {
-				put([]string{p})
-				break
-			}
-		}
+	c.putNegative(ctx, KindContent, sha, contentKey(opts.Paths, opts.Budget), err)
+	if p, ok := FolderOf(err, opts.Paths); ok && len(opts.Paths) > 1 {
+		c.putNegative(ctx, KindContent, sha, contentKey([]string{p}, opts.Budget), err)
 	}
 }

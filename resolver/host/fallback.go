@@ -40,59 +40,47 @@ func (f *Fallback) warn(op string, err error) string {
 // Source implements Repo.
 func (f *Fallback) Source() source.Source { return f.Primary.Source() }
 
+// try asks primary and, when that failed for a reason the other might not
+// share, secondary; failed is primary's failure when secondary answered.
+func try[T any](ctx context.Context, f *Fallback, ask func(Repo) (T, error)) (got T, failed, err error) {
+	got, err = ask(f.Primary)
+	if err == nil || final(ctx, err) {
+		return got, nil, err
+	}
+	got, err2 := ask(f.Secondary)
+	if err2 != nil {
+		var none T
+		return none, err, f.bothFailed(ctx, err, err2)
+	}
+	return got, err, nil
+}
+
 // Refs implements Repo.
 func (f *Fallback) Refs(ctx context.Context) (*Refs, error) {
-	refs, err := f.Primary.Refs(ctx)
-	if err == nil || final(ctx, err) {
-		return refs, err
-	}
-	refs, err2 := f.Secondary.Refs(ctx)
-	if err2 != nil {
-		return nil, f.bothFailed(ctx, err, err2)
-	}
-	return refs, nil
+	refs, _, err := try(ctx, f, func(r Repo) (*Refs, error) { return r.Refs(ctx) })
+	return refs, err
 }
 
 // Resolve implements Repo.
 func (f *Fallback) Resolve(ctx context.Context, ref string, known *Pin) (Pin, error) {
-	pin, err := f.Primary.Resolve(ctx, ref, known)
-	if err == nil || final(ctx, err) {
-		return pin, err
+	pin, failed, err := try(ctx, f, func(r Repo) (Pin, error) { return r.Resolve(ctx, ref, known) })
+	if failed != nil && err == nil && pin.Warning == "" && !IsRateLimited(failed) {
+		pin.Warning = f.warn("resolving "+DescribeRef(ref), failed)
 	}
-	pin, err2 := f.Secondary.Resolve(ctx, ref, known)
-	if err2 != nil {
-		return Pin{}, f.bothFailed(ctx, err, err2)
-	}
-	if pin.Warning == "" && !IsRateLimited(err) {
-		pin.Warning = f.warn("resolving "+DescribeRef(ref), err)
-	}
-	return pin, nil
+	return pin, err
 }
 
 // Reachable implements Repo.
 func (f *Fallback) Reachable(ctx context.Context, sha, hint string) error {
-	err := f.Primary.Reachable(ctx, sha, hint)
-	if err == nil || final(ctx, err) {
-		return err
-	}
-	if err2 := f.Secondary.Reachable(ctx, sha, hint); err2 != nil {
-		return f.bothFailed(ctx, err, err2)
-	}
-	return nil
+	_, _, err := try(ctx, f, func(r Repo) (struct{}, error) { return struct{}{}, r.Reachable(ctx, sha, hint) })
+	return err
 }
 
 // Fetch implements Repo.
 func (f *Fallback) Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error) {
-	got, err := f.Primary.Fetch(ctx, sha, dest, opts)
-	if err == nil || final(ctx, err) {
-		return got, err
+	got, failed, err := try(ctx, f, func(r Repo) (*Fetched, error) { return r.Fetch(ctx, sha, dest, opts) })
+	if failed != nil && err == nil && !IsRateLimited(failed) {
+		got.Warnings = append(got.Warnings, f.warn("fetching "+Short(sha), failed))
 	}
-	got, err2 := f.Secondary.Fetch(ctx, sha, dest, opts)
-	if err2 != nil {
-		return nil, f.bothFailed(ctx, err, err2)
-	}
-	if !IsRateLimited(err) {
-		got.Warnings = append(got.Warnings, f.warn("fetching "+Short(sha), err))
-	}
-	return got, nil
+	return got, err
 }

@@ -171,11 +171,7 @@ func Refused(err error) bool {
 
 // IsNotFound reports whether err says something does not exist (and may be
 // remembered as such for a while).
-func IsNotFound(err error) bool {
-	return errors.Is(err, ErrRepoNotFound) || errors.Is(err, ErrRefNotFound) ||
-		errors.Is(err, ErrCommitNotFound) || errors.Is(err, ErrUnreachable) ||
-		errors.Is(err, ErrPathNotFound)
-}
+func IsNotFound(err error) bool { return KindOf(err) != "" }
 
 // Fatal reports whether a fetch error is about the content itself (unsafe,
 // over budget, cancelled, provably absent, a submodule that could not be

@@ -11,7 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -307,18 +307,14 @@ type StallReader struct {
 	timeout time.Duration
 	timer   *time.Timer
 	cancel  context.CancelFunc
-
-	mu      sync.Mutex
-	stalled bool
+	stalled atomic.Bool
 }
 
 // NewStallReader wraps r; cancel is called when it stalls.
 func NewStallReader(r io.Reader, host string, timeout time.Duration, cancel context.CancelFunc) *StallReader {
 	s := &StallReader{r: r, host: host, timeout: timeout, cancel: cancel}
 	s.timer = time.AfterFunc(timeout, func() {
-		s.mu.Lock()
-		s.stalled = true
-		s.mu.Unlock()
+		s.stalled.Store(true)
 		cancel()
 	})
 	return s
@@ -329,13 +325,8 @@ func (s *StallReader) Read(p []byte) (int, error) {
 	if n > 0 {
 		s.timer.Reset(s.timeout)
 	}
-	if err != nil && err != io.EOF {
-		s.mu.Lock()
-		stalled := s.stalled
-		s.mu.Unlock()
-		if stalled {
-			return n, fmt.Errorf("download from %s stalled: no data for %s", s.host, s.timeout)
-		}
+	if err != nil && err != io.EOF && s.stalled.Load() {
+		return n, fmt.Errorf("download from %s stalled: no data for %s", s.host, s.timeout)
 	}
 	return n, err
 }

@@ -1,6 +1,9 @@
 package host
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // Not-found answers are remembered (in the cache, in the team mirror's
 // database) and sent over the mirror's API by kind: a word per sentinel.
@@ -11,23 +14,28 @@ import "errors"
 // or tag reaches, on a host that does not say whether it exists at all.
 const KindCommitOrUnreachable = "commit-or-unreachable"
 
+// notFoundKinds pairs each kind with the sentinels an error of it wraps, in
+// the order KindOf tries them (the pair before either alone).
+var notFoundKinds = []struct {
+	kind      string
+	sentinels []error
+}{
+	{KindCommitOrUnreachable, []error{ErrUnreachable, ErrCommitNotFound}},
+	{"repo", []error{ErrRepoNotFound}},
+	{"ref", []error{ErrRefNotFound}},
+	{"commit", []error{ErrCommitNotFound}},
+	{"unreachable", []error{ErrUnreachable}},
+	{"path", []error{ErrPathNotFound}},
+}
+
 // KindOf names the missing thing err reports ("repo", "ref", "commit",
 // "unreachable", KindCommitOrUnreachable, "path"); "" when err is not a
 // not-found.
 func KindOf(err error) string {
-	switch {
-	case errors.Is(err, ErrCommitNotFound) && errors.Is(err, ErrUnreachable):
-		return KindCommitOrUnreachable
-	case errors.Is(err, ErrRepoNotFound):
-		return "repo"
-	case errors.Is(err, ErrRefNotFound):
-		return "ref"
-	case errors.Is(err, ErrCommitNotFound):
-		return "commit"
-	case errors.Is(err, ErrUnreachable):
-		return "unreachable"
-	case errors.Is(err, ErrPathNotFound):
-		return "path"
+	for _, k := range notFoundKinds {
+		if !slices.ContainsFunc(k.sentinels, func(s error) bool { return !errors.Is(err, s) }) {
+			return k.kind
+		}
 	}
 	return ""
 }
@@ -35,19 +43,14 @@ func KindOf(err error) string {
 // SentinelOf is the sentinel (or pair of them) a kind stands for; nil for a
 // word that is not a not-found kind.
 func SentinelOf(kind string) error {
-	switch kind {
-	case "repo":
-		return ErrRepoNotFound
-	case "ref":
-		return ErrRefNotFound
-	case "commit":
-		return ErrCommitNotFound
-	case "unreachable":
-		return ErrUnreachable
-	case KindCommitOrUnreachable:
-		return errors.Join(ErrUnreachable, ErrCommitNotFound)
-	case "path":
-		return ErrPathNotFound
+	for _, k := range notFoundKinds {
+		switch {
+		case k.kind != kind:
+		case len(k.sentinels) == 1:
+			return k.sentinels[0]
+		default:
+			return errors.Join(k.sentinels...)
+		}
 	}
 	return nil
 }
