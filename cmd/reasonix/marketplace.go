@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -172,7 +173,7 @@ func printMarkets(w io.Writer, width int, ms []installer.KnownMarketplace, now t
 	t.write(w, width)
 }
 
-func commitOrLocal(sha string) string { return cmp.Or(shortCommit(sha), "(local)") }
+func commitOrLocal(sha string) string { return cmp.Or(host.Short(sha), "(local)") }
 
 func ago(now, t time.Time) string {
 	if t.IsZero() {

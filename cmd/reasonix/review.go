@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // The terminal review (SPEC §11): what a planning command prints on stderr
@@ -66,7 +68,7 @@ func (s screen) review(r reviewed) {
 	}
 	if rs := resp.Resolved; rs != nil && rs.Kind != "installed" {
 		var parts []string
-		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", shortCommit(rs.Commit)), prefixed("folder ", rs.Subdir)} {
+		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)} {
 			if p != "" {
 				parts = append(parts, p)
 			}
@@ -175,18 +177,18 @@ func (s screen) readyTable(ready []installer.Action, update, applied bool) {
 		}
 		if !update {
 			if a.Action == installer.ActionReplace {
-				name += " (replaces " + dash(shortCommit(a.PreviousCommit)) + ")"
+				name += " (replaces " + dash(host.Short(a.PreviousCommit)) + ")"
 			}
-			t.add(name, commitCell(shortCommit(a.Commit), a.Tag), risk, contributes(a.Inventory))
+			t.add(name, commitCell(host.Short(a.Commit), a.Tag), risk, contributes(a.Inventory))
 			continue
 		}
-		from, to := shortCommit(a.PreviousCommit), shortCommit(a.Commit)
+		from, to := host.Short(a.PreviousCommit), host.Short(a.Commit)
 		if p := a.Previous; p != nil {
-			from = shortCommit(p.Commit)
+			from = host.Short(p.Commit)
 			if from == "" && to == "" {
 				// A plugin with no commit (a local folder) moves by its
 				// content digest.
-				from, to = shortDigest(p.ContentDigest), shortDigest(a.ContentDigest)
+				from, to = plugind.ShortDigest(p.ContentDigest), plugind.ShortDigest(a.ContentDigest)
 			}
 			if p.Risk != "" && p.Risk != a.Risk {
 				risk += " (was " + safeText(string(p.Risk)) + ")"
@@ -220,7 +222,7 @@ func (s screen) submodules(ready []installer.Action) {
 		s.blank()
 		s.line("submodules in %s (their files are part of it):", safeText(a.Name))
 		for _, sm := range a.Submodules {
-			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(shortCommit(sm.Commit))))
+			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(host.Short(sm.Commit))))
 		}
 	}
 }
@@ -490,24 +492,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shortDigest is a content digest cut like a commit: "sha256:" and 12 hex
-// digits.
-func shortDigest(d string) string {
-	algo, hex, ok := strings.Cut(d, ":")
-	if !ok {
-		return shortCommit(d)
-	}
-	return algo + ":" + shortCommit(hex)
-}
-
-// shortCommit is a commit as people read it: 12 hex digits.
-func shortCommit(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 func prefixed(prefix, s string) string {

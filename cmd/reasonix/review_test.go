@@ -325,7 +325,7 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 		}
 		return ""
 	}
-	row := fmt.Sprintf("  one   %s  %s  ", shortDigest(installedDigest), shortDigest(digest("one")))
+	row := fmt.Sprintf("  one   %s  %s  ", plugind.ShortDigest(installedDigest), plugind.ShortDigest(digest("one")))
 	if !strings.Contains(review.stderr, row) {
 		t.Errorf("the move of a plugin without commits shows no digests (%q):\n%s", row, review.stderr)
 	}
