@@ -31,25 +31,14 @@ import (
 // reason drops it, so entries refused for the same reason share a line.
 var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
-// reviewed is a response and how to show it.
-type reviewed struct {
-	resp *installer.Response
-	// update: the plan moves installed plugins (from, to, what changes).
-	update bool
-	// approve is the command line that applies exactly this plan, its
-	// planId included: set for a dry run, nil otherwise.
-	approve []string
-}
-
-// review prints r.
-func (s screen) review(r reviewed) {
-	resp := r.resp
+// review prints resp as sh says to show it.
+func (s screen) review(resp *installer.Response, sh shown) {
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
 		case a.Status == installer.ActionReady || a.Status == installer.ActionInstalled:
 			ready = append(ready, a)
-		case r.update && a.Action == installer.ActionKeep:
+		case sh.update && a.Action == installer.ActionKeep:
 			kept = append(kept, a)
 		default:
 			other = append(other, a)
@@ -80,10 +69,10 @@ func (s screen) review(r reviewed) {
 	}
 
 	if len(ready) > 0 {
-		s.readyTable(ready, r.update, resp.Applied)
+		s.readyTable(ready, sh.update, resp.Applied)
 		s.dependencies(ready)
 		for _, a := range ready {
-			if r.update {
+			if sh.update {
 				s.move(a)
 			} else if a.Diff != nil && !a.Diff.Empty() {
 				// A replace that moves the plugin to another source.
@@ -112,26 +101,26 @@ func (s screen) review(r reviewed) {
 	}
 
 	done := "installed"
-	if r.update {
+	if sh.update {
 		done = "applied"
 	}
 	switch {
 	case resp.Applied:
-	case resp.Status == installer.StatusUpToDate && r.update:
+	case resp.Status == installer.StatusUpToDate && sh.update:
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
 		reason := cmp.Or(resp.ErrorText(), "nothing in it can be "+done)
 		s.blank()
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
-	case r.approve != nil && len(ready) > 0:
+	case sh.approve != nil && resp.PlanID != "" && len(ready) > 0:
 		verb := "install"
-		if r.update {
+		if sh.update {
 			verb = "apply"
 		}
 		s.blank()
 		s.line("To %s exactly this plan:", verb)
-		for _, l := range commandLines(r.approve, 2, s.width) {
+		for _, l := range commandLines(sh.approve(resp), 2, s.width) {
 			fmt.Fprintln(s.w, safeText(l))
 		}
 		s.sensitiveNote(ready)
