@@ -73,7 +73,7 @@ func missingValues(resp *installer.Response) []missingValue {
 			continue
 		}
 		for _, o := range a.UserConfig {
-			if o.Required && !o.Set && o.Default == nil {
+			if o.Missing() {
 				out = append(out, missingValue{plugin: a.Name, opt: o.Option})
 			}
 		}
