@@ -49,7 +49,8 @@ func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
 	return out, nil
 }
 
-// Show reports one installed plugin.
+// Show reports one installed plugin: its Problems are what `plugin
+// doctor` reports wrong with it (none: healthy).
 func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error) {
 	reg, e, err := in.lookup(name)
 	if err != nil {
@@ -133,12 +134,6 @@ func (in *Installer) checkRoot(e Entry) []string {
 		return []string{fmt.Sprintf("content digest differs: installed %s, now %s (files were edited, added or removed by hand)", e.ContentDigest, got)}
 	}
 	return nil
-}
-
-// Doctor reports everything wrong with one installed plugin; an empty
-// report means healthy.
-func (in *Installer) Doctor(ctx context.Context, name string) (*PluginInfo, error) {
-	return in.Show(ctx, name)
 }
 
 // SetEnabled enables or disables an installed plugin. Disabling one that
