@@ -153,7 +153,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
+	warnings := []string{} // JSON lists them, none or some
 	if !enabled && e.Enabled {
 		var users []string
 		for _, u := range reg.Dependents(name) {

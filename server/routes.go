@@ -220,9 +220,6 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 	}
 	s.run(w, r, nil, func(ctx context.Context) (any, error) {
 		e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
-		if warnings == nil {
-			warnings = []string{}
-		}
 		return map[string]any{"ok": true, "plugin": e, "warnings": warnings}, err
 	})
 }

@@ -133,7 +133,7 @@ keeps them installed, unlinked from it.`,
 				if err != nil {
 					return marketRemoval{}, err
 				}
-				return marketRemoval{Removed: *k, Unlinked: nonNilStrings(users)}, nil
+				return marketRemoval{Removed: *k, Unlinked: users}, nil
 			}, nil, func(con *console, r marketRemoval) error {
 				if len(r.Unlinked) > 0 {
 					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
@@ -189,11 +189,4 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
