@@ -295,6 +295,12 @@ func DigestFiles(files []File) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
+// ShortDigest is a digest as people read it, cut like a commit: its
+// algorithm and 12 hex digits ("sha256:0123456789ab").
+func ShortDigest(d string) string {
+	return d[:min(len(d), strings.IndexByte(d, ':')+1+12)]
+}
+
 // TreeDigest scans and hashes root within budget.
 func TreeDigest(root string, budget Budget) (string, *Tree, error) {
 	t, err := ScanTree(root, budget)

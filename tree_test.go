@@ -83,3 +83,18 @@ func TestScanTreeFolderLinks(t *testing.T) {
 		})
 	}
 }
+
+// ShortDigest cuts a digest as a commit is cut: its algorithm and 12 hex
+// digits; anything shorter stays whole.
+func TestShortDigest(t *testing.T) {
+	for in, want := range map[string]string{
+		"sha256:0123456789abcdef0123": "sha256:0123456789ab",
+		"sha256:0123":                 "sha256:0123",
+		"0123456789abcdef":            "0123456789ab",
+		"":                            "",
+	} {
+		if got := ShortDigest(in); got != want {
+			t.Errorf("ShortDigest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -67,12 +67,11 @@ type App struct {
 // or a bad environment is an error: a broken store or cache degrades the
 // App instead of failing it.
 func Open(ctx context.Context, opts OpenOptions) (*App, error) {
-	dir, err := installer.DefaultHomeDir(opts.Getenv)
+	home, err := installer.DefaultHome(opts.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	home := installer.Home{Dir: dir}
-	if _, err := os.Lstat(dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(home.Dir); opts.ReadOnly && errors.Is(err, fs.ErrNotExist) {
 		// Nothing installed, nothing known: read as an empty home rather
 		// than making one for a command that only looks.
 		a := &App{Home: home, StoreErr: ErrNoHome, CacheErr: ErrNoHome, Resolver: unusableStore{dir: home.StoreDir(), err: ErrNoHome}}

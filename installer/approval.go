@@ -1,11 +1,13 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
 )
 
@@ -102,7 +104,7 @@ func actionDifferences(old, now []Action) []string {
 		case o.Commit != a.Commit:
 			out = append(out, fmt.Sprintf("%s moved from commit %s to %s", a.Name, host.Short(o.Commit), host.Short(a.Commit)))
 		case o.ContentDigest != a.ContentDigest:
-			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, shortDigestOf(o.ContentDigest), shortDigestOf(a.ContentDigest)))
+			out = append(out, fmt.Sprintf("%s's content changed (%s → %s)", a.Name, cmp.Or(plugind.ShortDigest(o.ContentDigest), "none"), cmp.Or(plugind.ShortDigest(a.ContentDigest), "none")))
 		case o.Risk != a.Risk:
 			out = append(out, fmt.Sprintf("%s's risk went from %s to %s", a.Name, o.Risk, a.Risk))
 		case !slices.Equal(configSummary(&o), configSummary(&a)):
@@ -115,11 +117,4 @@ func actionDifferences(old, now []Action) []string {
 		}
 	}
 	return out
-}
-
-func shortDigestOf(d string) string {
-	if d == "" {
-		return "none"
-	}
-	return "sha256:" + shortDigest(d)
 }

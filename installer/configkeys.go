@@ -107,12 +107,12 @@ func actionNames(actions []Action) []string {
 	return out
 }
 
-// storedConfig is the part of req.Config a stored plan may keep: values
-// for options every plugin they reach declares non-sensitive. Sensitive
-// values, and anything that reached no option, never leave memory; to
-// install a stored plan whose values included sensitive ones, the client
-// sends them again.
-func storedConfig(req Request, actions []Action) map[string]string {
+// StoredConfig is the part of req.Config a stored plan may keep, and an
+// approve command may print: values for options every plugin they reach
+// declares non-sensitive. Sensitive values, and anything that reached no
+// option, never leave memory; to install a stored plan whose values
+// included sensitive ones, the client sends them again.
+func StoredConfig(req Request, actions []Action) map[string]string {
 	out := map[string]string{}
 	for k, text := range req.Config {
 		plugin, key := splitConfigKey(k)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 )
 
@@ -204,18 +205,10 @@ func refsOf(into map[string]bool, env map[string]string, text string) {
 	}
 	for _, m := range envRefRE.FindAllStringSubmatch(text, -1) {
 		name := m[1] + m[2]
-		if !hostVar(name) {
+		if !secrets.IsHostVar(name) {
 			into[name] = true
 		}
 	}
-}
-
-func hostVar(name string) bool {
-	switch name {
-	case "REASONIX_PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA", "REASONIX_PLUGIN_NAME", "REASONIX_PLUGIN_VERSION", "REASONIX_HOME", "REASONIX_WORKSPACE_ROOT", "CLAUDE_PROJECT_DIR":
-		return true
-	}
-	return false
 }
 
 // updateRisk is the risk of an update: what the new version can do, and one

@@ -16,16 +16,17 @@ type Home struct {
 	Dir string
 }
 
-// DefaultHomeDir returns $REASONIX_HOME, or ~/.reasonix.
-func DefaultHomeDir(getenv func(string) string) (string, error) {
+// DefaultHome is the home at $REASONIX_HOME, or ~/.reasonix.
+func DefaultHome(getenv func(string) string) (Home, error) {
 	if h := getenv("REASONIX_HOME"); h != "" {
-		return filepath.Abs(h)
+		dir, err := filepath.Abs(h)
+		return Home{Dir: dir}, err
 	}
 	u, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find home directory (set REASONIX_HOME): %w", err)
+		return Home{}, fmt.Errorf("find home directory (set REASONIX_HOME): %w", err)
 	}
-	return filepath.Join(u, ".reasonix"), nil
+	return Home{Dir: filepath.Join(u, ".reasonix")}, nil
 }
 
 func (h Home) RegistryPath() string { return filepath.Join(h.Dir, "plugin-packages.json") }

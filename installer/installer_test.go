@@ -505,7 +505,7 @@ func TestBrokenRootsAreExcludedNotFatal(t *testing.T) {
 	if p := byName["fine"]; !p.Loaded || len(p.Problems) != 0 {
 		t.Errorf("fine: %+v", p)
 	}
-	d, err := env.in.Doctor(context.Background(), "edited")
+	d, err := env.in.Show(context.Background(), "edited")
 	if err != nil || len(d.Problems) == 0 || !strings.Contains(d.Problems[0], "digest differs") {
 		t.Errorf("doctor edited: %v %+v", err, d)
 	}

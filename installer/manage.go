@@ -49,7 +49,8 @@ func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
 	return out, nil
 }
 
-// Show reports one installed plugin.
+// Show reports one installed plugin: its Problems are what `plugin
+// doctor` reports wrong with it (none: healthy).
 func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error) {
 	reg, e, err := in.lookup(name)
 	if err != nil {
@@ -135,12 +136,6 @@ func (in *Installer) checkRoot(e Entry) []string {
 	return nil
 }
 
-// Doctor reports everything wrong with one installed plugin; an empty
-// report means healthy.
-func (in *Installer) Doctor(ctx context.Context, name string) (*PluginInfo, error) {
-	return in.Show(ctx, name)
-}
-
 // SetEnabled enables or disables an installed plugin. Disabling one that
 // enabled plugins need is refused (install.conflict, naming them), as
 // removing it is, unless force: then they stay enabled without it, and the
@@ -158,7 +153,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	if err != nil {
 		return nil, nil, err
 	}
-	var warnings []string
+	warnings := []string{} // JSON lists them, none or some
 	if !enabled && e.Enabled {
 		var users []string
 		for _, u := range reg.Dependents(name) {

@@ -227,8 +227,8 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 		return nil, nil, err
 	}
 	// Its plugins are unlinked in memory; the registry is written only
-	// with force.
-	var users []string
+	// with force. JSON lists them, none or some.
+	users := []string{}
 	for i := range reg.Plugins {
 		if e := &reg.Plugins[i]; e.MarketplaceName == name {
 			users = append(users, e.Name)

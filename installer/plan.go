@@ -45,7 +45,7 @@ type Request struct {
 	// Config gives userConfig values as typed: "KEY" → VALUE for the
 	// plugins that declare KEY (one, or say which), "NAME.KEY" → VALUE for
 	// plugin NAME's. A stored plan keeps only the non-sensitive ones
-	// (storedConfig).
+	// (StoredConfig).
 	Config map[string]string `json:"config,omitempty"`
 
 	// configOf is the installed plugin whose values an update keeps, when
@@ -632,7 +632,7 @@ func (p *Plan) failure() error {
 // written while Request carried a "planId" read the same (it is ignored).
 func (p *Plan) MarshalStored() ([]byte, error) {
 	asked := p.asked
-	asked.Config = storedConfig(asked, p.Actions)
+	asked.Config = StoredConfig(asked, p.Actions)
 	return json.Marshal(StoredPlan{Request: storedRequest{Request: asked, Update: p.update}, Response: p.Response()})
 }
 

@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -27,8 +26,10 @@ type Tally struct {
 	// another plugin needs them.
 	Dependencies int
 	// Unchecked are the plugins whose source could not be reached: what
-	// the response says of them is what was cached (Action.Unchecked).
-	Unchecked int
+	// the response says of them is what was cached (Action.Unchecked);
+	// UncheckedWhy says why, each reason once.
+	Unchecked    int
+	UncheckedWhy []string
 	// FullTrust names the Ready or Done actions that carry a runtime: code
 	// that runs outside the sandbox.
 	FullTrust []string
@@ -40,6 +41,9 @@ func (r *Response) Tally() Tally {
 	for _, a := range r.Actions {
 		if a.Unchecked != "" {
 			t.Unchecked++
+			if !slices.Contains(t.UncheckedWhy, a.Unchecked) {
+				t.UncheckedWhy = append(t.UncheckedWhy, a.Unchecked)
+			}
 		}
 		switch a.Status {
 		case ActionReady, ActionInstalled, ActionRemoved:
@@ -91,17 +95,14 @@ func (r *Response) markUnchecked() bool {
 	}
 	if r.OK {
 		r.OK = false
-		why := map[string]bool{}
 		var names []string
 		for _, a := range r.Actions {
 			if a.Unchecked != "" {
-				why[a.Unchecked] = true
 				names = append(names, a.Name)
 			}
 		}
-		reasons := slices.Sorted(maps.Keys(why))
 		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
-			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(reasons, ", "), strings.Join(names, ", "))
+			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(t.UncheckedWhy, ", "), strings.Join(names, ", "))
 	}
 	return true
 }

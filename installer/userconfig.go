@@ -100,7 +100,6 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 	}
 	st.changed = installed == nil || !maps.EqualFunc(old, set, manifest.Value.Equal)
 	st.old, st.opts = old, opts
-	var missing []string
 	for _, o := range opts {
 		co := ConfigOption{Option: o}
 		if v, ok := set[o.Key]; ok {
@@ -112,8 +111,6 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 				val := v
 				co.Value = &val
 			}
-		} else if o.Required && o.Default == nil {
-			missing = append(missing, o.Label())
 		}
 		a.UserConfig = append(a.UserConfig, co)
 	}
@@ -121,11 +118,12 @@ func (in *Installer) configure(req Request, single bool, a *Action, pkg *manifes
 	if len(bad) > 0 {
 		return shown, plugind.Errorf(plugind.CodeConfigInvalid, "%s: %s", a.Name, strings.Join(bad, "; "))
 	}
-	if len(missing) > 0 {
-		return shown, plugind.Errorf(plugind.CodeConfigRequired, "%s needs a value for %s (required, no default): give %s", a.Name, strings.Join(missing, ", "), configHint(a.Name, single, opts, set))
-	}
-	return shown, nil
+	return shown, configRequired(a.Name, single, a.UserConfig)
 }
+
+// Missing reports whether the option is required and has no value: none
+// set, and no default.
+func (o ConfigOption) Missing() bool { return o.Required && !o.Set && o.Default == nil }
 
 // addConfig adds to an update's diff what it changes of the plugin's
 // option values: each non-sensitive one from and to, a sensitive one only
@@ -197,7 +195,7 @@ func (in *Installer) installedConfig(e Entry, pkg *manifest.Package, warnings []
 				val := v
 				co.Value = &val
 			}
-		} else if o.Required && o.Default == nil {
+		} else if co.Missing() {
 			missing = append(missing, o.Label())
 		}
 		out = append(out, co)
@@ -231,20 +229,26 @@ func configDifference(old, now []ConfigOption) []string {
 	return out
 }
 
-// configHint says how to give the missing required values.
-func configHint(name string, single bool, opts []manifest.Option, set map[string]manifest.Value) string {
-	var flags []string
+// configRequired is the error of a plan whose options lack required
+// values (install.config_required), saying how to give each; nil when
+// none lacks one.
+func configRequired(name string, single bool, opts []ConfigOption) error {
+	var labels, flags []string
 	for _, o := range opts {
-		if _, ok := set[o.Key]; ok || !o.Required || o.Default != nil {
+		if !o.Missing() {
 			continue
 		}
 		k := o.Key
 		if !single {
 			k = name + "." + k
 		}
+		labels = append(labels, o.Label())
 		flags = append(flags, "--config "+k+"=<value>")
 	}
-	return strings.Join(flags, " ") + " (on a terminal you are asked for it)"
+	if len(labels) == 0 {
+		return nil
+	}
+	return plugind.Errorf(plugind.CodeConfigRequired, "%s needs a value for %s (required, no default): give %s (on a terminal you are asked for it)", name, strings.Join(labels, ", "), strings.Join(flags, " "))
 }
 
 // configSummary is what an approval covers of a's configuration: each

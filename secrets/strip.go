@@ -33,12 +33,16 @@ func Strip(doc *jsondoc.Node) (vars []string, changed bool) {
 	return vars, s.changed
 }
 
-// hostVars are set by the host for every plugin; an export never asks the
-// user for them.
-var hostVars = map[string]bool{
-	"REASONIX_PLUGIN_ROOT": true, "REASONIX_PLUGIN_NAME": true, "REASONIX_PLUGIN_VERSION": true,
-	"REASONIX_HOME": true, "REASONIX_WORKSPACE_ROOT": true, "CLAUDE_PROJECT_DIR": true,
-	"CLAUDE_PLUGIN_ROOT": true, "CLAUDE_PLUGIN_DATA": true,
+// IsHostVar reports whether the host sets the variable name for every
+// plugin: an export never asks the user for it, and an update's diff does
+// not list it among the variables a plugin reads.
+func IsHostVar(name string) bool {
+	switch name {
+	case "REASONIX_PLUGIN_ROOT", "REASONIX_PLUGIN_NAME", "REASONIX_PLUGIN_VERSION", "REASONIX_HOME", "REASONIX_WORKSPACE_ROOT",
+		"CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA":
+		return true
+	}
+	return false
 }
 
 var (
@@ -110,7 +114,7 @@ func (s *stripper) strings(obj *jsondoc.Node, name func(key string) string) {
 		}
 		if IsReference(v.Str) {
 			for _, m := range refNames.FindAllStringSubmatch(v.Str, -1) {
-				if !hostVars[m[1]] {
+				if !IsHostVar(m[1]) {
 					s.required[m[1]] = true
 				}
 			}

@@ -12,16 +12,11 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/installer"
 )
 
-// AddrPath returns the address file of the home dir (installer.Home's
-// AddrPath): a running daemon writes the address it listens on there
-// (host:port, one line), so `reasonix studio` finds it without knowing the
-// port it picked.
-func AddrPath(homeDir string) string { return installer.Home{Dir: homeDir}.AddrPath() }
-
-// WriteAddrFile records addr in path atomically (a reader never sees half
+// WriteAddrFile records addr (host:port, one line) in path, the home's
+// installer.Home.AddrPath, so `reasonix studio` finds the daemon without
+// knowing the port it picked. It writes atomically (a reader never sees half
 // a line), private to the user like the rest of the home. The address is
 // not a secret, and `reasonix studio` sends the token to what it names only
 // once the listener there has proved it holds the token (ProveDaemon): a

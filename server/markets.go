@@ -110,9 +110,6 @@ func (s *Server) removeMarketplace(w http.ResponseWriter, r *http.Request) {
 	}
 	s.run(w, r, nil, func(ctx context.Context) (any, error) {
 		k, users, err := s.in.RemoveMarketplace(ctx, name, force)
-		if users == nil {
-			users = []string{}
-		}
 		return map[string]any{"ok": true, "removed": k, "unlinked": users}, err
 	})
 }

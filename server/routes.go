@@ -214,15 +214,9 @@ func (s *Server) setEnabled(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, `"enabled" (true or false) is required`)
 		return
 	}
-	if err := plugind.ValidateName(body.Name); err != nil {
-		s.fail(w, r, err)
-		return
-	}
+	// SetEnabled refuses a name that is not one first, as the CLI's.
 	s.run(w, r, nil, func(ctx context.Context) (any, error) {
 		e, warnings, err := s.in.SetEnabled(ctx, body.Name, *body.Enabled, body.Force)
-		if warnings == nil {
-			warnings = []string{}
-		}
 		return map[string]any{"ok": true, "plugin": e, "warnings": warnings}, err
 	})
 }

@@ -122,8 +122,7 @@ func (m *Main) marketEntries(ctx context.Context, prefix string) []cobra.Complet
 }
 
 func (m *Main) home() (installer.Home, error) {
-	dir, err := installer.DefaultHomeDir(m.Getenv)
-	return installer.Home{Dir: dir}, err
+	return installer.DefaultHome(m.Getenv)
 }
 
 // oneLine is a completion's description: what the shell shows beside a

@@ -73,7 +73,7 @@ func missingValues(resp *installer.Response) []missingValue {
 			continue
 		}
 		for _, o := range a.UserConfig {
-			if o.Required && !o.Set && o.Default == nil {
+			if o.Missing() {
 				out = append(out, missingValue{plugin: a.Name, opt: o.Option})
 			}
 		}
@@ -272,17 +272,17 @@ func optionState(o installer.ConfigOption) string {
 }
 
 // withConfigArgs adds to an approve command (… --yes --plan-id ID) the
-// --config flags that reproduce req's non-sensitive values. Sensitive ones
-// are never printed (sensitiveNote says to give them again).
+// --config flags that reproduce req's non-sensitive values: the ones a
+// stored plan keeps. Sensitive ones, and any that reach no option the plan
+// knows of, are never printed (sensitiveNote says to give them again).
 func withConfigArgs(approve []string, req installer.Request, resp *installer.Response) []string {
-	if len(req.Config) == 0 || len(approve) < 3 {
+	printable := installer.StoredConfig(req, resp.Actions)
+	if len(printable) == 0 || len(approve) < 3 {
 		return approve
 	}
 	var flags []string
-	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
-		if !isSensitiveKey(k, resp) {
-			flags = append(flags, "--config", k+"="+req.Config[k])
-		}
+	for _, k := range slices.Sorted(maps.Keys(printable)) {
+		flags = append(flags, "--config", k+"="+printable[k])
 	}
 	tail := approve[len(approve)-3:]
 	out := append(append([]string{}, approve[:len(approve)-3]...), flags...)
@@ -308,28 +308,4 @@ func (s screen) sensitiveNote(actions []installer.Action) {
 		return
 	}
 	s.line("  and give the same sensitive values again (never printed): %s; on a terminal a required one left out is asked for", safeText(strings.Join(keys, ", ")))
-}
-
-// isSensitiveKey reports whether a --config key reaches a sensitive option
-// of the plan, or none it knows of (then it is better left unprinted too).
-func isSensitiveKey(k string, resp *installer.Response) bool {
-	plugin, key := "", k
-	if i := strings.LastIndexByte(k, '.'); i >= 0 {
-		plugin, key = k[:i], k[i+1:]
-	}
-	known := false
-	for _, a := range resp.Actions {
-		if plugin != "" && a.Name != plugin {
-			continue
-		}
-		for _, o := range a.UserConfig {
-			if o.Key == key {
-				if o.Sensitive {
-					return true
-				}
-				known = true
-			}
-		}
-	}
-	return !known
 }

@@ -25,7 +25,7 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
-				return a.Installer.Doctor(cmd.Context(), args[0])
+				return a.Installer.Show(cmd.Context(), args[0])
 			}, printDoctor)
 			if err != nil {
 				return err

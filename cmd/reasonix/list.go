@@ -10,6 +10,7 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/resolver/host"
 )
 
 func (m *Main) listCommand() *cobra.Command {
@@ -70,7 +71,7 @@ func printAvailable(w io.Writer, width int, list []installer.Available) {
 		case a.Status == "ready":
 			state = "available"
 		}
-		t.add(safeText(a.Name), safeText(a.Marketplace), state, dash(shortCommit(a.Commit)), safeLine(a.Description, 60))
+		t.add(safeText(a.Name), safeText(a.Marketplace), state, dash(host.Short(a.Commit)), safeLine(a.Description, 60))
 	}
 	t.write(w, width)
 }
@@ -107,7 +108,7 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 		if len(p.Problems) > 0 {
 			state = "excluded"
 		}
-		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(shortCommit(p.Commit)), contributes(p.Inventory),
+		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(host.Short(p.Commit)), contributes(p.Inventory),
 			dependencyCell(p), safeText(shortSHAs(p.Source.String())))
 	}
 	t.write(w, width)
@@ -140,7 +141,7 @@ var fullSHA = lazyregexp.New(`\b[0-9a-f]{40}\b`)
 // shortSHAs shortens the commits inside a source for a table (show and
 // --json keep them whole).
 func shortSHAs(src string) string {
-	return fullSHA.ReplaceAllStringFunc(src, shortCommit)
+	return fullSHA.ReplaceAllStringFunc(src, host.Short)
 }
 
 func dash(s string) string { return cmp.Or(s, "-") }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
 
@@ -132,7 +133,7 @@ keeps them installed, unlinked from it.`,
 				if err != nil {
 					return marketRemoval{}, err
 				}
-				return marketRemoval{Removed: *k, Unlinked: nonNilStrings(users)}, nil
+				return marketRemoval{Removed: *k, Unlinked: users}, nil
 			}, nil, func(con *console, r marketRemoval) error {
 				if len(r.Unlinked) > 0 {
 					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
@@ -172,7 +173,7 @@ func printMarkets(w io.Writer, width int, ms []installer.KnownMarketplace, now t
 	t.write(w, width)
 }
 
-func commitOrLocal(sha string) string { return cmp.Or(shortCommit(sha), "(local)") }
+func commitOrLocal(sha string) string { return cmp.Or(host.Short(sha), "(local)") }
 
 func ago(now, t time.Time) string {
 	if t.IsZero() {
@@ -188,11 +189,4 @@ func ago(now, t time.Time) string {
 		return fmt.Sprintf("%dh ago", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

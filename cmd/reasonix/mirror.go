@@ -18,6 +18,7 @@ import (
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/server"
 )
 
@@ -257,7 +258,7 @@ func (m *Main) mirrorAudit() *cobra.Command {
 				for _, e := range entries {
 					what := e.Ref
 					if e.SHA != "" {
-						what = strings.TrimSpace(e.Ref + " " + e.SHA[:min(12, len(e.SHA))])
+						what = strings.TrimSpace(e.Ref + " " + host.Short(e.SHA))
 					}
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(time.RFC3339), safeText(e.Client), e.Action,
 						safeText(e.Repo), safeText(what), e.Outcome, safeText(cmp.Or(e.Detail, e.Digest)))

@@ -76,12 +76,8 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 	review := con.terminal && !m.asJSON
 	switch {
 	case review && sh.cmd != cmdRemove:
-		r := reviewed{resp: resp, update: sh.update}
-		if sh.approve != nil && resp.PlanID != "" {
-			r.approve = sh.approve(resp)
-		}
 		scr := screen{con}
-		scr.review(r)
+		scr.review(resp, sh)
 		scr.blank()
 	case review:
 		screen{con}.warnings(resp.Warnings)

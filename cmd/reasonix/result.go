@@ -69,7 +69,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		c.failed(nothing, resp.Err)
 		return
 	case resp.Status == installer.StatusUnchecked:
-		c.result(c.warn(uncheckedText(resp, t)) + upToDateSuffix(t))
+		c.result(c.warn(uncheckedText(t)) + upToDateSuffix(t))
 		return
 	}
 
@@ -146,7 +146,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		line += fmt.Sprintf("; %s: %s %s outside the sandbox (%s)", c.trust("FULL TRUST"), safeText(strings.Join(t.FullTrust, ", ")), verb, see)
 	}
 	if t.Unchecked > 0 {
-		line += "; " + c.warn(uncheckedText(resp, t))
+		line += "; " + c.warn(uncheckedText(t))
 	}
 	if resp.OK && t.Unchecked == 0 {
 		c.ok("%s", line)
@@ -156,16 +156,8 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 }
 
 // uncheckedText says how many plugins could not be checked and why.
-func uncheckedText(resp *installer.Response, t installer.Tally) string {
-	why := map[string]bool{}
-	var reasons []string
-	for _, a := range resp.Actions {
-		if a.Unchecked != "" && !why[a.Unchecked] {
-			why[a.Unchecked] = true
-			reasons = append(reasons, a.Unchecked)
-		}
-	}
-	return fmt.Sprintf("could not check %s (%s): showing what was cached", plural(t.Unchecked, "plugin"), strings.Join(reasons, ", "))
+func uncheckedText(t installer.Tally) string {
+	return fmt.Sprintf("could not check %s (%s): showing what was cached", plural(t.Unchecked, "plugin"), strings.Join(t.UncheckedWhy, ", "))
 }
 
 // upToDateSuffix counts the plugins an operation found current, checked.

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // The terminal review (SPEC §11): what a planning command prints on stderr
@@ -29,25 +31,14 @@ import (
 // reason drops it, so entries refused for the same reason share a line.
 var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
-// reviewed is a response and how to show it.
-type reviewed struct {
-	resp *installer.Response
-	// update: the plan moves installed plugins (from, to, what changes).
-	update bool
-	// approve is the command line that applies exactly this plan, its
-	// planId included: set for a dry run, nil otherwise.
-	approve []string
-}
-
-// review prints r.
-func (s screen) review(r reviewed) {
-	resp := r.resp
+// review prints resp as sh says to show it.
+func (s screen) review(resp *installer.Response, sh shown) {
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
 		case a.Status == installer.ActionReady || a.Status == installer.ActionInstalled:
 			ready = append(ready, a)
-		case r.update && a.Action == installer.ActionKeep:
+		case sh.update && a.Action == installer.ActionKeep:
 			kept = append(kept, a)
 		default:
 			other = append(other, a)
@@ -66,7 +57,7 @@ func (s screen) review(r reviewed) {
 	}
 	if rs := resp.Resolved; rs != nil && rs.Kind != "installed" {
 		var parts []string
-		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", shortCommit(rs.Commit)), prefixed("folder ", rs.Subdir)} {
+		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)} {
 			if p != "" {
 				parts = append(parts, p)
 			}
@@ -78,10 +69,10 @@ func (s screen) review(r reviewed) {
 	}
 
 	if len(ready) > 0 {
-		s.readyTable(ready, r.update, resp.Applied)
+		s.readyTable(ready, sh.update, resp.Applied)
 		s.dependencies(ready)
 		for _, a := range ready {
-			if r.update {
+			if sh.update {
 				s.move(a)
 			} else if a.Diff != nil && !a.Diff.Empty() {
 				// A replace that moves the plugin to another source.
@@ -110,26 +101,26 @@ func (s screen) review(r reviewed) {
 	}
 
 	done := "installed"
-	if r.update {
+	if sh.update {
 		done = "applied"
 	}
 	switch {
 	case resp.Applied:
-	case resp.Status == installer.StatusUpToDate && r.update:
+	case resp.Status == installer.StatusUpToDate && sh.update:
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
 		reason := cmp.Or(resp.ErrorText(), "nothing in it can be "+done)
 		s.blank()
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
-	case r.approve != nil && len(ready) > 0:
+	case sh.approve != nil && resp.PlanID != "" && len(ready) > 0:
 		verb := "install"
-		if r.update {
+		if sh.update {
 			verb = "apply"
 		}
 		s.blank()
 		s.line("To %s exactly this plan:", verb)
-		for _, l := range commandLines(r.approve, 2, s.width) {
+		for _, l := range commandLines(sh.approve(resp), 2, s.width) {
 			fmt.Fprintln(s.w, safeText(l))
 		}
 		s.sensitiveNote(ready)
@@ -175,18 +166,18 @@ func (s screen) readyTable(ready []installer.Action, update, applied bool) {
 		}
 		if !update {
 			if a.Action == installer.ActionReplace {
-				name += " (replaces " + dash(shortCommit(a.PreviousCommit)) + ")"
+				name += " (replaces " + dash(host.Short(a.PreviousCommit)) + ")"
 			}
-			t.add(name, commitCell(shortCommit(a.Commit), a.Tag), risk, contributes(a.Inventory))
+			t.add(name, commitCell(host.Short(a.Commit), a.Tag), risk, contributes(a.Inventory))
 			continue
 		}
-		from, to := shortCommit(a.PreviousCommit), shortCommit(a.Commit)
+		from, to := host.Short(a.PreviousCommit), host.Short(a.Commit)
 		if p := a.Previous; p != nil {
-			from = shortCommit(p.Commit)
+			from = host.Short(p.Commit)
 			if from == "" && to == "" {
 				// A plugin with no commit (a local folder) moves by its
 				// content digest.
-				from, to = shortDigest(p.ContentDigest), shortDigest(a.ContentDigest)
+				from, to = plugind.ShortDigest(p.ContentDigest), plugind.ShortDigest(a.ContentDigest)
 			}
 			if p.Risk != "" && p.Risk != a.Risk {
 				risk += " (was " + safeText(string(p.Risk)) + ")"
@@ -220,7 +211,7 @@ func (s screen) submodules(ready []installer.Action) {
 		s.blank()
 		s.line("submodules in %s (their files are part of it):", safeText(a.Name))
 		for _, sm := range a.Submodules {
-			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(shortCommit(sm.Commit))))
+			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(host.Short(sm.Commit))))
 		}
 	}
 }
@@ -490,24 +481,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shortDigest is a content digest cut like a commit: "sha256:" and 12 hex
-// digits.
-func shortDigest(d string) string {
-	algo, hex, ok := strings.Cut(d, ":")
-	if !ok {
-		return shortCommit(d)
-	}
-	return algo + ":" + shortCommit(hex)
-}
-
-// shortCommit is a commit as people read it: 12 hex digits.
-func shortCommit(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 func prefixed(prefix, s string) string {

@@ -53,7 +53,7 @@ func TestWriteReview(t *testing.T) {
 		Warnings: []string{"skipped npm-one: marketplace entry \"npm-one\": npm sources are not supported", "the marketplace names no owner"},
 	}
 	var b bytes.Buffer
-	writeReviewTo(&b, reviewed{resp: resp, approve: approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID)})
+	writeReviewTo(&b, resp, shown{approve: approveWith(approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID))})
 	out := b.String()
 	t.Log("\n" + out)
 
@@ -101,7 +101,7 @@ func TestWriteReview(t *testing.T) {
 	b.Reset()
 	refused := &installer.Response{OK: false, Status: installer.StatusRefused, Source: "/x", Actions: resp.Actions[2:4],
 		Err: plugind.Errorf(plugind.CodeBlocked, "none of the 2 plugins in /x can be installed")}
-	writeReviewTo(&b, reviewed{resp: refused, approve: approveCommand("reasonix", "/x", installer.Request{}, "p")})
+	writeReviewTo(&b, refused, shown{approve: approveWith(approveCommand("reasonix", "/x", installer.Request{}, "p"))})
 	if !strings.Contains(b.String(), "This plan cannot be installed: none of the 2 plugins") || strings.Contains(b.String(), "--yes") {
 		t.Errorf("refused review:\n%s", b.String())
 	}
@@ -216,7 +216,7 @@ func TestWriteUpdateReview(t *testing.T) {
 		Warnings: []string{},
 	}
 	var b bytes.Buffer
-	writeReviewTo(&b, reviewed{resp: resp, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID)})
+	writeReviewTo(&b, resp, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))})
 	out := b.String()
 	t.Log("\n" + out)
 	for _, want := range []string{
@@ -249,7 +249,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Up to date: said plainly, with no command to run.
 	b.Reset()
 	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
-	writeReviewTo(&b, reviewed{resp: upToDate, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID)})
+	writeReviewTo(&b, upToDate, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))})
 	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
 		t.Errorf("up-to-date review:\n%s", got)
 	}
@@ -257,7 +257,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Refused before any plan: the reason, no command.
 	b.Reset()
 	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
-	writeReviewTo(&b, reviewed{resp: refused, update: true, approve: approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, "")})
+	writeReviewTo(&b, refused, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))})
 	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
 		t.Errorf("refused review:\n%s", got)
 	}
@@ -325,7 +325,7 @@ func TestUpdateDryRunReviewOnATerminal(t *testing.T) {
 		}
 		return ""
 	}
-	row := fmt.Sprintf("  one   %s  %s  ", shortDigest(installedDigest), shortDigest(digest("one")))
+	row := fmt.Sprintf("  one   %s  %s  ", plugind.ShortDigest(installedDigest), plugind.ShortDigest(digest("one")))
 	if !strings.Contains(review.stderr, row) {
 		t.Errorf("the move of a plugin without commits shows no digests (%q):\n%s", row, review.stderr)
 	}
@@ -394,9 +394,15 @@ func TestListCounts(t *testing.T) {
 	}
 }
 
-// writeReviewTo prints r as a console without colour or width would.
-func writeReviewTo(w io.Writer, r reviewed) {
-	screen{plainConsole(w, 0)}.review(r)
+// writeReviewTo prints the review of resp as a console without colour or
+// width would.
+func writeReviewTo(w io.Writer, resp *installer.Response, sh shown) {
+	screen{plainConsole(w, 0)}.review(resp, sh)
+}
+
+// approveWith is a shown.approve that answers args for any plan.
+func approveWith(args []string) func(*installer.Response) []string {
+	return func(*installer.Response) []string { return args }
 }
 
 // plainConsole is a console of width columns (0: not a terminal) that

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // version is set at link time for releases (-ldflags "-X main.version=v1.2.3");
@@ -35,9 +36,7 @@ func versionLine() string {
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	if len(commit) > 12 {
-		commit = commit[:12]
-	}
+	commit = host.Short(commit)
 	if dirty {
 		commit += "+dirty"
 	}
