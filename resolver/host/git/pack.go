@@ -250,10 +250,11 @@ func (px *packIndex) scan(ctx context.Context) error {
 			if _, _, err = sc.NextObject(&hd); err != nil {
 				return corruptPack(err)
 			}
-			if !hd.ok() {
+			target, ok := hd.target()
+			if !ok {
 				return corruptPack(errors.New("delta without a size header"))
 			}
-			o.length = clampLength(int64(min(hd.target, math.MaxInt64)))
+			o.length = clampLength(int64(min(target, math.MaxInt64)))
 			if o.stored == plumbing.REFDeltaObject {
 				o.hash = oh.Reference
 			} else if b, ok := px.atOffset(oh.OffsetReference, i); ok {
@@ -297,10 +298,9 @@ func corruptPack(err error) error {
 
 // deltaHeader captures the two sizes a delta's instructions start with.
 type deltaHeader struct {
-	buf    [20]byte
-	n      int
-	source uint64
-	target uint64
+	buf [20]byte
+	n   int
+	r   bytes.Reader // reads buf, reused for every delta
 }
 
 func (d *deltaHeader) reset() { d.n = 0 }
@@ -310,34 +310,10 @@ func (d *deltaHeader) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (d *deltaHeader) ok() bool {
-	b := d.buf[:min(d.n, len(d.buf))]
-	var ok1, ok2 bool
-	d.source, b, ok1 = leb128(b)
-	d.target, _, ok2 = leb128(b)
-	return ok1 && ok2
-}
-
-func leb128(b []byte) (uint64, []byte, bool) {
-	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i]&0x80 == 0 {
-			return v, b[i+1:], true
-		}
-	}
-	return 0, nil, false
-}
-
-type closeBoth struct {
-	io.ReadCloser
-	second io.Closer
-}
-
-func (c closeBoth) Close() error {
-	err := c.ReadCloser.Close()
-	if err2 := c.second.Close(); err == nil {
-		err = err2
-	}
-	return err
+// target reads the delta's target size, the second of its two sizes.
+func (d *deltaHeader) target() (uint64, bool) {
+	d.r.Reset(d.buf[:min(d.n, len(d.buf))])
+	_, err := readDeltaSize(&d.r)
+	target, err2 := readDeltaSize(&d.r)
+	return target, err == nil && err2 == nil
 }

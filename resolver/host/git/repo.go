@@ -7,6 +7,7 @@ package git
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -288,7 +289,7 @@ func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, 
 	}
 	px, err := indexPack(ctx, packPath, limits)
 	if err != nil {
-		return nil, wrapf(err, "fetch %s", r.src.Key())
+		return nil, fmt.Errorf("fetch %s: %w", r.src.Key(), err)
 	}
 	return px, nil
 }

@@ -140,7 +140,3 @@ func notOurRef(err error) bool {
 func (r *Repo) errNoSuchCommit(sha string) error {
 	return plugind.Errorf(plugind.CodeNotFound, "commit %s: %w of %s, or %w (the host serves only what its branches and tags reach, so it does not say which)", sha, host.ErrUnreachable, r.src.Key(), host.ErrCommitNotFound)
 }
-
-func wrapf(err error, format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, err)...)
-}
