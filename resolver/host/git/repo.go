@@ -10,10 +10,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -192,14 +193,9 @@ const maxHistoryPack = 512 << 20
 // tipsRequest wants every branch and tag tip, with history.
 func (r *Repo) tipsRequest(adv *advertisement) *packp.UploadPackRequest {
 	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
-	seen := map[string]bool{}
-	for _, c := range adv.refs.Commits {
-		if !seen[c] {
-			seen[c] = true
-			req.Wants = append(req.Wants, plumbing.NewHash(c))
-		}
+	for _, c := range slices.Compact(slices.Sorted(maps.Values(adv.refs.Commits))) {
+		req.Wants = append(req.Wants, plumbing.NewHash(c))
 	}
-	sort.Slice(req.Wants, func(i, j int) bool { return req.Wants[i].String() < req.Wants[j].String() })
 	if adv.caps.Supports(capability.NoProgress) {
 		_ = req.Capabilities.Set(capability.NoProgress)
 	}

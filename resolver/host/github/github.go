@@ -114,14 +114,7 @@ type repo struct {
 // streamed and everything outside the folders dropped as it passes, while
 // git must store and index the whole pack first: the archive is the
 // cheaper way (SPEC §6), and gives the same files, so the same digest.
-func folderFetch(paths []string) bool {
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return false
-		}
-	}
-	return len(paths) > 0
-}
+func folderFetch(paths []string) bool { return host.IncludeFunc(paths) != nil }
 
 func (r *repo) Source() source.Source { return r.rest.src }
 
