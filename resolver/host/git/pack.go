@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -282,11 +283,8 @@ func (px *packIndex) scan(ctx context.Context) error {
 // atOffset finds the object at offset among the first n, which lie in
 // offset order.
 func (px *packIndex) atOffset(offset int64, n int32) (int32, bool) {
-	i := sort.Search(int(n), func(i int) bool { return px.objects[i].offset >= offset })
-	if i < int(n) && px.objects[i].offset == offset {
-		return int32(i), true
-	}
-	return 0, false
+	i, ok := slices.BinarySearchFunc(px.objects[:n], offset, func(o packObject, offset int64) int { return cmp.Compare(o.offset, offset) })
+	return int32(i), ok
 }
 
 func corruptPack(err error) error {

@@ -257,13 +257,11 @@ func (px *packIndex) indexHashes() {
 
 // find returns the index of the resolved object h.
 func (px *packIndex) find(h plumbing.Hash) (int32, bool) {
-	k := sort.Search(len(px.byHash), func(k int) bool {
-		return bytes.Compare(px.objects[px.byHash[k]].hash[:], h[:]) >= 0
-	})
-	if k < len(px.byHash) && px.objects[px.byHash[k]].hash == h {
-		return px.byHash[k], true
+	k, ok := slices.BinarySearchFunc(px.byHash, h, func(i int32, h plumbing.Hash) int { return bytes.Compare(px.objects[i].hash[:], h[:]) })
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return px.byHash[k], true
 }
 
 // cacheBytes is what indexMemory leaves the small-object cache once the
