@@ -115,21 +115,17 @@ func newSessionStore(now func() time.Time) *sessionStore {
 	}
 }
 
-// randomString returns n random bytes, base64url without padding.
-func randomString(n int) (string, error) {
+// randomString returns n random bytes, base64url without padding
+// (crypto/rand.Read never fails).
+func randomString(n int) string {
 	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // newCode issues a single-use login code valid for CodeTTL.
 func (st *sessionStore) newCode() (string, time.Time, error) {
-	code, err := randomString(32)
-	if err != nil {
-		return "", time.Time{}, err
-	}
+	code := randomString(32)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()
@@ -158,12 +154,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 	if code == "" {
 		return "", "", errCodeMissing
 	}
-	if cookie, err = randomString(32); err != nil {
-		return "", "", err
-	}
-	if pageToken, err = randomString(32); err != nil {
-		return "", "", err
-	}
+	cookie, pageToken = randomString(32), randomString(32)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()
