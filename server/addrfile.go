@@ -12,20 +12,15 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/installer"
 )
 
-// AddrPath returns the address file of the home dir (installer.Home's
-// AddrPath): a running daemon writes the address it listens on there
-// (host:port, one line), so `reasonix studio` finds it without knowing the
-// port it picked.
-func AddrPath(homeDir string) string { return installer.Home{Dir: homeDir}.AddrPath() }
-
-// WriteAddrFile records addr in path atomically (a reader never sees half
-// a line), private to the user like the rest of the home. The address is
-// not a secret, and `reasonix studio` sends the token to what it names only
-// once the listener there has proved it holds the token (ProveDaemon): a
-// stale file left by a killed daemon is not enough to receive it.
+// WriteAddrFile records addr in path (the home's AddrPath, where a running
+// daemon says where it listens, so `reasonix studio` finds the port it
+// picked) atomically (a reader never sees half a line), private to the user
+// like the rest of the home. The address is not a secret, and `reasonix
+// studio` sends the token to what it names only once the listener there
+// has proved it holds the token (ProveDaemon): a stale file left by a
+// killed daemon is not enough to receive it.
 func WriteAddrFile(path, addr string) error {
 	if err := plugind.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

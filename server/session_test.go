@@ -498,7 +498,7 @@ func TestProgressStreams(t *testing.T) {
 func TestAddrFile(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home")
-	path := AddrPath(dir)
+	path := installer.Home{Dir: dir}.AddrPath()
 	if err := WriteAddrFile(path, "127.0.0.1:4242"); err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ running after that is discarded whole.`,
 			// serve.addr tells `reasonix studio` where this daemon listens
 			// (the port may have been picked by the system). It goes once
 			// the daemon stops, unless another daemon has replaced it.
-			addrPath := server.AddrPath(a.Home.Dir)
+			addrPath := a.Home.AddrPath()
 			bound := ln.Addr().String()
 			if err := server.WriteAddrFile(addrPath, bound); err != nil {
 				ln.Close()

@@ -89,7 +89,7 @@ reaches the browser: the link becomes a session there.`,
 // to hold the home's token (server.ProveDaemon), and that token; it starts
 // a daemon in the background when serve.addr names none that proves it.
 func (m *Main) ensureDaemon(ctx context.Context, home installer.Home, wait time.Duration) (*server.ProvenDaemon, string, error) {
-	addrPath := server.AddrPath(home.Dir)
+	addrPath := home.AddrPath()
 	stale, err := server.ReadAddrFile(addrPath)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -155,7 +155,7 @@ func (m *Main) startDaemon(ctx context.Context, home installer.Home, wait time.D
 	defer tick.Stop()
 	for {
 		// The daemon writes serve.addr once it listens, after the token.
-		if addr, err := server.ReadAddrFile(server.AddrPath(home.Dir)); err == nil {
+		if addr, err := server.ReadAddrFile(home.AddrPath()); err == nil {
 			if token, err := server.ReadToken(home.TokenPath()); err == nil {
 				if d, err := server.ProveDaemon(ctx, addr, token); err == nil {
 					return d, token, nil
