@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -24,11 +23,9 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
-	"reasonix.io/plugind/mirror/policy"
 )
 
 // Environment variables naming the engines.
@@ -214,16 +211,9 @@ type Replica struct {
 	done   chan error
 }
 
-// Options tune a replica; Upstream is required.
-type Options struct {
-	Upstream  mirror.Upstream
-	Policy    *policy.Policy
-	ReplicaID string
-	LeaseTTL  time.Duration
-	RefTTL    time.Duration
-	Budget    plugind.Budget
-	Log       *slog.Logger
-}
+// Options configure a replica: Upstream is required, and Start fills in
+// DB and Objects.
+type Options = mirror.Config
 
 // StartReplica runs a replica over e until Stop (or the end of t).
 func (e *Engines) StartReplica(t testing.TB, o Options) *Replica {
@@ -238,10 +228,8 @@ func (e *Engines) StartReplica(t testing.TB, o Options) *Replica {
 
 // Start runs a replica over e (for benchmarks without a testing.TB).
 func (e *Engines) Start(o Options) (*Replica, error) {
-	srv, err := mirror.New(mirror.Config{
-		DB: e.DB, Objects: e.Objects, Upstream: o.Upstream, Policy: o.Policy, Log: o.Log,
-		ReplicaID: o.ReplicaID, LeaseTTL: o.LeaseTTL, RefTTL: o.RefTTL, Budget: o.Budget,
-	})
+	o.DB, o.Objects = e.DB, e.Objects
+	srv, err := mirror.New(o)
 	if err != nil {
 		return nil, err
 	}
