@@ -5,6 +5,7 @@
 package git
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,12 +61,8 @@ func New(src source.Source, cfg Config) *Repo {
 	if cfg.Client == nil {
 		cfg.Client = host.NewHTTPClient(http.DefaultTransport)
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = host.DefaultTimeout
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, host.DefaultTimeout)
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	return &Repo{src: src, cfg: cfg}
 }
 

@@ -6,6 +6,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,19 +54,12 @@ type Host struct {
 
 // New returns the GitHub host.
 func New(cfg Config) (*Host, error) {
-	if cfg.APIURL == "" {
-		cfg.APIURL = "https://api.github.com"
-	}
-	cfg.APIURL = strings.TrimSuffix(cfg.APIURL, "/")
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.APIURL = strings.TrimSuffix(cmp.Or(cfg.APIURL, "https://api.github.com"), "/")
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.REST == nil {
 		return nil, errors.New("github host: no REST client")
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = host.DefaultTimeout
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, host.DefaultTimeout)
 	api := gh.NewClient(cfg.REST.StandardClient())
 	if cfg.Token != "" {
 		api = api.WithAuthToken(cfg.Token)
