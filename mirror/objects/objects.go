@@ -5,6 +5,7 @@
 package objects
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,10 +51,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := checkBucket(cfg.Bucket); err != nil {
 		return nil, err
 	}
-	region := cfg.Region
-	if region == "" {
-		region = "us-east-1"
-	}
+	region := cmp.Or(cfg.Region, "us-east-1")
 	creds := credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)
 	if cfg.AccessKey == "" {
 		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
