@@ -129,14 +129,10 @@ func (s *Store) Has(ctx context.Context, digest string) (bool, error) {
 // Put uploads the archive of digest from r (size bytes) unless it is
 // already there: objects are immutable, and the first upload stands.
 func (s *Store) Put(ctx context.Context, digest string, r io.Reader, size int64) error {
-	ok, err := s.Has(ctx, digest)
-	if err != nil {
+	if ok, err := s.Has(ctx, digest); err != nil || ok {
 		return err
 	}
-	if ok {
-		return nil
-	}
-	_, err = s.c.PutObject(ctx, s.bucket, Key(digest), r, size, minio.PutObjectOptions{
+	_, err := s.c.PutObject(ctx, s.bucket, Key(digest), r, size, minio.PutObjectOptions{
 		ContentType: "application/gzip",
 		// Small archives go up in one request: no multipart bookkeeping.
 		DisableMultipart: size < 64<<20,
