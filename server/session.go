@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -248,21 +249,9 @@ func (st *sessionStore) alive(s *session, now time.Time) bool {
 
 // sweep drops expired sessions and codes past their memory; st.mu held.
 func (st *sessionStore) sweep(now time.Time) {
-	for k, s := range st.sessions {
-		if !st.alive(s, now) {
-			delete(st.sessions, k)
-		}
-	}
-	for k, c := range st.codes {
-		if now.Sub(c.expires) > codeMemory {
-			delete(st.codes, k)
-		}
-	}
-	for k, until := range st.replaced {
-		if !now.Before(until) {
-			delete(st.replaced, k)
-		}
-	}
+	maps.DeleteFunc(st.sessions, func(_ [32]byte, s *session) bool { return !st.alive(s, now) })
+	maps.DeleteFunc(st.codes, func(_ [32]byte, c *codeState) bool { return now.Sub(c.expires) > codeMemory })
+	maps.DeleteFunc(st.replaced, func(_ [32]byte, until time.Time) bool { return !now.Before(until) })
 }
 
 // deleteOldest deletes the entry of m whose time (by at) is earliest:
