@@ -20,7 +20,6 @@ import (
 // advertisement is what one info/refs request told us.
 type advertisement struct {
 	refs *host.Refs
-	// tags maps a tag's short name to the commit it peels to.
 	caps *capability.List
 }
 
