@@ -83,23 +83,34 @@ func NewDatabase(ctx context.Context, admin string) (string, func() error, error
 	return u.String(), drop, nil
 }
 
-// Postgres returns the DSN of a fresh database, dropped when t ends.
-func Postgres(t testing.TB) string {
+// fresh skips t unless env names an engine's server, then makes a fresh
+// resource on it with create, removed when t ends: it returns the server
+// and the resource's name.
+func fresh(t testing.TB, env, engine, remove string, create func(server string) (string, func() error, error)) (string, string) {
 	t.Helper()
-	admin := os.Getenv(EnvPostgres)
-	if admin == "" {
-		t.Skipf("%s is unset: this test needs a real PostgreSQL; %s", EnvPostgres, howToStart)
+	server := os.Getenv(env)
+	if server == "" {
+		t.Skipf("%s is unset: this test needs a real %s; %s", env, engine, howToStart)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dsn, drop, err := NewDatabase(ctx, admin)
+	name, undo, err := create(server)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := drop(); err != nil {
-			t.Logf("drop test database: %v", err)
+		if err := undo(); err != nil {
+			t.Logf("%s: %v", remove, err)
 		}
+	})
+	return server, name
+}
+
+// Postgres returns the DSN of a fresh database, dropped when t ends.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	_, dsn := fresh(t, EnvPostgres, "PostgreSQL", "drop test database", func(admin string) (string, func() error, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return NewDatabase(ctx, admin)
 	})
 	return dsn
 }
@@ -148,20 +159,7 @@ func NewBucket(endpoint string) (string, func() error, error) {
 // t ends.
 func S3(t testing.TB) (endpoint, bucket string) {
 	t.Helper()
-	endpoint = os.Getenv(EnvS3)
-	if endpoint == "" {
-		t.Skipf("%s is unset: this test needs a real S3-compatible store; %s", EnvS3, howToStart)
-	}
-	bucket, remove, err := NewBucket(endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := remove(); err != nil {
-			t.Logf("remove test bucket: %v", err)
-		}
-	})
-	return endpoint, bucket
+	return fresh(t, EnvS3, "S3-compatible store", "remove test bucket", NewBucket)
 }
 
 // Engines are one database and one bucket, opened.
