@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,10 +79,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		a.Installer = installer.New(installer.Config{Home: home, Sources: a.Resolver, Log: opts.Log})
 		return a, nil
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
 	hosts, err := openHosts(opts, log)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -50,10 +51,7 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 	}
 	msg := secrets.Mask(err.Error())
 	if kind != "" {
-		if code == "" {
-			code = plugind.CodeNotFound
-		}
-		return &apiError{Status: http.StatusNotFound, Msg: msg, Code: code, Kind: kind}
+		return &apiError{Status: http.StatusNotFound, Msg: msg, Code: cmp.Or(code, plugind.CodeNotFound), Kind: kind}
 	}
 	switch code {
 	case plugind.CodeBlocked:

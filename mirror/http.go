@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -148,9 +149,7 @@ func writeError(w http.ResponseWriter, e *apiError) { writeJSON(w, e.Status, e) 
 // row: a caller that gets an error answers unaudited instead.
 func (s *Server) audit(ctx context.Context, e meta.Entry) error {
 	e.Replica = s.cfg.ReplicaID
-	if e.Client == "" {
-		e.Client = clientOf(ctx)
-	}
+	e.Client = cmp.Or(e.Client, clientOf(ctx))
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	return s.cfg.DB.Audit(actx, e)
@@ -188,10 +187,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *meta.Entry, err
 	ae := s.toAPI(r, err)
 	switch {
 	case ae.Code == plugind.CodeBlocked:
-		e.Outcome, e.Detail = "blocked", ae.Rule
-		if e.Detail == "" {
-			e.Detail = ae.Msg
-		}
+		e.Outcome, e.Detail = "blocked", cmp.Or(ae.Rule, ae.Msg)
 		s.log.Info("blocked by policy", "repo", e.Repo, "rule", ae.Rule, "client", clientOf(r.Context()))
 	case ae.Status == http.StatusNotFound:
 		e.Outcome, e.Detail = "not_found", ae.Msg

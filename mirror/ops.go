@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -249,10 +250,10 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 	defer os.Remove(f.Name())
 	defer f.Close()
 	size, sum, err := writeArchive(ctx, f, files)
-	if err != nil {
-		return fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
 	}
-	if _, err := f.Seek(0, 0); err != nil {
+	if err != nil {
 		return fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
 	}
 	if err := s.cfg.Objects.Put(ctx, digest, f, size); err != nil {

@@ -14,6 +14,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -102,12 +103,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.DB == nil || cfg.Objects == nil || cfg.Upstream == nil {
 		return nil, errors.New("mirror: DB, Objects and Upstream are required")
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.ReplicaID == "" {
-		cfg.ReplicaID = DefaultReplicaID()
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
+	cfg.ReplicaID = cmp.Or(cfg.ReplicaID, DefaultReplicaID())
 	// It names this replica in every audit row and lease.
 	if err := checkText("--replica-id", cfg.ReplicaID); err != nil {
 		return nil, err
@@ -125,15 +122,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.UpstreamLimit <= 0 {
 		cfg.UpstreamLimit = DefaultUpstreamLimit
 	}
-	if cfg.Budget == (plugind.Budget{}) {
-		cfg.Budget = plugind.DefaultBudget
-	}
-	if cfg.TempDir == "" {
-		cfg.TempDir = os.TempDir()
-	}
-	if cfg.Registry == nil {
-		cfg.Registry = prometheus.NewRegistry()
-	}
+	cfg.Budget = cmp.Or(cfg.Budget, plugind.DefaultBudget)
+	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
+	cfg.Registry = cmp.Or(cfg.Registry, prometheus.NewRegistry())
 	base, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),

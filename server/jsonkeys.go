@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strings"
@@ -101,10 +102,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		if !f.IsExported() {
 			continue
 		}
-		if name == "" {
-			name = f.Name
-		}
-		out[name] = f.Type
+		out[cmp.Or(name, f.Name)] = f.Type
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"embed"
@@ -59,10 +60,7 @@ func loadPageAssets() (*pageAssets, error) {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		ctype := mime.TypeByExtension(path.Ext(p))
-		if ctype == "" {
-			ctype = "application/octet-stream"
-		}
+		ctype := cmp.Or(mime.TypeByExtension(path.Ext(p)), "application/octet-stream")
 		pa.files[strings.TrimPrefix(p, "web/")] = asset{body: body, ctype: ctype, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 		return nil
 	})

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
@@ -29,11 +30,7 @@ func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
 		return false, nil
 	}
 	if !allowRemote {
-		shown := host
-		if shown == "" {
-			shown = "every interface"
-		}
-		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, shown)
+		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, cmp.Or(host, "every interface"))
 	}
 	return true, nil
 }
@@ -133,9 +130,7 @@ func (s *Server) authorized(r *http.Request) bool {
 
 // unauthorized answers 401; msg "" is the bearer token's own message.
 func unauthorized(w http.ResponseWriter, msg string) {
-	if msg == "" {
-		msg = "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>"
-	}
+	msg = cmp.Or(msg, "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>")
 	w.Header().Set("WWW-Authenticate", `Bearer realm="reasonix"`)
 	writeError(w, http.StatusUnauthorized, CodeUnauthorized, "%s", msg)
 }

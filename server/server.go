@@ -14,6 +14,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -97,15 +98,11 @@ func New(cfg Config) (*Server, error) {
 		in: cfg.Installer, log: cfg.Log, tokenSum: sha256.Sum256([]byte(cfg.Token)), proofKey: cfg.Token,
 		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cfg.ShutdownTimeout,
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
-	}
+	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
 	if s.maxBody <= 0 {
 		s.maxBody = MaxBodyBytes
 	}
-	if s.grace == 0 {
-		s.grace = DefaultShutdownTimeout
-	}
+	s.grace = cmp.Or(s.grace, DefaultShutdownTimeout)
 	page, err := loadPageAssets()
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -115,21 +116,17 @@ func newSessionStore(now func() time.Time) *sessionStore {
 	}
 }
 
-// randomString returns n random bytes, base64url without padding.
-func randomString(n int) (string, error) {
+// randomString returns n random bytes, base64url without padding
+// (crypto/rand.Read never fails).
+func randomString(n int) string {
 	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // newCode issues a single-use login code valid for CodeTTL.
 func (st *sessionStore) newCode() (string, time.Time, error) {
-	code, err := randomString(32)
-	if err != nil {
-		return "", time.Time{}, err
-	}
+	code := randomString(32)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()
@@ -158,12 +155,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 	if code == "" {
 		return "", "", errCodeMissing
 	}
-	if cookie, err = randomString(32); err != nil {
-		return "", "", err
-	}
-	if pageToken, err = randomString(32); err != nil {
-		return "", "", err
-	}
+	cookie, pageToken = randomString(32), randomString(32)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()
@@ -257,21 +249,9 @@ func (st *sessionStore) alive(s *session, now time.Time) bool {
 
 // sweep drops expired sessions and codes past their memory; st.mu held.
 func (st *sessionStore) sweep(now time.Time) {
-	for k, s := range st.sessions {
-		if !st.alive(s, now) {
-			delete(st.sessions, k)
-		}
-	}
-	for k, c := range st.codes {
-		if now.Sub(c.expires) > codeMemory {
-			delete(st.codes, k)
-		}
-	}
-	for k, until := range st.replaced {
-		if !now.Before(until) {
-			delete(st.replaced, k)
-		}
-	}
+	maps.DeleteFunc(st.sessions, func(_ [32]byte, s *session) bool { return !st.alive(s, now) })
+	maps.DeleteFunc(st.codes, func(_ [32]byte, c *codeState) bool { return now.Sub(c.expires) > codeMemory })
+	maps.DeleteFunc(st.replaced, func(_ [32]byte, until time.Time) bool { return !now.Before(until) })
 }
 
 // deleteOldest deletes the entry of m whose time (by at) is earliest:

@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -24,11 +23,9 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
-	"reasonix.io/plugind/mirror/policy"
 )
 
 // Environment variables naming the engines.
@@ -86,23 +83,34 @@ func NewDatabase(ctx context.Context, admin string) (string, func() error, error
 	return u.String(), drop, nil
 }
 
-// Postgres returns the DSN of a fresh database, dropped when t ends.
-func Postgres(t testing.TB) string {
+// fresh skips t unless env names an engine's server, then makes a fresh
+// resource on it with create, removed when t ends: it returns the server
+// and the resource's name.
+func fresh(t testing.TB, env, engine, remove string, create func(server string) (string, func() error, error)) (string, string) {
 	t.Helper()
-	admin := os.Getenv(EnvPostgres)
-	if admin == "" {
-		t.Skipf("%s is unset: this test needs a real PostgreSQL; %s", EnvPostgres, howToStart)
+	server := os.Getenv(env)
+	if server == "" {
+		t.Skipf("%s is unset: this test needs a real %s; %s", env, engine, howToStart)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dsn, drop, err := NewDatabase(ctx, admin)
+	name, undo, err := create(server)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := drop(); err != nil {
-			t.Logf("drop test database: %v", err)
+		if err := undo(); err != nil {
+			t.Logf("%s: %v", remove, err)
 		}
+	})
+	return server, name
+}
+
+// Postgres returns the DSN of a fresh database, dropped when t ends.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	_, dsn := fresh(t, EnvPostgres, "PostgreSQL", "drop test database", func(admin string) (string, func() error, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return NewDatabase(ctx, admin)
 	})
 	return dsn
 }
@@ -151,20 +159,7 @@ func NewBucket(endpoint string) (string, func() error, error) {
 // t ends.
 func S3(t testing.TB) (endpoint, bucket string) {
 	t.Helper()
-	endpoint = os.Getenv(EnvS3)
-	if endpoint == "" {
-		t.Skipf("%s is unset: this test needs a real S3-compatible store; %s", EnvS3, howToStart)
-	}
-	bucket, remove, err := NewBucket(endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := remove(); err != nil {
-			t.Logf("remove test bucket: %v", err)
-		}
-	})
-	return endpoint, bucket
+	return fresh(t, EnvS3, "S3-compatible store", "remove test bucket", NewBucket)
 }
 
 // Engines are one database and one bucket, opened.
@@ -214,16 +209,9 @@ type Replica struct {
 	done   chan error
 }
 
-// Options tune a replica; Upstream is required.
-type Options struct {
-	Upstream  mirror.Upstream
-	Policy    *policy.Policy
-	ReplicaID string
-	LeaseTTL  time.Duration
-	RefTTL    time.Duration
-	Budget    plugind.Budget
-	Log       *slog.Logger
-}
+// Options configure a replica: Upstream is required, and Start fills in
+// DB and Objects.
+type Options = mirror.Config
 
 // StartReplica runs a replica over e until Stop (or the end of t).
 func (e *Engines) StartReplica(t testing.TB, o Options) *Replica {
@@ -238,10 +226,8 @@ func (e *Engines) StartReplica(t testing.TB, o Options) *Replica {
 
 // Start runs a replica over e (for benchmarks without a testing.TB).
 func (e *Engines) Start(o Options) (*Replica, error) {
-	srv, err := mirror.New(mirror.Config{
-		DB: e.DB, Objects: e.Objects, Upstream: o.Upstream, Policy: o.Policy, Log: o.Log,
-		ReplicaID: o.ReplicaID, LeaseTTL: o.LeaseTTL, RefTTL: o.RefTTL, Budget: o.Budget,
-	})
+	o.DB, o.Objects = e.DB, e.Objects
+	srv, err := mirror.New(o)
 	if err != nil {
 		return nil, err
 	}

@@ -50,20 +50,9 @@ func (d *DB) AuditLog(ctx context.Context, f AuditFilter) ([]Entry, error) {
 	if f.Limit <= 0 {
 		f.Limit = 1000
 	}
-	rows, err := d.pool.Query(ctx, `SELECT at, client, replica, action, repo, ref, sha, paths, outcome, detail, digest
+	// Columns in Entry's field order (pgx.RowToStructByPos).
+	return collect(ctx, d, "read the audit log", `SELECT at, client, replica, action, repo, ref, sha, paths, outcome, detail, digest
 		FROM audit WHERE ($1 = '' OR repo = $1) AND ($2 = '' OR action = $2) AND ($3 = '' OR outcome = $3)
 			AND ($4 = '' OR client = $4) AND at >= $5
-		ORDER BY id LIMIT $6`, f.Repo, f.Action, f.Outcome, f.Client, f.Since, f.Limit)
-	if err != nil {
-		return nil, dbErr("read the audit log: %w", err)
-	}
-	entries, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Entry, error) {
-		var e Entry
-		err := r.Scan(&e.At, &e.Client, &e.Replica, &e.Action, &e.Repo, &e.Ref, &e.SHA, &e.Paths, &e.Outcome, &e.Detail, &e.Digest)
-		return e, err
-	})
-	if err != nil {
-		return nil, dbErr("read the audit log: %w", err)
-	}
-	return entries, nil
+		ORDER BY id LIMIT $6`, []any{f.Repo, f.Action, f.Outcome, f.Client, f.Since, f.Limit}, pgx.RowToStructByPos[Entry])
 }

@@ -59,18 +59,6 @@ type LeaseInfo struct {
 
 // Leases lists the current leases whose name starts with prefix.
 func (d *DB) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) {
-	rows, err := d.pool.Query(ctx, `SELECT name, holder, previous_holder, expires_at < now() FROM leases
-		WHERE starts_with(name, $1) ORDER BY name`, prefix)
-	if err != nil {
-		return nil, dbErr("list leases: %w", err)
-	}
-	leases, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LeaseInfo, error) {
-		var l LeaseInfo
-		err := r.Scan(&l.Name, &l.Holder, &l.Previous, &l.Expired)
-		return l, err
-	})
-	if err != nil {
-		return nil, dbErr("list leases: %w", err)
-	}
-	return leases, nil
+	return collect(ctx, d, "list leases", `SELECT name, holder, previous_holder, expires_at < now() FROM leases
+		WHERE starts_with(name, $1) ORDER BY name`, []any{prefix}, pgx.RowToStructByPos[LeaseInfo])
 }

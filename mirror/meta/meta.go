@@ -115,6 +115,17 @@ func (d *DB) exec(ctx context.Context, what, stmt string, args ...any) error {
 	return nil
 }
 
+// collect scans every row query finds with scan; what names the read in an
+// error.
+func collect[T any](ctx context.Context, d *DB, what, query string, args []any, scan pgx.RowToFunc[T]) ([]T, error) {
+	rows, _ := d.pool.Query(ctx, query, args...) // a failed query fails its rows too
+	list, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, dbErr("%s: %w", what, err)
+	}
+	return list, nil
+}
+
 // inTx runs fn in one transaction; what names it in an error.
 func (d *DB) inTx(ctx context.Context, what string, fn func(pgx.Tx) error) error {
 	if err := pgx.BeginFunc(ctx, d.pool, fn); err != nil {
@@ -238,20 +249,13 @@ type SnapshotRow struct {
 
 // Snapshots lists up to limit snapshot records, newest first.
 func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
-	rows, err := d.pool.Query(ctx, `SELECT s.repo, s.sha, s.paths, o.digest, o.size, o.archive_sha256, o.files, o.bytes
-		FROM snapshots s JOIN objects o ON o.digest = s.digest ORDER BY s.created_at DESC LIMIT $1`, limit)
-	if err != nil {
-		return nil, dbErr("list snapshots: %w", err)
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (SnapshotRow, error) {
-		var s SnapshotRow
-		var paths string
-		err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
-		s.Paths = SplitPaths(paths)
-		return s, err
-	})
-	if err != nil {
-		return nil, dbErr("list snapshots: %w", err)
-	}
-	return list, nil
+	return collect(ctx, d, "list snapshots", `SELECT s.repo, s.sha, s.paths, o.digest, o.size, o.archive_sha256, o.files, o.bytes
+		FROM snapshots s JOIN objects o ON o.digest = s.digest ORDER BY s.created_at DESC LIMIT $1`, []any{limit},
+		func(r pgx.CollectableRow) (SnapshotRow, error) {
+			var s SnapshotRow
+			var paths string
+			err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
+			s.Paths = SplitPaths(paths)
+			return s, err
+		})
 }

@@ -5,6 +5,7 @@
 package objects
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,10 +51,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := checkBucket(cfg.Bucket); err != nil {
 		return nil, err
 	}
-	region := cfg.Region
-	if region == "" {
-		region = "us-east-1"
-	}
+	region := cmp.Or(cfg.Region, "us-east-1")
 	creds := credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken)
 	if cfg.AccessKey == "" {
 		creds = credentials.NewStatic("", "", "", credentials.SignatureAnonymous)
@@ -131,14 +129,10 @@ func (s *Store) Has(ctx context.Context, digest string) (bool, error) {
 // Put uploads the archive of digest from r (size bytes) unless it is
 // already there: objects are immutable, and the first upload stands.
 func (s *Store) Put(ctx context.Context, digest string, r io.Reader, size int64) error {
-	ok, err := s.Has(ctx, digest)
-	if err != nil {
+	if ok, err := s.Has(ctx, digest); err != nil || ok {
 		return err
 	}
-	if ok {
-		return nil
-	}
-	_, err = s.c.PutObject(ctx, s.bucket, Key(digest), r, size, minio.PutObjectOptions{
+	_, err := s.c.PutObject(ctx, s.bucket, Key(digest), r, size, minio.PutObjectOptions{
 		ContentType: "application/gzip",
 		// Small archives go up in one request: no multipart bookkeeping.
 		DisableMultipart: size < 64<<20,

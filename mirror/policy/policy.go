@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -97,19 +98,15 @@ func parseRule(s string) (rule, error) {
 	if strings.Contains(s, "://") {
 		return rule{}, fmt.Errorf("rule %q has a scheme; write host, host/owner or host/owner/repo", s)
 	}
-	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return rule{}, fmt.Errorf("rule %q contains whitespace or a control character", s)
-		}
+	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return rule{}, fmt.Errorf("rule %q contains whitespace or a control character", s)
 	}
 	segs := strings.Split(s, "/")
 	if len(segs) > 3 {
 		return rule{}, fmt.Errorf("rule %q has %d segments; write host, host/owner or host/owner/repo", s, len(segs))
 	}
-	for _, seg := range segs {
-		if seg == "" || seg == "." || seg == ".." {
-			return rule{}, fmt.Errorf("rule %q has an empty, \".\" or \"..\" segment", s)
-		}
+	if slices.ContainsFunc(segs, func(seg string) bool { return seg == "" || seg == "." || seg == ".." }) {
+		return rule{}, fmt.Errorf("rule %q has an empty, \".\" or \"..\" segment", s)
 	}
 	if strings.ContainsAny(segs[0], ":@") || !strings.Contains(segs[0], ".") {
 		return rule{}, fmt.Errorf("rule %q does not start with a host name (such as github.com)", s)
@@ -135,15 +132,7 @@ func parseRule(s string) (rule, error) {
 // ("github.com/owner/repo", "git.example.test/group/sub/tools"): its
 // segments are a whole-segment prefix of the key's.
 func (r rule) matches(key []string) bool {
-	if len(r.segs) > len(key) {
-		return false
-	}
-	for i, s := range r.segs {
-		if key[i] != s {
-			return false
-		}
-	}
-	return true
+	return len(r.segs) <= len(key) && slices.Equal(r.segs, key[:len(r.segs)])
 }
 
 // Decision is the policy's answer for one repository.

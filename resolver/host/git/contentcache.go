@@ -1,8 +1,10 @@
 package git
 
 import (
-	"container/list"
+	"math"
 	"sync"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // contentCache keeps the content of small pack objects, least recently used
@@ -14,52 +16,35 @@ import (
 type contentCache struct {
 	mu        sync.Mutex
 	max, used int
-	order     *list.List
-	items     map[int32]*list.Element
-}
-
-type cacheItem struct {
-	object int32 // index into packIndex.objects
-	data   []byte
+	lru       *simplelru.LRU[int32, []byte] // by index into packIndex.objects; bounded by bytes, not count
 }
 
 // cacheItemOverhead is what one kept object costs besides its content: its
-// list element, item and map entry, rounded up.
+// list entry and map entry, rounded up.
 const cacheItemOverhead = 128
 
 func newContentCache(max int) *contentCache {
-	return &contentCache{max: max, order: list.New(), items: map[int32]*list.Element{}}
+	c := &contentCache{max: max}
+	c.lru, _ = simplelru.NewLRU(math.MaxInt, func(_ int32, data []byte) { c.used -= len(data) + cacheItemOverhead })
+	return c
 }
 
 func (c *contentCache) get(object int32) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.items[object]
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*cacheItem).data, true
+	return c.lru.Get(object)
 }
 
 func (c *contentCache) put(object int32, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cost := len(data) + cacheItemOverhead
-	if cost > c.max {
-		return
+	if _, ok := c.lru.Get(object); ok || cost > c.max {
+		return // already kept (now the most recent), or larger than the bound
 	}
-	if e, ok := c.items[object]; ok {
-		c.order.MoveToFront(e)
-		return
-	}
-	c.items[object] = c.order.PushFront(&cacheItem{object, data})
+	c.lru.Add(object, data)
 	c.used += cost
 	for c.used > c.max {
-		last := c.order.Back()
-		it := last.Value.(*cacheItem)
-		c.order.Remove(last)
-		delete(c.items, it.object)
-		c.used -= len(it.data) + cacheItemOverhead
+		c.lru.RemoveOldest()
 	}
 }

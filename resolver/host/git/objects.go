@@ -212,7 +212,7 @@ func (px *packIndex) stream(ctx context.Context, i int32) (io.ReadCloser, error)
 		raw.Close()
 		return nil, corruptPack(fmt.Errorf("delta at offset %d: %w", o.offset, err))
 	}
-	return closeBoth{io.NopCloser(corruptReader{dr}), raw}, nil
+	return corruptReader{dr, raw}, nil
 }
 
 // readerAt gives random access to a resolved object's content, as a delta
@@ -263,8 +263,12 @@ func (px *packIndex) readerAt(ctx context.Context, i int32) (io.ReaderAt, error)
 }
 
 // corruptReader reports a delta that does not apply as a corrupt pack (a
-// cancelled context stays what it is).
-type corruptReader struct{ r io.Reader }
+// cancelled context stays what it is); closing it closes the delta's
+// instructions.
+type corruptReader struct {
+	r io.Reader
+	io.Closer
+}
 
 func (c corruptReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)

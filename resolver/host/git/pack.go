@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -250,10 +251,11 @@ func (px *packIndex) scan(ctx context.Context) error {
 			if _, _, err = sc.NextObject(&hd); err != nil {
 				return corruptPack(err)
 			}
-			if !hd.ok() {
+			target, ok := hd.target()
+			if !ok {
 				return corruptPack(errors.New("delta without a size header"))
 			}
-			o.length = clampLength(int64(min(hd.target, math.MaxInt64)))
+			o.length = clampLength(int64(min(target, math.MaxInt64)))
 			if o.stored == plumbing.REFDeltaObject {
 				o.hash = oh.Reference
 			} else if b, ok := px.atOffset(oh.OffsetReference, i); ok {
@@ -281,11 +283,8 @@ func (px *packIndex) scan(ctx context.Context) error {
 // atOffset finds the object at offset among the first n, which lie in
 // offset order.
 func (px *packIndex) atOffset(offset int64, n int32) (int32, bool) {
-	i := sort.Search(int(n), func(i int) bool { return px.objects[i].offset >= offset })
-	if i < int(n) && px.objects[i].offset == offset {
-		return int32(i), true
-	}
-	return 0, false
+	i, ok := slices.BinarySearchFunc(px.objects[:n], offset, func(o packObject, offset int64) int { return cmp.Compare(o.offset, offset) })
+	return int32(i), ok
 }
 
 func corruptPack(err error) error {
@@ -297,10 +296,9 @@ func corruptPack(err error) error {
 
 // deltaHeader captures the two sizes a delta's instructions start with.
 type deltaHeader struct {
-	buf    [20]byte
-	n      int
-	source uint64
-	target uint64
+	buf [20]byte
+	n   int
+	r   bytes.Reader // reads buf, reused for every delta
 }
 
 func (d *deltaHeader) reset() { d.n = 0 }
@@ -310,34 +308,10 @@ func (d *deltaHeader) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (d *deltaHeader) ok() bool {
-	b := d.buf[:min(d.n, len(d.buf))]
-	var ok1, ok2 bool
-	d.source, b, ok1 = leb128(b)
-	d.target, _, ok2 = leb128(b)
-	return ok1 && ok2
-}
-
-func leb128(b []byte) (uint64, []byte, bool) {
-	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i]&0x80 == 0 {
-			return v, b[i+1:], true
-		}
-	}
-	return 0, nil, false
-}
-
-type closeBoth struct {
-	io.ReadCloser
-	second io.Closer
-}
-
-func (c closeBoth) Close() error {
-	err := c.ReadCloser.Close()
-	if err2 := c.second.Close(); err == nil {
-		err = err2
-	}
-	return err
+// target reads the delta's target size, the second of its two sizes.
+func (d *deltaHeader) target() (uint64, bool) {
+	d.r.Reset(d.buf[:min(d.n, len(d.buf))])
+	_, err := readDeltaSize(&d.r)
+	target, err2 := readDeltaSize(&d.r)
+	return target, err == nil && err2 == nil
 }

@@ -410,17 +410,6 @@ func TestPackObjectRecordSize(t *testing.T) {
 	}
 }
 
-func TestCompareHashes(t *testing.T) {
-	hashes := []plumbing.Hash{{}, {0xff}, {0: 1, 19: 2}, {0: 1, 19: 1}, {7: 1}, {8: 1}, {15: 0xff}, {16: 1}, {19: 0xff}}
-	for _, a := range hashes {
-		for _, b := range hashes {
-			if got, want := compareHashes(&a, &b), bytes.Compare(a[:], b[:]); got != want {
-				t.Errorf("compareHashes(%s, %s) = %d, want %d", a, b, got, want)
-			}
-		}
-	}
-}
-
 // TestBlockReader: reads at any offset and length, across blocks, at the
 // end and past it, give the file's bytes, whichever blocks are kept.
 func TestBlockReader(t *testing.T) {

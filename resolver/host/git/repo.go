@@ -5,14 +5,17 @@
 package git
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,12 +61,8 @@ func New(src source.Source, cfg Config) *Repo {
 	if cfg.Client == nil {
 		cfg.Client = host.NewHTTPClient(http.DefaultTransport)
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = host.DefaultTimeout
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, host.DefaultTimeout)
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	return &Repo{src: src, cfg: cfg}
 }
 
@@ -191,14 +190,9 @@ const maxHistoryPack = 512 << 20
 // tipsRequest wants every branch and tag tip, with history.
 func (r *Repo) tipsRequest(adv *advertisement) *packp.UploadPackRequest {
 	req := packp.NewUploadPackRequestFromCapabilities(adv.caps)
-	seen := map[string]bool{}
-	for _, c := range adv.refs.Commits {
-		if !seen[c] {
-			seen[c] = true
-			req.Wants = append(req.Wants, plumbing.NewHash(c))
-		}
+	for _, c := range slices.Compact(slices.Sorted(maps.Values(adv.refs.Commits))) {
+		req.Wants = append(req.Wants, plumbing.NewHash(c))
 	}
-	sort.Slice(req.Wants, func(i, j int) bool { return req.Wants[i].String() < req.Wants[j].String() })
 	if adv.caps.Supports(capability.NoProgress) {
 		_ = req.Capabilities.Set(capability.NoProgress)
 	}
@@ -288,7 +282,7 @@ func (r *Repo) fetchPack(ctx context.Context, sess transport.UploadPackSession, 
 	}
 	px, err := indexPack(ctx, packPath, limits)
 	if err != nil {
-		return nil, wrapf(err, "fetch %s", r.src.Key())
+		return nil, fmt.Errorf("fetch %s: %w", r.src.Key(), err)
 	}
 	return px, nil
 }

@@ -1,9 +1,9 @@
 package git
 
 import (
+	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"io"
 	"slices"
 	"sort"
@@ -154,7 +154,7 @@ func (px *packIndex) listChildren() {
 		return cmp.Or(cmp.Compare(a.base, b.base), cmp.Compare(a.child, b.child))
 	})
 	slices.SortFunc(px.refKids, func(a, b refChild) int {
-		return cmp.Or(compareHashes(&a.base, &b.base), cmp.Compare(a.child, b.child))
+		return cmp.Or(bytes.Compare(a.base[:], b.base[:]), cmp.Compare(a.child, b.child))
 	})
 }
 
@@ -169,7 +169,7 @@ func (px *packIndex) children(i int32) (frame, bool) {
 	}
 	if o := &px.objects[i]; o.state == resolved && len(px.refKids) > 0 {
 		h := o.hash
-		f.ref = int32(sort.Search(len(px.refKids), func(k int) bool { return compareHashes(&px.refKids[k].base, &h) >= 0 }))
+		f.ref = int32(sort.Search(len(px.refKids), func(k int) bool { return bytes.Compare(px.refKids[k].base[:], h[:]) >= 0 }))
 		f.refEnd = f.ref
 		for int(f.refEnd) < len(px.refKids) && px.refKids[f.refEnd].base == h {
 			f.refEnd++
@@ -251,19 +251,17 @@ func (px *packIndex) indexHashes() {
 		}
 	}
 	slices.SortFunc(px.byHash, func(a, b int32) int {
-		return compareHashes(&px.objects[a].hash, &px.objects[b].hash)
+		return bytes.Compare(px.objects[a].hash[:], px.objects[b].hash[:])
 	})
 }
 
 // find returns the index of the resolved object h.
 func (px *packIndex) find(h plumbing.Hash) (int32, bool) {
-	k := sort.Search(len(px.byHash), func(k int) bool {
-		return compareHashes(&px.objects[px.byHash[k]].hash, &h) >= 0
-	})
-	if k < len(px.byHash) && px.objects[px.byHash[k]].hash == h {
-		return px.byHash[k], true
+	k, ok := slices.BinarySearchFunc(px.byHash, h, func(i int32, h plumbing.Hash) int { return bytes.Compare(px.objects[i].hash[:], h[:]) })
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return px.byHash[k], true
 }
 
 // cacheBytes is what indexMemory leaves the small-object cache once the
@@ -271,15 +269,4 @@ func (px *packIndex) find(h plumbing.Hash) (int32, bool) {
 func (px *packIndex) cacheBytes() int {
 	held := cap(px.objects)*packObjectSize + cap(px.ofsKids)*ofsChildSize + cap(px.refKids)*refChildSize + maxFrameBytes
 	return min(max(indexMemory-held, minCacheBytes), smallCacheBytes)
-}
-
-// compareHashes orders hashes as bytes.Compare would, a word at a time: the
-// index sorts and searches them by the hundred thousand.
-func compareHashes(a, b *plumbing.Hash) int {
-	for _, at := range [...]int{0, 8} {
-		if c := cmp.Compare(binary.BigEndian.Uint64(a[at:]), binary.BigEndian.Uint64(b[at:])); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(binary.BigEndian.Uint32(a[16:]), binary.BigEndian.Uint32(b[16:]))
 }

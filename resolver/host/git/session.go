@@ -20,7 +20,6 @@ import (
 // advertisement is what one info/refs request told us.
 type advertisement struct {
 	refs *host.Refs
-	// tags maps a tag's short name to the commit it peels to.
 	caps *capability.List
 }
 
@@ -139,8 +138,4 @@ func notOurRef(err error) bool {
 // exists at all: it is either, and says so (errors.Is finds both).
 func (r *Repo) errNoSuchCommit(sha string) error {
 	return plugind.Errorf(plugind.CodeNotFound, "commit %s: %w of %s, or %w (the host serves only what its branches and tags reach, so it does not say which)", sha, host.ErrUnreachable, r.src.Key(), host.ErrCommitNotFound)
-}
-
-func wrapf(err error, format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, err)...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -159,7 +160,7 @@ func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
 		// Name-checked by the Writer, never read: its blob may well be one
 		// the pack index left out for its size. (.gitmodules is read
 		// wherever it is: it says where submodules come from.)
-		return tw.w.File(name, exec, -1, eofReader{})
+		return tw.w.File(name, exec, -1, strings.NewReader(""))
 	}
 	i, o, err := tw.object(h)
 	if err != nil {
@@ -169,10 +170,6 @@ func (tw *treeWalker) file(name string, exec bool, h plumbing.Hash) error {
 	defer lb.close()
 	return tw.w.File(name, exec, o.size(), lb)
 }
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (tw *treeWalker) symlink(name string, h plumbing.Hash) error {
 	i, o, err := tw.object(h)

@@ -6,6 +6,7 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,19 +54,12 @@ type Host struct {
 
 // New returns the GitHub host.
 func New(cfg Config) (*Host, error) {
-	if cfg.APIURL == "" {
-		cfg.APIURL = "https://api.github.com"
-	}
-	cfg.APIURL = strings.TrimSuffix(cfg.APIURL, "/")
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.APIURL = strings.TrimSuffix(cmp.Or(cfg.APIURL, "https://api.github.com"), "/")
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.REST == nil {
 		return nil, errors.New("github host: no REST client")
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = host.DefaultTimeout
-	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, host.DefaultTimeout)
 	api := gh.NewClient(cfg.REST.StandardClient())
 	if cfg.Token != "" {
 		api = api.WithAuthToken(cfg.Token)
@@ -114,14 +108,7 @@ type repo struct {
 // streamed and everything outside the folders dropped as it passes, while
 // git must store and index the whole pack first: the archive is the
 // cheaper way (SPEC §6), and gives the same files, so the same digest.
-func folderFetch(paths []string) bool {
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return false
-		}
-	}
-	return len(paths) > 0
-}
+func folderFetch(paths []string) bool { return host.IncludeFunc(paths) != nil }
 
 func (r *repo) Source() source.Source { return r.rest.src }
 
@@ -130,27 +117,25 @@ func (r *repo) Source() source.Source { return r.rest.src }
 // §14), and the plan says so once (host.WatchBudgets).
 func (r *repo) restSpent(ctx context.Context) bool { return r.rest.h.cfg.Budget.Spent(ctx) != nil }
 
-func (r *repo) Refs(ctx context.Context) (*host.Refs, error) {
+// via is order, or git alone while the REST API's budget is spent (the
+// archive is a REST request too).
+func (r *repo) via(ctx context.Context, order *host.Fallback) host.Repo {
 	if r.restSpent(ctx) {
-		return r.git.Refs(ctx)
+		return r.git
 	}
-	return r.content.Refs(ctx)
+	return order
 }
 
+func (r *repo) Refs(ctx context.Context) (*host.Refs, error) { return r.via(ctx, r.content).Refs(ctx) }
+
 func (r *repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.Pin, error) {
-	if r.restSpent(ctx) {
-		return r.git.Resolve(ctx, ref, known)
-	}
-	return r.refs.Resolve(ctx, ref, known)
+	return r.via(ctx, r.refs).Resolve(ctx, ref, known)
 }
 
 // Reachable asks the REST API (one compare per ref tried), and when the API
 // fails or its budget is spent, git (the branches' and tags' history).
 func (r *repo) Reachable(ctx context.Context, sha, hint string) error {
-	if r.restSpent(ctx) {
-		return r.git.Reachable(ctx, sha, hint)
-	}
-	return r.refs.Reachable(ctx, sha, hint)
+	return r.via(ctx, r.refs).Reachable(ctx, sha, hint)
 }
 
 // Fetch is git first, the archive when git fails — or, for a fetch of
@@ -172,14 +157,11 @@ func (r *repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		}
 		opts.Verify, verified = false, true
 	}
-	var content host.Repo = r.content
-	switch {
-	case r.restSpent(ctx):
-		content = r.git // the archive is a REST request
-	case folderFetch(opts.Paths):
-		content = r.folders
+	order := r.content
+	if folderFetch(opts.Paths) {
+		order = r.folders
 	}
-	got, err := content.Fetch(ctx, sha, dest, opts)
+	got, err := r.via(ctx, order).Fetch(ctx, sha, dest, opts)
 	if got != nil {
 		got.Verified = got.Verified || verified
 	}
