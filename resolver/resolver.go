@@ -10,9 +10,11 @@ package resolver
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
 	"golang.org/x/sync/singleflight"
 
 	"reasonix.io/plugind"
@@ -212,6 +214,11 @@ type Sources struct {
 	cfg    Config
 	flight singleflight.Group // one fetch per (repo, SHA, paths) per process
 	warn   sync.Once
+	// writes bounds the trees written at once, by every plan of the
+	// process (the daemon's share one disk): 4 per core. Fetches in flight
+	// are twice that (fetchParallelism), so the network keeps busy while
+	// the disk takes what it can (host.FetchOptions.Writes).
+	writes *semaphore.Weighted
 }
 
 // resolve is one Resolve: the Sources, with the cache as this Resolve
@@ -235,7 +242,7 @@ func New(cfg Config) *Sources {
 	if cfg.Progress == nil {
 		cfg.Progress = noProgress{}
 	}
-	return &Sources{cfg: cfg}
+	return &Sources{cfg: cfg, writes: semaphore.NewWeighted(int64(max(4, 4*runtime.GOMAXPROCS(0))))}
 }
 
 // Resolve implements Resolver.

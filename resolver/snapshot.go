@@ -257,7 +257,7 @@ func (s *resolve) fetchInto(ctx context.Context, repo host.Repo, sha string, kee
 	}
 	w, key := host.WatcherFrom(ctx), repo.Source().Key()
 	wrote := func(n int64) { w.Wrote(key, n) }
-	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent, Progress: wrote})
+	got, err := repo.Fetch(ctx, sha, st.Dir, host.FetchOptions{Paths: keep, Budget: s.cfg.Budget, Verify: verify, Hash: true, Concurrent: concurrent, Progress: wrote, Writes: s.writes})
 	if err != nil {
 		_ = st.Discard()
 		return nil, "", err

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
@@ -129,6 +131,25 @@ type FetchOptions struct {
 	// Submodules fetches the submodules the kept folders hold (SPEC §8);
 	// nil refuses a tree that has any there.
 	Submodules tarball.SubmoduleFunc
+	// Writes bounds how many fetches write a tree at once. A slot is taken
+	// only once the content is at hand (an archive's answer has come, a
+	// pack is indexed), so a bulk plan can keep more requests in flight
+	// than the disk takes extractions: the network wants the one, the
+	// disk the other (issue 24). A submodule's fetch, which runs inside
+	// its parent's extraction, is given none. nil: no bound.
+	Writes *semaphore.Weighted
+}
+
+// Writing takes a slot of o.Writes, when there is one, for the tree about
+// to be written; release gives it back.
+func (o FetchOptions) Writing(ctx context.Context) (release func(), err error) {
+	if o.Writes == nil {
+		return func() {}, nil
+	}
+	if err := o.Writes.Acquire(ctx, 1); err != nil {
+		return nil, err
+	}
+	return func() { o.Writes.Release(1) }, nil
 }
 
 // Fetched describes a finished Fetch.

@@ -42,6 +42,11 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	if err != nil {
 		return nil, unreadable(err, "read the tree of %s", commit)
 	}
+	release, err := opts.Writing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	w, err := tarball.NewWriter(ctx, dest, tarball.Options{Budget: budget, Paths: opts.Paths, Submodules: opts.Submodules, Progress: opts.Progress, Hash: opts.Hash, ReadOnly: opts.Hash})
 	if err != nil {
 		return nil, err

@@ -206,6 +206,11 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 	}
 	body := host.NewStallReader(resp.Body, resp.Request.URL.Host, r.h.cfg.Timeout, cancel)
 	defer body.Close()
+	release, err := opts.Writing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := tarball.ExtractTarGz(ctx, io.Reader(body), dest, tarball.Options{
 		Budget: opts.Budget, StripRoot: true, ExpectCommit: sha,
 		Paths: opts.Paths, Progress: opts.Progress,

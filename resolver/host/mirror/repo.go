@@ -340,6 +340,11 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 	defer cancel()
 	body := host.NewStallReader(resp.Body, base, r.c.cfg.Net.Timeout, cancel)
 	defer body.Close()
+	release, err := opts.Writing(sctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// Hashed as written: the mirror's digest is checked without reading
 	// the tree back.
 	res, err := tarball.ExtractTarGz(sctx, body, dest, tarball.Options{
