@@ -26,16 +26,12 @@ import (
 )
 
 // fetchParallelism sizes a bulk plan's concurrent repository fetches to the
-// work and the machine: fetches wait on the network more than the CPU, so
-// eight per core, never more than there are repositories. Only half of
-// them write at once (Sources.writes): measured on 300/51 with 50 ms added
-// to each request, 16 in flight came to 0.93-1.03x the archive floor where
-// 8 took 1.07-1.31x, and 16 writing at once lost up to 0.4 s to the disk
-// without it (issue 24).
+// work and the machine (fetchesPerCore), never more than there are
+// repositories.
 func (s *Sources) fetchParallelism(jobs int) int {
 	n := s.cfg.Parallel
 	if n <= 0 {
-		n = max(4, 8*runtime.GOMAXPROCS(0))
+		n = max(4, fetchesPerCore*runtime.GOMAXPROCS(0))
 	}
 	return max(1, min(n, jobs))
 }

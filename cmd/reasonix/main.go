@@ -186,12 +186,12 @@ and installs from there with an approval step. Everything lives under $REASONIX_
 // allocation.
 const memoryLimit = 30 << 20
 
-// gcPercent is the collector's pace for one command (GOGC), where the
-// runtime's default is 100. A command's live heap is small (2 to 4 MiB on
-// a warm re-plan of 300 entries) and it exits soon: at 100 it collects
-// five times in 60 ms, some 15% of a warm re-plan's CPU, all of it for
-// garbage the exit would free (issue 24). The memory limit above still
-// bounds what a large plan holds.
+// gcPercent is the collector's pace (GOGC), where the runtime's default
+// is 100. A command's live heap is small (2 to 4 MiB on a warm re-plan of
+// 300 entries) and it exits soon: at 100 it collects five times in 60 ms,
+// some 15% of a warm re-plan's CPU, all of it for garbage the exit would
+// free (issue 24). The memory limit above still bounds what a large plan,
+// or the daemon, which runs under the same pace, holds.
 const gcPercent = 400
 
 func main() {

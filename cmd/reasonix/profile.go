@@ -13,8 +13,8 @@ import (
 )
 
 // Profiling switches for benchmarks (bench/bulk.sh, bench/rss; issues 13,
-// 23 and 24): an execution trace and a CPU profile of the whole run, the allocation profile at its
-// end, and the heap profile at its peak. They are read by main only, never
+// 23 and 24): an execution trace and a CPU profile of the whole run, the
+// allocation profile at its end, and the heap profile at its peak. They are read by main only, never
 // by Main.Run, so tests cannot turn them on.
 const (
 	cpuProfileEnv   = "REASONIX_CPUPROFILE"
