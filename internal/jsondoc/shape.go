@@ -88,14 +88,11 @@ func (t *Table) Row(key string) (Row, bool) {
 	return t.Rows[i], true
 }
 
-// Keys lists the keys of the rows whose role is one of roles (all rows
-// when none is given), in table order.
-func (t *Table) Keys(roles ...Role) []string {
-	var out []string
-	for _, r := range t.Rows {
-		if len(roles) == 0 || slices.Contains(roles, r.Role) {
-			out = append(out, r.Key)
-		}
+// Keys lists the rows' keys, in table order.
+func (t *Table) Keys() []string {
+	out := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		out[i] = r.Key
 	}
 	return out
 }
