@@ -73,11 +73,7 @@ func (in *compatInput) declared(key string) (list []declaration, byOwn bool) {
 	return list, byOwn
 }
 
-func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error) {
-	t, err := opts.treeFor(root)
-	if err != nil {
-		return nil, err
-	}
+func (t *tree) readCompat(opts LoadOptions, in compatInput) (*Package, error) {
 	meta, metaLabel := in.meta()
 	if meta == nil {
 		meta = &node{Kind: jsondoc.Object}
@@ -86,13 +82,14 @@ func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error)
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", metaLabel, meta.Kind)
 	}
 	var kept []string
+	var err error
 	if in.own != nil && in.kind == KindClaude {
-		if kept, err = refuseInvalidClaude(in.own, &folder{root: root}, in.ownLabel); err != nil {
+		if kept, err = refuseInvalidClaude(in.own, &folder{t: t}, in.ownLabel); err != nil {
 			return nil, err
 		}
 	}
 	if in.entry != nil {
-		more, err := refuseInvalidClaude(in.entry, &folder{root: root, entry: true}, entryLabel)
+		more, err := refuseInvalidClaude(in.entry, &folder{t: t, entry: true}, entryLabel)
 		if err != nil {
 			return nil, err
 		}

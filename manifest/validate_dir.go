@@ -33,14 +33,13 @@ import (
 // Claude Code installs the plugin and skips the path.
 func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 	f, _ := w.Ctx.(*folder)
-	if f == nil || f.root == "" {
+	if f != nil && f.err != nil {
+		w.Errorf("", "cannot read the plugin folder: %v", f.err)
+	}
+	if f == nil || f.t == nil {
 		return
 	}
-	t, err := openTree(f.root)
-	if err != nil {
-		w.Errorf("", "cannot read the plugin folder: %v", err)
-		return
-	}
+	t := f.t
 	problem := func(where, format string, args ...any) {
 		if f.entry {
 			w.Warnf(where, "%s; Claude Code and Reasonix skip it", fmt.Sprintf(format, args...))
@@ -368,8 +367,8 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Checked = append(r.Checked, Checked{Kind: "manifest", File: m.path})
 		var mr Report
 		if m.kind == KindClaude {
-			mr = CheckClaudeManifest(data, root)
-		} else if _, err := Parse(m.kind, data, root, LoadOptions{Name: opts.Implied}); err != nil {
+			mr = checkDocument(data, ClaudePlugin(), &folder{t: t})
+		} else if _, err := t.parse(m.kind, data, LoadOptions{Name: opts.Implied}); err != nil {
 			mr.Errorf("", "%s", strings.TrimPrefix(err.Error(), m.path+": "))
 		}
 		r.Merge(mr, "", m.path)
@@ -419,7 +418,7 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	var er Report
 	// Install's walk: the advice a plugin.json gets (no author…) is not
 	// the entry's to heed.
-	walkPlugin(doc, &folder{root: t.root, entry: true}, jsondoc.Install, &er)
+	walkPlugin(doc, &folder{t: t, entry: true}, jsondoc.Install, &er)
 	named := func(f Finding) bool { return f.Path == "name" }
 	r.Errors = append(r.Errors, slices.DeleteFunc(er.Errors, named)...)
 	r.Warnings = append(r.Warnings, slices.DeleteFunc(er.Warnings, named)...)
