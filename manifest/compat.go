@@ -74,10 +74,7 @@ func (in *compatInput) declared(key string) (list []declaration, byOwn bool) {
 }
 
 func (t *tree) readCompat(opts LoadOptions, in compatInput) (*Package, error) {
-	meta, metaLabel := in.meta()
-	if meta == nil {
-		meta = &node{Kind: jsondoc.Object}
-	}
+	meta, metaLabel := in.meta() // one of the two is there: see readEntry
 	if meta.Kind != jsondoc.Object {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", metaLabel, meta.Kind)
 	}
