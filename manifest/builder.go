@@ -311,7 +311,7 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,
 		Description:  cmp.Or(descOverride, fm.str("description")),
-		ArgumentHint: cmp.Or(hintOverride, fm.hint("argument-hint")),
+		ArgumentHint: cmp.Or(hintOverride, fm.str("argument-hint")),
 		Path:         f.rel,
 	})
 }
