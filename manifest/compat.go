@@ -327,15 +327,12 @@ func (b *builder) compatCommands(in *compatInput) {
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
-// form.
+// form (only plugin.json and entries declare commands: the schema walk has
+// checked each is such an object).
 func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 	for i := range m.Fields {
 		name, spec := m.Fields[i].Key, &m.Fields[i].Val
 		where := fmt.Sprintf("%s: commands.%s", src, name)
-		if spec.Kind != jsondoc.Object {
-			b.skip("%s: must be an object; skipped", where)
-			continue
-		}
 		source := spec.Get("source")
 		if source == nil || source.Kind != jsondoc.String {
 			if spec.Get("content") != nil {

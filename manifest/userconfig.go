@@ -55,16 +55,10 @@ func readOptions(decls []declaration) []Option {
 	var out []Option
 	seen := map[string]bool{}
 	for _, decl := range decls {
-		for _, obj := range decl.n.ListOf() {
-			if obj.Kind != jsondoc.Object {
-				continue
-			}
-			for i := range obj.Fields {
-				key := obj.Fields[i].Key
-				if o, ok := readOption(key, &obj.Fields[i].Val); ok && !seen[key] {
-					seen[key] = true
-					out = append(out, o)
-				}
+		for _, f := range decl.n.Fields { // an object: the schema says so
+			if o, ok := readOption(f.Key, &f.Val); ok && !seen[f.Key] {
+				seen[f.Key] = true
+				out = append(out, o)
 			}
 		}
 	}
