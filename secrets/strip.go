@@ -89,11 +89,7 @@ func (s *stripper) walk(n *jsondoc.Node, owner string, inHooks bool) {
 			case k == "args" && v.Kind == jsondoc.Array:
 				s.args(v, argsOwner)
 			case hook && k == "command" && n.Get("args") == nil:
-				shell := ""
-				if sh := n.Get("shell"); sh != nil && sh.Kind == jsondoc.String {
-					shell = sh.Str
-				}
-				t := lexShell(v.Str, dialectOf(shell))
+				t := lexShell(v.Str, dialectOf(n.GetStr("shell")))
 				s.set(v, t.rewrite(func(f secret) string { return s.varFor("hook", f) }))
 			default:
 				s.walk(v, k, inHooks || k == "hooks")
