@@ -352,9 +352,7 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 			b.skip("%s: source %q must be one .md file; skipped", where, source.Str)
 			continue
 		}
-		desc := b.metaString(src, spec, "description")
-		hint := b.metaString(src, spec, "argumentHint")
-		b.addCommand(mdFile{base: name, rel: rel}, desc, hint)
+		b.addCommand(mdFile{base: name, rel: rel}, spec.GetStr("description"), spec.GetStr("argumentHint"))
 	}
 }
 
