@@ -111,13 +111,14 @@ func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 // matter: "---" at the very start, the shortest run up to the next "---".
 var frontMatterBlock = lazyregexp.New(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
-// checkContent checks the files Claude's validator reads in a plugin
-// folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
-// matter, and a CLAUDE.md at the root (not loaded), demoted to warnings
-// saying why when demote is not ""; then hooks/hooks.json (Claude Code
-// fails to load a plugin whose hooks file it cannot read, so those
-// findings are never demoted). Findings name their file, relative to root.
-func checkContent(root, demote string) Report {
+// CheckPluginContent checks the files Claude's validator reads in the
+// plugin folder root when given its .claude-plugin/plugin.json:
+// skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front matter, and
+// a CLAUDE.md at the root (not loaded), demoted to warnings saying why
+// when demote is not ""; then hooks/hooks.json (Claude Code fails to load
+// a plugin whose hooks file it cannot read, so those findings are never
+// demoted). Findings name their file, relative to root.
+func CheckPluginContent(root, demote string) Report {
 	var r Report
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
@@ -384,7 +385,7 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		if opts.ContentAsWarnings {
 			demote = "Claude Code's validator reports it as an error when validating the plugin folder"
 		}
-		r.Merge(checkContent(root, demote), "", "")
+		r.Merge(CheckPluginContent(root, demote), "", "")
 	}
 	// Reasonix's verdict, where the checks above found no error (the
 	// installer refuses the folder for those): its name rules are stricter
@@ -427,9 +428,3 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 		r.Errorf("", "%s", conflictingManifests)
 	}
 }
-
-// CheckPluginContent checks the content files of the plugin folder root as
-// Claude Code's validator does when given its .claude-plugin/plugin.json:
-// skill, agent and command front matter, hooks/hooks.json, a root
-// CLAUDE.md. Findings name their file relative to root.
-func CheckPluginContent(root string) Report { return checkContent(root, "") }
