@@ -35,13 +35,6 @@ func CheckClaudeManifest(data []byte, root string) Report {
 	return checkDocument(data, ClaudePlugin(), f)
 }
 
-// walkPlugin walks a plugin.json document (or an entry's manifest fields)
-// into r.
-func walkPlugin(doc *node, f *folder, mode jsondoc.Mode, r *Report) {
-	w := &jsondoc.Walk{Report: r, Mode: mode, Ctx: f}
-	w.Document(ClaudePlugin(), doc)
-}
-
 // checkDocument checks data, a document of table t (ctx is the walk's
 // Ctx), as Claude Code reads it: a byte-order mark is a syntax error
 // there, so it is one here (Reasonix's installer reads such a file, saying
@@ -81,7 +74,7 @@ func parseJSON(name string, data []byte) (*node, error) {
 // keeps, as warnings.
 func refuseInvalidClaude(doc *node, f *folder, label string) ([]string, error) {
 	var r Report
-	walkPlugin(doc, f, jsondoc.Install, &r)
+	(&jsondoc.Walk{Report: &r, Mode: jsondoc.Install, Ctx: f}).Document(ClaudePlugin(), doc)
 	if r.Refused() {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s does not follow Claude Code's plugin manifest rules (see: reasonix plugin validate): %s", label, r.Summary(3))
 	}

@@ -419,7 +419,7 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	var er Report
 	// Install's walk: the advice a plugin.json gets (no author…) is not
 	// the entry's to heed.
-	walkPlugin(doc, &folder{t: t, entry: true}, jsondoc.Install, &er)
+	(&jsondoc.Walk{Report: &er, Mode: jsondoc.Install, Ctx: &folder{t: t, entry: true}}).Document(ClaudePlugin(), doc)
 	named := func(f Finding) bool { return f.Path == "name" }
 	r.Errors = append(r.Errors, slices.DeleteFunc(er.Errors, named)...)
 	r.Warnings = append(r.Warnings, slices.DeleteFunc(er.Warnings, named)...)
