@@ -160,7 +160,7 @@ func validateFile(p string) (*Validation, error) {
 		if dir == ".claude-plugin" {
 			// Claude's validator also reads the folder's skills, agents,
 			// commands and hooks.json when given .claude-plugin/plugin.json.
-			v.Merge(manifest.CheckPluginContent(root), "", "")
+			v.Merge(manifest.CheckPluginContent(root, ""), "", "")
 		}
 	}
 	return v, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,14 +43,13 @@ type builder struct {
 	skills      map[string]string
 	cmds        map[string]string
 	agents      map[string]string
-	files       map[string]bool
 }
 
 func newBuilder(t *tree, pkg *Package) *builder {
 	return &builder{
 		t: t, pkg: pkg,
 		once: map[string]bool{}, skills: map[string]string{}, cmds: map[string]string{},
-		agents: map[string]string{}, files: map[string]bool{},
+		agents: map[string]string{},
 	}
 }
 
@@ -83,8 +83,7 @@ func (b *builder) skipOnce(key, format string, args ...any) {
 }
 
 func (b *builder) configFile(rel string) {
-	if !b.files[rel] {
-		b.files[rel] = true
+	if !slices.Contains(b.pkg.configFiles, rel) {
 		b.pkg.configFiles = append(b.pkg.configFiles, rel)
 	}
 }
@@ -312,7 +311,7 @@ func (b *builder) addCommand(f mdFile, descOverride, hintOverride string) {
 		Name:         name,
 		Invocation:   "/" + b.pkg.Name + ":" + name,
 		Description:  cmp.Or(descOverride, fm.str("description")),
-		ArgumentHint: cmp.Or(hintOverride, fm.hint("argument-hint")),
+		ArgumentHint: cmp.Or(hintOverride, fm.str("argument-hint")),
 		Path:         f.rel,
 	})
 }

@@ -159,11 +159,10 @@ func pluginName() *jsondoc.Shape {
 // plugin.json: one that belongs in a marketplace entry, a likely typo, or
 // simply unknown.
 func unknownPluginField(w *jsondoc.Walk, at, key string) {
-	for _, r := range claudeEntryRows(nil) {
-		if r.Key == key && r.Role == jsondoc.EntryOnly {
-			w.Warnf(jsondoc.Join(at, key), "%q belongs in the marketplace entry, not in plugin.json; ignored here", key)
-			return
-		}
+	entryOnly := func(r jsondoc.Row) bool { return r.Key == key && r.Role == jsondoc.EntryOnly }
+	if slices.ContainsFunc(claudeEntryRows(nil), entryOnly) {
+		w.Warnf(jsondoc.Join(at, key), "%q belongs in the marketplace entry, not in plugin.json; ignored here", key)
+		return
 	}
 	jsondoc.Warn(w, at, key)
 }

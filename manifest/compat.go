@@ -73,26 +73,20 @@ func (in *compatInput) declared(key string) (list []declaration, byOwn bool) {
 	return list, byOwn
 }
 
-func readCompat(root string, opts LoadOptions, in compatInput) (*Package, error) {
-	t, err := opts.treeFor(root)
-	if err != nil {
-		return nil, err
-	}
-	meta, metaLabel := in.meta()
-	if meta == nil {
-		meta = &node{Kind: jsondoc.Object}
-	}
+func (t *tree) readCompat(opts LoadOptions, in compatInput) (*Package, error) {
+	meta, metaLabel := in.meta() // one of the two is there: see readEntry
 	if meta.Kind != jsondoc.Object {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s must hold a JSON object, not %s", metaLabel, meta.Kind)
 	}
 	var kept []string
+	var err error
 	if in.own != nil && in.kind == KindClaude {
-		if kept, err = refuseInvalidClaude(in.own, &folder{root: root}, in.ownLabel); err != nil {
+		if kept, err = refuseInvalidClaude(in.own, &folder{t: t}, in.ownLabel); err != nil {
 			return nil, err
 		}
 	}
 	if in.entry != nil {
-		more, err := refuseInvalidClaude(in.entry, &folder{root: root, entry: true}, entryLabel)
+		more, err := refuseInvalidClaude(in.entry, &folder{t: t, entry: true}, entryLabel)
 		if err != nil {
 			return nil, err
 		}
@@ -333,15 +327,12 @@ func (b *builder) compatCommands(in *compatInput) {
 }
 
 // commandMap maps Claude's {"name": {source, description, argumentHint}}
-// form.
+// form (only plugin.json and entries declare commands: the schema walk has
+// checked each is such an object).
 func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 	for i := range m.Fields {
 		name, spec := m.Fields[i].Key, &m.Fields[i].Val
 		where := fmt.Sprintf("%s: commands.%s", src, name)
-		if spec.Kind != jsondoc.Object {
-			b.skip("%s: must be an object; skipped", where)
-			continue
-		}
 		source := spec.Get("source")
 		if source == nil || source.Kind != jsondoc.String {
 			if spec.Get("content") != nil {
@@ -361,9 +352,7 @@ func (b *builder) commandMap(src string, m *node, seen map[string]bool) {
 			b.skip("%s: source %q must be one .md file; skipped", where, source.Str)
 			continue
 		}
-		desc := b.metaString(src, spec, "description")
-		hint := b.metaString(src, spec, "argumentHint")
-		b.addCommand(mdFile{base: name, rel: rel}, desc, hint)
+		b.addCommand(mdFile{base: name, rel: rel}, spec.GetStr("description"), spec.GetStr("argumentHint"))
 	}
 }
 

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"maps"
 	"slices"
 
 	"reasonix.io/plugind"
@@ -31,11 +30,10 @@ func StripCredentials(relPath string, data []byte) ([]byte, []string, bool, erro
 // .claude/settings.json. It is complete for a Package returned by Load or
 // a Parse function.
 func CredentialFiles(p *Package) []string {
-	seen := map[string]bool{}
-	for _, f := range append([]string{p.ManifestPath}, p.configFiles...) {
-		if f != "" {
-			seen[f] = true
-		}
+	files := slices.Clone(p.configFiles)
+	if p.ManifestPath != "" {
+		files = append(files, p.ManifestPath)
 	}
-	return slices.Sorted(maps.Keys(seen))
+	slices.Sort(files)
+	return slices.Compact(files)
 }

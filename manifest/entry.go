@@ -141,17 +141,13 @@ func readEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*entryReading,
 // loadWithEntry reads a package whose marketplace entry has manifest
 // fields of its own. kind and rel are what the folder holds ("" when
 // nothing).
-func loadWithEntry(root string, kind Kind, rel string, opts LoadOptions) (*Package, error) {
-	t, err := opts.treeFor(root)
-	if err != nil {
-		return nil, err
-	}
+func loadWithEntry(t *tree, kind Kind, rel string, opts LoadOptions) (*Package, error) {
 	r, err := readEntry(t, kind, rel, opts)
 	if err != nil {
 		return nil, err
 	}
 	opts.Name = cmp.Or(opts.Name, opts.Implied)
-	pkg, err := readCompat(root, opts, r.in)
+	pkg, err := t.readCompat(opts, r.in)
 	if err != nil {
 		return nil, err
 	}

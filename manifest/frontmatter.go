@@ -25,7 +25,8 @@ var (
 
 // quoteHints single-quotes unquoted argument-hint values. Authors write
 // "argument-hint: [file] [flags]" as display text; YAML would read it as a
-// list or reject the whole header.
+// list or reject the whole header. Quoted, it reads as the string the
+// author wrote, so str reads it like any other field.
 func quoteHints(header string) string {
 	return hintLine.ReplaceAllStringFunc(header, func(line string) string {
 		m := hintLine.FindStringSubmatch(line)
@@ -113,16 +114,6 @@ func (fm *frontMatter) str(key string) string {
 		return fmt.Sprint(v)
 	}
 	return ""
-}
-
-// hint returns a field as the author wrote it. argument-hint is usually
-// "[file] [flags]", which YAML reads as a list (or rejects), so the raw
-// line is the faithful value whenever the parsed one is not a string.
-func (fm *frontMatter) hint(key string) string {
-	if s, ok := fm.fields[key].(string); ok {
-		return strings.TrimSpace(s)
-	}
-	return unquote(fm.raw[key])
 }
 
 // tools returns a tool list written as a YAML list or as a comma or space

@@ -42,7 +42,7 @@ func TestFrontMatter(t *testing.T) {
 			if got := fm.str("description"); got != tc.desc {
 				t.Errorf("description = %q, want %q", got, tc.desc)
 			}
-			if got := fm.hint("argument-hint"); got != tc.hint {
+			if got := fm.str("argument-hint"); got != tc.hint {
 				t.Errorf("argument-hint = %q, want %q", got, tc.hint)
 			}
 			if got := fm.tools("allowed-tools", "allowedTools"); !reflect.DeepEqual(got, tc.tools) {

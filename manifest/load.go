@@ -26,20 +26,6 @@ type LoadOptions struct {
 	// Entry is the package's marketplace entry, when it has manifest
 	// fields of its own (see EntryManifest).
 	Entry *EntryManifest
-
-	// tree is the package root as Load resolved it, so one load resolves
-	// it once rather than in every step (a bulk plan loads hundreds of
-	// packages; issue 13 counts filesystem calls per installed file).
-	tree *tree
-}
-
-// treeFor is the resolved tree of root: the one this load opened already,
-// or a fresh one.
-func (o LoadOptions) treeFor(root string) (*tree, error) {
-	if o.tree != nil && o.tree.root == root {
-		return o.tree, nil
-	}
-	return openTree(root)
 }
 
 // EntryManifest is what a Claude marketplace entry says about its plugin,
@@ -59,19 +45,21 @@ type EntryManifest struct {
 
 // Load detects root's manifest and reads the package. Errors carry
 // plugind codes: CodeInvalidSource for a bad or missing manifest,
-// CodeSourceUnreadable when root cannot be read.
+// CodeSourceUnreadable when root cannot be read. The root is resolved
+// once, and every step of the load reads through that tree (a bulk plan
+// loads hundreds of packages; issue 13 counts filesystem calls per
+// installed file).
 func Load(root string, opts LoadOptions) (*Package, error) {
 	t, err := openTree(root)
 	if err != nil {
 		return nil, err
 	}
-	opts.tree = t
 	kind, rel, err := t.detect(root, opts.Prefer)
 	if opts.Entry != nil && kind != KindReasonix && (errors.Is(err, ErrNoManifest) || err == nil) {
-		return loadWithEntry(root, kind, rel, opts)
+		return loadWithEntry(t, kind, rel, opts)
 	}
 	if errors.Is(err, ErrNoManifest) && opts.Implied != "" {
-		return loadImplied(root, opts)
+		return loadImplied(t, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -80,7 +68,7 @@ func Load(root string, opts LoadOptions) (*Package, error) {
 	if err != nil {
 		return nil, coded(plugind.CodeSourceUnreadable, "read %s: %w", rel, err)
 	}
-	return Parse(kind, data, root, opts)
+	return t.parse(kind, data, opts)
 }
 
 // Parse reads manifest bytes of the given kind for the package at root.
@@ -88,10 +76,18 @@ func Load(root string, opts LoadOptions) (*Package, error) {
 // (Codex adds its CLAUDE.md and session-start-codex ones); anything that
 // does not map is named in Warnings and lowers Compatibility.
 func Parse(kind Kind, data []byte, root string, opts LoadOptions) (*Package, error) {
+	t, err := openTree(root)
+	if err != nil {
+		return nil, err
+	}
+	return t.parse(kind, data, opts)
+}
+
+func (t *tree) parse(kind Kind, data []byte, opts LoadOptions) (*Package, error) {
 	label := ClaudeManifest
 	switch kind {
 	case KindReasonix:
-		pkg, err := parseNative(data, root, opts)
+		pkg, err := t.parseNative(data, opts)
 		if err != nil {
 			return nil, plugind.WithCode(plugind.CodeInvalidSource, err)
 		}
@@ -106,7 +102,7 @@ func Parse(kind Kind, data []byte, root string, opts LoadOptions) (*Package, err
 	if err != nil {
 		return nil, err
 	}
-	return readCompat(root, opts, compatInput{kind: kind, own: doc, ownLabel: label})
+	return t.readCompat(opts, compatInput{kind: kind, own: doc, ownLabel: label})
 }
 
 // Counts summarizes an inventory, e.g. for list output.
@@ -118,13 +114,13 @@ func (p *Package) Counts() string {
 // loadImplied reads a manifest-less folder as a Claude plugin named
 // opts.Implied. A folder with nothing Claude's conventions map is blocked,
 // as any package with nothing mapped is.
-func loadImplied(root string, opts LoadOptions) (*Package, error) {
+func loadImplied(t *tree, opts LoadOptions) (*Package, error) {
 	opts.Name = cmp.Or(opts.Name, opts.Implied)
 	doc, err := json.Marshal(map[string]string{"name": opts.Name})
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := Parse(KindClaude, doc, root, opts)
+	pkg, err := t.parse(KindClaude, doc, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -85,16 +85,12 @@ var (
 // rootVar is how a native manifest names the installed plugin root.
 const rootVar = "${REASONIX_PLUGIN_ROOT}/"
 
-// parseNative reads a reasonix-plugin.json document for the package at
-// root. It is strict: the exact v2 apiVersion, no unknown field at any
+// parseNative reads a reasonix-plugin.json document for the package in
+// t. It is strict: the exact v2 apiVersion, no unknown field at any
 // depth, every declared path relative and inside root. Only what the
 // manifest declares is loaded; no host sidecar is imported.
-func parseNative(data []byte, root string, opts LoadOptions) (*Package, error) {
+func (t *tree) parseNative(data []byte, opts LoadOptions) (*Package, error) {
 	const src = NativeManifest
-	t, err := opts.treeFor(root)
-	if err != nil {
-		return nil, err
-	}
 	doc, err := parseJSON(src, data)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,8 @@ import (
 
 // Native is the field table of reasonix-plugin.json v2 as the product docs
 // define it: strict (an unknown field at any depth is an error naming its
-// path), null read as absent.
+// path), null read as absent. Only checkNative walks it: its rows carry no
+// roles (the native parser reads nativeManifest, not the table).
 var Native = sync.OnceValue(func() *jsondoc.Table {
 	strict := func(name string, rows ...jsondoc.Row) *jsondoc.Shape {
 		t := jsondoc.NewTable(name, rows...)
@@ -27,27 +28,18 @@ var Native = sync.OnceValue(func() *jsondoc.Table {
 		opt("env", strMap()), opt("cwd", str()), opt("url", str()), opt("headers", strMap()),
 		opt("autoStart", flag()))).Describe("an object of servers")
 	resources := func(rows ...jsondoc.Row) []jsondoc.Row {
-		const C = jsondoc.Component
-		return append(rows,
-			jsondoc.Row{Key: "skills", Shape: paths, Role: C}, jsondoc.Row{Key: "agents", Shape: paths, Role: C},
-			jsondoc.Row{Key: "commands", Shape: paths, Role: C}, jsondoc.Row{Key: "prompts", Shape: paths, Role: C},
-			jsondoc.Row{Key: "themes", Shape: paths, Role: C}, jsondoc.Row{Key: "hooks", Shape: hooks, Role: C},
-			jsondoc.Row{Key: "mcpServers", Shape: mcp, Role: C})
+		return append(rows, opt("skills", paths), opt("agents", paths), opt("commands", paths),
+			opt("prompts", paths), opt("themes", paths), opt("hooks", hooks), opt("mcpServers", mcp))
 	}
 	dep := strict("dependency", opt("namespace", str()), opt("kind", str()), opt("id", str()), opt("version", str()))
 	tool := strict("tool", opt("name", str()), opt("description", str()), opt("inputSchema", jsondoc.Any()), opt("readOnly", flag()))
 	runtime := strict("runtime", opt("command", str()), opt("args", strs()), opt("env", strMap()),
 		opt("required", flag()), opt("priority", jsondoc.Num()), opt("intercepts", strs()), opt("replaces", strs()),
 		opt("capabilities", strs()), opt("tools", jsondoc.List(tool).Describe("a list")))
-	const M = jsondoc.Meta
-	t := jsondoc.NewTable(NativeManifest, resources(
-		jsondoc.Row{Key: "apiVersion", Shape: str(), Role: M}, jsondoc.Row{Key: "name", Shape: str(), Role: M},
-		jsondoc.Row{Key: "version", Shape: str(), Role: M}, jsondoc.Row{Key: "description", Shape: str(), Role: M},
-		jsondoc.Row{Key: "requires", Shape: jsondoc.List(dep).Describe("a list"), Role: M},
-		jsondoc.Row{Key: "provides", Shape: jsondoc.List(dep).Describe("a list"), Role: M},
-		jsondoc.Row{Key: "contributes", Shape: strict("contributes", resources()...), Role: jsondoc.Component},
-		jsondoc.Row{Key: "runtime", Shape: runtime, Role: jsondoc.Component},
-	)...)
+	t := jsondoc.NewTable(NativeManifest, resources(opt("apiVersion", str()), opt("name", str()),
+		opt("version", str()), opt("description", str()),
+		opt("requires", jsondoc.List(dep).Describe("a list")), opt("provides", jsondoc.List(dep).Describe("a list")),
+		opt("contributes", strict("contributes", resources()...)), opt("runtime", runtime))...)
 	t.Unknown = unknownNativeField
 	return t
 })

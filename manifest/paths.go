@@ -63,7 +63,7 @@ type statResult struct {
 }
 
 // lstat is os.Lstat, asked once per path and tree.
-func (t *tree) lstat(p string) (fs.FileInfo, error) { return t.once(&t.lstats, p, os.Lstat) }
+func (t *tree) lstat(p string) (fs.FileInfo, error) { return t.once(t.lstats, p, os.Lstat) }
 
 // stat is os.Stat, asked once per path and tree; a path lstat found not to
 // be a link needs no second question.
@@ -74,21 +74,18 @@ func (t *tree) stat(p string) (fs.FileInfo, error) {
 	if ok && (r.err != nil || r.info.Mode()&fs.ModeSymlink == 0) {
 		return r.info, r.err
 	}
-	return t.once(&t.stats, p, os.Stat)
+	return t.once(t.stats, p, os.Stat)
 }
 
 // once answers p from results, asking ask the first time.
-func (t *tree) once(results *map[string]statResult, p string, ask func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
+func (t *tree) once(results map[string]statResult, p string, ask func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if r, ok := (*results)[p]; ok {
+	if r, ok := results[p]; ok {
 		return r.info, r.err
 	}
 	info, err := ask(p)
-	if *results == nil {
-		*results = map[string]statResult{}
-	}
-	(*results)[p] = statResult{info, err}
+	results[p] = statResult{info, err}
 	return info, err
 }
 
@@ -107,7 +104,7 @@ func openTree(root string) (*tree, error) {
 	if !info.IsDir() {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s is not a directory", root)
 	}
-	return &tree{root: root, real: real}, nil
+	return &tree{root: root, real: real, lstats: map[string]statResult{}, stats: map[string]statResult{}}, nil
 }
 
 // resolve checks a manifest-declared path and returns its clean slash form

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -54,48 +55,25 @@ func readOptions(decls []declaration) []Option {
 	var out []Option
 	seen := map[string]bool{}
 	for _, decl := range decls {
-		for _, obj := range decl.n.ListOf() {
-			if obj.Kind != jsondoc.Object {
-				continue
-			}
-			for i := range obj.Fields {
-				key := obj.Fields[i].Key
-				if o, ok := readOption(key, &obj.Fields[i].Val); ok && !seen[key] {
-					seen[key] = true
-					out = append(out, o)
-				}
+		for _, f := range decl.n.Fields { // an object: the schema says so
+			if o, ok := readOption(f.Key, &f.Val); ok && !seen[f.Key] {
+				seen[f.Key] = true
+				out = append(out, o)
 			}
 		}
 	}
 	return out
 }
 
+// readOption reads one option as encoding/json reads an Option: its
+// fields are userConfig's own keys, whose types the schema has checked.
 func readOption(key string, n *node) (Option, bool) {
-	if n.Kind != jsondoc.Object || !optionKey.MatchString(key) {
+	var o Option
+	if json.Unmarshal(n.Compact(), &o) != nil || !optionKey.MatchString(key) ||
+		!slices.Contains([]string{OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile}, o.Type) {
 		return Option{}, false
 	}
-	flag := func(k string) bool {
-		v := n.Get(k)
-		return v != nil && v.Kind == jsondoc.Bool && v.Bool
-	}
-	num := func(k string) *float64 {
-		if v := n.Get(k); v != nil && v.Kind == jsondoc.Number {
-			if f, err := strconv.ParseFloat(v.Str, 64); err == nil {
-				return &f
-			}
-		}
-		return nil
-	}
-	o := Option{Key: key, Title: n.GetStr("title"), Description: n.GetStr("description"), Type: n.GetStr("type"),
-		Required: flag("required"), Sensitive: flag("sensitive"), Multiple: flag("multiple"), Min: num("min"), Max: num("max")}
-	if !slices.Contains([]string{OptionString, OptionNumber, OptionBoolean, OptionDirectory, OptionFile}, o.Type) {
-		return Option{}, false
-	}
-	if d := n.Get("default"); d != nil {
-		if v, err := valueOf(d); err == nil {
-			o.Default = &v
-		}
-	}
+	o.Key = key
 	return o, true
 }
 

@@ -12,9 +12,11 @@ import (
 // file is how a document gets there, for validate and for install.
 
 // folder is what a plugin document's declared paths are looked up in
-// (jsondoc.Walk.Ctx); "" looks nothing up.
+// (jsondoc.Walk.Ctx): t, or nothing when t is nil and err is too; err is
+// why the folder could not be opened.
 type folder struct {
-	root string
+	t   *tree
+	err error
 	// entry: the paths are a marketplace entry's. Claude Code installs
 	// such a plugin and skips a path that is not there (a load error it
 	// logs), so that is a warning; in plugin.json it is an error, as
@@ -26,14 +28,11 @@ type folder struct {
 // root is not "", it is the plugin folder, and the component paths the
 // document declares must exist in it, as Claude's validator requires.
 func CheckClaudeManifest(data []byte, root string) Report {
-	return checkDocument(data, ClaudePlugin(), &folder{root: root})
-}
-
-// walkPlugin walks a plugin.json document (or an entry's manifest fields)
-// into r.
-func walkPlugin(doc *node, f *folder, mode jsondoc.Mode, r *Report) {
-	w := &jsondoc.Walk{Report: r, Mode: mode, Ctx: f}
-	w.Document(ClaudePlugin(), doc)
+	f := &folder{}
+	if root != "" {
+		f.t, f.err = openTree(root)
+	}
+	return checkDocument(data, ClaudePlugin(), f)
 }
 
 // checkDocument checks data, a document of table t (ctx is the walk's
@@ -75,7 +74,7 @@ func parseJSON(name string, data []byte) (*node, error) {
 // keeps, as warnings.
 func refuseInvalidClaude(doc *node, f *folder, label string) ([]string, error) {
 	var r Report
-	walkPlugin(doc, f, jsondoc.Install, &r)
+	(&jsondoc.Walk{Report: &r, Mode: jsondoc.Install, Ctx: f}).Document(ClaudePlugin(), doc)
 	if r.Refused() {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s does not follow Claude Code's plugin manifest rules (see: reasonix plugin validate): %s", label, r.Summary(3))
 	}

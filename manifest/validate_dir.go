@@ -33,14 +33,13 @@ import (
 // Claude Code installs the plugin and skips the path.
 func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 	f, _ := w.Ctx.(*folder)
-	if f == nil || f.root == "" {
+	if f != nil && f.err != nil {
+		w.Errorf("", "cannot read the plugin folder: %v", f.err)
+	}
+	if f == nil || f.t == nil {
 		return
 	}
-	t, err := openTree(f.root)
-	if err != nil {
-		w.Errorf("", "cannot read the plugin folder: %v", err)
-		return
-	}
+	t := f.t
 	problem := func(where, format string, args ...any) {
 		if f.entry {
 			w.Warnf(where, "%s; Claude Code and Reasonix skip it", fmt.Sprintf(format, args...))
@@ -112,13 +111,14 @@ func checkDeclaredPaths(w *jsondoc.Walk, at string, doc *node) {
 // matter: "---" at the very start, the shortest run up to the next "---".
 var frontMatterBlock = lazyregexp.New(`^---\s*\n([\s\S]*?)---\s*\n?`)
 
-// checkContent checks the files Claude's validator reads in a plugin
-// folder: skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front
-// matter, and a CLAUDE.md at the root (not loaded), demoted to warnings
-// saying why when demote is not ""; then hooks/hooks.json (Claude Code
-// fails to load a plugin whose hooks file it cannot read, so those
-// findings are never demoted). Findings name their file, relative to root.
-func checkContent(root, demote string) Report {
+// CheckPluginContent checks the files Claude's validator reads in the
+// plugin folder root when given its .claude-plugin/plugin.json:
+// skills/*/SKILL.md, agents/**/*.md and commands/**/*.md front matter, and
+// a CLAUDE.md at the root (not loaded), demoted to warnings saying why
+// when demote is not ""; then hooks/hooks.json (Claude Code fails to load
+// a plugin whose hooks file it cannot read, so those findings are never
+// demoted). Findings name their file, relative to root.
+func CheckPluginContent(root, demote string) Report {
 	var r Report
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
@@ -368,8 +368,8 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Checked = append(r.Checked, Checked{Kind: "manifest", File: m.path})
 		var mr Report
 		if m.kind == KindClaude {
-			mr = CheckClaudeManifest(data, root)
-		} else if _, err := Parse(m.kind, data, root, LoadOptions{Name: opts.Implied}); err != nil {
+			mr = checkDocument(data, ClaudePlugin(), &folder{t: t})
+		} else if _, err := t.parse(m.kind, data, LoadOptions{Name: opts.Implied}); err != nil {
 			mr.Errorf("", "%s", strings.TrimPrefix(err.Error(), m.path+": "))
 		}
 		r.Merge(mr, "", m.path)
@@ -385,7 +385,7 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		if opts.ContentAsWarnings {
 			demote = "Claude Code's validator reports it as an error when validating the plugin folder"
 		}
-		r.Merge(checkContent(root, demote), "", "")
+		r.Merge(CheckPluginContent(root, demote), "", "")
 	}
 	// Reasonix's verdict, where the checks above found no error (the
 	// installer refuses the folder for those): its name rules are stricter
@@ -419,7 +419,7 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 	var er Report
 	// Install's walk: the advice a plugin.json gets (no author…) is not
 	// the entry's to heed.
-	walkPlugin(doc, &folder{root: t.root, entry: true}, jsondoc.Install, &er)
+	(&jsondoc.Walk{Report: &er, Mode: jsondoc.Install, Ctx: &folder{t: t, entry: true}}).Document(ClaudePlugin(), doc)
 	named := func(f Finding) bool { return f.Path == "name" }
 	r.Errors = append(r.Errors, slices.DeleteFunc(er.Errors, named)...)
 	r.Warnings = append(r.Warnings, slices.DeleteFunc(er.Warnings, named)...)
@@ -428,9 +428,3 @@ func checkEntryManifest(t *tree, opts ValidateOptions, r *Report) {
 		r.Errorf("", "%s", conflictingManifests)
 	}
 }
-
-// CheckPluginContent checks the content files of the plugin folder root as
-// Claude Code's validator does when given its .claude-plugin/plugin.json:
-// skill, agent and command front matter, hooks/hooks.json, a root
-// CLAUDE.md. Findings name their file relative to root.
-func CheckPluginContent(root string) Report { return checkContent(root, "") }

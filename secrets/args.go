@@ -11,17 +11,11 @@ import (
 type secret struct {
 	Span
 	// word marks a whole shell word (the value after a credential flag),
-	// quotes included; its literal is the word's unquoted text.
-	word    bool
+	// quotes included.
+	word bool
+	// literal is the credential's text: what the span covers, or a word's
+	// unquoted text.
 	literal string
-}
-
-func spansOf(s string, p policy) []secret {
-	var out []secret
-	for _, sp := range find(s, p) {
-		out = append(out, secret{Span: sp, literal: s[sp.Start:sp.End]})
-	}
-	return out
 }
 
 // flagWord is an option that may take a value: -u, --api-key, --auth.token.
@@ -56,7 +50,7 @@ func argSecrets(args []string, p policy) [][]secret {
 				continue
 			}
 		}
-		out[i] = spansOf(a, p)
+		out[i] = find(a, p)
 	}
 	return out
 }

@@ -76,7 +76,7 @@ const (
 // '&', the password of "user:pass@host", and URL userinfo whose password
 // holds a quote. They never move the scan, so what the named rules find is
 // the same with or without them.
-func find(s string, p policy) []Span {
+func find(s string, p policy) []secret {
 	f := finder{s: s}
 	lastBreak, lastSlash := -1, -1 // the byte before the current word; its last '/'
 	for i := 0; i < len(s); i++ {
@@ -125,7 +125,7 @@ func find(s string, p policy) []Span {
 
 type finder struct {
 	s     string
-	spans []Span
+	spans []secret
 	end   int // the furthest end of a named span found so far
 	// qStart and qEnd bound the last URL query or fragment read, '?' or
 	// '#' included: a value there runs to the next '&', as a URL's does.
@@ -158,45 +158,46 @@ func (f *finder) run(p int, opener byte) (end, at int) {
 
 // add records a credential a named rule found; the scan resumes after it.
 func (f *finder) add(start, end int, kind Kind, name string) {
-	f.spans = append(f.spans, Span{Start: start, End: end, Kind: kind, Name: name})
+	f.spans = append(f.spans, secret{Span: Span{Start: start, End: end, Kind: kind, Name: name}})
 	f.end = max(f.end, end)
 }
 
 // addByPlace records a credential a place rule found.
 func (f *finder) addByPlace(start, end int, kind Kind, name string) {
-	f.spans = append(f.spans, Span{Start: start, End: end, Kind: kind, Name: name, byPlace: true})
+	f.spans = append(f.spans, secret{Span: Span{Start: start, End: end, Kind: kind, Name: name, byPlace: true}})
 }
 
-// result orders the spans p covers and resolves their overlaps (ordered).
-func (f *finder) result(p policy) []Span {
+// result orders the spans p covers and resolves their overlaps (ordered);
+// each one's literal is the text it finally covers.
+func (f *finder) result(p policy) []secret {
 	out := f.spans[:0]
 	for _, sp := range f.spans {
 		if p == display || !sp.byPlace {
 			out = append(out, sp)
 		}
 	}
-	if len(out) == 0 {
-		return nil
+	out = ordered(out, p)
+	for i := range out {
+		out[i].literal = f.s[out[i].Start:out[i].End]
 	}
-	return ordered(out, p, func(sp *Span) *Span { return sp })
+	return out
 }
 
 // ordered sorts list by start (on equal starts the first listed comes
 // first) and resolves overlaps as p does: display extends the earlier
 // element over their union, export drops the later one, so the first rule
 // to claim a value (a pair's key before the token it holds) names it.
-func ordered[T any](list []T, p policy, span func(*T) *Span) []T {
-	sort.SliceStable(list, func(i, j int) bool { return span(&list[i]).Start < span(&list[j]).Start })
+func ordered(list []secret, p policy) []secret {
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Start < list[j].Start })
 	out := list[:0]
-	for i := range list {
-		sp := span(&list[i])
-		if n := len(out); n > 0 && sp.Start < span(&out[n-1]).End {
-			if last := span(&out[n-1]); p == display && sp.End > last.End {
-				last.End = sp.End
+	for _, sp := range list {
+		if n := len(out); n > 0 && sp.Start < out[n-1].End {
+			if p == display && sp.End > out[n-1].End {
+				out[n-1].End = sp.End
 			}
 			continue
 		}
-		out = append(out, list[i])
+		out = append(out, sp)
 	}
 	return out
 }

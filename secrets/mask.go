@@ -18,7 +18,7 @@ const Masked = "***"
 // plugin-supplied source, URL or command: errors, warnings, logs, a
 // manifest's URLs. It is idempotent and leaves ordinary words alone.
 func Mask(s string) string {
-	return replaceSecrets(s, spansOf(s, display), func(secret) string { return Masked })
+	return replaceSecrets(s, find(s, display), func(secret) string { return Masked })
 }
 
 // MaskQuoting returns Mask(text), with also every credential of input

@@ -168,7 +168,7 @@ func (t *shellText) secrets(p policy) []secret {
 		}
 	}
 	last := -1
-	for _, f := range spansOf(t.s, p) {
+	for _, f := range find(t.s, p) {
 		if f.Start < last {
 			continue // inside the quoted value the previous one ran to
 		}
@@ -190,7 +190,7 @@ func (t *shellText) secrets(p policy) []secret {
 	}
 	// On equal spans the first listed wins: a flag's value before a token
 	// in it.
-	return ordered(found, p, func(f *secret) *Span { return &f.Span })
+	return ordered(found, p)
 }
 
 // rewrite replaces each secret by a reference to the environment variable

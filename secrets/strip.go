@@ -83,17 +83,13 @@ func (s *stripper) walk(n *jsondoc.Node, owner string, inHooks bool) {
 			case k == "headers" && v.Kind == jsondoc.Object:
 				s.strings(v, func(key string) string { return upperSnake(owner, key) })
 			case k == "url" && v.Kind == jsondoc.String:
-				s.set(v, replaceSecrets(v.Str, spansOf(v.Str, export), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
+				s.set(v, replaceSecrets(v.Str, find(v.Str, export), func(f secret) string { return "${" + s.varFor(owner, f) + "}" }))
 			case k == "args" && v.Kind == jsondoc.Array && hook:
 				// After the loop: it may rewrite this object's keys.
 			case k == "args" && v.Kind == jsondoc.Array:
 				s.args(v, argsOwner)
 			case hook && k == "command" && n.Get("args") == nil:
-				shell := ""
-				if sh := n.Get("shell"); sh != nil && sh.Kind == jsondoc.String {
-					shell = sh.Str
-				}
-				t := lexShell(v.Str, dialectOf(shell))
+				t := lexShell(v.Str, dialectOf(n.GetStr("shell")))
 				s.set(v, t.rewrite(func(f secret) string { return s.varFor("hook", f) }))
 			default:
 				s.walk(v, k, inHooks || k == "hooks")

@@ -75,7 +75,7 @@ func TestMaskWhereTheOldRulesDisagreed(t *testing.T) {
 func TestPoliciesShareOneDetection(t *testing.T) {
 	t.Parallel()
 	s := `curl -u a:b "https://u:p@h/x?access_token=t0k&team=core#sig=z" --password hunter2 me:pw@git.example.com:x.git ghp_0123456789abcdefghij`
-	covered := func(sp Span, in []Span) bool {
+	covered := func(sp secret, in []secret) bool {
 		for _, d := range in {
 			if d.Start <= sp.Start && sp.End <= d.End {
 				return true

@@ -3,6 +3,8 @@ package jsondoc
 import (
 	"slices"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Role says what a field is to Reasonix, so parsers act on the table
@@ -86,14 +88,11 @@ func (t *Table) Row(key string) (Row, bool) {
 	return t.Rows[i], true
 }
 
-// Keys lists the keys of the rows whose role is one of roles (all rows
-// when none is given), in table order.
-func (t *Table) Keys(roles ...Role) []string {
-	var out []string
-	for _, r := range t.Rows {
-		if len(roles) == 0 || slices.Contains(roles, r.Role) {
-			out = append(out, r.Key)
-		}
+// Keys lists the rows' keys, in table order.
+func (t *Table) Keys() []string {
+	out := make([]string, len(t.Rows))
+	for i, r := range t.Rows {
+		out[i] = r.Key
 	}
 	return out
 }
@@ -241,31 +240,11 @@ func Closest(k string, known []string) string {
 		if strings.EqualFold(c, k) {
 			return c
 		}
-		if d := editDistance(strings.ToLower(k), strings.ToLower(c)); d < bestD {
+		if d := levenshtein.ComputeDistance(strings.ToLower(k), strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Strict is an Unknown handler that refuses keys the table does not list,

@@ -58,24 +58,22 @@ func (w *Walk) Document(t *Table, n *Node) {
 	w.Object(t, n, "")
 }
 
-// Value checks n at path at against s. It reports whether n matched with
-// no error.
-func (w *Walk) Value(s *Shape, n *Node, at string) bool {
-	before := len(w.Errors)
+// Value checks n at path at against s.
+func (w *Walk) Value(s *Shape, n *Node, at string) {
 	switch {
 	case w.NullOK && n.Kind == Null:
-		return true
+		return
 	case s.any:
 	case len(s.alts) > 0:
 		i := slices.IndexFunc(s.alts, func(a *Shape) bool { return a.Accepts(n.Kind) })
 		if i < 0 {
 			w.mismatch(s, n, at)
-			return false
+			return
 		}
 		w.Value(s.alts[i], n, at)
 	case n.Kind != s.kind:
 		w.mismatch(s, n, at)
-		return false
+		return
 	default:
 		w.inside(s, n, at)
 	}
@@ -85,7 +83,6 @@ func (w *Walk) Value(s *Shape, n *Node, at string) bool {
 	if s.rule != nil {
 		s.rule(w, at, n)
 	}
-	return len(w.Errors) == before
 }
 
 func (w *Walk) mismatch(s *Shape, n *Node, at string) {
