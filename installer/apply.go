@@ -61,13 +61,13 @@ func (in *Installer) planAndDecide(ctx context.Context, ap Approval, asked strin
 
 // decide stores the plan by its planId and, when approved, applies it.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
-	if in.plans != nil {
+	if in.cache != nil {
 		// The planId hashes everything an approval covers, so a stored plan
 		// of the same id says the same thing: renew it rather than encode
 		// and write the whole body again (most of a warm re-plan otherwise).
-		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
+		if renewed, err := in.cache.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
 			if body, err := p.MarshalStored(); err == nil {
-				_ = in.plans.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
+				_ = in.cache.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
 			}
 		}
 	}

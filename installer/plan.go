@@ -383,7 +383,7 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 // ones loaded anew written in one transaction.
 func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
 	var invs *cache.Session
-	if in.invs != nil {
+	if in.cache != nil {
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
@@ -392,7 +392,7 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 				}
 			}
 		}
-		invs = in.invs.Session()
+		invs = in.cache.Session()
 		invs.LoadInventories(ctx, keys)
 	}
 	// Candidates are planned side by side (each reads its own manifest and
