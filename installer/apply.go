@@ -185,16 +185,11 @@ type staged struct {
 // rename, the old state is what the registry names; a failure before it
 // removes everything new.
 func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err error) {
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-
-	reg, err := LoadRegistry(in.home.RegistryPath())
-	if err != nil {
-		return nil, err
-	}
 	// The plan was made without the lock; if someone installed or removed a
 	// plugin it touches since, the approval no longer describes the result.
 	for _, a := range p.Actions {
