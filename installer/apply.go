@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -440,7 +441,8 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 // out of the way, never adopted.
 func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 	canonical := in.home.PluginRoot(a.Name)
-	candidates := []string{canonical, canonical + "@" + shortDigest(a.ContentDigest)}
+	sibling := cmp.Or(strings.TrimPrefix(plugind.ShortDigest(a.ContentDigest), "sha256:"), randomSuffix())
+	candidates := []string{canonical, canonical + "@" + sibling}
 	for _, root := range candidates {
 		if reg.usesRoot(root) {
 			continue
@@ -454,17 +456,6 @@ func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 		}
 	}
 	return "", plugind.Errorf(plugind.CodePublicationFailed, "publish %s: no free root under %s", a.Name, in.home.PluginsDir())
-}
-
-func shortDigest(d string) string {
-	d = strings.TrimPrefix(d, "sha256:")
-	if len(d) > 12 {
-		d = d[:12]
-	}
-	if d == "" {
-		d = randomSuffix()
-	}
-	return d
 }
 
 const (
