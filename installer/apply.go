@@ -308,7 +308,7 @@ func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, 
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
 	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
-	got, err := copyHashed(ctx, tree, dir, buf)
+	got, err := store.CopyTree(ctx, tree, dir, buf, false)
 	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
 	}
