@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -307,7 +306,7 @@ func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, 
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
-	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
+	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+rand.Text())
 	got, err := store.CopyTree(ctx, tree, dir, buf, false)
 	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
@@ -441,7 +440,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 // out of the way, never adopted.
 func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 	canonical := in.home.PluginRoot(a.Name)
-	sibling := cmp.Or(strings.TrimPrefix(plugind.ShortDigest(a.ContentDigest), "sha256:"), randomSuffix())
+	sibling := cmp.Or(strings.TrimPrefix(plugind.ShortDigest(a.ContentDigest), "sha256:"), rand.Text())
 	candidates := []string{canonical, canonical + "@" + sibling}
 	for _, root := range candidates {
 		if reg.usesRoot(root) {
@@ -474,7 +473,7 @@ func (in *Installer) discard(dir string) error {
 		in.log.Warn("refusing to delete a folder outside plugins/", "path", dir)
 		return fmt.Errorf("%s: %w", dir, errNotInPlugins)
 	}
-	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+randomSuffix())
+	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+rand.Text())
 	if err := os.Rename(dir, trash); err != nil {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
@@ -482,10 +481,4 @@ func (in *Installer) discard(dir string) error {
 		return nil
 	}
 	return os.RemoveAll(trash)
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
