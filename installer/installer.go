@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -59,15 +60,10 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, cache: cfg.Cache, store: cfg.Store, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
-	if in.budget == (plugind.Budget{}) {
-		in.budget = plugind.DefaultBudget
-	}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cmp.Or(cfg.Budget, plugind.DefaultBudget), now: cfg.Now, log: cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
+		stepHook: cfg.StepHook, cache: cfg.Cache, store: cfg.Store, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
 	if in.now == nil {
 		in.now = time.Now
-	}
-	if in.log == nil {
-		in.log = slog.New(slog.DiscardHandler)
 	}
 	if in.stepHook == nil {
 		in.stepHook = func(string) {}
