@@ -38,7 +38,7 @@ func lockedState[D any, P interface {
 	if unlock, err = in.LockHome(ctx); err != nil {
 		return nil, nil, err
 	}
-	if doc, err = loadState[D, P](path); err != nil {
+	if doc, err = loadState[D, P](path, nil); err != nil {
 		unlock()
 		return nil, nil, err
 	}
