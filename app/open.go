@@ -122,7 +122,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}
 	}
 	cfg.Sources = a.Resolver
-	cfg.Plans, cfg.Inventories, cfg.Forget = a.Cache, a.Cache, a.Cache
+	cfg.Cache = a.Cache
 	a.Installer = installer.New(cfg)
 	return a, nil
 }

@@ -1,9 +1,9 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -61,13 +61,13 @@ func (in *Installer) planAndDecide(ctx context.Context, ap Approval, asked strin
 
 // decide stores the plan by its planId and, when approved, applies it.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
-	if in.plans != nil {
+	if in.cache != nil {
 		// The planId hashes everything an approval covers, so a stored plan
 		// of the same id says the same thing: renew it rather than encode
 		// and write the whole body again (most of a warm re-plan otherwise).
-		if renewed, err := in.plans.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
+		if renewed, err := in.cache.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
 			if body, err := p.MarshalStored(); err == nil {
-				_ = in.plans.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
+				_ = in.cache.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
 			}
 		}
 	}
@@ -185,16 +185,11 @@ type staged struct {
 // rename, the old state is what the registry names; a failure before it
 // removes everything new.
 func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err error) {
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-
-	reg, err := LoadRegistry(in.home.RegistryPath())
-	if err != nil {
-		return nil, err
-	}
 	// The plan was made without the lock; if someone installed or removed a
 	// plugin it touches since, the approval no longer describes the result.
 	for _, a := range p.Actions {
@@ -311,8 +306,8 @@ func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, 
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
-	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+randomSuffix())
-	got, err := copyHashed(ctx, tree, dir, buf)
+	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+rand.Text())
+	got, err := store.CopyTree(ctx, tree, dir, buf, false)
 	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
 	}
@@ -445,7 +440,8 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 // out of the way, never adopted.
 func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 	canonical := in.home.PluginRoot(a.Name)
-	candidates := []string{canonical, canonical + "@" + shortDigest(a.ContentDigest)}
+	sibling := cmp.Or(strings.TrimPrefix(plugind.ShortDigest(a.ContentDigest), "sha256:"), rand.Text())
+	candidates := []string{canonical, canonical + "@" + sibling}
 	for _, root := range candidates {
 		if reg.usesRoot(root) {
 			continue
@@ -459,17 +455,6 @@ func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 		}
 	}
 	return "", plugind.Errorf(plugind.CodePublicationFailed, "publish %s: no free root under %s", a.Name, in.home.PluginsDir())
-}
-
-func shortDigest(d string) string {
-	d = strings.TrimPrefix(d, "sha256:")
-	if len(d) > 12 {
-		d = d[:12]
-	}
-	if d == "" {
-		d = randomSuffix()
-	}
-	return d
 }
 
 const (
@@ -488,7 +473,7 @@ func (in *Installer) discard(dir string) error {
 		in.log.Warn("refusing to delete a folder outside plugins/", "path", dir)
 		return fmt.Errorf("%s: %w", dir, errNotInPlugins)
 	}
-	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+randomSuffix())
+	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+rand.Text())
 	if err := os.Rename(dir, trash); err != nil {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
@@ -496,10 +481,4 @@ func (in *Installer) discard(dir string) error {
 		return nil
 	}
 	return os.RemoveAll(trash)
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

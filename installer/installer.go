@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -21,10 +22,8 @@ type Installer struct {
 	// noWorkingDir: relative paths name nothing (the daemon's clients
 	// have working directories of their own).
 	noWorkingDir bool
-	plans        *cache.DB
-	invs         *cache.DB
+	cache        *cache.DB
 	store        *store.Store
-	forget       *cache.DB
 	decoded      *cache.Decoded
 }
 
@@ -35,19 +34,16 @@ type Config struct {
 	Budget  plugind.Budget
 	Now     func() time.Time
 	Log     *slog.Logger
-	// Plans, when set, keeps plans by planId, so a daemon restart between
-	// plan and install loses nothing.
-	Plans *cache.DB
-	// Inventories, when set, caches the manifests of read-only store trees
-	// so a warm re-plan of a large marketplace parses none of them.
-	Inventories *cache.DB
+	// Cache, when set, keeps plans by planId, so a daemon restart between
+	// plan and install loses nothing; caches the manifests of read-only
+	// store trees, so a warm re-plan of a large marketplace parses none of
+	// them; and, with Store, forgets what it derived from a quarantined
+	// snapshot.
+	Cache *cache.DB
 	// Store, when set, is the snapshot store Sources reads from: a staged
 	// copy of one of its snapshots that fails verification quarantines that
 	// snapshot, so the next plan fetches it again (see apply).
 	Store *store.Store
-	// Forget, when set with Store, forgets what the cache derived from a
-	// quarantined snapshot.
-	Forget *cache.DB
 	// StepHook is called at each named step of apply and publication
 	// ("before-staging", "after-staging", "after-swap", "after-registry").
 	// It exists for the crash-safety tests, which kill the process there.
@@ -64,15 +60,10 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cfg.Budget, now: cfg.Now, log: cfg.Log, stepHook: cfg.StepHook, plans: cfg.Plans, invs: cfg.Inventories, store: cfg.Store, forget: cfg.Forget, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
-	if in.budget == (plugind.Budget{}) {
-		in.budget = plugind.DefaultBudget
-	}
+	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cmp.Or(cfg.Budget, plugind.DefaultBudget), now: cfg.Now, log: cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
+		stepHook: cfg.StepHook, cache: cfg.Cache, store: cfg.Store, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
 	if in.now == nil {
 		in.now = time.Now
-	}
-	if in.log == nil {
-		in.log = slog.New(slog.DiscardHandler)
 	}
 	if in.stepHook == nil {
 		in.stepHook = func(string) {}

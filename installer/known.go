@@ -40,7 +40,7 @@ func knownName(k *KnownMarketplace) string      { return k.Name }
 // LoadMarketplaces reads marketplaces.json. A missing file knows none; a
 // corrupt one fails closed, like the registry.
 func LoadMarketplaces(path string) (*Marketplaces, error) {
-	return loadState[Marketplaces](path)
+	return loadState[Marketplaces](path, nil)
 }
 
 // Save publishes the file as the registry is published (saveState), the

@@ -27,3 +27,20 @@ func (in *Installer) LockHome(ctx context.Context) (unlock func(), err error) {
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// lockedState takes the home lock and reads the state file at path under
+// it, as every mutation of the registry or the known marketplaces starts:
+// what is saved is what was read under the lock. unlock is nil on error.
+func lockedState[D any, P interface {
+	*D
+	stateDoc
+}](ctx context.Context, in *Installer, path string) (doc *D, unlock func(), err error) {
+	if unlock, err = in.LockHome(ctx); err != nil {
+		return nil, nil, err
+	}
+	if doc, err = loadState[D, P](path, nil); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return doc, unlock, nil
+}

@@ -62,7 +62,7 @@ func (in *Installer) Show(ctx context.Context, name string) (*PluginInfo, error)
 }
 
 // lookup reads the registry and name's entry in it, validating the name
-// first. Mutations call it under the home lock and save the same registry.
+// first. Mutations read theirs under the home lock (lockedState).
 func (in *Installer) lookup(name string) (*Registry, *Entry, error) {
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
@@ -144,14 +144,14 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	reg, e, err := in.lookup(name)
-	if err != nil {
-		return nil, nil, err
+	e, ok := reg.Find(name)
+	if !ok {
+		return nil, nil, notInstalled(name)
 	}
 	warnings := []string{} // JSON lists them, none or some
 	if !enabled && e.Enabled {
@@ -189,14 +189,14 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := plugind.ValidateName(name); err != nil {
 		return fail(err)
 	}
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return fail(err)
 	}
 	defer unlock()
-	reg, e, err := in.lookup(name)
-	if err != nil {
-		return fail(err)
+	e, ok := reg.Find(name)
+	if !ok {
+		return fail(notInstalled(name))
 	}
 	old := *e
 	warnings := []string{}

@@ -93,15 +93,11 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 	if err := marketplace.CheckReservedName(m.Name, m.Source); err != nil {
 		return nil, err
 	}
-	unlock, err := in.LockHome(ctx)
+	known, unlock, err := lockedState[Marketplaces](ctx, in, in.home.MarketplacesPath())
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	known, err := LoadMarketplaces(in.home.MarketplacesPath())
-	if err != nil {
-		return nil, err
-	}
 	now := in.now().UTC()
 	up := &MarketplaceUpdate{Entries: entries, Warnings: nonNil(warnings)}
 	k, ok := known.Find(m.Name)
@@ -208,15 +204,11 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	unlock, err := in.LockHome(ctx)
+	known, unlock, err := lockedState[Marketplaces](ctx, in, in.home.MarketplacesPath())
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	known, err := LoadMarketplaces(in.home.MarketplacesPath())
-	if err != nil {
-		return nil, nil, err
-	}
 	k, ok := known.Find(name)
 	if !ok {
 		return nil, nil, plugind.Errorf(plugind.CodeNotFound, "no known marketplace is named %q", name)

@@ -124,20 +124,16 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	// The registry is decoded while the source resolves: neither needs the
 	// other, and on a warm re-plan each is a third of the work (issue 24).
 	// Its error still comes first, as when it was read before resolving.
-	regc := make(chan registryRead, 1)
-	go func() {
-		reg, err := in.plannedRegistry()
-		regc <- registryRead{reg, err}
-	}()
+	var reg *Registry
+	var regRead errgroup.Group
+	regRead.Go(func() (err error) { reg, err = in.plannedRegistry(); return err })
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
-	r := <-regc
-	if r.err != nil {
-		return nil, r.err
+	if err := regRead.Wait(); err != nil {
+		return nil, err
 	}
-	reg := r.reg
 	if err != nil {
 		return nil, err
 	}
@@ -180,12 +176,6 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// registryRead is the registry as plannedRegistry read it.
-type registryRead struct {
-	reg *Registry
-	err error
 }
 
 // seal ends every plan, an install's or an update's: a --config value
@@ -383,7 +373,7 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 // ones loaded anew written in one transaction.
 func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
 	var invs *cache.Session
-	if in.invs != nil {
+	if in.cache != nil {
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
@@ -392,7 +382,7 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 				}
 			}
 		}
-		invs = in.invs.Session()
+		invs = in.cache.Session()
 		invs.LoadInventories(ctx, keys)
 	}
 	// Candidates are planned side by side (each reads its own manifest and

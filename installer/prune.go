@@ -13,15 +13,11 @@ import (
 // copies discarded after.
 func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) {
 	fail := func(err error) (*Response, error) { return ErrorResponse("prune", err), err }
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return fail(err)
 	}
 	defer unlock()
-	reg, err := LoadRegistry(in.home.RegistryPath())
-	if err != nil {
-		return fail(err)
-	}
 	unneeded := reg.unneeded()
 	resp := &Response{
 		OK: true, Status: StatusUpToDate, Source: "prune",

@@ -46,10 +46,10 @@ func (in *Installer) copyMismatch(ctx context.Context, a *Action, got string) er
 // forgetSnapshot drops the cache's records derived from snapshot digest.
 // The cache is an optimization: a failure here is logged, not returned.
 func (in *Installer) forgetSnapshot(ctx context.Context, digest string) {
-	if in.forget == nil {
+	if in.cache == nil {
 		return
 	}
-	if err := in.forget.ForgetDigest(ctx, digest); err != nil {
+	if err := in.cache.ForgetDigest(ctx, digest); err != nil {
 		in.log.Warn("could not forget the cache records of a quarantined snapshot", "snapshot", digest, "err", err)
 	}
 }

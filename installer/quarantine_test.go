@@ -16,7 +16,7 @@ import (
 // withQuarantine rewires env's installer with the store and the cache as
 // its quarantine hooks, as the CLI and the daemon wire it.
 func withQuarantine(env *remoteEnv) {
-	env.in = New(Config{Home: env.home, Sources: env.res, Plans: env.db, Inventories: env.db, Store: env.st, Forget: env.db})
+	env.in = New(Config{Home: env.home, Sources: env.res, Cache: env.db, Store: env.st})
 }
 
 // TestWrongRecordedDigestIsForgotten: when the copy of an intact snapshot

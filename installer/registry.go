@@ -79,7 +79,14 @@ func entryName(e *Entry) string             { return e.Name }
 // LoadRegistry reads the registry. A missing file is an empty registry; a
 // corrupt one fails closed with registry.unreadable and is never rewritten.
 func LoadRegistry(path string) (*Registry, error) {
-	return loadState[Registry](path)
+	return loadState[Registry](path, nil)
+}
+
+// plannedRegistry is LoadRegistry for planning: with the daemon's Decoded,
+// the same *Registry while the file's bytes stay the same. Callers only
+// read it; apply, remove and the rest load their own under the home lock.
+func (in *Installer) plannedRegistry() (*Registry, error) {
+	return loadState[Registry](in.home.RegistryPath(), in.decoded)
 }
 
 // Save publishes the registry, its plugins sorted by name (saveState).

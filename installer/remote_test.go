@@ -69,7 +69,7 @@ func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv 
 		t.Fatal(err)
 	}
 	res := resolver.New(resolver.Config{Store: st, Cache: db, Hosts: hosts})
-	env.in = New(Config{Home: env.home, Sources: res, Plans: db, Inventories: db, StepHook: func(step string) {
+	env.in = New(Config{Home: env.home, Sources: res, Cache: db, StepHook: func(step string) {
 		if env.hook != nil {
 			env.hook(step)
 		}

@@ -63,11 +63,23 @@ func fieldsOf(err error) errorFields {
 	return errorFields{Error: err.Error(), ErrorCode: string(code)}
 }
 
-func (f errorFields) err() error {
-	if f.Error == "" && f.ErrorCode == "" {
-		return nil
+// unmarshalWithErr reads a written Response or Action back: its fields
+// into plain (the type without its methods, zeroed first) and error and
+// errorCode into *errp.
+func unmarshalWithErr[T any](data []byte, plain *T, errp *error) error {
+	var f errorFields
+	*plain = *new(T)
+	if err := json.Unmarshal(data, plain); err != nil {
+		return err
 	}
-	return &plugind.Error{Code: plugind.Code(f.ErrorCode), Msg: f.Error}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return err
+	}
+	*errp = nil
+	if f.Error != "" || f.ErrorCode != "" {
+		*errp = &plugind.Error{Code: plugind.Code(f.ErrorCode), Msg: f.Error}
+	}
+	return nil
 }
 
 // MarshalJSON writes the response with error and errorCode from Err. Its
@@ -96,16 +108,7 @@ func (r Response) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a written response back (stored plans, clients).
 func (r *Response) UnmarshalJSON(data []byte) error {
 	type plain Response
-	var v struct {
-		plain
-		errorFields
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*r = Response(v.plain)
-	r.Err = v.errorFields.err()
-	return nil
+	return unmarshalWithErr(data, (*plain)(r), &r.Err)
 }
 
 // Code is the response's error code, "" when it has none.
@@ -264,17 +267,7 @@ func (a Action) MarshalJSON() ([]byte, error) { return json.Marshal(a.wire()) }
 
 // UnmarshalJSON reads a written action back.
 func (a *Action) UnmarshalJSON(data []byte) error {
-	type plain Action
-	var v struct {
-		plain
-		errorFields
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*a = Action(v.plain)
-	a.Err = v.errorFields.err()
-	return nil
+	return unmarshalWithErr(data, (*plainAction)(a), &a.Err)
 }
 
 // Code is the action's error code, "" when it has none.

@@ -39,9 +39,14 @@ func TestResponseMarshalMatchesPerActionEncoding(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("response %d:\n got %s\nwant %s", i, got, want)
 		}
-		var back Response
+		// Read back over a response that had an error: what the bytes do
+		// not say is not kept.
+		back := Response{Err: failed}
 		if err := json.Unmarshal(got, &back); err != nil || len(back.Actions) != len(r.Actions) {
 			t.Errorf("response %d does not read back: %v", i, err)
+		}
+		if again, err := back.MarshalJSON(); err != nil || string(again) != string(got) {
+			t.Errorf("response %d reads back as\n%s\nnot\n%s (%v)", i, again, got, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -106,7 +107,7 @@ func (in *Installer) writeSecrets(name string, values map[string]manifest.Value,
 	}
 	file := name + ".json"
 	if _, err := os.Lstat(filepath.Join(dir, file)); taken[file] || !errors.Is(err, fs.ErrNotExist) {
-		file = name + "@" + randomSuffix() + ".json"
+		file = name + "@" + rand.Text() + ".json"
 	}
 	doc := secretsFile{Version: secretsVersion, Plugin: name, Values: values}
 	if err := writePrivateJSON(filepath.Join(dir, file), doc, "write config/"+file); err != nil {

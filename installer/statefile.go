@@ -2,6 +2,7 @@ package installer
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/cache"
 )
 
 // The home's JSON state files, the registry (plugin-packages.json) and the
@@ -74,35 +76,28 @@ func deleteNamed[T any](items []T, name func(*T) string, want string) []T {
 	return slices.DeleteFunc(items, func(it T) bool { return name(&it) == want })
 }
 
-// readState returns the bytes of the state file at path; found is false
-// when there is none.
-func readState(f stateFile, path string) (data []byte, found bool, err error) {
-	data, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, plugind.Errorf(plugind.CodeRegistryUnreadable, "read %s %s: %w", f.what, path, err)
-	}
-	return data, true, nil
-}
-
 // loadState reads the state file at path, a document D; a missing file is
-// an empty one at the current version.
+// an empty one at the current version. With decoded (the daemon's, for
+// planning), the same *D comes back while the file's bytes stay the same:
+// its callers only read it.
 func loadState[D any, P interface {
 	*D
 	stateDoc
-}](path string) (*D, error) {
+}](path string, decoded *cache.Decoded) (*D, error) {
 	doc := P(new(D))
-	data, found, err := readState(doc.state(), path)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		*doc.version() = doc.state().current
+	f := doc.state()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		*doc.version() = f.current
 		return doc, nil
 	}
-	return parseState[D, P](path, data)
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "read %s %s: %w", f.what, path, err)
+	}
+	return cache.Remember(decoded, func() string {
+		sum := sha256.Sum256(data)
+		return f.what + "\x00" + string(sum[:])
+	}, func() (*D, error) { return parseState[D, P](path, data) })
 }
 
 // parseState decodes data, read from path, as a document D: strictly (no

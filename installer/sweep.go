@@ -63,15 +63,11 @@ func sameAsAny(p string, infos []os.FileInfo) bool {
 // (--yes) that finds nothing to apply still does, so a home a crashed
 // process left untidy converges on the next run.
 func (in *Installer) Sweep(ctx context.Context) error {
-	unlock, err := in.LockHome(ctx)
+	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	reg, err := LoadRegistry(in.home.RegistryPath())
-	if err != nil {
-		return err
-	}
 	in.sweepOrphans(reg)
 	return nil
 }

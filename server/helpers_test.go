@@ -79,7 +79,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	}
 	rcfg := resolver.Config{Store: st, Cache: e.db, Hosts: hosts}
 	e.in = installer.New(installer.Config{
-		Home: e.home, Sources: resolver.New(rcfg), Plans: e.db, NoWorkingDir: true,
+		Home: e.home, Sources: resolver.New(rcfg), Cache: e.db, NoWorkingDir: true,
 		StepHook: func(step string) {
 			e.hookMu.Lock()
 			h := e.hook

@@ -229,7 +229,7 @@ func (s *Store) Ingest(ctx context.Context, srcDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ingest %s: %w", srcDir, err)
 	}
-	if err := CopyTree(ctx, tree, st.Dir); err != nil {
+	if _, err := CopyTree(ctx, tree, st.Dir, make([]byte, 256<<10), true); err != nil {
 		_ = st.Discard()
 		return "", plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("ingest %s: %w", srcDir, err))
 	}

@@ -2,41 +2,65 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 
 	"reasonix.io/plugind"
 )
 
-// CopyTree writes t's files below dst (which must not exist yet), keeping
-// the executable bit and materializing symlinked files as regular files.
-// Every file is synced before CopyTree returns, so a later rename publishes
-// complete content. On error the partial copy is removed.
-func CopyTree(ctx context.Context, t *plugind.Tree, dst string) (err error) {
+// CopyTree writes t's files below dst (which must not exist yet) through
+// buf, keeping the executable bit and materializing symlinked files as
+// regular files, and returns the tree digest of the bytes it wrote, hashed
+// as they went through: a copy is checked against an approved digest with
+// one read of the source and none of the copy (issue 13). With sync every
+// file is synced before CopyTree returns, so a later rename publishes
+// complete content; without it the caller syncs them all at once
+// (SyncTrees) before anything names them. On error the partial copy is
+// removed.
+func CopyTree(ctx context.Context, t *plugind.Tree, dst string, buf []byte, sync bool) (digest string, err error) {
 	if err := os.Mkdir(dst, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dst, err)
+		return "", fmt.Errorf("create %s: %w", dst, err)
 	}
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(dst)
 		}
 	}()
-	buf := make([]byte, 256<<10)
-	for _, f := range t.Files {
-		if err := ctx.Err(); err != nil {
+	made := map[string]bool{".": true}
+	var mkdirs func(d string) error
+	mkdirs = func(d string) error {
+		if made[d] {
+			return nil
+		}
+		if err := mkdirs(path.Dir(d)); err != nil {
 			return err
 		}
-		target := filepath.Join(dst, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(target), err)
+		if err := os.Mkdir(filepath.Join(dst, filepath.FromSlash(d)), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
 		}
-		if err := CopyFile(f.Source, target, f.Executable, buf, nil, true); err != nil {
-			return fmt.Errorf("copy %s: %w", f.Path, err)
-		}
+		made[d] = true
+		return nil
 	}
-	return nil
+	files := make([]plugind.File, len(t.Files))
+	for i, f := range t.Files {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		if err := mkdirs(path.Dir(f.Path)); err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		if err := CopyFile(f.Source, filepath.Join(dst, filepath.FromSlash(f.Path)), f.Executable, buf, h, sync); err != nil {
+			return "", fmt.Errorf("copy %s: %w", f.Path, err)
+		}
+		files[i] = plugind.File{Path: f.Path, Executable: f.Executable, SHA256: hex.EncodeToString(h.Sum(nil))}
+	}
+	return plugind.DigestFiles(files), nil
 }
 
 // CopyFile copies src to dst, which must not exist, as a regular file

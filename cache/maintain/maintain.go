@@ -45,7 +45,7 @@ type Maintenance struct {
 	Home  Home
 	Store *store.Store
 	// Cache may be nil when the cache could not be opened; CacheErr then
-	// says why. Stats and Verify work without it; GC refuses, because only
+	// says why. Stats and Store.Verify work without it; GC refuses, because only
 	// the cache knows which snapshots live plans and installed plugins use.
 	Cache    *cache.DB
 	CacheErr error
@@ -134,11 +134,6 @@ func (m *Maintenance) keep(ctx context.Context) (map[string]bool, error) {
 		}
 	}
 	return keep, nil
-}
-
-// Verify re-hashes the store.
-func (m *Maintenance) Verify(ctx context.Context) (*store.VerifyReport, error) {
-	return m.Store.Verify(ctx)
 }
 
 // RepairReport is what Repair found and did. Checked and Bad are Verify's;

@@ -122,7 +122,7 @@ reported and left alone. The exit status is 1 while any problem remains unrepair
 			if repair {
 				return m.printRepair(cmd, mt, m.asJSON)
 			}
-			rep, err := mt.Verify(cmd.Context())
+			rep, err := mt.Store.Verify(cmd.Context())
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
