@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/httpserve"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
@@ -153,45 +154,23 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Close stops upstream work that is still running (Serve does it itself).
 func (s *Server) Close() { s.cancel() }
 
-// Serve answers on ln until ctx ends, then shuts down gracefully: no new
-// connections, in-flight requests get up to grace to finish, then upstream
-// work is cancelled and its leases released.
+// Serve answers on ln until ctx ends, then shuts down gracefully
+// (httpserve.Serve): no new connections, in-flight requests get up to
+// grace to finish, then upstream work is cancelled and its leases released.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultShutdownTimeout
 	}
-	srv := &http.Server{
+	go s.sweep(ctx)
+	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
+	return httpserve.Serve(ctx, &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	go s.sweep(ctx)
-	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
-	select {
-	case err := <-done:
-		s.cancel()
-		return err
-	case <-ctx.Done():
-	}
-	s.log.Info("shutting down", "grace", grace.String())
-	sctx, stop := context.WithTimeout(context.Background(), grace)
-	defer stop()
-	err := srv.Shutdown(sctx)
-	s.cancel()
-	if errors.Is(err, context.DeadlineExceeded) {
-		_ = srv.Close()
-		s.log.Warn("requests still running after the grace period were cut off")
-		err = nil
-	}
-	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	}, ln, grace, s.cancel, s.log)
 }
 
 // sweep clears expired rows now and then.
