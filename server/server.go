@@ -166,12 +166,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}, ln, s.grace, s.stop, s.log)
 }
 
-// Close cancels in-flight work; for servers used through Handler only.
-func (s *Server) Close() {
-	s.drain()
-	s.stop()
-}
-
 // recoverPanics turns a handler panic into a 500 JSON answer.
 func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
