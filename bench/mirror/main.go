@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -119,7 +120,7 @@ func run(o options) error {
 	}
 	defer gh.Close()
 	t0 := time.Now()
-	src, err := mirrortest.BulkMarketplace(gh, "bulk", o.entries, o.repos)
+	src, err := bulkmarket.Fleet(gh, "bulk", o.entries, o.repos)
 	if err != nil {
 		return err
 	}
