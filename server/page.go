@@ -279,7 +279,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need acces
 			if ref.status == http.StatusUnauthorized && ref.code == CodeUnauthorized {
 				unauthorized(w, ref.msg)
 			} else {
-				writeError(w, ref.status, ref.code, "%s", ref.msg)
+				ref.write(w)
 			}
 			return nil, false
 		}

@@ -301,12 +301,17 @@ const (
 	replacedMsg  = "signed out by a newer sign-in — reload"
 )
 
-// refusal is why sessionAuth refused a request.
+// refusal is why a request was refused (by sessionAuth, or for a progress
+// stream over a limit).
 type refusal struct {
 	status int
 	code   string
 	msg    string
 }
+
+func (f *refusal) Error() string { return f.msg }
+
+func (f *refusal) write(w http.ResponseWriter) { writeError(w, f.status, f.code, "%s", f.msg) }
 
 // sessionAuth authorizes r by its session cookie (see the top of this
 // file): the browser's same-origin signal first, then the cookie and the
