@@ -300,7 +300,14 @@ type refusal struct {
 
 func (f *refusal) Error() string { return f.msg }
 
-func (f *refusal) write(w http.ResponseWriter) { writeError(w, f.status, f.code, "%s", f.msg) }
+// write answers the refusal; one for want of credentials says which kind
+// the daemon takes.
+func (f *refusal) write(w http.ResponseWriter) {
+	if f.code == CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="reasonix"`)
+	}
+	writeError(w, f.status, f.code, "%s", f.msg)
+}
 
 // sessionAuth authorizes r by its session cookie (see the top of this
 // file): the browser's same-origin signal first, then the cookie and the
