@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -94,21 +95,14 @@ func (r *Repo) errorOf(resp *http.Response, base string) error {
 	var e ErrorBody
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if json.Unmarshal(body, &e) != nil || e.Msg == "" {
-		e.Msg = strings.TrimSpace(string(body))
-		if e.Msg == "" {
-			e.Msg = resp.Status
-		}
+		e.Msg = cmp.Or(strings.TrimSpace(string(body)), resp.Status)
 	}
 	msg := secrets.Mask(e.Msg)
 	switch {
 	case resp.StatusCode == http.StatusForbidden && e.Code == plugind.CodeBlocked:
 		return &plugind.Error{Code: plugind.CodeBlocked, Msg: "the team mirror refused it: " + msg}
 	case resp.StatusCode == http.StatusNotFound && e.Kind != "":
-		code := e.Code
-		if code == "" {
-			code = plugind.CodeNotFound
-		}
-		return &plugind.Error{Code: code, Msg: msg, Err: sentinel(e.Kind)}
+		return &plugind.Error{Code: cmp.Or(e.Code, plugind.CodeNotFound), Msg: msg, Err: sentinel(e.Kind)}
 	case resp.StatusCode == http.StatusUnprocessableEntity && (e.Code == plugind.CodeBudgetExceeded || e.Code == plugind.CodeUnsafeArchive):
 		return &plugind.Error{Code: e.Code, Msg: msg}
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
