@@ -120,7 +120,7 @@ func (s *Server) classify(r *http.Request, err error) (int, string) {
 	}
 	code := plugind.CodeOf(err)
 	status := cmp.Or(codeStatus[code], http.StatusUnprocessableEntity)
-	if status >= 500 && s.stopping() {
+	if status >= 500 && s.life.Err() != nil { // in-flight work was told to stop
 		return http.StatusServiceUnavailable, CodeShuttingDown
 	}
 	if code == "" {

@@ -200,16 +200,8 @@ func (h *progressHub) follow(who principal) (release func(), ref *refusal) {
 	}, nil
 }
 
-// progressFor returns the stream r asks to report to, nil when it names
-// none. ok is false when the request was answered (a bad id).
-func (s *Server) progressFor(w http.ResponseWriter, r *http.Request) (p *progressStream, ok bool) {
-	id := r.Header.Get(ProgressHeader)
-	if id == "" {
-		return nil, true
-	}
-	return s.progressStream(w, r, id)
-}
-
+// progressStream returns who's stream id; ok is false when the request was
+// answered (a bad id, a limit).
 func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id string) (*progressStream, bool) {
 	if !progressIDPattern.MatchString(id) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "progress id must be 8 to 64 letters, digits, - or _")

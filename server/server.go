@@ -118,9 +118,6 @@ func New(cfg Config) (*Server, error) {
 // drain tells long-lived answers to end: a shutdown has begun.
 func (s *Server) drain() { s.drainOnce.Do(func() { close(s.draining) }) }
 
-// stopping reports whether in-flight work has been told to stop.
-func (s *Server) stopping() bool { return s.life.Err() != nil }
-
 // Handler returns the daemon's handler: request log, panic recovery, Host,
 // Origin, body cap, then authentication (what each route requires: see
 // routeAccess) and routing.
