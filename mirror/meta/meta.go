@@ -52,11 +52,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, dbErr("connect to PostgreSQL: %s", secrets.Mask(err.Error()))
 	}
 	db := &DB{pool: pool}
-	if err := db.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
+	if err = db.Ping(ctx); err == nil {
+		err = db.migrate(ctx)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
