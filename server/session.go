@@ -298,8 +298,6 @@ type refusal struct {
 	msg    string
 }
 
-func (f *refusal) Error() string { return f.msg }
-
 // write answers the refusal; one for want of credentials says which kind
 // the daemon takes.
 func (f *refusal) write(w http.ResponseWriter) {
