@@ -148,12 +148,6 @@ func DefaultReplicaID() string {
 // ReplicaID returns the replica's name.
 func (s *Server) ReplicaID() string { return s.cfg.ReplicaID }
 
-// Handler is the replica's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.handler }
-
-// Close stops upstream work that is still running (Serve does it itself).
-func (s *Server) Close() { s.cancel() }
-
 // Serve answers on ln until ctx ends, then shuts down gracefully
 // (httpserve.Serve): no new connections, in-flight requests get up to
 // grace to finish, then upstream work is cancelled and its leases released.
