@@ -175,11 +175,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	cookie, pageToken, err := s.sessions.redeem(r.URL.Query().Get("code"), previous)
 	if err != nil {
-		status := http.StatusForbidden
+		status := http.StatusForbidden // used, expired or unknown: redeem's other refusals
 		if errors.Is(err, errCodeMissing) {
 			status = http.StatusBadRequest
-		} else if !errors.Is(err, errCodeUsed) && !errors.Is(err, errCodeExpired) && !errors.Is(err, errCodeUnknown) {
-			status = http.StatusInternalServerError
 		}
 		s.loginRefused(w, status, err)
 		return
