@@ -86,12 +86,11 @@ type Config struct {
 
 // Server is one mirror replica.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	m       *metrics
-	local   localLeases
-	slots   chan struct{} // upstream concurrency
-	handler http.Handler
+	cfg   Config
+	log   *slog.Logger
+	m     *metrics
+	local localLeases
+	slots chan struct{} // upstream concurrency
 	// base outlives requests: upstream work runs under it so a client
 	// that gives up does not waste what others wait for. Serve cancels it
 	// after shutdown.
@@ -127,13 +126,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
 	cfg.Registry = cmp.Or(cfg.Registry, prometheus.NewRegistry())
 	base, cancel := context.WithCancel(context.Background())
-	s := &Server{
+	return &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
 		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
 		local: localLeases{held: map[string]chan struct{}{}},
-	}
-	s.handler = s.routes()
-	return s, nil
+	}, nil
 }
 
 // DefaultReplicaID is "host/pid/random": unique per process, and telling an
@@ -158,7 +155,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	go s.sweep(ctx)
 	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
 	return httpserve.Serve(ctx, &http.Server{
-		Handler:           s.handler,
+		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
