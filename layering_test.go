@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"internal/jsonout":       0,
 	"internal/jsondoc":       0, // the document model manifest and marketplace share
 	"internal/httpstatus":    0,
+	"internal/httpserve":     0, // the daemon's and the mirror's graceful shutdown
 	"internal/dirhandle":     0, // open folder handles for the tree writers
 	"migrations":             0,
 	"mirror/meta/migrations": 0,

@@ -15,6 +15,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
@@ -57,7 +58,7 @@ func TestBlockedMarketplace(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFixture(t, mirrortest.Options{Policy: pol})
-	src, err := mirrortest.BulkMarketplace(f.gh, "bulk", 6, 2)
+	src, err := bulkmarket.Fleet(f.gh, "bulk", 6, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 func TestCacheAndOfflineOnTopOfTheMirror(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, mirrortest.Options{})
-	src, err := mirrortest.BulkMarketplace(f.gh, "bulk", 6, 2)
+	src, err := bulkmarket.Fleet(f.gh, "bulk", 6, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,7 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 	}
 	switch {
 	case errors.Is(err, meta.ErrDatabase), errors.Is(err, objects.ErrStore):
-		id := s.incident(r, "storage", err)
-		return &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
-			Msg: fmt.Sprintf("the mirror's storage failed (incident %s; its operator finds the details in its log)", id)}
+		return s.incident(r, "storage", err, http.StatusServiceUnavailable, "the mirror's storage failed")
 	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{Status: http.StatusGatewayTimeout, Msg: secrets.Mask(err.Error()), Code: plugind.CodeSourceUnreadable}
 	case errors.Is(err, context.Canceled):
@@ -45,35 +43,36 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 	code := plugind.CodeOf(err)
 	kind := host.KindOf(err)
 	if code == "" && kind == "" {
-		id := s.incident(r, "internal", err)
-		return &apiError{Status: http.StatusInternalServerError, Code: plugind.CodeSourceUnreadable,
-			Msg: fmt.Sprintf("the mirror failed (incident %s; its operator finds the details in its log)", id)}
+		return s.incident(r, "internal", err, http.StatusInternalServerError, "the mirror failed")
 	}
 	msg := secrets.Mask(err.Error())
 	if kind != "" {
 		return &apiError{Status: http.StatusNotFound, Msg: msg, Code: cmp.Or(code, plugind.CodeNotFound), Kind: kind}
 	}
+	status := http.StatusBadGateway
 	switch code {
 	case plugind.CodeBlocked:
-		return &apiError{Status: http.StatusForbidden, Msg: msg, Code: code}
+		status = http.StatusForbidden
 	case plugind.CodeInvalidSource, plugind.CodeNotPinnable:
-		return &apiError{Status: http.StatusBadRequest, Msg: msg, Code: code}
+		status = http.StatusBadRequest
 	case plugind.CodeBudgetExceeded, plugind.CodeUnsafeArchive:
 		// The content itself is refused: every replica and upstream would
 		// say the same.
-		return &apiError{Status: http.StatusUnprocessableEntity, Msg: msg, Code: code}
+		status = http.StatusUnprocessableEntity
 	}
-	return &apiError{Status: http.StatusBadGateway, Msg: msg, Code: code}
+	return &apiError{Status: status, Msg: msg, Code: code}
 }
 
 // incident logs an internal failure under a fresh name and returns the
-// name, which the client's answer carries instead of the details.
-func (s *Server) incident(r *http.Request, what string, err error) string {
+// client's answer (status, saying what failed), which carries that name
+// instead of the details.
+func (s *Server) incident(r *http.Request, what string, err error, status int, said string) *apiError {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	s.log.Error("request failed: "+what, "incident", id, "route", r.URL.Path, "client", clientOf(r.Context()), "err", err)
-	return id
+	return &apiError{Status: status, Code: plugind.CodeSourceUnreadable,
+		Msg: fmt.Sprintf("%s (incident %s; its operator finds the details in its log)", said, id)}
 }
 
 func badRequest(format string, args ...any) *apiError {

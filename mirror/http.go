@@ -159,9 +159,7 @@ func (s *Server) audit(ctx context.Context, e meta.Entry) error {
 // answer; when the row cannot be written, the request fails instead.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *meta.Entry, respond func()) {
 	if err := s.audit(r.Context(), *e); err != nil {
-		id := s.incident(r, "audit log", err)
-		writeError(w, &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
-			Msg: fmt.Sprintf("the mirror cannot write its audit log, so it does not answer (incident %s; its operator finds the details in its log)", id)})
+		writeError(w, s.incident(r, "audit log", err, http.StatusServiceUnavailable, "the mirror cannot write its audit log, so it does not answer"))
 		return
 	}
 	respond()
@@ -198,29 +196,22 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, e *meta.Entry, err
 }
 
 func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
-	q, e, ok := s.request(w, r, "refs")
-	if !ok {
-		return
-	}
 	var l *host.Refs
-	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
+	if _, e, ok := s.run(w, r, "refs", func(ctx context.Context, repo host.Repo, _ query) (err error) {
 		l, err = s.refs(ctx, repo)
 		return err
-	}) {
+	}); ok {
 		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, wire.RefsResponse{Head: l.Head, Commits: l.Commits}) })
 	}
 }
 
 func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
-	q, e, ok := s.request(w, r, "resolve")
-	if !ok {
-		return
-	}
 	var got host.Pin
-	if !s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) (err error) {
+	q, e, ok := s.run(w, r, "resolve", func(ctx context.Context, repo host.Repo, q query) (err error) {
 		got, err = repo.Resolve(ctx, q.ref, nil)
 		return err
-	}) {
+	})
+	if !ok {
 		return
 	}
 	e.SHA = got.SHA
@@ -240,13 +231,9 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleReachable(w http.ResponseWriter, r *http.Request) {
-	q, e, ok := s.request(w, r, "reachable")
-	if !ok {
-		return
-	}
-	if s.run(w, r, e, q.src, func(ctx context.Context, repo host.Repo) error {
+	if _, e, ok := s.run(w, r, "reachable", func(ctx context.Context, repo host.Repo, q query) error {
 		return repo.Reachable(ctx, q.sha, q.hint)
-	}) {
+	}); ok {
 		s.answer(w, r, e, func() { w.WriteHeader(http.StatusNoContent) })
 	}
 }

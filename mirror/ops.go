@@ -34,17 +34,21 @@ func (s *Server) detach(ctx context.Context) (context.Context, context.CancelFun
 	return ctx, func() { stop(); cancel() }
 }
 
-// run answers a request's operation through the host stack (fn asks it
-// about src), recording in e where the answer came from; when it fails, it
-// answers the failure and returns false.
-func (s *Server) run(w http.ResponseWriter, r *http.Request, e *meta.Entry, src source.Source, fn func(context.Context, host.Repo) error) bool {
+// run reads a request's parameters (request) and answers its operation
+// through the host stack (fn asks it about the query's repository),
+// recording in e where the answer came from; when either fails, it answers
+// the failure and ok is false.
+func (s *Server) run(w http.ResponseWriter, r *http.Request, action string, fn func(context.Context, host.Repo, query) error) (q query, e *meta.Entry, ok bool) {
+	if q, e, ok = s.request(w, r, action); !ok {
+		return q, e, false
+	}
 	ctx, cancel := s.detach(r.Context())
 	defer cancel()
 	c := s.newCall()
 	defer c.end()
-	repo, err := c.open(ctx, src)
+	repo, err := c.open(ctx, q.src)
 	if err == nil {
-		err = c.ask(func() error { return fn(ctx, repo) })
+		err = c.ask(func() error { return fn(ctx, repo, q) })
 	}
 	switch e.Outcome = c.outcome(); {
 	case e.Outcome != outcomeHit:
@@ -55,7 +59,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, e *meta.Entry, src 
 	if err != nil {
 		s.fail(w, r, e, err)
 	}
-	return err == nil
+	return q, e, err == nil
 }
 
 // refs lists the branches and tags of r. The Cached layer keeps a listing

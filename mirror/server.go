@@ -29,6 +29,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/httpserve"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
@@ -85,12 +86,11 @@ type Config struct {
 
 // Server is one mirror replica.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	m       *metrics
-	local   localLeases
-	slots   chan struct{} // upstream concurrency
-	handler http.Handler
+	cfg   Config
+	log   *slog.Logger
+	m     *metrics
+	local localLeases
+	slots chan struct{} // upstream concurrency
 	// base outlives requests: upstream work runs under it so a client
 	// that gives up does not waste what others wait for. Serve cancels it
 	// after shutdown.
@@ -126,13 +126,11 @@ func New(cfg Config) (*Server, error) {
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
 	cfg.Registry = cmp.Or(cfg.Registry, prometheus.NewRegistry())
 	base, cancel := context.WithCancel(context.Background())
-	s := &Server{
+	return &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
 		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
 		local: localLeases{held: map[string]chan struct{}{}},
-	}
-	s.handler = s.routes()
-	return s, nil
+	}, nil
 }
 
 // DefaultReplicaID is "host/pid/random": unique per process, and telling an
@@ -147,51 +145,23 @@ func DefaultReplicaID() string {
 // ReplicaID returns the replica's name.
 func (s *Server) ReplicaID() string { return s.cfg.ReplicaID }
 
-// Handler is the replica's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.handler }
-
-// Close stops upstream work that is still running (Serve does it itself).
-func (s *Server) Close() { s.cancel() }
-
-// Serve answers on ln until ctx ends, then shuts down gracefully: no new
-// connections, in-flight requests get up to grace to finish, then upstream
-// work is cancelled and its leases released.
+// Serve answers on ln until ctx ends, then shuts down gracefully
+// (httpserve.Serve): no new connections, in-flight requests get up to
+// grace to finish, then upstream work is cancelled and its leases released.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	if grace <= 0 {
 		grace = DefaultShutdownTimeout
 	}
-	srv := &http.Server{
-		Handler:           s.handler,
+	go s.sweep(ctx)
+	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
+	return httpserve.Serve(ctx, &http.Server{
+		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	go s.sweep(ctx)
-	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
-	select {
-	case err := <-done:
-		s.cancel()
-		return err
-	case <-ctx.Done():
-	}
-	s.log.Info("shutting down", "grace", grace.String())
-	sctx, stop := context.WithTimeout(context.Background(), grace)
-	defer stop()
-	err := srv.Shutdown(sctx)
-	s.cancel()
-	if errors.Is(err, context.DeadlineExceeded) {
-		_ = srv.Close()
-		s.log.Warn("requests still running after the grace period were cut off")
-		err = nil
-	}
-	if serr := <-done; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	}, ln, grace, s.cancel, s.log)
 }
 
 // sweep clears expired rows now and then.

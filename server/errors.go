@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,27 +62,18 @@ func writeError(w http.ResponseWriter, status int, code, format string, args ...
 	writeJSON(w, status, ErrorBody{OK: false, Error: fmt.Sprintf(format, args...), ErrorCode: code})
 }
 
-// statusOf maps a backend error code to an HTTP status: 4xx for what the
-// request asked that cannot be done (422 for refusals of a well-formed
-// request), 5xx only when the daemon itself failed.
-func statusOf(code plugind.Code) int {
-	switch code {
-	case "":
-		return http.StatusInternalServerError
-	case plugind.CodeInvalidSource:
-		return http.StatusBadRequest
-	case plugind.CodeNotFound:
-		return http.StatusNotFound
-	case plugind.CodeRegistryUnreadable:
-		return http.StatusConflict
-	case plugind.CodePublicationFailed:
-		return http.StatusInternalServerError
-	default:
-		// conflict, approval_denied, digest_mismatch, budget_exceeded,
-		// unsafe_archive, not_pinnable, offline_miss, blocked,
-		// source_unreadable, and codes added later.
-		return http.StatusUnprocessableEntity
-	}
+// codeStatus maps a backend error code to an HTTP status: 4xx for what the
+// request asked that cannot be done, 5xx only when the daemon itself
+// failed. A code not listed (conflict, approval_denied, digest_mismatch,
+// budget_exceeded, unsafe_archive, not_pinnable, offline_miss, blocked,
+// source_unreadable, and codes added later) refuses a well-formed
+// request: 422.
+var codeStatus = map[plugind.Code]int{
+	"":                             http.StatusInternalServerError,
+	plugind.CodeInvalidSource:      http.StatusBadRequest,
+	plugind.CodeNotFound:           http.StatusNotFound,
+	plugind.CodeRegistryUnreadable: http.StatusConflict,
+	plugind.CodePublicationFailed:  http.StatusInternalServerError,
 }
 
 // fail answers err as an ErrorBody.
@@ -127,8 +119,8 @@ func (s *Server) classify(r *http.Request, err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, CodeTooLarge
 	}
 	code := plugind.CodeOf(err)
-	status := statusOf(code)
-	if status >= 500 && s.stopping() {
+	status := cmp.Or(codeStatus[code], http.StatusUnprocessableEntity)
+	if status >= 500 && s.life.Err() != nil { // in-flight work was told to stop
 		return http.StatusServiceUnavailable, CodeShuttingDown
 	}
 	if code == "" {

@@ -65,11 +65,10 @@ func (b wireRequest) request() (installer.Request, *installer.Response, error) {
 // plan), and decodes the body into v. ok is false when either was
 // answered already; a stream begun is then ended as failed.
 func (s *Server) decodeReporting(w http.ResponseWriter, r *http.Request, install bool, v any) (p *progressStream, ok bool) {
-	p, ok = s.progressFor(w, r)
-	if !ok {
-		return nil, false
-	}
-	if p != nil {
+	if id := r.Header.Get(ProgressHeader); id != "" {
+		if p, ok = s.progressStream(w, r, id); !ok {
+			return nil, false
+		}
 		p.begin(install)
 	}
 	if !s.decode(w, r, v) {

@@ -309,3 +309,10 @@ func (c *testClock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
 }
+
+// Close cancels in-flight work, for servers tests use through Handler
+// only (Serve does it itself when it stops).
+func (s *Server) Close() {
+	s.drain()
+	s.stop()
+}

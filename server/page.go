@@ -175,11 +175,9 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	cookie, pageToken, err := s.sessions.redeem(r.URL.Query().Get("code"), previous)
 	if err != nil {
-		status := http.StatusForbidden
+		status := http.StatusForbidden // used, expired or unknown: redeem's other refusals
 		if errors.Is(err, errCodeMissing) {
 			status = http.StatusBadRequest
-		} else if !errors.Is(err, errCodeUsed) && !errors.Is(err, errCodeExpired) && !errors.Is(err, errCodeUnknown) {
-			status = http.StatusInternalServerError
 		}
 		s.loginRefused(w, status, err)
 		return
@@ -256,34 +254,22 @@ func principalOf(r *http.Request) principal { return authOf(r).who }
 // refused even when a session cookie rides along.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, need access) (*http.Request, bool) {
 	var a auth
-	switch need {
-	case accessPublic:
+	var ref *refusal
+	switch {
+	case need == accessPublic:
 		return r, true
-	case accessToken:
+	case need == accessToken || (need == accessAny && r.Header.Get("Authorization") != ""):
 		if !s.authorized(r) {
-			unauthorized(w, "")
-			return nil, false
+			ref = badToken
 		}
 		a.who = tokenPrincipal
-	case accessSession, accessAny:
-		if need == accessAny && r.Header.Get("Authorization") != "" {
-			if !s.authorized(r) {
-				unauthorized(w, "")
-				return nil, false
-			}
-			a.who = tokenPrincipal
-			break
-		}
-		sess, ref := s.sessionAuth(r)
-		if ref != nil {
-			if ref.status == http.StatusUnauthorized && ref.code == CodeUnauthorized {
-				unauthorized(w, ref.msg)
-			} else {
-				writeError(w, ref.status, ref.code, "%s", ref.msg)
-			}
-			return nil, false
-		}
-		a.who, a.sess = sessionPrincipal(sess), sess
+	default:
+		a.sess, ref = s.sessionAuth(r)
+		a.who = sessionPrincipal(a.sess)
+	}
+	if ref != nil {
+		ref.write(w)
+		return nil, false
 	}
 	return r.WithContext(context.WithValue(r.Context(), authKey{}, a)), true
 }

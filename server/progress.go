@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -132,25 +131,9 @@ type progressKey struct {
 	id  string
 }
 
-// streamLimitError is a refused new stream: the client's own limit
-// (perClient) or the daemon's.
-type streamLimitError struct {
-	perClient bool
-	followers bool // open GET /events answers, not streams
-	limit     int
-}
-
-func (e *streamLimitError) Error() string {
-	if e.followers {
-		return fmt.Sprintf("this client already follows %d progress streams at once, the most one client may: close one first", e.limit)
-	}
-	if e.perClient {
-		return fmt.Sprintf("this client already has %d progress streams under way, the most one client may have: wait for one to finish, or send the request without %s", e.limit, ProgressHeader)
-	}
-	return fmt.Sprintf("the daemon already holds %d progress streams, its limit: try again shortly, or send the request without %s", e.limit, ProgressHeader)
-}
-
-func (h *progressHub) get(who principal, id string) (*progressStream, error) {
+// get returns who's stream id, making it. A new stream is refused 429 at
+// the client's own limit, 503 at the daemon's.
+func (h *progressHub) get(who principal, id string) (*progressStream, *refusal) {
 	key := progressKey{who, id}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -185,9 +168,9 @@ func (h *progressHub) get(who principal, id string) (*progressStream, error) {
 	if mine >= maxProgressPerClient || len(h.streams) >= maxProgressStreams {
 		if oldestAt.IsZero() {
 			if mine >= maxProgressPerClient {
-				return nil, &streamLimitError{perClient: true, limit: maxProgressPerClient}
+				return nil, &refusal{http.StatusTooManyRequests, CodeBusy, fmt.Sprintf("this client already has %d progress streams under way, the most one client may have: wait for one to finish, or send the request without %s", maxProgressPerClient, ProgressHeader)}
 			}
-			return nil, &streamLimitError{limit: maxProgressStreams}
+			return nil, &refusal{http.StatusServiceUnavailable, CodeBusy, fmt.Sprintf("the daemon already holds %d progress streams, its limit: try again shortly, or send the request without %s", maxProgressStreams, ProgressHeader)}
 		}
 		delete(h.streams, oldestDone)
 	}
@@ -196,16 +179,16 @@ func (h *progressHub) get(who principal, id string) (*progressStream, error) {
 	return p, nil
 }
 
-// follow counts one more open GET /events answer of who, refusing it past
-// maxFollowersPerClient; release ends it.
-func (h *progressHub) follow(who principal) (release func(), err error) {
+// follow counts one more open GET /events answer of who, refusing it (429)
+// past maxFollowersPerClient; release ends it.
+func (h *progressHub) follow(who principal) (release func(), ref *refusal) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.following == nil {
 		h.following = map[principal]int{}
 	}
 	if h.following[who] >= maxFollowersPerClient {
-		return nil, &streamLimitError{perClient: true, followers: true, limit: maxFollowersPerClient}
+		return nil, &refusal{http.StatusTooManyRequests, CodeBusy, fmt.Sprintf("this client already follows %d progress streams at once, the most one client may: close one first", maxFollowersPerClient)}
 	}
 	h.following[who]++
 	return func() {
@@ -217,38 +200,19 @@ func (h *progressHub) follow(who principal) (release func(), err error) {
 	}, nil
 }
 
-// progressFor returns the stream r asks to report to, nil when it names
-// none. ok is false when the request was answered (a bad id).
-func (s *Server) progressFor(w http.ResponseWriter, r *http.Request) (p *progressStream, ok bool) {
-	id := r.Header.Get(ProgressHeader)
-	if id == "" {
-		return nil, true
-	}
-	return s.progressStream(w, r, id)
-}
-
+// progressStream returns who's stream id; ok is false when the request was
+// answered (a bad id, a limit).
 func (s *Server) progressStream(w http.ResponseWriter, r *http.Request, id string) (*progressStream, bool) {
 	if !progressIDPattern.MatchString(id) {
 		writeError(w, http.StatusBadRequest, CodeBadRequest, "progress id must be 8 to 64 letters, digits, - or _")
 		return nil, false
 	}
-	p, err := s.progress.get(principalOf(r), id)
-	if err != nil {
-		refuseStream(w, err)
+	p, ref := s.progress.get(principalOf(r), id)
+	if ref != nil {
+		ref.write(w)
 		return nil, false
 	}
 	return p, true
-}
-
-// refuseStream answers a refused stream: 429 at a client's own limit, 503
-// at the daemon's.
-func refuseStream(w http.ResponseWriter, err error) {
-	status := http.StatusServiceUnavailable
-	var limit *streamLimitError
-	if errors.As(err, &limit) && limit.perClient {
-		status = http.StatusTooManyRequests
-	}
-	writeError(w, status, CodeBusy, "%v", err)
 }
 
 // GET /events?progress=ID: the stream as server-sent events. It ends after
@@ -258,9 +222,9 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	release, err := s.progress.follow(principalOf(r))
-	if err != nil {
-		refuseStream(w, err)
+	release, ref := s.progress.follow(principalOf(r))
+	if ref != nil {
+		ref.write(w)
 		return
 	}
 	defer release()

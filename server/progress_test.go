@@ -113,7 +113,7 @@ func TestProgressCapOverall(t *testing.T) {
 		}
 	}
 	_, err := hub.get("session:new", "one-more")
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("daemon already holds %d", maxProgressStreams)) {
+	if err == nil || err.status != http.StatusServiceUnavailable || !strings.Contains(err.msg, fmt.Sprintf("daemon already holds %d", maxProgressStreams)) {
 		t.Fatalf("over the daemon's bound: %v", err)
 	}
 	// Streams idle past progressUnused are dropped, which makes room.

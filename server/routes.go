@@ -138,14 +138,13 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := s.detached()
 		defer cancel()
 		ctx = resolver.WithProgress(ctx, reporter(fan.update))
-		resp, err := s.in.Install(ctx, req, installer.Approval{DryRun: true})
-		return planResult{resp, err}, nil
+		return s.in.Install(ctx, req, installer.Approval{DryRun: true})
 	})
 	select {
 	case res := <-ch:
-		pr := res.Val.(planResult)
-		finishProgress(progress, pr.resp)
-		s.reply(w, r, pr.resp, pr.err)
+		resp := res.Val.(*installer.Response)
+		finishProgress(progress, resp)
+		s.reply(w, r, resp, res.Err)
 	case <-r.Context().Done():
 		// The client left (or the daemon is stopping); a shared plan goes
 		// on for the others.
@@ -164,11 +163,6 @@ func finishProgress(p *progressStream, resp *installer.Response) {
 		status = string(resp.Status)
 	}
 	p.finish(status)
-}
-
-type planResult struct {
-	resp *installer.Response
-	err  error
 }
 
 // POST /plugins/install {…same, planId}: applies exactly the approved plan,

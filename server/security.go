@@ -128,12 +128,8 @@ func (s *Server) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], s.tokenSum[:]) == 1
 }
 
-// unauthorized answers 401; msg "" is the bearer token's own message.
-func unauthorized(w http.ResponseWriter, msg string) {
-	msg = cmp.Or(msg, "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>")
-	w.Header().Set("WWW-Authenticate", `Bearer realm="reasonix"`)
-	writeError(w, http.StatusUnauthorized, CodeUnauthorized, "%s", msg)
-}
+// badToken is the refusal of a missing or wrong bearer token.
+var badToken = &refusal{http.StatusUnauthorized, CodeUnauthorized, "missing or wrong bearer token: send Authorization: Bearer <the contents of serve.token in the Reasonix home>"}
 
 // limitBody caps request bodies: a declared length over the cap is refused
 // at once, and a body that runs over it fails its read with

@@ -23,12 +23,12 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/httpserve"
 )
 
 // DefaultShutdownTimeout is how long in-flight requests may run after a
@@ -67,9 +67,8 @@ type Server struct {
 	// life is cancelled when in-flight work must stop (after the grace
 	// period of a shutdown): every request's context, and the detached
 	// contexts of mutations and shared plans, derive from it.
-	life     context.Context
-	stop     context.CancelFunc
-	inflight atomic.Int64
+	life context.Context
+	stop context.CancelFunc
 
 	plans singleflight.Group // concurrent identical plan requests
 	list  listView
@@ -119,9 +118,6 @@ func New(cfg Config) (*Server, error) {
 // drain tells long-lived answers to end: a shutdown has begun.
 func (s *Server) drain() { s.drainOnce.Do(func() { close(s.draining) }) }
 
-// stopping reports whether in-flight work has been told to stop.
-func (s *Server) stopping() bool { return s.life.Err() != nil }
-
 // Handler returns the daemon's handler: request log, panic recovery, Host,
 // Origin, body cap, then authentication (what each route requires: see
 // routeAccess) and routing.
@@ -146,19 +142,17 @@ func (s *Server) Handler() http.Handler {
 	h = s.checkOrigin(h)
 	h = s.checkHost(h)
 	h = s.recoverPanics(h)
-	h = s.track(h)
 	return s.logRequests(h)
 }
 
-// Serve serves on ln until ctx is done, then shuts down gracefully: no new
-// connections, in-flight requests get the grace period to finish (an
-// install in progress completes), and after it their contexts are
-// cancelled, so an unfinished install is discarded whole (publication checks
-// its context before the registry write, the single commit point). Serve
-// then waits (at most cancelWait) for the cancelled handlers to clean up and
-// answer before it returns.
+// Serve serves on ln until ctx is done, then shuts down gracefully
+// (httpserve.Serve): long-lived answers (event streams) end at once,
+// in-flight requests get the grace period, then their contexts are
+// cancelled.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
+	stopDraining := context.AfterFunc(ctx, s.drain)
+	defer stopDraining()
+	return httpserve.Serve(ctx, &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
@@ -166,55 +160,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return s.life },
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		s.stop()
-		return err
-	case <-ctx.Done():
-	}
-	s.drain()
-	s.log.Info("shutting down", "inflight", s.inflight.Load(), "grace", s.grace.String())
-	graceCtx, cancel := context.WithTimeout(context.Background(), max(s.grace, 0))
-	err := srv.Shutdown(graceCtx)
-	cancel()
-	if err != nil {
-		s.log.Warn("in-flight requests did not finish in time; cancelling them", "inflight", s.inflight.Load())
-		s.stop()
-		// Cancelled handlers still run to their end (a cancelled install
-		// removes what it staged) and answer; wait for that, bounded.
-		waitCtx, cancel := context.WithTimeout(context.Background(), cancelWait)
-		err = srv.Shutdown(waitCtx)
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
-			s.log.Error("requests still running after cancellation; closing their connections", "inflight", s.inflight.Load())
-			_ = srv.Close()
-		}
-	}
-	s.stop()
-	<-errc
-	s.log.Info("stopped")
-	return nil
-}
-
-// cancelWait bounds how long Serve waits for cancelled handlers to return.
-const cancelWait = 10 * time.Second
-
-// Close cancels in-flight work; for servers used through Handler only.
-func (s *Server) Close() {
-	s.drain()
-	s.stop()
-}
-
-// track counts in-flight requests, for the shutdown log.
-func (s *Server) track(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.inflight.Add(1)
-		defer s.inflight.Add(-1)
-		next.ServeHTTP(w, r)
-	})
+	}, ln, s.grace, s.stop, s.log)
 }
 
 // recoverPanics turns a handler panic into a 500 JSON answer.

@@ -192,21 +192,10 @@ func (st *sessionStore) replace(old *session, now time.Time) {
 	st.replaced[old.page] = now.Add(codeMemory)
 }
 
-// sessionVerdict is what check found.
-type sessionVerdict int
-
-const (
-	sessionOK       sessionVerdict = iota
-	sessionNone                    // no live session has this cookie
-	sessionNoToken                 // the request carries no page token
-	sessionBadToken                // the page token is not this session's
-	sessionReplaced                // the page token is of a session a newer sign-in ended
-)
-
 // check returns the live session whose cookie is cookie, if pageToken is
-// its page token, marking it used. A request that fails the check does
-// not keep a session alive.
-func (st *sessionStore) check(cookie, pageToken string) (session, sessionVerdict) {
+// its page token, marking it used; else why not. A request that fails the
+// check does not keep a session alive.
+func (st *sessionStore) check(cookie, pageToken string) (session, *refusal) {
 	key := sha256.Sum256([]byte(cookie))
 	page := sha256.Sum256([]byte(pageToken))
 	st.mu.Lock()
@@ -222,17 +211,17 @@ func (st *sessionStore) check(cookie, pageToken string) (session, sessionVerdict
 		ok = false
 	}
 	switch {
-	case replaced:
-		return session{}, sessionReplaced
+	case replaced: // the page token is of a session a newer sign-in ended
+		return session{}, &refusal{http.StatusUnauthorized, CodeSessionReplaced, replacedMsg}
 	case !ok:
-		return session{}, sessionNone
-	case pageToken == "":
-		return session{}, sessionNoToken
-	case subtle.ConstantTimeCompare(page[:], s.page[:]) != 1:
-		return session{}, sessionBadToken
+		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (the session expired, or the daemon restarted)"}
+	case pageToken == "" || subtle.ConstantTimeCompare(page[:], s.page[:]) != 1:
+		// A cookie without its page token is what another server on this
+		// host gets from the browser: it opens nothing.
+		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (this request does not carry the page's own token)"}
 	}
 	s.lastSeen = now
-	return *s, sessionOK
+	return *s, nil
 }
 
 // end forgets the session whose cookie value is value (sign out).
@@ -301,11 +290,21 @@ const (
 	replacedMsg  = "signed out by a newer sign-in — reload"
 )
 
-// refusal is why sessionAuth refused a request.
+// refusal is why a request was refused (by sessionAuth, or for a progress
+// stream over a limit).
 type refusal struct {
 	status int
 	code   string
 	msg    string
+}
+
+// write answers the refusal; one for want of credentials says which kind
+// the daemon takes.
+func (f *refusal) write(w http.ResponseWriter) {
+	if f.code == CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="reasonix"`)
+	}
+	writeError(w, f.status, f.code, "%s", f.msg)
 }
 
 // sessionAuth authorizes r by its session cookie (see the top of this
@@ -320,19 +319,7 @@ func (s *Server) sessionAuth(r *http.Request) (session, *refusal) {
 	if ref := sameOriginSignal(r); ref != nil {
 		return session{}, ref
 	}
-	sess, verdict := s.sessions.check(c.Value, r.Header.Get(PageTokenHeader))
-	switch verdict {
-	case sessionOK:
-		return sess, nil
-	case sessionReplaced:
-		return session{}, &refusal{http.StatusUnauthorized, CodeSessionReplaced, replacedMsg}
-	case sessionNone:
-		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (the session expired, or the daemon restarted)"}
-	default:
-		// A cookie without its page token is what another server on this
-		// host gets from the browser: it opens nothing.
-		return session{}, &refusal{http.StatusUnauthorized, CodeSignedOut, signedOutMsg + " (this request does not carry the page's own token)"}
-	}
+	return s.sessions.check(c.Value, r.Header.Get(PageTokenHeader))
 }
 
 // sameOriginSignal refuses r unless the browser marked it as made by the

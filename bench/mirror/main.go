@@ -34,6 +34,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -119,7 +120,7 @@ func run(o options) error {
 	}
 	defer gh.Close()
 	t0 := time.Now()
-	src, err := mirrortest.BulkMarketplace(gh, "bulk", o.entries, o.repos)
+	src, err := bulkmarket.Fleet(gh, "bulk", o.entries, o.repos)
 	if err != nil {
 		return err
 	}
@@ -242,19 +243,27 @@ func upstreamReport(gh *fakegithub.Server, repos int) error {
 }
 
 // snapshotTargets are the snapshot requests the fleet made (the folders
-// each repository's entries name), read back from the mirror's database.
+// each repository's entries name), read back from the mirror's snapshots
+// table.
 func snapshotTargets(ctx context.Context, eng *mirrortest.Engines) ([]string, error) {
-	rows, err := eng.DB.Snapshots(ctx, 1000)
+	db := eng.DB.SQLDB()
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT repo, sha, paths FROM snapshots WHERE paths <> '' ORDER BY created_at DESC LIMIT 1000`)
 	if err != nil {
 		return nil, err
 	}
+	defer rows.Close()
 	var out []string
-	for _, r := range rows {
-		if r.Paths == nil {
-			continue
+	for rows.Next() {
+		var repo, sha, paths string
+		if err := rows.Scan(&repo, &sha, &paths); err != nil {
+			return nil, err
 		}
-		q := url.Values{"repo": {"https://" + r.Repo + ".git"}, "sha": {r.SHA}, "path": r.Paths}
+		q := url.Values{"repo": {"https://" + repo + ".git"}, "sha": {sha}, "path": meta.SplitPaths(paths)}
 		out = append(out, "/v1/snapshot?"+q.Encode())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, errors.New("the fleet left no snapshots to download")

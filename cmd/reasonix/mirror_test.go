@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -137,11 +138,11 @@ func TestMirrorFleet(t *testing.T) {
 	eng := mirrortest.Open(t)
 	gh := fakegithub.New(t)
 	const entries, repos, machines = 60, 10, 20
-	src, err := mirrortest.BulkMarketplace(gh, "bulk", entries, repos)
+	src, err := bulkmarket.Fleet(gh, "bulk", entries, repos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	killSrc, err := mirrortest.BulkMarketplace(gh, "kill", entries, repos)
+	killSrc, err := bulkmarket.Fleet(gh, "kill", entries, repos)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
 // Package bulkmarket builds synthetic marketplaces on the fake GitHub
 // (internal/fakegithub) for the benchmarks and the tests that need many
 // entries over many repositories: bench/bulk (SPEC §14's bulk install),
-// bench/rss (peak memory on a large marketplace) and the API budget tests
-// (issue 23). One generator, so a number measured by one is a number about
+// bench/rss (peak memory on a large marketplace), the API budget tests
+// (issue 23), and, with Fleet, bench/mirror and the team mirror's fleet
+// tests. One generator, so a number measured by one is a number about
 // the same marketplace in the others.
 //
 // The marketplace repository bulk/market holds the relative entries' plugins;
@@ -182,7 +183,7 @@ func Build(gh *fakegithub.Server, sh Shape) (*Market, error) {
 	if sh.Rich {
 		mfiles = append(mfiles, richExtras(mfiles, list)...)
 	}
-	doc, err := document(list)
+	doc, err := document("bulk", list)
 	if err != nil {
 		return nil, err
 	}
@@ -207,11 +208,11 @@ func createRepo(gh *fakegithub.Server, name string) (*fakegithub.Repo, error) {
 	return gh.CreateRepo("bulk", name), nil
 }
 
-// document is the marketplace document, one entry a line (as real ones
-// are, more or less).
-func document(list []json.RawMessage) (string, error) {
+// document is the marketplace document called name, one entry a line (as
+// real ones are, more or less).
+func document(name string, list []json.RawMessage) (string, error) {
 	var b strings.Builder
-	b.WriteString(`{"name":"bulk","owner":{"name":"Bulk"},"description":"synthetic bulk benchmark marketplace","plugins":[` + "\n")
+	b.WriteString(`{"name":` + strconv.Quote(name) + `,"owner":{"name":"Bulk"},"description":"synthetic bulk benchmark marketplace","plugins":[` + "\n")
 	for i, e := range list {
 		if i > 0 {
 			b.WriteString(",\n")

@@ -7,11 +7,11 @@
 package headless
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -96,14 +96,18 @@ func (b *browser) start() {
 	}
 	// A loaded machine sometimes loses Chromium during its start-up (it
 	// exits before printing its DevTools address): try a few times, and
-	// keep what it printed for the failure message.
+	// keep what it printed for the failure message, in a file (Chromium
+	// writes from two pipes, and an *os.File takes concurrent writes).
 	var (
 		ctx                    context.Context
 		cancelCtx, cancelAlloc context.CancelFunc
-		output                 *lockedBuffer // Chromium writes from two pipes
+		output                 *os.File
 	)
 	for attempt := 1; attempt <= 3; attempt++ {
-		output = &lockedBuffer{}
+		if output, err = os.Create(filepath.Join(dir, fmt.Sprintf("output-%d.txt", attempt))); err != nil {
+			b.reason = err.Error()
+			return
+		}
 		var alloc context.Context
 		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), append(opts, chromedp.CombinedOutput(output))...)
 		ctx, cancelCtx = chromedp.NewContext(alloc)
@@ -121,10 +125,12 @@ func (b *browser) start() {
 		}
 		cancelCtx()
 		cancelAlloc()
+		_ = output.Close()
 		time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
 	}
 	if err != nil {
-		out := output.String()
+		data, _ := os.ReadFile(output.Name())
+		out := string(data)
 		if len(out) > 2000 {
 			out = "…" + out[len(out)-2000:]
 		}
@@ -133,22 +139,4 @@ func (b *browser) start() {
 	}
 	b.ctx = ctx
 	b.stop = func() { cancelCtx(); cancelAlloc() }
-}
-
-// lockedBuffer collects Chromium's output from its two pipes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }

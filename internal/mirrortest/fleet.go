@@ -2,7 +2,6 @@ package mirrortest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -90,39 +89,4 @@ func InstallThroughMirror(ctx context.Context, home string, urls []string, token
 		digests[e.Name] = e.ContentDigest
 	}
 	return digests, nil
-}
-
-// BulkMarketplace builds, on the fake GitHub, repos repositories
-// OWNER/repoNN holding entries plugins between them (entries/repos each)
-// and a marketplace OWNER/market listing every one pinned to its commit, as
-// SPEC §14's bulk marketplaces are. It returns the marketplace's source.
-func BulkMarketplace(gh *fakegithub.Server, owner string, entries, repos int) (string, error) {
-	perRepo := entries / repos
-	var list []map[string]any
-	for r := range repos {
-		files := map[string]string{}
-		for p := range perRepo {
-			name := fmt.Sprintf("p%03d-%02d", r, p)
-			files["plugins/"+name+"/.claude-plugin/plugin.json"] = `{"name":"` + name + `","version":"1.0.0","description":"bulk plugin"}`
-			files["plugins/"+name+"/skills/s/SKILL.md"] = "---\ndescription: skill of " + name + "\n---\nbody\n"
-			files["plugins/"+name+"/commands/c.md"] = "---\ndescription: command\n---\nrun\n"
-		}
-		files["README.md"] = fmt.Sprintf("repository %d\n", r)
-		repoName := fmt.Sprintf("repo%02d", r)
-		sha := gh.CreateRepo(owner, repoName).Commit("main", files)
-		for p := range perRepo {
-			name := fmt.Sprintf("p%03d-%02d", r, p)
-			list = append(list, map[string]any{"name": name, "source": map[string]any{
-				"source": "url", "url": "https://github.com/" + owner + "/" + repoName, "sha": sha, "path": "plugins/" + name,
-			}})
-		}
-	}
-	doc, err := json.MarshalIndent(map[string]any{
-		"name": owner, "owner": map[string]any{"name": "acme"}, "plugins": list,
-	}, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	gh.CreateRepo(owner, "market").Commit("main", map[string]string{".claude-plugin/marketplace.json": string(doc)})
-	return "https://github.com/" + owner + "/market", nil
 }

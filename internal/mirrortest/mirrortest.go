@@ -10,7 +10,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -248,9 +247,5 @@ func (r *Replica) Stop() error {
 	}
 	r.stop()
 	r.stop = nil
-	err := <-r.done
-	if errors.Is(err, context.Canceled) {
-		err = nil
-	}
-	return err
+	return <-r.done // Serve returns nil once it has shut down
 }

@@ -52,11 +52,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		return nil, dbErr("connect to PostgreSQL: %s", secrets.Mask(err.Error()))
 	}
 	db := &DB{pool: pool}
-	if err := db.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
+	if err = db.Ping(ctx); err == nil {
+		err = db.migrate(ctx)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -238,24 +237,4 @@ func (d *DB) ForgetObject(ctx context.Context, digest string) error {
 		_, err := tx.Exec(ctx, `DELETE FROM objects WHERE digest = $1`, digest)
 		return err
 	})
-}
-
-// SnapshotRow is one (repository, commit, folders) → archive record.
-type SnapshotRow struct {
-	Repo, SHA string
-	Paths     []string // nil: the whole tree
-	Object
-}
-
-// Snapshots lists up to limit snapshot records, newest first.
-func (d *DB) Snapshots(ctx context.Context, limit int) ([]SnapshotRow, error) {
-	return collect(ctx, d, "list snapshots", `SELECT s.repo, s.sha, s.paths, o.digest, o.size, o.archive_sha256, o.files, o.bytes
-		FROM snapshots s JOIN objects o ON o.digest = s.digest ORDER BY s.created_at DESC LIMIT $1`, []any{limit},
-		func(r pgx.CollectableRow) (SnapshotRow, error) {
-			var s SnapshotRow
-			var paths string
-			err := r.Scan(&s.Repo, &s.SHA, &paths, &s.Digest, &s.Size, &s.ArchiveSHA256, &s.Files, &s.Bytes)
-			s.Paths = SplitPaths(paths)
-			return s, err
-		})
 }

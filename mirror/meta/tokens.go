@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"reasonix.io/plugind/internal/lazyregexp"
 )
 
@@ -42,15 +40,14 @@ func (d *DB) CreateToken(ctx context.Context, name string) (string, error) {
 	_, _ = rand.Read(raw[:]) // never fails
 	token := TokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	var got string
-	err := d.pool.QueryRow(ctx, `INSERT INTO tokens (name, hash) VALUES ($1, $2)
+	switch ok, err := d.row(ctx, fmt.Sprintf("store token %q", name), `INSERT INTO tokens (name, hash) VALUES ($1, $2)
 		ON CONFLICT (name) DO UPDATE SET hash = EXCLUDED.hash, created_at = now(), revoked_at = NULL
 		WHERE tokens.revoked_at IS NOT NULL
-		RETURNING name`, name, hashToken(token)).Scan(&got)
-	if errors.Is(err, pgx.ErrNoRows) {
+		RETURNING name`, []any{name, hashToken(token)}, &got); {
+	case err != nil:
+		return "", err
+	case !ok:
 		return "", fmt.Errorf("token %q: %w; revoke it first (reasonix mirror token revoke --name %s)", name, ErrTokenExists, name)
-	}
-	if err != nil {
-		return "", dbErr("store token %q: %w", name, err)
 	}
 	return token, nil
 }

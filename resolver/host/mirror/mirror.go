@@ -10,6 +10,7 @@
 package mirror
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
@@ -143,9 +144,7 @@ func New(cfg Config) (*Client, error) {
 		}
 		cfg.URLs[i] = clean
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.Wait <= 0 {
 		cfg.Wait = DefaultWait
 	}

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,21 +95,14 @@ func (r *Repo) errorOf(resp *http.Response, base string) error {
 	var e ErrorBody
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if json.Unmarshal(body, &e) != nil || e.Msg == "" {
-		e.Msg = strings.TrimSpace(string(body))
-		if e.Msg == "" {
-			e.Msg = resp.Status
-		}
+		e.Msg = cmp.Or(strings.TrimSpace(string(body)), resp.Status)
 	}
 	msg := secrets.Mask(e.Msg)
 	switch {
 	case resp.StatusCode == http.StatusForbidden && e.Code == plugind.CodeBlocked:
 		return &plugind.Error{Code: plugind.CodeBlocked, Msg: "the team mirror refused it: " + msg}
 	case resp.StatusCode == http.StatusNotFound && e.Kind != "":
-		code := e.Code
-		if code == "" {
-			code = plugind.CodeNotFound
-		}
-		return &plugind.Error{Code: code, Msg: msg, Err: sentinel(e.Kind)}
+		return &plugind.Error{Code: cmp.Or(e.Code, plugind.CodeNotFound), Msg: msg, Err: sentinel(e.Kind)}
 	case resp.StatusCode == http.StatusUnprocessableEntity && (e.Code == plugind.CodeBudgetExceeded || e.Code == plugind.CodeUnsafeArchive):
 		return &plugind.Error{Code: e.Code, Msg: msg}
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
@@ -148,10 +143,11 @@ func retryable(err error) bool {
 
 // do sends the request built for each replica in turn, starting with the
 // one that answered last, until one gives an answer that is not a replica
-// failure; handle reads that answer (a replica failure in it — a body cut
-// short — moves on too). Two rounds, so a replica restarting between them
-// is not fatal.
-func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.Header, handle func(resp *http.Response, base string) error) error {
+// failure; handle (nil: nothing to read) reads that answer when its status
+// is one of accept, errorOf any other (a replica failure in either — a body
+// cut short — moves on too). Two rounds, so a replica restarting between
+// them is not fatal.
+func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.Header, accept []int, handle func(resp *http.Response, base string) error) error {
 	urls := r.c.cfg.URLs
 	start := int(r.c.preferred.Load())
 	var last error
@@ -165,7 +161,7 @@ func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.H
 		}
 		for k := range urls {
 			i := (start + k) % len(urls)
-			err := r.try(ctx, urls[i], path, q, hdr, handle)
+			err := r.try(ctx, urls[i], path, q, hdr, accept, handle)
 			if err == nil {
 				r.c.preferred.Store(int32(i))
 				return nil
@@ -183,7 +179,7 @@ func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.H
 	return fmt.Errorf("%s of %s: every team mirror replica failed (%d tried): %w", op, r.src.Key(), len(urls), last)
 }
 
-func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr http.Header, handle func(*http.Response, string) error) error {
+func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr http.Header, accept []int, handle func(*http.Response, string) error) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path+"?"+q.Encode(), nil)
 	if err != nil {
 		return fmt.Errorf("team mirror %s: %w", base, err)
@@ -202,6 +198,12 @@ func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr htt
 		return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s: %v", base, stripURL(err))}
 	}
 	defer resp.Body.Close()
+	switch {
+	case !slices.Contains(accept, resp.StatusCode):
+		return r.errorOf(resp, base)
+	case handle == nil:
+		return nil
+	}
 	return handle(resp, base)
 }
 
@@ -228,10 +230,7 @@ func decode(resp *http.Response, base string, v any) error {
 // Refs implements host.Repo.
 func (r *Repo) Refs(ctx context.Context) (*host.Refs, error) {
 	var out *host.Refs
-	err := r.do(ctx, "listing the refs", "/v1/refs", r.query(), nil, func(resp *http.Response, base string) error {
-		if resp.StatusCode != http.StatusOK {
-			return r.errorOf(resp, base)
-		}
+	err := r.do(ctx, "listing the refs", "/v1/refs", r.query(), nil, []int{http.StatusOK}, func(resp *http.Response, base string) error {
 		var body RefsResponse
 		if err := decode(resp, base, &body); err != nil {
 			return err
@@ -258,14 +257,10 @@ func (r *Repo) Resolve(ctx context.Context, ref string, known *host.Pin) (host.P
 		hdr.Set("If-None-Match", ETag(known.SHA))
 	}
 	var pin host.Pin
-	err := r.do(ctx, "resolving "+host.DescribeRef(ref), "/v1/resolve", q, hdr, func(resp *http.Response, base string) error {
-		switch resp.StatusCode {
-		case http.StatusNotModified:
+	err := r.do(ctx, "resolving "+host.DescribeRef(ref), "/v1/resolve", q, hdr, []int{http.StatusOK, http.StatusNotModified}, func(resp *http.Response, base string) error {
+		if resp.StatusCode == http.StatusNotModified {
 			pin = host.Pin{SHA: known.SHA, ETag: resp.Header.Get("ETag"), NotModified: true, At: time.Now()}
 			return nil
-		case http.StatusOK:
-		default:
-			return r.errorOf(resp, base)
 		}
 		var body ResolveResponse
 		if err := decode(resp, base, &body); err != nil {
@@ -287,12 +282,7 @@ func (r *Repo) Reachable(ctx context.Context, sha, hint string) error {
 	if hint != "" {
 		q.Set("hint", hint)
 	}
-	return r.do(ctx, "checking commit "+host.Short(sha), "/v1/reachable", q, nil, func(resp *http.Response, base string) error {
-		if resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusOK {
-			return nil
-		}
-		return r.errorOf(resp, base)
-	})
+	return r.do(ctx, "checking commit "+host.Short(sha), "/v1/reachable", q, nil, []int{http.StatusNoContent, http.StatusOK}, nil)
 }
 
 // Fetch implements host.Repo: the mirror's archive of the commit (or of
@@ -307,20 +297,14 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 		q.Add("path", p)
 	}
 	var got *host.Fetched
-	err := r.do(ctx, "fetching "+host.Short(sha), "/v1/snapshot", q, nil, func(resp *http.Response, base string) error {
-		if resp.StatusCode != http.StatusOK {
-			return r.errorOf(resp, base)
-		}
+	err := r.do(ctx, "fetching "+host.Short(sha), "/v1/snapshot", q, nil, []int{http.StatusOK}, func(resp *http.Response, base string) error {
 		want := resp.Header.Get(HeaderDigest)
 		if store.ValidateDigest(want) != nil {
 			return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s sent a snapshot of %s@%s without a valid %s header", base, r.src.Key(), host.Short(sha), HeaderDigest)}
 		}
-		f, err := r.extract(ctx, resp, base, sha, want, dest, opts)
-		if err != nil {
-			return err
-		}
-		got = f
-		return nil
+		var err error
+		got, err = r.extract(ctx, resp, base, sha, want, dest, opts)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -362,13 +346,9 @@ func (r *Repo) extract(ctx context.Context, resp *http.Response, base, sha, want
 		// Cut short or damaged in transit: another replica may send it whole.
 		return nil, &replicaError{err: plugind.WithCode(plugind.CodeSourceUnreadable, fmt.Errorf("%s@%s from team mirror %s: %w", r.src.Key(), host.Short(sha), base, err))}
 	}
-	d := plugind.DigestFiles(res.Tree)
-	if d != want {
-		err = plugind.Errorf(plugind.CodeDigestMismatch, "%s@%s from team mirror %s: the snapshot's tree digest is %s, but the mirror named it %s; refusing it (the mirror's object store holds altered content)", r.src.Key(), host.Short(sha), base, d, want)
-	}
-	if err != nil {
+	if d := plugind.DigestFiles(res.Tree); d != want {
 		_ = os.RemoveAll(dest)
-		return nil, err
+		return nil, plugind.Errorf(plugind.CodeDigestMismatch, "%s@%s from team mirror %s: the snapshot's tree digest is %s, but the mirror named it %s; refusing it (the mirror's object store holds altered content)", r.src.Key(), host.Short(sha), base, d, want)
 	}
 	verified, _ := strconv.ParseBool(resp.Header.Get(HeaderVerified))
 	got := &host.Fetched{Transport: "mirror", Verified: verified, Files: res.Files, Bytes: res.Bytes}
