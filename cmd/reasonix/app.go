@@ -21,18 +21,18 @@ type backend struct {
 }
 
 func (m *Main) open(ctx context.Context) (*backend, error) {
-	return m.openWith(ctx, openOptions{progress: true})
+	return m.openWith(ctx, openOptions{})
 }
 
 // openToRead wires the backend for a command that only reads.
 func (m *Main) openToRead(ctx context.Context) (*backend, error) {
-	return m.openWith(ctx, openOptions{progress: true, readOnly: true})
+	return m.openWith(ctx, openOptions{readOnly: true})
 }
 
 // openOptions are what differs between the CLI commands and the daemon,
-// which share one backend constructor.
+// which share one backend constructor. A command that prints (neither log
+// nor quiet) draws progress on stderr when it is a terminal.
 type openOptions struct {
-	progress bool         // progress bars on stderr when it is a terminal
 	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
 	quiet    bool         // print nothing (shell completion)
 	daemon   bool         // plans again and again: keep what planning decoded
@@ -45,7 +45,7 @@ type openOptions struct {
 func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 	var progress *termProgress
 	logTo := m.Stderr
-	if o.progress && !o.quiet && m.stderrIsTerminal() {
+	if o.log == nil && !o.quiet && m.stderrIsTerminal() {
 		progress = newTermProgress(m.consoleFor(m.Stderr))
 		logTo = progress // log lines clear the status line first
 	}
