@@ -414,51 +414,6 @@ func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
 	return strings.Join(parts, ", ")
 }
 
-// approveCommand is the install command line that applies exactly the plan
-// of req, as reviewed: the same source and the flags that shape the plan,
-// with --yes and --plan-id.
-func approveCommand(prog, source string, req installer.Request, planID string) []string {
-	args := []string{prog, "plugin", "install", source}
-	if req.Name != "" {
-		args = append(args, "--name", req.Name)
-	}
-	return approving(args, planID, flagOn{req.Replace, "--replace"}, flagOn{req.Link, "--link"}, flagOn{req.Offline, "--offline"},
-		flagOn{req.AllowUnpinned, "--allow-unpinned"})
-}
-
-// approveUpdateCommand is the update command line that applies exactly the
-// reviewed update plan: the same plugins (or --all and --marketplace) and
-// the flags that shape the plan, with --yes and --plan-id.
-func approveUpdateCommand(prog string, ur installer.UpdateRequest, req installer.Request, planID string) []string {
-	args := []string{prog, "plugin", "update"}
-	if ur.All {
-		args = append(args, "--all")
-		if ur.Marketplace != "" {
-			args = append(args, "--marketplace", ur.Marketplace)
-		}
-	} else {
-		args = append(args, ur.Names...)
-	}
-	return approving(args, planID, flagOn{req.Offline, "--offline"}, flagOn{req.AllowUnpinned, "--allow-unpinned"}, flagOn{req.Refresh, "--refresh"})
-}
-
-// flagOn is a flag that shapes a plan, and whether it was given.
-type flagOn struct {
-	on   bool
-	flag string
-}
-
-// approving ends an approve command: the flags that are on, then --yes
-// and --plan-id.
-func approving(args []string, planID string, flags ...flagOn) []string {
-	for _, f := range flags {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
-	return append(args, "--yes", "--plan-id", planID)
-}
-
 // progName is the program name a suggested command should start with:
 // argv0 itself when it is a relative path ("./reasonix", "bin/reasonix"),
 // which the user can paste back; otherwise "reasonix" (found on PATH, or an
