@@ -45,7 +45,7 @@ type openOptions struct {
 func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
 	var progress *termProgress
 	logTo := m.Stderr
-	if o.log == nil && !o.quiet && m.stderrIsTerminal() {
+	if o.log == nil && !o.quiet && m.isTerminal(m.Stderr) {
 		progress = newTermProgress(m.consoleFor(m.Stderr))
 		logTo = progress // log lines clear the status line first
 	}

@@ -86,7 +86,7 @@ func missingValues(resp *installer.Response) []missingValue {
 // is asked for and added to req before it runs for real; a dry run whose
 // plan lacks nothing is not made twice.
 func (m *Main) withAnswers(ctx context.Context, req *installer.Request, ap installer.Approval, run func(installer.Request, installer.Approval) *installer.Response) *installer.Response {
-	if !m.stdinIsTerminal() || !m.stderrIsTerminal() {
+	if !m.stdinIsTerminal() || !m.isTerminal(m.Stderr) {
 		return run(*req, ap)
 	}
 	probe := run(*req, installer.Approval{DryRun: true})

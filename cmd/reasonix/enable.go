@@ -50,10 +50,3 @@ type enabled struct {
 	Plugin   *installer.Entry `json:"plugin"`
 	Warnings []string         `json:"warnings"`
 }
-
-// failed ends a mutating text command that did nothing: its result line
-// says why, and the exit status is 1.
-func (m *Main) failed(con *console, what string, err error) error {
-	con.failed(what, err)
-	return errFailed
-}

@@ -143,13 +143,13 @@ func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *back
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
-		return m.failed(con, nothing, err)
+		return con.failed(nothing, err)
 	}
 	defer a.Close()
 	v, err := do(a)
 	a.progress.Stop()
 	if err != nil {
-		return m.failed(con, nothing, err)
+		return con.failed(nothing, err)
 	}
 	switch {
 	case m.asJSON:

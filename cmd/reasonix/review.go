@@ -56,12 +56,8 @@ func (s screen) review(resp *installer.Response, sh shown) {
 		s.line("%s", s.strong("Review"))
 	}
 	if rs := resp.Resolved; rs != nil && rs.Kind != "installed" {
-		var parts []string
-		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)} {
-			if p != "" {
-				parts = append(parts, p)
-			}
-		}
+		parts := slices.DeleteFunc([]string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)},
+			func(p string) bool { return p == "" })
 		s.line("  resolved: %s", safeText(strings.Join(parts, ", ")))
 	}
 	if resp.PlanID != "" {
