@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -39,12 +40,7 @@ required is asked for on a terminal, as install does, or blocks the plugin
   reasonix plugin update hello --config port=9090 --yes`,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			// Any number of installed plugins, each once.
-			named := map[string]bool{}
-			for _, a := range args {
-				named[a] = true
-			}
-			list, dir := m.completeInstalled(func(e installer.Entry) bool { return !named[e.Name] })(cmd, nil, toComplete)
-			return list, dir
+			return m.completeInstalled(func(e installer.Entry) bool { return !slices.Contains(args, e.Name) })(cmd, nil, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkApproval(p.ap); err != nil {
