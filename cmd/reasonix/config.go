@@ -271,22 +271,17 @@ func optionState(o installer.ConfigOption) string {
 	return s
 }
 
-// withConfigArgs adds to an approve command (… --yes --plan-id ID) the
-// --config flags that reproduce req's non-sensitive values: the ones a
-// stored plan keeps. Sensitive ones, and any that reach no option the plan
-// knows of, are never printed (sensitiveNote says to give them again).
-func withConfigArgs(approve []string, req installer.Request, resp *installer.Response) []string {
+// configArgs are the --config flags of an approve command: those that
+// reproduce req's non-sensitive values, the ones a stored plan keeps.
+// Sensitive ones, and any that reach no option the plan knows of, are
+// never printed (sensitiveNote says to give them again).
+func configArgs(req installer.Request, resp *installer.Response) []string {
 	printable := installer.StoredConfig(req, resp.Actions)
-	if len(printable) == 0 || len(approve) < 3 {
-		return approve
-	}
 	var flags []string
 	for _, k := range slices.Sorted(maps.Keys(printable)) {
 		flags = append(flags, "--config", k+"="+printable[k])
 	}
-	tail := approve[len(approve)-3:]
-	out := append(append([]string{}, approve[:len(approve)-3]...), flags...)
-	return append(out, tail...)
+	return flags
 }
 
 // sensitiveNote tells how to approve a plan whose request gave

@@ -90,10 +90,10 @@ func (p *planning) run(cmd *cobra.Command, args []string, m *Main, plan func(a *
 	}
 	p.req.Config = cfg
 	p.req.Offline = p.req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-	sh := shown{cmd: command(cmd.Name()), update: cmd.Name() == string(cmdUpdate), offline: p.req.Offline}
+	sh := shown{cmd: command(cmd.Name()), offline: p.req.Offline}
 	if p.ap.DryRun {
 		sh.approve = func(resp *installer.Response) []string {
-			return withConfigArgs(approveArgs(m.prog(), cmd, args, resp.PlanID), p.req, resp)
+			return approveArgs(m.prog(), cmd, args, configArgs(p.req, resp), resp.PlanID)
 		}
 	}
 	return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
@@ -114,8 +114,8 @@ var approveFlags = map[string][]string{
 // approveArgs is the command line that applies exactly the plan of cmd
 // run with args, as reviewed: the same words, the flags that shaped the
 // plan as they stand now (--offline also when REASONIX_OFFLINE asked for
-// it), then --yes and --plan-id.
-func approveArgs(prog string, cmd *cobra.Command, args []string, planID string) []string {
+// it), the config flags, then --yes and --plan-id.
+func approveArgs(prog string, cmd *cobra.Command, args, config []string, planID string) []string {
 	out := append(append([]string{prog}, strings.Fields(cmd.CommandPath())[1:]...), args...)
 	for _, name := range approveFlags[cmd.Name()] {
 		switch f := cmd.Flags().Lookup(name); {
@@ -125,7 +125,7 @@ func approveArgs(prog string, cmd *cobra.Command, args []string, planID string) 
 			out = append(out, "--"+name, f.Value.String())
 		}
 	}
-	return append(out, "--yes", "--plan-id", planID)
+	return append(append(out, config...), "--yes", "--plan-id", planID)
 }
 
 // checkApproval is the usage check every planning command shares: exactly

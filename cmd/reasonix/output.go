@@ -27,8 +27,6 @@ func fail(w io.Writer, err error) error {
 // shown says how a command's structured response is shown to a person.
 type shown struct {
 	cmd command
-	// update: the response is an update plan (moves, capability diffs).
-	update bool
 	// offline: the plan was made from the cache on purpose (--offline),
 	// so "up to date" only means "as cached".
 	offline bool

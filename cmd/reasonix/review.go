@@ -33,12 +33,13 @@ var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]
 
 // review prints resp as sh says to show it.
 func (s screen) review(resp *installer.Response, sh shown) {
+	update := sh.cmd == cmdUpdate // an update plan: moves, capability diffs
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
 		case a.Status == installer.ActionReady || a.Status == installer.ActionInstalled:
 			ready = append(ready, a)
-		case sh.update && a.Action == installer.ActionKeep:
+		case update && a.Action == installer.ActionKeep:
 			kept = append(kept, a)
 		default:
 			other = append(other, a)
@@ -65,10 +66,10 @@ func (s screen) review(resp *installer.Response, sh shown) {
 	}
 
 	if len(ready) > 0 {
-		s.readyTable(ready, sh.update, resp.Applied)
+		s.readyTable(ready, update, resp.Applied)
 		s.dependencies(ready)
 		for _, a := range ready {
-			if sh.update {
+			if update {
 				s.move(a)
 			} else if a.Diff != nil && !a.Diff.Empty() {
 				// A replace that moves the plugin to another source.
@@ -97,12 +98,12 @@ func (s screen) review(resp *installer.Response, sh shown) {
 	}
 
 	done := "installed"
-	if sh.update {
+	if update {
 		done = "applied"
 	}
 	switch {
 	case resp.Applied:
-	case resp.Status == installer.StatusUpToDate && sh.update:
+	case resp.Status == installer.StatusUpToDate && update:
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
@@ -111,7 +112,7 @@ func (s screen) review(resp *installer.Response, sh shown) {
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
 	case sh.approve != nil && resp.PlanID != "" && len(ready) > 0:
 		verb := "install"
-		if sh.update {
+		if update {
 			verb = "apply"
 		}
 		s.blank()

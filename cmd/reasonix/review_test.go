@@ -217,7 +217,7 @@ func TestWriteUpdateReview(t *testing.T) {
 		Warnings: []string{},
 	}
 	var b bytes.Buffer
-	writeReviewTo(&b, resp, shown{update: true, approve: approveWith(approveOf(t, resp.PlanID, "update", "--all", "--marketplace", "acme", "--offline", "--dry-run"))})
+	writeReviewTo(&b, resp, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, resp.PlanID, "update", "--all", "--marketplace", "acme", "--offline", "--dry-run"))})
 	out := b.String()
 	t.Log("\n" + out)
 	for _, want := range []string{
@@ -250,7 +250,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Up to date: said plainly, with no command to run.
 	b.Reset()
 	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
-	writeReviewTo(&b, upToDate, shown{update: true, approve: approveWith(approveOf(t, upToDate.PlanID, "update", "gamma", "--dry-run"))})
+	writeReviewTo(&b, upToDate, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, upToDate.PlanID, "update", "gamma", "--dry-run"))})
 	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
 		t.Errorf("up-to-date review:\n%s", got)
 	}
@@ -258,7 +258,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Refused before any plan: the reason, no command.
 	b.Reset()
 	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
-	writeReviewTo(&b, refused, shown{update: true, approve: approveWith(approveOf(t, "", "update", "nope", "--dry-run"))})
+	writeReviewTo(&b, refused, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, "", "update", "nope", "--dry-run"))})
 	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
 		t.Errorf("refused review:\n%s", got)
 	}
@@ -373,7 +373,7 @@ func TestSuggestedCommandRunsTheSameBinary(t *testing.T) {
 			t.Errorf("progName(%q) = %q, want %q", c.argv0, got, c.want)
 		}
 	}
-	got := shellJoin(approveArgs(progName("./reasonix"), parsed(t, "install", "./p", "--dry-run"), []string{"./p"}, "P"))
+	got := shellJoin(approveArgs(progName("./reasonix"), parsed(t, "install", "./p", "--dry-run"), []string{"./p"}, nil, "P"))
 	if want := "./reasonix plugin install ./p --yes --plan-id P"; got != want {
 		t.Errorf("approve line %q, want %q", got, want)
 	}
@@ -404,7 +404,7 @@ func writeReviewTo(w io.Writer, resp *installer.Response, sh shown) {
 // planID, as its review prints it.
 func approveOf(t *testing.T, planID string, args ...string) []string {
 	cmd := parsed(t, args...)
-	return approveArgs("reasonix", cmd, cmd.Flags().Args(), planID)
+	return approveArgs("reasonix", cmd, cmd.Flags().Args(), nil, planID)
 }
 
 // parsed is the plugin subcommand args name, its flags parsed from args.
