@@ -24,7 +24,7 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
+			info, err := query(cmd.Context(), m, func(a *backend) (*installer.PluginInfo, error) {
 				return a.Installer.Show(cmd.Context(), args[0])
 			}, printDoctor)
 			if err != nil {
@@ -46,7 +46,7 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
   reasonix doctor capabilities --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.CapabilityReport, error) {
+			_, err := query(cmd.Context(), m, func(a *backend) (*installer.CapabilityReport, error) {
 				return a.Installer.Capabilities(cmd.Context())
 			}, func(w io.Writer, r *installer.CapabilityReport) { printCapabilities(w, m.consoleFor(w).width, r) })
 			return err

@@ -27,7 +27,7 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 			return mutate(cmd.Context(), m, "nothing changed", func(a *backend) (enabled, error) {
 				e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
 				return enabled{OK: true, Plugin: e, Warnings: warnings}, err
-			}, nil, func(con *console, r enabled) error {
+			}, func(con *console, r enabled) error {
 				screen{con}.warnings(r.Warnings)
 				state := "disabled"
 				if r.Plugin.Enabled {

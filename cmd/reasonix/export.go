@@ -55,7 +55,7 @@ never overwritten unless --force.`,
 					return exported{}, fmt.Errorf("write %s: %w", abs, err)
 				}
 				return exported{Export: info, Path: abs}, nil
-			}, nil, func(con *console, e exported) error {
+			}, func(con *console, e exported) error {
 				s := screen{con}
 				for _, f := range e.Export.Stripped {
 					s.line("credentials stripped from %s", safeText(f))

@@ -113,7 +113,7 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // query runs a read-only command: it asks the backend for one value and
 // prints it as JSON with --json, else as text. A backend error prints on
 // stderr and exits 1.
-func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *backend) (T, error), text func(io.Writer, T)) (T, error) {
+func query[T any](ctx context.Context, m *Main, get func(a *backend) (T, error), text func(io.Writer, T)) (T, error) {
 	var zero T
 	a, err := m.openToRead(ctx)
 	if err != nil {
@@ -125,7 +125,7 @@ func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *backend
 	if err != nil {
 		return zero, fail(m.Stderr, err)
 	}
-	if asJSON {
+	if m.asJSON {
 		return v, writeJSON(m.Stdout, v)
 	}
 	text(m.Stdout, v)
@@ -133,11 +133,10 @@ func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *backend
 }
 
 // mutate runs a mutating command that answers with a value (marketplace
-// add/update/remove, cache gc…): its JSON on stdout with --json, else its
-// details as text on stdout (details may be nil: the result line says it
-// all), then, in every mode, its result line on stderr. A backend error is
-// that line: "✗ " + nothing, and why; exit 1.
-func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *backend) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
+// add/update/remove, export…): its JSON on stdout with --json, then, in
+// every mode, its result (the result line on stderr, after any details).
+// A backend error is that line: "✗ " + nothing, and why; exit 1.
+func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *backend) (T, error), result func(con *console, v T) error) error {
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
@@ -149,13 +148,10 @@ func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *back
 	if err != nil {
 		return con.failed(nothing, err)
 	}
-	switch {
-	case m.asJSON:
+	if m.asJSON {
 		if err := writeJSON(m.Stdout, v); err != nil {
 			return err
 		}
-	case details != nil:
-		details(m.Stdout, v)
 	}
 	return result(con, v)
 }
