@@ -301,8 +301,9 @@ func (s screen) notInstalled(other []installer.Action) {
 		names          []string
 	}
 	var groups []*group
-	byKey := map[string]*group{}
+	byKey, count := map[string]*group{}, map[string]int{}
 	for _, a := range other {
+		count[string(a.Status)]++
 		reason := cmp.Or(entryPrefix.ReplaceAllString(a.ErrorText(), ""), "no reason given")
 		if code := a.Code(); code != "" {
 			reason += " [" + string(code) + "]"
@@ -320,13 +321,7 @@ func (s screen) notInstalled(other []installer.Action) {
 	last := ""
 	for _, g := range groups {
 		if g.status != last {
-			n := 0
-			for _, h := range groups {
-				if h.status == g.status {
-					n += len(h.names)
-				}
-			}
-			head := fmt.Sprintf("%s (%d):", safeText(g.status), n)
+			head := fmt.Sprintf("%s (%d):", safeText(g.status), count[g.status])
 			if g.status != string(installer.ActionSkipped) {
 				head = s.bad(head)
 			}
