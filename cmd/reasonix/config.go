@@ -55,32 +55,6 @@ func (m *Main) stdinIsTerminal() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// missingValue is a required option a plan has no value for.
-type missingValue struct {
-	plugin string
-	opt    manifest.Option
-}
-
-// missingValues lists the required options without a value of the plugins
-// a plan blocks for it (install.config_required).
-func missingValues(resp *installer.Response) []missingValue {
-	var out []missingValue
-	if resp == nil {
-		return nil
-	}
-	for _, a := range resp.Actions {
-		if a.Code() != plugind.CodeConfigRequired {
-			continue
-		}
-		for _, o := range a.UserConfig {
-			if o.Missing() {
-				out = append(out, missingValue{plugin: a.Name, opt: o.Option})
-			}
-		}
-	}
-	return out
-}
-
 // withAnswers runs an install or update (run) with ap. When the user is
 // at a terminal, its plan is made first, and each required value it lacks
 // is asked for and added to req before it runs for real; a dry run whose
@@ -90,46 +64,53 @@ func (m *Main) withAnswers(ctx context.Context, req *installer.Request, ap insta
 		return run(*req, ap)
 	}
 	probe := run(*req, installer.Approval{DryRun: true})
-	missing := missingValues(probe)
-	if len(missing) == 0 {
-		if ap.DryRun {
-			return probe
-		}
-		return run(*req, ap)
-	}
-	if err := m.askValues(ctx, probe, missing, req); err != nil {
+	asked, err := m.askValues(ctx, probe, req)
+	switch {
+	case err != nil:
 		if ctx.Err() == nil {
 			fmt.Fprintf(m.Stderr, "reasonix: %s\n", safeText(err.Error()))
 		}
+		return probe
+	case !asked && ap.DryRun:
 		return probe
 	}
 	return run(*req, ap)
 }
 
-// askValues asks for each missing value and adds it to req: KEY for a
-// plan of one plugin, NAME.KEY for one of several.
-func (m *Main) askValues(ctx context.Context, plan *installer.Response, missing []missingValue, req *installer.Request) error {
+// askValues asks for each required value a plan lacks, of the plugins it
+// blocks for one (install.config_required), and adds it to req: KEY for a
+// plan of one plugin, NAME.KEY for one of several. It reports whether it
+// asked for anything.
+func (m *Main) askValues(ctx context.Context, plan *installer.Response, req *installer.Request) (asked bool, err error) {
 	f := m.Stdin.(*os.File)
-	if req.Config == nil {
-		req.Config = map[string]string{}
+	for _, a := range plan.Actions {
+		var missing []manifest.Option
+		for _, o := range a.UserConfig {
+			if o.Missing() {
+				missing = append(missing, o.Option)
+			}
+		}
+		if a.Code() != plugind.CodeConfigRequired || len(missing) == 0 {
+			continue
+		}
+		fmt.Fprintf(m.Stderr, "\n%s needs values for its options:\n", safeText(a.Name))
+		for _, o := range missing {
+			key := o.Key
+			if len(plan.Actions) > 1 {
+				key = a.Name + "." + key
+			}
+			text, err := m.askOption(ctx, f, o)
+			if err != nil {
+				return true, err
+			}
+			if req.Config == nil {
+				req.Config = map[string]string{}
+			}
+			req.Config[key] = text
+			asked = true
+		}
 	}
-	last := ""
-	for _, mv := range missing {
-		if mv.plugin != last {
-			fmt.Fprintf(m.Stderr, "\n%s needs values for its options:\n", safeText(mv.plugin))
-			last = mv.plugin
-		}
-		key := mv.opt.Key
-		if len(plan.Actions) > 1 {
-			key = mv.plugin + "." + key
-		}
-		text, err := m.askOption(ctx, f, mv.opt)
-		if err != nil {
-			return err
-		}
-		req.Config[key] = text
-	}
-	return nil
+	return asked, nil
 }
 
 // askOption asks for one option's value until it is one the option takes
