@@ -92,7 +92,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 				return con.failed("gc stopped", err)
 			}
 			if rep.QuarantineRemoved > 0 {
-				screen{con}.line("deleted %s", plural(rep.QuarantineRemoved, "quarantined snapshot"))
+				con.line("deleted %s", plural(rep.QuarantineRemoved, "quarantined snapshot"))
 			}
 			con.ok("evicted %s, freed %s, %s remain", plural(len(rep.Evicted), "snapshot"), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
 			return nil

@@ -199,7 +199,7 @@ func readLine(r io.Reader) (string, error) {
 // options prints, for each plugin of a review that has userConfig
 // options, what each is set to: a non-sensitive value, "set" for a
 // sensitive one, its default, or that it is missing.
-func (s screen) options(actions []installer.Action) {
+func (s *console) options(actions []installer.Action) {
 	for _, a := range actions {
 		if len(a.UserConfig) == 0 {
 			continue
@@ -267,7 +267,7 @@ func configArgs(req installer.Request, resp *installer.Response) []string {
 
 // sensitiveNote tells how to approve a plan whose request gave
 // sensitive values: the same ones again, which are never printed.
-func (s screen) sensitiveNote(actions []installer.Action) {
+func (s *console) sensitiveNote(actions []installer.Action) {
 	var keys []string
 	for _, a := range actions {
 		for _, o := range a.UserConfig {

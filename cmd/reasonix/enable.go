@@ -28,7 +28,7 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 				e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
 				return enabled{OK: true, Plugin: e, Warnings: warnings}, err
 			}, func(con *console, r enabled) error {
-				screen{con}.warnings(r.Warnings)
+				con.warnings(r.Warnings)
 				state := "disabled"
 				if r.Plugin.Enabled {
 					state = "enabled"

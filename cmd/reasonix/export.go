@@ -56,12 +56,11 @@ never overwritten unless --force.`,
 				}
 				return exported{Export: info, Path: abs}, nil
 			}, func(con *console, e exported) error {
-				s := screen{con}
 				for _, f := range e.Export.Stripped {
-					s.line("credentials stripped from %s", safeText(f))
+					con.line("credentials stripped from %s", safeText(f))
 				}
 				if len(e.Export.RequiredEnv) > 0 {
-					s.line("whoever installs it must set: %s", safeText(strings.Join(e.Export.RequiredEnv, ", ")))
+					con.line("whoever installs it must set: %s", safeText(strings.Join(e.Export.RequiredEnv, ", ")))
 				}
 				con.ok("exported %s to %s (%s)", safeText(e.Export.Name), safeText(e.Path), plural(e.Export.Files, "file"))
 				return nil

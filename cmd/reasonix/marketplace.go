@@ -42,7 +42,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 				}
 				return a.Installer.AddMarketplace(cmd.Context(), src, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 			}, func(con *console, up *installer.MarketplaceUpdate) error {
-				screen{con}.warnings(up.Warnings)
+				con.warnings(up.Warnings)
 				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source.String()), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
 				return nil
 			})
@@ -97,7 +97,7 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 					}
 				}
 				for _, up := range l.Updated {
-					screen{con}.warnings(up.Warnings)
+					con.warnings(up.Warnings)
 				}
 				line := fmt.Sprintf("read %s: %d moved, %d unchanged", plural(len(l.Updated), "marketplace"), len(moved), len(same))
 				if len(l.Updated) == 0 {
@@ -133,7 +133,7 @@ keeps them installed, unlinked from it.`,
 				return marketRemoval{Removed: *k, Unlinked: users}, nil
 			}, func(con *console, r marketRemoval) error {
 				if len(r.Unlinked) > 0 {
-					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
+					con.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
 				}
 				con.ok("removed marketplace %s (%s)", safeText(r.Removed.Name), safeText(r.Removed.Source.String()))
 				return nil

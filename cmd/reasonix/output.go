@@ -74,11 +74,10 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 	review := con.terminal && !m.asJSON
 	switch {
 	case review && sh.cmd != cmdRemove:
-		scr := screen{con}
-		scr.review(resp, sh)
-		scr.blank()
+		con.review(resp, sh)
+		con.blank()
 	case review:
-		screen{con}.warnings(resp.Warnings)
+		con.warnings(resp.Warnings)
 	default:
 		fullTrustBanner(m.Stderr, resp)
 	}

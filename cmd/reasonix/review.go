@@ -32,7 +32,7 @@ import (
 var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
 // review prints resp as sh says to show it.
-func (s screen) review(resp *installer.Response, sh shown) {
+func (s *console) review(resp *installer.Response, sh shown) {
 	update := sh.cmd == cmdUpdate // an update plan: moves, capability diffs
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
@@ -125,7 +125,7 @@ func (s screen) review(resp *installer.Response, sh shown) {
 }
 
 // warnings lists what the backend warned about.
-func (s screen) warnings(warnings []string) {
+func (s *console) warnings(warnings []string) {
 	if len(warnings) == 0 {
 		return
 	}
@@ -139,7 +139,7 @@ func (s screen) warnings(warnings []string) {
 // readyTable prints the plugins a plan installs or moves (or an applied
 // one did): one row each, with the risk of approving it and what it
 // contributes; an update's rows say from and to which commit.
-func (s screen) readyTable(ready []installer.Action, update, applied bool) {
+func (s *console) readyTable(ready []installer.Action, update, applied bool) {
 	what := "to install"
 	switch {
 	case update && applied:
@@ -200,7 +200,7 @@ func commitCell(commit, tag string) string {
 
 // submodules lists, per plugin, the git submodules its tree holds:
 // content from another repository, at the commit the plugin's pins.
-func (s screen) submodules(ready []installer.Action) {
+func (s *console) submodules(ready []installer.Action) {
 	for _, a := range ready {
 		if len(a.Submodules) == 0 {
 			continue
@@ -214,7 +214,7 @@ func (s screen) submodules(ready []installer.Action) {
 }
 
 // dependencies says who needs whom among the plugins shown.
-func (s screen) dependencies(ready []installer.Action) {
+func (s *console) dependencies(ready []installer.Action) {
 	var lines []string
 	for _, a := range ready {
 		if len(a.DependsOn) > 0 {
@@ -241,7 +241,7 @@ func (s screen) dependencies(ready []installer.Action) {
 }
 
 // move prints what an update changes in one plugin, as its diff says it.
-func (s screen) move(a installer.Action) {
+func (s *console) move(a installer.Action) {
 	version := ""
 	if a.Previous != nil && a.Previous.Version != "" && a.Previous.Version != a.Version {
 		version = fmt.Sprintf(" (%s → %s)", safeText(a.Previous.Version), safeText(a.Version))
@@ -256,7 +256,7 @@ func (s screen) move(a installer.Action) {
 
 // diff prints what an action changes, one line each, as its diff says
 // it: a move to another source first, on its own line.
-func (s screen) diff(a installer.Action, version string) {
+func (s *console) diff(a installer.Action, version string) {
 	s.blank()
 	s.line("%s%s changes:", safeText(a.Name), version)
 	for _, line := range a.Diff.Summary {
@@ -268,7 +268,7 @@ func (s screen) diff(a installer.Action, version string) {
 // says about them (an entry that vanished or lost its pin) — and apart,
 // those whose source could not be reached: they are not up to date, only
 // unchanged as far as the cache knows.
-func (s screen) kept(kept []installer.Action) {
+func (s *console) kept(kept []installer.Action) {
 	var fresh, stale []string
 	for _, a := range kept {
 		if a.Unchecked != "" {
@@ -295,7 +295,7 @@ func (s screen) kept(kept []installer.Action) {
 
 // notInstalled groups what will not be installed by status and reason:
 // one line per reason, naming its entries.
-func (s screen) notInstalled(other []installer.Action) {
+func (s *console) notInstalled(other []installer.Action) {
 	type group struct {
 		status, reason string
 		names          []string
@@ -340,7 +340,7 @@ func (s screen) notInstalled(other []installer.Action) {
 // fullTrust prints a runtime's FULL TRUST block in full: the command it
 // runs outside the sandbox, its environment, what it may intercept and
 // replace, and its tools.
-func (s screen) fullTrust(a installer.Action) {
+func (s *console) fullTrust(a installer.Action) {
 	rt := a.Runtime
 	s.blank()
 	s.line("%s runtime in %s: %s", s.trust("!! FULL TRUST"), safeText(a.Name), safeText(strings.Join(append([]string{rt.Command}, rt.Args...), " ")))

@@ -397,7 +397,7 @@ func TestListCounts(t *testing.T) {
 // writeReviewTo prints the review of resp as a console without colour or
 // width would.
 func writeReviewTo(w io.Writer, resp *installer.Response, sh shown) {
-	screen{plainConsole(w, 0)}.review(resp, sh)
+	plainConsole(w, 0).review(resp, sh)
 }
 
 // approveOf is the approve command of `reasonix plugin ARGS…`'s plan,
