@@ -201,14 +201,9 @@ func readLine(r io.Reader) (string, error) {
 // sensitive one, its default, or that it is missing.
 func (s *console) options(actions []installer.Action) {
 	for _, a := range actions {
-		if len(a.UserConfig) == 0 {
-			continue
-		}
-		s.blank()
-		s.line("options of %s:", safeText(a.Name))
-		for _, o := range a.UserConfig {
-			s.line("  %s  %s", safeCell(optionLabel(o.Option), 60), optionState(o))
-		}
+		titled(s, "options of "+safeText(a.Name)+":", a.UserConfig, func(o installer.ConfigOption) string {
+			return safeCell(optionLabel(o.Option), 60) + "  " + optionState(o)
+		})
 	}
 }
 

@@ -126,14 +126,7 @@ func (s *console) review(resp *installer.Response, sh shown) {
 
 // warnings lists what the backend warned about.
 func (s *console) warnings(warnings []string) {
-	if len(warnings) == 0 {
-		return
-	}
-	s.blank()
-	s.line("%s", s.warn("warnings:"))
-	for _, warn := range warnings {
-		s.line("  %s", safeLine(warn, 0))
-	}
+	titled(s, s.warn("warnings:"), warnings, func(warn string) string { return safeLine(warn, 0) })
 }
 
 // readyTable prints the plugins a plan installs or moves (or an applied
@@ -202,14 +195,9 @@ func commitCell(commit, tag string) string {
 // content from another repository, at the commit the plugin's pins.
 func (s *console) submodules(ready []installer.Action) {
 	for _, a := range ready {
-		if len(a.Submodules) == 0 {
-			continue
-		}
-		s.blank()
-		s.line("submodules in %s (their files are part of it):", safeText(a.Name))
-		for _, sm := range a.Submodules {
-			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(host.Short(sm.Commit))))
-		}
+		titled(s, "submodules in "+safeText(a.Name)+" (their files are part of it):", a.Submodules, func(sm plugind.Submodule) string {
+			return safeText(sm.Path) + "  " + safeText(sm.URL) + " at " + dash(safeText(host.Short(sm.Commit)))
+		})
 	}
 }
 
@@ -230,14 +218,7 @@ func (s *console) dependencies(ready []installer.Action) {
 			lines = append(lines, fmt.Sprintf("%s comes as a dependency%s (prune removes it once nothing needs it)", safeCell(a.Name, 40), by))
 		}
 	}
-	if len(lines) == 0 {
-		return
-	}
-	s.blank()
-	s.line("dependencies:")
-	for _, l := range lines {
-		s.line("  %s", l)
-	}
+	titled(s, "dependencies:", lines, func(l string) string { return l })
 }
 
 // move prints what an update changes in one plugin, as its diff says it.

@@ -22,6 +22,19 @@ func (s *console) line(format string, args ...any) {
 // blank prints an empty line (between sections).
 func (s *console) blank() { fmt.Fprintln(s.w) }
 
+// titled prints, when there are items, a section: a blank line, head, and
+// each item's row below it, two columns in.
+func titled[T any](s *console, head string, items []T, row func(T) string) {
+	if len(items) == 0 {
+		return
+	}
+	s.blank()
+	s.line("%s", head)
+	for _, it := range items {
+		s.line("  %s", row(it))
+	}
+}
+
 // fit wraps line to the console's width.
 func (c *console) fit(line string) string {
 	if c.width == 0 || ansi.StringWidth(line) <= c.width {
