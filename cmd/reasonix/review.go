@@ -82,13 +82,8 @@ func (s *console) review(resp *installer.Response, sh shown) {
 	s.kept(kept)
 	s.notInstalled(other)
 
-	var warnings []string
-	for _, warn := range resp.Warnings {
-		if !repeatsAction(warn, other) { // else listed with its entry above
-			warnings = append(warnings, warn)
-		}
-	}
-	s.warnings(warnings)
+	// A warning that only repeats an entry listed above is left out.
+	s.warnings(slices.DeleteFunc(slices.Clone(resp.Warnings), func(warn string) bool { return repeatsAction(warn, other) }))
 
 	// FULL TRUST last: nothing comes between it and the approval.
 	for _, a := range ready {
