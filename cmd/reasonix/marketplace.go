@@ -54,11 +54,10 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Aliases: []string{"ls"},
 		Example: "  reasonix marketplace list\n  reasonix marketplace ls --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, func(a *backend) (marketList, error) {
+			return query(cmd.Context(), m, func(a *backend) (marketList, error) {
 				ms, err := a.Installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
 			}, func(w io.Writer, l marketList) { printMarkets(w, m.consoleFor(w).width, l.Marketplaces, time.Now()) })
-			return err
 		},
 	}
 	update := &cobra.Command{

@@ -112,23 +112,22 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // query runs a read-only command: it asks the backend for one value and
 // prints it as JSON with --json, else as text. A backend error prints on
 // stderr and exits 1.
-func query[T any](ctx context.Context, m *Main, get func(a *backend) (T, error), text func(io.Writer, T)) (T, error) {
-	var zero T
+func query[T any](ctx context.Context, m *Main, get func(a *backend) (T, error), text func(io.Writer, T)) error {
 	a, err := m.openToRead(ctx)
 	if err != nil {
-		return zero, fail(m.Stderr, err)
+		return fail(m.Stderr, err)
 	}
 	defer a.Close()
 	v, err := get(a)
 	a.progress.Stop()
 	if err != nil {
-		return zero, fail(m.Stderr, err)
+		return fail(m.Stderr, err)
 	}
 	if m.asJSON {
-		return v, writeJSON(m.Stdout, v)
+		return writeJSON(m.Stdout, v)
 	}
 	text(m.Stdout, v)
-	return v, nil
+	return nil
 }
 
 // mutate runs a mutating command that answers with a value (marketplace

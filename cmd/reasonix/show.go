@@ -20,10 +20,9 @@ func (m *Main) showCommand() *cobra.Command {
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, func(a *backend) (*installer.PluginInfo, error) {
+			return query(cmd.Context(), m, func(a *backend) (*installer.PluginInfo, error) {
 				return a.Installer.Show(cmd.Context(), args[0])
 			}, printShow)
-			return err
 		},
 	}
 }
