@@ -196,27 +196,18 @@ func readLine(r io.Reader) (string, error) {
 	}
 }
 
-// options prints, for each plugin of a review that has userConfig
-// options, what each is set to: a non-sensitive value, "set" for a
-// sensitive one, its default, or that it is missing.
+// options prints, for each plugin of a review that has userConfig options
+// and that it installs or moves, or blocks for a value, what each is set
+// to: a non-sensitive value, "set" for a sensitive one, its default, or
+// that it is missing.
 func (s *console) options(actions []installer.Action) {
 	for _, a := range actions {
-		titled(s, "options of "+safeText(a.Name)+":", a.UserConfig, func(o installer.ConfigOption) string {
-			return safeCell(optionLabel(o.Option), 60) + "  " + optionState(o)
-		})
-	}
-}
-
-// configurable are the actions whose options a review lists: the ones it
-// installs or moves, and the ones it blocks for a value.
-func configurable(actions []installer.Action) []installer.Action {
-	var out []installer.Action
-	for _, a := range actions {
 		if a.Status == installer.ActionReady || a.Code() == plugind.CodeConfigRequired || a.Code() == plugind.CodeConfigInvalid {
-			out = append(out, a)
+			titled(s, "options of "+safeText(a.Name)+":", a.UserConfig, func(o installer.ConfigOption) string {
+				return safeCell(optionLabel(o.Option), 60) + "  " + optionState(o)
+			})
 		}
 	}
-	return out
 }
 
 func optionLabel(o manifest.Option) string {

@@ -78,7 +78,7 @@ func (s *console) review(resp *installer.Response, sh shown) {
 		}
 	}
 	s.submodules(ready)
-	s.options(configurable(resp.Actions))
+	s.options(resp.Actions)
 	s.kept(kept)
 	s.notInstalled(other)
 
