@@ -233,11 +233,7 @@ func (s *console) move(a installer.Action) {
 // diff prints what an action changes, one line each, as its diff says
 // it: a move to another source first, on its own line.
 func (s *console) diff(a installer.Action, version string) {
-	s.blank()
-	s.line("%s%s changes:", safeText(a.Name), version)
-	for _, line := range a.Diff.Summary {
-		s.line("  %s", safeLine(line, 0))
-	}
+	titled(s, safeText(a.Name)+version+" changes:", a.Diff.Summary, func(line string) string { return safeLine(line, 0) })
 }
 
 // kept lists the plugins an update leaves where they are, with what it
