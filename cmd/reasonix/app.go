@@ -21,67 +21,51 @@ type backend struct {
 }
 
 func (m *Main) open(ctx context.Context) (*backend, error) {
-	return m.openWith(ctx, openOptions{progress: true})
+	return m.openWith(ctx, app.OpenOptions{})
 }
 
 // openToRead wires the backend for a command that only reads.
 func (m *Main) openToRead(ctx context.Context) (*backend, error) {
-	return m.openWith(ctx, openOptions{progress: true, readOnly: true})
+	return m.openWith(ctx, app.OpenOptions{ReadOnly: true})
 }
 
-// openOptions are what differs between the CLI commands and the daemon,
-// which share one backend constructor.
-type openOptions struct {
-	progress bool         // progress bars on stderr when it is a terminal
-	log      *slog.Logger // nil: warnings (with --verbose, debug) as text on stderr
-	quiet    bool         // print nothing (shell completion)
-	daemon   bool         // plans again and again: keep what planning decoded
-	readOnly bool         // only reads: a home not made yet stays unmade
-}
-
-// openWith wires the backend. Only an unknown home or a bad environment is
-// an error: a broken store or cache degrades the app instead, and says so
-// once (on stderr, or in the daemon's log).
-func (m *Main) openWith(ctx context.Context, o openOptions) (*backend, error) {
+// openWith wires the backend with opts, for the environment of m. Only an
+// unknown home or a bad environment is an error: a broken store or cache
+// degrades the app instead, and says so once: in opts.Log when the caller
+// gives one (the daemon's; a discarding one for shell completion), else
+// as text on stderr, where progress is drawn when it is a terminal.
+func (m *Main) openWith(ctx context.Context, opts app.OpenOptions) (*backend, error) {
 	var progress *termProgress
-	logTo := m.Stderr
-	if o.progress && !o.quiet && m.stderrIsTerminal() {
-		progress = newTermProgress(m.consoleFor(m.Stderr))
-		logTo = progress // log lines clear the status line first
-	}
-	log := o.log
-	switch {
-	case o.quiet:
-		log = slog.New(slog.DiscardHandler)
-	case log == nil:
+	printed := opts.Log == nil
+	if printed {
+		logTo := m.Stderr
+		if m.isTerminal(m.Stderr) {
+			progress = newTermProgress(m.consoleFor(m.Stderr))
+			logTo = progress // log lines clear the status line first
+			opts.Progress = progress
+		}
 		// Warnings by default (one per failure, with a hint; retries are
 		// debug), everything with -v.
 		level := slog.LevelWarn
 		if m.verbose {
 			level = slog.LevelDebug
 		}
-		log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}))
+		opts.Log = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: level, ReplaceAttr: secrets.MaskAttr}))
 	}
-	opts := app.OpenOptions{Getenv: m.Getenv, Log: log, Daemon: o.daemon, ReadOnly: o.readOnly}
-	if progress != nil {
-		opts.Progress = progress
-	}
+	opts.Getenv = m.Getenv
 	a, err := app.Open(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	if m.relativeHome != "" && !o.quiet {
+	if m.relativeHome != "" {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("REASONIX_HOME=%s is a relative path: this run uses %s, and a run from another folder would use another home (export REASONIX_HOME=%s to keep this one)",
 			m.relativeHome, a.Home.Dir, a.Home.Dir))
 	}
 	for _, w := range a.Warnings {
-		if o.quiet {
-			break
-		}
-		if o.log != nil {
-			log.Warn(w)
-		} else {
+		if printed {
 			fmt.Fprintln(m.Stderr, m.consoleFor(m.Stderr).fit("reasonix: warning: "+secrets.Mask(w)))
+		} else {
+			opts.Log.Warn(w)
 		}
 	}
 	return &backend{App: a, stderr: m.Stderr, progress: progress}, nil

@@ -81,7 +81,7 @@ func (m *Main) cacheCommand() *cobra.Command {
 			con := m.consoleFor(m.Stderr)
 			mt, done, err := maint(cmd)
 			if err != nil {
-				return m.failed(con, "nothing evicted", err)
+				return con.failed("nothing evicted", err)
 			}
 			defer done()
 			rep, err := mt.GC(cmd.Context(), all)
@@ -89,10 +89,10 @@ func (m *Main) cacheCommand() *cobra.Command {
 				_ = writeJSON(m.Stdout, rep)
 			}
 			if err != nil {
-				return m.failed(con, "gc stopped", err)
+				return con.failed("gc stopped", err)
 			}
 			if rep.QuarantineRemoved > 0 {
-				screen{con}.line("deleted %s", plural(rep.QuarantineRemoved, "quarantined snapshot"))
+				con.line("deleted %s", plural(rep.QuarantineRemoved, "quarantined snapshot"))
 			}
 			con.ok("evicted %s, freed %s, %s remain", plural(len(rep.Evicted), "snapshot"), plugind.HumanBytes(rep.FreedBytes), plugind.HumanBytes(rep.RemainingBytes))
 			return nil
@@ -150,7 +150,7 @@ func (m *Main) printRepair(cmd *cobra.Command, mt *maintain.Maintenance, asJSON 
 	con := m.consoleFor(m.Stderr)
 	rep, err := mt.Repair(cmd.Context())
 	if err != nil {
-		return m.failed(con, "nothing repaired", err)
+		return con.failed("nothing repaired", err)
 	}
 	if asJSON {
 		_ = writeJSON(m.Stdout, rep)

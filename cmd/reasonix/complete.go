@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/marketplace"
 )
@@ -95,7 +97,7 @@ func (m *Main) marketEntries(ctx context.Context, prefix string) []cobra.Complet
 	if len(names) == 0 {
 		return nil
 	}
-	a, err := m.openWith(ctx, openOptions{quiet: true})
+	a, err := m.openWith(ctx, app.OpenOptions{Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil
 	}

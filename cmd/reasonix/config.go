@@ -55,81 +55,62 @@ func (m *Main) stdinIsTerminal() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// missingValue is a required option a plan has no value for.
-type missingValue struct {
-	plugin string
-	opt    manifest.Option
-}
-
-// missingValues lists the required options without a value of the plugins
-// a plan blocks for it (install.config_required).
-func missingValues(resp *installer.Response) []missingValue {
-	var out []missingValue
-	if resp == nil {
-		return nil
-	}
-	for _, a := range resp.Actions {
-		if a.Code() != plugind.CodeConfigRequired {
-			continue
-		}
-		for _, o := range a.UserConfig {
-			if o.Missing() {
-				out = append(out, missingValue{plugin: a.Name, opt: o.Option})
-			}
-		}
-	}
-	return out
-}
-
 // withAnswers runs an install or update (run) with ap. When the user is
 // at a terminal, its plan is made first, and each required value it lacks
 // is asked for and added to req before it runs for real; a dry run whose
 // plan lacks nothing is not made twice.
 func (m *Main) withAnswers(ctx context.Context, req *installer.Request, ap installer.Approval, run func(installer.Request, installer.Approval) *installer.Response) *installer.Response {
-	if !m.stdinIsTerminal() || !m.stderrIsTerminal() {
+	if !m.stdinIsTerminal() || !m.isTerminal(m.Stderr) {
 		return run(*req, ap)
 	}
 	probe := run(*req, installer.Approval{DryRun: true})
-	missing := missingValues(probe)
-	if len(missing) == 0 {
-		if ap.DryRun {
-			return probe
-		}
-		return run(*req, ap)
-	}
-	if err := m.askValues(ctx, probe, missing, req); err != nil {
+	asked, err := m.askValues(ctx, probe, req)
+	switch {
+	case err != nil:
 		if ctx.Err() == nil {
 			fmt.Fprintf(m.Stderr, "reasonix: %s\n", safeText(err.Error()))
 		}
+		return probe
+	case !asked && ap.DryRun:
 		return probe
 	}
 	return run(*req, ap)
 }
 
-// askValues asks for each missing value and adds it to req: KEY for a
-// plan of one plugin, NAME.KEY for one of several.
-func (m *Main) askValues(ctx context.Context, plan *installer.Response, missing []missingValue, req *installer.Request) error {
+// askValues asks for each required value a plan lacks, of the plugins it
+// blocks for one (install.config_required), and adds it to req: KEY for a
+// plan of one plugin, NAME.KEY for one of several. It reports whether it
+// asked for anything.
+func (m *Main) askValues(ctx context.Context, plan *installer.Response, req *installer.Request) (asked bool, err error) {
 	f := m.Stdin.(*os.File)
-	if req.Config == nil {
-		req.Config = map[string]string{}
+	for _, a := range plan.Actions {
+		var missing []manifest.Option
+		for _, o := range a.UserConfig {
+			if o.Missing() {
+				missing = append(missing, o.Option)
+			}
+		}
+		if a.Code() != plugind.CodeConfigRequired || len(missing) == 0 {
+			continue
+		}
+		fmt.Fprintf(m.Stderr, "\n%s needs values for its options:\n", safeText(a.Name))
+		for _, o := range missing {
+			key := o.Key
+			if len(plan.Actions) > 1 {
+				key = a.Name + "." + key
+			}
+			text, err := m.askOption(ctx, f, o)
+			if err != nil {
+				return true, err
+			}
+			if req.Config == nil {
+				req.Config = map[string]string{}
+			}
+			req.Config[key] = text
+			asked = true
+		}
 	}
-	last := ""
-	for _, mv := range missing {
-		if mv.plugin != last {
-			fmt.Fprintf(m.Stderr, "\n%s needs values for its options:\n", safeText(mv.plugin))
-			last = mv.plugin
-		}
-		key := mv.opt.Key
-		if len(plan.Actions) > 1 {
-			key = mv.plugin + "." + key
-		}
-		text, err := m.askOption(ctx, f, mv.opt)
-		if err != nil {
-			return err
-		}
-		req.Config[key] = text
-	}
-	return nil
+	return asked, nil
 }
 
 // askOption asks for one option's value until it is one the option takes
@@ -215,32 +196,18 @@ func readLine(r io.Reader) (string, error) {
 	}
 }
 
-// options prints, for each plugin of a review that has userConfig
-// options, what each is set to: a non-sensitive value, "set" for a
-// sensitive one, its default, or that it is missing.
-func (s screen) options(actions []installer.Action) {
-	for _, a := range actions {
-		if len(a.UserConfig) == 0 {
-			continue
-		}
-		s.blank()
-		s.line("options of %s:", safeText(a.Name))
-		for _, o := range a.UserConfig {
-			s.line("  %s  %s", safeCell(optionLabel(o.Option), 60), optionState(o))
-		}
-	}
-}
-
-// configurable are the actions whose options a review lists: the ones it
-// installs or moves, and the ones it blocks for a value.
-func configurable(actions []installer.Action) []installer.Action {
-	var out []installer.Action
+// options prints, for each plugin of a review that has userConfig options
+// and that it installs or moves, or blocks for a value, what each is set
+// to: a non-sensitive value, "set" for a sensitive one, its default, or
+// that it is missing.
+func (s *console) options(actions []installer.Action) {
 	for _, a := range actions {
 		if a.Status == installer.ActionReady || a.Code() == plugind.CodeConfigRequired || a.Code() == plugind.CodeConfigInvalid {
-			out = append(out, a)
+			titled(s, "options of "+safeText(a.Name)+":", a.UserConfig, func(o installer.ConfigOption) string {
+				return safeCell(optionLabel(o.Option), 60) + "  " + optionState(o)
+			})
 		}
 	}
-	return out
 }
 
 func optionLabel(o manifest.Option) string {
@@ -271,27 +238,22 @@ func optionState(o installer.ConfigOption) string {
 	return s
 }
 
-// withConfigArgs adds to an approve command (… --yes --plan-id ID) the
-// --config flags that reproduce req's non-sensitive values: the ones a
-// stored plan keeps. Sensitive ones, and any that reach no option the plan
-// knows of, are never printed (sensitiveNote says to give them again).
-func withConfigArgs(approve []string, req installer.Request, resp *installer.Response) []string {
+// configArgs are the --config flags of an approve command: those that
+// reproduce req's non-sensitive values, the ones a stored plan keeps.
+// Sensitive ones, and any that reach no option the plan knows of, are
+// never printed (sensitiveNote says to give them again).
+func configArgs(req installer.Request, resp *installer.Response) []string {
 	printable := installer.StoredConfig(req, resp.Actions)
-	if len(printable) == 0 || len(approve) < 3 {
-		return approve
-	}
 	var flags []string
 	for _, k := range slices.Sorted(maps.Keys(printable)) {
 		flags = append(flags, "--config", k+"="+printable[k])
 	}
-	tail := approve[len(approve)-3:]
-	out := append(append([]string{}, approve[:len(approve)-3]...), flags...)
-	return append(out, tail...)
+	return flags
 }
 
 // sensitiveNote tells how to approve a plan whose request gave
 // sensitive values: the same ones again, which are never printed.
-func (s screen) sensitiveNote(actions []installer.Action) {
+func (s *console) sensitiveNote(actions []installer.Action) {
 	var keys []string
 	for _, a := range actions {
 		for _, o := range a.UserConfig {

@@ -11,7 +11,7 @@ import (
 // The approve command repeats exactly the values a stored plan keeps
 // (installer.StoredConfig): non-sensitive ones that reach an option; a
 // sensitive one, or one that reaches none, is never printed.
-func TestWithConfigArgsPrintsWhatAStoredPlanKeeps(t *testing.T) {
+func TestConfigArgsPrintWhatAStoredPlanKeeps(t *testing.T) {
 	opt := func(key string, sensitive bool) installer.ConfigOption {
 		return installer.ConfigOption{Option: manifest.Option{Key: key, Type: "string", Sensitive: sensitive}}
 	}
@@ -19,23 +19,27 @@ func TestWithConfigArgsPrintsWhatAStoredPlanKeeps(t *testing.T) {
 		{Name: "a", UserConfig: []installer.ConfigOption{opt("port", false), opt("token", true)}},
 		{Name: "b", UserConfig: []installer.ConfigOption{opt("port", false), opt("token", false)}},
 	}}
-	approve := []string{"reasonix", "plugin", "install", "src", "--yes", "--plan-id", "ID"}
 	for _, tc := range []struct {
 		name   string
 		config map[string]string
 		want   []string
 	}{
-		{"none", nil, approve},
-		{"plain", map[string]string{"port": "80"}, []string{"reasonix", "plugin", "install", "src", "--config", "port=80", "--yes", "--plan-id", "ID"}},
-		{"sensitive somewhere", map[string]string{"token": "x"}, approve},
-		{"one plugin's plain", map[string]string{"b.token": "x", "a.token": "y"}, []string{"reasonix", "plugin", "install", "src", "--config", "b.token=x", "--yes", "--plan-id", "ID"}},
-		{"no such option", map[string]string{"nope": "1", "c.port": "2"}, approve},
+		{"none", nil, nil},
+		{"plain", map[string]string{"port": "80"}, []string{"--config", "port=80"}},
+		{"sensitive somewhere", map[string]string{"token": "x"}, nil},
+		{"one plugin's plain", map[string]string{"b.token": "x", "a.token": "y"}, []string{"--config", "b.token=x"}},
+		{"no such option", map[string]string{"nope": "1", "c.port": "2"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := withConfigArgs(approve, installer.Request{Config: tc.config}, resp)
+			got := configArgs(installer.Request{Config: tc.config}, resp)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+	// They go after the flags that shape the plan, before the approval.
+	got := approveArgs("reasonix", parsed(t, "install", "src", "--replace", "--dry-run"), []string{"src"}, []string{"--config", "port=80"}, "ID")
+	if want := "reasonix plugin install src --replace --config port=80 --yes --plan-id ID"; shellJoin(got) != want {
+		t.Errorf("approve line %q, want %q", shellJoin(got), want)
 	}
 }

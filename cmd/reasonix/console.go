@@ -72,10 +72,6 @@ func (m *Main) columnsOf(w io.Writer) int {
 	return defaultColumns
 }
 
-// stderrIsTerminal reports whether the human part of a command's output
-// (reviews, progress) is for a person: stderr is a terminal.
-func (m *Main) stderrIsTerminal() bool { return m.isTerminal(m.Stderr) }
-
 // environ adapts Main.Getenv to termenv.Environ.
 type environ func(string) string
 

@@ -24,16 +24,18 @@ and never read. It exits 1 when anything is wrong and says how to repair it.`,
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			info, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
-				return a.Installer.Show(cmd.Context(), args[0])
+			problems := 0
+			err := query(cmd.Context(), m, func(a *backend) (*installer.PluginInfo, error) {
+				info, err := a.Installer.Show(cmd.Context(), args[0])
+				if info != nil {
+					problems = len(info.Problems)
+				}
+				return info, err
 			}, printDoctor)
-			if err != nil {
-				return err
-			}
-			if len(info.Problems) > 0 {
+			if err == nil && problems > 0 {
 				return errFailed
 			}
-			return nil
+			return err
 		},
 	}
 }
@@ -46,10 +48,9 @@ func (m *Main) capabilitiesCommand() *cobra.Command {
   reasonix doctor capabilities --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.CapabilityReport, error) {
+			return query(cmd.Context(), m, func(a *backend) (*installer.CapabilityReport, error) {
 				return a.Installer.Capabilities(cmd.Context())
 			}, func(w io.Writer, r *installer.CapabilityReport) { printCapabilities(w, m.consoleFor(w).width, r) })
-			return err
 		},
 	}
 }

@@ -27,8 +27,8 @@ func (m *Main) enableCommand(enable bool) *cobra.Command {
 			return mutate(cmd.Context(), m, "nothing changed", func(a *backend) (enabled, error) {
 				e, warnings, err := a.Installer.SetEnabled(cmd.Context(), args[0], enable, force)
 				return enabled{OK: true, Plugin: e, Warnings: warnings}, err
-			}, nil, func(con *console, r enabled) error {
-				screen{con}.warnings(r.Warnings)
+			}, func(con *console, r enabled) error {
+				con.warnings(r.Warnings)
 				state := "disabled"
 				if r.Plugin.Enabled {
 					state = "enabled"
@@ -49,11 +49,4 @@ type enabled struct {
 	OK       bool             `json:"ok"`
 	Plugin   *installer.Entry `json:"plugin"`
 	Warnings []string         `json:"warnings"`
-}
-
-// failed ends a mutating text command that did nothing: its result line
-// says why, and the exit status is 1.
-func (m *Main) failed(con *console, what string, err error) error {
-	con.failed(what, err)
-	return errFailed
 }

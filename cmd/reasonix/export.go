@@ -55,13 +55,12 @@ never overwritten unless --force.`,
 					return exported{}, fmt.Errorf("write %s: %w", abs, err)
 				}
 				return exported{Export: info, Path: abs}, nil
-			}, nil, func(con *console, e exported) error {
-				s := screen{con}
+			}, func(con *console, e exported) error {
 				for _, f := range e.Export.Stripped {
-					s.line("credentials stripped from %s", safeText(f))
+					con.line("credentials stripped from %s", safeText(f))
 				}
 				if len(e.Export.RequiredEnv) > 0 {
-					s.line("whoever installs it must set: %s", safeText(strings.Join(e.Export.RequiredEnv, ", ")))
+					con.line("whoever installs it must set: %s", safeText(strings.Join(e.Export.RequiredEnv, ", ")))
 				}
 				con.ok("exported %s to %s (%s)", safeText(e.Export.Name), safeText(e.Path), plural(e.Export.Files, "file"))
 				return nil

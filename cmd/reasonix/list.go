@@ -29,17 +29,15 @@ func (m *Main) listCommand() *cobra.Command {
 				return usageError(fmt.Errorf("--marketplace goes with --available"))
 			}
 			if available {
-				_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (availableList, error) {
+				return query(cmd.Context(), m, func(a *backend) (availableList, error) {
 					list, err := a.Installer.Available(cmd.Context(), market)
 					return availableList{list}, err
 				}, func(w io.Writer, l availableList) { printAvailable(w, m.consoleFor(w).width, l.Plugins) })
-				return err
 			}
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (pluginList, error) {
+			return query(cmd.Context(), m, func(a *backend) (pluginList, error) {
 				infos, err := a.Installer.List(cmd.Context())
 				return pluginList{infos}, err
 			}, func(w io.Writer, l pluginList) { printList(w, m.Stderr, m.consoleFor(w).width, l.Plugins) })
-			return err
 		},
 	}
 	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer, as last read (reasonix marketplace update reads them again)")

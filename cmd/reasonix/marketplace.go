@@ -41,8 +41,8 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 					return nil, err
 				}
 				return a.Installer.AddMarketplace(cmd.Context(), src, offline || m.Getenv("REASONIX_OFFLINE") == "1")
-			}, nil, func(con *console, up *installer.MarketplaceUpdate) error {
-				screen{con}.warnings(up.Warnings)
+			}, func(con *console, up *installer.MarketplaceUpdate) error {
+				con.warnings(up.Warnings)
 				con.ok("known marketplace %s: %s at %s, %s", safeText(up.Name), safeText(up.Source.String()), commitOrLocal(up.Commit), plural(up.Entries, "entry"))
 				return nil
 			})
@@ -54,11 +54,10 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 		Aliases: []string{"ls"},
 		Example: "  reasonix marketplace list\n  reasonix marketplace ls --json",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (marketList, error) {
+			return query(cmd.Context(), m, func(a *backend) (marketList, error) {
 				ms, err := a.Installer.Marketplaces(cmd.Context())
 				return marketList{ms}, err
 			}, func(w io.Writer, l marketList) { printMarkets(w, m.consoleFor(w).width, l.Marketplaces, time.Now()) })
-			return err
 		},
 	}
 	update := &cobra.Command{
@@ -78,29 +77,26 @@ NAME@MARKET) and that update follows. Installing from a marketplace source makes
 			return mutate(cmd.Context(), m, "nothing read", func(a *backend) (marketUpdates, error) {
 				ups, err := a.Installer.UpdateMarketplaces(cmd.Context(), name, offline || m.Getenv("REASONIX_OFFLINE") == "1")
 				return marketUpdates{ups}, err
-			}, func(w io.Writer, l marketUpdates) {
+			}, func(con *console, l marketUpdates) error {
+				var moved, same, unchecked []string
 				for _, up := range l.Updated {
 					state := "unchanged"
 					switch {
 					case up.Unchecked != "":
 						state = fmt.Sprintf("could not check (%s): %s as cached", safeText(up.Unchecked), commitOrLocal(up.Commit))
-					case up.Changed:
-						state = fmt.Sprintf("%s → %s", commitOrLocal(up.Previous), commitOrLocal(up.Commit))
-					}
-					fmt.Fprintf(w, "%s: %s (%s)\n", safeText(up.Name), state, plural(up.Entries, "entry"))
-				}
-			}, func(con *console, l marketUpdates) error {
-				var moved, same, unchecked []string
-				for _, up := range l.Updated {
-					screen{con}.warnings(up.Warnings)
-					switch {
-					case up.Unchecked != "":
 						unchecked = append(unchecked, safeText(up.Name))
 					case up.Changed:
+						state = fmt.Sprintf("%s → %s", commitOrLocal(up.Previous), commitOrLocal(up.Commit))
 						moved = append(moved, safeText(up.Name))
 					default:
 						same = append(same, safeText(up.Name))
 					}
+					if !m.asJSON {
+						fmt.Fprintf(m.Stdout, "%s: %s (%s)\n", safeText(up.Name), state, plural(up.Entries, "entry"))
+					}
+				}
+				for _, up := range l.Updated {
+					con.warnings(up.Warnings)
 				}
 				line := fmt.Sprintf("read %s: %d moved, %d unchanged", plural(len(l.Updated), "marketplace"), len(moved), len(same))
 				if len(l.Updated) == 0 {
@@ -134,9 +130,9 @@ keeps them installed, unlinked from it.`,
 					return marketRemoval{}, err
 				}
 				return marketRemoval{Removed: *k, Unlinked: users}, nil
-			}, nil, func(con *console, r marketRemoval) error {
+			}, func(con *console, r marketRemoval) error {
 				if len(r.Unlinked) > 0 {
-					screen{con}.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
+					con.line("still installed, no longer linked to it: %s", safeText(strings.Join(r.Unlinked, ", ")))
 				}
 				con.ok("removed marketplace %s (%s)", safeText(r.Removed.Name), safeText(r.Removed.Source.String()))
 				return nil

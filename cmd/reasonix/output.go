@@ -27,8 +27,6 @@ func fail(w io.Writer, err error) error {
 // shown says how a command's structured response is shown to a person.
 type shown struct {
 	cmd command
-	// update: the response is an update plan (moves, capability diffs).
-	update bool
 	// offline: the plan was made from the cache on purpose (--offline),
 	// so "up to date" only means "as cached".
 	offline bool
@@ -76,11 +74,10 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 	review := con.terminal && !m.asJSON
 	switch {
 	case review && sh.cmd != cmdRemove:
-		scr := screen{con}
-		scr.review(resp, sh)
-		scr.blank()
+		con.review(resp, sh)
+		con.blank()
 	case review:
-		screen{con}.warnings(resp.Warnings)
+		con.warnings(resp.Warnings)
 	default:
 		fullTrustBanner(m.Stderr, resp)
 	}
@@ -115,49 +112,44 @@ func fullTrustBanner(w io.Writer, resp *installer.Response) {
 // query runs a read-only command: it asks the backend for one value and
 // prints it as JSON with --json, else as text. A backend error prints on
 // stderr and exits 1.
-func query[T any](ctx context.Context, m *Main, asJSON bool, get func(a *backend) (T, error), text func(io.Writer, T)) (T, error) {
-	var zero T
+func query[T any](ctx context.Context, m *Main, get func(a *backend) (T, error), text func(io.Writer, T)) error {
 	a, err := m.openToRead(ctx)
 	if err != nil {
-		return zero, fail(m.Stderr, err)
+		return fail(m.Stderr, err)
 	}
 	defer a.Close()
 	v, err := get(a)
 	a.progress.Stop()
 	if err != nil {
-		return zero, fail(m.Stderr, err)
+		return fail(m.Stderr, err)
 	}
-	if asJSON {
-		return v, writeJSON(m.Stdout, v)
+	if m.asJSON {
+		return writeJSON(m.Stdout, v)
 	}
 	text(m.Stdout, v)
-	return v, nil
+	return nil
 }
 
 // mutate runs a mutating command that answers with a value (marketplace
-// add/update/remove, cache gc…): its JSON on stdout with --json, else its
-// details as text on stdout (details may be nil: the result line says it
-// all), then, in every mode, its result line on stderr. A backend error is
-// that line: "✗ " + nothing, and why; exit 1.
-func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *backend) (T, error), details func(w io.Writer, v T), result func(con *console, v T) error) error {
+// add/update/remove, export…): its JSON on stdout with --json, then, in
+// every mode, its result (the result line on stderr, after any details).
+// A backend error is that line: "✗ " + nothing, and why; exit 1.
+func mutate[T any](ctx context.Context, m *Main, nothing string, do func(a *backend) (T, error), result func(con *console, v T) error) error {
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
-		return m.failed(con, nothing, err)
+		return con.failed(nothing, err)
 	}
 	defer a.Close()
 	v, err := do(a)
 	a.progress.Stop()
 	if err != nil {
-		return m.failed(con, nothing, err)
+		return con.failed(nothing, err)
 	}
-	switch {
-	case m.asJSON:
+	if m.asJSON {
 		if err := writeJSON(m.Stdout, v); err != nil {
 			return err
 		}
-	case details != nil:
-		details(m.Stdout, v)
 	}
 	return result(con, v)
 }

@@ -33,9 +33,11 @@ func (c *console) ok(format string, args ...any) {
 	c.result(c.good(markDone) + " " + fmt.Sprintf(format, args...))
 }
 
-// failed prints a result line for something not done, with why.
-func (c *console) failed(what string, err error) {
+// failed prints a result line for something not done, with why, and
+// returns the exit-1 error of a command that did nothing.
+func (c *console) failed(what string, err error) error {
 	c.result(c.bad(markFailed+" "+what+":") + " " + safeText(errorText(err)))
+	return errFailed
 }
 
 // result prints line as the result line, wrapped to the terminal.
@@ -63,10 +65,10 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 	nothing := map[command]string{cmdInstall: "nothing installed", cmdUpdate: "nothing updated", cmdRemove: "nothing removed", cmdPrune: "nothing pruned"}[cmd]
 	switch {
 	case plugind.CodeOf(resp.Err) == plugind.CodeCancelled:
-		c.failed("interrupted", resp.Err)
+		_ = c.failed("interrupted", resp.Err)
 		return
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
-		c.failed(nothing, resp.Err)
+		_ = c.failed(nothing, resp.Err)
 		return
 	case resp.Status == installer.StatusUnchecked:
 		c.result(c.warn(uncheckedText(t)) + upToDateSuffix(t))
@@ -74,13 +76,12 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 	}
 
 	var line string
+	names := doneNames(resp)
 	switch cmd {
 	case cmdRemove:
-		names := doneNames(resp)
 		c.ok("removed %s", safeText(strings.Join(names, ", ")))
 		return
 	case cmdPrune:
-		names := doneNames(resp)
 		switch {
 		case len(names) == 0:
 			c.ok("nothing to prune: every dependency installed is still needed")

@@ -32,13 +32,14 @@ import (
 var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]\))?: `)
 
 // review prints resp as sh says to show it.
-func (s screen) review(resp *installer.Response, sh shown) {
+func (s *console) review(resp *installer.Response, sh shown) {
+	update := sh.cmd == cmdUpdate // an update plan: moves, capability diffs
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
 		case a.Status == installer.ActionReady || a.Status == installer.ActionInstalled:
 			ready = append(ready, a)
-		case sh.update && a.Action == installer.ActionKeep:
+		case update && a.Action == installer.ActionKeep:
 			kept = append(kept, a)
 		default:
 			other = append(other, a)
@@ -56,12 +57,8 @@ func (s screen) review(resp *installer.Response, sh shown) {
 		s.line("%s", s.strong("Review"))
 	}
 	if rs := resp.Resolved; rs != nil && rs.Kind != "installed" {
-		var parts []string
-		for _, p := range []string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)} {
-			if p != "" {
-				parts = append(parts, p)
-			}
-		}
+		parts := slices.DeleteFunc([]string{rs.Kind, rs.Repo, prefixed("at ", rs.Ref), prefixed("commit ", host.Short(rs.Commit)), prefixed("folder ", rs.Subdir)},
+			func(p string) bool { return p == "" })
 		s.line("  resolved: %s", safeText(strings.Join(parts, ", ")))
 	}
 	if resp.PlanID != "" {
@@ -69,10 +66,10 @@ func (s screen) review(resp *installer.Response, sh shown) {
 	}
 
 	if len(ready) > 0 {
-		s.readyTable(ready, sh.update, resp.Applied)
+		s.readyTable(ready, update, resp.Applied)
 		s.dependencies(ready)
 		for _, a := range ready {
-			if sh.update {
+			if update {
 				s.move(a)
 			} else if a.Diff != nil && !a.Diff.Empty() {
 				// A replace that moves the plugin to another source.
@@ -81,17 +78,12 @@ func (s screen) review(resp *installer.Response, sh shown) {
 		}
 	}
 	s.submodules(ready)
-	s.options(configurable(resp.Actions))
+	s.options(resp.Actions)
 	s.kept(kept)
 	s.notInstalled(other)
 
-	var warnings []string
-	for _, warn := range resp.Warnings {
-		if !repeatsAction(warn, other) { // else listed with its entry above
-			warnings = append(warnings, warn)
-		}
-	}
-	s.warnings(warnings)
+	// A warning that only repeats an entry listed above is left out.
+	s.warnings(slices.DeleteFunc(slices.Clone(resp.Warnings), func(warn string) bool { return repeatsAction(warn, other) }))
 
 	// FULL TRUST last: nothing comes between it and the approval.
 	for _, a := range ready {
@@ -101,12 +93,12 @@ func (s screen) review(resp *installer.Response, sh shown) {
 	}
 
 	done := "installed"
-	if sh.update {
+	if update {
 		done = "applied"
 	}
 	switch {
 	case resp.Applied:
-	case resp.Status == installer.StatusUpToDate && sh.update:
+	case resp.Status == installer.StatusUpToDate && update:
 		s.blank()
 		s.line("%s", s.good("Everything is up to date: there is nothing to apply."))
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
@@ -115,7 +107,7 @@ func (s screen) review(resp *installer.Response, sh shown) {
 		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
 	case sh.approve != nil && resp.PlanID != "" && len(ready) > 0:
 		verb := "install"
-		if sh.update {
+		if update {
 			verb = "apply"
 		}
 		s.blank()
@@ -128,21 +120,14 @@ func (s screen) review(resp *installer.Response, sh shown) {
 }
 
 // warnings lists what the backend warned about.
-func (s screen) warnings(warnings []string) {
-	if len(warnings) == 0 {
-		return
-	}
-	s.blank()
-	s.line("%s", s.warn("warnings:"))
-	for _, warn := range warnings {
-		s.line("  %s", safeLine(warn, 0))
-	}
+func (s *console) warnings(warnings []string) {
+	titled(s, s.warn("warnings:"), warnings, func(warn string) string { return safeLine(warn, 0) })
 }
 
 // readyTable prints the plugins a plan installs or moves (or an applied
 // one did): one row each, with the risk of approving it and what it
 // contributes; an update's rows say from and to which commit.
-func (s screen) readyTable(ready []installer.Action, update, applied bool) {
+func (s *console) readyTable(ready []installer.Action, update, applied bool) {
 	what := "to install"
 	switch {
 	case update && applied:
@@ -203,21 +188,16 @@ func commitCell(commit, tag string) string {
 
 // submodules lists, per plugin, the git submodules its tree holds:
 // content from another repository, at the commit the plugin's pins.
-func (s screen) submodules(ready []installer.Action) {
+func (s *console) submodules(ready []installer.Action) {
 	for _, a := range ready {
-		if len(a.Submodules) == 0 {
-			continue
-		}
-		s.blank()
-		s.line("submodules in %s (their files are part of it):", safeText(a.Name))
-		for _, sm := range a.Submodules {
-			s.line("  %s  %s at %s", safeText(sm.Path), safeText(sm.URL), dash(safeText(host.Short(sm.Commit))))
-		}
+		titled(s, "submodules in "+safeText(a.Name)+" (their files are part of it):", a.Submodules, func(sm plugind.Submodule) string {
+			return safeText(sm.Path) + "  " + safeText(sm.URL) + " at " + dash(safeText(host.Short(sm.Commit)))
+		})
 	}
 }
 
 // dependencies says who needs whom among the plugins shown.
-func (s screen) dependencies(ready []installer.Action) {
+func (s *console) dependencies(ready []installer.Action) {
 	var lines []string
 	for _, a := range ready {
 		if len(a.DependsOn) > 0 {
@@ -233,18 +213,11 @@ func (s screen) dependencies(ready []installer.Action) {
 			lines = append(lines, fmt.Sprintf("%s comes as a dependency%s (prune removes it once nothing needs it)", safeCell(a.Name, 40), by))
 		}
 	}
-	if len(lines) == 0 {
-		return
-	}
-	s.blank()
-	s.line("dependencies:")
-	for _, l := range lines {
-		s.line("  %s", l)
-	}
+	titled(s, "dependencies:", lines, func(l string) string { return l })
 }
 
 // move prints what an update changes in one plugin, as its diff says it.
-func (s screen) move(a installer.Action) {
+func (s *console) move(a installer.Action) {
 	version := ""
 	if a.Previous != nil && a.Previous.Version != "" && a.Previous.Version != a.Version {
 		version = fmt.Sprintf(" (%s → %s)", safeText(a.Previous.Version), safeText(a.Version))
@@ -259,19 +232,15 @@ func (s screen) move(a installer.Action) {
 
 // diff prints what an action changes, one line each, as its diff says
 // it: a move to another source first, on its own line.
-func (s screen) diff(a installer.Action, version string) {
-	s.blank()
-	s.line("%s%s changes:", safeText(a.Name), version)
-	for _, line := range a.Diff.Summary {
-		s.line("  %s", safeLine(line, 0))
-	}
+func (s *console) diff(a installer.Action, version string) {
+	titled(s, safeText(a.Name)+version+" changes:", a.Diff.Summary, func(line string) string { return safeLine(line, 0) })
 }
 
 // kept lists the plugins an update leaves where they are, with what it
 // says about them (an entry that vanished or lost its pin) — and apart,
 // those whose source could not be reached: they are not up to date, only
 // unchanged as far as the cache knows.
-func (s screen) kept(kept []installer.Action) {
+func (s *console) kept(kept []installer.Action) {
 	var fresh, stale []string
 	for _, a := range kept {
 		if a.Unchecked != "" {
@@ -298,14 +267,15 @@ func (s screen) kept(kept []installer.Action) {
 
 // notInstalled groups what will not be installed by status and reason:
 // one line per reason, naming its entries.
-func (s screen) notInstalled(other []installer.Action) {
+func (s *console) notInstalled(other []installer.Action) {
 	type group struct {
 		status, reason string
 		names          []string
 	}
 	var groups []*group
-	byKey := map[string]*group{}
+	byKey, count := map[string]*group{}, map[string]int{}
 	for _, a := range other {
+		count[string(a.Status)]++
 		reason := cmp.Or(entryPrefix.ReplaceAllString(a.ErrorText(), ""), "no reason given")
 		if code := a.Code(); code != "" {
 			reason += " [" + string(code) + "]"
@@ -323,13 +293,7 @@ func (s screen) notInstalled(other []installer.Action) {
 	last := ""
 	for _, g := range groups {
 		if g.status != last {
-			n := 0
-			for _, h := range groups {
-				if h.status == g.status {
-					n += len(h.names)
-				}
-			}
-			head := fmt.Sprintf("%s (%d):", safeText(g.status), n)
+			head := fmt.Sprintf("%s (%d):", safeText(g.status), count[g.status])
 			if g.status != string(installer.ActionSkipped) {
 				head = s.bad(head)
 			}
@@ -348,7 +312,7 @@ func (s screen) notInstalled(other []installer.Action) {
 // fullTrust prints a runtime's FULL TRUST block in full: the command it
 // runs outside the sandbox, its environment, what it may intercept and
 // replace, and its tools.
-func (s screen) fullTrust(a installer.Action) {
+func (s *console) fullTrust(a installer.Action) {
 	rt := a.Runtime
 	s.blank()
 	s.line("%s runtime in %s: %s", s.trust("!! FULL TRUST"), safeText(a.Name), safeText(strings.Join(append([]string{rt.Command}, rt.Args...), " ")))
@@ -412,51 +376,6 @@ func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// approveCommand is the install command line that applies exactly the plan
-// of req, as reviewed: the same source and the flags that shape the plan,
-// with --yes and --plan-id.
-func approveCommand(prog, source string, req installer.Request, planID string) []string {
-	args := []string{prog, "plugin", "install", source}
-	if req.Name != "" {
-		args = append(args, "--name", req.Name)
-	}
-	return approving(args, planID, flagOn{req.Replace, "--replace"}, flagOn{req.Link, "--link"}, flagOn{req.Offline, "--offline"},
-		flagOn{req.AllowUnpinned, "--allow-unpinned"})
-}
-
-// approveUpdateCommand is the update command line that applies exactly the
-// reviewed update plan: the same plugins (or --all and --marketplace) and
-// the flags that shape the plan, with --yes and --plan-id.
-func approveUpdateCommand(prog string, ur installer.UpdateRequest, req installer.Request, planID string) []string {
-	args := []string{prog, "plugin", "update"}
-	if ur.All {
-		args = append(args, "--all")
-		if ur.Marketplace != "" {
-			args = append(args, "--marketplace", ur.Marketplace)
-		}
-	} else {
-		args = append(args, ur.Names...)
-	}
-	return approving(args, planID, flagOn{req.Offline, "--offline"}, flagOn{req.AllowUnpinned, "--allow-unpinned"}, flagOn{req.Refresh, "--refresh"})
-}
-
-// flagOn is a flag that shapes a plan, and whether it was given.
-type flagOn struct {
-	on   bool
-	flag string
-}
-
-// approving ends an approve command: the flags that are on, then --yes
-// and --plan-id.
-func approving(args []string, planID string, flags ...flagOn) []string {
-	for _, f := range flags {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
-	return append(args, "--yes", "--plan-id", planID)
 }
 
 // progName is the program name a suggested command should start with:

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/muesli/termenv"
+	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
@@ -53,7 +54,7 @@ func TestWriteReview(t *testing.T) {
 		Warnings: []string{"skipped npm-one: marketplace entry \"npm-one\": npm sources are not supported", "the marketplace names no owner"},
 	}
 	var b bytes.Buffer
-	writeReviewTo(&b, resp, shown{approve: approveWith(approveCommand("reasonix", "https://github.com/acme/market", installer.Request{Replace: true}, resp.PlanID))})
+	writeReviewTo(&b, resp, shown{approve: approveWith(approveOf(t, resp.PlanID, "install", "https://github.com/acme/market", "--replace", "--dry-run"))})
 	out := b.String()
 	t.Log("\n" + out)
 
@@ -101,7 +102,7 @@ func TestWriteReview(t *testing.T) {
 	b.Reset()
 	refused := &installer.Response{OK: false, Status: installer.StatusRefused, Source: "/x", Actions: resp.Actions[2:4],
 		Err: plugind.Errorf(plugind.CodeBlocked, "none of the 2 plugins in /x can be installed")}
-	writeReviewTo(&b, refused, shown{approve: approveWith(approveCommand("reasonix", "/x", installer.Request{}, "p"))})
+	writeReviewTo(&b, refused, shown{approve: approveWith(approveOf(t, "p", "install", "/x", "--dry-run"))})
 	if !strings.Contains(b.String(), "This plan cannot be installed: none of the 2 plugins") || strings.Contains(b.String(), "--yes") {
 		t.Errorf("refused review:\n%s", b.String())
 	}
@@ -216,7 +217,7 @@ func TestWriteUpdateReview(t *testing.T) {
 		Warnings: []string{},
 	}
 	var b bytes.Buffer
-	writeReviewTo(&b, resp, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, resp.PlanID))})
+	writeReviewTo(&b, resp, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, resp.PlanID, "update", "--all", "--marketplace", "acme", "--offline", "--dry-run"))})
 	out := b.String()
 	t.Log("\n" + out)
 	for _, want := range []string{
@@ -249,7 +250,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Up to date: said plainly, with no command to run.
 	b.Reset()
 	upToDate := &installer.Response{OK: true, Status: installer.StatusUpToDate, PlanID: "low:sha256:0", Source: "update gamma", Actions: resp.Actions[2:3]}
-	writeReviewTo(&b, upToDate, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"gamma"}}, installer.Request{}, upToDate.PlanID))})
+	writeReviewTo(&b, upToDate, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, upToDate.PlanID, "update", "gamma", "--dry-run"))})
 	if got := b.String(); !strings.Contains(got, "up to date (1): gamma\n") || !strings.Contains(got, "Everything is up to date: there is nothing to apply.") || strings.Contains(got, "--yes") {
 		t.Errorf("up-to-date review:\n%s", got)
 	}
@@ -257,7 +258,7 @@ func TestWriteUpdateReview(t *testing.T) {
 	// Refused before any plan: the reason, no command.
 	b.Reset()
 	refused := installer.ErrorResponse("", plugind.Errorf(plugind.CodeNotFound, "plugin \"nope\" is not installed"))
-	writeReviewTo(&b, refused, shown{update: true, approve: approveWith(approveUpdateCommand("reasonix", installer.UpdateRequest{Names: []string{"nope"}}, installer.Request{}, ""))})
+	writeReviewTo(&b, refused, shown{cmd: cmdUpdate, approve: approveWith(approveOf(t, "", "update", "nope", "--dry-run"))})
 	if got := b.String(); !strings.Contains(got, "\nReview\n") || !strings.Contains(got, "This plan cannot be applied: plugin \"nope\" is not installed") || strings.Contains(got, "--yes") {
 		t.Errorf("refused review:\n%s", got)
 	}
@@ -266,16 +267,15 @@ func TestWriteUpdateReview(t *testing.T) {
 func TestApproveUpdateCommand(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		ur   installer.UpdateRequest
-		req  installer.Request
+		args []string
 		want string
 	}{
-		{installer.UpdateRequest{Names: []string{"b", "a"}}, installer.Request{}, "reasonix plugin update b a --yes --plan-id P"},
-		{installer.UpdateRequest{All: true}, installer.Request{AllowUnpinned: true, Refresh: true}, "reasonix plugin update --all --allow-unpinned --refresh --yes --plan-id P"},
-		{installer.UpdateRequest{All: true, Marketplace: "acme"}, installer.Request{Offline: true}, "reasonix plugin update --all --marketplace acme --offline --yes --plan-id P"},
+		{[]string{"b", "a", "--dry-run"}, "reasonix plugin update b a --yes --plan-id P"},
+		{[]string{"--refresh", "--all", "--allow-unpinned", "--dry-run"}, "reasonix plugin update --all --allow-unpinned --refresh --yes --plan-id P"},
+		{[]string{"--offline", "--all", "--marketplace", "acme", "--dry-run"}, "reasonix plugin update --all --marketplace acme --offline --yes --plan-id P"},
 	} {
-		if got := shellJoin(approveUpdateCommand("reasonix", c.ur, c.req, "P")); got != c.want {
-			t.Errorf("%+v %+v: %q, want %q", c.ur, c.req, got, c.want)
+		if got := shellJoin(approveOf(t, "P", append([]string{"update"}, c.args...)...)); got != c.want {
+			t.Errorf("%q: %q, want %q", c.args, got, c.want)
 		}
 	}
 }
@@ -373,7 +373,7 @@ func TestSuggestedCommandRunsTheSameBinary(t *testing.T) {
 			t.Errorf("progName(%q) = %q, want %q", c.argv0, got, c.want)
 		}
 	}
-	got := shellJoin(approveCommand(progName("./reasonix"), "./p", installer.Request{}, "P"))
+	got := shellJoin(approveArgs(progName("./reasonix"), parsed(t, "install", "./p", "--dry-run"), []string{"./p"}, nil, "P"))
 	if want := "./reasonix plugin install ./p --yes --plan-id P"; got != want {
 		t.Errorf("approve line %q, want %q", got, want)
 	}
@@ -397,7 +397,27 @@ func TestListCounts(t *testing.T) {
 // writeReviewTo prints the review of resp as a console without colour or
 // width would.
 func writeReviewTo(w io.Writer, resp *installer.Response, sh shown) {
-	screen{plainConsole(w, 0)}.review(resp, sh)
+	plainConsole(w, 0).review(resp, sh)
+}
+
+// approveOf is the approve command of `reasonix plugin ARGS…`'s plan,
+// planID, as its review prints it.
+func approveOf(t *testing.T, planID string, args ...string) []string {
+	cmd := parsed(t, args...)
+	return approveArgs("reasonix", cmd, cmd.Flags().Args(), nil, planID)
+}
+
+// parsed is the plugin subcommand args name, its flags parsed from args.
+func parsed(t *testing.T, args ...string) *cobra.Command {
+	t.Helper()
+	cmd, rest, err := (&Main{Getenv: func(string) string { return "" }}).rootCommand().Find(append([]string{"plugin"}, args...))
+	if err == nil {
+		err = cmd.ParseFlags(rest)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmd
 }
 
 // approveWith is a shown.approve that answers args for any plan.

@@ -7,20 +7,33 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screen prints the human part of an output on a console: no line is wider
-// than the terminal. A longer line is wrapped at word boundaries and goes on
-// two columns further in than it began, so it still reads as one item;
-// widths are measured as the terminal shows them (wide characters, colour
-// codes). Off a terminal lines are written whole.
-type screen struct{ *console }
+// The human part of an output (the review, warnings, details) is printed
+// on a console so that no line is wider than the terminal. A longer line
+// is wrapped at word boundaries and goes on two columns further in than it
+// began, so it still reads as one item; widths are measured as the
+// terminal shows them (wide characters, colour codes). Off a terminal
+// lines are written whole.
 
 // line prints one formatted line, fitted.
-func (s screen) line(format string, args ...any) {
+func (s *console) line(format string, args ...any) {
 	fmt.Fprintln(s.w, s.fit(fmt.Sprintf(format, args...)))
 }
 
 // blank prints an empty line (between sections).
-func (s screen) blank() { fmt.Fprintln(s.w) }
+func (s *console) blank() { fmt.Fprintln(s.w) }
+
+// titled prints, when there are items, a section: a blank line, head, and
+// each item's row below it, two columns in.
+func titled[T any](s *console, head string, items []T, row func(T) string) {
+	if len(items) == 0 {
+		return
+	}
+	s.blank()
+	s.line("%s", head)
+	for _, it := range items {
+		s.line("  %s", row(it))
+	}
+}
 
 // fit wraps line to the console's width.
 func (c *console) fit(line string) string {

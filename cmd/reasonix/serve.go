@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/server"
 )
 
@@ -41,7 +42,7 @@ running after that is discarded whole.`,
 				return usageError(err)
 			}
 			logger := server.NewLogger(m.Stderr, slog.LevelInfo)
-			a, err := m.openWith(cmd.Context(), openOptions{log: logger, daemon: true})
+			a, err := m.openWith(cmd.Context(), app.OpenOptions{Log: logger, Daemon: true})
 			if err != nil {
 				return fail(m.Stderr, err)
 			}

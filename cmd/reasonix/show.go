@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/manifest"
 )
 
 func (m *Main) showCommand() *cobra.Command {
@@ -19,10 +20,9 @@ func (m *Main) showCommand() *cobra.Command {
 		Args:              exactArgs(1, "the name of an installed plugin (reasonix plugin list shows them)"),
 		ValidArgsFunction: m.completeInstalled(nil),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := query(cmd.Context(), m, m.asJSON, func(a *backend) (*installer.PluginInfo, error) {
+			return query(cmd.Context(), m, func(a *backend) (*installer.PluginInfo, error) {
 				return a.Installer.Show(cmd.Context(), args[0])
 			}, printShow)
-			return err
 		},
 	}
 }
@@ -64,52 +64,43 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 			fmt.Fprintf(w, "   %s\n", safeText(p.Runtime.Warning))
 		}
 	}
-	section(w, "skills", len(p.Skills), func() {
-		for _, s := range p.Skills {
-			fmt.Fprintf(w, "  %-32s %s\n", safeText(s.Invocation), safeLine(s.Description, maxCell))
-		}
+	section(w, "skills", p.Skills, func(s manifest.Skill) string {
+		return fmt.Sprintf("%-32s %s", safeText(s.Invocation), safeLine(s.Description, maxCell))
 	})
-	section(w, "commands", len(p.Commands), func() {
-		for _, c := range p.Commands {
-			fmt.Fprintf(w, "  %-32s %s\n", safeText(c.Invocation), safeLine(strings.TrimSpace(c.ArgumentHint+" "+c.Description), maxCell))
-		}
+	section(w, "commands", p.Commands, func(c manifest.Command) string {
+		return fmt.Sprintf("%-32s %s", safeText(c.Invocation), safeLine(strings.TrimSpace(c.ArgumentHint+" "+c.Description), maxCell))
 	})
-	section(w, "agents", len(p.Agents), func() {
-		for _, a := range p.Agents {
-			fmt.Fprintf(w, "  %-32s %s\n", safeText(a.Invocation), safeLine(a.Description, maxCell))
-		}
+	section(w, "agents", p.Agents, func(a manifest.Agent) string {
+		return fmt.Sprintf("%-32s %s", safeText(a.Invocation), safeLine(a.Description, maxCell))
 	})
-	section(w, "hooks", len(p.Hooks), func() {
-		for _, h := range p.Hooks {
-			what := strings.Join(append([]string{h.Command}, h.Args...), " ")
-			if h.ContextFile != "" {
-				what = "context " + h.ContextFile
-			}
-			fmt.Fprintf(w, "  %-16s %-12s %s\n", safeText(h.Event), dash(safeCell(h.Matcher, 40)), safeCell(what, maxCell))
+	section(w, "hooks", p.Hooks, func(h manifest.Hook) string {
+		what := strings.Join(append([]string{h.Command}, h.Args...), " ")
+		if h.ContextFile != "" {
+			what = "context " + h.ContextFile
 		}
+		return fmt.Sprintf("%-16s %-12s %s", safeText(h.Event), dash(safeCell(h.Matcher, 40)), safeCell(what, maxCell))
 	})
-	section(w, "mcp servers", len(p.MCPServers), func() {
-		for _, s := range p.MCPServers {
-			target := strings.Join(append([]string{s.Command}, s.Args...), " ")
-			if s.URL != "" {
-				target = s.URL
-			}
-			fmt.Fprintf(w, "  %-16s %-6s %s  (tools %s*, autoStart=%v)\n", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
-				safeText(s.ToolPrefix), s.AutoStart)
+	section(w, "mcp servers", p.MCPServers, func(s manifest.MCPServer) string {
+		target := strings.Join(append([]string{s.Command}, s.Args...), " ")
+		if s.URL != "" {
+			target = s.URL
 		}
+		return fmt.Sprintf("%-16s %-6s %s  (tools %s*, autoStart=%v)", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
+			safeText(s.ToolPrefix), s.AutoStart)
 	})
-	section(w, "options", len(p.UserConfig), func() {
-		for _, o := range p.UserConfig {
-			fmt.Fprintf(w, "  %-32s %s\n", safeCell(optionLabel(o.Option), 60), optionState(o))
-		}
+	section(w, "options", p.UserConfig, func(o installer.ConfigOption) string {
+		return fmt.Sprintf("%-32s %s", safeCell(optionLabel(o.Option), 60), optionState(o))
 	})
 	labeled(w, "warning", p.Warnings)
 }
 
-func section(w io.Writer, title string, n int, body func()) {
-	if n == 0 {
+// section prints a titled list of items, one row each, when it has any.
+func section[T any](w io.Writer, title string, items []T, row func(T) string) {
+	if len(items) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s (%d):\n", title, n)
-	body()
+	fmt.Fprintf(w, "\n%s (%d):\n", title, len(items))
+	for _, it := range items {
+		fmt.Fprintf(w, "  %s\n", row(it))
+	}
 }

@@ -65,7 +65,7 @@ reaches the browser: the link becomes a session there.`,
 			link := "http://" + addr + "/login?code=" + code
 			opener := ""
 			if !noOpen {
-				opener = m.browserOpener()
+				opener = browserOpener()
 			}
 			if opener != "" {
 				err := openLink(ctx, opener, link)
@@ -226,21 +226,16 @@ func loginCode(ctx context.Context, d *server.ProvenDaemon, token string) (strin
 
 // browserOpener finds the program that opens a link in the user's browser
 // (xdg-open; open on macOS) on the PATH, "" when there is none.
-func (m *Main) browserOpener() string {
+func browserOpener() string {
 	name := "xdg-open"
 	if runtime.GOOS == "darwin" {
 		name = "open"
 	}
-	for _, dir := range filepath.SplitList(m.Getenv("PATH")) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0 {
-			return p
-		}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return p
 }
 
 // openLink runs the opener on link. xdg-open returns once the browser has

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -9,10 +10,8 @@ import (
 )
 
 func (m *Main) updateCommand() *cobra.Command {
-	var ap installer.Approval
+	var p planning
 	var ur installer.UpdateRequest
-	var req installer.Request
-	var configFlags []string
 	cmd := &cobra.Command{
 		Use:   "update NAME… | --all [--marketplace M] (--dry-run | --yes)",
 		Short: "Plan, and with --yes apply, updates of installed plugins",
@@ -41,15 +40,10 @@ required is asked for on a terminal, as install does, or blocks the plugin
   reasonix plugin update hello --config port=9090 --yes`,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			// Any number of installed plugins, each once.
-			named := map[string]bool{}
-			for _, a := range args {
-				named[a] = true
-			}
-			list, dir := m.completeInstalled(func(e installer.Entry) bool { return !named[e.Name] })(cmd, nil, toComplete)
-			return list, dir
+			return m.completeInstalled(func(e installer.Entry) bool { return !slices.Contains(args, e.Name) })(cmd, nil, toComplete)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkApproval(ap); err != nil {
+			if err := checkApproval(p.ap); err != nil {
 				return err
 			}
 			switch {
@@ -61,36 +55,21 @@ required is asked for on a terminal, as install does, or blocks the plugin
 				return usageError(errors.New("--marketplace goes with --all"))
 			}
 			ur.Names = args
-			cfg, err := parseConfigFlags(configFlags)
-			if err != nil {
-				return err
-			}
-			req.Config = cfg
-			req.Offline = req.Offline || m.Getenv("REASONIX_OFFLINE") == "1"
-			sh := shown{cmd: cmdUpdate, update: true, offline: req.Offline}
-			if ap.DryRun {
-				sh.approve = func(resp *installer.Response) []string {
-					return withConfigArgs(approveUpdateCommand(m.prog(), ur, req, resp.PlanID), req, resp)
-				}
-			}
-			return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {
-				return m.withAnswers(cmd.Context(), &req, ap, func(r installer.Request, ap installer.Approval) *installer.Response {
-					resp, _ := a.Installer.Update(cmd.Context(), ur, r, ap)
-					return resp
-				})
+			return p.run(cmd, args, m, func(a *backend, r installer.Request, ap installer.Approval) (*installer.Response, error) {
+				return a.Installer.Update(cmd.Context(), ur, r, ap)
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&ap.DryRun, "dry-run", false, "plan the update without writing files")
-	f.BoolVarP(&ap.Yes, "yes", "y", false, "apply the update")
-	f.Var(&ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
+	f.BoolVar(&p.ap.DryRun, "dry-run", false, "plan the update without writing files")
+	f.BoolVarP(&p.ap.Yes, "yes", "y", false, "apply the update")
+	f.Var(&p.ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
 	f.BoolVar(&ur.All, "all", false, "update every installed plugin")
 	f.StringVar(&ur.Marketplace, "marketplace", "", "with --all: only the plugins of this known marketplace")
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
-	f.BoolVar(&req.Offline, "offline", false, "no network: answer from the cache and store only")
-	f.BoolVar(&req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
-	f.BoolVar(&req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
-	f.StringArrayVar(&configFlags, "config", nil, configFlagUsage)
+	f.BoolVar(&p.req.Offline, "offline", false, "no network: answer from the cache and store only")
+	f.BoolVar(&p.req.AllowUnpinned, "allow-unpinned", false, "move plugins whose marketplace entry lost its pin to the ref's current head")
+	f.BoolVar(&p.req.Refresh, "refresh", false, "ask again about what was remembered as not found or refused")
+	f.StringArrayVar(&p.configFlags, "config", nil, configFlagUsage)
 	return cmd
 }
