@@ -157,13 +157,13 @@ func (m *Main) printRepair(cmd *cobra.Command, mt *maintain.Maintenance, asJSON 
 	} else {
 		fmt.Fprintf(m.Stdout, "checked %d snapshots, %d problems, %d quarantined\n", rep.Checked, len(rep.Bad), len(rep.Quarantined))
 		for _, b := range rep.Bad {
-			fmt.Fprintf(m.Stdout, "problem: %s: %s\n", b.Digest, b.Problem)
+			fmt.Fprintf(m.Stdout, "problem: %s: %s\n", safeText(b.Digest), safeText(b.Problem))
 		}
 		for _, d := range rep.Quarantined {
-			fmt.Fprintf(m.Stdout, "quarantined: %s (the next plan that needs it fetches it again)\n", d)
+			fmt.Fprintf(m.Stdout, "quarantined: %s (the next plan that needs it fetches it again)\n", safeText(d))
 		}
 		for _, b := range rep.Unrepaired {
-			fmt.Fprintf(m.Stdout, "not repaired: %s: %s\n", b.Digest, b.Problem)
+			fmt.Fprintf(m.Stdout, "not repaired: %s: %s\n", safeText(b.Digest), safeText(b.Problem))
 		}
 	}
 	if len(rep.Unrepaired) > 0 {

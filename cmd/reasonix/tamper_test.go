@@ -159,3 +159,22 @@ func TestCacheVerifyRepair(t *testing.T) {
 	}
 	sb.assertNothingOutside(t)
 }
+
+// TestCacheVerifyRepairEscapesNames: what `cache verify --repair` prints
+// comes from the disk (an entry's name), so it is escaped as plain verify
+// escapes it: a name holding a terminal control sequence reaches the
+// terminal as text.
+func TestCacheVerifyRepairEscapesNames(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	if r := sb.run(t, nil, "cache", "verify"); r.code != 0 {
+		t.Fatalf("verify of an empty store: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	must(t, os.MkdirAll(filepath.Join(sb.home, "store", "\x1b]0;owned\x07stray"), 0o755))
+	for _, args := range [][]string{{"cache", "verify"}, {"cache", "verify", "--repair"}} {
+		r := sb.run(t, nil, args...)
+		if !strings.Contains(r.stdout, "stray entry") || strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07") {
+			t.Fatalf("%v: %d %q %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
