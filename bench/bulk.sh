@@ -168,6 +168,12 @@ floor_git_one() { # DEST NAME SHA CLONE
 }
 export -f floor_archive_one floor_git_one
 
+# settle_disk: untimed, before every timed phase. The phase before left
+# dirty pages (the floor never syncs what it unpacked), and the first
+# syncfs(2) of a cold install would write them back on the install's clock:
+# 35 ms after one archive floor of 300/51 here.
+settle_disk() { sync; }
+
 # floor KIND DEST: prints elapsed ms. DEST must be new: nothing a timed phase
 # writes is deleted before the whole bench is done (the work directory goes
 # at exit). On ext4 without a journal (this project's VM) a new inode skips
@@ -180,6 +186,7 @@ export -f floor_archive_one floor_git_one
 floor() {
   local kind=$1 dest=$2 t0 t1
   mkdir -p "$dest"
+  settle_disk
   t0=$(now_ns)
   if [ "$kind" = archive ]; then
     awk '{print $1, $2, $3}' "$SRV/targets" | xargs -P4 -n3 bash -c 'floor_archive_one "$0" "$@"' "$dest"
@@ -211,6 +218,7 @@ rx() {
   local home=$1 out=$2 t0 t1
   shift 2
   RX_RC=0
+  settle_disk
   t0=$(now_ns)
   rx_env "$home" /usr/bin/time -f '%M' -o "$out.time" "$BIN/$RXN" plugin install "$SRC" "$@" \
     >"$out.json" 2>"$out.err" </dev/null || RX_RC=$?
