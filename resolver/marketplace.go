@@ -156,13 +156,23 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	results, warnings := s.fetchEntries(ctx, plans)
+	// Each entry is finished as soon as its repository's fetch ends, while
+	// the others still download, and handed to req.Ready.
+	finish := func(ep *entryPlan, r entryResult) {
+		s.finishEntry(ctx, st, ep, r)
+		if req.Ready != nil && ep.cand.Err == nil {
+			req.Ready(ep.cand)
+		}
+	}
+	results, warnings := s.fetchEntries(ctx, plans, finish)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, warnings...)
 	for _, ep := range plans {
-		s.finishEntry(ctx, st, ep, results)
+		if ep.repo == nil {
+			finish(ep, entryResult{})
+		}
 		if ep.cand.Err != nil && req.Name != "" {
 			return nil, ep.cand.Err
 		}
@@ -306,12 +316,12 @@ type entryResult struct {
 // fetchEntries brings every (repository, commit) the entries need into the
 // store, each once with every folder its entries name, a bounded number at
 // a time.
-func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[repoAt]entryResult, []string) {
+func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish func(*entryPlan, entryResult)) ([]entryResult, []string) {
 	type job struct {
-		repo    host.Repo
-		paths   map[string]bool
-		verify  bool
-		entries int
+		repo   host.Repo
+		paths  map[string]bool
+		verify bool
+		plans  []*entryPlan
 	}
 	jobs := map[repoAt]*job{}
 	done := 0
@@ -328,7 +338,7 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 		}
 		j.paths[ep.path] = true
 		j.verify = j.verify || ep.verify
-		j.entries++
+		j.plans = append(j.plans, ep)
 	}
 	var entriesDone, repos atomic.Int64
 	var fetched atomic.Int64
@@ -351,6 +361,9 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 		g.Go(func() error {
 			res, err := s.locateShared(gctx, j.repo, k.sha, slices.Sorted(maps.Keys(j.paths)), j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
+			for _, ep := range j.plans {
+				finish(ep, results[i])
+			}
 			var b int64
 			if res != nil && res.transport != "store" {
 				b = fetched.Add(res.bytes)
@@ -358,24 +371,24 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[rep
 			} else {
 				b = fetched.Load()
 			}
-			progress.Resolved(int(entriesDone.Add(int64(j.entries))), int(repos.Load()), b)
+			progress.Resolved(int(entriesDone.Add(int64(len(j.plans)))), int(repos.Load()), b)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	out := make(map[repoAt]entryResult, len(keys))
 	var warnings []string
-	for i, k := range keys {
-		out[k] = results[i]
-		if results[i].res != nil {
-			warnings = append(warnings, results[i].res.warnings...)
+	for _, r := range results {
+		if r.res != nil {
+			warnings = append(warnings, r.res.warnings...)
 		}
 	}
-	return out, warnings
+	return results, warnings
 }
 
-// finishEntry locates an entry's plugin folder and its digest.
-func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, results map[repoAt]entryResult) {
+// finishEntry locates an entry's plugin folder and its digest in r, the
+// fetch of its repository at its commit (nothing for a relative entry of a
+// local marketplace).
+func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, r entryResult) {
 	if ep.cand.Err != nil {
 		return
 	}
@@ -390,7 +403,6 @@ func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 		return
 	}
 	key := ep.repo.Source().Key()
-	r := results[repoAt{key, ep.sha}]
 	if r.err == nil {
 		r.err = r.res.refused[ep.path]
 	}
