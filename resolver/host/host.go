@@ -177,7 +177,6 @@ var (
 	ErrUnreachable    = errors.New("commit is not on any branch or tag")
 	ErrPathNotFound   = errors.New("path not found at that commit")
 	ErrOffline        = errors.New("offline")
-	ErrUnsupported    = errors.New("not supported by this host")
 	// ErrRefused: a service refused this client's credentials (the team
 	// mirror its token). Like a policy block it is final: no fallback,
 	// retry or cached answer may stand in for it.
@@ -231,11 +230,6 @@ func final(ctx context.Context, err error) bool {
 		return true
 	}
 	return false
-}
-
-// Opener opens the Repo a remote source names.
-type Opener interface {
-	Open(src source.Source) (Repo, error)
 }
 
 // IncludeFunc keeps the given folders and what is under them (nil: all),
