@@ -113,16 +113,7 @@ func (o Options) expectedCommit() (string, error) {
 
 // isCommitID reports whether s is a full lower- or upper-case hex SHA-1.
 func isCommitID(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }
 
 // selection is Options.Paths as the Writer asks it.

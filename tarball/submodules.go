@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/secrets"
@@ -84,7 +85,7 @@ func (x *Writer) Gitlink(name, commit string) error {
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
 		return refuseAt(rel, name, "%v", err)
 	}
-	c := lower(commit)
+	c := strings.ToLower(commit)
 	if !isCommitID(c) {
 		return refuseAt(rel, name, "a submodule pinned to %q, which is not a commit id", commit)
 	}
@@ -176,7 +177,7 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 			if !isCommitID(c) {
 				return nil, refuseAt(p, p, "a submodule pinned to %q, which is not a commit id", c)
 			}
-			out = append(out, gitlink{rel: p, entry: p, commit: lower(c)})
+			out = append(out, gitlink{rel: p, entry: p, commit: strings.ToLower(c)})
 		}
 	}
 	return out, nil

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/dirhandle"
@@ -229,7 +230,7 @@ func (x *Writer) Comment(name, c string) error {
 	if !isCommitID(c) {
 		return nil
 	}
-	c = lower(c)
+	c = strings.ToLower(c)
 	if x.commit != "" && x.commit != c {
 		return unsafeEntry(name, "the archive names two commits, %s and %s", x.commit, c)
 	}
@@ -463,14 +464,4 @@ func (x *Writer) Finish() (*Result, error) {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
 	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList, Submodules: x.subs}, nil
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
