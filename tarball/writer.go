@@ -184,7 +184,7 @@ func (x *Writer) place(name string, isDir bool) (rel string, skip bool, err erro
 	if !x.opts.StripRoot {
 		return p, false, nil
 	}
-	root, rest := splitRoot(p)
+	root, rest, _ := strings.Cut(p, "/")
 	if rest == "" && !isDir {
 		return "", false, unsafeEntry(name, "a file at the top level of an archive that must hold a single top-level directory")
 	}
@@ -192,16 +192,6 @@ func (x *Writer) place(name string, isDir bool) (rel string, skip bool, err erro
 		return "", false, err
 	}
 	return rest, rest == "", nil
-}
-
-// splitRoot splits a clean path into its first segment and the rest.
-func splitRoot(p string) (root, rest string) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			return p[:i], p[i+1:]
-		}
-	}
-	return p, ""
 }
 
 func (x *Writer) setRoot(root, name string) error {
