@@ -3,6 +3,7 @@ package tarball
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -120,10 +121,8 @@ func isCommitID(s string) bool {
 type selection struct{ paths []string }
 
 func newSelection(paths []string) selection {
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return selection{}
-		}
+	if slices.ContainsFunc(paths, func(p string) bool { return p == "" || p == "." }) {
+		return selection{}
 	}
 	return selection{paths: paths}
 }
@@ -136,23 +135,13 @@ func (s selection) keeps(rel string) bool {
 	if s.all() {
 		return true
 	}
-	for _, p := range s.paths {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.paths, func(p string) bool { return rel == p || strings.HasPrefix(rel, p+"/") })
 }
 
 // leadsTo reports whether a kept folder lies strictly below rel: a link or
 // gitlink at rel must then be followed to reach it.
 func (s selection) leadsTo(rel string) bool {
-	for _, p := range s.paths {
-		if strings.HasPrefix(p, rel+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.paths, func(p string) bool { return strings.HasPrefix(p, rel+"/") })
 }
 
 // wants reports whether anything at or below rel is written.
