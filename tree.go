@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -306,10 +307,8 @@ func LocalPath(p string) (string, error) {
 		return "", fmt.Errorf("path %q is absolute", p)
 	}
 	clean := path.Clean(p)
-	for _, seg := range strings.Split(clean, "/") {
-		if seg == ".." {
-			return "", fmt.Errorf("path %q leaves the package root", p)
-		}
+	if slices.Contains(strings.Split(clean, "/"), "..") {
+		return "", fmt.Errorf("path %q leaves the package root", p)
 	}
 	if !fs.ValidPath(clean) {
 		return "", fmt.Errorf("path %q is not a local path", p)
