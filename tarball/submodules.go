@@ -184,12 +184,7 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 }
 
 // notFetched remembers a submodule folder this pass left empty.
-func (x *Writer) notFetched(rel string) {
-	if x.subFolders == nil {
-		x.subFolders = map[string]bool{}
-	}
-	x.subFolders[rel] = false
-}
+func (x *Writer) notFetched(rel string) { x.subFolders[rel] = false }
 
 // inSubmodule reports whether p lies in a submodule whose content this
 // pass did not fetch whole: a link to it needs that content kept.
@@ -272,9 +267,6 @@ func (x *Writer) submodule(g gitlink, url string) error {
 	}
 	if err := x.budget.Check(x.files, x.bytes); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
-	}
-	if x.subFolders == nil {
-		x.subFolders = map[string]bool{}
 	}
 	x.subFolders[g.rel] = sm.Paths == nil
 	x.subs = append(x.subs, plugind.Submodule{Path: g.rel, URL: tree.URL, Commit: g.commit})

@@ -96,17 +96,18 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		return nil, fmt.Errorf("extract into %s: %w", dest, err)
 	}
 	return &Writer{
-		ctx:     ctx,
-		dest:    dest,
-		root:    root,
-		handles: dirhandle.New(root),
-		opts:    opts,
-		budget:  opts.budget(),
-		expect:  expect,
-		sel:     newSelection(opts.Paths),
-		made:    map[string]bool{".": true},
-		buf:     make([]byte, bufSize),
-		sums:    sumsMap(opts.Hash),
+		ctx:        ctx,
+		dest:       dest,
+		root:       root,
+		handles:    dirhandle.New(root),
+		opts:       opts,
+		budget:     opts.budget(),
+		expect:     expect,
+		sel:        newSelection(opts.Paths),
+		made:       map[string]bool{".": true},
+		subFolders: map[string]bool{},
+		buf:        make([]byte, bufSize),
+		sums:       sumsMap(opts.Hash),
 	}, nil
 }
 
