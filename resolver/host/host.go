@@ -232,6 +232,11 @@ func final(ctx context.Context, err error) bool {
 	return false
 }
 
+// Opener opens the Repo a remote source names.
+type Opener interface {
+	Open(src source.Source) (Repo, error)
+}
+
 // IncludeFunc keeps the given folders and what is under them (nil: all),
 // as a fetch with FetchOptions.Paths keeps them.
 func IncludeFunc(paths []string) func(string) bool { return tarball.Keeps(paths) }

@@ -182,7 +182,7 @@ func (c *Client) refused(base, status string) error {
 		base, why, status)}
 }
 
-// Open opens src's repository at the mirror alone.
+// Open implements host.Opener: the mirror alone.
 func (c *Client) Open(src source.Source) (host.Repo, error) {
 	if !src.IsRemote() {
 		return nil, fmt.Errorf("%s is not a remote source", src)
