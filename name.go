@@ -19,19 +19,10 @@ func ValidateName(name string) error {
 		return Errorf(CodeInvalidSource, "plugin name is empty")
 	case len(name) > MaxNameLen:
 		return Errorf(CodeInvalidSource, "plugin name %q is %d characters; the limit is %d", name, len(name), MaxNameLen)
-	case name == "." || name == ".." || containsDotDot(name):
+	case name == "." || strings.Contains(name, ".."):
 		return Errorf(CodeInvalidSource, "plugin name %q contains \"..\"", name)
 	case strings.Trim(name, nameChars) != "" || strings.IndexByte("._-", name[0]) >= 0:
 		return Errorf(CodeInvalidSource, "plugin name %q is not allowed: use letters, digits, '.', '_' and '-', starting with a letter or digit (no '/', spaces or other characters)", name)
 	}
 	return nil
-}
-
-func containsDotDot(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == '.' {
-			return true
-		}
-	}
-	return false
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -110,54 +111,7 @@ func ScanTree(root string, budget Budget) (*Tree, error) {
 	// README.md beside readme.md is refused as they are, so one tree gets
 	// one verdict however it arrives.
 	var names PathSet
-	err = filepath.WalkDir(realRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return Errorf(CodeSourceUnreadable, "read %s: %w", p, err)
-		}
-		if p == realRoot {
-			return nil
-		}
-		rel, err := filepath.Rel(realRoot, p)
-		if err != nil {
-			return err
-		}
-		slash := filepath.ToSlash(rel)
-		if d.Name() == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil // a worktree's .git file
-		}
-		kind := EntryFile
-		if d.IsDir() {
-			kind = EntryDir
-		}
-		if _, err := CleanEntryName(slash, d.IsDir()); err != nil {
-			return Errorf(CodeUnsafeArchive, "refusing %q: %v", slash, err)
-		}
-		if _, err := names.Add(slash, kind); err != nil {
-			return Errorf(CodeUnsafeArchive, "refusing %s: %v", slash, err)
-		}
-		switch typ := d.Type(); {
-		case typ.IsDir():
-			return nil
-		case typ.IsRegular():
-			info, err := d.Info()
-			if err != nil {
-				return Errorf(CodeSourceUnreadable, "read %s: %w", slash, err)
-			}
-			t.add(File{Path: slash, Source: p, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
-		case typ&fs.ModeSymlink != 0:
-			return t.addLink(realRoot, p, slash, nil, budget)
-		default:
-			return Errorf(CodeUnsafeArchive, "refusing %s: it is %s, not a regular file or folder", slash, DescribeType(typ))
-		}
-		if err := budget.Check(len(t.Files), t.Bytes); err != nil {
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	if err := t.walk(realRoot, realRoot, "", nil, &names, budget); err != nil {
 		return nil, err
 	}
 	sort.Slice(t.Files, func(i, j int) bool { return t.Files[i].Path < t.Files[j].Path })
@@ -198,24 +152,49 @@ func (t *Tree) addLink(realRoot, p, slash string, chain []string, budget Budget)
 			return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, c))
 		}
 	}
-	return filepath.WalkDir(target, func(q string, d fs.DirEntry, err error) error {
+	return t.walk(realRoot, target, slash, chain, nil, budget)
+}
+
+// walk lists the files below dir, a real folder at prefix in the tree (""
+// for the root): regular files as they are, symlinks through addLink, .git
+// left out, anything else refused. names, for the tree's own entries, holds
+// them to the name rules; a linked folder's files are not names of their
+// own on disk, so its walk passes nil.
+func (t *Tree) walk(realRoot, dir, prefix string, chain []string, names *PathSet, budget Budget) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return Errorf(CodeSourceUnreadable, "read %s: %w", q, err)
+			return Errorf(CodeSourceUnreadable, "read %s: %w", p, err)
 		}
-		if q == target {
+		if p == dir {
 			return nil
 		}
-		rel, err := filepath.Rel(target, q)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			return err
 		}
-		name := slash + "/" + filepath.ToSlash(rel)
-		switch typ := d.Type(); {
-		case d.Name() == ".git":
+		name := filepath.ToSlash(rel)
+		if prefix != "" {
+			name = prefix + "/" + name
+		}
+		if d.Name() == ".git" {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
-			return nil
+			return nil // a worktree's .git file
+		}
+		if names != nil {
+			kind := EntryFile
+			if d.IsDir() {
+				kind = EntryDir
+			}
+			if _, err := CleanEntryName(name, d.IsDir()); err != nil {
+				return Errorf(CodeUnsafeArchive, "refusing %q: %v", name, err)
+			}
+			if _, err := names.Add(name, kind); err != nil {
+				return Errorf(CodeUnsafeArchive, "refusing %s: %v", name, err)
+			}
+		}
+		switch typ := d.Type(); {
 		case typ.IsDir():
 			return nil
 		case typ.IsRegular():
@@ -223,10 +202,10 @@ func (t *Tree) addLink(realRoot, p, slash string, chain []string, budget Budget)
 			if err != nil {
 				return Errorf(CodeSourceUnreadable, "read %s: %w", name, err)
 			}
-			t.add(File{Path: name, Source: q, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
+			t.add(File{Path: name, Source: p, Size: info.Size(), Executable: info.Mode()&0o111 != 0})
 			return budget.Check(len(t.Files), t.Bytes)
 		case typ&fs.ModeSymlink != 0:
-			return t.addLink(realRoot, q, name, chain, budget)
+			return t.addLink(realRoot, p, name, chain, budget)
 		default:
 			return Errorf(CodeUnsafeArchive, "refusing %s: it is %s, not a regular file or folder", name, DescribeType(typ))
 		}
@@ -328,10 +307,8 @@ func LocalPath(p string) (string, error) {
 		return "", fmt.Errorf("path %q is absolute", p)
 	}
 	clean := path.Clean(p)
-	for _, seg := range strings.Split(clean, "/") {
-		if seg == ".." {
-			return "", fmt.Errorf("path %q leaves the package root", p)
-		}
+	if slices.Contains(strings.Split(clean, "/"), "..") {
+		return "", fmt.Errorf("path %q leaves the package root", p)
 	}
 	if !fs.ValidPath(clean) {
 		return "", fmt.Errorf("path %q is not a local path", p)

@@ -3,6 +3,7 @@ package plugind
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -40,10 +41,8 @@ func CleanEntryName(name string, isDir bool) (string, error) {
 			return "", fmt.Errorf("the name contains the control character %U", r)
 		}
 	}
-	for _, seg := range strings.Split(name, "/") {
-		if seg == ".." {
-			return "", errors.New("the name contains a \"..\" segment")
-		}
+	if slices.Contains(strings.Split(name, "/"), "..") {
+		return "", errors.New("the name contains a \"..\" segment")
 	}
 	trimmed := name
 	if isDir {

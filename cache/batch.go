@@ -17,10 +17,11 @@ import (
 // parameters), well under SQLite's bound on query parameters.
 const batchChunk = 400
 
-// inBatches runs query once per chunk of keys; query gets the chunk's
-// "(?, ?), …" list of rows, one per key, for an IN (VALUES …), and its
-// parameters (params of each key).
-func inBatches[K any](keys []K, params func(K) []any, query func(values string, args []any) error) error {
+// readIn runs query, which ends in "IN", for keys, a query per chunk of
+// them with the chunk as its "(VALUES (?, ?), …)" list of rows (one per
+// key, params of each), and hands every row to scan. A failure is a read
+// failure of what.
+func readIn[K any](ctx context.Context, db *DB, what string, keys []K, params func(K) []any, query string, scan func(*sql.Rows) error) error {
 	for len(keys) > 0 {
 		n := min(len(keys), batchChunk)
 		var args []any
@@ -30,8 +31,8 @@ func inBatches[K any](keys []K, params func(K) []any, query func(values string, 
 			args = append(args, p...)
 			values[i] = "(?" + strings.Repeat(", ?", len(p)-1) + ")"
 		}
-		if err := query(strings.Join(values, ", "), args); err != nil {
-			return err
+		if err := eachRow(ctx, db.sql.QueryContext, query+" (VALUES "+strings.Join(values, ", ")+")", args, scan); err != nil {
+			return db.readFailed(ctx, fmt.Errorf("cache: get %s: %w", what, err))
 		}
 		keys = keys[n:]
 	}
@@ -61,20 +62,18 @@ func eachRow(ctx context.Context, query func(context.Context, string, ...any) (*
 // verdictsOf returns the verdicts recorded for any of ats.
 func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict, error) {
 	out := make(map[RepoAt]Verdict, len(ats))
-	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
-			var v Verdict
-			var reachable, at int64
-			if err := rows.Scan(&v.Remote, &v.SHA, &reachable, &at); err != nil {
-				return err
-			}
-			v.Reachable, v.CheckedAt = reachable != 0, fromNanos(at)
-			out[RepoAt{v.Remote, v.SHA}] = v
-			return nil
-		})
+	err := readIn(ctx, db, fmt.Sprintf("verdicts of %d commits", len(ats)), ats, RepoAt.params, `SELECT remote, sha, reachable, checked_at FROM verdicts WHERE (remote, sha) IN`, func(rows *sql.Rows) error {
+		var v Verdict
+		var reachable, at int64
+		if err := rows.Scan(&v.Remote, &v.SHA, &reachable, &at); err != nil {
+			return err
+		}
+		v.Reachable, v.CheckedAt = reachable != 0, fromNanos(at)
+		out[RepoAt{v.Remote, v.SHA}] = v
+		return nil
 	})
 	if err != nil {
-		return nil, db.readFailed(ctx, fmt.Errorf("cache: get verdicts of %d commits: %w", len(ats), err))
+		return nil, err
 	}
 	return out, nil
 }
@@ -84,21 +83,19 @@ func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict,
 // lookup's to say, by its clock.
 func (db *DB) negativesOf(ctx context.Context, remotes []string) (map[string][]Negative, error) {
 	out := map[string][]Negative{}
-	err := inBatches(remotes, oneParam, func(values string, args []any) error {
-		return eachRow(ctx, db.sql.QueryContext, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
-			WHERE remote IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
-			var n Negative
-			var created, expires int64
-			if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
-				return err
-			}
-			n.Created, n.Expires = fromNanos(created), fromNanos(expires)
-			out[n.Remote] = append(out[n.Remote], n)
-			return nil
-		})
+	err := readIn(ctx, db, fmt.Sprintf("negatives of %d repositories", len(remotes)), remotes, oneParam, `SELECT kind, remote, sha, path, code, message, created_at, expires_at FROM negatives
+		WHERE remote IN`, func(rows *sql.Rows) error {
+		var n Negative
+		var created, expires int64
+		if err := rows.Scan(&n.Kind, &n.Remote, &n.SHA, &n.Path, &n.Code, &n.Message, &created, &expires); err != nil {
+			return err
+		}
+		n.Created, n.Expires = fromNanos(created), fromNanos(expires)
+		out[n.Remote] = append(out[n.Remote], n)
+		return nil
 	})
 	if err != nil {
-		return nil, db.readFailed(ctx, fmt.Errorf("cache: get negatives of %d repositories: %w", len(remotes), err))
+		return nil, err
 	}
 	return out, nil
 }

@@ -159,7 +159,14 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 		return ctx.Err()
 	}
 	defer func() { <-db.wsem }()
-	err := db.writeTx(ctx, fn)
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err == nil {
+		if err = fn(tx); err == nil {
+			err = tx.Commit()
+		} else {
+			_ = tx.Rollback()
+		}
+	}
 	if err != nil {
 		db.failed(ctx, "write", fmt.Errorf("%s: %w", what, err))
 	}
@@ -179,18 +186,6 @@ func (e *execs) exec(q string, args ...any) {
 	if e.err == nil {
 		_, e.err = e.tx.ExecContext(e.ctx, q, args...)
 	}
-}
-
-func (db *DB) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // Times are stored as Unix nanoseconds; the zero time is stored as 0 so it

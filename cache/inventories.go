@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 )
 
 // The inventories table keeps what manifest.Load made of a store tree,
@@ -46,19 +45,17 @@ func (s *Session) PutInventory(key string, body []byte) error {
 
 func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
-	err := inBatches(keys, oneParam, func(values string, args []any) error {
-		return eachRow(ctx, db.sql.QueryContext, `SELECT key, body FROM inventories WHERE key IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
-			var key string
-			var body []byte
-			if err := rows.Scan(&key, &body); err != nil {
-				return err
-			}
-			out[key] = body
-			return nil
-		})
+	err := readIn(ctx, db, "inventories", keys, oneParam, `SELECT key, body FROM inventories WHERE key IN`, func(rows *sql.Rows) error {
+		var key string
+		var body []byte
+		if err := rows.Scan(&key, &body); err != nil {
+			return err
+		}
+		out[key] = body
+		return nil
 	})
 	if err != nil {
-		return nil, db.readFailed(ctx, fmt.Errorf("cache: get inventories: %w", err))
+		return nil, err
 	}
 	return out, nil
 }

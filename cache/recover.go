@@ -61,14 +61,12 @@ func moveAside(abs string, now time.Time) (string, error) {
 	// The WAL first: SQLite would replay a stale -wal left beside a new
 	// database into it. Should it fail to move, nothing has moved and the
 	// cache stays unavailable rather than half-repaired. The -shm is only an
-	// index SQLite rebuilds, moved along so the set stays together.
-	for _, suffix := range []string{"-wal", "-shm"} {
+	// index SQLite rebuilds, moved along so the set stays together. The
+	// database itself goes last.
+	for _, suffix := range []string{"-wal", "-shm", ""} {
 		if err := os.Rename(abs+suffix, base+suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
-	}
-	if err := os.Rename(abs, base); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", err
 	}
 	return base, nil
 }

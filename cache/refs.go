@@ -32,17 +32,19 @@ func (db *DB) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error)
 	return r, true, nil
 }
 
+// upsertRef records (or replaces) one ref resolution.
+const upsertRef = `
+	INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (remote, ref) DO UPDATE SET
+		sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`
+
 // PutRef records (or replaces) a ref resolution.
 func (db *DB) PutRef(ctx context.Context, r Ref) error {
 	if r.Remote == "" || r.Ref == "" || r.SHA == "" {
 		return fmt.Errorf("cache: put ref: remote, ref and sha are required (got %q %q %q)", r.Remote, r.Ref, r.SHA)
 	}
 	err := db.write(ctx, "put ref", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `
-			INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (remote, ref) DO UPDATE SET
-				sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
-			r.Remote, r.Ref, r.SHA, r.ETag, toNanos(r.ResolvedAt))
+		_, err := tx.ExecContext(ctx, upsertRef, r.Remote, r.Ref, r.SHA, r.ETag, toNanos(r.ResolvedAt))
 		return err
 	})
 	if err != nil {
@@ -78,11 +80,7 @@ func (db *DB) ReplaceRefs(ctx context.Context, remote string, commits map[string
 		}
 		for ref, sha := range commits {
 			if ref != "" && sha != "" && known[ref] != sha {
-				e.exec(`
-				INSERT INTO refs (remote, ref, sha, etag, resolved_at) VALUES (?, ?, ?, '', ?)
-				ON CONFLICT (remote, ref) DO UPDATE SET
-					sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`,
-					remote, ref, sha, toNanos(at))
+				e.exec(upsertRef, remote, ref, sha, "", toNanos(at))
 			}
 		}
 		return e.err

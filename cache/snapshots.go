@@ -91,21 +91,19 @@ func (db *DB) snapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[str
 	for _, at := range ats {
 		out[at] = map[string]string{}
 	}
-	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
-			var at RepoAt
-			var subdir, digest string
-			if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
-				return err
-			}
-			if m, ok := out[at]; ok {
-				m[subdir] = digest
-			}
-			return nil
-		})
+	err := readIn(ctx, db, fmt.Sprintf("snapshots of %d repositories", len(ats)), ats, RepoAt.params, `SELECT remote, sha, subdir, digest FROM snapshots WHERE (remote, sha) IN`, func(rows *sql.Rows) error {
+		var at RepoAt
+		var subdir, digest string
+		if err := rows.Scan(&at.Remote, &at.SHA, &subdir, &digest); err != nil {
+			return err
+		}
+		if m, ok := out[at]; ok {
+			m[subdir] = digest
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, db.readFailed(ctx, fmt.Errorf("cache: get snapshots of %d repositories: %w", len(ats), err))
+		return nil, err
 	}
 	return out, nil
 }

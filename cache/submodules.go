@@ -16,21 +16,19 @@ func (db *DB) submodulesOf(ctx context.Context, ats []RepoAt) (map[RepoAt][]plug
 	for _, at := range ats {
 		out[at] = nil
 	}
-	err := inBatches(ats, RepoAt.params, func(values string, args []any) error {
-		return eachRow(ctx, db.sql.QueryContext, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN (VALUES `+values+`)`, args, func(rows *sql.Rows) error {
-			var at RepoAt
-			var s plugind.Submodule
-			if err := rows.Scan(&at.Remote, &at.SHA, &s.Path, &s.URL, &s.Commit); err != nil {
-				return err
-			}
-			if _, ok := out[at]; ok {
-				out[at] = append(out[at], s)
-			}
-			return nil
-		})
+	err := readIn(ctx, db, fmt.Sprintf("submodules of %d repositories", len(ats)), ats, RepoAt.params, `SELECT remote, sha, path, url, commit_sha FROM submodules WHERE (remote, sha) IN`, func(rows *sql.Rows) error {
+		var at RepoAt
+		var s plugind.Submodule
+		if err := rows.Scan(&at.Remote, &at.SHA, &s.Path, &s.URL, &s.Commit); err != nil {
+			return err
+		}
+		if _, ok := out[at]; ok {
+			out[at] = append(out[at], s)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, db.readFailed(ctx, fmt.Errorf("cache: get submodules of %d repositories: %w", len(ats), err))
+		return nil, err
 	}
 	for _, subs := range out {
 		sort.Slice(subs, func(i, j int) bool { return subs[i].Path < subs[j].Path })

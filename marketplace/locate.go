@@ -106,7 +106,9 @@ func (d Document) Read(root string) ([]byte, error) {
 	return data, err
 }
 
-// Parse parses data as a document of kind d.
+// Parse parses data as a document of kind d. It fails only when the
+// document as a whole is unusable, or breaks Claude Code's rules outside
+// its entries; every per-entry problem is that entry's status.
 func (d Document) Parse(data []byte, opts Options) (*Marketplace, error) {
 	m, _, err := read(data, opts, d.f, jsondoc.Install)
 	return m, err

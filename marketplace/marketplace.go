@@ -127,18 +127,6 @@ type Options struct {
 	AllowUnpinned bool
 }
 
-// Parse parses a Claude Code .claude-plugin/marketplace.json. It fails
-// only when the document as a whole is unusable, or breaks Claude Code's
-// rules outside its entries; every per-entry problem is that entry's
-// status.
-func Parse(data []byte, opts Options) (*Marketplace, error) { return ClaudeDocument.Parse(data, opts) }
-
-// ParseCodex parses a Codex .agents/plugins/marketplace.json, whose
-// {"source":"local","path":…} entries are relative sources.
-func ParseCodex(data []byte, opts Options) (*Marketplace, error) {
-	return CodexDocument.Parse(data, opts)
-}
-
 // ManifestFor is what the entry says about its plugin as a plugin.json
 // (manifest.LoadOptions.Entry): nil when it says nothing and is strict.
 func (e *Entry) ManifestFor() *manifest.EntryManifest {

@@ -3,6 +3,7 @@ package marketplace
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -22,10 +23,8 @@ func cleanPath(field, p string) (string, error) {
 	if strings.ContainsFunc(p, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
 		return "", fmt.Errorf("%s %q contains whitespace or a control character", field, p)
 	}
-	for _, seg := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
-		if seg == ".." {
-			return "", fmt.Errorf("%s %q contains a \"..\" segment", field, p)
-		}
+	if slices.Contains(strings.Split(strings.ReplaceAll(p, `\`, "/"), "/"), "..") {
+		return "", fmt.Errorf("%s %q contains a \"..\" segment", field, p)
 	}
 	clean, err := plugind.LocalPath(p)
 	if err != nil {

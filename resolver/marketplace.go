@@ -359,7 +359,7 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish f
 	for i, k := range keys {
 		j := jobs[k]
 		g.Go(func() error {
-			res, err := s.locateShared(gctx, j.repo, k.sha, slices.Sorted(maps.Keys(j.paths)), j.verify, len(keys) > 1)
+			res, err := s.locate(gctx, j.repo, k.sha, slices.Sorted(maps.Keys(j.paths)), j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
 			for _, ep := range j.plans {
 				finish(ep, results[i])

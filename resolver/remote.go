@@ -59,7 +59,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 		res = s.partialMarketplace(ctx, repo, pin.SHA, verify)
 	}
 	if res == nil {
-		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify)
+		res, err = s.locate(ctx, repo, pin.SHA, []string{src.Subdir}, verify, false)
 		if err != nil && src.Subdir == "" && ownContent(err) {
 			res = s.marketplaceOnly(ctx, repo, pin.SHA, verify)
 		}
@@ -79,7 +79,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 			// anywhere in that folder, so take the whole tree — unless the
 			// tree is over the budget: then its entries are fetched folder
 			// by folder, as for a marketplace at the root.
-			whole, err := s.locate(ctx, repo, pin.SHA, []string{""}, false)
+			whole, err := s.locate(ctx, repo, pin.SHA, []string{""}, false, false)
 			switch {
 			case err == nil:
 				f.Snapshots = whole.snapshots
@@ -106,15 +106,21 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 var marketplaceFolders = marketplace.Folders()
 
 // marketplaceOnly stores just the marketplace folders of a repository that
-// is over the budget as a whole, and returns them located at the root ("")
-// when they hold a marketplace; nil when they do not (the budget error
-// stands) or cannot be fetched.
+// is over the budget as a whole, and returns them as the root ("") of the
+// one snapshot holding them, when that root holds a marketplace; nil when
+// it does not (the budget error stands) or they cannot be fetched.
 func (s *resolve) marketplaceOnly(ctx context.Context, repo host.Repo, sha string, verify bool) *fetchResult {
-	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
+	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify, false)
 	if err != nil {
 		return nil
 	}
-	return s.rootOf(res)
+	loc := res.dirs[marketplaceFolders[0]]
+	root, err := s.cfg.Store.Path(loc.snapshot)
+	if err != nil || !marketplace.Has(root) {
+		return nil
+	}
+	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}
+	return res
 }
 
 // partialMarketplace finds the marketplace folders marketplaceOnly stored
@@ -128,23 +134,7 @@ func (s *resolve) partialMarketplace(ctx context.Context, repo host.Repo, sha st
 	if d, ok := s.cache.Holding(ctx, at, marketplaceFolders[0]); !ok || !s.cfg.Store.Has(d) {
 		return nil
 	}
-	res, err := s.locate(ctx, repo, sha, marketplaceFolders, verify)
-	if err != nil {
-		return nil
-	}
-	return s.rootOf(res)
-}
-
-// rootOf turns the located marketplace folders into the root of the one
-// snapshot holding them, when that root holds a marketplace.
-func (s *resolve) rootOf(res *fetchResult) *fetchResult {
-	loc := res.dirs[marketplaceFolders[0]]
-	root, err := s.cfg.Store.Path(loc.snapshot)
-	if err != nil || !marketplace.Has(root) {
-		return nil
-	}
-	res.dirs = map[string]located{"": {snapshot: loc.snapshot, dir: root}}
-	return res
+	return s.marketplaceOnly(ctx, repo, sha, verify)
 }
 
 // split separates a tree URL's REF from its PATH against the refs the

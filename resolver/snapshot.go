@@ -51,14 +51,9 @@ type fetchResult struct {
 // ("" meaning the whole tree), fetching what is missing at most once per
 // process however many callers ask, and returns where each is. verify asks
 // that sha be proven reachable from a branch or tag (a pin that came from
-// the user or a marketplace, not from resolving a ref).
-func (s *resolve) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify bool) (*fetchResult, error) {
-	return s.locateShared(ctx, repo, sha, paths, verify, false)
-}
-
-// locateShared is locate for a caller that runs several at once
-// (concurrent: host.FetchOptions.Concurrent).
-func (s *resolve) locateShared(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
+// the user or a marketplace, not from resolving a ref); concurrent, that
+// the caller runs several at once (host.FetchOptions.Concurrent).
+func (s *resolve) locate(ctx context.Context, repo host.Repo, sha string, paths []string, verify, concurrent bool) (*fetchResult, error) {
 	key := repo.Source().Key()
 	at := cache.RepoAt{Remote: key, SHA: sha}
 	res := &fetchResult{dirs: map[string]located{}, transport: "store"}

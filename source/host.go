@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -65,10 +66,8 @@ func checkHost(host string) error {
 	case len(host) > 253:
 		return fmt.Errorf("host name is too long")
 	}
-	for _, l := range strings.Split(host, ".") {
-		if !isLabel(l) {
-			return fmt.Errorf("host %q is not a valid host name", host)
-		}
+	if slices.ContainsFunc(strings.Split(host, "."), func(l string) bool { return !isLabel(l) }) {
+		return fmt.Errorf("host %q is not a valid host name", host)
 	}
 	return nil
 }

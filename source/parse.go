@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -373,10 +374,8 @@ func CheckRef(ref string) error {
 			return fmt.Errorf("contains a character git does not allow in ref names")
 		}
 	}
-	for _, seg := range strings.Split(ref, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return fmt.Errorf("has a component starting with '.'")
-		}
+	if slices.ContainsFunc(strings.Split(ref, "/"), func(seg string) bool { return strings.HasPrefix(seg, ".") }) {
+		return fmt.Errorf("has a component starting with '.'")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@
 package source
 
 import (
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -138,12 +139,8 @@ func (s Source) Split(refs []string) Source {
 	segs := strings.Split(s.tree, "/")
 	best := 0
 	if !IsSHA(segs[0]) {
-		known := make(map[string]bool, len(refs))
-		for _, r := range refs {
-			known[r] = true
-		}
 		for i := len(segs); i >= 1; i-- {
-			if known[strings.Join(segs[:i], "/")] {
+			if slices.Contains(refs, strings.Join(segs[:i], "/")) {
 				best = i
 				break
 			}

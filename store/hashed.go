@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,14 +61,7 @@ func trustedList(root string, files []plugind.File, dirs []string) bool {
 	return true
 }
 
-func hasGitSegment(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".git" {
-			return true
-		}
-	}
-	return false
-}
+func hasGitSegment(p string) bool { return slices.Contains(strings.Split(p, "/"), ".git") }
 
 func (s *Store) commitHashed(ctx context.Context, root string, files []plugind.File, dirs []string) (string, error) {
 	if err := ctx.Err(); err != nil {

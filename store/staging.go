@@ -16,11 +16,10 @@ import (
 // Dir does NOT exist when Stage returns: it is a not-yet-created child of a
 // fresh, randomly named directory under staging/. Writers that create their
 // destination themselves (the tarball extractor, CopyTree, a git
-// checkout) are handed Dir as is and the result is committed with Commit;
-// writers that need an existing directory call Mkdir first. Path names
-// further not-yet-created places in the same area, and CommitDir commits
-// any directory inside it (say, the single root folder of an archive). A
-// Staging is used by one goroutine at a time.
+// checkout) are handed Dir as is and the result is committed with Commit.
+// Path names further not-yet-created places in the same area, and
+// CommitDir commits any directory inside it (say, the single root folder
+// of an archive). A Staging is used by one goroutine at a time.
 type Staging struct {
 	Dir  string
 	root string // staging/st-*, removed by Commit or Discard
@@ -47,17 +46,6 @@ func (st *Staging) Path(name string) string {
 		return ""
 	}
 	return filepath.Join(st.root, name)
-}
-
-// Mkdir creates Dir, for writers that need it to exist.
-func (st *Staging) Mkdir() error {
-	if st.done {
-		return errors.New("staging area already committed or discarded")
-	}
-	if err := os.Mkdir(st.Dir, 0o755); err != nil {
-		return fmt.Errorf("stage snapshot: %w", err)
-	}
-	return nil
 }
 
 // Discard removes the staging area and everything in it. It is safe to call

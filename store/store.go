@@ -95,20 +95,10 @@ func (s *Store) Dir() string { return s.dir }
 // "sha256:" and 64 lowercase hex digits. It runs before any path is built
 // from a digest, so a digest can never name anything outside snapshots/.
 func ValidateDigest(d string) error {
-	if len(d) != len(digestPrefix)+64 || d[:len(digestPrefix)] != digestPrefix || !isLowerHex(d[len(digestPrefix):]) {
+	if len(d) != len(digestPrefix)+64 || d[:len(digestPrefix)] != digestPrefix || strings.Trim(d[len(digestPrefix):], "0123456789abcdef") != "" {
 		return plugind.Errorf(plugind.CodeInvalidSource, "invalid snapshot digest %q: want \"sha256:\" followed by 64 lowercase hex digits", d)
 	}
 	return nil
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // hexOf returns the 64-hex part of a validated digest.

@@ -257,7 +257,7 @@ func checkContent(format string, data []byte, dest string, opts Options) error {
 			return fmt.Errorf("extracted, yet entry %q fails the name checks: %v", e.name, err)
 		}
 		if opts.StripRoot {
-			_, rel = splitRoot(rel)
+			_, rel, _ = strings.Cut(rel, "/")
 		}
 		if rel == "" || rel == "." {
 			continue

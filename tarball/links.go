@@ -99,7 +99,7 @@ func (x *Writer) Hardlink(name, target string) error {
 	case err != nil:
 		l.bad = fmt.Sprintf("its target %q: %v", target, err)
 	case x.opts.StripRoot:
-		root, rest := splitRoot(t)
+		root, rest, _ := strings.Cut(t, "/")
 		if root != x.stripRoot || rest == "" {
 			l.bad = fmt.Sprintf("its target %q escapes the tree", target)
 		}

@@ -3,6 +3,7 @@ package tarball
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -113,26 +114,15 @@ func (o Options) expectedCommit() (string, error) {
 
 // isCommitID reports whether s is a full lower- or upper-case hex SHA-1.
 func isCommitID(s string) bool {
-	if len(s) != 40 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }
 
 // selection is Options.Paths as the Writer asks it.
 type selection struct{ paths []string }
 
 func newSelection(paths []string) selection {
-	for _, p := range paths {
-		if p == "" || p == "." {
-			return selection{}
-		}
+	if slices.ContainsFunc(paths, func(p string) bool { return p == "" || p == "." }) {
+		return selection{}
 	}
 	return selection{paths: paths}
 }
@@ -145,23 +135,13 @@ func (s selection) keeps(rel string) bool {
 	if s.all() {
 		return true
 	}
-	for _, p := range s.paths {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.paths, func(p string) bool { return rel == p || strings.HasPrefix(rel, p+"/") })
 }
 
 // leadsTo reports whether a kept folder lies strictly below rel: a link or
 // gitlink at rel must then be followed to reach it.
 func (s selection) leadsTo(rel string) bool {
-	for _, p := range s.paths {
-		if strings.HasPrefix(p, rel+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.paths, func(p string) bool { return strings.HasPrefix(p, rel+"/") })
 }
 
 // wants reports whether anything at or below rel is written.

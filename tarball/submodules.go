@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/secrets"
@@ -84,7 +85,7 @@ func (x *Writer) Gitlink(name, commit string) error {
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
 		return refuseAt(rel, name, "%v", err)
 	}
-	c := lower(commit)
+	c := strings.ToLower(commit)
 	if !isCommitID(c) {
 		return refuseAt(rel, name, "a submodule pinned to %q, which is not a commit id", commit)
 	}
@@ -176,19 +177,14 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 			if !isCommitID(c) {
 				return nil, refuseAt(p, p, "a submodule pinned to %q, which is not a commit id", c)
 			}
-			out = append(out, gitlink{rel: p, entry: p, commit: lower(c)})
+			out = append(out, gitlink{rel: p, entry: p, commit: strings.ToLower(c)})
 		}
 	}
 	return out, nil
 }
 
 // notFetched remembers a submodule folder this pass left empty.
-func (x *Writer) notFetched(rel string) {
-	if x.subFolders == nil {
-		x.subFolders = map[string]bool{}
-	}
-	x.subFolders[rel] = false
-}
+func (x *Writer) notFetched(rel string) { x.subFolders[rel] = false }
 
 // inSubmodule reports whether p lies in a submodule whose content this
 // pass did not fetch whole: a link to it needs that content kept.
@@ -271,9 +267,6 @@ func (x *Writer) submodule(g gitlink, url string) error {
 	}
 	if err := x.budget.Check(x.files, x.bytes); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
-	}
-	if x.subFolders == nil {
-		x.subFolders = map[string]bool{}
 	}
 	x.subFolders[g.rel] = sm.Paths == nil
 	x.subs = append(x.subs, plugind.Submodule{Path: g.rel, URL: tree.URL, Commit: g.commit})

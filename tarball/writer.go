@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/dirhandle"
@@ -95,17 +96,18 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		return nil, fmt.Errorf("extract into %s: %w", dest, err)
 	}
 	return &Writer{
-		ctx:     ctx,
-		dest:    dest,
-		root:    root,
-		handles: dirhandle.New(root),
-		opts:    opts,
-		budget:  opts.budget(),
-		expect:  expect,
-		sel:     newSelection(opts.Paths),
-		made:    map[string]bool{".": true},
-		buf:     make([]byte, bufSize),
-		sums:    sumsMap(opts.Hash),
+		ctx:        ctx,
+		dest:       dest,
+		root:       root,
+		handles:    dirhandle.New(root),
+		opts:       opts,
+		budget:     opts.budget(),
+		expect:     expect,
+		sel:        newSelection(opts.Paths),
+		made:       map[string]bool{".": true},
+		subFolders: map[string]bool{},
+		buf:        make([]byte, bufSize),
+		sums:       sumsMap(opts.Hash),
 	}, nil
 }
 
@@ -183,7 +185,7 @@ func (x *Writer) place(name string, isDir bool) (rel string, skip bool, err erro
 	if !x.opts.StripRoot {
 		return p, false, nil
 	}
-	root, rest := splitRoot(p)
+	root, rest, _ := strings.Cut(p, "/")
 	if rest == "" && !isDir {
 		return "", false, unsafeEntry(name, "a file at the top level of an archive that must hold a single top-level directory")
 	}
@@ -191,16 +193,6 @@ func (x *Writer) place(name string, isDir bool) (rel string, skip bool, err erro
 		return "", false, err
 	}
 	return rest, rest == "", nil
-}
-
-// splitRoot splits a clean path into its first segment and the rest.
-func splitRoot(p string) (root, rest string) {
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			return p[:i], p[i+1:]
-		}
-	}
-	return p, ""
 }
 
 func (x *Writer) setRoot(root, name string) error {
@@ -229,7 +221,7 @@ func (x *Writer) Comment(name, c string) error {
 	if !isCommitID(c) {
 		return nil
 	}
-	c = lower(c)
+	c = strings.ToLower(c)
 	if x.commit != "" && x.commit != c {
 		return unsafeEntry(name, "the archive names two commits, %s and %s", x.commit, c)
 	}
@@ -463,14 +455,4 @@ func (x *Writer) Finish() (*Result, error) {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
 	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList, Submodules: x.subs}, nil
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }

@@ -44,11 +44,11 @@ func main() {
 			fmt.Printf("| %s | read error: %v |\n", rel, err)
 			continue
 		}
-		parse := marketplace.Parse
+		doc := marketplace.ClaudeDocument
 		if strings.HasPrefix(filepath.Base(p), "codex-") {
-			parse = marketplace.ParseCodex
+			doc = marketplace.CodexDocument
 		}
-		m, err := parse(data, marketplace.Options{})
+		m, err := doc.Parse(data, marketplace.Options{})
 		if err != nil {
 			fmt.Printf("| %s | — | — | — | document: %s |\n", rel, err)
 			continue

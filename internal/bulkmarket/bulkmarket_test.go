@@ -36,7 +36,7 @@ func TestBuildShapes(t *testing.T) {
 			}
 			market := m.Targets[len(m.Targets)-1]
 			doc := show(t, market.Repo.Dir(), market.SHA+":.claude-plugin/marketplace.json")
-			parsed, err := marketplace.Parse([]byte(doc), marketplace.Options{})
+			parsed, err := marketplace.ClaudeDocument.Parse([]byte(doc), marketplace.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

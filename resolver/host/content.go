@@ -41,15 +41,11 @@ func RefusedContent(err error) bool {
 // the tree, is about.
 func FolderOf(err error, paths []string) (string, bool) {
 	at, ok := tarball.PathOf(err)
-	if !ok {
+	i := slices.IndexFunc(paths, func(p string) bool { return at == p || strings.HasPrefix(at, p+"/") })
+	if !ok || i < 0 {
 		return "", false
 	}
-	for _, p := range paths {
-		if at == p || strings.HasPrefix(at, p+"/") {
-			return p, true
-		}
-	}
-	return "", false
+	return paths[i], true
 }
 
 // contentVerdict returns a remembered refusal of this fetch: of its folders

@@ -177,7 +177,6 @@ var (
 	ErrUnreachable    = errors.New("commit is not on any branch or tag")
 	ErrPathNotFound   = errors.New("path not found at that commit")
 	ErrOffline        = errors.New("offline")
-	ErrUnsupported    = errors.New("not supported by this host")
 	// ErrRefused: a service refused this client's credentials (the team
 	// mirror its token). Like a policy block it is final: no fallback,
 	// retry or cached answer may stand in for it.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"reasonix.io/plugind/source"
 )
 
 // Retry repeats an operation that failed for a transient reason (the
@@ -46,9 +44,6 @@ func (r *Retry) do(ctx context.Context, op string, fn func() error) error {
 		wait *= 2
 	}
 }
-
-// Source implements Repo.
-func (r *Retry) Source() source.Source { return r.Repo.Source() }
 
 // Refs implements Repo.
 func (r *Retry) Refs(ctx context.Context) (refs *Refs, err error) {
