@@ -315,8 +315,7 @@ type entryResult struct {
 
 // fetchEntries brings every (repository, commit) the entries need into the
 // store, each once with every folder its entries name, a bounded number at
-// a time, and calls finish for each entry of a repository as its fetch
-// ends (from that fetch's goroutine).
+// a time.
 func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish func(*entryPlan, entryResult)) ([]entryResult, []string) {
 	type job struct {
 		repo   host.Repo
