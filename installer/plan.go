@@ -127,11 +127,9 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	var reg *Registry
 	var regRead errgroup.Group
 	regRead.Go(func() (err error) { reg, err = in.plannedRegistry(); return err })
-	pre := newManifestPreload()
-	defer pre.wait()
 	f, err := in.sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
-		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh, Ready: pre.ready,
+		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
 	if err := regRead.Wait(); err != nil {
 		return nil, err
@@ -158,7 +156,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	for _, a := range in.planCandidates(ctx, req, f.Candidates, p.single, reg, pre) {
+	for _, a := range in.planCandidates(ctx, req, f.Candidates, p.single, reg) {
 		a.MarketplaceName, a.site = marketName, site
 		p.Actions = append(p.Actions, a)
 	}
@@ -219,7 +217,7 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 
 // planCandidate plans one candidate; invs holds the cached manifests read
 // ahead by planCandidates (nil: no cache).
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session, pre *manifestPreload) Action {
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
@@ -235,7 +233,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
-	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), invs, pre)
+	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), invs)
 	if err != nil {
 		if c.Digest != "" && !c.Source.IsZero() {
 			// A store path means nothing to the user; the source does.
@@ -328,24 +326,14 @@ func sameInstall(e *Entry, a Action) bool {
 		e.ContentDigest != "" && e.ContentDigest == a.ContentDigest
 }
 
-// loadManifest reads a candidate's manifest, or takes what pre read of it.
-// A store tree with a known digest never changes, so what Load made of it
-// is cached by (loader version, digest, name override) and a warm re-plan
-// parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, invs *cache.Session, pre *manifestPreload) (*manifest.Package, error) {
-	if c.Digest == "" {
+// loadManifest reads a candidate's manifest. A store tree with a known digest
+// never changes, so what Load made of it is cached by (loader version,
+// digest, name override) and a warm re-plan parses nothing.
+func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, invs *cache.Session) (*manifest.Package, error) {
+	if c.Digest == "" || invs == nil {
 		return manifest.Load(c.Dir, opts)
 	}
 	key := manifestKey(c, opts)
-	load := func() (*manifest.Package, error) {
-		if pkg, err, ok := pre.take(key); ok {
-			return pkg, err
-		}
-		return manifest.Load(c.Dir, opts)
-	}
-	if invs == nil {
-		return load()
-	}
 	return cache.Remember(in.decoded, func() string { return key }, func() (*manifest.Package, error) {
 		if body, ok := invs.Inventory(ctx, key); ok {
 			var pkg manifest.Package
@@ -353,7 +341,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 				return &pkg, nil
 			}
 		}
-		pkg, err := load()
+		pkg, err := manifest.Load(c.Dir, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -383,7 +371,7 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 // one cache Session (when there is a cache): those not decoded before are
 // read in one query (a plan of N entries otherwise asked N times), the
 // ones loaded anew written in one transaction.
-func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry, pre *manifestPreload) []Action {
+func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
 	var invs *cache.Session
 	if in.cache != nil {
 		var keys []string
@@ -404,7 +392,7 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, c := range cands {
 		g.Go(func() error {
-			out[i] = in.planCandidate(ctx, req, c, single, reg, invs, pre)
+			out[i] = in.planCandidate(ctx, req, c, single, reg, invs)
 			return nil
 		})
 	}

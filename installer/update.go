@@ -280,7 +280,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		single := g.market.IsZero()
 		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
-		a := in.planCandidates(ctx, r, []resolver.Candidate{c}, single, reg, nil)[0]
+		a := in.planCandidates(ctx, r, []resolver.Candidate{c}, single, reg)[0]
 		if a.Name == "" {
 			a.Name = name
 		}

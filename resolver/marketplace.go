@@ -156,23 +156,13 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// Each entry is finished as soon as its repository's fetch ends, while
-	// the others still download, and handed to req.Ready.
-	finish := func(ep *entryPlan, r entryResult) {
-		s.finishEntry(ctx, st, ep, r)
-		if req.Ready != nil && ep.cand.Err == nil {
-			req.Ready(ep.cand)
-		}
-	}
-	results, warnings := s.fetchEntries(ctx, plans, finish)
+	results, warnings := s.fetchEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.Warnings = append(f.Warnings, warnings...)
 	for _, ep := range plans {
-		if ep.repo == nil {
-			finish(ep, entryResult{})
-		}
+		s.finishEntry(ctx, st, ep, results)
 		if ep.cand.Err != nil && req.Name != "" {
 			return nil, ep.cand.Err
 		}
@@ -316,12 +306,12 @@ type entryResult struct {
 // fetchEntries brings every (repository, commit) the entries need into the
 // store, each once with every folder its entries name, a bounded number at
 // a time.
-func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish func(*entryPlan, entryResult)) ([]entryResult, []string) {
+func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan) (map[repoAt]entryResult, []string) {
 	type job struct {
-		repo   host.Repo
-		paths  map[string]bool
-		verify bool
-		plans  []*entryPlan
+		repo    host.Repo
+		paths   map[string]bool
+		verify  bool
+		entries int
 	}
 	jobs := map[repoAt]*job{}
 	done := 0
@@ -338,7 +328,7 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish f
 		}
 		j.paths[ep.path] = true
 		j.verify = j.verify || ep.verify
-		j.plans = append(j.plans, ep)
+		j.entries++
 	}
 	var entriesDone, repos atomic.Int64
 	var fetched atomic.Int64
@@ -361,9 +351,6 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish f
 		g.Go(func() error {
 			res, err := s.locate(gctx, j.repo, k.sha, slices.Sorted(maps.Keys(j.paths)), j.verify, len(keys) > 1)
 			results[i] = entryResult{res, err}
-			for _, ep := range j.plans {
-				finish(ep, results[i])
-			}
 			var b int64
 			if res != nil && res.transport != "store" {
 				b = fetched.Add(res.bytes)
@@ -371,24 +358,24 @@ func (s *resolve) fetchEntries(ctx context.Context, plans []*entryPlan, finish f
 			} else {
 				b = fetched.Load()
 			}
-			progress.Resolved(int(entriesDone.Add(int64(len(j.plans)))), int(repos.Load()), b)
+			progress.Resolved(int(entriesDone.Add(int64(j.entries))), int(repos.Load()), b)
 			return nil
 		})
 	}
 	_ = g.Wait()
+	out := make(map[repoAt]entryResult, len(keys))
 	var warnings []string
-	for _, r := range results {
-		if r.res != nil {
-			warnings = append(warnings, r.res.warnings...)
+	for i, k := range keys {
+		out[k] = results[i]
+		if results[i].res != nil {
+			warnings = append(warnings, results[i].res.warnings...)
 		}
 	}
-	return results, warnings
+	return out, warnings
 }
 
-// finishEntry locates an entry's plugin folder and its digest in r, the
-// fetch of its repository at its commit (nothing for a relative entry of a
-// local marketplace).
-func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, r entryResult) {
+// finishEntry locates an entry's plugin folder and its digest.
+func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, results map[repoAt]entryResult) {
 	if ep.cand.Err != nil {
 		return
 	}
@@ -403,6 +390,7 @@ func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, r ent
 		return
 	}
 	key := ep.repo.Source().Key()
+	r := results[repoAt{key, ep.sha}]
 	if r.err == nil {
 		r.err = r.res.refused[ep.path]
 	}

@@ -57,12 +57,6 @@ type Request struct {
 	AllowUnpinned bool
 	// Refresh ignores remembered negative results (--refresh).
 	Refresh bool
-	// Ready, when set, is given each marketplace entry's candidate as soon
-	// as its folder is in the store, while other entries still download,
-	// from several goroutines at once: the caller may read it meanwhile
-	// (the installer reads manifests on a core the downloads leave idle).
-	// The candidate is final; Fetched.Candidates still lists them all.
-	Ready func(Candidate)
 }
 
 // Kinds of resolved sources, as the response's resolved.kind says them.
