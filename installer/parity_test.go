@@ -68,14 +68,7 @@ func compareMarketplace(t *testing.T, tree string) int {
 		t.Fatal(err)
 	}
 	found, _ := marketplace.Find(tree)
-	data, err := found.Read(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, refs := marketplace.CheckDocument(data)
-	if found.Path == marketplace.CodexDocument.Path {
-		_, refs = marketplace.CheckCodexDocument(data)
-	}
+	_, refs := marketplace.ValidateLocal(filepath.Join(tree, found.Path), marketplace.ValidateOptions{})
 	resp, planErr := env.install(Request{Source: source.MustFromText(tree)}, Approval{DryRun: true})
 	if refusesDocument(v) {
 		if planErr == nil {

@@ -36,15 +36,10 @@ type Ref struct {
 	Manifest *manifest.EntryManifest
 }
 
-// CheckDocument checks a Claude marketplace document (the structure alone)
-// and returns the entries it lists.
-func CheckDocument(data []byte) (jsondoc.Report, []Ref) { return checkRefs(data, claudeFormat) }
-
-// CheckCodexDocument checks a Codex .agents/plugins/marketplace.json by
+// checkRefs checks a marketplace document of format f (the structure
+// alone) and returns the entries it lists. A Codex document is judged by
 // Reasonix's reading of it (Claude Code has no validator for this format):
 // what install refuses is an error, what it skips a warning.
-func CheckCodexDocument(data []byte) (jsondoc.Report, []Ref) { return checkRefs(data, codexFormat) }
-
 func checkRefs(data []byte, f format) (jsondoc.Report, []Ref) {
 	m, r, _ := read(data, Options{}, f, jsondoc.Validate)
 	if m == nil {

@@ -182,7 +182,7 @@ func TestCheckDocument(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, refs := CheckDocument([]byte(tc.doc))
+			r, refs := checkRefs([]byte(tc.doc), claudeFormat)
 			if len(r.Errors) != len(tc.errors) {
 				t.Errorf("errors %+v, want at %q", r.Errors, tc.errors)
 			}
@@ -215,19 +215,19 @@ func TestCheckDocument(t *testing.T) {
 // reading (Claude Code has no validator for them).
 func TestCheckCodexDocument(t *testing.T) {
 	t.Parallel()
-	r, refs := CheckCodexDocument([]byte(`{"name": "c", "plugins": [
+	r, refs := checkRefs([]byte(`{"name": "c", "plugins": [
 		{"name": "a", "source": {"source": "local", "path": "./plugins/a"}},
 		{"name": "b", "source": {"source": "local", "path": "../b"}},
 		{"name": "c", "source": {"source": "local", "path": "./plugins/c"}, "policy": {"installation": "NOT_AVAILABLE"}},
 		{"name": "d", "source": "./plugins/d", "extra": 1}
-	]}`))
+	]}`), codexFormat)
 	if !hasFinding(r.Errors, "plugins[1]") || !hasFinding(r.Warnings, "plugins[2]") || !hasFinding(r.Warnings, "plugins[3].extra") {
 		t.Errorf("report %+v", r)
 	}
 	if refs[0].Local != "plugins/a" || refs[1].Valid || refs[0].Remote {
 		t.Errorf("refs %+v", refs)
 	}
-	if r, _ := CheckCodexDocument([]byte(`{"plugins": 1}`)); r.OK() {
+	if r, _ := checkRefs([]byte(`{"plugins": 1}`), codexFormat); r.OK() {
 		t.Error("a Codex document without a plugins array passed")
 	}
 }
