@@ -130,7 +130,7 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 		relSHA string
 	}{
 		{"local folder", local, func(p string) string { return filepath.Join(local, p) }, ""},
-		{"github", mkSrc, func(p string) string { return source.PinnedGitHub("acme/market", mkSHA, p) }, mkSHA},
+		{"github", mkSrc, func(p string) string { return pinnedGitHub("acme/market", mkSHA, p) }, mkSHA},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newRemoteEnv(t, fx.gh, remoteOpts{})
@@ -144,11 +144,11 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 			want := map[string]struct{ source, commit string }{
 				"rel-plug":   {tc.relSrc("plugins/rel"), tc.relSHA},
 				"bare-plug":  {tc.relSrc("plugins/bare"), tc.relSHA},
-				"u-plug":     {source.PinnedGitHub("acme/tools", fx.tools, "plugins/u"), fx.tools},
-				"gh-plug":    {source.PinnedGitHub("acme/other", fx.other, ""), fx.other},
-				"gs-default": {source.PinnedGitHub("acme/gs", fx.gsHead, "p1"), fx.gsHead},
-				"gs-slashed": {source.PinnedGitHub("acme/gs", fx.gsSlash, "p2"), fx.gsSlash},
-				"gs-pinned":  {source.PinnedGitHub("acme/gs", fx.gsOld, "p3"), fx.gsOld},
+				"u-plug":     {pinnedGitHub("acme/tools", fx.tools, "plugins/u"), fx.tools},
+				"gh-plug":    {pinnedGitHub("acme/other", fx.other, ""), fx.other},
+				"gs-default": {pinnedGitHub("acme/gs", fx.gsHead, "p1"), fx.gsHead},
+				"gs-slashed": {pinnedGitHub("acme/gs", fx.gsSlash, "p2"), fx.gsSlash},
+				"gs-pinned":  {pinnedGitHub("acme/gs", fx.gsOld, "p3"), fx.gsOld},
 			}
 			got := actionsByName(resp)
 			for name, w := range want {
@@ -443,7 +443,7 @@ func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := resp.Actions[0]
-	if a.Status != ActionReady || a.Commit != head || a.Source.String() != source.PinnedGitHub("acme/floating", head, "") {
+	if a.Status != ActionReady || a.Commit != head || a.Source.String() != pinnedGitHub("acme/floating", head, "") {
 		t.Fatalf("with --allow-unpinned: %s %s %s", a.Status, a.Commit, a.Source)
 	}
 	if !containsFragment(a.Warnings, "pinned at plan time to "+head) {
@@ -555,4 +555,14 @@ func TestMarketplaceWhoseRootIsAPlugin(t *testing.T) {
 	if err != nil || up.Status != StatusUpToDate {
 		t.Fatalf("update inner: %v %+v", err, up)
 	}
+}
+
+// pinnedGitHub is the tree URL of folder p of GitHub repository repo at
+// sha, as the registry records it (SPEC §7).
+func pinnedGitHub(repo, sha, p string) string {
+	u := "https://github.com/" + repo + "/tree/" + sha
+	if p != "" {
+		u += "/" + p
+	}
+	return u
 }

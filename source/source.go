@@ -186,7 +186,8 @@ func (s Source) text() string {
 		case s.tree != "":
 			return "https://github.com/" + s.Repo() + "/tree/" + s.tree
 		case s.Ref != "" || s.Subdir != "":
-			return PinnedGitHub(s.Repo(), s.Ref, s.Subdir)
+			// The tree URL of the folder at the ref (SPEC §7).
+			return "https://github.com/" + s.Repo() + "/tree/" + strings.TrimSuffix(s.Ref+"/"+s.Subdir, "/")
 		}
 		return "https://github.com/" + s.Repo()
 	case Git:
@@ -237,14 +238,4 @@ func (s Source) RecordedSubdir(subdir string) string {
 		return ""
 	}
 	return subdir
-}
-
-// PinnedGitHub is the tree URL of folder p of GitHub repository
-// "owner/repo" at ref (SPEC §7).
-func PinnedGitHub(repo, ref, p string) string {
-	s := "https://github.com/" + repo + "/tree/" + ref
-	if p != "" {
-		s += "/" + p
-	}
-	return s
 }
