@@ -34,12 +34,21 @@ func ClaudeEntry(source *jsondoc.Shape) *jsondoc.Table {
 	return t
 }
 
-// IsEntryManifestField reports whether key is a field of an entry that
-// says what its plugin is, as its plugin.json would: a plugin manifest
-// row (name aside, which is the entry's own).
-func IsEntryManifestField(key string) bool {
-	r, ok := ClaudePlugin().Row(key)
-	return ok && key != "name" && r.Role != jsondoc.EntryOnly
+// EntryFields is an entry's manifest fields, those that say what its
+// plugin is as its plugin.json would (a plugin manifest row, name aside,
+// which is the entry's own), as a JSON object in the entry's order; nil
+// when it has none.
+func EntryFields(entry *node) []byte {
+	out := node{Kind: jsondoc.Object}
+	for _, f := range entry.Fields {
+		if r, ok := ClaudePlugin().Row(f.Key); ok && f.Key != "name" && r.Role != jsondoc.EntryOnly {
+			out.Fields = append(out.Fields, f)
+		}
+	}
+	if len(out.Fields) == 0 {
+		return nil
+	}
+	return out.Compact()
 }
 
 var hostnameRE = lazyregexp.New(`^[a-z0-9.-]+$`)

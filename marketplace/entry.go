@@ -83,7 +83,7 @@ func (p *parser) entry(i int, obj *node) entryState {
 			s.fail("%v", err)
 		}
 	}
-	s.Manifest = manifestFields(obj)
+	s.Manifest = manifest.EntryFields(obj)
 	s.Version = obj.GetStr("version")
 	s.Description = obj.GetStr("description")
 	if !p.f.codex {
@@ -357,21 +357,6 @@ func field(s *entryState, o *node, key string) (v string, present, ok bool) {
 		return "", false, false
 	}
 	return n.Str, true, true
-}
-
-// manifestFields is the entry's manifest fields (those of its plugin's
-// plugin.json) as a JSON object, or nil when it has none.
-func manifestFields(obj *node) []byte {
-	out := node{Kind: jsondoc.Object}
-	for _, f := range obj.Fields {
-		if manifest.IsEntryManifestField(f.Key) {
-			out.Fields = append(out.Fields, f)
-		}
-	}
-	if len(out.Fields) == 0 {
-		return nil
-	}
-	return out.Compact()
 }
 
 // describe names a value's type for a reason: "a number", "an array"
