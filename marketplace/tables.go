@@ -8,6 +8,7 @@ import (
 	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/internal/lazyregexp"
 	"reasonix.io/plugind/manifest"
+	"reasonix.io/plugind/source"
 )
 
 // The marketplace documents, each described once: Claude Code's
@@ -20,7 +21,6 @@ var (
 	pluginNameRE = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 	npmNameRE    = lazyregexp.New(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
 	npmSchemeRE  = lazyregexp.New(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
-	fullSHAPin   = lazyregexp.New(`^[a-f0-9]{40}$`)
 )
 
 func str() *jsondoc.Shape { return jsondoc.Str() }
@@ -35,7 +35,7 @@ const pathOnRepository = `Reasonix installs the plugin from this folder of the r
 // marketplace, or an object whose "source" names its type.
 func sourceShape() *jsondoc.Shape {
 	sha := str().Check(func(s string) string {
-		if !fullSHAPin.MatchString(s) {
+		if !source.IsSHA(s) {
 			return fmt.Sprintf("%q is not a full 40-character lowercase hex commit SHA", jsondoc.Clip(s, 50))
 		}
 		return ""
