@@ -193,7 +193,7 @@ func author() *jsondoc.Shape {
 // or {"name", "marketplace"?, "version"?} objects.
 func dependencies() *jsondoc.Shape {
 	name := str().NonEmpty().Check(func(s string) string {
-		if !depName.MatchString(s) {
+		if !PluginNameRE.MatchString(s) {
 			return fmt.Sprintf("%q must use letters, digits, '.', '_' and '-', starting with a letter or digit", jsondoc.Clip(s, 80))
 		}
 		return ""

@@ -57,9 +57,9 @@ func (d Dependency) Allows(version string) bool {
 	return c.Check(v)
 }
 
-// depName is Claude's grammar for a dependency's plugin and marketplace
-// names.
-var depName = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
+// PluginNameRE is Claude's grammar for the plugin and marketplace names a
+// dependency or a marketplace's renames map names.
+var PluginNameRE = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
 
 // parseDependencies reads the "dependencies" each declaration makes (the
 // plugin's own, then its marketplace entry's): a list of "NAME",

@@ -18,9 +18,8 @@ import (
 // tables; install refuses what the walk calls an error, entry by entry.
 
 var (
-	pluginNameRE = lazyregexp.New(`^[A-Za-z0-9][-A-Za-z0-9._]*$`)
-	npmNameRE    = lazyregexp.New(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
-	npmSchemeRE  = lazyregexp.New(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
+	npmNameRE   = lazyregexp.New(`^(@[a-z0-9][a-z0-9-._]*/)?[a-z0-9][a-z0-9-._]*$`)
+	npmSchemeRE = lazyregexp.New(`(?i)^(?:file|https?|git(?:\+https?|\+ssh)?|ssh|github|gitlab|bitbucket):`)
 )
 
 func str() *jsondoc.Shape { return jsondoc.Str() }
@@ -258,7 +257,7 @@ func renamesResolve(w *jsondoc.Walk, at string, doc *jsondoc.Node) {
 		case RenameUnresolved:
 			w.Keep(p, renamesIgnored, "the rename chain does not resolve (%s): each target must be a name in plugins, a key of renames, or null", r.Reason)
 		case Renamed:
-			if !pluginNameRE.MatchString(r.To) {
+			if !manifest.PluginNameRE.MatchString(r.To) {
 				w.Keep(p, renamesIgnored, "target %q is not a valid plugin name", r.To)
 			}
 		}
