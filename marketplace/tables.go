@@ -60,7 +60,8 @@ func sourceShape() *jsondoc.Shape {
 		return jsondoc.Row{Key: key, Shape: s, Required: fmt.Sprintf("required for a %q source", typ)}
 	}
 	differs := func(w *jsondoc.Walk, at string, _ *jsondoc.Node) {
-		w.Differ(at, pathOnRepository, "the plugin's folder in the repository")
+		// A warning that says how Reasonix differs (see Report.Differences).
+		w.Warnings = append(w.Warnings, jsondoc.Finding{Path: at, Message: "the plugin's folder in the repository", Kept: pathOnRepository})
 	}
 	npmPackage := str().Check(func(p string) string {
 		if !npmNameRE.MatchString(p) && strings.Contains(p, "..") && !npmSchemeRE.MatchString(p) {

@@ -87,12 +87,6 @@ func (r *Report) Keep(path, how, format string, args ...any) {
 	r.Errors = append(r.Errors, Finding{Path: path, Message: fmt.Sprintf(format, args...), Kept: how})
 }
 
-// Differ records a warning for what Reasonix reads differently from
-// Claude Code on purpose, saying how (see Differences).
-func (r *Report) Differ(path, how, format string, args ...any) {
-	r.Warnings = append(r.Warnings, Finding{Path: path, Message: fmt.Sprintf(format, args...), Kept: how})
-}
-
 // Refuse records a warning for what Claude Code accepts and Reasonix does
 // not install, saying why (see Finding.Refused).
 func (r *Report) Refuse(path, why, format string, args ...any) {

@@ -19,7 +19,7 @@ const (
 )
 
 // Walk turns documents into findings, recording them in its Report
-// (whose Errorf, Warnf, Keep, Differ and Refuse rules call: validate
+// (whose Errorf, Warnf, Keep and Refuse rules call: validate
 // reports a Keep as an error and install as a warning; a Refuse is a
 // warning validate gives and install refuses).
 type Walk struct {
