@@ -176,6 +176,8 @@ func TestCheckDocument(t *testing.T) {
 		{name: "relevance signals", doc: `{` + head + `, "plugins": [{"name": "a", "source": "./a", "relevance": {"topic": "` + strings.Repeat("x", 65) + `", "signals": {"hosts": ["HTTPS://X"], "cwd": ["a\\b"], "manifestDeps": [{"file": "(", "pattern": "x"}], "extra": []}, "rank": 1}}]}`,
 			errors:   []string{"plugins[0].relevance.topic", "plugins[0].relevance.signals.hosts[0]", "plugins[0].relevance.signals.cwd[0]", "plugins[0].relevance.signals.manifestDeps[0].file"},
 			warnings: []string{"plugins[0].relevance.signals.extra", "plugins[0].relevance.rank"}},
+		{name: "path on a github source: Reasonix differs", doc: `{` + head + `, "plugins": [{"name": "a", "source": {"source": "github", "repo": "o/a", "sha": "` + strings.Repeat("a", 40) + `", "path": "p"}}]}`,
+			warnings: []string{"plugins[0].source.path"}},
 		{name: "unpinned url is Claude-valid, skipped by Reasonix", doc: `{` + head + `, "plugins": [{"name": "a", "source": {"source": "url", "url": "https://github.com/o/a.git"}}]}`,
 			warnings: []string{"plugins[0]"}},
 	}
@@ -183,6 +185,11 @@ func TestCheckDocument(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r, refs := checkRefs([]byte(tc.doc), claudeFormat)
+			for _, f := range r.Warnings {
+				if f.Path == "plugins[0].source.path" && (f.Kept != pathOnRepository || f.Message != "the plugin's folder in the repository") {
+					t.Errorf("path on a repository: %+v", f)
+				}
+			}
 			if len(r.Errors) != len(tc.errors) {
 				t.Errorf("errors %+v, want at %q", r.Errors, tc.errors)
 			}
