@@ -184,7 +184,7 @@ func missingPlugins(doc *node) string {
 	sort.Strings(keys)
 	found := "an empty object"
 	if len(keys) > 0 {
-		found = "top-level fields " + strings.Join(quoteAll(keys), ", ")
+		found = "top-level fields " + strings.Join(jsondoc.QuoteEach(keys), ", ")
 	}
 	msg := fmt.Sprintf("expected a top-level \"plugins\" array, found no \"plugins\" field (%s)", found)
 	for _, k := range keys {
@@ -216,12 +216,4 @@ func (p *parser) metadata(md *node) {
 	if clean != "." {
 		p.m.PluginRoot = clean
 	}
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
 }

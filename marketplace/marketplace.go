@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/source"
 )
@@ -214,7 +215,7 @@ func (m *Marketplace) label() string {
 func (m *Marketplace) Narrow(names []string) ([]Entry, error) {
 	out, missing := m.NarrowKeep(names)
 	if len(missing) > 0 {
-		return nil, plugind.Errorf(plugind.CodeNotFound, "marketplace %s lists no plugin named %s", m.label(), strings.Join(quoteAll(missing), ", "))
+		return nil, plugind.Errorf(plugind.CodeNotFound, "marketplace %s lists no plugin named %s", m.label(), strings.Join(jsondoc.QuoteEach(missing), ", "))
 	}
 	return out, nil
 }

@@ -224,12 +224,18 @@ func (w *Walk) union(u *Union, n *Node, at string) {
 
 // oneOf lists values for a message: "a", "b" or "c".
 func oneOf(values []string) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(v)
-	}
+	q := QuoteEach(values)
 	if len(q) == 1 {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// QuoteEach is each of ss quoted as Go quotes a string, for a message.
+func QuoteEach(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
