@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -80,6 +81,12 @@ func (r *Response) Tally() Tally {
 // it was asked (blocked, conflicting or failed; skipped ones are policy).
 func (t Tally) NotDone() int { return t.Blocked + t.Conflict + t.Failed }
 
+// UncheckedText says how many plugins could not be checked and why: the
+// start of the response's error, and the CLI's warning.
+func (t Tally) UncheckedText() string {
+	return fmt.Sprintf("could not check %d %s (%s): showing what was cached", t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(t.UncheckedWhy, ", "))
+}
+
 // markUnchecked gives a response whose plugins could not all be checked
 // its verdict (SPEC §11): never "up to date" (StatusUnchecked instead),
 // and not ok — exit status 1 — whatever was planned or applied from the
@@ -101,8 +108,7 @@ func (r *Response) markUnchecked() bool {
 				names = append(names, a.Name)
 			}
 		}
-		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
-			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(t.UncheckedWhy, ", "), strings.Join(names, ", "))
+		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "%s for %s (--offline plans from the cache without asking)", t.UncheckedText(), strings.Join(names, ", "))
 	}
 	return true
 }

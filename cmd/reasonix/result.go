@@ -71,7 +71,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		_ = c.failed(nothing, resp.Err)
 		return
 	case resp.Status == installer.StatusUnchecked:
-		c.result(c.warn(uncheckedText(t)) + upToDateSuffix(t))
+		c.result(c.warn(t.UncheckedText()) + upToDateSuffix(t))
 		return
 	}
 
@@ -147,18 +147,13 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		line += fmt.Sprintf("; %s: %s %s outside the sandbox (%s)", c.trust("FULL TRUST"), safeText(strings.Join(t.FullTrust, ", ")), verb, see)
 	}
 	if t.Unchecked > 0 {
-		line += "; " + c.warn(uncheckedText(t))
+		line += "; " + c.warn(t.UncheckedText())
 	}
 	if resp.OK && t.Unchecked == 0 {
 		c.ok("%s", line)
 		return
 	}
 	c.result(line)
-}
-
-// uncheckedText says how many plugins could not be checked and why.
-func uncheckedText(t installer.Tally) string {
-	return fmt.Sprintf("could not check %s (%s): showing what was cached", plural(t.Unchecked, "plugin"), strings.Join(t.UncheckedWhy, ", "))
 }
 
 // upToDateSuffix counts the plugins an operation found current, checked.
