@@ -94,7 +94,10 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
-		return resp, responseErr(resp)
+		if !resp.OK {
+			return resp, resp.Err
+		}
+		return resp, nil
 	}
 	leftovers, err := in.apply(ctx, p)
 	if err != nil {
@@ -164,13 +167,6 @@ func waitsForConfig(r *Response) bool {
 		return !r.OK
 	}
 	return false
-}
-
-func responseErr(r *Response) error {
-	if r.OK {
-		return nil
-	}
-	return r.Err
 }
 
 // staged is one action copied and verified under plugins/, waiting to be
