@@ -28,9 +28,9 @@ type Tally struct {
 	Dependencies int
 	// Unchecked are the plugins whose source could not be reached: what
 	// the response says of them is what was cached (Action.Unchecked);
-	// UncheckedWhy says why, each reason once.
-	Unchecked    int
-	UncheckedWhy []string
+	// UncheckedWhy says why, each reason once; UncheckedNames names them.
+	Unchecked                    int
+	UncheckedWhy, UncheckedNames []string
 	// FullTrust names the Ready or Done actions that carry a runtime: code
 	// that runs outside the sandbox.
 	FullTrust []string
@@ -42,6 +42,7 @@ func (r *Response) Tally() Tally {
 	for _, a := range r.Actions {
 		if a.Unchecked != "" {
 			t.Unchecked++
+			t.UncheckedNames = append(t.UncheckedNames, a.Name)
 			if !slices.Contains(t.UncheckedWhy, a.Unchecked) {
 				t.UncheckedWhy = append(t.UncheckedWhy, a.Unchecked)
 			}
@@ -102,13 +103,7 @@ func (r *Response) markUnchecked() bool {
 	}
 	if r.OK {
 		r.OK = false
-		var names []string
-		for _, a := range r.Actions {
-			if a.Unchecked != "" {
-				names = append(names, a.Name)
-			}
-		}
-		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "%s for %s (--offline plans from the cache without asking)", t.UncheckedText(), strings.Join(names, ", "))
+		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "%s for %s (--offline plans from the cache without asking)", t.UncheckedText(), strings.Join(t.UncheckedNames, ", "))
 	}
 	return true
 }
