@@ -36,7 +36,7 @@ func (c *console) ok(format string, args ...any) {
 // failed prints a result line for something not done, with why, and
 // returns the exit-1 error of a command that did nothing.
 func (c *console) failed(what string, err error) error {
-	c.result(c.bad(markFailed+" "+what+":") + " " + safeText(errorText(err)))
+	c.result(c.bad(markFailed+" "+what+":") + " " + errorText(err))
 	return errFailed
 }
 
@@ -45,12 +45,13 @@ func (c *console) result(line string) {
 	fmt.Fprintln(c.w, c.fit(line))
 }
 
-// errorText is an error as a result line quotes it: its message and code.
+// errorText is an error as the CLI prints it: its message, masked and
+// escaped, then its code (which is never masked).
 func errorText(err error) string {
 	if code := plugind.CodeOf(err); code != "" {
-		return fmt.Sprintf("%s [%s]", err.Error(), code)
+		return fmt.Sprintf("%s [%s]", safeText(err.Error()), code)
 	}
-	return err.Error()
+	return safeText(err.Error())
 }
 
 // responseResult prints the result line of resp, the response of cmd.
