@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -155,12 +156,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	}
 	warnings := []string{} // JSON lists them, none or some
 	if !enabled && e.Enabled {
-		var users []string
-		for _, u := range reg.Dependents(name) {
-			if d, ok := reg.Find(u); ok && d.Enabled {
-				users = append(users, u)
-			}
-		}
+		users := slices.DeleteFunc(reg.Dependents(name), func(u string) bool { d, ok := reg.Find(u); return !ok || !d.Enabled })
 		if len(users) > 0 {
 			if !force {
 				return nil, nil, plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s, which %s enabled; disable %s first, or rerun with --force (%s then enabled without it)",
