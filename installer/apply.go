@@ -61,13 +61,13 @@ func (in *Installer) planAndDecide(ctx context.Context, ap Approval, asked strin
 
 // decide stores the plan by its planId and, when approved, applies it.
 func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Response, error) {
-	if in.cache != nil {
+	if in.Cache != nil {
 		// The planId hashes everything an approval covers, so a stored plan
 		// of the same id says the same thing: renew it rather than encode
 		// and write the whole body again (most of a warm re-plan otherwise).
-		if renewed, err := in.cache.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
+		if renewed, err := in.Cache.RenewPlan(ctx, p.PlanID.String(), p.Snapshots); err != nil || !renewed {
 			if body, err := p.MarshalStored(); err == nil {
-				_ = in.cache.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
+				_ = in.Cache.PutPlan(ctx, p.PlanID.String(), body, p.Snapshots)
 			}
 		}
 	}
@@ -94,7 +94,10 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 		}
 	}
 	if ap.DryRun || !resp.OK || resp.Status == StatusUpToDate {
-		return resp, responseErr(resp)
+		if !resp.OK {
+			return resp, resp.Err
+		}
+		return resp, nil
 	}
 	leftovers, err := in.apply(ctx, p)
 	if err != nil {
@@ -166,13 +169,6 @@ func waitsForConfig(r *Response) bool {
 	return false
 }
 
-func responseErr(r *Response) error {
-	if r.OK {
-		return nil
-	}
-	return r.Err
-}
-
 // staged is one action copied and verified under plugins/, waiting to be
 // published.
 type staged struct {
@@ -185,7 +181,7 @@ type staged struct {
 // rename, the old state is what the registry names; a failure before it
 // removes everything new.
 func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err error) {
-	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
+	reg, unlock, err := lockedState[Registry](ctx, in, in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
@@ -206,12 +202,12 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 			}
 		}
 	}
-	if err := plugind.MkdirPrivate(in.home.PluginsDir()); err != nil {
-		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.home.PluginsDir(), err)
+	if err := plugind.MkdirPrivate(in.Home.PluginsDir()); err != nil {
+		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.Home.PluginsDir(), err)
 	}
 	in.sweepOrphans(reg)
 
-	in.stepHook("before-staging")
+	in.StepHook("before-staging")
 	var stages []staged
 	defer func() {
 		if err != nil {
@@ -232,10 +228,10 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 			dirs[i] = s.dir
 		}
 		if err := store.SyncTrees(dirs); err != nil {
-			return nil, plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.home.PluginsDir(), err)
+			return nil, plugind.Errorf(plugind.CodePublicationFailed, "sync the staged plugins in %s: %w", in.Home.PluginsDir(), err)
 		}
 	}
-	in.stepHook("after-staging")
+	in.StepHook("after-staging")
 	return in.publish(ctx, p, reg, stages)
 }
 
@@ -302,11 +298,11 @@ func (in *Installer) stageAll(ctx context.Context, p *Plan) ([]staged, error) {
 // plugins/ and checks the copy against the approved digest. A mismatch is
 // explained (and a damaged store snapshot quarantined) by copyMismatch.
 func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, error) {
-	tree, err := plugind.ScanTree(a.origin, in.budget)
+	tree, err := plugind.ScanTree(a.origin, in.Budget)
 	if err != nil {
 		return "", fmt.Errorf("stage %s: %w", a.Name, err)
 	}
-	dir := filepath.Join(in.home.PluginsDir(), stagingPrefix+a.Name+"-"+rand.Text())
+	dir := filepath.Join(in.Home.PluginsDir(), stagingPrefix+a.Name+"-"+rand.Text())
 	got, err := store.CopyTree(ctx, tree, dir, buf, false)
 	if err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "stage %s: %w", a.Name, err)
@@ -361,10 +357,10 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			retired = append(retired, *old)
 		}
 	}
-	store.SyncDir(in.home.PluginsDir())
-	in.stepHook("after-swap")
+	store.SyncDir(in.Home.PluginsDir())
+	in.StepHook("after-swap")
 
-	now := in.now().UTC()
+	now := in.Now().UTC()
 	for i := range p.Actions {
 		a := &p.Actions[i]
 		if !a.applicable() {
@@ -419,10 +415,10 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 	if err := ctx.Err(); err != nil {
 		return nil, plugind.Errorf(plugind.CodePublicationFailed, "publication cancelled before the registry was written: %w", err)
 	}
-	if err := next.Save(in.home.RegistryPath()); err != nil {
+	if err := next.Save(in.Home.RegistryPath()); err != nil {
 		return nil, err
 	}
-	in.stepHook("after-registry")
+	in.StepHook("after-registry")
 	for _, f := range released {
 		in.dropSecrets(f)
 	}
@@ -439,7 +435,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 // the way but not registered is an orphan of an earlier crash: it is moved
 // out of the way, never adopted.
 func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
-	canonical := in.home.PluginRoot(a.Name)
+	canonical := in.Home.PluginRoot(a.Name)
 	sibling := cmp.Or(strings.TrimPrefix(plugind.ShortDigest(a.ContentDigest), "sha256:"), rand.Text())
 	candidates := []string{canonical, canonical + "@" + sibling}
 	for _, root := range candidates {
@@ -454,7 +450,7 @@ func (in *Installer) freeRoot(a *Action, reg *Registry) (string, error) {
 			return root, nil
 		}
 	}
-	return "", plugind.Errorf(plugind.CodePublicationFailed, "publish %s: no free root under %s", a.Name, in.home.PluginsDir())
+	return "", plugind.Errorf(plugind.CodePublicationFailed, "publish %s: no free root under %s", a.Name, in.Home.PluginsDir())
 }
 
 const (
@@ -470,10 +466,10 @@ const (
 // A symbolic link is deleted as a link, never followed.
 func (in *Installer) discard(dir string) error {
 	if !in.inPluginsDir(dir) {
-		in.log.Warn("refusing to delete a folder outside plugins/", "path", dir)
+		in.Log.Warn("refusing to delete a folder outside plugins/", "path", dir)
 		return fmt.Errorf("%s: %w", dir, errNotInPlugins)
 	}
-	trash := filepath.Join(in.home.PluginsDir(), trashPrefix+rand.Text())
+	trash := filepath.Join(in.Home.PluginsDir(), trashPrefix+rand.Text())
 	if err := os.Rename(dir, trash); err != nil {
 		if err := os.RemoveAll(dir); err != nil {
 			return err

@@ -17,7 +17,7 @@ import (
 // content changed — or that no such plan was ever made here. It never
 // blames the source when the source did not change.
 func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *Plan) string {
-	if in.cache == nil {
+	if in.Cache == nil {
 		return fmt.Sprintf("plan %s cannot be compared (no cache to remember plans in)", approvedID)
 	}
 	old, ok, err := in.StoredPlan(ctx, approvedID.String())

@@ -48,9 +48,9 @@ func checkConfigUse(req Request, actions []Action) error {
 	if len(req.Config) == 0 {
 		return nil
 	}
-	byName := map[string]*Action{}
+	byName, names := map[string]*Action{}, make([]string, len(actions))
 	for i := range actions {
-		byName[actions[i].Name] = &actions[i]
+		byName[actions[i].Name], names[i] = &actions[i], actions[i].Name
 	}
 	for _, k := range slices.Sorted(maps.Keys(req.Config)) {
 		plugin, key := splitConfigKey(k)
@@ -58,7 +58,7 @@ func checkConfigUse(req Request, actions []Action) error {
 			a, ok := byName[plugin]
 			switch {
 			case !ok:
-				return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: this plan has no plugin %q (it plans %s)", k, plugin, strings.Join(actionNames(actions), ", "))
+				return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: this plan has no plugin %q (it plans %s)", k, plugin, strings.Join(names, ", "))
 			case a.config == nil:
 				return plugind.Errorf(plugind.CodeConfigInvalid, "--config %s: %s is %s in this plan (%v), so it takes no values", k, plugin, a.Status, a.ErrorText())
 			case !declares(a, key):
@@ -97,14 +97,6 @@ func knownKeys(a *Action) string {
 		keys[i] = o.Key
 	}
 	return "; its options: " + strings.Join(keys, ", ")
-}
-
-func actionNames(actions []Action) []string {
-	out := make([]string, 0, len(actions))
-	for _, a := range actions {
-		out = append(out, a.Name)
-	}
-	return out
 }
 
 // StoredConfig is the part of req.Config a stored plan may keep, and an

@@ -13,10 +13,10 @@ import (
 func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	if reg, _ := env.in.plannedRegistry(); reg == nil || env.in.decoded != nil {
+	if reg, _ := env.in.plannedRegistry(); reg == nil || env.in.Decoded != nil {
 		t.Fatal("an Installer without Decoded keeps decoded documents")
 	}
-	env.in.decoded = cache.NewDecoded(cache.DecodedEntries) // as the daemon's app does
+	env.in.Decoded = cache.NewDecoded(cache.DecodedEntries) // as the daemon's app does
 	empty, err := env.in.plannedRegistry()
 	if err != nil || len(empty.Plugins) != 0 {
 		t.Fatalf("no registry yet: %v, %v", empty, err)

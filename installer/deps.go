@@ -202,7 +202,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 	for _, site := range sites {
 		wanted := dp.pending[site]
 		names := slices.Sorted(maps.Keys(wanted))
-		f, err := dp.in.sources.Resolve(ctx, resolver.Request{
+		f, err := dp.in.Sources.Resolve(ctx, resolver.Request{
 			Source: site.src, Names: names, KeepMissing: true, Constraints: dp.constraints(wanted),
 			Offline: dp.req.Offline, AllowUnpinned: dp.req.AllowUnpinned, Refresh: dp.req.Refresh,
 		})

@@ -47,7 +47,7 @@ func (in *Installer) Export(ctx context.Context, name string, w io.Writer) (*Exp
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
 	}
-	tree, err := plugind.ScanTree(e.Root, in.budget)
+	tree, err := plugind.ScanTree(e.Root, in.Budget)
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", name, err)
 	}

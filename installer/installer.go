@@ -11,21 +11,9 @@ import (
 	"reasonix.io/plugind/store"
 )
 
-// Installer is the backend shared by the CLI and the daemon.
-type Installer struct {
-	home     Home
-	sources  resolver.Resolver
-	budget   plugind.Budget
-	now      func() time.Time
-	log      *slog.Logger
-	stepHook func(step string)
-	// noWorkingDir: relative paths name nothing (the daemon's clients
-	// have working directories of their own).
-	noWorkingDir bool
-	cache        *cache.DB
-	store        *store.Store
-	decoded      *cache.Decoded
-}
+// Installer is the backend shared by the CLI and the daemon, as its Config
+// made it (New fills in the defaults).
+type Installer struct{ Config }
 
 // Config configures an Installer.
 type Config struct {
@@ -60,16 +48,12 @@ type Config struct {
 
 // New returns an Installer.
 func New(cfg Config) *Installer {
-	in := &Installer{home: cfg.Home, sources: cfg.Sources, budget: cmp.Or(cfg.Budget, plugind.DefaultBudget), now: cfg.Now, log: cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)),
-		stepHook: cfg.StepHook, cache: cfg.Cache, store: cfg.Store, noWorkingDir: cfg.NoWorkingDir, decoded: cfg.Decoded}
-	if in.now == nil {
-		in.now = time.Now
+	cfg.Budget, cfg.Log = cmp.Or(cfg.Budget, plugind.DefaultBudget), cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if in.stepHook == nil {
-		in.stepHook = func(string) {}
+	if cfg.StepHook == nil {
+		cfg.StepHook = func(string) {}
 	}
-	return in
+	return &Installer{cfg}
 }
-
-// Home returns the home this installer manages.
-func (in *Installer) Home() Home { return in.home }

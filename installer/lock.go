@@ -14,16 +14,16 @@ import (
 // and any number of CLI processes publish one at a time. Reads never take it:
 // the registry is only ever replaced by an atomic rename.
 func (in *Installer) LockHome(ctx context.Context) (unlock func(), err error) {
-	if err := plugind.MkdirPrivate(in.home.Dir); err != nil {
-		return nil, fmt.Errorf("create home %s: %w", in.home.Dir, err)
+	if err := plugind.MkdirPrivate(in.Home.Dir); err != nil {
+		return nil, fmt.Errorf("create home %s: %w", in.Home.Dir, err)
 	}
-	fl := flock.New(in.home.LockPath())
+	fl := flock.New(in.Home.LockPath())
 	ok, err := fl.TryLockContext(ctx, 50*time.Millisecond)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", in.home.LockPath(), err)
+		return nil, fmt.Errorf("lock %s: %w", in.Home.LockPath(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("lock %s: not acquired", in.home.LockPath())
+		return nil, fmt.Errorf("lock %s: not acquired", in.Home.LockPath())
 	}
 	return func() { _ = fl.Unlock() }, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -33,7 +34,7 @@ type PluginInfo struct {
 // does not fail the list: its plugin is reported excluded with a repair
 // warning.
 func (in *Installer) List(ctx context.Context) ([]PluginInfo, error) {
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (in *Installer) lookup(name string) (*Registry, *Entry, error) {
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +127,7 @@ func (in *Installer) checkRoot(e Entry) []string {
 	if e.Link || e.ContentDigest == "" {
 		return nil
 	}
-	got, _, err := plugind.TreeDigest(e.Root, in.budget)
+	got, _, err := plugind.TreeDigest(e.Root, in.Budget)
 	if err != nil {
 		return []string{fmt.Sprintf("root %s cannot be verified: %v", e.Root, err)}
 	}
@@ -144,7 +145,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
+	reg, unlock, err := lockedState[Registry](ctx, in, in.Home.RegistryPath())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,12 +156,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	}
 	warnings := []string{} // JSON lists them, none or some
 	if !enabled && e.Enabled {
-		var users []string
-		for _, u := range reg.Dependents(name) {
-			if d, ok := reg.Find(u); ok && d.Enabled {
-				users = append(users, u)
-			}
-		}
+		users := slices.DeleteFunc(reg.Dependents(name), func(u string) bool { d, ok := reg.Find(u); return !ok || !d.Enabled })
 		if len(users) > 0 {
 			if !force {
 				return nil, nil, plugind.Errorf(plugind.CodeConflict, "plugin %q is needed by %s, which %s enabled; disable %s first, or rerun with --force (%s then enabled without it)",
@@ -171,7 +167,7 @@ func (in *Installer) SetEnabled(ctx context.Context, name string, enabled, force
 	}
 	if e.Enabled != enabled {
 		e.Enabled = enabled
-		if err := reg.Save(in.home.RegistryPath()); err != nil {
+		if err := reg.Save(in.Home.RegistryPath()); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -189,7 +185,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 	if err := plugind.ValidateName(name); err != nil {
 		return fail(err)
 	}
-	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
+	reg, unlock, err := lockedState[Registry](ctx, in, in.Home.RegistryPath())
 	if err != nil {
 		return fail(err)
 	}
@@ -208,7 +204,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 		warnings = append(warnings, fmt.Sprintf("%s needed %s; %s installed without it", strings.Join(users, ", "), name, plural(len(users), "it stays", "they stay")))
 	}
 	reg.Delete(name)
-	if err := reg.Save(in.home.RegistryPath()); err != nil {
+	if err := reg.Save(in.Home.RegistryPath()); err != nil {
 		return fail(err)
 	}
 	in.dropSecrets(old.ConfigFile)

@@ -42,12 +42,12 @@ func (in *Installer) readMarketplace(ctx context.Context, src source.Source, sub
 	if s.Kind == source.MarketEntry {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s names a plugin of a marketplace; give the marketplace's source", src)
 	}
-	if s.IsLocal() && !filepath.IsAbs(s.Path) && in.noWorkingDir {
+	if s.IsLocal() && !filepath.IsAbs(s.Path) && in.NoWorkingDir {
 		return nil, relativeRefusal(src.String(), s, false, nil)
 	}
 	s = s.Beside(subdir)
 	ctx, budgetWarnings := host.WatchBudgets(ctx)
-	f, err := in.sources.Resolve(ctx, resolver.Request{Source: s, DocumentOnly: true, Offline: offline})
+	f, err := in.Sources.Resolve(ctx, resolver.Request{Source: s, DocumentOnly: true, Offline: offline})
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +93,12 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 	if err := marketplace.CheckReservedName(m.Name, m.Source); err != nil {
 		return nil, err
 	}
-	known, unlock, err := lockedState[Marketplaces](ctx, in, in.home.MarketplacesPath())
+	known, unlock, err := lockedState[Marketplaces](ctx, in, in.Home.MarketplacesPath())
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	now := in.now().UTC()
+	now := in.Now().UTC()
 	up := &MarketplaceUpdate{Entries: entries, Warnings: nonNil(warnings)}
 	k, ok := known.Find(m.Name)
 	switch {
@@ -114,7 +114,7 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 		known.Marketplaces = append(known.Marketplaces, nk)
 		up.KnownMarketplace = nk
 	}
-	if err := known.Save(in.home.MarketplacesPath()); err != nil {
+	if err := known.Save(in.Home.MarketplacesPath()); err != nil {
 		return nil, err
 	}
 	return up, nil
@@ -122,7 +122,7 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 
 // Marketplaces lists the known marketplaces.
 func (in *Installer) Marketplaces(context.Context) ([]KnownMarketplace, error) {
-	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	known, err := LoadMarketplaces(in.Home.MarketplacesPath())
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (in *Installer) knownMarketplace(name string) (*KnownMarketplace, error) {
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, err
 	}
-	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	known, err := LoadMarketplaces(in.Home.MarketplacesPath())
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offlin
 			f.Warnings = append(f.Warnings, fmt.Sprintf("its document now calls itself %q; it stays known as %q", f.Market.Name, k.Name))
 			f.Market.Name = k.Name
 		}
-		if reg, err := LoadRegistry(in.home.RegistryPath()); err == nil {
+		if reg, err := LoadRegistry(in.Home.RegistryPath()); err == nil {
 			f.Warnings = append(f.Warnings, renameNotes(installedRenames(f.Market, reg, k.Name))...)
 		}
 		up, err := in.recordMarket(ctx, f.Market, k.Subdir, len(f.Entries), f.Warnings)
@@ -204,7 +204,7 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 	if err := plugind.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
-	known, unlock, err := lockedState[Marketplaces](ctx, in, in.home.MarketplacesPath())
+	known, unlock, err := lockedState[Marketplaces](ctx, in, in.Home.MarketplacesPath())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +214,7 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 		return nil, nil, plugind.Errorf(plugind.CodeNotFound, "no known marketplace is named %q", name)
 	}
 	removed := *k
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,12 +232,12 @@ func (in *Installer) RemoveMarketplace(ctx context.Context, name string, force b
 		return nil, users, plugind.Errorf(plugind.CodeConflict, "marketplace %q is where %d installed plugins came from (%v); remove them first, or rerun with --force to keep them installed, unlinked from it", name, len(users), users)
 	}
 	if len(users) > 0 {
-		if err := reg.Save(in.home.RegistryPath()); err != nil {
+		if err := reg.Save(in.Home.RegistryPath()); err != nil {
 			return nil, nil, err
 		}
 	}
 	known.Delete(name)
-	if err := known.Save(in.home.MarketplacesPath()); err != nil {
+	if err := known.Save(in.Home.MarketplacesPath()); err != nil {
 		return nil, nil, err
 	}
 	return &removed, users, nil
@@ -263,7 +263,7 @@ func (in *Installer) Available(ctx context.Context, name string) ([]Available, e
 	if err != nil {
 		return nil, err
 	}
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 // InstalledPins implements maintain.Home: local folders and zips have no
 // snapshot to keep.
 func (in *Installer) InstalledPins(ctx context.Context) ([]source.Source, error) {
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	var reg *Registry
 	var regRead errgroup.Group
 	regRead.Go(func() (err error) { reg, err = in.plannedRegistry(); return err })
-	f, err := in.sources.Resolve(ctx, resolver.Request{
+	f, err := in.Sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
 	})
@@ -269,7 +269,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	if !a.Link {
 		a.ContentDigest = c.Digest
 		if a.ContentDigest == "" {
-			digest, _, err := plugind.TreeDigest(c.Dir, in.budget)
+			digest, _, err := plugind.TreeDigest(c.Dir, in.Budget)
 			if err != nil {
 				a.skip(ActionBlocked, err)
 				return a
@@ -314,7 +314,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		a.Warnings = append(a.Warnings, "linked: the plugin runs from "+c.Dir+" and has no content pin; moving or deleting that folder breaks it")
 		return a
 	}
-	a.Root = in.home.PluginRoot(a.Name)
+	a.Root = in.Home.PluginRoot(a.Name)
 	return a
 }
 
@@ -334,7 +334,7 @@ func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opt
 		return manifest.Load(c.Dir, opts)
 	}
 	key := manifestKey(c, opts)
-	return cache.Remember(in.decoded, func() string { return key }, func() (*manifest.Package, error) {
+	return cache.Remember(in.Decoded, func() string { return key }, func() (*manifest.Package, error) {
 		if body, ok := invs.Inventory(ctx, key); ok {
 			var pkg manifest.Package
 			if json.Unmarshal(body, &pkg) == nil {
@@ -373,16 +373,16 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 // ones loaded anew written in one transaction.
 func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
 	var invs *cache.Session
-	if in.cache != nil {
+	if in.Cache != nil {
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
-				if k := manifestKey(c, loadOptions(req, c, single)); !in.decoded.Has(k) {
+				if k := manifestKey(c, loadOptions(req, c, single)); !in.Decoded.Has(k) {
 					keys = append(keys, k)
 				}
 			}
 		}
-		invs = in.cache.Session()
+		invs = in.Cache.Session()
 		invs.LoadInventories(ctx, keys)
 	}
 	// Candidates are planned side by side (each reads its own manifest and
@@ -439,7 +439,7 @@ func inventoryRisk(inv Inventory) Risk {
 // under: the document's, unless another source is known by that name (then
 // they are not linked to any, with a warning).
 func (in *Installer) marketNameFor(f *resolver.Fetched, warnings *[]string) string {
-	known, err := LoadMarketplaces(in.home.MarketplacesPath())
+	known, err := LoadMarketplaces(in.Home.MarketplacesPath())
 	if err != nil {
 		*warnings = append(*warnings, err.Error())
 		return ""

@@ -13,7 +13,7 @@ import (
 // copies discarded after.
 func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) {
 	fail := func(err error) (*Response, error) { return ErrorResponse("prune", err), err }
-	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
+	reg, unlock, err := lockedState[Registry](ctx, in, in.Home.RegistryPath())
 	if err != nil {
 		return fail(err)
 	}
@@ -43,7 +43,7 @@ func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) 
 	for _, e := range unneeded {
 		reg.Delete(e.Name)
 	}
-	if err := reg.Save(in.home.RegistryPath()); err != nil {
+	if err := reg.Save(in.Home.RegistryPath()); err != nil {
 		return fail(err)
 	}
 	for _, e := range unneeded {

@@ -21,13 +21,13 @@ import (
 // Either way nothing is installed and the answer is install.digest_mismatch.
 func (in *Installer) copyMismatch(ctx context.Context, a *Action, got string) error {
 	digest, ok := "", false
-	if in.store != nil {
-		digest, ok = in.store.SnapshotOf(a.origin)
+	if in.Store != nil {
+		digest, ok = in.Store.SnapshotOf(a.origin)
 	}
 	if !ok {
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s changed after it was approved: approved %s, copied %s", a.Name, a.ContentDigest, got)
 	}
-	damage := in.store.CheckSnapshot(digest)
+	damage := in.Store.CheckSnapshot(digest)
 	if damage == nil {
 		in.forgetSnapshot(ctx, digest)
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the copy from stored snapshot %s hashes to %s, not the approved %s, yet the snapshot verifies: the digest recorded for it was wrong and has been forgotten; nothing was installed, plan again", a.Name, digest, got, a.ContentDigest)
@@ -35,21 +35,21 @@ func (in *Installer) copyMismatch(ctx context.Context, a *Action, got string) er
 	if plugind.CodeOf(damage) == plugind.CodeNotFound {
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: stored snapshot %s vanished while it was copied (approved %s, copied %s); nothing was installed, plan again", a.Name, digest, a.ContentDigest, got)
 	}
-	if err := in.store.Quarantine(digest); err != nil && plugind.CodeOf(err) != plugind.CodeNotFound {
+	if err := in.Store.Quarantine(digest); err != nil && plugind.CodeOf(err) != plugind.CodeNotFound {
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: %v, and it could not be quarantined (%v); nothing was installed; run `reasonix cache verify --repair`", a.Name, damage, err)
 	}
 	in.forgetSnapshot(ctx, digest)
-	in.log.Warn("stored snapshot failed verification; quarantined", "plugin", a.Name, "snapshot", digest, "problem", damage)
+	in.Log.Warn("stored snapshot failed verification; quarantined", "plugin", a.Name, "snapshot", digest, "problem", damage)
 	return plugind.Errorf(plugind.CodeDigestMismatch, "%s: %v; it was quarantined and nothing was installed. The source is not to blame: plan again and %s is fetched afresh", a.Name, damage, describeSource(a.Source))
 }
 
 // forgetSnapshot drops the cache's records derived from snapshot digest.
 // The cache is an optimization: a failure here is logged, not returned.
 func (in *Installer) forgetSnapshot(ctx context.Context, digest string) {
-	if in.cache == nil {
+	if in.Cache == nil {
 		return
 	}
-	if err := in.cache.ForgetDigest(ctx, digest); err != nil {
-		in.log.Warn("could not forget the cache records of a quarantined snapshot", "snapshot", digest, "err", err)
+	if err := in.Cache.ForgetDigest(ctx, digest); err != nil {
+		in.Log.Warn("could not forget the cache records of a quarantined snapshot", "snapshot", digest, "err", err)
 	}
 }

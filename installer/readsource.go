@@ -68,12 +68,12 @@ func (in *Installer) readSource(src source.Source, subdir string) (sourceRead, e
 func (in *Installer) readRelative(raw, subdir string, src source.Source) (sourceRead, error) {
 	var known []string
 	if plugind.ValidateName(src.Path) == nil {
-		all, err := LoadMarketplaces(in.home.MarketplacesPath())
+		all, err := LoadMarketplaces(in.Home.MarketplacesPath())
 		if err != nil {
 			return sourceRead{}, err
 		}
 		if k, ok := all.Find(src.Path); ok {
-			if !in.noWorkingDir {
+			if !in.NoWorkingDir {
 				if err := sameAsFolder(src.Path, k); err != nil {
 					return sourceRead{}, err
 				}
@@ -82,7 +82,7 @@ func (in *Installer) readRelative(raw, subdir string, src source.Source) (source
 		}
 		known = slices.Collect(all.names())
 	}
-	if in.noWorkingDir {
+	if in.NoWorkingDir {
 		return sourceRead{}, relativeRefusal(raw, src, true, known)
 	}
 	if subdir != "" {

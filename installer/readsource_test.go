@@ -66,7 +66,7 @@ func TestReadSource(t *testing.T) {
 		{raw: "https://github.com/acme/tools", subdir: "plugins/x", kind: source.GitHub},
 	}
 	for _, c := range cases {
-		env.in.noWorkingDir = c.daemon
+		env.in.NoWorkingDir = c.daemon
 		got, err := env.in.readSource(source.MustFromText(c.raw), c.subdir)
 		name := c.raw
 		if c.daemon {
@@ -136,7 +136,7 @@ func TestMarketEntryInstallsByPlanID(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	env.in.cache, env.in.noWorkingDir = db, true
+	env.in.Cache, env.in.NoWorkingDir = db, true
 	ctx := context.Background()
 	for _, src := range []string{"one@shelf", "shelf"} {
 		dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
@@ -147,7 +147,7 @@ func TestMarketEntryInstallsByPlanID(t *testing.T) {
 		if err != nil || !ok || sp.Request.Source.String() != src || sp.Request.Name != "" || sp.Request.Subdir != "" {
 			t.Fatalf("%s: the stored request is not the one asked: %+v %v %v", src, sp, ok, err)
 		}
-		fresh := New(Config{Home: env.home, Sources: env.in.sources, Cache: db, NoWorkingDir: true})
+		fresh := New(Config{Home: env.home, Sources: env.in.Sources, Cache: db, NoWorkingDir: true})
 		before := env.registryBytes()
 		resp, err := fresh.InstallApproved(ctx, Request{}, planIDOf(t, dry.PlanID))
 		if err != nil || !resp.Applied {

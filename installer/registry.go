@@ -86,7 +86,7 @@ func LoadRegistry(path string) (*Registry, error) {
 // the same *Registry while the file's bytes stay the same. Callers only
 // read it; apply, remove and the rest load their own under the home lock.
 func (in *Installer) plannedRegistry() (*Registry, error) {
-	return loadState[Registry](in.home.RegistryPath(), in.decoded)
+	return loadState[Registry](in.Home.RegistryPath(), in.Decoded)
 }
 
 // Save publishes the registry, its plugins sorted by name (saveState).

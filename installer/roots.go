@@ -36,14 +36,14 @@ func (in *Installer) rootProblem(e Entry) string {
 	if e.Link {
 		return "" // the user's folder, wherever it is
 	}
-	if root == in.home.PluginsDir() {
+	if root == in.Home.PluginsDir() {
 		return fmt.Sprintf("root %s is the plugins folder itself, not a plugin's folder in it", root)
 	}
 	if !in.inPluginsDir(root) {
-		return fmt.Sprintf("root %s is outside %s", root, in.home.PluginsDir())
+		return fmt.Sprintf("root %s is outside %s", root, in.Home.PluginsDir())
 	}
 	if name, suffix, at := strings.Cut(filepath.Base(root), "@"); name != e.Name || (at && suffix == "") {
-		return fmt.Sprintf("root %s is not %s's folder in %s (an installed copy lives at %s)", root, e.Name, in.home.PluginsDir(), in.home.PluginRoot(e.Name))
+		return fmt.Sprintf("root %s is not %s's folder in %s (an installed copy lives at %s)", root, e.Name, in.Home.PluginsDir(), in.Home.PluginRoot(e.Name))
 	}
 	if info, err := os.Lstat(root); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 		target, _ := os.Readlink(root)
@@ -65,7 +65,7 @@ func (in *Installer) inPluginsDir(p string) bool {
 	case ".", "..", string(filepath.Separator):
 		return false
 	}
-	parent, plugins := filepath.Dir(p), in.home.PluginsDir()
+	parent, plugins := filepath.Dir(p), in.Home.PluginsDir()
 	if parent == plugins {
 		return true
 	}

@@ -64,9 +64,9 @@ func (in *Installer) readSecrets(e Entry) (map[string]manifest.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(in.home.ConfigDir())
+	root, err := os.OpenRoot(in.Home.ConfigDir())
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", in.home.ConfigDir(), err)
+		return nil, fmt.Errorf("open %s: %w", in.Home.ConfigDir(), err)
 	}
 	defer root.Close()
 	f, err := plugind.OpenRegular(root, name)
@@ -98,7 +98,7 @@ func (in *Installer) readSecrets(e Entry) (map[string]manifest.Value, error) {
 // that none of taken names, atomically and private to the user, and
 // returns its name.
 func (in *Installer) writeSecrets(name string, values map[string]manifest.Value, taken map[string]bool) (string, error) {
-	dir := in.home.ConfigDir()
+	dir := in.Home.ConfigDir()
 	if err := plugind.MkdirPrivate(dir); err != nil {
 		return "", plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", dir, err)
 	}
@@ -121,7 +121,7 @@ func (in *Installer) dropSecrets(file string) {
 	if file == "" || filepath.Base(file) != file || file == "." || file == ".." {
 		return
 	}
-	_ = os.Remove(filepath.Join(in.home.ConfigDir(), file))
+	_ = os.Remove(filepath.Join(in.Home.ConfigDir(), file))
 }
 
 // sweepSecrets deletes whatever in config/ the registry does not name: the
@@ -129,7 +129,7 @@ func (in *Installer) dropSecrets(file string) {
 // registry rename, a writer's temporary file. Like sweepOrphans it runs
 // under the home lock, with the registry read under it.
 func (in *Installer) sweepSecrets(reg *Registry) {
-	dir := in.home.ConfigDir()
+	dir := in.Home.ConfigDir()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -140,7 +140,7 @@ func (in *Installer) sweepSecrets(reg *Registry) {
 	}
 	for _, ent := range ents {
 		if !live[ent.Name()] {
-			in.log.Debug("sweeping a config file the registry does not name", "file", ent.Name())
+			in.Log.Debug("sweeping a config file the registry does not name", "file", ent.Name())
 			_ = os.RemoveAll(filepath.Join(dir, ent.Name()))
 		}
 	}

@@ -28,10 +28,10 @@ type storedRequest struct {
 // StoredPlan returns the plan stored under planID; ok is false when there
 // is none (or this installer keeps no plans).
 func (in *Installer) StoredPlan(ctx context.Context, planID string) (sp *StoredPlan, ok bool, err error) {
-	if in.cache == nil || planID == "" {
+	if in.Cache == nil || planID == "" {
 		return nil, false, nil
 	}
-	body, ok, err := in.cache.GetPlan(ctx, planID)
+	body, ok, err := in.Cache.GetPlan(ctx, planID)
 	if err != nil || !ok {
 		return nil, false, err
 	}

@@ -21,7 +21,7 @@ func TestInstallApproved(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	env.in.cache = db
+	env.in.Cache = db
 	ctx := context.Background()
 
 	resp, err := env.in.InstallApproved(ctx, Request{}, PlanID{})
@@ -38,7 +38,7 @@ func TestInstallApproved(t *testing.T) {
 	if err != nil || !ok || sp.Request.Source.String() != src || sp.Response.PlanID != dry.PlanID {
 		t.Fatalf("stored plan: %+v %v %v", sp, ok, err)
 	}
-	fresh := New(Config{Home: env.home, Sources: env.in.sources, Cache: db})
+	fresh := New(Config{Home: env.home, Sources: env.in.Sources, Cache: db})
 	resp, err = fresh.InstallApproved(ctx, Request{}, planIDOf(t, dry.PlanID))
 	if err != nil || !resp.Applied {
 		t.Fatalf("install by planId: %v %+v", err, resp)

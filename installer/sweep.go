@@ -22,7 +22,7 @@ import (
 // path (a symlinked home), by being the same directory.
 func (in *Installer) sweepOrphans(reg *Registry) {
 	in.sweepSecrets(reg)
-	dir := in.home.PluginsDir()
+	dir := in.Home.PluginsDir()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -45,7 +45,7 @@ func (in *Installer) sweepOrphans(reg *Registry) {
 			_ = os.RemoveAll(p)
 			continue
 		}
-		in.log.Debug("sweeping a folder the registry does not name", "path", p)
+		in.Log.Debug("sweeping a folder the registry does not name", "path", p)
 		_ = in.discard(p)
 	}
 }
@@ -63,7 +63,7 @@ func sameAsAny(p string, infos []os.FileInfo) bool {
 // (--yes) that finds nothing to apply still does, so a home a crashed
 // process left untidy converges on the next run.
 func (in *Installer) Sweep(ctx context.Context) error {
-	reg, unlock, err := lockedState[Registry](ctx, in, in.home.RegistryPath())
+	reg, unlock, err := lockedState[Registry](ctx, in, in.Home.RegistryPath())
 	if err != nil {
 		return err
 	}

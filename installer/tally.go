@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -27,9 +28,9 @@ type Tally struct {
 	Dependencies int
 	// Unchecked are the plugins whose source could not be reached: what
 	// the response says of them is what was cached (Action.Unchecked);
-	// UncheckedWhy says why, each reason once.
-	Unchecked    int
-	UncheckedWhy []string
+	// UncheckedWhy says why, each reason once; UncheckedNames names them.
+	Unchecked                    int
+	UncheckedWhy, UncheckedNames []string
 	// FullTrust names the Ready or Done actions that carry a runtime: code
 	// that runs outside the sandbox.
 	FullTrust []string
@@ -41,6 +42,7 @@ func (r *Response) Tally() Tally {
 	for _, a := range r.Actions {
 		if a.Unchecked != "" {
 			t.Unchecked++
+			t.UncheckedNames = append(t.UncheckedNames, a.Name)
 			if !slices.Contains(t.UncheckedWhy, a.Unchecked) {
 				t.UncheckedWhy = append(t.UncheckedWhy, a.Unchecked)
 			}
@@ -80,6 +82,12 @@ func (r *Response) Tally() Tally {
 // it was asked (blocked, conflicting or failed; skipped ones are policy).
 func (t Tally) NotDone() int { return t.Blocked + t.Conflict + t.Failed }
 
+// UncheckedText says how many plugins could not be checked and why: the
+// start of the response's error, and the CLI's warning.
+func (t Tally) UncheckedText() string {
+	return fmt.Sprintf("could not check %d %s (%s): showing what was cached", t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(t.UncheckedWhy, ", "))
+}
+
 // markUnchecked gives a response whose plugins could not all be checked
 // its verdict (SPEC §11): never "up to date" (StatusUnchecked instead),
 // and not ok — exit status 1 — whatever was planned or applied from the
@@ -95,14 +103,7 @@ func (r *Response) markUnchecked() bool {
 	}
 	if r.OK {
 		r.OK = false
-		var names []string
-		for _, a := range r.Actions {
-			if a.Unchecked != "" {
-				names = append(names, a.Name)
-			}
-		}
-		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "could not check %d %s (%s): showing what was cached for %s (--offline plans from the cache without asking)",
-			t.Unchecked, plural(t.Unchecked, "plugin", "plugins"), strings.Join(t.UncheckedWhy, ", "), strings.Join(names, ", "))
+		r.Err = plugind.Errorf(plugind.CodeSourceUnreadable, "%s for %s (--offline plans from the cache without asking)", t.UncheckedText(), strings.Join(t.UncheckedNames, ", "))
 	}
 	return true
 }

@@ -60,7 +60,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 	if !req.Source.IsZero() || req.Name != "" || len(req.Names) > 0 || req.Subdir != "" || req.Replace || req.Link {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "an update names installed plugins, not a source: source, name, names, subdir, replace and link do not go with it")
 	}
-	reg, err := LoadRegistry(in.home.RegistryPath())
+	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (in *Installer) resolveUpdate(ctx context.Context, req Request, g *updateGr
 	}
 	src = src.Beside(subdir)
 	rr.Source = src
-	f, err := in.sources.Resolve(ctx, rr)
+	f, err := in.Sources.Resolve(ctx, rr)
 	if err != nil {
 		return nil, err
 	}

@@ -293,7 +293,7 @@ func validateSource(ctx context.Context, arg string, src source.Source, err, sta
 		return nil, err
 	}
 	defer done()
-	f, err := in.sources.Resolve(ctx, resolver.Request{Source: src, DocumentOnly: true, Offline: opts.Offline})
+	f, err := in.Sources.Resolve(ctx, resolver.Request{Source: src, DocumentOnly: true, Offline: opts.Offline})
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (in *Installer) marketplaceRootIn(f *resolver.Fetched) (string, error) {
 		return f.Source.Path, nil // a local folder
 	}
 	for _, digest := range f.Snapshots {
-		dir, err := in.store.Path(digest)
+		dir, err := in.Store.Path(digest)
 		if err != nil {
 			continue
 		}
@@ -391,7 +391,7 @@ func (in *Installer) fetchRemoteEntries(ctx context.Context, src source.Source, 
 		out[ref.At] = fetchedEntry{checked: manifest.Checked{Kind: "entry", Entry: ref.At, Name: ref.Name, Note: "not fetched: " + err.Error()},
 			report: manifest.Report{Warnings: []manifest.Finding{{Entry: ref.At, Path: ref.At + ".source", Message: said + err.Error()}}}}
 	}
-	f, err := in.sources.Resolve(ctx, resolver.Request{Source: src, Names: names, Offline: offline})
+	f, err := in.Sources.Resolve(ctx, resolver.Request{Source: src, Names: names, Offline: offline})
 	if err != nil {
 		for _, n := range names {
 			notFetched(byName[n], "not fetched: ", err)

@@ -88,7 +88,7 @@ func (v *listView) load(ctx context.Context, key [32]byte, keyed bool) ([]byte, 
 // nothing (it lists as empty). keyed is false when the file cannot be read,
 // so the caller loads (and reports the read error) instead of caching.
 func (v *listView) registryKey() (key [32]byte, keyed bool) {
-	data, err := os.ReadFile(v.in.Home().RegistryPath())
+	data, err := os.ReadFile(v.in.Home.RegistryPath())
 	if err != nil && !os.IsNotExist(err) {
 		return key, false
 	}

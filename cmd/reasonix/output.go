@@ -16,11 +16,7 @@ func writeJSON(w io.Writer, v any) error { return jsonout.Write(w, v) }
 // fail prints err for a text command and returns the exit-1 error. The
 // message may quote a source or a plugin's text: it is masked and escaped.
 func fail(w io.Writer, err error) error {
-	if code := plugind.CodeOf(err); code != "" {
-		fmt.Fprintf(w, "reasonix: %s [%s]\n", safeText(err.Error()), code)
-	} else {
-		fmt.Fprintf(w, "reasonix: %s\n", safeText(err.Error()))
-	}
+	fmt.Fprintf(w, "reasonix: %s\n", errorText(err))
 	return errFailed
 }
 

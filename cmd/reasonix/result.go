@@ -36,7 +36,7 @@ func (c *console) ok(format string, args ...any) {
 // failed prints a result line for something not done, with why, and
 // returns the exit-1 error of a command that did nothing.
 func (c *console) failed(what string, err error) error {
-	c.result(c.bad(markFailed+" "+what+":") + " " + safeText(errorText(err)))
+	c.result(c.bad(markFailed+" "+what+":") + " " + errorText(err))
 	return errFailed
 }
 
@@ -45,12 +45,13 @@ func (c *console) result(line string) {
 	fmt.Fprintln(c.w, c.fit(line))
 }
 
-// errorText is an error as a result line quotes it: its message and code.
+// errorText is an error as the CLI prints it: its message, masked and
+// escaped, then its code (which is never masked).
 func errorText(err error) string {
 	if code := plugind.CodeOf(err); code != "" {
-		return fmt.Sprintf("%s [%s]", err.Error(), code)
+		return fmt.Sprintf("%s [%s]", safeText(err.Error()), code)
 	}
-	return err.Error()
+	return safeText(err.Error())
 }
 
 // responseResult prints the result line of resp, the response of cmd.
@@ -71,7 +72,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		_ = c.failed(nothing, resp.Err)
 		return
 	case resp.Status == installer.StatusUnchecked:
-		c.result(c.warn(uncheckedText(t)) + upToDateSuffix(t))
+		c.result(c.warn(t.UncheckedText()) + upToDateSuffix(t))
 		return
 	}
 
@@ -147,18 +148,13 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		line += fmt.Sprintf("; %s: %s %s outside the sandbox (%s)", c.trust("FULL TRUST"), safeText(strings.Join(t.FullTrust, ", ")), verb, see)
 	}
 	if t.Unchecked > 0 {
-		line += "; " + c.warn(uncheckedText(t))
+		line += "; " + c.warn(t.UncheckedText())
 	}
 	if resp.OK && t.Unchecked == 0 {
 		c.ok("%s", line)
 		return
 	}
 	c.result(line)
-}
-
-// uncheckedText says how many plugins could not be checked and why.
-func uncheckedText(t installer.Tally) string {
-	return fmt.Sprintf("could not check %s (%s): showing what was cached", plural(t.Unchecked, "plugin"), strings.Join(t.UncheckedWhy, ", "))
 }
 
 // upToDateSuffix counts the plugins an operation found current, checked.
