@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // ErrNotProven is returned by ProveDaemon when something answers at the
@@ -56,7 +58,7 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
 	reached, err := canonicalAddr(conn.RemoteAddr())
-	if err == nil && !isLoopbackHost(hostWithoutPort(reached)) {
+	if err == nil && !host.IsLoopbackHost(hostWithoutPort(reached)) {
 		err = fmt.Errorf("%s reached %s, which is not a loopback address", addr, reached)
 	}
 	if err != nil {

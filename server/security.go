@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // DefaultAddr is where the daemon listens unless told otherwise.
@@ -22,28 +24,17 @@ const MaxBodyBytes = 1 << 20
 // must not be reachable from the network by accident. An empty host means
 // every interface, which is not loopback.
 func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
-	host, _, err := net.SplitHostPort(addr)
+	name, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false, fmt.Errorf("address %q: %w (want HOST:PORT, such as %s)", addr, err, DefaultAddr)
 	}
-	if isLoopbackHost(host) {
+	if host.IsLoopbackHost(name) {
 		return false, nil
 	}
 	if !allowRemote {
-		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, cmp.Or(host, "every interface"))
+		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, cmp.Or(name, "every interface"))
 	}
 	return true, nil
-}
-
-// isLoopbackHost reports whether host (no port, brackets optional) names
-// this machine's loopback interface: localhost, 127.0.0.0/8 or ::1.
-func isLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // loopbackName reports whether a Host header value (host[:port]) is one of
@@ -51,7 +42,7 @@ func isLoopbackHost(host string) bool {
 // literal. The list is closed on purpose: a DNS-rebinding page reaches the
 // daemon with its own host name in Host, never with one of these.
 func loopbackName(hostport string) bool {
-	return isLoopbackHost(hostWithoutPort(hostport))
+	return host.IsLoopbackHost(hostWithoutPort(hostport))
 }
 
 // ipLiteral reports whether a Host header value is an IP address. Those

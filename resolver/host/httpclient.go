@@ -113,6 +113,17 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 // comes every time, so it is not retried.
 var errRedirectRefused = errors.New("refusing redirect")
 
+// IsLoopbackHost reports whether host (no port, brackets optional) names
+// this machine's loopback interface: localhost, 127.0.0.0/8 or ::1.
+func IsLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func checkPublicHost(host string) error {
 	h := strings.ToLower(strings.Trim(host, "[]"))
 	switch {
