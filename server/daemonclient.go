@@ -58,7 +58,7 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
 	reached, err := canonicalAddr(conn.RemoteAddr())
-	if err == nil && !host.IsLoopbackHost(hostWithoutPort(reached)) {
+	if err == nil && !host.IsLoopbackHost(reached) {
 		err = fmt.Errorf("%s reached %s, which is not a loopback address", addr, reached)
 	}
 	if err != nil {

@@ -37,33 +37,18 @@ func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
 	return true, nil
 }
 
-// loopbackName reports whether a Host header value (host[:port]) is one of
-// the names a local client uses for the daemon: localhost or a loopback IP
-// literal. The list is closed on purpose: a DNS-rebinding page reaches the
-// daemon with its own host name in Host, never with one of these.
-func loopbackName(hostport string) bool {
-	return host.IsLoopbackHost(hostWithoutPort(hostport))
-}
-
 // ipLiteral reports whether a Host header value is an IP address. Those
 // cannot be rebound by DNS, so a daemon listening beyond loopback
 // (--allow-remote) accepts them.
 func ipLiteral(hostport string) bool {
-	return net.ParseIP(hostWithoutPort(hostport)) != nil
-}
-
-func hostWithoutPort(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+	return net.ParseIP(host.HostWithoutPort(hostport)) != nil
 }
 
 // checkHost refuses requests whose Host is not a loopback name (DNS
 // rebinding): 421, the server does not serve that name.
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackName(r.Host) && !(s.allowRemote && ipLiteral(r.Host)) {
+		if !host.IsLoopbackHost(r.Host) && !(s.allowRemote && ipLiteral(r.Host)) {
 			writeError(w, http.StatusMisdirectedRequest, CodeForbidden, "host %q is not served here: use http://127.0.0.1, http://localhost or http://[::1]", r.Host)
 			return
 		}
@@ -93,7 +78,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 
 func loopbackOrigin(origin string) bool {
 	u := parseOrigin(origin)
-	return u != nil && loopbackName(u.Host)
+	return u != nil && host.IsLoopbackHost(u.Host)
 }
 
 // parseOrigin reads an Origin header's scheme://host[:port]; nil when it is

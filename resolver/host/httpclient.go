@@ -113,15 +113,25 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 // comes every time, so it is not retried.
 var errRedirectRefused = errors.New("refusing redirect")
 
-// IsLoopbackHost reports whether host (no port, brackets optional) names
-// this machine's loopback interface: localhost, 127.0.0.0/8 or ::1.
+// IsLoopbackHost reports whether host (a port and brackets optional, as in
+// a Host header) names this machine's loopback interface: localhost,
+// 127.0.0.0/8 or ::1. The list is closed on purpose: a DNS-rebinding page
+// reaches the daemon with its own host name in Host, never with one of these.
 func IsLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host = HostWithoutPort(host)
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// HostWithoutPort strips the port and brackets of host[:port].
+func HostWithoutPort(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
 }
 
 func checkPublicHost(host string) error {
