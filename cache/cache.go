@@ -128,10 +128,6 @@ func dsn(abs string) string {
 	// cache anyway; a few hundred KiB each lose nothing measurable.
 	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -pageCacheKiB))
 	q.Set("_txlock", "immediate")
-	return fileURI(abs, q)
-}
-
-func fileURI(abs string, q url.Values) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
 	if u.Path != "" && u.Path[0] != '/' { // a Windows drive path
 		u.Path = "/" + u.Path
