@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -93,9 +92,7 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 }
 
 func (d *ProvenDaemon) askProof(ctx context.Context, token string) error {
-	b := make([]byte, nonceBytes)
-	_, _ = rand.Read(b) // never fails
-	nonce := hex.EncodeToString(b)
+	nonce := randomString(nonceBytes, hex.EncodeToString)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+d.Addr+"/auth/proof", strings.NewReader(`{"nonce":"`+nonce+`"}`))
 	if err != nil {
 		return err
