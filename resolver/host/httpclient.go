@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,18 +47,10 @@ type NetConfig struct {
 }
 
 func (c NetConfig) withDefaults() NetConfig {
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.MaxRetryAfter == 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
-	}
-	if c.Retries == 0 {
-		c.Retries = DefaultRetries
-	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.MaxRetryAfter = cmp.Or(c.MaxRetryAfter, DefaultMaxRetryAfter)
+	c.Retries = cmp.Or(c.Retries, DefaultRetries)
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
 	return c
 }
 
