@@ -72,10 +72,7 @@ func (db *DB) verdictsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]Verdict,
 		out[RepoAt{v.Remote, v.SHA}] = v
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // negativesOf returns, by remote, every negative result of remotes (a
@@ -94,8 +91,5 @@ func (db *DB) negativesOf(ctx context.Context, remotes []string) (map[string][]N
 		out[n.Remote] = append(out[n.Remote], n)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }

@@ -56,13 +56,8 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Open opens (creating it and its parent directory if needed) the cache at
-// path and brings its schema up to date. See OpenWith.
-func Open(ctx context.Context, path string) (*DB, error) {
-	return OpenWith(ctx, path, Options{})
-}
-
-// OpenWith opens the cache at path. A database that SQLite reports corrupt,
+// OpenWith opens (creating it and its parent directory if needed) the cache
+// at path and brings its schema up to date. A database that SQLite reports corrupt,
 // that is not a database at all, or whose schema the migrations cannot bring
 // to the one this code reads (a foreign or damaged schema) is moved aside to
 // path.corrupt-<UTC time> (with its -wal and -shm) and replaced by an empty
@@ -133,10 +128,6 @@ func dsn(abs string) string {
 	// cache anyway; a few hundred KiB each lose nothing measurable.
 	q.Add("_pragma", fmt.Sprintf("cache_size(%d)", -pageCacheKiB))
 	q.Set("_txlock", "immediate")
-	return fileURI(abs, q)
-}
-
-func fileURI(abs string, q url.Values) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
 	if u.Path != "" && u.Path[0] != '/' { // a Windows drive path
 		u.Path = "/" + u.Path

@@ -18,7 +18,7 @@ import (
 func openTemp(t *testing.T) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cache", "cache.db")
-	db, err := Open(context.Background(), path)
+	db, err := OpenWith(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -30,7 +30,7 @@ func TestOpenCreatesParentAndWAL(t *testing.T) {
 	t.Parallel()
 	// Characters that would break a naive DSN ('?', '#', '%', space).
 	dir := filepath.Join(t.TempDir(), "odd ?#% dir", "cache")
-	db, err := Open(context.Background(), filepath.Join(dir, "cache.db"))
+	db, err := OpenWith(context.Background(), filepath.Join(dir, "cache.db"), Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -442,7 +442,7 @@ func TestReopenIsIdempotent(t *testing.T) {
 	must(t, db.PutRef(ctx, Ref{Remote: "r", Ref: "main", SHA: "abc"}))
 	must(t, db.Close())
 	for i := 0; i < 3; i++ {
-		db2, err := Open(ctx, path)
+		db2, err := OpenWith(ctx, path, Options{})
 		if err != nil {
 			t.Fatalf("reopen %d: %v", i, err)
 		}
@@ -465,7 +465,7 @@ func TestReopenIsIdempotent(t *testing.T) {
 func TestConcurrentWriters(t *testing.T) {
 	t.Parallel()
 	db1, path := openTemp(t)
-	db2, err := Open(context.Background(), path)
+	db2, err := OpenWith(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -518,7 +518,7 @@ func TestConcurrentOpenOfFreshFile(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db, err := Open(context.Background(), path)
+			db, err := OpenWith(context.Background(), path, Options{})
 			if err != nil {
 				errs <- err
 				return
@@ -551,7 +551,7 @@ func TestMain(m *testing.M) {
 func helperProcess(path string) int {
 	n, _ := strconv.Atoi(os.Getenv(helperEnv + "_N"))
 	ctx := context.Background()
-	db, err := Open(ctx, path)
+	db, err := OpenWith(ctx, path, Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -584,7 +584,7 @@ func TestTwoProcessWriters(t *testing.T) {
 	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(context.Background(), path)
+	db, err := OpenWith(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,5 @@ func (db *DB) inventoriesOf(ctx context.Context, keys []string) (map[string][]by
 		out[key] = body
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }

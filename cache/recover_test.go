@@ -16,7 +16,7 @@ import (
 func seeded(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cache", "cache.db")
-	db, err := Open(context.Background(), path)
+	db, err := OpenWith(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestUnusableCacheIsNotMoved(t *testing.T) {
 			dir := t.TempDir()
 			path := tc.setup(t, dir)
 			before := listTree(t, dir)
-			db, err := Open(context.Background(), path)
+			db, err := OpenWith(context.Background(), path, Options{})
 			if err == nil {
 				db.Close()
 				t.Fatal("Open succeeded")
@@ -209,7 +209,7 @@ func TestNewerCompatibleSchemaIsUsed(t *testing.T) {
 	t.Parallel()
 	path := seeded(t)
 	rawExec(t, path, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (99, 1)`, `CREATE TABLE future (x)`)
-	db, err := Open(context.Background(), path)
+	db, err := OpenWith(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ type Session struct {
 // read (its zero value: nothing stored).
 type rows[K comparable, V any] struct {
 	m    map[K]V
-	read func(ctx context.Context, keys []K) (map[K]V, error)
+	read func(ctx context.Context, keys []K) (map[K]V, error) // on error, what it gives is not used
 }
 
 func newRows[K comparable, V any](read func(context.Context, []K) (map[K]V, error)) rows[K, V] {

@@ -102,8 +102,5 @@ func (db *DB) snapshotsOf(ctx context.Context, ats []RepoAt) (map[RepoAt]map[str
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }

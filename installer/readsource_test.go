@@ -131,7 +131,7 @@ func TestBareNameAndFolder(t *testing.T) {
 func TestMarketEntryInstallsByPlanID(t *testing.T) {
 	env := newEnv(t)
 	shelfMarket(t, env)
-	db, err := cache.Open(context.Background(), env.home.CachePath())
+	db, err := cache.OpenWith(context.Background(), env.home.CachePath(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

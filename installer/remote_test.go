@@ -46,7 +46,7 @@ func newRemoteEnv(t testing.TB, gh *fakegithub.Server, o remoteOpts) *remoteEnv 
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := cache.Open(context.Background(), env.home.CachePath())
+	db, err := cache.OpenWith(context.Background(), env.home.CachePath(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

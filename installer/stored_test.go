@@ -16,7 +16,7 @@ import (
 func TestInstallApproved(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	db, err := cache.Open(context.Background(), env.home.CachePath())
+	db, err := cache.OpenWith(context.Background(), env.home.CachePath(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 
@@ -46,9 +47,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	f.Commit, f.Unchecked = pin.SHA, pin.Unchecked
 	defer markUnchecked(f)
-	if f.Ref == "" {
-		f.Ref = host.HeadRef
-	}
+	f.Ref = cmp.Or(f.Ref, host.HeadRef)
 	// A folder of a repository is fetched alone; a repository's root is
 	// fetched whole, since it may be a marketplace whose entries live in it.
 	// A repository over the budget as a whole may still hold a marketplace

@@ -43,7 +43,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.db, err = cache.Open(context.Background(), filepath.Join(dir, "cache.db"))
+	e.db, err = cache.OpenWith(context.Background(), filepath.Join(dir, "cache.db"), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

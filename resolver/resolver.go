@@ -8,6 +8,7 @@
 package resolver
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"runtime"
@@ -244,15 +245,11 @@ func New(cfg Config) *Sources {
 	if cfg.Budget == (plugind.Budget{}) {
 		cfg.Budget = plugind.DefaultBudget
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Progress == nil {
-		cfg.Progress = noProgress{}
-	}
+	cfg.Progress = cmp.Or[Progress](cfg.Progress, noProgress{})
 	return &Sources{cfg: cfg, writes: semaphore.NewWeighted(int64(max(4, writesPerCore*runtime.GOMAXPROCS(0))))}
 }
 

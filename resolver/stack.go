@@ -63,12 +63,8 @@ type Hosts struct {
 
 // NewHosts builds the hosts of cfg.
 func NewHosts(cfg HostConfig) (*Hosts, error) {
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Net.Log == nil {
-		cfg.Net.Log = cfg.Log
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
+	cfg.Net.Log = cmp.Or(cfg.Net.Log, cfg.Log)
 	// Every request reports to its context's Watcher (the CLI's progress).
 	rt := host.Watch(host.NewTransport(cfg.Net), cfg.Net.Timeout)
 	// REASONIX_GITHUB_URL and _API_URL win; a rewrite rule for github.com

@@ -12,6 +12,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // WriteAddrFile records addr (host:port, one line) in path, the home's
@@ -56,11 +57,11 @@ func ReadAddrFile(path string) (string, error) {
 		return "", err
 	}
 	addr := strings.TrimSpace(string(data))
-	host, port, err := net.SplitHostPort(addr)
+	name, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" || port == "0" {
 		return "", fmt.Errorf("%s does not hold a HOST:PORT address (%q); remove it", path, addr)
 	}
-	if !isLoopbackHost(host) {
+	if !host.IsLoopbackHost(name) {
 		return "", fmt.Errorf("%s names %s, which is not a loopback address; refusing to send the token there", path, addr)
 	}
 	return addr, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // ErrNotProven is returned by ProveDaemon when something answers at the
@@ -56,7 +57,7 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 		return nil, fmt.Errorf("connect to %s: %w", addr, err)
 	}
 	reached, err := canonicalAddr(conn.RemoteAddr())
-	if err == nil && !isLoopbackHost(hostWithoutPort(reached)) {
+	if err == nil && !host.IsLoopbackHost(reached) {
 		err = fmt.Errorf("%s reached %s, which is not a loopback address", addr, reached)
 	}
 	if err != nil {
@@ -91,9 +92,7 @@ func ProveDaemon(ctx context.Context, addr, token string) (*ProvenDaemon, error)
 }
 
 func (d *ProvenDaemon) askProof(ctx context.Context, token string) error {
-	b := make([]byte, nonceBytes)
-	_, _ = rand.Read(b) // never fails
-	nonce := hex.EncodeToString(b)
+	nonce := randomString(nonceBytes, hex.EncodeToString)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+d.Addr+"/auth/proof", strings.NewReader(`{"nonce":"`+nonce+`"}`))
 	if err != nil {
 		return err

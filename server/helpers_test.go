@@ -58,7 +58,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.db, err = cache.Open(context.Background(), e.home.CachePath())
+	e.db, err = cache.OpenWith(context.Background(), e.home.CachePath(), cache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // The installer page (SPEC §12): one HTML document, one stylesheet and one
@@ -161,7 +163,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	pageHeaders(h)
 	h.Set("Cache-Control", "no-store")
-	if !loopbackName(r.Host) {
+	if !host.IsLoopbackHost(r.Host) {
 		// Only at a loopback address does the browser mark the page's own
 		// requests (sessionAuth needs that), and only there do the cookie
 		// and the page token not cross a network in clear. The code is

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"reasonix.io/plugind/resolver/host"
 )
 
 // DefaultAddr is where the daemon listens unless told otherwise.
@@ -22,57 +24,31 @@ const MaxBodyBytes = 1 << 20
 // must not be reachable from the network by accident. An empty host means
 // every interface, which is not loopback.
 func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
-	host, _, err := net.SplitHostPort(addr)
+	name, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false, fmt.Errorf("address %q: %w (want HOST:PORT, such as %s)", addr, err, DefaultAddr)
 	}
-	if isLoopbackHost(host) {
+	if host.IsLoopbackHost(name) {
 		return false, nil
 	}
 	if !allowRemote {
-		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, cmp.Or(host, "every interface"))
+		return true, fmt.Errorf("refusing to listen on %s (%s is not a loopback address): anyone who can reach the daemon and holds its token can install code; pass --allow-remote if you mean it", addr, cmp.Or(name, "every interface"))
 	}
 	return true, nil
-}
-
-// isLoopbackHost reports whether host (no port, brackets optional) names
-// this machine's loopback interface: localhost, 127.0.0.0/8 or ::1.
-func isLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// loopbackName reports whether a Host header value (host[:port]) is one of
-// the names a local client uses for the daemon: localhost or a loopback IP
-// literal. The list is closed on purpose: a DNS-rebinding page reaches the
-// daemon with its own host name in Host, never with one of these.
-func loopbackName(hostport string) bool {
-	return isLoopbackHost(hostWithoutPort(hostport))
 }
 
 // ipLiteral reports whether a Host header value is an IP address. Those
 // cannot be rebound by DNS, so a daemon listening beyond loopback
 // (--allow-remote) accepts them.
 func ipLiteral(hostport string) bool {
-	return net.ParseIP(hostWithoutPort(hostport)) != nil
-}
-
-func hostWithoutPort(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+	return net.ParseIP(host.HostWithoutPort(hostport)) != nil
 }
 
 // checkHost refuses requests whose Host is not a loopback name (DNS
 // rebinding): 421, the server does not serve that name.
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackName(r.Host) && !(s.allowRemote && ipLiteral(r.Host)) {
+		if !host.IsLoopbackHost(r.Host) && !(s.allowRemote && ipLiteral(r.Host)) {
 			writeError(w, http.StatusMisdirectedRequest, CodeForbidden, "host %q is not served here: use http://127.0.0.1, http://localhost or http://[::1]", r.Host)
 			return
 		}
@@ -102,7 +78,7 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 
 func loopbackOrigin(origin string) bool {
 	u := parseOrigin(origin)
-	return u != nil && loopbackName(u.Host)
+	return u != nil && host.IsLoopbackHost(u.Host)
 }
 
 // parseOrigin reads an Origin header's scheme://host[:port]; nil when it is

@@ -116,17 +116,17 @@ func newSessionStore(now func() time.Time) *sessionStore {
 	}
 }
 
-// randomString returns n random bytes, base64url without padding
+// randomString returns n random bytes spelled by encode
 // (crypto/rand.Read never fails).
-func randomString(n int) string {
+func randomString(n int, encode func([]byte) string) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return encode(b)
 }
 
 // newCode issues a single-use login code valid for CodeTTL.
 func (st *sessionStore) newCode() (string, time.Time, error) {
-	code := randomString(32)
+	code := randomString(32, base64.RawURLEncoding.EncodeToString)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()
@@ -155,7 +155,7 @@ func (st *sessionStore) redeem(code, previous string) (cookie, pageToken string,
 	if code == "" {
 		return "", "", errCodeMissing
 	}
-	cookie, pageToken = randomString(32), randomString(32)
+	cookie, pageToken = randomString(32, base64.RawURLEncoding.EncodeToString), randomString(32, base64.RawURLEncoding.EncodeToString)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := st.now()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -33,9 +32,7 @@ func LoadOrCreateToken(path string) (token string, created bool, err error) {
 	if err := plugind.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return "", false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
-	var b [32]byte
-	_, _ = rand.Read(b[:]) // never fails
-	tok = hex.EncodeToString(b[:])
+	tok = randomString(32, hex.EncodeToString)
 	// CreateTemp makes the file 0600: the token is never readable by others.
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".serve.token-*")
 	if err != nil {

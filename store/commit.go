@@ -177,7 +177,7 @@ func normalize(tree *plugind.Tree) error {
 	}
 	// Every Source is a real path (ScanTree never lists a file through a
 	// link), so the links can go first, and a folder link's files are then
-	// copied into a real folder of its name.
+	// copied into a real folder of its name: nothing is at a copy's path.
 	for _, l := range links {
 		if err := os.Remove(l); err != nil {
 			return fmt.Errorf("remove symlink %s: %w", l, err)
@@ -191,7 +191,7 @@ func normalize(tree *plugind.Tree) error {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return fmt.Errorf("materialize symlink %s: %w", f.Path, err)
 		}
-		if err := copyReplace(f.Source, p, f.Executable); err != nil {
+		if err := CopyFile(f.Source, p, f.Executable, nil, nil, false); err != nil {
 			return fmt.Errorf("materialize symlink %s: %w", f.Path, err)
 		}
 	}

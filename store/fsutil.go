@@ -2,12 +2,9 @@ package store
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"reasonix.io/plugind"
 )
 
 // removeTree deletes a tree that may contain read-only directories (a
@@ -60,41 +57,6 @@ func makeReadOnly(root string) error {
 		}
 		return os.Chmod(p, mode)
 	})
-}
-
-// copyReplace replaces dst (a symlink) by a regular copy of src, through a
-// temporary file so dst is never missing or partial.
-func copyReplace(src, dst string, executable bool) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".materialize-*")
-	if err != nil {
-		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := io.Copy(tmp, in); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(plugind.FileMode(executable)); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 func exists(p string) bool {

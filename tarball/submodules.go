@@ -1,6 +1,7 @@
 package tarball
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -67,9 +68,7 @@ func (e *SubmoduleError) Unwrap() error { return e.Err }
 // must not be taken (remembered, reported) for the parent's.
 func sealed(err error) error {
 	code := plugind.CodeOf(err)
-	if code == "" {
-		code = plugind.CodeSourceUnreadable
-	}
+	code = cmp.Or(code, plugind.CodeSourceUnreadable)
 	return &plugind.Error{Code: code, Msg: err.Error()}
 }
 

@@ -95,7 +95,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		_ = os.Remove(dest)
 		return nil, fmt.Errorf("extract into %s: %w", dest, err)
 	}
-	return &Writer{
+	x := &Writer{
 		ctx:        ctx,
 		dest:       dest,
 		root:       root,
@@ -107,8 +107,11 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		made:       map[string]bool{".": true},
 		subFolders: map[string]bool{},
 		buf:        make([]byte, bufSize),
-		sums:       sumsMap(opts.Hash),
-	}, nil
+	}
+	if opts.Hash {
+		x.sums = map[string]writtenFile{}
+	}
+	return x, nil
 }
 
 // Abort removes everything the Writer wrote and returns err.
@@ -270,13 +273,6 @@ func (x *Writer) ensureDir(rel, name string) error {
 		x.dirList = append(x.dirList, rel)
 	}
 	return nil
-}
-
-func sumsMap(on bool) map[string]writtenFile {
-	if !on {
-		return nil
-	}
-	return map[string]writtenFile{}
 }
 
 // confined reports a failed write; one that os.Root refused because it

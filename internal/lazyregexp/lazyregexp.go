@@ -27,9 +27,8 @@ func (r *Regexp) Compiled() *regexp.Regexp {
 	return r.re
 }
 
-func (r *Regexp) String() string             { return r.pattern }
-func (r *Regexp) MatchString(s string) bool  { return r.Compiled().MatchString(s) }
-func (r *Regexp) FindString(s string) string { return r.Compiled().FindString(s) }
+func (r *Regexp) String() string            { return r.pattern }
+func (r *Regexp) MatchString(s string) bool { return r.Compiled().MatchString(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string {
 	return r.Compiled().FindStringSubmatch(s)
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,9 +78,7 @@ func NewAPIBudget(cfg BudgetConfig) *APIBudget {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
+	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	base := strings.TrimSuffix(cfg.BaseURL, "/") + "/"
 	api := cfg.Name
 	if u, err := url.Parse(base); err == nil && u.Host != "" {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,9 +65,7 @@ type Cached struct {
 
 // NewCached wraps inner.
 func NewCached(inner Repo, db MetaStore, opts CacheOptions) *Cached {
-	if opts.NegativeTTL == 0 {
-		opts.NegativeTTL = DefaultNegativeTTL
-	}
+	opts.NegativeTTL = cmp.Or(opts.NegativeTTL, DefaultNegativeTTL)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -11,6 +11,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -55,12 +56,7 @@ type Refs struct {
 const HeadRef = "HEAD"
 
 // RefName is ref as a name: "" (the default branch) is HeadRef.
-func RefName(ref string) string {
-	if ref == "" {
-		return HeadRef
-	}
-	return ref
-}
+func RefName(ref string) string { return cmp.Or(ref, HeadRef) }
 
 // Names lists the branch and tag names, HEAD left out.
 func (r *Refs) Names() []string {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,18 +47,10 @@ type NetConfig struct {
 }
 
 func (c NetConfig) withDefaults() NetConfig {
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.MaxRetryAfter == 0 {
-		c.MaxRetryAfter = DefaultMaxRetryAfter
-	}
-	if c.Retries == 0 {
-		c.Retries = DefaultRetries
-	}
-	if c.Log == nil {
-		c.Log = slog.New(slog.DiscardHandler)
-	}
+	c.Timeout = cmp.Or(c.Timeout, DefaultTimeout)
+	c.MaxRetryAfter = cmp.Or(c.MaxRetryAfter, DefaultMaxRetryAfter)
+	c.Retries = cmp.Or(c.Retries, DefaultRetries)
+	c.Log = cmp.Or(c.Log, slog.New(slog.DiscardHandler))
 	return c
 }
 
@@ -112,6 +105,27 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 // errRedirectRefused is a redirect checkRedirect refused: the same answer
 // comes every time, so it is not retried.
 var errRedirectRefused = errors.New("refusing redirect")
+
+// IsLoopbackHost reports whether host (a port and brackets optional, as in
+// a Host header) names this machine's loopback interface: localhost,
+// 127.0.0.0/8 or ::1. The list is closed on purpose: a DNS-rebinding page
+// reaches the daemon with its own host name in Host, never with one of these.
+func IsLoopbackHost(host string) bool {
+	host = HostWithoutPort(host)
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// HostWithoutPort strips the port and brackets of host[:port].
+func HostWithoutPort(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
 
 func checkPublicHost(host string) error {
 	h := strings.ToLower(strings.Trim(host, "[]"))

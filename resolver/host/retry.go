@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -20,9 +21,7 @@ type Retry struct {
 
 // NewRetry wraps r.
 func NewRetry(r Repo, log *slog.Logger) *Retry {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log = cmp.Or(log, slog.New(slog.DiscardHandler))
 	return &Retry{Repo: r, Attempts: 3, Wait: 200 * time.Millisecond, Log: log}
 }
 

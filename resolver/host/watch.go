@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -73,9 +74,7 @@ type watchTransport struct {
 // Watch wraps rt so that requests report to their context's Watcher;
 // limit is the timeout after which a silent host is given up on.
 func Watch(rt http.RoundTripper, limit time.Duration) http.RoundTripper {
-	if limit == 0 {
-		limit = DefaultTimeout
-	}
+	limit = cmp.Or(limit, DefaultTimeout)
 	return &watchTransport{next: rt, limit: limit, tick: 250 * time.Millisecond}
 }
 

@@ -58,9 +58,7 @@ type Repo struct {
 
 // New returns the git Repo of src, reached as cfg says.
 func New(src source.Source, cfg Config) *Repo {
-	if cfg.Client == nil {
-		cfg.Client = host.NewHTTPClient(http.DefaultTransport)
-	}
+	cfg.Client = cmp.Or(cfg.Client, host.NewHTTPClient(http.DefaultTransport))
 	cfg.Timeout = cmp.Or(cfg.Timeout, host.DefaultTimeout)
 	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	return &Repo{src: src, cfg: cfg}

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
@@ -89,7 +90,7 @@ func (r *restRepo) Resolve(ctx context.Context, ref string, known *host.Pin) (ho
 	case err == nil:
 		sha = strings.TrimSpace(sha)
 		if !source.IsSHA(sha) {
-			return host.Pin{}, plugind.Errorf(plugind.CodeSourceUnreadable, "resolve %s of %s: the API answered %q, not a commit id", host.DescribeRef(ref), r.src.Key(), truncate(sha, 60))
+			return host.Pin{}, plugind.Errorf(plugind.CodeSourceUnreadable, "resolve %s of %s: the API answered %q, not a commit id", host.DescribeRef(ref), r.src.Key(), jsondoc.Clip(sha, 60))
 		}
 		return host.Pin{SHA: sha, ETag: `"` + sha + `"`, At: now}, nil
 	}
@@ -246,11 +247,4 @@ func (r *restRepo) gitlinks(sha string) func(ctx context.Context, paths []string
 		}
 		return out, nil
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

@@ -13,7 +13,6 @@ import (
 	"cmp"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,21 +107,13 @@ func checkURL(raw string) (string, error) {
 	switch u.Scheme {
 	case "https":
 	case "http":
-		if !loopback(u.Hostname()) {
+		if !host.IsLoopbackHost(u.Hostname()) {
 			return "", bad("is plain http to another machine; the token would travel in the clear: use https")
 		}
 	default:
 		return "", bad("must be https (or http on this machine)")
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
-}
-
-func loopback(h string) bool {
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Client talks to the replicas of one mirror.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -184,9 +185,7 @@ func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr htt
 	if err != nil {
 		return fmt.Errorf("team mirror %s: %w", base, err)
 	}
-	for k, v := range hdr {
-		req.Header[k] = v
-	}
+	maps.Copy(req.Header, hdr)
 	if r.c.cfg.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.c.cfg.Token)
 	}
