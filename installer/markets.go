@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
@@ -99,7 +100,7 @@ func (in *Installer) recordMarket(ctx context.Context, m *resolver.Market, subdi
 	}
 	defer unlock()
 	now := in.Now().UTC()
-	up := &MarketplaceUpdate{Entries: entries, Warnings: nonNil(warnings)}
+	up := &MarketplaceUpdate{Entries: entries, Warnings: manifest.NonNil(warnings)}
 	k, ok := known.Find(m.Name)
 	switch {
 	case ok && (k.Source != m.Source || k.Subdir != subdir):
@@ -126,7 +127,7 @@ func (in *Installer) Marketplaces(context.Context) ([]KnownMarketplace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nonNil(known.Marketplaces), nil
+	return manifest.NonNil(known.Marketplaces), nil
 }
 
 // knownMarketplace returns the marketplace named name.
@@ -177,7 +178,7 @@ func (in *Installer) UpdateMarketplaces(ctx context.Context, name string, offlin
 			return nil, fmt.Errorf("marketplace %s: %w", k.Name, err)
 		}
 		if f.Unchecked != "" {
-			out = append(out, MarketplaceUpdate{KnownMarketplace: k, Previous: k.Commit, Entries: len(f.Entries), Warnings: nonNil(f.Warnings), Unchecked: f.Unchecked})
+			out = append(out, MarketplaceUpdate{KnownMarketplace: k, Previous: k.Commit, Entries: len(f.Entries), Warnings: manifest.NonNil(f.Warnings), Unchecked: f.Unchecked})
 			continue
 		}
 		if f.Market.Name != k.Name {

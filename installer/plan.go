@@ -401,13 +401,6 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 	return out
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 func checkDuplicateNames(actions []Action) error {
 	seen := map[string]bool{}
 	for _, a := range actions {
@@ -537,7 +530,7 @@ func planID(p *Plan) PlanID {
 func (p *Plan) Response() *Response {
 	r := &Response{
 		OK: true, Status: StatusPlanned, PlanID: p.PlanID.String(), ContentDigest: p.ContentDigest,
-		Source: p.Source, Resolved: p.Resolved, Actions: nonNil(p.Actions), Warnings: nonNil(p.Warnings),
+		Source: p.Source, Resolved: p.Resolved, Actions: manifest.NonNil(p.Actions), Warnings: manifest.NonNil(p.Warnings),
 	}
 	if err := p.failure(); err != nil {
 		r.OK, r.Status = false, StatusRefused

@@ -324,8 +324,8 @@ func emptyInventory() Inventory {
 func inventoryOf(pkg *manifest.Package) Inventory {
 	return Inventory{
 		Compatibility: string(pkg.Compatibility),
-		Skills:        nonNil(pkg.Skills), Commands: nonNil(pkg.Commands), Agents: nonNil(pkg.Agents),
-		Hooks: nonNil(pkg.Hooks), MCPServers: nonNil(pkg.MCPServers), Runtime: pkg.Runtime,
+		Skills:        manifest.NonNil(pkg.Skills), Commands: manifest.NonNil(pkg.Commands), Agents: manifest.NonNil(pkg.Agents),
+		Hooks: manifest.NonNil(pkg.Hooks), MCPServers: manifest.NonNil(pkg.MCPServers), Runtime: pkg.Runtime,
 		LSPServers: pkg.LSPServers,
 	}
 }

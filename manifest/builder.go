@@ -343,7 +343,7 @@ func (b *builder) addAgent(f mdFile, byFrontMatter bool) {
 // files (the items keep their discovery order, which is deterministic).
 func (b *builder) finish() {
 	p := b.pkg
-	p.Skills, p.Commands, p.Agents = nonNil(p.Skills), nonNil(p.Commands), nonNil(p.Agents)
-	p.Hooks, p.MCPServers, p.Warnings = nonNil(p.Hooks), nonNil(p.MCPServers), nonNil(p.Warnings)
+	p.Skills, p.Commands, p.Agents = NonNil(p.Skills), NonNil(p.Commands), NonNil(p.Agents)
+	p.Hooks, p.MCPServers, p.Warnings = NonNil(p.Hooks), NonNil(p.MCPServers), NonNil(p.Warnings)
 	sort.Strings(p.configFiles)
 }

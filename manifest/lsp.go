@@ -51,7 +51,7 @@ func (b *builder) lspMap(src string, m *node) {
 			continue
 		}
 		exts := slices.Sorted(maps.Keys(s.ExtensionToLanguage))
-		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: nonNil(s.Args), Extensions: exts, Source: src})
+		b.pkg.LSPServers = append(b.pkg.LSPServers, LSPServer{Name: name, Command: s.Command, Args: NonNil(s.Args), Extensions: exts, Source: src})
 		b.skip("%s: LSP server %q (%s) is declared, but Reasonix has no language-server runtime; not mapped (Claude Code runs it)", src, name, strings.TrimSpace(s.Command+" "+strings.Join(s.Args, " ")))
 	}
 }

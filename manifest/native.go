@@ -360,13 +360,13 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	command := secrets.Mask(r.Command)
 	rt := &Runtime{
 		Command:      command,
-		Args:         nonNil(secrets.MaskArgs(r.Args)),
+		Args:         NonNil(secrets.MaskArgs(r.Args)),
 		Env:          secrets.MaskValues(r.Env),
 		Required:     r.Required,
 		Priority:     int(r.Priority),
-		Capabilities: nonNil(r.Capabilities),
-		Intercepts:   nonNil(r.Intercepts),
-		Replaces:     nonNil(r.Replaces),
+		Capabilities: NonNil(r.Capabilities),
+		Intercepts:   NonNil(r.Intercepts),
+		Replaces:     NonNil(r.Replaces),
 		Tools:        []RuntimeTool{},
 		FullTrust:    true,
 		Warning: fmt.Sprintf("FULL TRUST: this plugin runs %s outside the sandbox with your unfiltered environment. "+
@@ -402,8 +402,8 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	return rt, nil
 }
 
-// nonNil is s, or an empty list for nil, so JSON shows [] rather than null.
-func nonNil[T any](s []T) []T {
+// NonNil is s, or an empty list for nil, so JSON shows [] rather than null.
+func NonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}

@@ -122,7 +122,7 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 	for i := range c.LSPServers {
 		l := &c.LSPServers[i]
 		l.Command = secrets.Mask(ExpandUserConfig(l.Command, texts))
-		l.Args = nonNil(secrets.MaskArgs(expandAll(l.Args, texts)))
+		l.Args = NonNil(secrets.MaskArgs(expandAll(l.Args, texts)))
 	}
 	return &c
 }

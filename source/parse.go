@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -131,7 +132,7 @@ func parseGitScheme(raw string) (Source, error) {
 func parseURL(raw string) (Source, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return Source{}, invalid(raw, "not a valid URL: %v", stripURLError(err))
+		return Source{}, invalid(raw, "not a valid URL: %v", StripURLError(err))
 	}
 	scheme := strings.ToLower(u.Scheme)
 	switch scheme {
@@ -182,10 +183,12 @@ func parseURL(raw string) (Source, error) {
 	return s, nil
 }
 
-// stripURLError drops url.Error's echo of the whole URL, which may hold a
-// credential.
-func stripURLError(err error) error {
-	if ue, ok := err.(*url.Error); ok {
+// StripURLError drops url.Error's echo of the whole URL, which may hold a
+// credential (and, in a transport error, is long and says nothing the
+// message does not).
+func StripURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err
@@ -292,7 +295,7 @@ func ParseRepoURL(raw string, shorthand bool) (Source, error) {
 	}
 	parsed, err := url.Parse(u)
 	if err != nil {
-		return Source{}, invalid(raw, "not a valid URL: %v", stripURLError(err))
+		return Source{}, invalid(raw, "not a valid URL: %v", StripURLError(err))
 	}
 	if parsed.Fragment != "" || strings.Contains(u, "#") {
 		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")

@@ -10,6 +10,8 @@ import (
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // exactArgs is cobra.ExactArgs saying, in words, what the command needs
@@ -22,7 +24,7 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 			return usageError(fmt.Errorf("%s needs %s (see '%s --help')", cmd.CommandPath(), what, cmd.CommandPath()))
 		case len(args) > n:
 			return usageError(fmt.Errorf("%s takes %s, not %d: %s (see '%s --help')", cmd.CommandPath(), plural(n, "argument"), len(args),
-				strings.Join(quoteEach(args[n:]), " "), cmd.CommandPath()))
+				strings.Join(jsondoc.QuoteEach(args[n:]), " "), cmd.CommandPath()))
 		}
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // group makes c a command that only holds subcommands: alone it prints its
@@ -36,17 +38,9 @@ func unknownCommand(cmd *cobra.Command, word string) string {
 	}
 	msg := fmt.Sprintf("unknown command %q for %q", word, cmd.CommandPath())
 	if s := cmd.SuggestionsFor(word); len(s) > 0 {
-		return msg + "; did you mean " + strings.Join(quoteEach(s), " or ") + "?"
+		return msg + "; did you mean " + strings.Join(jsondoc.QuoteEach(s), " or ") + "?"
 	}
 	return msg + "; run '" + cmd.CommandPath() + " --help' for the commands"
-}
-
-func quoteEach(xs []string) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = fmt.Sprintf("%q", x)
-	}
-	return out
 }
 
 // firstWord is the first argument that is not a flag ("" when none).

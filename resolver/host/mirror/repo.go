@@ -194,7 +194,7 @@ func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr htt
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s: %v", base, stripURL(err))}
+		return &replicaError{err: plugind.Errorf(plugind.CodeSourceUnreadable, "team mirror %s: %v", base, source.StripURLError(err))}
 	}
 	defer resp.Body.Close()
 	switch {
@@ -204,16 +204,6 @@ func (r *Repo) try(ctx context.Context, base, path string, q url.Values, hdr htt
 		return nil
 	}
 	return handle(resp, base)
-}
-
-// stripURL drops the request URL from a transport error: it is long and
-// says nothing the message does not.
-func stripURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
 
 func (r *Repo) query() url.Values { return url.Values{"repo": {r.src.URL()}} }
