@@ -147,9 +147,7 @@ func partial(actions []Action) error {
 	if len(byStatus) == 0 {
 		return nil
 	}
-	if code == "" {
-		code = plugind.CodeBlocked
-	}
+	code = cmp.Or(code, plugind.CodeBlocked)
 	var parts []string
 	for _, st := range []ActionStatus{ActionBlocked, ActionConflict, ActionFailed} {
 		if names := byStatus[st]; len(names) > 0 {

@@ -233,9 +233,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			if !site.market.IsZero() {
 				a.Marketplace = site.market
 			}
-			if a.Name == "" {
-				a.Name = f.Candidates[k].Name
-			}
+			a.Name = cmp.Or(a.Name, f.Candidates[k].Name)
 			if _, taken := dp.index[a.Name]; taken {
 				continue // two marketplaces answered for one name; the first stands
 			}

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"reasonix.io/plugind"
@@ -56,10 +57,7 @@ func fieldsOf(err error) errorFields {
 	if err == nil {
 		return errorFields{}
 	}
-	code := plugind.CodeOf(err)
-	if code == "" {
-		code = plugind.CodeSourceUnreadable
-	}
+	code := cmp.Or(plugind.CodeOf(err), plugind.CodeSourceUnreadable)
 	return errorFields{Error: err.Error(), ErrorCode: string(code)}
 }
 

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -233,10 +234,7 @@ func (s *stripper) varFor(owner string, f secret) string {
 	case Userinfo:
 		base = upperSnake(owner, "url_credentials")
 	default:
-		base = f.Name
-		if base == "" {
-			base = upperSnake(owner, "secret")
-		}
+		base = cmp.Or(f.Name, upperSnake(owner, "secret"))
 	}
 	name := base
 	for n := 2; ; n++ {

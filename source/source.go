@@ -137,7 +137,7 @@ func (s Source) Split(refs []string) Source {
 		return s
 	}
 	segs := strings.Split(s.tree, "/")
-	best := 0
+	best := 1 // no ref matches: the first segment is the ref
 	if !IsSHA(segs[0]) {
 		for i := len(segs); i >= 1; i-- {
 			if slices.Contains(refs, strings.Join(segs[:i], "/")) {
@@ -145,9 +145,6 @@ func (s Source) Split(refs []string) Source {
 				break
 			}
 		}
-	}
-	if best == 0 {
-		best = 1
 	}
 	// Told apart, the segments are the ref and the folder alone, so a split
 	// source equals the one its text (the same tree URL) reads back as.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
 	"reasonix.io/plugind/resolver/host"
 )
 
@@ -19,9 +21,7 @@ var version = ""
 func versionLine() string {
 	v, commit, date, dirty := version, "unknown", "unknown", false
 	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" {
-			v = info.Main.Version
-		}
+		v = cmp.Or(v, info.Main.Version)
 		for _, s := range info.Settings {
 			switch s.Key {
 			case "vcs.revision":

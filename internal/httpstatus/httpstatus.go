@@ -2,7 +2,10 @@
 // metrics: the daemon's, the mirror's and the fake GitHub's.
 package httpstatus
 
-import "net/http"
+import (
+	"cmp"
+	"net/http"
+)
 
 // Recorder passes a response through to the ResponseWriter it wraps and
 // remembers its status and how many body bytes were written.
@@ -19,17 +22,13 @@ func Record(w http.ResponseWriter) *Recorder {
 
 // WriteHeader keeps the first status, as net/http sends only the first.
 func (r *Recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
+	r.status = cmp.Or(r.status, code)
 	r.ResponseWriter.WriteHeader(code)
 }
 
 // Write counts the bytes written; a body without a header first is a 200.
 func (r *Recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
+	r.status = cmp.Or(r.status, http.StatusOK)
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
 	return n, err

@@ -2,6 +2,7 @@ package git
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -128,9 +129,7 @@ func (d *deltaReader) next() error {
 				size |= int64(b) << (8 * (i - 4))
 			}
 		}
-		if size == 0 {
-			size = 0x10000
-		}
+		size = cmp.Or(size, 0x10000) // a copy of size 0 copies 64 KiB (git's pack format)
 		if off+size > d.baseSize || size > left {
 			return fmt.Errorf("delta copies %d bytes at %d from a %d-byte base with %d bytes left to produce", size, off, d.baseSize, left)
 		}
