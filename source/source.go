@@ -137,7 +137,7 @@ func (s Source) Split(refs []string) Source {
 		return s
 	}
 	segs := strings.Split(s.tree, "/")
-	best := 1 // no ref matches: the first segment is the ref
+	best := 1 // a commit id, or no ref matching: the first segment is the ref
 	if !IsSHA(segs[0]) {
 		for i := len(segs); i >= 1; i-- {
 			if slices.Contains(refs, strings.Join(segs[:i], "/")) {
