@@ -290,3 +290,47 @@ func TestPlainHelperFailuresAreReported(t *testing.T) {
 		}
 	}
 }
+
+// The ref listing refs keeps must follow every move, however it was made:
+// the helpers', and git run on the repository behind the server's back
+// (a loose ref rewritten, refs packed, a branch deleted).
+func TestRefsFollowEveryMove(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	r := s.CreateRepo("acme", "moves")
+	a := r.Commit("main", map[string]string{"a": "1"})
+	b := r.Commit("main", map[string]string{"a": "2"})
+	ctx := context.Background()
+	head := func(want string) {
+		t.Helper()
+		got, err := r.resolve(ctx, "HEAD")
+		if err != nil || got != want {
+			t.Fatalf("HEAD = %s, %v; want %s", got, err, want)
+		}
+	}
+	git := func(args ...string) {
+		t.Helper()
+		if _, err := s.runGit(ctx, r.gitDir, nil, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head(b)
+	head(b) // from the kept listing
+	r.ResetBranch("main", a)
+	head(a)
+	git("update-ref", "refs/heads/main", b)
+	head(b)
+	git("pack-refs", "--all")
+	head(b)
+	git("update-ref", "refs/heads/main", a)
+	head(a)
+	git("pack-refs", "--all")
+	git("update-ref", "refs/heads/side", b)
+	if got, err := r.resolve(ctx, "side"); err != nil || got != b {
+		t.Fatalf("side = %s, %v; want %s", got, err, b)
+	}
+	git("update-ref", "-d", "refs/heads/side")
+	if _, err := r.resolve(ctx, "side"); err != errNoRef {
+		t.Fatalf("deleted side: %v; want errNoRef", err)
+	}
+}

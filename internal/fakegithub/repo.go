@@ -27,6 +27,10 @@ type Repo struct {
 	mu            sync.Mutex // serializes writes; guards seq and defaultBranch
 	seq           int
 	defaultBranch string
+
+	refsMu  sync.Mutex // guards the last ref listing (refs)
+	refKey  string
+	refList []ref
 }
 
 // Commits and tags get fixed identities and dates (one minute apart, per
