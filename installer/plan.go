@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"golang.org/x/sync/errgroup"
 

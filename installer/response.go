@@ -2,7 +2,8 @@ package installer
 
 import (
 	"cmp"
-	"encoding/json"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"

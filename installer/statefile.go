@@ -3,12 +3,13 @@ package installer
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"iter"
 	"os"
 	"slices"
+
+	json "github.com/go-json-experiment/json/v1"
 
 	"github.com/google/renameio/v2"
 
