@@ -1,9 +1,13 @@
 package installer
 
 import (
+	"bytes"
 	"cmp"
+	"runtime"
+	"slices"
 
 	json "github.com/go-json-experiment/json/v1"
+	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
@@ -82,26 +86,50 @@ func unmarshalWithErr[T any](data []byte, plain *T, errp *error) error {
 }
 
 // MarshalJSON writes the response with error and errorCode from Err. Its
-// actions are written as Action.MarshalJSON writes them, but in the same
-// pass (the outer field shadows plain's): a call per action cost a fresh
-// encoder and a re-check of its bytes each, most of encoding a bulk plan.
+// actions are written as Action.MarshalJSON writes them, a share of them
+// per CPU side by side (a 1,000-entry plan's took 16 ms on one, issue 24;
+// a call per action cost a fresh encoder each), and go where the
+// response's own encoding leaves "actions":[] — the first such bytes, as
+// no key before it is "actions" and no string holds an unescaped quote.
 func (r Response) MarshalJSON() ([]byte, error) {
 	type plain Response
-	var actions []wireAction
-	if r.Actions != nil {
-		actions = make([]wireAction, len(r.Actions))
-		for i, a := range r.Actions {
-			actions[i] = a.wire()
-		}
+	actions := r.Actions
+	if len(actions) > 0 {
+		actions = []Action{}
 	}
 	// Actions and Warnings are Response's last fields: shadowing both here
 	// keeps the keys in their order (errorFields' after them).
-	return json.Marshal(struct {
+	out, err := json.Marshal(struct {
 		plain
-		Actions  []wireAction `json:"actions"`
-		Warnings []string     `json:"warnings"`
+		Actions  []Action `json:"actions"`
+		Warnings []string `json:"warnings"`
 		errorFields
 	}{plain(r), actions, r.Warnings, fieldsOf(r.Err)})
+	if err != nil || len(r.Actions) == 0 {
+		return out, err
+	}
+	shares := make([][]byte, min(runtime.GOMAXPROCS(0), len(r.Actions)))
+	var g errgroup.Group
+	for i := range shares {
+		g.Go(func() (err error) {
+			part := r.Actions[i*len(r.Actions)/len(shares) : (i+1)*len(r.Actions)/len(shares)]
+			wire := make([]wireAction, len(part))
+			for k, a := range part {
+				wire[k] = a.wire()
+			}
+			shares[i], err = json.Marshal(wire)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	at := bytes.Index(out, []byte(`"actions":[]`)) + len(`"actions":[`)
+	joined := append(slices.Clone(out[:at]), shares[0][1:len(shares[0])-1]...)
+	for _, sh := range shares[1:] {
+		joined = append(append(joined, ','), sh[1:len(sh)-1]...)
+	}
+	return append(joined, out[at:]...), nil
 }
 
 // UnmarshalJSON reads a written response back (stored plans, clients).

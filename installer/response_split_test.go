@@ -1,0 +1,60 @@
+package installer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	json "github.com/go-json-experiment/json/v1"
+
+	"reasonix.io/plugind"
+)
+
+// MarshalJSON encodes a share of the actions per CPU and splices them in:
+// its bytes must be those of encoding the response in one pass, for any
+// number of actions, with errors and warnings anywhere, and with strings
+// that spell the splice's marker.
+func TestResponseMarshalSplicesActions(t *testing.T) {
+	t.Parallel()
+	onePass := func(r Response) []byte {
+		type plain Response
+		var wire []wireAction
+		if r.Actions != nil {
+			wire = make([]wireAction, len(r.Actions))
+			for i, a := range r.Actions {
+				wire[i] = a.wire()
+			}
+		}
+		out, err := json.Marshal(struct {
+			plain
+			Actions  []wireAction `json:"actions"`
+			Warnings []string     `json:"warnings"`
+			errorFields
+		}{plain(r), wire, r.Warnings, fieldsOf(r.Err)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, n := range []int{-1, 0, 1, 2, 3, 7, 100} {
+		r := Response{OK: true, Status: StatusPlanned, Source: `"actions":[] <&>`, Warnings: []string{`"actions":[]`}}
+		if n >= 0 {
+			r.Actions = []Action{}
+		}
+		for i := range n {
+			a := Action{Name: fmt.Sprintf("p%03d", i), Action: ActionInstall, Status: ActionReady, Description: `say "actions":[]`}
+			if i%3 == 1 {
+				a.Status, a.Err = ActionBlocked, plugind.Errorf(plugind.CodeBlocked, "blocked %d <b>", i)
+			}
+			r.Actions = append(r.Actions, a)
+		}
+		if n == 7 {
+			r.OK, r.Err = false, errors.New("it failed")
+		}
+		got, err := r.MarshalJSON()
+		if want := onePass(r); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%d actions: MarshalJSON = %s, %v\nwant %s", n, got, err, want)
+		}
+	}
+}
