@@ -3,10 +3,10 @@ package installer
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"runtime"
 	"slices"
 
-	json "github.com/go-json-experiment/json/v1"
 	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
@@ -85,14 +85,29 @@ func unmarshalWithErr[T any](data []byte, plain *T, errp *error) error {
 	return nil
 }
 
-// MarshalJSON writes the response with error and errorCode from Err. Its
-// actions are written as Action.MarshalJSON writes them, a share of them
-// per CPU side by side (a 1,000-entry plan's took 16 ms on one, issue 24;
-// a call per action cost a fresh encoder each), and go where the
-// response's own encoding leaves "actions":[] — the first such bytes, as
-// no key before it is "actions" and no string holds an unescaped quote.
-func (r Response) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the response with error and errorCode from Err.
+func (r Response) MarshalJSON() ([]byte, error) { return r.marshal(false) }
+
+// MarshalIndentedJSON writes it laid out as jsonout writes JSON (the CLI's
+// and the daemon's answer).
+func (r Response) MarshalIndentedJSON() ([]byte, error) { return r.marshal(true) }
+
+// marshal encodes the response, indented or not. Its actions are written
+// as Action.MarshalJSON writes them, a share of them per CPU side by side
+// (a 1,000-entry plan's took 16 ms on one, and laying them out 6 more,
+// issue 24; a call per action cost a fresh encoder each), and go where
+// the response's own encoding leaves "actions":[] — the first such bytes,
+// as no key before it is "actions" and no string holds an unescaped quote.
+func (r Response) marshal(indent bool) ([]byte, error) {
 	type plain Response
+	lay := func(b []byte, prefix string) []byte {
+		if !indent {
+			return b
+		}
+		var out bytes.Buffer
+		_ = json.Indent(&out, b, prefix, "  ") // valid: json.Marshal wrote it
+		return out.Bytes()
+	}
 	actions := r.Actions
 	if len(actions) > 0 {
 		actions = []Action{}
@@ -105,31 +120,41 @@ func (r Response) MarshalJSON() ([]byte, error) {
 		Warnings []string `json:"warnings"`
 		errorFields
 	}{plain(r), actions, r.Warnings, fieldsOf(r.Err)})
-	if err != nil || len(r.Actions) == 0 {
+	if out = lay(out, ""); err != nil || len(r.Actions) == 0 {
 		return out, err
 	}
 	shares := make([][]byte, min(runtime.GOMAXPROCS(0), len(r.Actions)))
 	var g errgroup.Group
 	for i := range shares {
-		g.Go(func() (err error) {
+		g.Go(func() error {
 			part := r.Actions[i*len(r.Actions)/len(shares) : (i+1)*len(r.Actions)/len(shares)]
 			wire := make([]wireAction, len(part))
 			for k, a := range part {
 				wire[k] = a.wire()
 			}
-			shares[i], err = json.Marshal(wire)
+			b, err := json.Marshal(wire)
+			shares[i] = lay(b, "  ") // inside the response's object
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	at := bytes.Index(out, []byte(`"actions":[]`)) + len(`"actions":[`)
-	joined := append(slices.Clone(out[:at]), shares[0][1:len(shares[0])-1]...)
-	for _, sh := range shares[1:] {
-		joined = append(append(joined, ','), sh[1:len(sh)-1]...)
+	// A share is "[" open, its elements, close "]"; the response's empty
+	// array is "[]" after the key.
+	open, sep, close, key := "[", ",", "]", `"actions":[]`
+	if indent {
+		open, sep, close, key = "[\n", ",\n", "\n  ]", `"actions": []`
 	}
-	return append(joined, out[at:]...), nil
+	at := bytes.Index(out, []byte(key)) + len(key) - 1
+	joined := append(slices.Clone(out[:at]), open[1:]...)
+	for i, sh := range shares {
+		if i > 0 {
+			joined = append(joined, sep...)
+		}
+		joined = append(joined, sh[len(open):len(sh)-len(close)]...)
+	}
+	return append(append(joined, close[:len(close)-1]...), out[at:]...), nil
 }
 
 // UnmarshalJSON reads a written response back (stored plans, clients).

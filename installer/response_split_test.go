@@ -2,17 +2,17 @@ package installer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
 
-	json "github.com/go-json-experiment/json/v1"
-
 	"reasonix.io/plugind"
 )
 
-// MarshalJSON encodes a share of the actions per CPU and splices them in:
-// its bytes must be those of encoding the response in one pass, for any
+// MarshalJSON and MarshalIndentedJSON encode a share of the actions per
+// CPU and splice them in: their bytes must be those of encoding (and
+// laying out) the response in one pass, for any
 // number of actions, with errors and warnings anywhere, and with strings
 // that spell the splice's marker.
 func TestResponseMarshalSplicesActions(t *testing.T) {
@@ -53,8 +53,16 @@ func TestResponseMarshalSplicesActions(t *testing.T) {
 			r.OK, r.Err = false, errors.New("it failed")
 		}
 		got, err := r.MarshalJSON()
-		if want := onePass(r); err != nil || !bytes.Equal(got, want) {
+		want := onePass(r)
+		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%d actions: MarshalJSON = %s, %v\nwant %s", n, got, err, want)
+		}
+		var laid bytes.Buffer
+		if err := json.Indent(&laid, want, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.MarshalIndentedJSON(); err != nil || !bytes.Equal(got, laid.Bytes()) {
+			t.Errorf("%d actions: MarshalIndentedJSON = %s, %v\nwant %s", n, got, err, laid.Bytes())
 		}
 	}
 }

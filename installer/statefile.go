@@ -3,6 +3,7 @@ package installer
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"iter"
@@ -10,8 +11,7 @@ import (
 	"slices"
 	"sort"
 
-	json "github.com/go-json-experiment/json/v1"
-
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/google/renameio/v2"
 
 	"reasonix.io/plugind"
@@ -119,7 +119,9 @@ func parseState[D any, P interface {
 }](path string, data []byte) (*D, error) {
 	doc := P(new(D))
 	f := doc.state()
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// encoding/json's API and errors on the v2 engine: a 1,000-entry
+	// registry decodes in 3.7 ms instead of 12 (issue 24).
+	dec := jsonv1.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(doc); err != nil {
 		return nil, plugind.Errorf(plugind.CodeRegistryUnreadable, "%s %s %s corrupt (%v); the file was left untouched, repair or move it aside", f.what, path, f.verb("is", "are"), err)

@@ -14,6 +14,14 @@ import (
 // then indent them into one more buffer half again their size, which cost
 // a warm bulk re-plan more than encoding did.
 func Write(w io.Writer, v any) error {
+	if m, ok := v.(Indented); ok {
+		body, err := m.MarshalIndentedJSON()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(body, '\n'))
+		return err
+	}
 	if m, ok := v.(json.Marshaler); ok {
 		body, err := m.MarshalJSON()
 		if err != nil {
@@ -30,6 +38,12 @@ func Write(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// Indented is a value that lays itself out as Write does (json.Indent with
+// two spaces), faster than Write would (a bulk plan's Response).
+type Indented interface {
+	MarshalIndentedJSON() ([]byte, error)
 }
 
 // writeIndented writes valid, compact-or-not JSON src laid out as
