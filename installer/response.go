@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/jsonout"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/source"
 )
@@ -100,13 +101,11 @@ func (r Response) MarshalIndentedJSON() ([]byte, error) { return r.marshal(true)
 // as no key before it is "actions" and no string holds an unescaped quote.
 func (r Response) marshal(indent bool) ([]byte, error) {
 	type plain Response
-	lay := func(b []byte, prefix string) []byte {
+	lay := func(b []byte, depth int) []byte {
 		if !indent {
 			return b
 		}
-		var out bytes.Buffer
-		_ = json.Indent(&out, b, prefix, "  ") // valid: json.Marshal wrote it
-		return out.Bytes()
+		return jsonout.Indent(make([]byte, 0, len(b)*3/2), b, depth)
 	}
 	actions := r.Actions
 	if len(actions) > 0 {
@@ -120,7 +119,7 @@ func (r Response) marshal(indent bool) ([]byte, error) {
 		Warnings []string `json:"warnings"`
 		errorFields
 	}{plain(r), actions, r.Warnings, fieldsOf(r.Err)})
-	if out = lay(out, ""); err != nil || len(r.Actions) == 0 {
+	if out = lay(out, 0); err != nil || len(r.Actions) == 0 {
 		return out, err
 	}
 	shares := make([][]byte, min(runtime.GOMAXPROCS(0), len(r.Actions)))
@@ -133,7 +132,7 @@ func (r Response) marshal(indent bool) ([]byte, error) {
 				wire[k] = a.wire()
 			}
 			b, err := json.Marshal(wire)
-			shares[i] = lay(b, "  ") // inside the response's object
+			shares[i] = lay(b, 1) // inside the response's object
 			return err
 		})
 	}

@@ -2,17 +2,16 @@
 package jsonout
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
 )
 
 // Write writes v as indented JSON and a newline, HTML characters
 // unescaped, as the CLI and the daemon answer. A value that encodes itself
-// (a Response, half a megabyte for a bulk plan) is indented as it streams
-// out: encoding/json's Encoder would check and compact its bytes again,
-// then indent them into one more buffer half again their size, which cost
-// a warm bulk re-plan more than encoding did.
+// (a Response, two megabytes for a bulk plan) is laid out by Indent, or
+// lays itself out (Indented): encoding/json's Encoder would check and
+// compact its bytes again, then indent them into one more buffer half
+// again their size, which cost a warm bulk re-plan more than encoding did.
 func Write(w io.Writer, v any) error {
 	if m, ok := v.(Indented); ok {
 		body, err := m.MarshalIndentedJSON()
@@ -27,12 +26,8 @@ func Write(w io.Writer, v any) error {
 		if err != nil {
 			return err
 		}
-		// Trusted to be valid, as json.Marshal made it: checking half a
-		// megabyte again costs what indenting it does.
-		bw := bufio.NewWriterSize(w, 64<<10)
-		writeIndented(bw, body)
-		bw.WriteByte('\n')
-		return bw.Flush()
+		_, err = w.Write(append(Indent(make([]byte, 0, len(body)*3/2), body, 0), '\n'))
+		return err
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -46,16 +41,17 @@ type Indented interface {
 	MarshalIndentedJSON() ([]byte, error)
 }
 
-// writeIndented writes valid, compact-or-not JSON src laid out as
-// json.Indent(dst, src, "", "  ") lays it out: one value or member per
-// line, two spaces per level, "[]" and "{}" kept whole, whitespace outside
-// strings dropped. Write errors surface at Flush.
-func writeIndented(w *bufio.Writer, src []byte) {
-	depth := 0
+// Indent appends valid, compact-or-not JSON src to dst laid out as
+// json.Indent(dst, src, prefix, "  ") lays it out, prefix being depth
+// times two spaces: one value or member per line, "[]" and "{}" kept
+// whole, whitespace outside strings dropped. It trusts src to be valid,
+// as json.Marshal made it: json.Indent checks every byte again, which
+// cost as much as encoding (issue 24).
+func Indent(dst, src []byte, depth int) []byte {
 	newline := func() {
-		w.WriteByte('\n')
+		dst = append(dst, '\n')
 		for range depth {
-			w.WriteString("  ")
+			dst = append(dst, "  "...)
 		}
 	}
 	needIndent := false // an opening bracket was written; its first element is not
@@ -80,16 +76,16 @@ func writeIndented(w *bufio.Writer, src []byte) {
 					break
 				}
 			}
-			w.Write(src[i : j+1])
+			dst = append(dst, src[i:j+1]...)
 			i = j
 		case '{', '[':
-			w.WriteByte(c)
+			dst = append(dst, c)
 			needIndent = true
 		case ',':
-			w.WriteByte(c)
+			dst = append(dst, c)
 			newline()
 		case ':':
-			w.WriteString(": ")
+			dst = append(dst, ": "...)
 		case '}', ']':
 			if needIndent {
 				needIndent = false // empty: "{}" or "[]"
@@ -97,9 +93,10 @@ func writeIndented(w *bufio.Writer, src []byte) {
 				depth--
 				newline()
 			}
-			w.WriteByte(c)
+			dst = append(dst, c)
 		default:
-			w.WriteByte(c)
+			dst = append(dst, c)
 		}
 	}
+	return dst
 }

@@ -1,9 +1,9 @@
 package jsonout
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -46,28 +46,25 @@ func TestWriteJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
-func FuzzWriteIndented(f *testing.F) {
+func FuzzIndent(f *testing.F) {
 	for _, s := range []string{`{}`, `[]`, `{"a":[1,{"b":"}\"]"}],"c":{}}`, " [ 1 , \"x\" , null , true ] ", `"s"`, `12.5e3`} {
-		f.Add(s)
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(2))
 	}
-	f.Fuzz(func(t *testing.T, src string) {
+	f.Fuzz(func(t *testing.T, src string, depth uint8) {
 		if !json.Valid([]byte(src)) {
 			return
 		}
+		depth %= 4
 		var want bytes.Buffer
-		if err := json.Indent(&want, []byte(src), "", "  "); err != nil {
+		if err := json.Indent(&want, []byte(src), strings.Repeat("  ", int(depth)), "  "); err != nil {
 			t.Fatal(err)
 		}
-		var got bytes.Buffer
-		bw := bufio.NewWriter(&got)
-		writeIndented(bw, []byte(src))
-		if err := bw.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		got := Indent([]byte("x"), []byte(src), int(depth))
 		// json.Indent keeps the whitespace around a top-level value; the
-		// values WriteJSON indents come from MarshalJSON and have none.
-		if got.String() != string(bytes.TrimSpace(want.Bytes())) {
-			t.Fatalf("writeIndented(%q) =\n%s\njson.Indent:\n%s", src, got.String(), want.String())
+		// values Write indents come from MarshalJSON and have none.
+		if string(got) != "x"+string(bytes.TrimSpace(want.Bytes())) {
+			t.Fatalf("Indent(%q, %d) =\n%s\njson.Indent:\n%s", src, depth, got, want.String())
 		}
 	})
 }
