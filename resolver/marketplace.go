@@ -489,10 +489,8 @@ func (s *resolve) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 		}
 	}
 	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
-	doc, err := s.ahead.take(key, st.sha, docKey(data, found.Document, opts))
-	if doc == nil && err == nil {
-		doc, err = s.parseDoc(found.Document, data, opts)
-	}
+	doc, err := cache.Remember(s.cfg.Decoded, func() string { return docKey(data, found.Document, opts) },
+		func() (*marketplace.Marketplace, error) { return found.Parse(data, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}
@@ -503,61 +501,6 @@ func (s *resolve) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 		doc = &copied
 	}
 	return doc, nil
-}
-
-// parseDoc parses data as a document of kind d, through the daemon's
-// decoded-document memo.
-func (s *resolve) parseDoc(d marketplace.Document, data []byte, opts marketplace.Options) (*marketplace.Marketplace, error) {
-	return cache.Remember(s.cfg.Decoded, func() string { return docKey(data, d, opts) },
-		func() (*marketplace.Marketplace, error) { return d.Parse(data, opts) })
-}
-
-// docAhead is a marketplace document read and parsed ahead (readAhead).
-type docAhead struct {
-	at, sha string // the document's cache key, the commit
-	done    chan struct{}
-	key     string // docKey of what was parsed, "" when nothing was
-	doc     *marketplace.Marketplace
-	err     error
-}
-
-// readAhead reads and parses, at the commit the cache last pinned ref of
-// repo to, the marketplace document a source with folder base would hold,
-// while the pin's request is out: on a warm re-plan the pin comes back the
-// same, and the parse was a tenth of what follows it (issue 24). It only
-// reads the cache.
-func (s *resolve) readAhead(ctx context.Context, repo host.Repo, ref, base string, req Request) {
-	if source.IsSHA(ref) {
-		return
-	}
-	last, ok, err := s.cache.GetRef(ctx, repo.Source().Key(), host.RefName(ref))
-	if err != nil || !ok {
-		return
-	}
-	d := marketplace.Documents[0]
-	a := &docAhead{at: repo.Source().Key() + "/" + joinSlash(base, d.Path), sha: last.SHA, done: make(chan struct{})}
-	s.ahead = a
-	go func() {
-		defer close(a.done)
-		if data, ok := s.cache.Marketplace(ctx, a.at, a.sha); ok {
-			opts := marketplace.Options{AllowUnpinned: req.AllowUnpinned}
-			a.key = docKey(data, d, opts)
-			a.doc, a.err = s.parseDoc(d, data, opts)
-		}
-	}()
-}
-
-// take returns the document read ahead if it is the one at (at, sha) whose
-// docKey is key: the same bytes, read as the same kind.
-func (a *docAhead) take(at, sha, key string) (*marketplace.Marketplace, error) {
-	if a == nil || a.at != at || a.sha != sha {
-		return nil, nil
-	}
-	<-a.done
-	if a.key != key {
-		return nil, nil
-	}
-	return a.doc, a.err
 }
 
 func joinSlash(base, p string) string {

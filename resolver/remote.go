@@ -38,7 +38,6 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if src.Kind == source.Git {
 		f.Kind = KindGit
 	}
-	s.readAhead(ctx, repo, src.Ref, src.Subdir, req)
 	pin, verify, err := s.pin(ctx, repo, src.Ref)
 	if err != nil {
 		return nil, err

@@ -238,7 +238,6 @@ const (
 type resolve struct {
 	*Sources
 	cache *cache.Session
-	ahead *docAhead // the marketplace document read while pinning, if any
 }
 
 // New returns a Resolver over cfg.
@@ -261,9 +260,6 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	}
 	r := &resolve{Sources: s, cache: s.cfg.Cache.Session()}
 	defer func() {
-		if r.ahead != nil {
-			<-r.ahead.done // it reads r.cache
-		}
 		if err := r.cache.Commit(ctx); err != nil {
 			s.cacheWriteFailed(err)
 		}
