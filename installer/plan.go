@@ -157,9 +157,11 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		}
 	}
 	site := siteOf(src, f, marketName)
-	for _, a := range in.planCandidates(ctx, req, f.Candidates, p.single, reg) {
-		a.MarketplaceName, a.site = marketName, site
-		p.Actions = append(p.Actions, a)
+	if len(f.Candidates) > 0 {
+		p.Actions = in.planCandidates(ctx, req, f.Candidates, p.single, reg)
+	}
+	for i := range p.Actions { // in place: an Action is a kilobyte
+		p.Actions[i].MarketplaceName, p.Actions[i].site = marketName, site
 	}
 	if err := checkDuplicateNames(p.Actions); err != nil {
 		return nil, err
@@ -578,10 +580,10 @@ func (p *Plan) failure() error {
 	}
 	// What the user asked for, as opposed to what it pulled in: when that
 	// is one plugin, its failure is the plan's.
-	var asked []Action
-	for _, a := range p.Actions {
-		if !a.Dependency {
-			asked = append(asked, a)
+	var asked []*Action
+	for i := range p.Actions {
+		if !p.Actions[i].Dependency {
+			asked = append(asked, &p.Actions[i])
 		}
 	}
 	if p.single || len(asked) == 1 {

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"runtime"
-	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -146,7 +145,11 @@ func (r Response) marshal(indent bool) ([]byte, error) {
 		open, sep, close, key = "[\n", ",\n", "\n  ]", `"actions": []`
 	}
 	at := bytes.Index(out, []byte(key)) + len(key) - 1
-	joined := append(slices.Clone(out[:at]), open[1:]...)
+	size := len(out)
+	for _, sh := range shares {
+		size += len(sh)
+	}
+	joined := append(append(make([]byte, 0, size), out[:at]...), open[1:]...)
 	for i, sh := range shares {
 		if i > 0 {
 			joined = append(joined, sep...)

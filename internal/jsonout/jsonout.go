@@ -15,10 +15,12 @@ import (
 func Write(w io.Writer, v any) error {
 	if m, ok := v.(Indented); ok {
 		body, err := m.MarshalIndentedJSON()
-		if err != nil {
-			return err
+		if err == nil {
+			_, err = w.Write(body)
 		}
-		_, err = w.Write(append(body, '\n'))
+		if err == nil {
+			_, err = io.WriteString(w, "\n")
+		}
 		return err
 	}
 	if m, ok := v.(json.Marshaler); ok {
