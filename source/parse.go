@@ -78,14 +78,6 @@ var (
 // spaceOrControl is what no source may hold.
 func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-func extOf(p string) string {
-	i := strings.LastIndexAny(p, "./")
-	if i < 0 || p[i] != '.' {
-		return ""
-	}
-	return p[i:]
-}
-
 func suggestHTTPS(host, p string) string {
 	p, _, _ = strings.Cut(p, "?")
 	p, _, _ = strings.Cut(p, "#")

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -100,7 +101,7 @@ func (s Source) Bare() Source {
 // Local is the source of a folder or .zip archive on this machine at p (as
 // Parse would read it): what a resolved local source records.
 func Local(p string) Source {
-	if strings.EqualFold(extOf(p), ".zip") {
+	if strings.EqualFold(path.Ext(p), ".zip") {
 		return Source{Kind: LocalZip, Path: p}
 	}
 	return Source{Kind: LocalDir, Path: p}
