@@ -106,13 +106,3 @@ func Local(p string) Source {
 	}
 	return Source{Kind: LocalDir, Path: p}
 }
-
-// MustFromText is FromText for a source a program names itself (tests,
-// fixtures): it panics on an error, as regexp.MustCompile does.
-func MustFromText(text string) Source {
-	s, err := FromText(text)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
