@@ -18,15 +18,11 @@ var ErrNotRegular = errors.New("not a regular file")
 // forever. Every package file is opened here, whatever reads it (a
 // manifest, a digest, a copy).
 func OpenRegular(root *os.Root, name string) (*os.File, error) {
-	var (
-		f   *os.File
-		err error
-	)
+	open := os.OpenFile
 	if root != nil {
-		f, err = root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
-	} else {
-		f, err = os.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+		open = root.OpenFile
 	}
+	f, err := open(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, err
 	}

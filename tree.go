@@ -260,11 +260,8 @@ func hashFile(p string) (string, error) {
 // sha256 over the path-sorted lines "<path>\x00<sha256 hex>\x00<x|->\n".
 // Nothing about where the tree lives enters it.
 func DigestFiles(files []File) string {
-	sorted := make([]File, len(files))
-	copy(sorted, files)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	h := sha256.New()
-	for _, f := range sorted {
+	for _, f := range slices.SortedFunc(slices.Values(files), func(a, b File) int { return strings.Compare(a.Path, b.Path) }) {
 		x := "-"
 		if f.Executable {
 			x = "x"

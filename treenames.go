@@ -3,6 +3,7 @@ package plugind
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -195,11 +196,7 @@ func (s *PathSet) Lookup(p string) *PathNode {
 // dir+"/" sort together, so it is one range of the sorted list.
 func (s *PathSet) Below(dir string) []*PathNode {
 	if len(s.sorted) != len(s.m) {
-		s.sorted = s.sorted[:0]
-		for _, n := range s.m {
-			s.sorted = append(s.sorted, n)
-		}
-		sort.Slice(s.sorted, func(i, j int) bool { return s.sorted[i].Name < s.sorted[j].Name })
+		s.sorted = slices.SortedFunc(maps.Values(s.m), func(a, b *PathNode) int { return strings.Compare(a.Name, b.Name) })
 	}
 	if dir == "" {
 		return s.sorted

@@ -90,7 +90,7 @@ func TestOpenDegradesWithoutAStore(t *testing.T) {
 	if a.Store != nil || a.StoreErr == nil || len(a.Warnings) == 0 || !strings.Contains(strings.Join(a.Warnings, "\n"), "snapshot store is unusable") {
 		t.Fatalf("store %v (%v), warnings %q", a.Store, a.StoreErr, a.Warnings)
 	}
-	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
+	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: mustSource("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
 	if err == nil || !strings.Contains(err.Error(), "is unusable") {
 		t.Fatalf("plan without a store: %+v %v", resp, err)
 	}
@@ -126,7 +126,7 @@ func TestOpenPutsTheMirrorInFront(t *testing.T) {
 			t.Fatal(err)
 		}
 		gh.ResetCounts()
-		resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
+		resp, err := a.Installer.Install(context.Background(), installer.Request{Source: mustSource("git:github.com/acme/tools")}, installer.Approval{DryRun: true})
 		a.Close()
 		upstream := gh.Counts().Total
 		switch {
@@ -136,4 +136,14 @@ func TestOpenPutsTheMirrorInFront(t *testing.T) {
 			t.Errorf("mirror down: %v, %d upstream requests, warnings %q; want upstream, saying so", err, upstream, resp.Warnings)
 		}
 	}
+}
+
+// mustSource is source.FromText for a source a test names itself: it
+// panics on an error, as regexp.MustCompile does.
+func mustSource(text string) source.Source {
+	s, err := source.FromText(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // BenchmarkPlanRemote compares a cold plan (fetch everything), a warm
@@ -22,7 +21,7 @@ func BenchmarkPlanRemote(b *testing.B) {
 		files["skills/s/ref/"+time.Duration(i).String()+".md"] = "reference text for the benchmark plugin\n"
 	}
 	gh.CreateRepo("acme", "tools").Commit("main", files)
-	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("git:github.com/acme/tools")})
+	benchColdWarmOffline(b, gh, Request{Source: mustSource("git:github.com/acme/tools")})
 }
 
 // BenchmarkPlanMarketplace plans the 300-entry marketplace spread over 50
@@ -33,8 +32,8 @@ func BenchmarkPlanRemote(b *testing.B) {
 func BenchmarkPlanMarketplace(b *testing.B) {
 	gh := fakegithub.New(b)
 	sha := bulkMarketplace(b, gh, 300, 50)
-	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("https://github.com/bulk/market")})
-	benchColdWarmOffline(b, gh, Request{Source: source.MustFromText("https://github.com/bulk/market/tree/" + sha)})
+	benchColdWarmOffline(b, gh, Request{Source: mustSource("https://github.com/bulk/market")})
+	benchColdWarmOffline(b, gh, Request{Source: mustSource("https://github.com/bulk/market/tree/" + sha)})
 }
 
 func benchColdWarmOffline(b *testing.B, gh *fakegithub.Server, req Request) {

@@ -3,8 +3,6 @@ package installer
 import (
 	"fmt"
 	"testing"
-
-	"reasonix.io/plugind/source"
 )
 
 // A marketplace with 100 dead entries (repositories that do not exist,
@@ -41,7 +39,7 @@ func TestDeadEntriesAreRemembered(t *testing.T) {
 	f.market.Commit("main", map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "team", entries...)})
 	env := newRemoteEnv(t, f.gh, remoteOpts{})
 
-	cold, err := env.in.Install(ctxBG(), Request{Source: source.MustFromText(f.source)}, Approval{DryRun: true})
+	cold, err := env.in.Install(ctxBG(), Request{Source: mustSource(f.source)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +54,7 @@ func TestDeadEntriesAreRemembered(t *testing.T) {
 	}
 
 	f.reset()
-	warm, err := env.in.Install(ctxBG(), Request{Source: source.MustFromText(f.source)}, Approval{DryRun: true})
+	warm, err := env.in.Install(ctxBG(), Request{Source: mustSource(f.source)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +66,7 @@ func TestDeadEntriesAreRemembered(t *testing.T) {
 	}
 
 	f.reset()
-	off, err := env.in.Install(ctxBG(), Request{Source: source.MustFromText(f.source), Offline: true}, Approval{DryRun: true})
+	off, err := env.in.Install(ctxBG(), Request{Source: mustSource(f.source), Offline: true}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

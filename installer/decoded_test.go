@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/source"
 )
 
 // Planning reads the registry through the daemon's Decoded, keyed by its bytes: the same
@@ -36,7 +35,7 @@ func TestPlannedRegistryFollowsTheFile(t *testing.T) {
 	}
 	// A plan of what is installed sees it installed (from another folder:
 	// a conflict).
-	resp, _ := env.install(Request{Source: source.MustFromText(claudePlugin(t, "tides", "1.0.0"))}, Approval{DryRun: true})
+	resp, _ := env.install(Request{Source: mustSource(claudePlugin(t, "tides", "1.0.0"))}, Approval{DryRun: true})
 	if resp == nil || len(resp.Actions) != 1 || resp.Actions[0].Status != ActionConflict {
 		t.Fatalf("re-plan of an installed plugin: %+v", resp)
 	}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"reasonix.io/plugind/source"
 )
 
 // chainMarketplace writes a local marketplace "m" whose plugins p0 … p(n-1)
@@ -73,7 +71,7 @@ func TestDependencyChainsAreBoundedAndNamedCompactly(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t)
-			req := Request{Source: source.MustFromText(chainMarketplace(t, c.n, c.endListed)), Name: "p0"}
+			req := Request{Source: mustSource(chainMarketplace(t, c.n, c.endListed)), Name: "p0"}
 			if c.bulk {
 				req.Name = ""
 			}

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/source"
 )
 
 // depsMarketplace writes a local marketplace "acme" whose plugins declare
@@ -70,7 +69,7 @@ func TestDependenciesArePlannedWithThePlugin(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	acme, _ := depsMarketplace(t)
-	dry, err := env.install(Request{Source: source.MustFromText(acme), Name: "deploy-kit"}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource(acme), Name: "deploy-kit"}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func TestDependenciesArePlannedWithThePlugin(t *testing.T) {
 			t.Errorf("%s: status %s dependency %v of %v market %q", name, a.Status, a.Dependency, a.DependencyOf, a.MarketplaceName)
 		}
 	}
-	applied, err := env.install(Request{Source: source.MustFromText(acme), Name: "deploy-kit"}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
+	applied, err := env.install(Request{Source: mustSource(acme), Name: "deploy-kit"}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !applied.Applied {
 		t.Fatalf("apply: %v %+v", err, applied)
 	}
@@ -149,10 +148,10 @@ func TestInstalledDependencySatisfies(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	acme, _ := depsMarketplace(t)
-	if _, err := env.install(Request{Source: source.MustFromText(acme), Names: []string{"secrets-vault"}}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(acme), Names: []string{"secrets-vault"}}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText(acme), Name: "deploy-kit"}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(acme), Name: "deploy-kit"}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
@@ -170,7 +169,7 @@ func TestInstalledDependencySatisfies(t *testing.T) {
 		t.Fatalf("prune took the user's own plugin: %+v", reg.Plugins)
 	}
 	// Forced removal of a needed plugin says who is left without it.
-	if _, err := env.install(Request{Source: source.MustFromText(acme), Name: "deploy-kit"}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(acme), Name: "deploy-kit"}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	rm, err := env.in.Remove(ctxBG(), "secrets-vault", true)
@@ -203,12 +202,12 @@ func TestDependencyProblemsBlock(t *testing.T) {
 			t.Parallel()
 			env := newEnv(t)
 			if tt.known {
-				if _, err := env.in.AddMarketplace(ctxBG(), source.MustFromText(other), false); err != nil {
+				if _, err := env.in.AddMarketplace(ctxBG(), mustSource(other), false); err != nil {
 					t.Fatal(err)
 				}
 			}
 			before := env.registryBytes()
-			resp, err := env.install(Request{Source: source.MustFromText(acme), Name: tt.name}, Approval{Yes: true})
+			resp, err := env.install(Request{Source: mustSource(acme), Name: tt.name}, Approval{Yes: true})
 			if tt.ok != nil {
 				if err != nil || !resp.Applied || names(resp.Actions) != strings.Join(tt.ok, " ") {
 					t.Fatalf("install: %v %s %+v", err, names(resp.Actions), resp)
@@ -232,7 +231,7 @@ func TestBulkInstallLinksDependencies(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	acme, _ := depsMarketplace(t)
-	resp, err := env.install(Request{Source: source.MustFromText(acme)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(acme)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

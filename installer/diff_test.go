@@ -3,8 +3,6 @@ package installer
 import (
 	"strings"
 	"testing"
-
-	"reasonix.io/plugind/source"
 )
 
 // TestUpdateRiskOfAMove: a move to another place raises an update's risk
@@ -37,7 +35,7 @@ func TestUpdateRiskOfAMove(t *testing.T) {
 			if c.addsHook {
 				d.Added = append(d.Added, hook)
 			}
-			d.addMove(source.MustFromText(from), "", source.MustFromText(c.to), "")
+			d.addMove(mustSource(from), "", mustSource(c.to), "")
 			if got := updateRisk(c.newRisk, c.old, d); got != c.want {
 				t.Errorf("risk %s, want %s", got, c.want)
 			}

@@ -132,11 +132,21 @@ func TestExportSecretHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newEnv(t)
-	again, err := other.install(Request{Source: source.MustFromText(zipPath)}, Approval{Yes: true})
+	again, err := other.install(Request{Source: mustSource(zipPath)}, Approval{Yes: true})
 	if err != nil || !again.Applied {
 		t.Fatalf("install exported zip: %v %+v", err, again)
 	}
 	if got, want := len(again.Actions[0].Hooks), len(resp.Actions[0].Hooks); got != want {
 		t.Errorf("reinstalled plugin has %d hooks, want %d", got, want)
 	}
+}
+
+// mustSource is source.FromText for a source a test names itself: it
+// panics on an error, as regexp.MustCompile does.
+func mustSource(text string) source.Source {
+	s, err := source.FromText(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

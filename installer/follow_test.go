@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // followFixture is the scenario of the update issue, on GitHub or on a
@@ -92,7 +91,7 @@ func TestUpdateFollowsTheMarketplace(t *testing.T) {
 			t.Parallel()
 			f := newFollowFixture(t, plainHost)
 			env := newRemoteEnv(t, f.gh, remoteOpts{plain: f.plain})
-			resp, err := env.install(Request{Source: source.MustFromText(f.source)}, Approval{Yes: true})
+			resp, err := env.install(Request{Source: mustSource(f.source)}, Approval{Yes: true})
 			if err != nil || !resp.Applied {
 				t.Fatalf("install: %v %+v", err, resp)
 			}
@@ -168,7 +167,7 @@ func TestUpdateNeverFollowsAnUnpinnedEntry(t *testing.T) {
 	t.Parallel()
 	f := newFollowFixture(t, false)
 	env := newRemoteEnv(t, f.gh, remoteOpts{})
-	if _, err := env.install(Request{Source: source.MustFromText(f.source)}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(f.source)}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	head := f.tools.Commit("main", under("pinned", pluginFiles("pinned", "v9")))
@@ -201,7 +200,7 @@ func TestUpdateAllFetchesOnlyWhatMoved(t *testing.T) {
 func updateAllScenario(t testing.TB, gh *fakegithub.Server, entries, repos, moved int) (*remoteEnv, time.Duration) {
 	bulkMarketplace(t, gh, entries, repos)
 	env := newRemoteEnv(t, gh, remoteOpts{home: t.TempDir()})
-	if resp, err := env.install(Request{Source: source.MustFromText("https://github.com/bulk/market")}, Approval{Yes: true}); err != nil || !resp.Applied {
+	if resp, err := env.install(Request{Source: mustSource("https://github.com/bulk/market")}, Approval{Yes: true}); err != nil || !resp.Applied {
 		t.Fatalf("install: %v", err)
 	}
 	// Move the first `moved` repositories and republish the marketplace.

@@ -12,7 +12,6 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -78,7 +77,7 @@ func (e *testEnv) install(req Request, ap Approval) (*Response, error) {
 
 func (e *testEnv) mustInstall(src string) *Response {
 	e.t.Helper()
-	resp, err := e.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err := e.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	if err != nil {
 		e.t.Fatalf("install %s: %v", src, err)
 	}
@@ -136,7 +135,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 	env := newEnv(t)
 	src := claudePlugin(t, "hello", "1.0.0")
 
-	dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +153,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 		t.Errorf("action = %+v", a)
 	}
 
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 
 	// The same install again: up to date, nothing written.
 	before := env.registryBytes()
-	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.OK || resp.Status != StatusUpToDate || resp.Applied || resp.Actions[0].Action != ActionKeep {
 		t.Fatalf("installing what is installed: %v %+v", err, resp)
 	}
@@ -185,7 +184,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 	// Same name, other content, without --replace: conflict, registry
 	// untouched.
 	changed := claudePlugin(t, "hello", "1.0.1")
-	resp, err = env.install(Request{Source: source.MustFromText(changed)}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: mustSource(changed)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeConflict, "--replace")
 	if !bytes.Equal(before, env.registryBytes()) {
 		t.Fatal("registry changed on conflict")
@@ -193,7 +192,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 
 	// Replace with a new version.
 	v2 := claudePlugin(t, "hello", "2.0.0")
-	resp, err = env.install(Request{Source: source.MustFromText(v2), Replace: true}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: mustSource(v2), Replace: true}, Approval{Yes: true})
 	if err != nil || resp.Actions[0].Action != ActionReplace {
 		t.Fatalf("replace: %v %+v", err, resp)
 	}
@@ -226,7 +225,7 @@ func TestLifecycleDryRunInstallReplaceRemove(t *testing.T) {
 func TestNeedsApproval(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
-	_, err := env.install(Request{Source: source.MustFromText(claudePlugin(t, "p", "1"))}, Approval{})
+	_, err := env.install(Request{Source: mustSource(claudePlugin(t, "p", "1"))}, Approval{})
 	if err != ErrNeedsApproval {
 		t.Fatalf("err = %v", err)
 	}
@@ -286,21 +285,21 @@ func TestBadInputs(t *testing.T) {
 		{
 			name:  "name with slash",
 			files: map[string]string{".claude-plugin/plugin.json": `{"name":"ok"}`, "skills/a/SKILL.md": "---\ndescription: a\n---\n"},
-			req:   func(dir string) Request { return Request{Source: source.MustFromText(dir), Name: "a/b"} },
+			req:   func(dir string) Request { return Request{Source: mustSource(dir), Name: "a/b"} },
 			code:  plugind.CodeInvalidSource,
 			frags: []string{"a/b"},
 		},
 		{
 			name:  "name with dotdot",
 			files: map[string]string{".claude-plugin/plugin.json": `{"name":"ok"}`, "skills/a/SKILL.md": "---\ndescription: a\n---\n"},
-			req:   func(dir string) Request { return Request{Source: source.MustFromText(dir), Name: "..evil"} },
+			req:   func(dir string) Request { return Request{Source: mustSource(dir), Name: "..evil"} },
 			code:  plugind.CodeInvalidSource,
 			frags: []string{".."},
 		},
 		{
 			name:  "name with space",
 			files: map[string]string{".claude-plugin/plugin.json": `{"name":"ok"}`, "skills/a/SKILL.md": "---\ndescription: a\n---\n"},
-			req:   func(dir string) Request { return Request{Source: source.MustFromText(dir), Name: "my plugin"} },
+			req:   func(dir string) Request { return Request{Source: mustSource(dir), Name: "my plugin"} },
 			code:  plugind.CodeInvalidSource,
 			frags: []string{"my plugin"},
 		},
@@ -308,7 +307,7 @@ func TestBadInputs(t *testing.T) {
 			name:  "name too long",
 			files: map[string]string{".claude-plugin/plugin.json": `{"name":"ok"}`, "skills/a/SKILL.md": "---\ndescription: a\n---\n"},
 			req: func(dir string) Request {
-				return Request{Source: source.MustFromText(dir), Name: strings.Repeat("n", 65)}
+				return Request{Source: mustSource(dir), Name: strings.Repeat("n", 65)}
 			},
 			code:  plugind.CodeInvalidSource,
 			frags: []string{"65 characters"},
@@ -327,7 +326,7 @@ func TestBadInputs(t *testing.T) {
 			env.mustInstall(claudePlugin(t, "existing", "1"))
 			before := env.registryBytes()
 			dir := writeTree(t, t.TempDir(), tt.files)
-			req := Request{Source: source.MustFromText(dir)}
+			req := Request{Source: mustSource(dir)}
 			if tt.req != nil {
 				req = tt.req(dir)
 			}
@@ -353,7 +352,7 @@ func TestEscapingSymlinkInManifestPathRefused(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "skills")); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeInvalidSource, "skills")
 	if env.registryBytes() != nil {
 		t.Fatal("registry written")
@@ -386,7 +385,7 @@ func TestSizeBudgets(t *testing.T) {
 		dir := claudePlugin(t, "huge", "1")
 		sparse(t, filepath.Join(dir, "a.bin"), 200<<20)
 		sparse(t, filepath.Join(dir, "b.bin"), 57<<20)
-		resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource(dir)}, Approval{Yes: true})
 		wantCode(t, err, resp, plugind.CodeBudgetExceeded, "size budget", "over by")
 		if len(env.pluginsDirEntries()) != 0 || env.registryBytes() != nil {
 			t.Fatal("something was written")
@@ -403,7 +402,7 @@ func TestSizeBudgets(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource(dir)}, Approval{Yes: true})
 		wantCode(t, err, resp, plugind.CodeBudgetExceeded, "file-count budget", "limit 50", "over by")
 		if len(env.pluginsDirEntries()) != 0 || env.registryBytes() != nil {
 			t.Fatal("something was written")
@@ -416,13 +415,13 @@ func TestChangedBetweenDryRunAndApproval(t *testing.T) {
 	env := newEnv(t)
 	env.mustInstall(claudePlugin(t, "other", "1"))
 	src := claudePlugin(t, "hello", "1.0.0")
-	dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := env.registryBytes()
 	writeTree(t, src, map[string]string{"skills/hello/SKILL.md": "---\nname: hello\ndescription: Say hello!\n---\nHello.\n"})
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, dry.PlanID)
 	if !bytes.Equal(before, env.registryBytes()) {
 		t.Fatal("registry changed")
@@ -440,7 +439,7 @@ func TestChangedDuringApplyIsDigestMismatch(t *testing.T) {
 		}
 	}
 	before := env.registryBytes()
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "hello")
 	if !bytes.Equal(before, env.registryBytes()) {
 		t.Fatal("registry changed")
@@ -464,7 +463,7 @@ func TestCorruptRegistryFailsClosed(t *testing.T) {
 	_, checks["show"] = env.in.Show(ctx, "hello")
 	_, _, checks["enable"] = env.in.SetEnabled(ctx, "hello", true, false)
 	_, checks["remove"] = env.in.Remove(ctx, "hello", false)
-	_, checks["install"] = env.install(Request{Source: source.MustFromText(claudePlugin(t, "new", "1"))}, Approval{Yes: true})
+	_, checks["install"] = env.install(Request{Source: mustSource(claudePlugin(t, "new", "1"))}, Approval{Yes: true})
 	_, checks["export"] = env.in.Export(ctx, "hello", &bytes.Buffer{})
 	_, checks["capabilities"] = env.in.Capabilities(ctx)
 	for op, err := range checks {
@@ -548,7 +547,7 @@ func TestExportStripsCredentialsAndReinstalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newEnv(t)
-	resp, err := other.install(Request{Source: source.MustFromText(zipPath)}, Approval{Yes: true})
+	resp, err := other.install(Request{Source: mustSource(zipPath)}, Approval{Yes: true})
 	if err != nil || !resp.Applied || resp.Actions[0].Name != "mcp" {
 		t.Fatalf("install exported zip: %v %+v", err, resp)
 	}
@@ -559,7 +558,7 @@ func TestZipCannotBeLinked(t *testing.T) {
 	env := newEnv(t)
 	zipPath := filepath.Join(t.TempDir(), "p.zip")
 	writeZip(t, zipPath, map[string]string{".claude-plugin/plugin.json": `{"name":"p"}`})
-	resp, err := env.install(Request{Source: source.MustFromText(zipPath), Link: true}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(zipPath), Link: true}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeInvalidSource, "--link")
 }
 
@@ -586,7 +585,7 @@ func TestLinkInstall(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	src := claudePlugin(t, "dev", "1")
-	resp, err := env.install(Request{Source: source.MustFromText(src), Link: true}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src), Link: true}, Approval{Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}

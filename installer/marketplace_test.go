@@ -134,7 +134,7 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newRemoteEnv(t, fx.gh, remoteOpts{})
-			resp, err := env.install(Request{Source: source.MustFromText(tc.source)}, Approval{DryRun: true})
+			resp, err := env.install(Request{Source: mustSource(tc.source)}, Approval{DryRun: true})
 			if err != nil {
 				t.Fatalf("plan: %v", err)
 			}
@@ -181,9 +181,9 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 			}
 
 			// --name selects: an error naming why for a skipped kind, one action for a good one.
-			_, err = env.install(Request{Source: source.MustFromText(tc.source), Name: "npm-plug"}, Approval{DryRun: true})
+			_, err = env.install(Request{Source: mustSource(tc.source), Name: "npm-plug"}, Approval{DryRun: true})
 			wantCode(t, err, nil, plugind.CodeNotPinnable, "npm")
-			one, err := env.install(Request{Source: source.MustFromText(tc.source), Name: "gs-slashed"}, Approval{DryRun: true})
+			one, err := env.install(Request{Source: mustSource(tc.source), Name: "gs-slashed"}, Approval{DryRun: true})
 			if err != nil || len(one.Actions) != 1 || one.Actions[0].Commit != fx.gsSlash {
 				t.Fatalf("--name gs-slashed: %v %+v", err, one)
 			}
@@ -195,7 +195,7 @@ func TestMarketplaceEveryEntryKind(t *testing.T) {
 					writes++
 				}
 			}
-			applied, err := env.install(Request{Source: source.MustFromText(tc.source)}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
+			applied, err := env.install(Request{Source: mustSource(tc.source)}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
 			if err != nil || !applied.Applied {
 				t.Fatalf("apply: %v %+v", err, applied)
 			}
@@ -227,7 +227,7 @@ func TestMarketplaceGitOff(t *testing.T) {
 	fx := newKindsFixture(t)
 	mkSrc, _ := fx.remote(t)
 	env := newRemoteEnv(t, fx.gh, remoteOpts{gitOff: true})
-	resp, err := env.install(Request{Source: source.MustFromText(mkSrc)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(mkSrc)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestMarketplaceGitOff(t *testing.T) {
 	}
 	// The same digests as over git.
 	withGit := newRemoteEnv(t, fx.gh, remoteOpts{})
-	resp2, err := withGit.install(Request{Source: source.MustFromText(mkSrc)}, Approval{DryRun: true})
+	resp2, err := withGit.install(Request{Source: mustSource(mkSrc)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,12 +287,12 @@ func TestMarketplaceGitSubdirShapesRefusedBeforeAnyRequest(t *testing.T) {
 	dir := writeTree(t, filepath.Join(t.TempDir(), "m"), map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "shapes", entries...)})
 	env := newRemoteEnv(t, gh, remoteOpts{})
 	for name := range cases {
-		resp, err := env.install(Request{Source: source.MustFromText(dir), Name: name}, Approval{DryRun: true})
+		resp, err := env.install(Request{Source: mustSource(dir), Name: name}, Approval{DryRun: true})
 		if err == nil || plugind.CodeOf(err) != plugind.CodeInvalidSource {
 			t.Errorf("%s: err %v (%s), want install.invalid_source", name, err, resp.Code())
 		}
 	}
-	resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{DryRun: true})
 	if err == nil || len(resp.Actions) != len(cases) {
 		t.Errorf("bulk: want a refusal listing %d blocked actions, got %v %d", len(cases), err, len(resp.Actions))
 	}
@@ -354,7 +354,7 @@ func TestMarketplaceBulkOneFetchPerRepoAtSHA(t *testing.T) {
 			writes++
 		}
 	}
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp.ErrorText())
 	}
@@ -369,7 +369,7 @@ func TestMarketplaceBulkOneFetchPerRepoAtSHA(t *testing.T) {
 	}
 
 	gh.ResetCounts()
-	warm, err := env.install(Request{Source: source.MustFromText(src), Replace: true}, Approval{DryRun: true})
+	warm, err := env.install(Request{Source: mustSource(src), Replace: true}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,14 +377,14 @@ func TestMarketplaceBulkOneFetchPerRepoAtSHA(t *testing.T) {
 		t.Fatalf("warm re-plan: %+v, want one conditional request and no content fetch", c)
 	}
 	gh.ResetCounts()
-	pinned, err := env.install(Request{Source: source.MustFromText("https://github.com/bulk/market/tree/" + sha), Replace: true}, Approval{DryRun: true})
+	pinned, err := env.install(Request{Source: mustSource("https://github.com/bulk/market/tree/" + sha), Replace: true}, Approval{DryRun: true})
 	if err != nil || len(pinned.Actions) != entries {
 		t.Fatal(err)
 	}
 	if c := gh.Counts(); c.Total != 0 {
 		t.Fatalf("warm re-plan of the marketplace pinned to its commit: %+v, want no requests", c)
 	}
-	off, err := env.install(Request{Source: source.MustFromText(src), Replace: true, Offline: true}, Approval{DryRun: true})
+	off, err := env.install(Request{Source: mustSource(src), Replace: true, Offline: true}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestMarketplaceEntryWithoutManifest(t *testing.T) {
 		"plugins/bare/commands/hi.md":     "---\ndescription: say hi\n---\nhi\n",
 		"plugins/empty/README.md":         "nothing here\n",
 	})
-	resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,10 +435,10 @@ func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
 		".claude-plugin/marketplace.json": marketplaceJSON(t, "m", entry("floating", map[string]any{"source": "github", "repo": "acme/floating"})),
 	})
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	_, err := env.install(Request{Source: source.MustFromText(dir), Name: "floating"}, Approval{DryRun: true})
+	_, err := env.install(Request{Source: mustSource(dir), Name: "floating"}, Approval{DryRun: true})
 	wantCode(t, err, nil, plugind.CodeNotPinnable, "--allow-unpinned")
 
-	resp, err := env.install(Request{Source: source.MustFromText(dir), Name: "floating", AllowUnpinned: true}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(dir), Name: "floating", AllowUnpinned: true}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestMarketplaceAllowUnpinnedPinsTheHead(t *testing.T) {
 	// The pin is part of what is approved: once the branch moves, the old
 	// planId no longer installs.
 	repo.Commit("main", pluginFiles("floating", "v2"))
-	moved, err := env.install(Request{Source: source.MustFromText(dir), Name: "floating", AllowUnpinned: true}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
+	moved, err := env.install(Request{Source: mustSource(dir), Name: "floating", AllowUnpinned: true}, Approval{Yes: true, PlanID: planIDOf(t, resp.PlanID)})
 	wantCode(t, err, moved, plugind.CodeApprovalDenied)
 }
 
@@ -468,7 +468,7 @@ func TestMarketplaceEntryNameWins(t *testing.T) {
 		"plugins/q/.claude-plugin/plugin.json": `{"name":"ok"}`,
 		"plugins/q/commands/c.md":              "c\n",
 	})
-	resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +490,7 @@ func TestMarketplaceGitFailingFallsBackToArchive(t *testing.T) {
 	mkSrc, _ := fx.remote(t)
 	env := newRemoteEnv(t, fx.gh, remoteOpts{})
 	fx.gh.RefuseGit(true)
-	resp, err := env.install(Request{Source: source.MustFromText(mkSrc)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(mkSrc)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,17 +525,17 @@ func TestMarketplaceWhoseRootIsAPlugin(t *testing.T) {
 		"plugins/inner/.claude-plugin/plugin.json": `{"name":"inner","version":"2.0.0"}`,
 		"plugins/inner/commands/hi.md":             "---\ndescription: hi\n---\nhi\n",
 	})
-	root, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{DryRun: true})
+	root, err := env.install(Request{Source: mustSource(dir)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(root.Actions) != 1 || root.Actions[0].Name != "whole" {
 		t.Fatalf("the folder installs the plugin at its root: %+v", root.Actions)
 	}
-	if _, err := env.in.AddMarketplace(context.Background(), source.MustFromText(dir), false); err != nil {
+	if _, err := env.in.AddMarketplace(context.Background(), mustSource(dir), false); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText("inner@both")}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource("inner@both")}, Approval{Yes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -543,7 +543,7 @@ func TestMarketplaceWhoseRootIsAPlugin(t *testing.T) {
 	if len(resp.Actions) != 1 || a.Status != ActionInstalled || a.Version != "2.0.0" || len(a.Commands) != 1 || a.Commands[0].Invocation != "/inner:hi" {
 		t.Fatalf("inner@both: %+v", resp.Actions)
 	}
-	whole, err := env.install(Request{Source: source.MustFromText("whole@both")}, Approval{DryRun: true})
+	whole, err := env.install(Request{Source: mustSource("whole@both")}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

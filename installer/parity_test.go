@@ -69,7 +69,7 @@ func compareMarketplace(t *testing.T, tree string) int {
 	}
 	found, _ := marketplace.Find(tree)
 	_, refs := marketplace.ValidateLocal(filepath.Join(tree, found.Path), marketplace.ValidateOptions{})
-	resp, planErr := env.install(Request{Source: source.MustFromText(tree)}, Approval{DryRun: true})
+	resp, planErr := env.install(Request{Source: mustSource(tree)}, Approval{DryRun: true})
 	if refusesDocument(v) {
 		if planErr == nil {
 			t.Errorf("validate refuses the document, install plans it: %+v", v.Errors)

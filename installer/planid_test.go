@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/source"
 )
 
 // planIDOf parses a planId a test was given (a plan's response, or a
@@ -188,12 +187,12 @@ func TestStoredPlansFromBeforeReadTheSame(t *testing.T) {
 		req    Request
 		update *UpdateRequest
 	}{
-		{"source only", Request{Source: source.MustFromText("./p")}, nil},
-		{"every flag", Request{Source: source.MustFromText("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}, nil},
-		{"subdir", Request{Source: source.MustFromText("https://example.com/r.git"), Subdir: "plugins/p"}, nil},
+		{"source only", Request{Source: mustSource("./p")}, nil},
+		{"every flag", Request{Source: mustSource("https://github.com/a/b"), Name: "n", Names: []string{"x"}, Replace: true, Link: true, Offline: true, AllowUnpinned: true, Refresh: true}, nil},
+		{"subdir", Request{Source: mustSource("https://example.com/r.git"), Subdir: "plugins/p"}, nil},
 		{"update", Request{Offline: true}, update},
-		{"config", Request{Source: source.MustFromText(`s","subdir":"x`), Config: tricky}, nil},
-		{"all", Request{Source: source.MustFromText("s"), Name: "n", Refresh: true, Subdir: "d", Config: tricky}, update},
+		{"config", Request{Source: mustSource(`s","subdir":"x`), Config: tricky}, nil},
+		{"all", Request{Source: mustSource("s"), Name: "n", Refresh: true, Subdir: "d", Config: tricky}, update},
 	}
 	for _, c := range cases {
 		r := c.req

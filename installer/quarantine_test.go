@@ -10,7 +10,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // withQuarantine rewires env's installer with the store and the cache as
@@ -36,7 +35,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	withQuarantine(env)
 	src := "https://github.com/acme/tools/tree/" + sha + "/plug"
 	ctx := context.Background()
-	if _, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	wrong := "sha256:" + strings.Repeat("0", 64)
@@ -48,7 +47,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	}
 	reg := env.registryBytes()
 
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "the digest recorded for it was wrong", "nothing was installed")
 	if string(env.registryBytes()) != string(reg) || len(env.pluginsDirEntries()) != 0 {
 		t.Fatalf("a refused install wrote: registry %q, plugins/ %v", env.registryBytes(), env.pluginsDirEntries())
@@ -60,7 +59,7 @@ func TestWrongRecordedDigestIsForgotten(t *testing.T) {
 	if d, ok := env.db.Session().Folder(ctx, at, "plug"); ok {
 		t.Fatalf("the wrong record survives: %s", d)
 	}
-	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after the record was forgotten: %v %+v", err, resp)
 	}
@@ -76,7 +75,7 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 	withQuarantine(env)
 	ctx := context.Background()
 	src := "git:github.com/acme/tools"
-	if _, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
 	snaps, err := env.st.List(ctx)
@@ -95,13 +94,13 @@ func TestTamperedSnapshotQuarantinedInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	wantCode(t, err, resp, plugind.CodeDigestMismatch, "failed verification", "quarantined")
 	if env.st.Has(digest) || !env.st.Quarantined(digest) {
 		t.Fatal("the tampered snapshot was not quarantined")
 	}
 	gh.ResetCounts()
-	resp, err = env.install(Request{Source: source.MustFromText(src)}, Approval{Yes: true})
+	resp, err = env.install(Request{Source: mustSource(src)}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install after quarantine: %v %+v", err, resp)
 	}

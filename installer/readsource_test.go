@@ -24,7 +24,7 @@ func shelfMarket(t *testing.T, env *testEnv) string {
 		"two/.claude-plugin/plugin.json":  `{"name":"two","version":"1.0.0"}`,
 		"two/skills/s/SKILL.md":           "---\nname: s\ndescription: S\n---\nS.\n",
 	})
-	if _, err := env.in.AddMarketplace(context.Background(), source.MustFromText(dir), false); err != nil {
+	if _, err := env.in.AddMarketplace(context.Background(), mustSource(dir), false); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -67,7 +67,7 @@ func TestReadSource(t *testing.T) {
 	}
 	for _, c := range cases {
 		env.in.NoWorkingDir = c.daemon
-		got, err := env.in.readSource(source.MustFromText(c.raw), c.subdir)
+		got, err := env.in.readSource(mustSource(c.raw), c.subdir)
 		name := c.raw
 		if c.daemon {
 			name += " (daemon)"
@@ -100,11 +100,11 @@ func TestBareNameAndFolder(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(wd, "shelf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := env.in.readSource(source.MustFromText("shelf"), "")
+	_, err := env.in.readSource(mustSource("shelf"), "")
 	if plugind.CodeOf(err) != plugind.CodeInvalidSource || !strings.Contains(err.Error(), "write ./shelf for the folder") {
 		t.Fatalf("ambiguous bare name: %v", err)
 	}
-	if got, err := env.in.readSource(source.MustFromText("./shelf"), ""); err != nil || got.market != "" || got.src.Path != "./shelf" {
+	if got, err := env.in.readSource(mustSource("./shelf"), ""); err != nil || got.market != "" || got.src.Path != "./shelf" {
 		t.Fatalf("./shelf: %+v %v", got, err)
 	}
 	// From the marketplace's own parent folder, its name is that folder.
@@ -116,11 +116,11 @@ func TestBareNameAndFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known.Marketplaces[0].Source = source.MustFromText(filepath.Join(filepath.Dir(shelf), "shelf"))
+	known.Marketplaces[0].Source = mustSource(filepath.Join(filepath.Dir(shelf), "shelf"))
 	if err := known.Save(env.home.MarketplacesPath()); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := env.in.readSource(source.MustFromText("shelf"), ""); err != nil || got.market != "shelf" {
+	if got, err := env.in.readSource(mustSource("shelf"), ""); err != nil || got.market != "shelf" {
 		t.Fatalf("the marketplace's own folder: %+v %v", got, err)
 	}
 }
@@ -139,7 +139,7 @@ func TestMarketEntryInstallsByPlanID(t *testing.T) {
 	env.in.Cache, env.in.NoWorkingDir = db, true
 	ctx := context.Background()
 	for _, src := range []string{"one@shelf", "shelf"} {
-		dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
+		dry, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true})
 		if err != nil {
 			t.Fatalf("plan %s: %v", src, err)
 		}
@@ -159,7 +159,7 @@ func TestMarketEntryInstallsByPlanID(t *testing.T) {
 	}
 	// The same entry by the marketplace's source and --name is the same
 	// plan: one planId for one thing.
-	byName, err := env.install(Request{Source: source.MustFromText("one@shelf")}, Approval{DryRun: true})
+	byName, err := env.install(Request{Source: mustSource("one@shelf")}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

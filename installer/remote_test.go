@@ -15,7 +15,6 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -92,14 +91,14 @@ func TestRemoteDefaultBranchDryRunThenInstall(t *testing.T) {
 	head := repo.Commit("main", pluginFiles("tools", "v1"))
 	env := newRemoteEnv(t, gh, remoteOpts{})
 
-	dry, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if dry.Resolved.Commit != head || dry.Resolved.Kind != "github" || dry.Actions[0].Commit != head {
 		t.Fatalf("resolved = %+v, want commit %s", dry.Resolved, head)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
+	resp, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
@@ -129,7 +128,7 @@ func TestRemoteTreeURLWithSlashedRef(t *testing.T) {
 	sha := repo.Commit("release/v2", files)
 	for _, gitOff := range []bool{false, true} {
 		env := newRemoteEnv(t, gh, remoteOpts{gitOff: gitOff})
-		dry, err := env.install(Request{Source: source.MustFromText("https://github.com/acme/tools/tree/release/v2/plugins/x")}, Approval{DryRun: true})
+		dry, err := env.install(Request{Source: mustSource("https://github.com/acme/tools/tree/release/v2/plugins/x")}, Approval{DryRun: true})
 		if err != nil {
 			t.Fatalf("gitOff=%v: %v", gitOff, err)
 		}
@@ -144,13 +143,13 @@ func TestRemoteGitOffSamePlanViaTarball(t *testing.T) {
 	gh := fakegithub.New(t)
 	gh.CreateRepo("acme", "tools").Commit("main", pluginFiles("tools", "same"))
 	withGit := newRemoteEnv(t, gh, remoteOpts{})
-	a, err := withGit.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{DryRun: true})
+	a, err := withGit.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gh.ResetCounts()
 	noGit := newRemoteEnv(t, gh, remoteOpts{gitOff: true})
-	b, err := noGit.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{DryRun: true})
+	b, err := noGit.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +168,7 @@ func TestRemoteGitRefusedFallsBackToTarball(t *testing.T) {
 	gh.CreateRepo("acme", "tools").Commit("main", pluginFiles("tools", "fallback"))
 	gh.RefuseGit(true)
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	resp, err := env.install(Request{Source: source.MustFromText("https://github.com/acme/tools")}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource("https://github.com/acme/tools")}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
@@ -186,7 +185,7 @@ func TestRemoteWarmThenOfflineReplan(t *testing.T) {
 	gh := fakegithub.New(t)
 	gh.CreateRepo("acme", "tools").Commit("main", pluginFiles("tools", "warm"))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	req := Request{Source: source.MustFromText("git:github.com/acme/tools")}
+	req := Request{Source: mustSource("git:github.com/acme/tools")}
 	cold, err := env.install(req, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +218,7 @@ func TestRemoteWarmThenOfflineReplan(t *testing.T) {
 	if !strings.Contains(strings.Join(off.Warnings, "\n"), "ago") {
 		t.Errorf("offline plan does not say how old the ref is: %v", off.Warnings)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/never-seen"), Offline: true}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource("git:github.com/acme/never-seen"), Offline: true}, Approval{DryRun: true})
 	wantCode(t, err, resp, plugind.CodeOfflineMiss, "acme/never-seen")
 	if c := gh.Counts(); c.Total != 0 {
 		t.Fatalf("offline miss made requests: %+v", c)
@@ -231,7 +230,7 @@ func TestRemoteNetworkDownPlansFromCache(t *testing.T) {
 	gh := fakegithub.New(t)
 	gh.CreateRepo("acme", "tools").Commit("main", pluginFiles("tools", "down"))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	req := Request{Source: source.MustFromText("git:github.com/acme/tools")}
+	req := Request{Source: mustSource("git:github.com/acme/tools")}
 	first, err := env.install(req, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +272,7 @@ func TestRemoteUnsafeContentLeavesNothing(t *testing.T) {
 		env := newRemoteEnv(t, gh, remoteOpts{gitOff: gitOff})
 		env.mustInstall(claudePlugin(t, "keep", "1"))
 		before := env.registryBytes()
-		resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/evil")}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource("git:github.com/acme/evil")}, Approval{Yes: true})
 		wantCode(t, err, resp, plugind.CodeUnsafeArchive, "leak")
 		if !bytes.Equal(before, env.registryBytes()) {
 			t.Fatal("registry changed")
@@ -316,7 +315,7 @@ func TestRemoteFaults(t *testing.T) {
 		t.Parallel()
 		env, gh := setup(t, true, 0)
 		gh.Fault(fakegithub.RouteAPI, fakegithub.Fault{Status: 502, Times: 2})
-		if resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{Yes: true}); err != nil || !resp.Applied {
+		if resp, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{Yes: true}); err != nil || !resp.Applied {
 			t.Fatalf("%v %+v", err, resp)
 		}
 	})
@@ -325,7 +324,7 @@ func TestRemoteFaults(t *testing.T) {
 		env, gh := setup(t, true, 0)
 		gh.Fault(fakegithub.RouteAPI, fakegithub.Fault{Status: 429, RetryAfter: "3600"})
 		start := time.Now()
-		resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{Yes: true})
 		if err == nil || resp.OK {
 			t.Fatal("succeeded against a rate limit")
 		}
@@ -340,7 +339,7 @@ func TestRemoteFaults(t *testing.T) {
 		t.Parallel()
 		env, gh := setup(t, true, 0)
 		gh.Fault(fakegithub.RouteArchive, fakegithub.Fault{Truncate: true})
-		resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{Yes: true})
 		if err == nil || resp.OK {
 			t.Fatal("truncated archive installed")
 		}
@@ -353,7 +352,7 @@ func TestRemoteFaults(t *testing.T) {
 		env, gh := setup(t, true, 300*time.Millisecond)
 		gh.Fault(fakegithub.RouteArchive, fakegithub.Fault{Stall: time.Minute})
 		start := time.Now()
-		resp, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{Yes: true})
+		resp, err := env.install(Request{Source: mustSource("git:github.com/acme/tools")}, Approval{Yes: true})
 		if err == nil || resp.OK {
 			t.Fatal("stalled download succeeded")
 		}
@@ -378,7 +377,7 @@ func TestRemoteConcurrentPlansFetchOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := env.in.Install(context.Background(), Request{Source: source.MustFromText("git:github.com/acme/tools")}, Approval{DryRun: true})
+			resp, err := env.in.Install(context.Background(), Request{Source: mustSource("git:github.com/acme/tools")}, Approval{DryRun: true})
 			errs[i] = err
 			if resp != nil {
 				ids[i] = resp.PlanID

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/source"
 )
 
 // manyPluginsMarketplace is a local marketplace of n independent plugins,
@@ -57,7 +56,7 @@ func TestStagingManyActionsIsAllOrNothing(t *testing.T) {
 				}
 			}
 			before := env.registryBytes()
-			resp, err := env.install(Request{Source: source.MustFromText(market)}, Approval{Yes: true})
+			resp, err := env.install(Request{Source: mustSource(market)}, Approval{Yes: true})
 			if len(c.tampered) == 0 {
 				if err != nil {
 					t.Fatalf("install: %v", err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/source"
 )
 
 // The registry and the known marketplaces are read by one rule: what each
@@ -118,8 +117,8 @@ func TestStateFilesSave(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			r.Put(Entry{Name: "zeta", Source: source.MustFromText("git:github.com/o/z"), Root: "plugins/zeta", ManifestKind: "reasonix", Enabled: true, InstalledAt: at, Status: "ok"})
-			r.Put(Entry{Name: "alpha", Source: source.MustFromText("/src/a"), Root: "plugins/alpha", ManifestKind: "claude", InstalledAt: at, Status: "ok", Link: true})
+			r.Put(Entry{Name: "zeta", Source: mustSource("git:github.com/o/z"), Root: "plugins/zeta", ManifestKind: "reasonix", Enabled: true, InstalledAt: at, Status: "ok"})
+			r.Put(Entry{Name: "alpha", Source: mustSource("/src/a"), Root: "plugins/alpha", ManifestKind: "claude", InstalledAt: at, Status: "ok", Link: true})
 			return r.Save(p)
 		}, `{
   "version": 1,
@@ -153,8 +152,8 @@ func TestStateFilesSave(t *testing.T) {
 				return err
 			}
 			m.Marketplaces = append(m.Marketplaces,
-				KnownMarketplace{Name: "team", Source: source.MustFromText("git:github.com/o/team"), Commit: "abc", ReadAt: at, AddedAt: at},
-				KnownMarketplace{Name: "local", Source: source.MustFromText("/m"), Description: "mine", ReadAt: at, AddedAt: at})
+				KnownMarketplace{Name: "team", Source: mustSource("git:github.com/o/team"), Commit: "abc", ReadAt: at, AddedAt: at},
+				KnownMarketplace{Name: "local", Source: mustSource("/m"), Description: "mine", ReadAt: at, AddedAt: at})
 			return m.Save(p)
 		}, `{
   "version": 1,

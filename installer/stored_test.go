@@ -7,7 +7,6 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/source"
 )
 
 // TestInstallApproved: a planId alone installs the stored plan through a
@@ -30,7 +29,7 @@ func TestInstallApproved(t *testing.T) {
 	wantCode(t, err, resp, plugind.CodeApprovalDenied, "no stored plan")
 
 	src := claudePlugin(t, "stored", "1.0.0")
-	dry, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +48,7 @@ func TestInstallApproved(t *testing.T) {
 	for src, want := range map[string]bool{
 		"examples/x": true, "x": true, filepath.Join(t.TempDir(), "x"): false, "git:github.com/a/b": false, "https://github.com/a/b": false,
 	} {
-		if got := env.in.isRelativeFolder(source.MustFromText(src)); got != want {
+		if got := env.in.isRelativeFolder(mustSource(src)); got != want {
 			t.Errorf("isRelativeFolder(%q) = %v, want %v", src, got, want)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"reasonix.io/plugind/source"
 )
 
 // Claude's strict semantics and manifest precedence, on a local marketplace
@@ -50,7 +48,7 @@ func TestEntryManifests(t *testing.T) {
 		"both/.codex-plugin/plugin.json":      `{"name":"both","version":"codex","skills":"./skills"}`,
 		"both/skills/s/SKILL.md":              "---\ndescription: s\n---\n",
 	})
-	resp, err := env.install(Request{Source: source.MustFromText(dir)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +81,7 @@ func TestEntryManifests(t *testing.T) {
 	// Installed, the strict: false plugin reads the same again (show) and
 	// exports as a package that installs on its own with the same
 	// inventory.
-	if _, err := env.install(Request{Source: source.MustFromText(dir), Name: "loose"}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(dir), Name: "loose"}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := env.in.Show(context.Background(), "loose")
@@ -99,7 +97,7 @@ func TestEntryManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := newEnv(t)
-	re, err := other.install(Request{Source: source.MustFromText(zipPath)}, Approval{DryRun: true})
+	re, err := other.install(Request{Source: mustSource(zipPath)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}

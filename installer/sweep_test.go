@@ -10,7 +10,6 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -43,7 +42,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 		mutate func(t *testing.T, env *testEnv, srcA, other string) error
 	}{
 		{"install", func(t *testing.T, env *testEnv, srcA, other string) error {
-			_, err := env.install(Request{Source: source.MustFromText(other)}, Approval{Yes: true})
+			_, err := env.install(Request{Source: mustSource(other)}, Approval{Yes: true})
 			return err
 		}},
 		{"update", func(t *testing.T, env *testEnv, srcA, other string) error {
@@ -54,7 +53,7 @@ func TestMutationsSweepOrphans(t *testing.T) {
 			return err
 		}},
 		{"remove", func(t *testing.T, env *testEnv, srcA, other string) error {
-			if _, err := env.install(Request{Source: source.MustFromText(other)}, Approval{Yes: true}); err != nil {
+			if _, err := env.install(Request{Source: mustSource(other)}, Approval{Yes: true}); err != nil {
 				return err
 			}
 			// Orphans planted after that install: only remove sweeps them.

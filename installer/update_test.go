@@ -7,7 +7,6 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 func (e *testEnv) update(name string, offline bool, ap Approval) (*Response, error) {
@@ -51,7 +50,7 @@ func TestUpdateRelativeEntryFollowsItsMarketplace(t *testing.T) {
 	doc := marketplaceJSON(t, "m", entry("rel-plug", "./plugins/rel"))
 	first := mk.Commit("main", merge(under("plugins/rel", pluginFiles("rel-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": doc}))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: source.MustFromText("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	second := mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
@@ -158,7 +157,7 @@ func TestUpdateIsItsOwnRequest(t *testing.T) {
 
 	before := env.registryBytes()
 	for name, opts := range map[string]Request{
-		"source":  {Source: source.MustFromText("git:github.com/acme/tools")},
+		"source":  {Source: mustSource("git:github.com/acme/tools")},
 		"name":    {Name: "tools"},
 		"names":   {Names: []string{"tools"}},
 		"subdir":  {Subdir: "x"},

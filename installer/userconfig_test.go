@@ -14,7 +14,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/manifest"
-	"reasonix.io/plugind/source"
 )
 
 const testSecret = "s3cr3t-VALUE-7f1c"
@@ -86,7 +85,7 @@ func TestUserConfigPlanListsOptionsAndRequiresValues(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
-	resp, err := env.install(Request{Source: source.MustFromText(src)}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(src)}, Approval{DryRun: true})
 	wantCode(t, err, resp, plugind.CodeConfigRequired, `uc needs a value for option api_key ("API key"), option endpoint ("Endpoint")`, "--config api_key=<value> --config endpoint=<value>")
 	a := resp.Actions[0]
 	if a.Status != ActionBlocked || len(a.UserConfig) != 3 {
@@ -117,7 +116,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
 	cfg := map[string]string{"api_key": testSecret, "endpoint": "https://svc.example", "port": "9090"}
-	dry, err := env.install(Request{Source: source.MustFromText(src), Config: cfg}, Approval{DryRun: true})
+	dry, err := env.install(Request{Source: mustSource(src), Config: cfg}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +141,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 	if strings.Contains(string(planJSON), testSecret) {
 		t.Fatalf("the plan shows the secret: %s", planJSON)
 	}
-	stored, err := (&Plan{asked: Request{Source: source.MustFromText(src), Config: cfg}, Actions: dry.Actions}).MarshalStored()
+	stored, err := (&Plan{asked: Request{Source: mustSource(src), Config: cfg}, Actions: dry.Actions}).MarshalStored()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 		t.Fatalf("stored plan: %s", stored)
 	}
 
-	resp, err := env.install(Request{Source: source.MustFromText(src), Config: cfg}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
+	resp, err := env.install(Request{Source: mustSource(src), Config: cfg}, Approval{Yes: true, PlanID: planIDOf(t, dry.PlanID)})
 	if err != nil || !resp.Applied {
 		t.Fatalf("install: %v %+v", err, resp)
 	}
@@ -215,12 +214,12 @@ func TestUserConfigInstallSubstitutesAndKeepsSecretsInConfigDir(t *testing.T) {
 
 	// The same install again, same values: nothing to do. Other values:
 	// a conflict that says how to change them.
-	again, err := env.install(Request{Source: source.MustFromText(src), Config: cfg}, Approval{Yes: true})
+	again, err := env.install(Request{Source: mustSource(src), Config: cfg}, Approval{Yes: true})
 	if err != nil || again.Status != StatusUpToDate {
 		t.Fatalf("same install again: %v %s", err, again.Status)
 	}
 	other := map[string]string{"api_key": testSecret, "endpoint": "https://other.example"}
-	conflict, err := env.install(Request{Source: source.MustFromText(src), Config: other}, Approval{DryRun: true})
+	conflict, err := env.install(Request{Source: mustSource(src), Config: other}, Approval{DryRun: true})
 	wantCode(t, err, conflict, plugind.CodeConflict, "rerun with --replace to install it again with this configuration")
 
 	// Remove deletes the config file with the plugin.
@@ -260,13 +259,13 @@ func TestUserConfigBadValues(t *testing.T) {
 		{"NAME.KEY of this plugin is fine", with("uc.port", "eighty"), plugind.CodeConfigInvalid, `"eighty" is not a number`},
 	}
 	for _, c := range cases {
-		resp, err := env.install(Request{Source: source.MustFromText(src), Config: c.config}, Approval{DryRun: true})
+		resp, err := env.install(Request{Source: mustSource(src), Config: c.config}, Approval{DryRun: true})
 		wantCode(t, err, resp, c.code, c.want)
 		if b, _ := json.Marshal(resp); strings.Contains(string(b), testSecret) {
 			t.Errorf("%s: the response shows the secret: %s", c.name, b)
 		}
 	}
-	ok, err := env.install(Request{Source: source.MustFromText(src), Config: with("uc.port", "81")}, Approval{DryRun: true})
+	ok, err := env.install(Request{Source: mustSource(src), Config: with("uc.port", "81")}, Approval{DryRun: true})
 	if err != nil || optionByKey(t, ok.Actions[0].UserConfig, "port").Value.Text() != "81" {
 		t.Fatalf("NAME.KEY: %v", err)
 	}
@@ -279,7 +278,7 @@ func TestUserConfigPlanID(t *testing.T) {
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
 	plan := func(cfg map[string]string) string {
-		resp, err := env.install(Request{Source: source.MustFromText(src), Config: cfg}, Approval{DryRun: true})
+		resp, err := env.install(Request{Source: mustSource(src), Config: cfg}, Approval{DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +295,7 @@ func TestUserConfigPlanID(t *testing.T) {
 		t.Error("setting an option to its default does not show in the planId")
 	}
 	// Approving a plan with other values is refused, naming the options.
-	resp, err := env.install(Request{Source: source.MustFromText(src), Config: map[string]string{"api_key": "one", "endpoint": "https://b.example"}}, Approval{Yes: true, PlanID: planIDOf(t, a)})
+	resp, err := env.install(Request{Source: mustSource(src), Config: map[string]string{"api_key": "one", "endpoint": "https://b.example"}}, Approval{Yes: true, PlanID: planIDOf(t, a)})
 	wantCode(t, err, resp, plugind.CodeApprovalDenied)
 }
 
@@ -305,10 +304,10 @@ func TestUserConfigReplaceKeepsValues(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
-	if _, err := env.install(Request{Source: source.MustFromText(src), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(src), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := env.install(Request{Source: source.MustFromText(src), Replace: true, Config: map[string]string{"port": "7000"}}, Approval{Yes: true})
+	resp, err := env.install(Request{Source: mustSource(src), Replace: true, Config: map[string]string{"port": "7000"}}, Approval{Yes: true})
 	if err != nil || !resp.Applied {
 		t.Fatalf("replace: %v %+v", err, resp)
 	}
@@ -339,7 +338,7 @@ func TestUserConfigFailedPublicationWritesNoConfig(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
-	if _, err := env.install(Request{Source: source.MustFromText(src), Config: map[string]string{"api_key": "old-secret", "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(src), Config: map[string]string{"api_key": "old-secret", "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	before := env.registryBytes()
@@ -353,7 +352,7 @@ func TestUserConfigFailedPublicationWritesNoConfig(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(reg, "x"), nil, 0o600)
 		}
 	}
-	_, err := env.install(Request{Source: source.MustFromText(src), Replace: true, Config: map[string]string{"api_key": testSecret}}, Approval{Yes: true})
+	_, err := env.install(Request{Source: mustSource(src), Replace: true, Config: map[string]string{"api_key": testSecret}}, Approval{Yes: true})
 	if err == nil {
 		t.Fatal("publication did not fail")
 	}
@@ -381,7 +380,7 @@ func TestUserConfigSweep(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	src := configuredPlugin(t, "uc")
-	if _, err := env.install(Request{Source: source.MustFromText(src), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource(src), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	stray := filepath.Join(env.home.ConfigDir(), "uc@0123abcd.json")
@@ -422,7 +421,7 @@ func TestUserConfigUpdate(t *testing.T) {
 	repo := gh.CreateRepo("acme", "uc")
 	repo.Commit("main", configuredFiles("uc", "1.0.0", ""))
 	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: source.MustFromText("git:github.com/acme/uc"), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
+	if _, err := env.install(Request{Source: mustSource("git:github.com/acme/uc"), Config: map[string]string{"api_key": testSecret, "endpoint": "https://a.example"}}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	update := func(cfg map[string]string, ap Approval) (*Response, error) {
@@ -485,9 +484,9 @@ func TestUserConfigBulkAddressing(t *testing.T) {
 	)
 	writeTree(t, root, files)
 	env := newEnv(t)
-	resp, err := env.install(Request{Source: source.MustFromText(root), Config: map[string]string{"endpoint": "https://x.example"}}, Approval{DryRun: true})
+	resp, err := env.install(Request{Source: mustSource(root), Config: map[string]string{"endpoint": "https://x.example"}}, Approval{DryRun: true})
 	wantCode(t, err, resp, plugind.CodeConfigInvalid, "one, two all declare option \"endpoint\"", "--config NAME.endpoint=<value>")
-	resp, err = env.install(Request{Source: source.MustFromText(root), Config: map[string]string{"one.endpoint": "https://x.example", "one.api_key": testSecret}}, Approval{DryRun: true})
+	resp, err = env.install(Request{Source: mustSource(root), Config: map[string]string{"one.endpoint": "https://x.example", "one.api_key": testSecret}}, Approval{DryRun: true})
 	// two lacks its values: the plan installs one, and says why not two.
 	if err != nil || resp.Status != StatusPlanned {
 		t.Fatalf("status %s err %v", resp.Status, err)

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/source"
 )
 
 // zipEntry is one entry of a hand-made archive.
@@ -101,7 +100,7 @@ func TestZipRefusalsLeaveNothing(t *testing.T) {
 			env.mustInstall(claudePlugin(t, "keep", "1"))
 			before := env.registryBytes()
 			zipPath := buildZip(t, tt.entries)
-			resp, err := env.install(Request{Source: source.MustFromText(zipPath)}, Approval{Yes: true})
+			resp, err := env.install(Request{Source: mustSource(zipPath)}, Approval{Yes: true})
 			wantCode(t, err, resp, tt.code, tt.frag)
 			if !bytes.Equal(before, env.registryBytes()) {
 				t.Error("registry changed")

@@ -108,8 +108,6 @@ func (fm *frontMatter) str(key string) string {
 	switch v := fm.fields[key].(type) {
 	case string:
 		return strings.TrimSpace(v)
-	case nil:
-		return ""
 	case bool, int, int64, float64:
 		return fmt.Sprint(v)
 	}

@@ -177,13 +177,13 @@ func (p *parser) objectSource(s *entryState, o *node) {
 	switch typ := typNode.Str; typ {
 	case "url":
 		s.Kind = KindURL
-		p.urlSource(s, o)
+		p.urlSource(s, o, "url")
 	case "github":
 		s.Kind = KindGitHub
 		p.githubSource(s, o)
 	case "git-subdir":
 		s.Kind = KindGitSubdir
-		p.gitSubdirSource(s, o)
+		p.urlSource(s, o, "git-subdir")
 	case "local":
 		if !p.f.codex {
 			s.skip(plugind.CodeNotPinnable, "source type \"local\" is Codex's; a Claude marketplace names a local plugin with a path string such as \"./plugins/NAME\"")
@@ -206,24 +206,32 @@ func (p *parser) objectSource(s *entryState, o *node) {
 	}
 }
 
-func (p *parser) urlSource(s *entryState, o *node) {
-	u, ok := requiredString(s, o, "url", "the \"url\" source has no \"url\"")
+// urlSource reads a source of type typ "url" or "git-subdir". A well-formed
+// git-subdir entry is ready whatever its pin: the resolver pins it to a SHA
+// at plan time (sha, else ref, else the default branch).
+func (p *parser) urlSource(s *entryState, o *node, typ string) {
+	gitSubdir := typ == "git-subdir"
+	u, ok := requiredString(s, o, "url", fmt.Sprintf("the %q source has no \"url\"", typ))
 	if !ok {
 		return
 	}
-	if !source.LooksLikeRepoURL(u) {
+	if !gitSubdir && !source.LooksLikeRepoURL(u) {
 		// Not a URL at all ("./", a bare name): nothing this product can
 		// fetch, so skipped like other kinds it does not support.
 		s.skip(plugind.CodeNotPinnable, "source.url %q is not a repository URL (https://HOST/PATH)", secrets.Mask(u))
 		return
 	}
-	r, err := source.ParseRepoURL(u, false)
+	r, err := source.ParseRepoURL(u, gitSubdir)
 	if err != nil {
 		s.fail("source.url: %v", err)
 		return
 	}
 	s.Remote = r
-	p.pin(s, o, "url", false)
+	if !gitSubdir {
+		p.pin(s, o, "url", false)
+	} else if subdir(s, o, fmt.Sprintf("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())) {
+		p.readPin(s, o)
+	}
 }
 
 func (p *parser) githubSource(s *entryState, o *node) {
@@ -289,25 +297,6 @@ func (p *parser) readPin(s *entryState, o *node) bool {
 	}
 	s.Ref = ref
 	return true
-}
-
-// gitSubdirSource accepts a well-formed git-subdir entry as ready whatever
-// its pin: the resolver pins it to a SHA at plan time (sha, else ref, else
-// the default branch).
-func (p *parser) gitSubdirSource(s *entryState, o *node) {
-	u, ok := requiredString(s, o, "url", "the \"git-subdir\" source has no \"url\"")
-	if !ok {
-		return
-	}
-	r, err := source.ParseRepoURL(u, true)
-	if err != nil {
-		s.fail("source.url: %v", err)
-		return
-	}
-	s.Remote = r
-	if subdir(s, o, fmt.Sprintf("the \"git-subdir\" source has no \"path\" (the plugin's subdirectory in %s)", s.Remote.Key())) {
-		p.readPin(s, o)
-	}
 }
 
 // subdir reads a source's "path", the plugin's folder in its repository

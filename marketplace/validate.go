@@ -119,9 +119,12 @@ func followLocal(r *jsondoc.Report, root string, ref Ref, format manifest.Kind, 
 		return
 	}
 	manifestFile := path.Join(ref.Local, manifest.ClaudeManifest)
-	crossCheckVersion(r, root, ref, manifestFile)
+	// Read as install reads it: confined to the entry's folder.
+	data, err := manifest.ReadFile(dir, manifest.ClaudeManifest, manifest.MaxManifestBytes)
+	if err == nil {
+		crossCheckVersion(r, ref, manifestFile, data)
+	}
 	if !opts.Deep {
-		data, err := readManifest(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 			return // Claude checks only a manifest that is there
@@ -142,12 +145,6 @@ func followLocal(r *jsondoc.Report, root string, ref Ref, format manifest.Kind, 
 	r.Merge(manifest.ValidatePluginDir(dir, manifest.ValidateOptions{Implied: name, Entry: ref.Manifest, Prefer: format, ContentAsWarnings: true}), ref.At, ref.Local)
 }
 
-// readManifest reads the .claude-plugin/plugin.json of a relative entry's
-// folder as install reads it: confined to that folder.
-func readManifest(dir string) ([]byte, error) {
-	return manifest.ReadFile(dir, manifest.ClaudeManifest, manifest.MaxManifestBytes)
-}
-
 // escapes reports whether dir, symlinks resolved, leaves root (one that
 // cannot be resolved, missing, is reported where it matters).
 func escapes(root, dir string) bool {
@@ -158,13 +155,9 @@ func escapes(root, dir string) bool {
 
 // crossCheckVersion warns when an entry's version differs from its
 // plugin.json's: the manifest's wins at install.
-func crossCheckVersion(r *jsondoc.Report, root string, ref Ref, manifestFile string) {
+func crossCheckVersion(r *jsondoc.Report, ref Ref, manifestFile string, data []byte) {
 	if ref.Version == "" {
 		return
-	}
-	data, err := readManifest(filepath.Join(root, filepath.FromSlash(ref.Local)))
-	if err != nil {
-		return // reported where the manifest is checked
 	}
 	data, _ = jsondoc.TrimBOM(data)
 	doc, _, err := jsondoc.Parse(data)

@@ -21,7 +21,6 @@ import (
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver/host"
-	"reasonix.io/plugind/source"
 )
 
 // client opens one machine's backend using the fixture's mirror.
@@ -64,7 +63,7 @@ func TestBlockedMarketplace(t *testing.T) {
 	}
 	f.gh.ResetCounts()
 	a := f.client(t, false)
-	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true})
+	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true})
 	if plugind.CodeOf(err) != plugind.CodeBlocked || resp.Applied || !strings.Contains(err.Error(), `block rule "github.com/bulk/market"`) {
 		t.Fatalf("blocked marketplace: %v (%+v)", err, resp)
 	}
@@ -90,7 +89,7 @@ func TestBlockedMarketplace(t *testing.T) {
 	up, _ := mirrortest.Upstream(f.gh)
 	f2.rep = f.eng.StartReplica(t, mirrortest.Options{Upstream: up, Policy: pol2})
 	b := f2.client(t, false)
-	resp, _ = b.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true})
+	resp, _ = b.Installer.Install(context.Background(), installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true})
 	blocked := 0
 	for _, act := range resp.Actions {
 		if strings.HasPrefix(act.Name, "p001-") {
@@ -124,7 +123,7 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 	})
 	const src = "https://github.com/acme/plug"
 	first := f.client(t, false)
-	if resp, err := first.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
+	if resp, err := first.Installer.Install(context.Background(), installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
 		t.Fatalf("first install: %v", err)
 	}
 	ctx := context.Background()
@@ -150,7 +149,7 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 	}
 	f.gh.ResetCounts()
 	second := f.client(t, false)
-	resp, err := second.Installer.Install(ctx, installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true})
+	resp, err := second.Installer.Install(ctx, installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true})
 	if plugind.CodeOf(err) != plugind.CodeDigestMismatch || resp.Applied || !strings.Contains(err.Error(), o.Digest) {
 		t.Fatalf("altered snapshot: %v (%+v)", err, resp)
 	}
@@ -180,7 +179,7 @@ func TestAlteredSnapshotIsRefused(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	third := f.client(t, false)
-	if resp, err := third.Installer.Install(ctx, installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
+	if resp, err := third.Installer.Install(ctx, installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
 		t.Fatalf("after the mirror healed: %v", err)
 	}
 	if c := f.gh.Counts(); c.Content() != 1 {
@@ -205,14 +204,14 @@ func TestCacheAndOfflineOnTopOfTheMirror(t *testing.T) {
 	}
 	a := f.client(t, true)
 	ctx := context.Background()
-	if resp, err := a.Installer.Install(ctx, installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
+	if resp, err := a.Installer.Install(ctx, installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true}); err != nil || !resp.Applied {
 		t.Fatalf("install: %v", err)
 	}
 	before, err := f.eng.DB.AuditLog(ctx, meta.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	warm, err := a.Installer.Install(ctx, installer.Request{Source: source.MustFromText(src), Replace: true}, installer.Approval{DryRun: true})
+	warm, err := a.Installer.Install(ctx, installer.Request{Source: mustSource(src), Replace: true}, installer.Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +226,7 @@ func TestCacheAndOfflineOnTopOfTheMirror(t *testing.T) {
 	if err := f.rep.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	off, err := a.Installer.Install(ctx, installer.Request{Source: source.MustFromText(src), Replace: true, Offline: true}, installer.Approval{DryRun: true})
+	off, err := a.Installer.Install(ctx, installer.Request{Source: mustSource(src), Replace: true, Offline: true}, installer.Approval{DryRun: true})
 	if err != nil || off.PlanID != warm.PlanID {
 		t.Fatalf("offline re-plan: %v, planId %s vs %s", err, off.PlanID, warm.PlanID)
 	}
@@ -288,7 +287,7 @@ func TestRevokedTokenStopsTheClient(t *testing.T) {
 	ctx := context.Background()
 	clients := map[string]*app.App{"fallback": f.client(t, false), "only": f.client(t, true)}
 	for mode, a := range clients {
-		if _, err := a.Installer.Install(ctx, installer.Request{Source: source.MustFromText("https://github.com/acme/hello")}, installer.Approval{Yes: true}); err != nil {
+		if _, err := a.Installer.Install(ctx, installer.Request{Source: mustSource("https://github.com/acme/hello")}, installer.Approval{Yes: true}); err != nil {
 			t.Fatalf("%s: install before the revocation: %v", mode, err)
 		}
 	}
@@ -302,7 +301,7 @@ func TestRevokedTokenStopsTheClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, src := range []string{"https://github.com/acme/secret", "https://github.com/acme/hello"} {
-			for _, req := range []installer.Request{{Source: source.MustFromText(src)}, {Source: source.MustFromText(src), Refresh: true}} {
+			for _, req := range []installer.Request{{Source: mustSource(src)}, {Source: mustSource(src), Refresh: true}} {
 				_, err := a.Installer.Install(ctx, req, installer.Approval{Yes: true})
 				if !errors.Is(err, host.ErrRefused) || !strings.Contains(err.Error(), f.rep.URL) ||
 					!strings.Contains(err.Error(), "refused the token") || strings.Contains(err.Error(), f.token) {

@@ -7,6 +7,8 @@ import (
 	"sort"
 
 	"github.com/minio/minio-go/v7"
+
+	"reasonix.io/plugind/source"
 )
 
 func minioRemove() minio.RemoveObjectOptions { return minio.RemoveObjectOptions{} }
@@ -35,3 +37,13 @@ func writeTestArchive(w io.Writer, files map[string]string) error {
 }
 
 func minioList() minio.ListObjectsOptions { return minio.ListObjectsOptions{Recursive: true} }
+
+// mustSource is source.FromText for a source a test names itself: it
+// panics on an error, as regexp.MustCompile does.
+func mustSource(text string) source.Source {
+	s, err := source.FromText(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}

@@ -68,11 +68,9 @@ func nameWords(name string) []string {
 			continue
 		}
 		prev := name[i-1]
-		switch {
-		case isUpper(c) && (isLower(prev) || isDigit(prev)):
-			flush(i)
-			start = i
-		case isUpper(c) && isUpper(prev) && i+1 < len(name) && isLower(name[i+1]):
+		// A hump starts at an upper case letter after a lower case one or a
+		// digit ("apiKey"), or before a lower case one ("APIKey").
+		if isUpper(c) && (isLower(prev) || isDigit(prev) || isUpper(prev) && i+1 < len(name) && isLower(name[i+1])) {
 			flush(i)
 			start = i
 		}

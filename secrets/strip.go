@@ -161,14 +161,10 @@ func (s *stripper) args(arr *jsondoc.Node, owner string) {
 // hook runs under Bash on every platform). Arguments without credentials
 // stay exec form, untouched.
 func (s *stripper) execHook(hook, cmd, arr *jsondoc.Node) {
-	list := make([]string, 0, len(arr.Items))
-	for i := range arr.Items {
-		if it := &arr.Items[i]; it.Kind != jsondoc.String {
-			s.walk(arr, "", false)
-			return
-		} else {
-			list = append(list, it.Str)
-		}
+	list, ok := arr.StringList()
+	if !ok {
+		s.walk(arr, "", false)
+		return
 	}
 	found := argSecrets(list, export)
 	if !slices.ContainsFunc(found, func(f []secret) bool { return len(f) > 0 }) {

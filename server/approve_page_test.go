@@ -10,7 +10,6 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // runtimePlugin writes a native plugin named name with a FULL TRUST
@@ -137,7 +136,7 @@ func TestBrowserFullTrustAboveInstall(t *testing.T) {
 
 	// An update of a plugin with a runtime trusts its new code: the same
 	// block above "Update and trust …".
-	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := e.plan(installer.Request{Source: mustSource(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install sidecar: %d %s", r.status, r.body)
 	}

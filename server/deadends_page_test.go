@@ -10,7 +10,6 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // flagOnPage matches a command-line flag in text ("--replace").
@@ -215,7 +214,7 @@ func TestBrowserNeededPluginsAsk(t *testing.T) {
 	}
 	approve := func(src string) {
 		t.Helper()
-		plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+		plan := e.plan(installer.Request{Source: mustSource(src)})
 		if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 			t.Fatalf("install %s: %d %s", src, r.status, r.body)
 		}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // nestedBody has objects, arrays and a map inside, to check keys at depth.
@@ -98,7 +97,7 @@ func TestDaemonRefusesAmbiguousBodies(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "amb", "1.0.0")
-	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := e.plan(installer.Request{Source: mustSource(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}

@@ -13,7 +13,6 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // TestErrorBodiesMaskCredentials sends sources that carry credentials to
@@ -74,7 +73,7 @@ func TestFailMasksCredentials(t *testing.T) {
 	}
 	rec = httptest.NewRecorder()
 	s.reply(rec, req, &installer.Response{Source: "https://h/x?token=t0ken9", Err: errors.New("fetch https://h/x?token=t0ken9: 404"),
-		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: source.MustFromText("x?key=k9k9"), Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
+		Warnings: []string{"see https://a:b9@h"}, Actions: []installer.Action{{Source: mustSource("x?key=k9k9"), Err: errors.New("Authorization: Bearer zz9zz9")}}}, nil)
 	for _, secret := range []string{"t0ken9", "a:b9", "k9k9", "zz9zz9"} {
 		if strings.Contains(rec.Body.String(), secret) {
 			t.Errorf("reply repeats %q: %s", secret, rec.Body)
@@ -92,7 +91,7 @@ func TestPluginsListMasksHookSecrets(t *testing.T) {
 	if err := os.CopyFS(src, os.DirFS("../manifest/testdata/claude-secrets")); err != nil {
 		t.Fatal(err)
 	}
-	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := e.plan(installer.Request{Source: mustSource(src)})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}

@@ -18,6 +18,7 @@ import (
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -315,4 +316,14 @@ func (c *testClock) Advance(d time.Duration) {
 func (s *Server) Close() {
 	s.drain()
 	s.stop()
+}
+
+// mustSource is source.FromText for a source a test names itself: it
+// panics on an error, as regexp.MustCompile does.
+func mustSource(text string) source.Source {
+	s, err := source.FromText(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

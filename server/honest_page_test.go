@@ -9,7 +9,6 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // TestBrowserCouldNotCheck: with GitHub unreachable, checking for updates
@@ -22,11 +21,11 @@ func TestBrowserCouldNotCheck(t *testing.T) {
 	extra := map[string]string{".claude-plugin/plugin.json": `{"name":"extra","version":"1.0.0"}`, "skills/x/SKILL.md": "---\nname: x\ndescription: x\n---\nx\n"}
 	gh.CreateRepo("acme", "extra").Commit("main", extra)
 	e := newEnv(t, envOpts{gh: gh})
-	plan := e.plan(installer.Request{Source: source.MustFromText("https://github.com/acme/tools")})
+	plan := e.plan(installer.Request{Source: mustSource("https://github.com/acme/tools")})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install: %d %s", r.status, r.body)
 	}
-	e.plan(installer.Request{Source: source.MustFromText("https://github.com/acme/extra")}) // cached, not installed
+	e.plan(installer.Request{Source: mustSource("https://github.com/acme/extra")}) // cached, not installed
 	p := newTab(t, e)
 	p.signIn()
 	p.showInstalled()

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // TestShutdownDuringInstall stops the daemon while an install is between
@@ -34,11 +33,11 @@ func TestShutdownDuringInstall(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t, envOpts{})
 			old := plugin(t, t.TempDir(), "keep", "1.0.0")
-			if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(old)}).PlanID); r.status != 200 {
+			if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(old)}).PlanID); r.status != 200 {
 				t.Fatalf("install: %s", r.body)
 			}
 			before := e.registryBytes()
-			plan := e.plan(installer.Request{Source: source.MustFromText(plugin(t, t.TempDir(), "late", "1.0.0"))})
+			plan := e.plan(installer.Request{Source: mustSource(plugin(t, t.TempDir(), "late", "1.0.0"))})
 
 			srv, err := New(Config{Installer: e.in, Token: testToken, Log: NewLogger(e.log, 0), ShutdownTimeout: c.grace})
 			if err != nil {

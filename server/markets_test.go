@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // The update and marketplace routes of SPEC §12 answer what the CLI prints:
@@ -22,7 +21,7 @@ func TestUpdateAndMarketplaceRoutes(t *testing.T) {
 		"one/.claude-plugin/plugin.json":  `{"name":"one","version":"1.0.0"}`,
 		"one/skills/s/SKILL.md":           "---\ndescription: one\n---\n",
 	})
-	plan := e.plan(installer.Request{Source: source.MustFromText(market)})
+	plan := e.plan(installer.Request{Source: mustSource(market)})
 	if r := e.installByPlanID(plan.PlanID); r.status != http.StatusOK {
 		t.Fatalf("install: %s", r.body)
 	}
@@ -93,7 +92,7 @@ func TestUpdateReportsProgress(t *testing.T) {
 	})
 	plugin(t, market, "one", "1.0.0")
 	plugin(t, market, "two", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(market)}).PlanID); r.status != http.StatusOK {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(market)}).PlanID); r.status != http.StatusOK {
 		t.Fatalf("install: %s", r.body)
 	}
 	for _, c := range []struct {
@@ -141,7 +140,7 @@ func TestKnownMarketplaceNameAsSource(t *testing.T) {
 	for _, n := range []string{"one", "two", "three"} {
 		plugin(t, market, n, "1.0.0")
 	}
-	r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("shelf")}, nil)
+	r := e.do("POST", "/plugins/plan", installer.Request{Source: mustSource("shelf")}, nil)
 	r.wantError(t, 400, "install.invalid_source")
 	if msg := r.json(t)["error"].(string); !strings.Contains(msg, "no marketplace is known yet") {
 		t.Fatalf("unknown name: %s", msg)
@@ -149,12 +148,12 @@ func TestKnownMarketplaceNameAsSource(t *testing.T) {
 	if r := e.do("POST", "/marketplaces", map[string]any{"source": market}, nil); r.status != 200 {
 		t.Fatalf("add: %d %s", r.status, r.body)
 	}
-	r = e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("other")}, nil)
+	r = e.do("POST", "/plugins/plan", installer.Request{Source: mustSource("other")}, nil)
 	r.wantError(t, 400, "install.invalid_source")
 	if msg := r.json(t)["error"].(string); !strings.Contains(msg, "known marketplaces: shelf") {
 		t.Fatalf("unknown name: %s", msg)
 	}
-	plan := e.plan(installer.Request{Source: source.MustFromText("shelf"), Names: []string{"one", "three"}})
+	plan := e.plan(installer.Request{Source: mustSource("shelf"), Names: []string{"one", "three"}})
 	if plan.Source != market || len(plan.Actions) != 2 || plan.Resolved.Kind != "marketplace" {
 		t.Fatalf("plan of a known marketplace by name: %+v", plan)
 	}
@@ -183,7 +182,7 @@ func TestMarketEntryThroughTheAPI(t *testing.T) {
 	if r := e.do("POST", "/marketplaces", map[string]any{"source": market}, nil); r.status != 200 {
 		t.Fatalf("add: %d %s", r.status, r.body)
 	}
-	plan := e.plan(installer.Request{Source: source.MustFromText("one@shelf")})
+	plan := e.plan(installer.Request{Source: mustSource("one@shelf")})
 	if len(plan.Actions) != 1 || plan.Actions[0].Name != "one" || plan.Actions[0].Status != installer.ActionReady {
 		t.Fatalf("plan of one@shelf: %+v", plan.Actions)
 	}
@@ -196,8 +195,8 @@ func TestMarketEntryThroughTheAPI(t *testing.T) {
 		t.Fatalf("installed: %+v", got)
 	}
 	// With its source as well, the request is the same one.
-	plan = e.plan(installer.Request{Source: source.MustFromText("two@shelf")})
-	if r := e.do("POST", "/plugins/install", approving(t, installer.Request{Source: source.MustFromText("two@shelf")}, plan.PlanID), nil); r.status != 200 || r.json(t)["status"] != "applied" {
+	plan = e.plan(installer.Request{Source: mustSource("two@shelf")})
+	if r := e.do("POST", "/plugins/install", approving(t, installer.Request{Source: mustSource("two@shelf")}, plan.PlanID), nil); r.status != 200 || r.json(t)["status"] != "applied" {
 		t.Fatalf("install two@shelf with its source: %d %s", r.status, r.body)
 	}
 
@@ -207,7 +206,7 @@ func TestMarketEntryThroughTheAPI(t *testing.T) {
 		{"./one", "absolute path"},
 		{"one@elsewhere", `no known marketplace is named "elsewhere"`},
 	} {
-		r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText(c.source)}, nil)
+		r := e.do("POST", "/plugins/plan", installer.Request{Source: mustSource(c.source)}, nil)
 		if r.status < 400 || !strings.Contains(r.json(t)["error"].(string), c.says) {
 			t.Errorf("plan %s: %d %s, want an error saying %q", c.source, r.status, r.body, c.says)
 		}

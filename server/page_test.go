@@ -19,7 +19,6 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // TestBrowserSignIn: a code signs a browser in; the page says when it is
@@ -508,7 +507,7 @@ async function attempt(name, fn) {
 func TestBrowserCrossOriginCannotMutate(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "victim", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	before := e.registryBytes()

@@ -17,7 +17,6 @@ import (
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
-	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
 )
 
@@ -36,7 +35,7 @@ func TestRoutesHappyPath(t *testing.T) {
 		t.Fatalf("empty list: %d %q", r.status, r.body)
 	}
 
-	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := e.plan(installer.Request{Source: mustSource(src)})
 	if !plan.OK || plan.Status != installer.StatusPlanned || plan.Applied || len(plan.Actions) != 1 ||
 		plan.Actions[0].Name != "weather" || len(plan.Actions[0].Skills) != 1 || len(plan.Actions[0].MCPServers) != 1 {
 		t.Fatalf("plan: %+v", plan)
@@ -137,7 +136,7 @@ func TestPlanInstallAcrossRestart(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	src := plugin(t, t.TempDir(), "restart", "1.0.0")
 	first := newEnv(t, envOpts{home: home})
-	plan := first.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := first.plan(installer.Request{Source: mustSource(src)})
 	first.close()
 
 	second := newEnv(t, envOpts{home: home})
@@ -162,13 +161,13 @@ func TestChangedSourceIsRefused(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	e := newEnv(t, envOpts{home: home})
 	keep := plugin(t, t.TempDir(), "keep", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(keep)}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(keep)}).PlanID); r.status != 200 {
 		t.Fatalf("install keep: %s", r.body)
 	}
 	before := e.registryBytes()
 
 	src := plugin(t, t.TempDir(), "drift", "1.0.0")
-	plan := e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan := e.plan(installer.Request{Source: mustSource(src)})
 	e.close()
 	writeTree(t, src, map[string]string{"skills/hello/SKILL.md": "---\nname: hello\ndescription: changed\n---\nchanged\n"})
 	e = newEnv(t, envOpts{home: home})
@@ -182,7 +181,7 @@ func TestChangedSourceIsRefused(t *testing.T) {
 	}
 
 	// Changed after the fresh plan, while apply stages it: digest mismatch.
-	plan = e.plan(installer.Request{Source: source.MustFromText(src)})
+	plan = e.plan(installer.Request{Source: mustSource(src)})
 	e.setHook(func(step string) {
 		if step == "before-staging" {
 			writeTree(t, src, map[string]string{"commands/wave.md": "tampered\n"})
@@ -201,7 +200,7 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "dup", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	marketplace := writeTree(t, filepath.Join(t.TempDir(), "notaplugin"), map[string]string{"README.md": "nothing here"})
@@ -212,7 +211,7 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 		status             int
 		code               string
 	}{
-		{"conflict", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(other)}, 422, "install.conflict"},
+		{"conflict", "POST", "/plugins/plan", installer.Request{Source: mustSource(other)}, 422, "install.conflict"},
 		{"install malformed planId", "POST", "/plugins/install", map[string]any{"planId": "low:sha256:typo"}, 400, "install.invalid_source"},
 		{"missing source", "POST", "/plugins/plan", map[string]any{"name": "x"}, 400, "install.invalid_source"},
 		{"relative source", "POST", "/plugins/plan", map[string]any{"source": "examples/hello-claude"}, 400, "install.invalid_source"},
@@ -230,20 +229,20 @@ func TestRefusalsAndBadRequests(t *testing.T) {
 		{"remote helper", "POST", "/plugins/plan", map[string]any{"source": "ext::sh"}, 400, "install.invalid_source"},
 		{"ip host", "POST", "/plugins/plan", map[string]any{"source": "https://127.0.0.1/x.git"}, 400, "install.invalid_source"},
 		{"bad source", "POST", "/plugins/plan", map[string]any{"source": "https://user:pw@github.com/a/b"}, 400, "install.invalid_source"},
-		{"no such folder", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText("/nonexistent/reasonix/plugin")}, 404, "install.not_found"},
-		{"no manifest", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(marketplace)}, 400, "install.invalid_source"},
-		{"bad name", "POST", "/plugins/plan", installer.Request{Source: source.MustFromText(src), Name: "../x"}, 400, "install.invalid_source"},
+		{"no such folder", "POST", "/plugins/plan", installer.Request{Source: mustSource("/nonexistent/reasonix/plugin")}, 404, "install.not_found"},
+		{"no manifest", "POST", "/plugins/plan", installer.Request{Source: mustSource(marketplace)}, 400, "install.invalid_source"},
+		{"bad name", "POST", "/plugins/plan", installer.Request{Source: mustSource(src), Name: "../x"}, 400, "install.invalid_source"},
 		{"planId on plan", "POST", "/plugins/plan", map[string]any{"source": src, "planId": "low:x"}, 400, CodeBadRequest},
 		{"unknown field", "POST", "/plugins/plan", map[string]any{"source": src, "force": true}, 400, CodeBadRequest},
 		{"empty body", "POST", "/plugins/plan", "", 400, CodeBadRequest},
 		{"not json", "POST", "/plugins/plan", "source=x", 400, CodeBadRequest},
 		{"two values", "POST", "/plugins/plan", `{"source":"/x"} {"source":"/y"}`, 400, CodeBadRequest},
 		{"array", "POST", "/plugins/plan", `[]`, 400, CodeBadRequest},
-		{"install without planId", "POST", "/plugins/install", installer.Request{Source: source.MustFromText(src)}, 400, CodeBadRequest},
+		{"install without planId", "POST", "/plugins/install", installer.Request{Source: mustSource(src)}, 400, CodeBadRequest},
 		{"install empty planId", "POST", "/plugins/install", map[string]any{"source": src, "planId": ""}, 400, CodeBadRequest},
 		{"install malformed planId", "POST", "/plugins/install", map[string]any{"source": src, "planId": "low:sha256:12"}, 400, "install.invalid_source"},
 		{"install planId not a string", "POST", "/plugins/install", map[string]any{"planId": 12}, 400, CodeBadRequest},
-		{"install stale planId with source", "POST", "/plugins/install", approving(t, installer.Request{Source: source.MustFromText(src), Replace: true}, "low:sha256:00000000000000000000000000000000"), 422, "install.approval_denied"},
+		{"install stale planId with source", "POST", "/plugins/install", approving(t, installer.Request{Source: mustSource(src), Replace: true}, "low:sha256:00000000000000000000000000000000"), 422, "install.approval_denied"},
 		{"enabled without enabled", "POST", "/plugins/enabled", map[string]any{"name": "dup"}, 400, CodeBadRequest},
 		{"enabled bad name", "POST", "/plugins/enabled", map[string]any{"name": "a/b", "enabled": true}, 400, "install.invalid_source"},
 		{"delete traversal", "DELETE", "/plugins/..%2f..%2fetc", nil, 400, "install.invalid_source"},
@@ -279,7 +278,7 @@ func TestReloadAndCorruptRegistry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	src := plugin(t, t.TempDir(), "good", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	good := e.registryBytes()
@@ -330,7 +329,7 @@ func TestListSeesOtherProcesses(t *testing.T) {
 	cli := installer.New(installer.Config{Home: e.home, Sources: resolver.New(resolver.Config{Store: st})})
 	ctx := context.Background()
 	src := plugin(t, t.TempDir(), "behind", "1.0.0")
-	if _, err := cli.Install(ctx, installer.Request{Source: source.MustFromText(src)}, installer.Approval{Yes: true}); err != nil {
+	if _, err := cli.Install(ctx, installer.Request{Source: mustSource(src)}, installer.Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	if r := e.do("GET", "/plugins", nil, nil); !strings.Contains(string(r.body), `"name": "behind"`) {
@@ -370,7 +369,7 @@ func TestConcurrentIdenticalPlansShareOneFetch(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("git:github.com/acme/tools")}, nil)
+			r := e.do("POST", "/plugins/plan", installer.Request{Source: mustSource("git:github.com/acme/tools")}, nil)
 			if r.status != 200 {
 				t.Errorf("plan %d: %d %s", i, r.status, r.body)
 				return
@@ -403,7 +402,7 @@ func TestConcurrentAPIInstalls(t *testing.T) {
 	const n = 8
 	plans := make([]string, n)
 	for i := range n {
-		plans[i] = e.plan(installer.Request{Source: source.MustFromText(plugin(t, dir, "p"+string(rune('a'+i)), "1.0.0"))}).PlanID
+		plans[i] = e.plan(installer.Request{Source: mustSource(plugin(t, dir, "p"+string(rune('a'+i)), "1.0.0"))}).PlanID
 	}
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
@@ -460,7 +459,7 @@ func TestPlanRouteRefusesHostileTree(t *testing.T) {
 		{Mode: "040000", Name: "a", Entries: []fakegithub.RawEntry{{Mode: "100644", Name: "pwned", Content: "x"}}},
 	})
 	before := e.registryBytes()
-	r := e.do("POST", "/plugins/plan", installer.Request{Source: source.MustFromText("git:github.com/evil/tools")}, nil)
+	r := e.do("POST", "/plugins/plan", installer.Request{Source: mustSource("git:github.com/evil/tools")}, nil)
 	r.wantError(t, 422, "install.unsafe_archive")
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("written outside the home: %v", ents)

@@ -8,7 +8,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // searchFor types q into the search box (replacing what was there) and
@@ -34,7 +33,7 @@ func TestBrowserSearch(t *testing.T) {
 	if r := e.do("POST", "/marketplaces", map[string]any{"source": fx.source}, nil); r.status != 200 {
 		t.Fatalf("add: %d %s", r.status, r.body)
 	}
-	plan := e.plan(installer.Request{Source: source.MustFromText("alpha@acme-tools")})
+	plan := e.plan(installer.Request{Source: mustSource("alpha@acme-tools")})
 	if r := e.installByPlanID(plan.PlanID); r.status != 200 {
 		t.Fatalf("install alpha: %d %s", r.status, r.body)
 	}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/source"
 )
 
 // loginCode asks the daemon for a login code with the bearer token.
@@ -167,7 +166,7 @@ func TestSessionAuthorizes(t *testing.T) {
 	clock := newTestClock()
 	e := newEnv(t, envOpts{now: clock.Now})
 	src := plugin(t, t.TempDir(), "weather", "1.0.0")
-	if r := e.installByPlanID(e.plan(installer.Request{Source: source.MustFromText(src)}).PlanID); r.status != 200 {
+	if r := e.installByPlanID(e.plan(installer.Request{Source: mustSource(src)}).PlanID); r.status != 200 {
 		t.Fatalf("install: %s", r.body)
 	}
 	cookie, token := e.signIn()

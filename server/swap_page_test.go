@@ -7,7 +7,6 @@ import (
 
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/fakegithub"
-	"reasonix.io/plugind/source"
 )
 
 // TestBrowserUpdateShowsARepositorySwap (issue 21, item 4): the
@@ -30,7 +29,7 @@ func TestBrowserUpdateShowsARepositorySwap(t *testing.T) {
 	}
 	market.Commit("main", entry("acme/q", good))
 	e := newEnv(t, envOpts{gh: gh})
-	if _, err := e.in.Install(context.Background(), installer.Request{Source: source.MustFromText("https://github.com/acme/market")}, installer.Approval{Yes: true}); err != nil {
+	if _, err := e.in.Install(context.Background(), installer.Request{Source: mustSource("https://github.com/acme/market")}, installer.Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	market.Commit("main", entry("evil/q", bad))

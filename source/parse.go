@@ -78,14 +78,6 @@ var (
 // spaceOrControl is what no source may hold.
 func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
-func extOf(p string) string {
-	i := strings.LastIndexAny(p, "./")
-	if i < 0 || p[i] != '.' {
-		return ""
-	}
-	return p[i:]
-}
-
 func suggestHTTPS(host, p string) string {
 	p, _, _ = strings.Cut(p, "?")
 	p, _, _ = strings.Cut(p, "#")
@@ -268,13 +260,11 @@ func gitHubRepo(raw, owner, repo string, f form) (Source, error) {
 	return Source{Kind: GitHub, Host: GitHubHost, RepoPath: owner + "/" + name, form: f}, nil
 }
 
-// GitHubRepo reads "OWNER/REPO" (a marketplace "github" entry's repo).
+// GitHubRepo reads "OWNER/REPO", a marketplace "github" entry's repo (the
+// marketplace checks it holds one '/'; REPO's name rule refuses a second).
 func GitHubRepo(ownerRepo string) (Source, error) {
-	segs := strings.Split(ownerRepo, "/")
-	if len(segs) != 2 {
-		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "%q must be OWNER/REPO", secrets.Mask(ownerRepo))
-	}
-	return gitHubRepo(ownerRepo, segs[0], segs[1], formRepo)
+	owner, repo, _ := strings.Cut(ownerRepo, "/")
+	return gitHubRepo(ownerRepo, owner, repo, formRepo)
 }
 
 // ParseRepoURL reads the repository URL of a marketplace "url" or

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -100,18 +101,8 @@ func (s Source) Bare() Source {
 // Local is the source of a folder or .zip archive on this machine at p (as
 // Parse would read it): what a resolved local source records.
 func Local(p string) Source {
-	if strings.EqualFold(extOf(p), ".zip") {
+	if strings.EqualFold(path.Ext(p), ".zip") {
 		return Source{Kind: LocalZip, Path: p}
 	}
 	return Source{Kind: LocalDir, Path: p}
-}
-
-// MustFromText is FromText for a source a program names itself (tests,
-// fixtures): it panics on an error, as regexp.MustCompile does.
-func MustFromText(text string) Source {
-	s, err := FromText(text)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }

@@ -45,7 +45,7 @@ func plugin(gh *fakegithub.Server, name string) {
 // the digest of its snapshot.
 func plan(t *testing.T, a *app.App, name string, install bool) string {
 	t.Helper()
-	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: source.MustFromText("git:github.com/acme/" + name)}, installer.Approval{DryRun: !install, Yes: install})
+	resp, err := a.Installer.Install(context.Background(), installer.Request{Source: mustSource("git:github.com/acme/" + name)}, installer.Approval{DryRun: !install, Yes: install})
 	if err != nil || len(resp.Actions) != 1 || (install && !resp.Applied) {
 		t.Fatalf("plan %s: %v %+v", name, err, resp)
 	}
@@ -145,4 +145,14 @@ func TestMaintenanceWithoutCache(t *testing.T) {
 	if rep, err := m.Repair(ctx); err != nil || rep.Checked != 1 {
 		t.Fatalf("repair without a cache: %+v %v", rep, err)
 	}
+}
+
+// mustSource is source.FromText for a source a test names itself: it
+// panics on an error, as regexp.MustCompile does.
+func mustSource(text string) source.Source {
+	s, err := source.FromText(text)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -124,20 +124,15 @@ func (n *Node) StringList() ([]string, bool) {
 	if n == nil || n.Kind == Null {
 		return nil, true
 	}
-	switch n.Kind {
-	case String:
-		return []string{n.Str}, true
-	case Array:
-		out := make([]string, 0, len(n.Items))
-		for i := range n.Items {
-			if n.Items[i].Kind != String {
-				return nil, false
-			}
-			out = append(out, n.Items[i].Str)
+	items := n.ListOf()
+	out := make([]string, 0, len(items))
+	for i := range items {
+		if items[i].Kind != String {
+			return nil, false
 		}
-		return out, true
+		out = append(out, items[i].Str)
 	}
-	return nil, false
+	return out, true
 }
 
 // StringMap reads an object of strings; ok is false when some value is not

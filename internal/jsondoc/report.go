@@ -71,15 +71,9 @@ func (r *Report) refusals() []Finding {
 	return out
 }
 
-// Errorf records an error at path.
-func (r *Report) Errorf(path, format string, args ...any) {
-	r.Errors = append(r.Errors, Finding{Path: path, Message: fmt.Sprintf(format, args...)})
-}
-
-// Warnf records a warning at path.
-func (r *Report) Warnf(path, format string, args ...any) {
-	r.Warnings = append(r.Warnings, Finding{Path: path, Message: fmt.Sprintf(format, args...)})
-}
+// Errorf records an error at path; Warnf a warning.
+func (r *Report) Errorf(path, format string, args ...any) { r.Keep(path, "", format, args...) }
+func (r *Report) Warnf(path, format string, args ...any)  { r.Refuse(path, "", format, args...) }
 
 // Keep records an error Claude Code refuses and Reasonix reads anyway,
 // saying how (see Finding.Kept).

@@ -27,7 +27,6 @@ func (r *Regexp) Compiled() *regexp.Regexp {
 	return r.re
 }
 
-func (r *Regexp) String() string            { return r.pattern }
 func (r *Regexp) MatchString(s string) bool { return r.Compiled().MatchString(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string {
 	return r.Compiled().FindStringSubmatch(s)
