@@ -225,10 +225,9 @@ func (x *Writer) Comment(name, c string) error {
 	if x.expect != "" && plugind.FoldKey(c) != plugind.FoldKey(x.expect) {
 		return unsafeEntry(name, "the archive says it is commit %q, expected %s", c, x.expect)
 	}
-	if !isCommitID(c) {
+	if c = strings.ToLower(c); !plugind.IsCommitID(c) {
 		return nil
 	}
-	c = strings.ToLower(c)
 	if x.commit != "" && x.commit != c {
 		return unsafeEntry(name, "the archive names two commits, %s and %s", x.commit, c)
 	}
