@@ -367,10 +367,7 @@ func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
 	if runtime {
 		parts = append(parts, "runtime")
 	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
+	return dash(strings.Join(parts, ", "))
 }
 
 // progName is the program name a suggested command should start with:
