@@ -78,10 +78,8 @@ func readQuery(v url.Values, action string, e *meta.Entry) (query, error) {
 		if q.ref == host.HeadRef {
 			q.ref = ""
 		}
-		if q.ref != "" {
-			if err := source.CheckRef(q.ref); err != nil {
-				return q, badRequest("ref %q %v", q.ref, err)
-			}
+		if err := source.CheckRef(q.ref); q.ref != "" && err != nil {
+			return q, badRequest("ref %q %v", q.ref, err)
 		}
 	}
 	if t.sha {

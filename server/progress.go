@@ -254,7 +254,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if done {
 				name = "done"
 			}
-			if err := writeEvent(w, name, state); err != nil {
+			// One line: JSON has no raw newlines. Plain numbers and
+			// strings: it always encodes.
+			data, _ := json.Marshal(state)
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data); err != nil {
 				return
 			}
 			sent++
@@ -286,15 +289,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-func writeEvent(w http.ResponseWriter, name string, e ProgressEvent) error {
-	data, err := json.Marshal(e) // one line: JSON has no raw newlines
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
-	return err
 }
 
 // progressFanout passes one shared plan's progress on to every request

@@ -93,23 +93,18 @@ func New(cfg Config) (*Server, error) {
 	if len(cfg.Token) < minTokenLen {
 		return nil, fmt.Errorf("server: the token must be at least %d characters", minTokenLen)
 	}
-	s := &Server{
-		in: cfg.Installer, log: cfg.Log, tokenSum: sha256.Sum256([]byte(cfg.Token)), proofKey: cfg.Token,
-		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cfg.ShutdownTimeout,
-	}
-	s.log = cmp.Or(s.log, slog.New(slog.DiscardHandler))
-	if s.maxBody <= 0 {
-		s.maxBody = MaxBodyBytes
-	}
-	s.grace = cmp.Or(s.grace, DefaultShutdownTimeout)
 	page, err := loadPageAssets()
 	if err != nil {
 		return nil, err
 	}
-	s.page = page
-	s.sessions = newSessionStore(cfg.Now)
-	s.flights = map[string]*progressFanout{}
-	s.draining = make(chan struct{})
+	s := &Server{
+		in: cfg.Installer, log: cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)), tokenSum: sha256.Sum256([]byte(cfg.Token)), proofKey: cfg.Token,
+		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cmp.Or(cfg.ShutdownTimeout, DefaultShutdownTimeout),
+		page: page, sessions: newSessionStore(cfg.Now), flights: map[string]*progressFanout{}, draining: make(chan struct{}),
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = MaxBodyBytes
+	}
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.list.in, s.list.life = cfg.Installer, s.life
 	return s, nil

@@ -124,7 +124,7 @@ func checkExtraction(base, dir, dest string, res *Result, err error, opts Option
 		return fmt.Errorf("root %q without StripRoot", res.Root)
 	case opts.ExpectCommit != "" && opts.StripRoot && !strings.HasSuffix(strings.ToLower(res.Root), "-"+opts.ExpectCommit[:7]):
 		return fmt.Errorf("root %q does not match commit %s", res.Root, opts.ExpectCommit)
-	case res.Commit != "" && !isCommitID(res.Commit), res.Commit != strings.ToLower(res.Commit):
+	case res.Commit != "" && !plugind.IsCommitID(res.Commit), res.Commit != strings.ToLower(res.Commit):
 		return fmt.Errorf("result commit %q", res.Commit)
 	case opts.ExpectCommit != "" && res.Commit != "" && res.Commit != opts.ExpectCommit:
 		return fmt.Errorf("result commit %q, expected %s", res.Commit, opts.ExpectCommit)

@@ -49,10 +49,7 @@ func (l *pendingLink) base() string {
 	if l.hard {
 		return ""
 	}
-	if d := path.Dir(l.rel); d != "." {
-		return d
-	}
-	return ""
+	return parentOf(l.rel)
 }
 
 // targetProblem is what makes a symlink's target unusable on its face.
@@ -191,7 +188,7 @@ func (r *linkResolver) resolve(li int, chain []int) (*plugind.PathNode, error) {
 			cur = parentOf(cur)
 			continue
 		}
-		p := joinRel(cur, c)
+		p := path.Join(cur, c)
 		n := x.paths.Lookup(p)
 		if n == nil {
 			return nil, &missingError{path: p}
@@ -222,13 +219,6 @@ func parentOf(p string) string {
 		return d
 	}
 	return ""
-}
-
-func joinRel(dir, name string) string {
-	if dir == "" {
-		return name
-	}
-	return dir + "/" + name
 }
 
 // describeDir names a folder of the tree in messages.

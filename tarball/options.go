@@ -106,15 +106,10 @@ func (o Options) expectedCommit() (string, error) {
 		return "", nil
 	}
 	c := strings.ToLower(o.ExpectCommit)
-	if !isCommitID(c) {
+	if !plugind.IsCommitID(c) {
 		return "", plugind.Errorf(plugind.CodeInvalidSource, "expected commit %q is not a 40-hex commit id", o.ExpectCommit)
 	}
 	return c, nil
-}
-
-// isCommitID reports whether s is a full lower- or upper-case hex SHA-1.
-func isCommitID(s string) bool {
-	return len(s) == 40 && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }
 
 // selection is Options.Paths as the Writer asks it.

@@ -85,7 +85,7 @@ func (x *Writer) Gitlink(name, commit string) error {
 		return refuseAt(rel, name, "%v", err)
 	}
 	c := strings.ToLower(commit)
-	if !isCommitID(c) {
+	if !plugind.IsCommitID(c) {
 		return refuseAt(rel, name, "a submodule pinned to %q, which is not a commit id", commit)
 	}
 	x.gitlinks = append(x.gitlinks, gitlink{rel: rel, entry: name, commit: c})
@@ -173,7 +173,7 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 	var out []gitlink
 	for _, p := range ask {
 		if c, ok := found[p]; ok {
-			if !isCommitID(c) {
+			if !plugind.IsCommitID(strings.ToLower(c)) {
 				return nil, refuseAt(p, p, "a submodule pinned to %q, which is not a commit id", c)
 			}
 			out = append(out, gitlink{rel: p, entry: p, commit: strings.ToLower(c)})

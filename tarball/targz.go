@@ -32,10 +32,7 @@ func (x *Writer) extractTarGz(r io.Reader) (*Result, error) {
 	// while this goroutine writes files, as tar -xzf does with its gzip child.
 	gz, err := archives.Gz{Multithreaded: !x.opts.SingleThreaded}.OpenReader(r)
 	if err != nil {
-		if cerr := x.ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		return nil, corrupt(err, "gzip header")
+		return nil, x.corrupt(err, "gzip header")
 	}
 	defer gz.Close()
 
@@ -59,13 +56,10 @@ func (x *Writer) extractTarGz(r io.Reader) (*Result, error) {
 			err = nil
 		}
 		if err != nil {
-			if cerr := x.ctx.Err(); cerr != nil {
-				return nil, cerr
-			}
 			if last == "" {
-				return nil, corrupt(err, "reading the first entry")
+				return nil, x.corrupt(err, "reading the first entry")
 			}
-			return nil, corrupt(err, "reading the entry after %q", last)
+			return nil, x.corrupt(err, "reading the entry after %q", last)
 		}
 		last = hdr.Name
 		if err := x.tarEntry(hdr, tr); err != nil {
@@ -117,10 +111,7 @@ func typeName(t byte) string {
 func (x *Writer) drain(gz io.Reader) error {
 	_, err := io.CopyBuffer(io.Discard, io.LimitReader(gz, maxTrailing), x.buf)
 	if err != nil {
-		if cerr := x.ctx.Err(); cerr != nil {
-			return cerr
-		}
-		return corrupt(err, "after the last entry")
+		return x.corrupt(err, "after the last entry")
 	}
 	return nil
 }

@@ -160,8 +160,12 @@ func PathOf(err error) (string, bool) {
 }
 
 // corrupt reports damaged input: "archive truncated or corrupt: <where>:
-// <cause>"; a cause with a code of its own keeps it.
-func corrupt(cause error, format string, args ...any) error {
+// <cause>"; a cause with a code of its own keeps it. A read that failed
+// because the extraction's context ended is that, not damage.
+func (x *Writer) corrupt(cause error, format string, args ...any) error {
+	if err := x.ctx.Err(); err != nil {
+		return err
+	}
 	where := ""
 	if format != "" {
 		where = fmt.Sprintf(format, args...) + ": "
@@ -221,10 +225,9 @@ func (x *Writer) Comment(name, c string) error {
 	if x.expect != "" && plugind.FoldKey(c) != plugind.FoldKey(x.expect) {
 		return unsafeEntry(name, "the archive says it is commit %q, expected %s", c, x.expect)
 	}
-	if !isCommitID(c) {
+	if c = strings.ToLower(c); !plugind.IsCommitID(c) {
 		return nil
 	}
-	c = strings.ToLower(c)
 	if x.commit != "" && x.commit != c {
 		return unsafeEntry(name, "the archive names two commits, %s and %s", x.commit, c)
 	}
@@ -391,10 +394,7 @@ func (x *Writer) copy(out *os.File, r io.Reader, name string, h hash.Hash) (int6
 			return written, nil
 		}
 		if rerr != nil {
-			if err := x.ctx.Err(); err != nil {
-				return written, err
-			}
-			return written, corrupt(rerr, "reading entry %q", name)
+			return written, x.corrupt(rerr, "reading entry %q", name)
 		}
 	}
 }

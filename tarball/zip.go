@@ -53,7 +53,7 @@ func (x *Writer) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 	// before anything is written.
 	zr, err := stdzip.NewReader(r, size)
 	if err != nil && !errors.Is(err, stdzip.ErrInsecurePath) {
-		return nil, corrupt(err, "")
+		return nil, x.corrupt(err, "")
 	}
 	// The central directory says up front how many entries and how many
 	// bytes are coming: an archive over budget is refused before anything is
@@ -86,10 +86,7 @@ func (x *Writer) extractZip(r io.ReaderAt, size int64) (*Result, error) {
 	case entryErr != nil:
 		return nil, entryErr
 	case err != nil:
-		if cerr := x.ctx.Err(); cerr != nil {
-			return nil, cerr
-		}
-		return nil, corrupt(err, "")
+		return nil, x.corrupt(err, "")
 	}
 	return x.Finish()
 }
@@ -104,7 +101,7 @@ func (x *Writer) zipEntry(f archives.FileInfo) error {
 	case mode.IsRegular():
 		rc, err := f.Open()
 		if err != nil {
-			return corrupt(err, "opening entry %q", name)
+			return x.corrupt(err, "opening entry %q", name)
 		}
 		defer rc.Close()
 		return x.File(name, mode&0o111 != 0, f.Size(), rc)

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -59,7 +59,8 @@ func nearFlags(cmd *cobra.Command, typed string) []string {
 	var found []near
 	squash := func(s string) string { return strings.ReplaceAll(s, "-", "") }
 	visit := func(f *pflag.Flag) {
-		if f.Hidden {
+		// Parsed, cmd's own flags hold the inherited ones too: each once.
+		if f.Hidden || slices.ContainsFunc(found, func(n near) bool { return n.name == "--"+f.Name }) {
 			return
 		}
 		d := levenshtein.ComputeDistance(typed, f.Name)
@@ -73,14 +74,10 @@ func nearFlags(cmd *cobra.Command, typed string) []string {
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
-	sort.SliceStable(found, func(i, j int) bool { return found[i].d < found[j].d })
+	slices.SortStableFunc(found, func(a, b near) int { return cmp.Compare(a.d, b.d) })
 	var out []string
-	seen := map[string]bool{}
-	for _, f := range found {
-		if !seen[f.name] && len(out) < 2 {
-			seen[f.name] = true
-			out = append(out, f.name)
-		}
+	for _, f := range found[:min(len(found), 2)] {
+		out = append(out, f.name)
 	}
 	return out
 }

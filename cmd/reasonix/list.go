@@ -127,10 +127,7 @@ func dependencyCell(p installer.PluginInfo) string {
 	if len(p.NeededBy) > 0 {
 		parts = append(parts, "for "+strings.Join(p.NeededBy, ", "))
 	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return safeText(strings.Join(parts, "; "))
+	return dash(safeText(strings.Join(parts, "; ")))
 }
 
 // fullSHA finds the 40-hex commits a recorded source spells out.

@@ -59,18 +59,17 @@ func (p *termProgress) Start(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
-	opts := []progressbar.Option{
+	p.bar = progressbar.NewOptions(n,
 		progressbar.OptionSetWriter(p.con.w),
 		progressbar.OptionSetDescription("entries"),
 		progressbar.OptionShowCount(),
 		progressbar.OptionClearOnFinish(),
-		progressbar.OptionThrottle(100 * time.Millisecond),
+		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionUseANSICodes(p.con.redraw),
 		// The bar gives up its width to the rest of the line on a narrow
 		// terminal; never more than the terminal has.
 		progressbar.OptionSetWidth(p.barWidth()),
-	}
-	p.bar = progressbar.NewOptions(n, opts...)
+	)
 }
 
 // Resolved implements resolver.Progress.

@@ -344,12 +344,7 @@ func (s *console) fullTrust(a installer.Action) {
 // is not installed ("skipped NAME: reason"), which the review lists by
 // reason already.
 func repeatsAction(warn string, other []installer.Action) bool {
-	for _, a := range other {
-		if strings.HasPrefix(warn, string(a.Status)+" "+a.Name+": ") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(other, func(a installer.Action) bool { return strings.HasPrefix(warn, string(a.Status)+" "+a.Name+": ") })
 }
 
 // contributes says what a plugin adds, in a few words: "2 skills, 1 hook,
@@ -372,10 +367,7 @@ func countWords(skills, commands, agents, hooks, mcp int, runtime bool) string {
 	if runtime {
 		parts = append(parts, "runtime")
 	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, ", ")
+	return dash(strings.Join(parts, ", "))
 }
 
 // progName is the program name a suggested command should start with:

@@ -42,12 +42,7 @@ func (r *Recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // Status is the status the handler answered: 200 when it wrote nothing,
 // which net/http sends as 200 too.
-func (r *Recorder) Status() int {
-	if r.status == 0 {
-		return http.StatusOK
-	}
-	return r.status
-}
+func (r *Recorder) Status() int { return cmp.Or(r.status, http.StatusOK) }
 
 // Bytes is how many body bytes were written.
 func (r *Recorder) Bytes() int64 { return r.bytes }
