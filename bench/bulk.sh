@@ -14,7 +14,9 @@
 #   cold            reasonix plugin install SRC --yes in a fresh home
 #   warm            reasonix plugin install SRC --dry-run --replace again
 #                   (everything cached; --replace so every action is planned
-#                   rather than reported as already installed)
+#                   rather than reported as already installed), 3x --runs
+#                   times as the daemon's: a re-plan takes tens of ms, where
+#                   this VM's stolen time moves single runs by a third
 #   offline         the same with --offline
 #   daemon          the warm and the offline re-plan as POST /plugins/plan to
 #                   `reasonix serve` on the same home (SPEC §12), where no
@@ -328,7 +330,7 @@ for mode in "${MODE_LIST[@]}"; do
     home=${HOME_LAST[$RXN]}
     INSTALLED=$("$BIN/bulk" files "$home/plugins" 2>/dev/null || echo 0)
     W_MS=() W_RSS=() O_MS=() O_RSS=()
-    for run in $(seq 1 "$RUNS"); do
+    for run in $(seq 1 $((RUNS * 3))); do
       m=$(mark)
       rx "$home" "$SRV/warm-$RXN-$run" --dry-run --replace
       W_MS+=("$RX_MS") W_RSS+=("$RX_RSS") W_COUNTS=$(counts_since "$m") W_SUM=$RX_SUM
