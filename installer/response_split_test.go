@@ -10,7 +10,7 @@ import (
 	"reasonix.io/plugind"
 )
 
-// MarshalJSON and MarshalIndentedJSON encode a share of the actions per
+// MarshalJSON and WriteIndentedJSON encode a share of the actions per
 // CPU and splice them in: their bytes must be those of encoding (and
 // laying out) the response in one pass, for any
 // number of actions, with errors and warnings anywhere, and with strings
@@ -61,8 +61,9 @@ func TestResponseMarshalSplicesActions(t *testing.T) {
 		if err := json.Indent(&laid, want, "", "  "); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := r.MarshalIndentedJSON(); err != nil || !bytes.Equal(got, laid.Bytes()) {
-			t.Errorf("%d actions: MarshalIndentedJSON = %s, %v\nwant %s", n, got, err, laid.Bytes())
+		var written bytes.Buffer
+		if err := r.WriteIndentedJSON(&written); err != nil || !bytes.Equal(written.Bytes(), laid.Bytes()) {
+			t.Errorf("%d actions: WriteIndentedJSON = %s, %v\nwant %s", n, written.Bytes(), err, laid.Bytes())
 		}
 	}
 }

@@ -14,10 +14,7 @@ import (
 // again their size, which cost a warm bulk re-plan more than encoding did.
 func Write(w io.Writer, v any) error {
 	if m, ok := v.(Indented); ok {
-		body, err := m.MarshalIndentedJSON()
-		if err == nil {
-			_, err = w.Write(body)
-		}
+		err := m.WriteIndentedJSON(w)
 		if err == nil {
 			_, err = io.WriteString(w, "\n")
 		}
@@ -37,10 +34,11 @@ func Write(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Indented is a value that lays itself out as Write does (json.Indent with
-// two spaces), faster than Write would (a bulk plan's Response).
+// Indented is a value that writes itself laid out as Write lays JSON out
+// (json.Indent with two spaces), faster than Write would (a bulk plan's
+// Response).
 type Indented interface {
-	MarshalIndentedJSON() ([]byte, error)
+	WriteIndentedJSON(w io.Writer) error
 }
 
 // Indent appends valid, compact-or-not JSON src to dst laid out as
