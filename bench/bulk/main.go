@@ -122,7 +122,8 @@ func serveCmd(args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger), fakegithub.WithAPIBudget(*apiBudget, time.Hour))
+	// Its repositories never change once built: git's answers are kept too.
+	gh, err := fakegithub.Start(fakeDir, fakegithub.WithLogger(logger), fakegithub.WithAPIBudget(*apiBudget, time.Hour), fakegithub.WithGitCache())
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,7 @@ type options struct {
 	plainGit  bool
 	apiBudget int
 	apiWindow time.Duration
+	gitCache  bool
 }
 
 // WithAddr sets the listen address; it must be a loopback address (the
@@ -97,6 +99,7 @@ type Server struct {
 	craftedArchive map[string][]byte // SetArchive's, same keys; always win
 	craftedPack    map[string][]byte // ServePack's, by repository path key
 	budget         *budget           // WithAPIBudget's; nil: none
+	gitCache       *gitCache         // WithGitCache's; nil: none
 	limitedSeen    bool              // a request was answered over the budget (since ResetCounts)
 
 	archiveFlight singleflight.Group
@@ -149,6 +152,9 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		craftedArchive: map[string][]byte{},
 		craftedPack:    map[string][]byte{},
 		budget:         newBudget(o.apiBudget, o.apiWindow),
+	}
+	if o.gitCache {
+		s.gitCache = &gitCache{answers: map[string]*httptest.ResponseRecorder{}}
 	}
 	execPath, err := s.runGit(context.Background(), "", nil, "--exec-path")
 	if err != nil {

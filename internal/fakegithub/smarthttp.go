@@ -86,6 +86,17 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 		http.Error(w, "fakegithub does not accept pushes", http.StatusForbidden)
 		return
 	}
+	if s.gitCache != nil {
+		var body []byte
+		if req.tail == "git-upload-pack" {
+			body, _ = io.ReadAll(r.Body) // the buffered body, read again below
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		s.gitCache.serve(w, r, repo, req.tail+"\x00"+strconv.Itoa(int(policy))+"\x00"+string(body), func(w http.ResponseWriter) {
+			s.runBackend(w, r, repo, req.tail, policy)
+		})
+		return
+	}
 	s.runBackend(w, r, repo, req.tail, policy)
 }
 

@@ -1,0 +1,53 @@
+package fakegithub
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// WithGitCache keeps every successful git smart-HTTP answer (a ref
+// advertisement, a pack) and gives it again to the same request, as
+// GitHub's caches do for clones: a bench's "answered at once" then holds
+// for git as for archives, where each answer ran git http-backend (a
+// marketplace's advertisement and pack: about 30 ms of a cold install).
+// The answer is kept under the request's every byte and the repository's
+// refs as they read (refFiles), so only serve repositories whose objects
+// do not change without their refs (no CommitUnreachable after a fetch):
+// benches, not the tests.
+func WithGitCache() Option { return func(o *options) { o.gitCache = true } }
+
+// gitCache is WithGitCache's store of answers.
+type gitCache struct {
+	mu      sync.Mutex
+	answers map[string]*httptest.ResponseRecorder
+}
+
+// serve answers r from the cache, or through backend, keeping what
+// backend answers with 200.
+func (c *gitCache) serve(w http.ResponseWriter, r *http.Request, repo *Repo, key string, backend func(http.ResponseWriter)) {
+	refs, ok := refFiles(repo.gitDir)
+	if !ok {
+		backend(w)
+		return
+	}
+	key = strings.Join([]string{repo.gitDir, refs, r.URL.RawQuery, r.Header.Get("Git-Protocol"), key}, "\x00")
+	c.mu.Lock()
+	got := c.answers[key]
+	c.mu.Unlock()
+	if got == nil {
+		got = httptest.NewRecorder()
+		backend(got)
+		if got.Code == http.StatusOK {
+			c.mu.Lock()
+			c.answers[key] = got
+			c.mu.Unlock()
+		}
+	}
+	for k, v := range got.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(got.Code)
+	_, _ = w.Write(got.Body.Bytes())
+}
