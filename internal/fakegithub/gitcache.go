@@ -7,11 +7,12 @@ import (
 	"sync"
 )
 
-// WithGitCache keeps every successful git smart-HTTP answer (a ref
-// advertisement, a pack) and gives it again to the same request, as
-// GitHub's caches do for clones: a bench's "answered at once" then holds
-// for git as for archives, where each answer ran git http-backend (a
-// marketplace's advertisement and pack: about 30 ms of a cold install).
+// WithGitCache keeps every successful answer that git computes — a ref
+// advertisement, a pack, a compare — and gives it again to the same
+// request, as GitHub's caches do: a bench's "answered at once" then holds
+// for them as for archives. Each ran git on the server: a marketplace's
+// advertisement and pack took about 30 ms of a cold install, and each
+// compare that proves a pin reachable 100 to 180 ms under load.
 // The answer is kept under the request's every byte and the repository's
 // refs as they read (refFiles), so only serve repositories whose objects
 // do not change without their refs (no CommitUnreachable after a fetch):
