@@ -7,25 +7,17 @@ import (
 )
 
 // Write writes v as indented JSON and a newline, HTML characters
-// unescaped, as the CLI and the daemon answer. A value that encodes itself
-// (a Response, two megabytes for a bulk plan) is laid out by Indent, or
-// lays itself out (Indented): encoding/json's Encoder would check and
-// compact its bytes again, then indent them into one more buffer half
-// again their size, which cost a warm bulk re-plan more than encoding did.
+// unescaped, as the CLI and the daemon answer. A value that lays itself
+// out (Indented: a Response, two megabytes for a bulk plan) writes itself:
+// encoding/json's Encoder would check and compact the bytes of its
+// MarshalJSON again, then indent them into one more buffer half again
+// their size, which cost a warm bulk re-plan more than encoding did.
 func Write(w io.Writer, v any) error {
 	if m, ok := v.(Indented); ok {
 		err := m.WriteIndentedJSON(w)
 		if err == nil {
 			_, err = io.WriteString(w, "\n")
 		}
-		return err
-	}
-	if m, ok := v.(json.Marshaler); ok {
-		body, err := m.MarshalJSON()
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(Indent(make([]byte, 0, len(body)*3/2), body, 0), '\n'))
 		return err
 	}
 	enc := json.NewEncoder(w)

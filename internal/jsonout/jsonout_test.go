@@ -3,6 +3,7 @@ package jsonout
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -18,12 +19,25 @@ func (s selfEncoded) MarshalJSON() ([]byte, error) {
 	}{s.S, []int{1, 2}, []int{}, map[string]any{"k": []any{map[string]any{}, "v\\\"]}"}}})
 }
 
+// laidOut lays itself out (Indented), as a Response does, through Indent.
+type laidOut struct{ selfEncoded }
+
+func (l laidOut) WriteIndentedJSON(w io.Writer) error {
+	body, err := l.MarshalJSON()
+	if err == nil {
+		_, err = w.Write(Indent(nil, body, 0))
+	}
+	return err
+}
+
 // Write must print exactly what an indenting Encoder without HTML
-// escaping prints, for values that encode themselves and for the rest.
+// escaping prints, for values that lay themselves out, values that encode
+// themselves and the rest.
 func TestWriteJSONMatchesEncoder(t *testing.T) {
 	t.Parallel()
 	for _, v := range []any{
 		selfEncoded{S: "a <b> & \"c\" é \\ {[,:]}"},
+		laidOut{selfEncoded{S: "laid <out> \"é\" {[,:]}"}},
 		&selfEncoded{S: "pointer"},
 		map[string]any{"html": "<script>&", "n": 1, "nested": []any{map[string]any{}, []any{}}},
 		[]string{},
