@@ -45,12 +45,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 	case cAPIRefs:
 		s.apiRefs(w, r, repo, strings.TrimPrefix(req.tail, "/"))
 	case cAPICompare:
-		compare := func(w http.ResponseWriter) { s.apiCompare(w, r, repo, strings.TrimPrefix(req.tail, "/compare/")) }
-		if s.gitCache == nil {
-			compare(w)
-			return
-		}
-		s.gitCache.serve(w, r, repo, req.tail+"\x00"+r.Header.Get("Accept"), compare)
+		s.gitCache.serve(w, r, repo, req.tail+"\x00"+r.Header.Get("Accept"), func(w http.ResponseWriter) {
+			s.apiCompare(w, r, repo, strings.TrimPrefix(req.tail, "/compare/"))
+		})
 	case cAPITarball:
 		ref, ok := unescapeRef(strings.TrimPrefix(strings.TrimPrefix(req.tail, "/tarball"), "/"))
 		if !ok {

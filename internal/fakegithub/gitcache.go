@@ -26,9 +26,13 @@ type gitCache struct {
 }
 
 // serve answers r from the cache, or through backend, keeping what
-// backend answers with 200.
+// backend answers with 200 if no ref moved meanwhile (as refs keeps its
+// listing). A nil cache (no WithGitCache) always asks backend.
 func (c *gitCache) serve(w http.ResponseWriter, r *http.Request, repo *Repo, key string, backend func(http.ResponseWriter)) {
-	refs, ok := refFiles(repo.gitDir)
+	refs, ok := "", false
+	if c != nil {
+		refs, ok = refFiles(repo.gitDir)
+	}
 	if !ok {
 		backend(w)
 		return
@@ -40,7 +44,7 @@ func (c *gitCache) serve(w http.ResponseWriter, r *http.Request, repo *Repo, key
 	if got == nil {
 		got = httptest.NewRecorder()
 		backend(got)
-		if got.Code == http.StatusOK {
+		if after, same := refFiles(repo.gitDir); same && after == refs && got.Code == http.StatusOK {
 			c.mu.Lock()
 			c.answers[key] = got
 			c.mu.Unlock()

@@ -41,6 +41,7 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 		http.Error(w, "Repository not found.", http.StatusNotFound)
 		return
 	}
+	var body []byte // an upload-pack request's
 	switch req.tail {
 	case "info/refs":
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -57,8 +58,8 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		body, err := readRequestBody(r)
-		if err != nil {
+		var err error
+		if body, err = readRequestBody(r); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -86,18 +87,9 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 		http.Error(w, "fakegithub does not accept pushes", http.StatusForbidden)
 		return
 	}
-	if s.gitCache != nil {
-		var body []byte
-		if req.tail == "git-upload-pack" {
-			body, _ = io.ReadAll(r.Body) // the buffered body, read again below
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		s.gitCache.serve(w, r, repo, req.tail+"\x00"+strconv.Itoa(int(policy))+"\x00"+string(body), func(w http.ResponseWriter) {
-			s.runBackend(w, r, repo, req.tail, policy)
-		})
-		return
-	}
-	s.runBackend(w, r, repo, req.tail, policy)
+	s.gitCache.serve(w, r, repo, req.tail+"\x00"+strconv.Itoa(int(policy))+"\x00"+string(body), func(w http.ResponseWriter) {
+		s.runBackend(w, r, repo, req.tail, policy)
+	})
 }
 
 func (s *Server) runBackend(w http.ResponseWriter, r *http.Request, repo *Repo, tail string, policy wantPolicy) {
