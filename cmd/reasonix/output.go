@@ -48,9 +48,7 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 		con.responseResult(sh, resp, false)
 		return errFailed
 	}
-	defer a.Close()
 	resp := op(a)
-	a.progress.Stop()
 	if !resp.OK && !resp.Applied && ctx.Err() != nil {
 		// Interrupted (Ctrl-C, SIGTERM): whatever the work was doing when
 		// its context ended, the answer is that it was cancelled, and
@@ -61,6 +59,7 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 	// What opening found (a cache moved aside or unavailable, a broken
 	// store) and cache failures belong to the answer too.
 	resp.Warnings = append(a.Notes(), resp.Warnings...)
+	defer a.closing()()
 	// The response echoes the source and quotes it in errors and warnings:
 	// credentials in them are masked before printing.
 	resp = resp.Redacted()
