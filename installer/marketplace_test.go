@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
 )
 
@@ -565,4 +567,73 @@ func pinnedGitHub(repo, sha, p string) string {
 		u += "/" + p
 	}
 	return u
+}
+
+// TestReplanReadsInstalledManifestsAhead: while a re-plan resolves, it
+// reads the manifests of the plugins installed from the same marketplace,
+// under the keys the plan then asks for (planCandidates reads only what is
+// still missing). Entry manifests of every shape (escapes, non-ASCII,
+// nested values, strict false, none at all) must key alike from the
+// registry and from the marketplace.
+func TestReplanReadsInstalledManifestsAhead(t *testing.T) {
+	t.Parallel()
+	gh := fakegithub.New(t)
+	files := map[string]string{}
+	var list []map[string]any
+	for i, extra := range []map[string]any{
+		nil,
+		{"description": "plain"},
+		{"description": "<b>bold</b> & \"quoted\" — café \u2028", "version": "1.2.0", "keywords": []any{"a", "b"}},
+		{"author": map[string]any{"name": "Ann", "email": "ann@example.com"}, "strict": false, "description": "no manifest of its own"},
+		{"homepage": "https://example.com/x?a=1&b=2", "license": "MIT", "category": "tools"},
+	} {
+		name := fmt.Sprintf("p%d", i)
+		if strict, _ := extra["strict"].(bool); strict || extra["strict"] == nil {
+			files["plugins/"+name+"/.claude-plugin/plugin.json"] = `{"name":"` + name + `","version":"1.0.0"}`
+		}
+		files["plugins/"+name+"/commands/c.md"] = "---\ndescription: command\n---\nrun\n"
+		e := entry(name, map[string]any{"source": "url", "url": "https://github.com/acme/tools", "sha": "SHA", "path": "plugins/" + name})
+		for k, v := range extra {
+			e[k] = v
+		}
+		list = append(list, e)
+	}
+	sha := gh.CreateRepo("acme", "tools").Commit("main", files)
+	for _, e := range list {
+		e["source"].(map[string]any)["sha"] = sha
+	}
+	gh.CreateRepo("acme", "market").Commit("main", map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "acme", list...)})
+	env := newRemoteEnv(t, gh, remoteOpts{})
+	req := Request{Source: mustSource("https://github.com/acme/market"), Replace: true}
+	if resp, err := env.install(req, Approval{Yes: true}); err != nil || !resp.Applied {
+		t.Fatalf("install: %v %s", err, resp.ErrorText())
+	}
+
+	reg, err := env.in.plannedRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := env.in.Sources.Resolve(context.Background(), resolver.Request{Source: req.Source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, c := range f.Candidates {
+		if c.Err != nil {
+			t.Fatalf("%s: %v", c.Name, c.Err)
+		}
+		want = append(want, manifestKey(c, loadOptions(req, c, false)))
+	}
+	got := env.in.installedKeys(req, req.Source, reg)
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) != len(list) || !slices.Equal(got, want) {
+		t.Fatalf("read ahead:\n%q\nthe plan asks for:\n%q", got, want)
+	}
+	if named := env.in.installedKeys(Request{Names: []string{"p2"}}, req.Source, reg); len(named) != 1 {
+		t.Fatalf("names p2: read ahead %q", named)
+	}
+	if other := env.in.installedKeys(req, mustSource("https://github.com/acme/other"), reg); len(other) != 0 {
+		t.Fatalf("another source: read ahead %q", other)
+	}
 }

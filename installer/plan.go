@@ -16,6 +16,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
+	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
@@ -125,9 +126,18 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	// The registry is decoded while the source resolves: neither needs the
 	// other, and on a warm re-plan each is a third of the work (issue 24).
 	// Its error still comes first, as when it was read before resolving.
+	// Then, still beside the resolve, the manifests of the plugins it has
+	// from this source are read ahead, as an unchanged re-plan asks for
+	// them (planCandidates reads only what is still missing).
 	var reg *Registry
 	var regRead errgroup.Group
-	regRead.Go(func() (err error) { reg, err = in.plannedRegistry(); return err })
+	invs := in.inventories()
+	regRead.Go(func() (err error) {
+		if reg, err = in.plannedRegistry(); err == nil {
+			invs.LoadInventories(ctx, in.installedKeys(req, src, reg))
+		}
+		return err
+	})
 	f, err := in.Sources.Resolve(ctx, resolver.Request{
 		Source: src, Name: req.Name, Names: req.Names, Link: req.Link, KnownMarket: read.market != "",
 		Offline: req.Offline, AllowUnpinned: req.AllowUnpinned, Refresh: req.Refresh,
@@ -158,7 +168,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	site := siteOf(src, f, marketName)
 	if len(f.Candidates) > 0 {
-		p.Actions = in.planCandidates(ctx, req, f.Candidates, p.single, reg)
+		p.Actions = in.planCandidates(ctx, req, f.Candidates, p.single, reg, invs)
 	}
 	for i := range p.Actions { // in place: an Action is a kilobyte
 		p.Actions[i].MarketplaceName, p.Actions[i].site = marketName, site
@@ -370,22 +380,60 @@ func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
 	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
 }
 
+// installedKeys are the manifest keys of reg's plugins from src (those of
+// req.Names if it names any) as a plan of src's entries asks for them when
+// nothing changed.
+func (in *Installer) installedKeys(req Request, src source.Source, reg *Registry) []string {
+	var keys []string
+	for _, e := range reg.Plugins {
+		if req.Name != "" || e.ContentDigest == "" || e.Marketplace.IsZero() || e.Marketplace.Key() != src.Key() {
+			continue
+		}
+		if _, named := slices.BinarySearch(req.Names, e.Name); named || len(req.Names) == 0 {
+			c := resolver.Candidate{Name: e.Name, Digest: e.ContentDigest, Manifest: e.EntryManifest, Prefer: e.ManifestPrefer}
+			if m := e.EntryManifest; m != nil {
+				// The registry holds it indented, HTML-escaped; a plan,
+				// as the marketplace's read writes it (jsondoc's form).
+				if doc, _, err := jsondoc.Parse(m.Doc); err == nil {
+					as := *m
+					as.Doc, c.Manifest = doc.Compact(), &as
+				}
+			}
+			keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, false)))
+		}
+	}
+	return keys
+}
+
+// inventories opens the cache Session that reads and keeps the manifests
+// of a plan (nil without a cache).
+func (in *Installer) inventories() *cache.Session {
+	if in.Cache == nil {
+		return nil
+	}
+	return in.Cache.Session()
+}
+
+// undecoded appends key to keys unless the daemon has decoded it before.
+func (in *Installer) undecoded(keys []string, key string) []string {
+	if in.Decoded.Has(key) {
+		return keys
+	}
+	return append(keys, key)
+}
+
 // planCandidates plans cands, their manifests read and written through
-// one cache Session (when there is a cache): those not decoded before are
+// invs, one cache Session (nil: no cache): those not decoded before are
 // read in one query (a plan of N entries otherwise asked N times), the
 // ones loaded anew written in one transaction.
-func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry) []Action {
-	var invs *cache.Session
-	if in.Cache != nil {
+func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry, invs *cache.Session) []Action {
+	if invs != nil {
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
-				if k := manifestKey(c, loadOptions(req, c, single)); !in.Decoded.Has(k) {
-					keys = append(keys, k)
-				}
+				keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, single)))
 			}
 		}
-		invs = in.Cache.Session()
 		invs.LoadInventories(ctx, keys)
 	}
 	// Candidates are planned side by side (each reads its own manifest and
