@@ -25,7 +25,7 @@ func isLabel(l string) bool {
 // the team mirror's policy rules — goes through it, so "Bücher.example",
 // "bücher.example" and "xn--bcher-kva.example" are one host everywhere.
 func NormalizeHost(h string) (string, error) {
-	if net.ParseIP(strings.Trim(h, "[]")) != nil {
+	if net.ParseIP(strings.TrimFunc(h, func(r rune) bool { return r == '[' || r == ']' })) != nil {
 		return "", fmt.Errorf("host %q is an IP address; name the host", h)
 	}
 	if !utf8.ValidString(h) {

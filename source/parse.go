@@ -38,10 +38,10 @@ func Parse(raw string) (Source, error) {
 	if strings.TrimSpace(raw) == "" {
 		return Source{}, ErrEmpty()
 	}
-	if strings.ContainsFunc(raw, spaceOrControl) {
+	if hasSpaceOrControl(raw) {
 		return Source{}, bad("contains whitespace or a control character")
 	}
-	lower := strings.ToLower(raw)
+	lower := strings.ToLower(raw[:min(len(raw), len("git://"))])
 	switch {
 	case strings.HasPrefix(lower, "git://"):
 		return Source{}, bad("the git:// transport is not allowed (it is unauthenticated and unencrypted); use https://")
@@ -75,8 +75,19 @@ var (
 	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
 )
 
-// spaceOrControl is what no source may hold.
-func spaceOrControl(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
+// hasSpaceOrControl reports whether s holds what no source may: white
+// space or a control character. Its ASCII, most of every source, is judged
+// a byte at a time (a registry re-reads thousands of sources).
+func hasSpaceOrControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf {
+			return strings.ContainsFunc(s[i:], func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+		} else if c <= ' ' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
 
 func suggestHTTPS(host, p string) string {
 	p, _, _ = strings.Cut(p, "?")
@@ -200,7 +211,7 @@ func pathSegments(raw, escaped string) ([]string, error) {
 	if err != nil {
 		return nil, invalid(raw, "bad percent-encoding: %v", err)
 	}
-	if strings.ContainsFunc(decoded, spaceOrControl) {
+	if hasSpaceOrControl(decoded) {
 		return nil, invalid(raw, "contains whitespace or a control character")
 	}
 	if decoded == "" {
