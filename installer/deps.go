@@ -228,7 +228,7 @@ func (dp *depPlanner) resolvePending(ctx context.Context) ([]int, error) {
 			}
 		}
 		depReq := Request{Config: dp.req.Config}
-		for k, a := range dp.in.planCandidates(ctx, depReq, f.Candidates, false, dp.reg, dp.in.inventories()) {
+		for k, a := range dp.in.planCandidates(ctx, depReq, f.Candidates, false, dp.reg, dp.in.manifests()) {
 			a.MarketplaceName, a.site, a.Dependency = site.name, site, true
 			if !site.market.IsZero() {
 				a.Marketplace = site.market

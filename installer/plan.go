@@ -11,12 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	jsonv1 "github.com/go-json-experiment/json/v1"
 	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/cache"
-	"reasonix.io/plugind/internal/jsondoc"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/resolver"
@@ -131,10 +128,10 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	// them (planCandidates reads only what is still missing).
 	var reg *Registry
 	var regRead errgroup.Group
-	invs := in.inventories()
+	mans := in.manifests()
 	regRead.Go(func() (err error) {
 		if reg, err = in.plannedRegistry(); err == nil {
-			invs.LoadInventories(ctx, in.installedKeys(req, src, reg))
+			mans.readAhead(ctx, in.installedKeys(req, src, reg))
 		}
 		return err
 	})
@@ -168,7 +165,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	}
 	site := siteOf(src, f, marketName)
 	if len(f.Candidates) > 0 {
-		p.Actions = in.planCandidates(ctx, req, f.Candidates, p.single, reg, invs)
+		p.Actions = in.planCandidates(ctx, req, f.Candidates, p.single, reg, mans)
 	}
 	for i := range p.Actions { // in place: an Action is a kilobyte
 		p.Actions[i].MarketplaceName, p.Actions[i].site = marketName, site
@@ -228,9 +225,9 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 	}
 }
 
-// planCandidate plans one candidate; invs holds the cached manifests read
-// ahead by planCandidates (nil: no cache).
-func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, invs *cache.Session) Action {
+// planCandidate plans one candidate, its manifest read through m (nil: no
+// cache).
+func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.Candidate, single bool, reg *Registry, m *manifests) Action {
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
@@ -246,7 +243,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 		return a
 	}
 	a.EntryManifest, a.ManifestPrefer = c.Manifest, c.Prefer
-	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), invs)
+	pkg, err := in.loadManifest(ctx, c, loadOptions(req, c, single), m)
 	if err != nil {
 		if c.Digest != "" && !c.Source.IsZero() {
 			// A store path means nothing to the user; the source does.
@@ -339,102 +336,19 @@ func sameInstall(e *Entry, a Action) bool {
 		e.ContentDigest != "" && e.ContentDigest == a.ContentDigest
 }
 
-// loadManifest reads a candidate's manifest. A store tree with a known digest
-// never changes, so what Load made of it is cached by (loader version,
-// digest, name override) and a warm re-plan parses nothing.
-func (in *Installer) loadManifest(ctx context.Context, c resolver.Candidate, opts manifest.LoadOptions, invs *cache.Session) (*manifest.Package, error) {
-	if c.Digest == "" || invs == nil {
-		return manifest.Load(c.Dir, opts)
-	}
-	key := manifestKey(c, opts)
-	return cache.Remember(in.Decoded, func() string { return key }, func() (*manifest.Package, error) {
-		if body, ok := invs.Inventory(ctx, key); ok {
-			var pkg manifest.Package
-			if jsonv1.Unmarshal(body, &pkg) == nil { // as fast as the registry (parseState)
-				return &pkg, nil
-			}
-		}
-		pkg, err := manifest.Load(c.Dir, opts)
-		if err != nil {
-			return nil, err
-		}
-		if body, err := json.Marshal(pkg); err == nil {
-			_ = invs.PutInventory(key, body) // stored with the others (planCandidates)
-		}
-		return pkg, nil
-	})
-}
-
-// loadOptions says how c's manifest is read. A marketplace entry's name is
-// the installed name (SPEC §7), whatever the manifest calls itself.
-func loadOptions(req Request, c resolver.Candidate, single bool) manifest.LoadOptions {
-	if single {
-		return manifest.LoadOptions{Name: req.Name, Implied: req.Name, Entry: c.Manifest, Prefer: c.Prefer}
-	}
-	return manifest.LoadOptions{Name: c.Name, Implied: c.Name, Entry: c.Manifest, Prefer: c.Prefer}
-}
-
-// manifestKey names what Load makes of c's store tree with opts: the tree
-// never changes, so the loader version, its digest and the options do.
-func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
-	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
-}
-
-// installedKeys are the manifest keys of reg's plugins from src (those of
-// req.Names if it names any) as a plan of src's entries asks for them when
-// nothing changed.
-func (in *Installer) installedKeys(req Request, src source.Source, reg *Registry) []string {
-	var keys []string
-	for _, e := range reg.Plugins {
-		if req.Name != "" || e.ContentDigest == "" || e.Marketplace.IsZero() || e.Marketplace.Key() != src.Key() {
-			continue
-		}
-		if _, named := slices.BinarySearch(req.Names, e.Name); named || len(req.Names) == 0 {
-			c := resolver.Candidate{Name: e.Name, Digest: e.ContentDigest, Manifest: e.EntryManifest, Prefer: e.ManifestPrefer}
-			if m := e.EntryManifest; m != nil {
-				// The registry holds it indented, HTML-escaped; a plan,
-				// as the marketplace's read writes it (jsondoc's form).
-				if doc, _, err := jsondoc.Parse(m.Doc); err == nil {
-					as := *m
-					as.Doc, c.Manifest = doc.Compact(), &as
-				}
-			}
-			keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, false)))
-		}
-	}
-	return keys
-}
-
-// inventories opens the cache Session that reads and keeps the manifests
-// of a plan (nil without a cache).
-func (in *Installer) inventories() *cache.Session {
-	if in.Cache == nil {
-		return nil
-	}
-	return in.Cache.Session()
-}
-
-// undecoded appends key to keys unless the daemon has decoded it before.
-func (in *Installer) undecoded(keys []string, key string) []string {
-	if in.Decoded.Has(key) {
-		return keys
-	}
-	return append(keys, key)
-}
-
 // planCandidates plans cands, their manifests read and written through
-// invs, one cache Session (nil: no cache): those not decoded before are
-// read in one query (a plan of N entries otherwise asked N times), the
-// ones loaded anew written in one transaction.
-func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry, invs *cache.Session) []Action {
-	if invs != nil {
+// m (nil: no cache): those neither decoded before nor read ahead are read
+// in one query (a plan of N entries otherwise asked N times).
+func (in *Installer) planCandidates(ctx context.Context, req Request, cands []resolver.Candidate, single bool, reg *Registry, m *manifests) []Action {
+	if m != nil {
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
 				keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, single)))
 			}
 		}
-		invs.LoadInventories(ctx, keys)
+		m.invs.LoadInventories(ctx, keys)
+		defer func() { _ = m.invs.Commit(ctx) }()
 	}
 	// Candidates are planned side by side (each reads its own manifest and
 	// config), in their order (issue 24: a warm re-plan's largest part).
@@ -443,12 +357,11 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, c := range cands {
 		g.Go(func() error {
-			out[i] = in.planCandidate(ctx, req, c, single, reg, invs)
+			out[i] = in.planCandidate(ctx, req, c, single, reg, m)
 			return nil
 		})
 	}
 	_ = g.Wait()
-	_ = invs.Commit(ctx)
 	return out
 }
 
@@ -677,13 +590,4 @@ func sortedUnique(list []string) []string {
 	out := append([]string(nil), list...)
 	sort.Strings(out)
 	return slices.Compact(out)
-}
-
-// entryKey identifies an entry manifest in cache keys.
-func entryKey(e *manifest.EntryManifest) string {
-	if e == nil {
-		return ""
-	}
-	sum := sha256.Sum256(e.Doc)
-	return fmt.Sprintf("%t:%x", e.Strict, sum[:8])
 }

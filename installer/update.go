@@ -280,7 +280,7 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 		}
 		single := g.market.IsZero()
 		r := Request{Replace: true, Name: name, Config: req.Config, configOf: e.Name}
-		a := in.planCandidates(ctx, r, []resolver.Candidate{c}, single, reg, in.inventories())[0]
+		a := in.planCandidates(ctx, r, []resolver.Candidate{c}, single, reg, in.manifests())[0]
 		a.Name = cmp.Or(a.Name, name)
 		a.MarketplaceName, a.site = e.MarketplaceName, g.site
 		if !g.market.IsZero() && plugind.CodeOf(a.Err) == plugind.CodeNotPinnable && a.Status == ActionSkipped {
