@@ -5,9 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"io"
-	"runtime"
-
-	"golang.org/x/sync/errgroup"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsonout"
@@ -135,38 +132,23 @@ func (r Response) encode(indent bool) ([][]byte, error) {
 	if out = lay(out, 0); err != nil || len(r.Actions) == 0 {
 		return [][]byte{out}, err
 	}
-	shares := make([][]byte, min(runtime.GOMAXPROCS(0), len(r.Actions)))
-	var g errgroup.Group
-	for i := range shares {
-		g.Go(func() error {
-			part := r.Actions[i*len(r.Actions)/len(shares) : (i+1)*len(r.Actions)/len(shares)]
-			wire := make([]wireAction, len(part))
-			for k, a := range part {
-				wire[k] = a.wire()
-			}
-			b, err := json.Marshal(wire)
-			shares[i] = lay(b, 1) // inside the response's object
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	shares, err := jsonout.Shares(len(r.Actions), func(lo, hi int) ([]byte, error) {
+		wire := make([]wireAction, hi-lo)
+		for k := range wire {
+			wire[k] = r.Actions[lo+k].wire()
+		}
+		b, err := json.Marshal(wire)
+		return lay(b, 1), err // inside the response's object
+	})
+	if err != nil {
 		return nil, err
 	}
-	// A share is "[" open, its elements, close "]"; the response's empty
-	// array is "[]" after the key.
+	// The response's empty array is "[]" after the key.
 	open, sep, close, key := "[", ",", "]", `"actions":[]`
 	if indent {
 		open, sep, close, key = "[\n", ",\n", "\n  ]", `"actions": []`
 	}
-	at := bytes.Index(out, []byte(key)) + len(key) - 1
-	pieces := [][]byte{out[:at], []byte(open[1:])}
-	for i, sh := range shares {
-		if i > 0 {
-			pieces = append(pieces, []byte(sep))
-		}
-		pieces = append(pieces, sh[len(open):len(sh)-len(close)])
-	}
-	return append(pieces, []byte(close[:len(close)-1]), out[at:]), nil
+	return jsonout.Splice(out, bytes.Index(out, []byte(key))+len(key)-1, shares, open, sep, close), nil
 }
 
 // UnmarshalJSON reads a written response back (stored plans, clients).

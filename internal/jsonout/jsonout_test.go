@@ -3,7 +3,9 @@ package jsonout
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -81,4 +83,29 @@ func FuzzIndent(f *testing.F) {
 			t.Fatalf("Indent(%q, %d) =\n%s\njson.Indent:\n%s", src, depth, got, want.String())
 		}
 	})
+}
+
+// TestSharesSpliced: an array encoded a share at a time and spliced into
+// its document's empty array gives json.Marshal's bytes for the whole.
+func TestSharesSpliced(t *testing.T) {
+	t.Parallel()
+	type doc struct {
+		Name string
+		Xs   []string
+	}
+	for n := range 9 {
+		xs := make([]string, n)
+		for i := range xs {
+			xs[i] = fmt.Sprintf("x%d, \"quoted\"", i)
+		}
+		want, _ := json.Marshal(doc{"d", xs})
+		head, _ := json.Marshal(doc{"d", []string{}})
+		shares, err := Shares(n, func(lo, hi int) ([]byte, error) { return json.Marshal(xs[lo:hi]) })
+		if err != nil || len(shares) != min(runtime.GOMAXPROCS(0), n) {
+			t.Fatalf("%d elements: %d shares, %v", n, len(shares), err)
+		}
+		if got := bytes.Join(Splice(head, len(head)-2, shares, "[", ",", "]"), nil); !bytes.Equal(got, want) {
+			t.Errorf("%d elements:\n got %s\nwant %s", n, got, want)
+		}
+	}
 }
