@@ -238,6 +238,14 @@ const (
 type resolve struct {
 	*Sources
 	cache *cache.Session
+	// repos are the host stacks opened (repo), by source: a thousand
+	// entries over two hundred repositories open two hundred.
+	repos map[string]repoStack
+}
+
+type repoStack struct {
+	repo host.Repo
+	err  error
 }
 
 // New returns a Resolver over cfg.

@@ -189,6 +189,9 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 
 // repo opens src's repository for req (Hosts.stack).
 func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
+	if st, ok := s.repos[src.String()]; ok {
+		return st.repo, st.err
+	}
 	l := layers{offline: req.Offline}
 	if s.cache != nil {
 		l.meta = s.cache
@@ -199,7 +202,12 @@ func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
 			OnWriteError: s.cacheWriteFailed,
 		}
 	}
-	return s.cfg.Hosts.stack(src, l)
+	repo, err := s.cfg.Hosts.stack(src, l)
+	if s.repos == nil {
+		s.repos = map[string]repoStack{}
+	}
+	s.repos[src.String()] = repoStack{repo, err}
+	return repo, err
 }
 
 // cacheWriteFailed: the cache is an optimization, so a failed write costs
