@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/idna"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/secrets"
 )
@@ -276,5 +278,14 @@ func TestCheckRef(t *testing.T) {
 		if err := CheckRef(bad); err == nil {
 			t.Errorf("CheckRef(%q) accepted", bad)
 		}
+	}
+}
+
+// TestGitHubHostIsNormal: NormalizeHost answers GitHub's host at once, as
+// IDNA and checkHost leave it.
+func TestGitHubHostIsNormal(t *testing.T) {
+	t.Parallel()
+	if ascii, err := idna.Lookup.ToASCII(GitHubHost); err != nil || ascii != GitHubHost || checkHost(ascii) != nil {
+		t.Fatalf("%q: IDNA gives %q, %v; checkHost: %v", GitHubHost, ascii, err, checkHost(ascii))
 	}
 }
