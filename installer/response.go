@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"io"
+	"slices"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/jsonout"
@@ -111,12 +112,6 @@ func (r Response) WriteIndentedJSON(w io.Writer) error {
 // and no string holds an unescaped quote.
 func (r Response) encode(indent bool) ([][]byte, error) {
 	type plain Response
-	lay := func(b []byte, depth int) []byte {
-		if !indent {
-			return b
-		}
-		return jsonout.Indent(make([]byte, 0, len(b)*3/2), b, depth)
-	}
 	actions := r.Actions
 	if len(actions) > 0 {
 		actions = []Action{}
@@ -129,24 +124,46 @@ func (r Response) encode(indent bool) ([][]byte, error) {
 		Warnings []string `json:"warnings"`
 		errorFields
 	}{plain(r), actions, r.Warnings, fieldsOf(r.Err)})
-	if out = lay(out, 0); err != nil || len(r.Actions) == 0 {
+	if indent {
+		out = jsonout.Indent(make([]byte, 0, len(out)*3/2), out, 0)
+	}
+	if err != nil || len(r.Actions) == 0 {
 		return [][]byte{out}, err
 	}
-	shares, err := jsonout.Shares(len(r.Actions), func(lo, hi int) ([]byte, error) {
-		wire := make([]wireAction, hi-lo)
-		for k := range wire {
-			wire[k] = r.Actions[lo+k].wire()
-		}
-		b, err := json.Marshal(wire)
-		return lay(b, 1), err // inside the response's object
-	})
-	if err != nil {
-		return nil, err
-	}
-	// The response's empty array is "[]" after the key.
+	// The response's empty array is "[]" after the key; an action is at
+	// depth 2 in it.
 	open, sep, close, key := "[", ",", "]", `"actions":[]`
 	if indent {
 		open, sep, close, key = "[\n", ",\n", "\n  ]", `"actions": []`
+	}
+	shares, err := jsonout.Shares(len(r.Actions), func(lo, hi int) ([]byte, error) {
+		// A share is laid out an action at a time, as each is encoded: a
+		// compact copy of the whole share was 3 MiB more of a 1,000-entry
+		// plan's garbage, each page of it a fault (issue 24).
+		var one bytes.Buffer
+		enc := json.NewEncoder(&one)
+		share := []byte(open)
+		for k := lo; k < hi; k++ {
+			one.Reset()
+			if err := enc.Encode(r.Actions[k].wire()); err != nil {
+				return nil, err
+			}
+			if k > lo {
+				share = append(share, sep...)
+			}
+			if !indent {
+				share = append(share, bytes.TrimSuffix(one.Bytes(), []byte("\n"))...)
+				continue
+			}
+			share = jsonout.Indent(append(share, "    "...), one.Bytes(), 2)
+			if k == lo { // the rest are about as long
+				share = slices.Grow(share, len(share)*(hi-lo)*9/8)
+			}
+		}
+		return append(share, close...), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return jsonout.Splice(out, bytes.Index(out, []byte(key))+len(key)-1, shares, open, sep, close), nil
 }
