@@ -166,17 +166,31 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 
 // execs runs statements in tx until one fails: exec after a failure does
 // nothing, and err is the first failure (the transaction is then rolled
-// back).
+// back). Each query is prepared once in tx: SQLite parses and plans an
+// unprepared one every time, and a warm re-plan's commit runs the same
+// upsert for each of two hundred snapshots (3 ms of its critical path).
 type execs struct {
-	ctx context.Context
-	tx  *sql.Tx
-	err error
+	ctx   context.Context
+	tx    *sql.Tx
+	err   error
+	stmts map[string]*sql.Stmt // closed with tx
 }
 
 func (e *execs) exec(q string, args ...any) {
-	if e.err == nil {
-		_, e.err = e.tx.ExecContext(e.ctx, q, args...)
+	if e.err != nil {
+		return
 	}
+	st, ok := e.stmts[q]
+	if !ok {
+		if st, e.err = e.tx.PrepareContext(e.ctx, q); e.err != nil {
+			return
+		}
+		if e.stmts == nil {
+			e.stmts = map[string]*sql.Stmt{}
+		}
+		e.stmts[q] = st
+	}
+	_, e.err = st.ExecContext(e.ctx, args...)
 }
 
 // Times are stored as Unix nanoseconds; the zero time is stored as 0 so it
