@@ -3,9 +3,10 @@ package installer
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
+	"strconv"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
@@ -99,8 +100,9 @@ func loadOptions(req Request, c resolver.Candidate, single bool) manifest.LoadOp
 
 // manifestKey names what Load makes of c's store tree with opts: the tree
 // never changes, so the loader version, its digest and the options do.
+// (Concatenated, not formatted: a re-plan makes three thousand.)
 func manifestKey(c resolver.Candidate, opts manifest.LoadOptions) string {
-	return fmt.Sprintf("manifest/v%d\x00%s\x00%s\x00%s\x00%s\x00%s", manifest.LoaderVersion, c.Digest, opts.Name, opts.Implied, opts.Prefer, entryKey(opts.Entry))
+	return "manifest/v" + strconv.Itoa(manifest.LoaderVersion) + "\x00" + c.Digest + "\x00" + opts.Name + "\x00" + opts.Implied + "\x00" + string(opts.Prefer) + "\x00" + entryKey(opts.Entry)
 }
 
 // entryKey identifies an entry manifest in cache keys.
@@ -109,7 +111,7 @@ func entryKey(e *manifest.EntryManifest) string {
 		return ""
 	}
 	sum := sha256.Sum256(e.Doc)
-	return fmt.Sprintf("%t:%x", e.Strict, sum[:8])
+	return strconv.FormatBool(e.Strict) + ":" + hex.EncodeToString(sum[:8])
 }
 
 // installedKeys are the manifest keys of reg's plugins from src (those of
