@@ -240,7 +240,7 @@ type resolve struct {
 	cache *cache.Session
 	// repos are the host stacks opened (repo), by source: a thousand
 	// entries over two hundred repositories open two hundred.
-	repos map[string]repoStack
+	repos map[source.Source]repoStack
 }
 
 type repoStack struct {

@@ -189,7 +189,7 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 
 // repo opens src's repository for req (Hosts.stack).
 func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
-	if st, ok := s.repos[src.String()]; ok {
+	if st, ok := s.repos[src]; ok {
 		return st.repo, st.err
 	}
 	l := layers{offline: req.Offline}
@@ -204,9 +204,9 @@ func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
 	}
 	repo, err := s.cfg.Hosts.stack(src, l)
 	if s.repos == nil {
-		s.repos = map[string]repoStack{}
+		s.repos = map[source.Source]repoStack{}
 	}
-	s.repos[src.String()] = repoStack{repo, err}
+	s.repos[src] = repoStack{repo, err}
 	return repo, err
 }
 
