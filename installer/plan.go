@@ -215,7 +215,7 @@ func notePlaceMoves(actions []Action, reg *Registry) {
 			continue
 		}
 		e, ok := reg.Find(a.Name)
-		if !ok {
+		if !ok || e.Source == a.Source && e.Subdir == a.Subdir { // the same place (most re-plans)
 			continue
 		}
 		d := emptyDiff()
