@@ -117,7 +117,7 @@ func entryKey(e *manifest.EntryManifest) string {
 // installedKeys are the manifest keys of reg's plugins from src (those of
 // req.Names if it names any) as a plan of src's entries asks for them when
 // nothing changed.
-func (in *Installer) installedKeys(req Request, src source.Source, reg *Registry) []string {
+func installedKeys(req Request, src source.Source, reg *Registry) []string {
 	var keys []string
 	for _, e := range reg.Plugins {
 		if req.Name != "" || e.ContentDigest == "" || e.Marketplace.IsZero() || e.Marketplace.Key() != src.Key() {
@@ -133,16 +133,8 @@ func (in *Installer) installedKeys(req Request, src source.Source, reg *Registry
 					as.Doc, c.Manifest = doc.Compact(), &as
 				}
 			}
-			keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, false)))
+			keys = append(keys, manifestKey(c, loadOptions(req, c, false)))
 		}
 	}
 	return keys
-}
-
-// undecoded appends key to keys unless the daemon has decoded it before.
-func (in *Installer) undecoded(keys []string, key string) []string {
-	if in.Decoded.Has(key) {
-		return keys
-	}
-	return append(keys, key)
 }

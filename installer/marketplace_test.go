@@ -624,16 +624,16 @@ func TestReplanReadsInstalledManifestsAhead(t *testing.T) {
 		}
 		want = append(want, manifestKey(c, loadOptions(req, c, false)))
 	}
-	got := env.in.installedKeys(req, req.Source, reg)
+	got := installedKeys(req, req.Source, reg)
 	slices.Sort(want)
 	slices.Sort(got)
 	if len(want) != len(list) || !slices.Equal(got, want) {
 		t.Fatalf("read ahead:\n%q\nthe plan asks for:\n%q", got, want)
 	}
-	if named := env.in.installedKeys(Request{Names: []string{"p2"}}, req.Source, reg); len(named) != 1 {
+	if named := installedKeys(Request{Names: []string{"p2"}}, req.Source, reg); len(named) != 1 {
 		t.Fatalf("names p2: read ahead %q", named)
 	}
-	if other := env.in.installedKeys(req, mustSource("https://github.com/acme/other"), reg); len(other) != 0 {
+	if other := installedKeys(req, mustSource("https://github.com/acme/other"), reg); len(other) != 0 {
 		t.Fatalf("another source: read ahead %q", other)
 	}
 }

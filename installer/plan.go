@@ -126,13 +126,14 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 	// Its error still comes first, as when it was read before resolving.
 	// Then, still beside the resolve, the manifests of the plugins it has
 	// from this source are read ahead, as an unchanged re-plan asks for
-	// them (planCandidates reads only what is still missing).
+	// them (planCandidates reads only what is still missing); not in the
+	// daemon, which keeps the ones it decoded (Decoded).
 	var reg *Registry
 	var regRead errgroup.Group
 	mans := in.manifests()
 	regRead.Go(func() (err error) {
-		if reg, err = in.plannedRegistry(); err == nil {
-			mans.readAhead(ctx, in.installedKeys(req, src, reg))
+		if reg, err = in.plannedRegistry(); err == nil && in.Decoded == nil {
+			mans.readAhead(ctx, installedKeys(req, src, reg))
 		}
 		return err
 	})
@@ -345,7 +346,9 @@ func (in *Installer) planCandidates(ctx context.Context, req Request, cands []re
 		var keys []string
 		for _, c := range cands {
 			if c.Err == nil && c.Digest != "" {
-				keys = in.undecoded(keys, manifestKey(c, loadOptions(req, c, single)))
+				if k := manifestKey(c, loadOptions(req, c, single)); !in.Decoded.Has(k) {
+					keys = append(keys, k)
+				}
 			}
 		}
 		m.invs.LoadInventories(ctx, keys)
