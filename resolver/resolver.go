@@ -240,12 +240,7 @@ type resolve struct {
 	cache *cache.Session
 	// repos are the host stacks opened (repo), by source: a thousand
 	// entries over two hundred repositories open two hundred.
-	repos map[source.Source]repoStack
-}
-
-type repoStack struct {
-	repo host.Repo
-	err  error
+	repos map[source.Source]host.Repo
 }
 
 // New returns a Resolver over cfg.

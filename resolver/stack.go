@@ -189,8 +189,8 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 
 // repo opens src's repository for req (Hosts.stack).
 func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
-	if st, ok := s.repos[src]; ok {
-		return st.repo, st.err
+	if repo, ok := s.repos[src]; ok {
+		return repo, nil
 	}
 	l := layers{offline: req.Offline}
 	if s.cache != nil {
@@ -203,10 +203,12 @@ func (s *resolve) repo(src source.Source, req Request) (host.Repo, error) {
 		}
 	}
 	repo, err := s.cfg.Hosts.stack(src, l)
-	if s.repos == nil {
-		s.repos = map[source.Source]repoStack{}
+	if err == nil {
+		if s.repos == nil {
+			s.repos = map[source.Source]host.Repo{}
+		}
+		s.repos[src] = repo
 	}
-	s.repos[src] = repoStack{repo, err}
 	return repo, err
 }
 
