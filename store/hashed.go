@@ -48,17 +48,9 @@ func (s *Store) CommitHashed(ctx context.Context, st *Staging, files []plugind.F
 // that CommitHashed can take as it is: every file hashed and below root,
 // nothing a snapshot leaves out (.git).
 func trustedList(root string, files []plugind.File, dirs []string) bool {
-	for _, f := range files {
-		if f.SHA256 == "" || hasGitSegment(f.Path) || f.Source != filepath.Join(root, filepath.FromSlash(f.Path)) {
-			return false
-		}
-	}
-	for _, d := range dirs {
-		if hasGitSegment(d) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(files, func(f plugind.File) bool {
+		return f.SHA256 == "" || hasGitSegment(f.Path) || f.Source != filepath.Join(root, filepath.FromSlash(f.Path))
+	}) && !slices.ContainsFunc(dirs, hasGitSegment)
 }
 
 func hasGitSegment(p string) bool { return slices.Contains(strings.Split(p, "/"), ".git") }
