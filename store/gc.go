@@ -119,35 +119,16 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 // Remove deletes snapshot digest: it is renamed into trash/ first, so it
 // vanishes from snapshots/ in one step, then deleted.
 func (s *Store) Remove(digest string) error {
-	if err := ValidateDigest(digest); err != nil {
+	var bin string
+	err := s.takeOut(digest, "remove", func(hex string) (string, error) {
+		var err error
+		bin, err = os.MkdirTemp(s.trash, hex[:12]+"-")
+		return filepath.Join(bin, "tree"), err
+	})
+	if err != nil {
+		_ = os.Remove(bin) // the empty bin, if it was made
 		return err
 	}
-	hex := hexOf(digest)
-	lock, err := s.lockDigest(context.Background(), hex)
-	if err != nil {
-		return err
-	}
-	final := filepath.Join(s.snapshots, hex)
-	if !exists(final) {
-		lock.Unlock()
-		return plugind.Errorf(plugind.CodeNotFound, "snapshot %s is not in the store", digest)
-	}
-	bin, err := os.MkdirTemp(s.trash, hex[:12]+"-")
-	if err != nil {
-		lock.Unlock()
-		return fmt.Errorf("remove %s: %w", digest, err)
-	}
-	// Moving a directory to a new parent rewrites its "..": it must be
-	// writable for that.
-	_ = os.Chmod(final, 0o755)
-	err = os.Rename(final, filepath.Join(bin, "tree"))
-	lock.Unlock()
-	if err != nil {
-		_ = os.Chmod(final, 0o555)
-		_ = os.Remove(bin)
-		return fmt.Errorf("remove %s: %w", digest, err)
-	}
-	SyncDir(s.snapshots)
 	if err := removeTree(bin); err != nil {
 		// Out of snapshots/ already; GC sweeps the rest of trash later.
 		return fmt.Errorf("remove %s: delete: %w", digest, err)
