@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/tarball"
 )
 
 // epoch is every entry's modification time: an archive's bytes depend on
@@ -89,10 +89,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// subset keeps the files under the folders in paths (host.IncludeFunc's
+// subset keeps the files under the folders in paths (tarball.Keeps's
 // rule, the one the hosts apply when they write a tree).
 func subset(files []plugind.File, paths []string) []plugind.File {
-	keep := host.IncludeFunc(paths)
+	keep := tarball.Keeps(paths)
 	if keep == nil {
 		return files
 	}

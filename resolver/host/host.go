@@ -233,10 +233,6 @@ type Opener interface {
 	Open(src source.Source) (Repo, error)
 }
 
-// IncludeFunc keeps the given folders and what is under them (nil: all),
-// as a fetch with FetchOptions.Paths keeps them.
-func IncludeFunc(paths []string) func(string) bool { return tarball.Keeps(paths) }
-
 // DescribeRef names a ref in messages.
 func DescribeRef(ref string) string {
 	if ref == "" || ref == HeadRef {
