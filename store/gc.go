@@ -1,12 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,12 +70,8 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 		lastUsed[sn.Digest] = t
 		candidates = append(candidates, sn)
 	}
-	sort.SliceStable(candidates, func(i, j int) bool {
-		ti, tj := lastUsed[candidates[i].Digest], lastUsed[candidates[j].Digest]
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return candidates[i].Digest < candidates[j].Digest
+	slices.SortStableFunc(candidates, func(a, b Snapshot) int {
+		return cmp.Or(lastUsed[a.Digest].Compare(lastUsed[b.Digest]), strings.Compare(a.Digest, b.Digest))
 	})
 	var errs []error
 	for _, sn := range candidates {
@@ -99,16 +96,10 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 	}
 	rep.RemainingBytes = total
 	if ctx.Err() == nil {
-		n, err := s.removeStale(time.Now().Add(-staleAfter))
-		rep.StaleRemoved = n
-		if err != nil {
-			errs = append(errs, err)
-		}
-		n, err = s.removeQuarantined(time.Now().Add(-quarantineKeep), p.All)
-		rep.QuarantineRemoved = n
-		if err != nil {
-			errs = append(errs, err)
-		}
+		var staleErr, quarantineErr error
+		rep.StaleRemoved, staleErr = s.removeStale(time.Now().Add(-staleAfter))
+		rep.QuarantineRemoved, quarantineErr = s.removeQuarantined(time.Now().Add(-quarantineKeep), p.All)
+		errs = append(errs, staleErr, quarantineErr) // errors.Join drops the nils
 	}
 	if err := errors.Join(errs...); err != nil {
 		return rep, fmt.Errorf("gc: %w", err)
