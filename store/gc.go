@@ -46,10 +46,7 @@ type GCReport struct {
 // failed removal and reports every failure joined in its error, along with
 // what it did manage.
 func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
-	capBytes := p.CapBytes
-	if capBytes <= 0 {
-		capBytes = s.capBytes
-	}
+	capBytes := plugind.PositiveOr(p.CapBytes, s.capBytes)
 	snaps, err := s.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
