@@ -39,11 +39,7 @@ func writeArchive(ctx context.Context, w io.Writer, files []plugind.File) (int64
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
 		}
-		mode := int64(0o644)
-		if f.Executable {
-			mode = 0o755
-		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: mode, Size: f.Size, ModTime: epoch, Format: tar.FormatPAX}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(plugind.FileMode(f.Executable)), Size: f.Size, ModTime: epoch, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return 0, "", fmt.Errorf("archive %s: %w", f.Path, err)
 		}
