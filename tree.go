@@ -150,10 +150,8 @@ func (t *Tree) addLink(realRoot, p, slash string, chain []string, budget Budget)
 		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to %s, not a regular file or folder", slash, DescribeType(info.Mode()))
 	}
 	chain = append(chain, p)
-	for _, c := range chain {
-		if Within(target, c) {
-			return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, c))
-		}
+	if i := slices.IndexFunc(chain, func(c string) bool { return Within(target, c) }); i >= 0 {
+		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, chain[i]))
 	}
 	return t.walk(realRoot, target, slash, chain, nil, budget)
 }
