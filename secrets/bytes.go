@@ -46,10 +46,9 @@ func inAuthority(c byte) bool { return classes[c]&authorityStop == 0 }
 // source given alone may hold them in its password.
 func authorityEnd(s string, p int, opener byte) int {
 	closer := closerOf(opener)
-	for p < len(s) && !(s[p] <= ' ' || s[p] == 0x7f || s[p] == '/' || s[p] == '?' || s[p] == '#' || closer != 0 && s[p] == closer) {
-		p++
-	}
-	return p
+	return runEnd(s, p, func(c byte) bool {
+		return !(c <= ' ' || c == 0x7f || c == '/' || c == '?' || c == '#' || closer != 0 && c == closer)
+	})
 }
 
 // isQueryEnd ends a URL's query or fragment: whitespace, a byte no URL

@@ -304,10 +304,7 @@ func (f *finder) params(i int, closer byte) {
 	if i < f.qEnd {
 		return // a '?' inside a query already read is data
 	}
-	e := i + 1
-	for e < len(s) && !isQueryEnd(s[e], closer) && !(s[i] == '?' && s[e] == '#') {
-		e++
-	}
+	e := runEnd(s, i+1, func(c byte) bool { return !isQueryEnd(c, closer) && !(s[i] == '?' && c == '#') })
 	f.qStart, f.qEnd = i, e
 	if s[i] == '#' && strings.IndexByte(s[i+1:e], '=') < 0 {
 		return // "#section-2": an anchor, not parameters
