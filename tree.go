@@ -27,13 +27,16 @@ var DefaultBudget = Budget{MaxBytes: 256 << 20, MaxFiles: 20000}
 // OrDefault fills each limit left unset (zero or negative) from
 // DefaultBudget.
 func (b Budget) OrDefault() Budget {
-	if b.MaxBytes <= 0 {
-		b.MaxBytes = DefaultBudget.MaxBytes
+	return Budget{MaxBytes: PositiveOr(b.MaxBytes, DefaultBudget.MaxBytes), MaxFiles: PositiveOr(b.MaxFiles, DefaultBudget.MaxFiles)}
+}
+
+// PositiveOr is v, or def when v is zero or negative: the one rule for a
+// limit, count or duration left unset (cmp.Or is the rule for zero alone).
+func PositiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	if b.MaxFiles <= 0 {
-		b.MaxFiles = DefaultBudget.MaxFiles
-	}
-	return b
+	return v
 }
 
 // Check reports the first budget that files or bytes exceed, saying by
@@ -147,10 +150,8 @@ func (t *Tree) addLink(realRoot, p, slash string, chain []string, budget Budget)
 		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it points to %s, not a regular file or folder", slash, DescribeType(info.Mode()))
 	}
 	chain = append(chain, p)
-	for _, c := range chain {
-		if Within(target, c) {
-			return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, c))
-		}
+	if i := slices.IndexFunc(chain, func(c string) bool { return Within(target, c) }); i >= 0 {
+		return Errorf(CodeUnsafeArchive, "refusing symlink %s: it leads to a folder that holds %s, a cycle", slash, relName(realRoot, chain[i]))
 	}
 	return t.walk(realRoot, target, slash, chain, nil, budget)
 }

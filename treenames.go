@@ -94,9 +94,7 @@ func FoldKey(s string) string {
 func minFold(r rune) rune {
 	m := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		if f < m {
-			m = f
-		}
+		m = min(m, f)
 	}
 	return m
 }

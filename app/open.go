@@ -111,18 +111,16 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if opts.Daemon {
 		decoded = cache.NewDecoded(cache.DecodedEntries)
 	}
-	cfg := installer.Config{Home: home, Log: log, StepHook: stepHook(opts.Getenv), NoWorkingDir: opts.Daemon, Decoded: decoded}
+	cfg := installer.Config{Home: home, Store: a.Store, Cache: a.Cache, Log: log, StepHook: stepHook(opts.Getenv), NoWorkingDir: opts.Daemon, Decoded: decoded}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
 			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Decoded: decoded,
 		})
-		cfg.Store = a.Store
 	} else {
 		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}
 	}
 	cfg.Sources = a.Resolver
-	cfg.Cache = a.Cache
 	a.Installer = installer.New(cfg)
 	return a, nil
 }

@@ -62,13 +62,8 @@ func relPath(suffixes ...string) *jsondoc.Shape {
 		if !strings.HasPrefix(s, "./") {
 			return fmt.Sprintf("path %q must start with \"./\" (relative to the plugin root)", jsondoc.Clip(s, 80))
 		}
-		if len(suffixes) == 0 {
+		if len(suffixes) == 0 || slices.ContainsFunc(suffixes, func(suf string) bool { return strings.HasSuffix(s, suf) }) {
 			return ""
-		}
-		for _, suf := range suffixes {
-			if strings.HasSuffix(s, suf) {
-				return ""
-			}
 		}
 		if len(suffixes) == 1 && suffixes[0] == ".md" {
 			return fmt.Sprintf("path %q must name a .md file: agents are declared file by file (the agents/ folder is read without being declared)", jsondoc.Clip(s, 80))

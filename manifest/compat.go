@@ -279,10 +279,8 @@ func (b *builder) conventional(in *compatInput, field string) []string {
 	dirs := []string{field, ".claude/" + field}
 	if field == "skills" && in.atRoot && in.entry != nil && in.entry.Get("skills") != nil {
 		list, _ := in.entry.Get("skills").StringList()
-		for _, p := range list {
-			if rel, err := plugind.LocalPath(p); err == nil && rel == "." {
-				return dirs[:1]
-			}
+		if slices.ContainsFunc(list, func(p string) bool { rel, err := plugind.LocalPath(p); return err == nil && rel == "." }) {
+			return dirs[:1]
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -46,17 +47,11 @@ func parseFrontMatter(data []byte) (*frontMatter, string) {
 		return fm, ""
 	}
 	lines := strings.Split(text, "\n")
-	end := -1
-	for i := 1; i < len(lines); i++ {
-		if l := strings.TrimRight(lines[i], " \t"); l == "---" || l == "..." {
-			end = i
-			break
-		}
-	}
+	end := slices.IndexFunc(lines[1:], func(l string) bool { l = strings.TrimRight(l, " \t"); return l == "---" || l == "..." })
 	if end < 0 {
 		return fm, "front matter has no closing \"---\" line; ignored"
 	}
-	header := strings.Join(lines[1:end], "\n")
+	header := strings.Join(lines[1:end+1], "\n")
 	fm.scanLines(header)
 	var parsed map[string]any
 	if err := yaml.Unmarshal([]byte(quoteHints(header)), &parsed); err != nil {

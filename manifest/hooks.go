@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -242,10 +243,7 @@ func (b *builder) serversFile(rel, key string, listOnly bool, servers func(src s
 		b.unmapped(listOnly, "%s: must hold a JSON object", rel)
 		return
 	}
-	if inner := doc.Get(key); inner != nil {
-		doc = inner
-	}
-	servers(rel, doc)
+	servers(rel, cmp.Or(doc.Get(key), doc))
 }
 
 // unmapped reports a declaration that maps to nothing: skipped (the

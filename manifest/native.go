@@ -345,17 +345,14 @@ func (b *builder) nativeRuntime(src string, r *nativeRuntime) (*Runtime, error) 
 	if r.Priority != math.Trunc(r.Priority) {
 		return nil, fmt.Errorf("%s: priority must be a whole number", at)
 	}
-	for i, c := range r.Capabilities {
-		if !runtimeCapabilities[c] {
-			return nil, fmt.Errorf("%s: capabilities[%d] %q is not one of interceptors, strategies, providers, ui, tools, session", at, i, c)
-		}
+	if i := slices.IndexFunc(r.Capabilities, func(c string) bool { return !runtimeCapabilities[c] }); i >= 0 {
+		return nil, fmt.Errorf("%s: capabilities[%d] %q is not one of interceptors, strategies, providers, ui, tools, session", at, i, r.Capabilities[i])
 	}
-	for i, slot := range r.Replaces {
+	if i := slices.IndexFunc(r.Replaces, func(slot string) bool {
 		kind, arg, hasArg := strings.Cut(slot, ":")
-		ok := replaceSlots[slot] || (hasArg && arg != "" && (kind == "tool" || kind == "provider"))
-		if !ok {
-			return nil, fmt.Errorf("%s: replaces[%d] %q is not a replacement slot", at, i, slot)
-		}
+		return !replaceSlots[slot] && !(hasArg && arg != "" && (kind == "tool" || kind == "provider"))
+	}); i >= 0 {
+		return nil, fmt.Errorf("%s: replaces[%d] %q is not a replacement slot", at, i, r.Replaces[i])
 	}
 	command := secrets.Mask(r.Command)
 	rt := &Runtime{

@@ -36,7 +36,8 @@ var (
 )
 
 // Value is a userConfig value: a string, a number, a boolean, or a list of
-// strings (a string option with multiple).
+// strings (a string option with multiple). Only its kind's field is set
+// (the constructors below are the only makers).
 type Value struct {
 	kind valueKind
 	str  string
@@ -83,22 +84,10 @@ func (v Value) Text() string {
 	return ""
 }
 
-// Equal reports whether two values are the same.
+// Equal reports whether two values are the same: the other kinds' fields
+// are zero in both.
 func (v Value) Equal(w Value) bool {
-	if v.kind != w.kind {
-		return false
-	}
-	switch v.kind {
-	case valueString:
-		return v.str == w.str
-	case valueNumber:
-		return v.num == w.num
-	case valueBool:
-		return v.b == w.b
-	case valueList:
-		return slices.Equal(v.list, w.list)
-	}
-	return true
+	return v.kind == w.kind && v.str == w.str && v.num == w.num && v.b == w.b && slices.Equal(v.list, w.list)
 }
 
 func (v Value) kindName() string {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/tarball"
 )
 
 // epoch is every entry's modification time: an archive's bytes depend on
@@ -39,11 +39,7 @@ func writeArchive(ctx context.Context, w io.Writer, files []plugind.File) (int64
 		if err := ctx.Err(); err != nil {
 			return 0, "", err
 		}
-		mode := int64(0o644)
-		if f.Executable {
-			mode = 0o755
-		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: mode, Size: f.Size, ModTime: epoch, Format: tar.FormatPAX}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(plugind.FileMode(f.Executable)), Size: f.Size, ModTime: epoch, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return 0, "", fmt.Errorf("archive %s: %w", f.Path, err)
 		}
@@ -89,10 +85,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// subset keeps the files under the folders in paths (host.IncludeFunc's
+// subset keeps the files under the folders in paths (tarball.Keeps's
 // rule, the one the hosts apply when they write a tree).
 func subset(files []plugind.File, paths []string) []plugind.File {
-	keep := host.IncludeFunc(paths)
+	keep := tarball.Keeps(paths)
 	if keep == nil {
 		return files
 	}

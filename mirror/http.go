@@ -201,7 +201,7 @@ func (s *Server) handleRefs(w http.ResponseWriter, r *http.Request) {
 		l, err = s.refs(ctx, repo)
 		return err
 	}); ok {
-		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, wire.RefsResponse{Head: l.Head, Commits: l.Commits}) })
+		s.answer(w, r, e, func() { writeJSON(w, http.StatusOK, l) })
 	}
 }
 

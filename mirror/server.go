@@ -109,19 +109,12 @@ func New(cfg Config) (*Server, error) {
 	if err := checkText("--replica-id", cfg.ReplicaID); err != nil {
 		return nil, err
 	}
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	def(&cfg.RefTTL, DefaultRefTTL)
-	def(&cfg.NegativeTTL, DefaultNegativeTTL)
-	def(&cfg.LeaseTTL, DefaultLeaseTTL)
-	def(&cfg.WaitTimeout, DefaultWaitTimeout)
-	def(&cfg.FetchTimeout, DefaultFetchTimeout)
-	if cfg.UpstreamLimit <= 0 {
-		cfg.UpstreamLimit = DefaultUpstreamLimit
-	}
+	cfg.RefTTL = plugind.PositiveOr(cfg.RefTTL, DefaultRefTTL)
+	cfg.NegativeTTL = plugind.PositiveOr(cfg.NegativeTTL, DefaultNegativeTTL)
+	cfg.LeaseTTL = plugind.PositiveOr(cfg.LeaseTTL, DefaultLeaseTTL)
+	cfg.WaitTimeout = plugind.PositiveOr(cfg.WaitTimeout, DefaultWaitTimeout)
+	cfg.FetchTimeout = plugind.PositiveOr(cfg.FetchTimeout, DefaultFetchTimeout)
+	cfg.UpstreamLimit = plugind.PositiveOr(cfg.UpstreamLimit, DefaultUpstreamLimit)
 	cfg.Budget = cmp.Or(cfg.Budget, plugind.DefaultBudget)
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
 	cfg.Registry = cmp.Or(cfg.Registry, prometheus.NewRegistry())
@@ -149,9 +142,7 @@ func (s *Server) ReplicaID() string { return s.cfg.ReplicaID }
 // (httpserve.Serve): no new connections, in-flight requests get up to
 // grace to finish, then upstream work is cancelled and its leases released.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	if grace <= 0 {
-		grace = DefaultShutdownTimeout
-	}
+	grace = plugind.PositiveOr(grace, DefaultShutdownTimeout)
 	go s.sweep(ctx)
 	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
 	return httpserve.Serve(ctx, &http.Server{

@@ -35,8 +35,10 @@ var classes = func() (t [256]uint8) {
 	return t
 }()
 
-func isValueEnd(c byte) bool     { return classes[c]&valueEnd != 0 }
-func isAuthorityEnd(c byte) bool { return classes[c]&authorityStop != 0 }
+// inValue and inAuthority: what a NAME=VALUE value and a URL authority in
+// running text hold.
+func inValue(c byte) bool     { return classes[c]&valueEnd == 0 }
+func inAuthority(c byte) bool { return classes[c]&authorityStop == 0 }
 
 // authorityEnd returns where the URL authority starting at p ends: at a
 // '/', '?' or '#', at whitespace, or at the closing quote or bracket of
@@ -44,10 +46,9 @@ func isAuthorityEnd(c byte) bool { return classes[c]&authorityStop != 0 }
 // source given alone may hold them in its password.
 func authorityEnd(s string, p int, opener byte) int {
 	closer := closerOf(opener)
-	for p < len(s) && !(s[p] <= ' ' || s[p] == 0x7f || s[p] == '/' || s[p] == '?' || s[p] == '#' || closer != 0 && s[p] == closer) {
-		p++
-	}
-	return p
+	return runEnd(s, p, func(c byte) bool {
+		return !(c <= ' ' || c == 0x7f || c == '/' || c == '?' || c == '#' || closer != 0 && c == closer)
+	})
 }
 
 // isQueryEnd ends a URL's query or fragment: whitespace, a byte no URL
@@ -91,6 +92,7 @@ func isWordBreak(c byte) bool { return classes[c]&wordBreak != 0 }
 // data.
 func isOpener(c byte) bool { return classes[c]&opener != 0 }
 
+func isSpace(c byte) bool      { return c == ' ' }
 func isLetter(c byte) bool     { return isUpper(c) || isLower(c) }
 func isUpper(c byte) bool      { return c >= 'A' && c <= 'Z' }
 func isLower(c byte) bool      { return c >= 'a' && c <= 'z' }
@@ -107,3 +109,19 @@ func isBearerByte(c byte) bool { return isTokenByte(c) || strings.IndexByte("._~
 func isAlnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// runStart is where the run of bytes in accepts that ends at p starts;
+// runEnd, where the one that starts at p ends.
+func runStart(s string, p int, in func(byte) bool) int {
+	for p > 0 && in(s[p-1]) {
+		p--
+	}
+	return p
+}
+
+func runEnd(s string, p int, in func(byte) bool) int {
+	for p < len(s) && in(s[p]) {
+		p++
+	}
+	return p
+}

@@ -205,18 +205,12 @@ func ordered(list []secret, p policy) []secret {
 // userinfo handles "scheme://userinfo@host": i is the index of "://".
 func (f *finder) userinfo(i int) {
 	s := f.s
-	j := i
-	for j > 0 && isSchemeByte(s[j-1]) {
-		j--
-	}
+	j := runStart(s, i, isSchemeByte)
 	if j == i || !isLetter(s[j]) {
 		return
 	}
 	a := i + 3
-	e := a
-	for e < len(s) && !isAuthorityEnd(s[e]) {
-		e++
-	}
+	e := runEnd(s, a, inAuthority)
 	if at := strings.LastIndexByte(s[a:e], '@'); at > 0 {
 		if ui := s[a : a+at]; ui != Masked && !IsReference(ui) {
 			f.add(a, a+at, Userinfo, "")
@@ -237,10 +231,7 @@ func (f *finder) userinfo(i int) {
 // (the user stays in sight, as a source's error shows it).
 func (f *finder) scp(i int) {
 	s := f.s
-	j := i
-	for j > 0 && isUserByte(s[j-1]) {
-		j--
-	}
+	j := runStart(s, i, isUserByte)
 	// The user starts a word: not a path's or a host's tail
 	// ("x/y:z@h", "a@b:c@d"), not a reference ("${USER}:…"); and it is
 	// not inside a password already found.
@@ -300,11 +291,7 @@ func (f *finder) pair(i int) {
 
 // pairKey is the name before the '=' at i, flag dashes trimmed.
 func pairKey(s string, i int) string {
-	j := i
-	for j > 0 && isKeyByte(s[j-1]) {
-		j--
-	}
-	return strings.TrimLeft(s[j:i], "-")
+	return strings.TrimLeft(s[runStart(s, i, isKeyByte):i], "-")
 }
 
 // params handles the query ("?a=1&b") or the key=value fragment ("#a=1")
@@ -317,10 +304,7 @@ func (f *finder) params(i int, closer byte) {
 	if i < f.qEnd {
 		return // a '?' inside a query already read is data
 	}
-	e := i + 1
-	for e < len(s) && !isQueryEnd(s[e], closer) && !(s[i] == '?' && s[e] == '#') {
-		e++
-	}
+	e := runEnd(s, i+1, func(c byte) bool { return !isQueryEnd(c, closer) && !(s[i] == '?' && c == '#') })
 	f.qStart, f.qEnd = i, e
 	if s[i] == '#' && strings.IndexByte(s[i+1:e], '=') < 0 {
 		return // "#section-2": an anchor, not parameters
@@ -358,17 +342,11 @@ func isAuthHeader(name string) bool {
 // skipAuthScheme returns where the credentials start in an Authorization
 // value at p: after its scheme word ("Bearer ") when it has one.
 func skipAuthScheme(s string, p int) int {
-	w := p
-	for w < len(s) && isLetter(s[w]) {
-		w++
-	}
+	w := runEnd(s, p, isLetter)
 	if !authSchemes[strings.ToLower(s[p:w])] || w >= len(s) || s[w] != ' ' {
 		return p
 	}
-	for w < len(s) && s[w] == ' ' {
-		w++
-	}
-	return w
+	return runEnd(s, w, isSpace)
 }
 
 // header handles "Name: value" for credential headers and "name": "value"
@@ -380,10 +358,7 @@ func (f *finder) header(i int) {
 	if quoted {
 		j--
 	}
-	k := j
-	for k > 0 && isTokenByte(s[k-1]) {
-		k--
-	}
+	k := runStart(s, j, isTokenByte)
 	name := s[k:j]
 	if name == "" || quoted && (k == 0 || s[k-1] != '"') {
 		return
@@ -402,10 +377,7 @@ func (f *finder) header(i int) {
 			return
 		}
 	}
-	p := i + 1
-	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
-		p++
-	}
+	p := runEnd(s, i+1, func(c byte) bool { return c == ' ' || c == '\t' })
 	if p < len(s) && (s[p] == '"' || s[p] == '\'') {
 		if q := strings.IndexByte(s[p+1:], s[p]); !auth && q >= 0 {
 			if v := s[p+1 : p+1+q]; isLiteral(v) && v[0] != '<' {
@@ -418,10 +390,7 @@ func (f *finder) header(i int) {
 	if auth {
 		p = skipAuthScheme(s, p)
 	}
-	e := p
-	for e < len(s) && !isValueEnd(s[e]) {
-		e++
-	}
+	e := runEnd(s, p, inValue)
 	// A scheme word alone ("needs Authorization: Bearer" at a line's end)
 	// names the kind of credential, not one.
 	if v := s[p:e]; isLiteral(v) && !(auth && authSchemes[strings.ToLower(v)]) {
@@ -434,14 +403,8 @@ func (f *finder) header(i int) {
 func (f *finder) word(i int) {
 	s := f.s
 	if (s[i] == 'B' || s[i] == 'b') && len(s) > i+7 && strings.EqualFold(s[i:i+7], "bearer ") {
-		p := i + 7
-		for p < len(s) && s[p] == ' ' {
-			p++
-		}
-		e := p
-		for e < len(s) && isBearerByte(s[e]) {
-			e++
-		}
+		p := runEnd(s, i+7, isSpace)
+		e := runEnd(s, p, isBearerByte)
 		// A bare "Bearer" in prose ("a bearer credential") is followed by
 		// a word, not a token: ask for a digit.
 		if v := s[p:e]; len(v) >= 6 && hasDigit(v) && isLiteral(v) {
@@ -463,9 +426,5 @@ func valueSpan(s string, p int) (int, int) {
 		}
 		p++
 	}
-	e := p
-	for e < len(s) && !isValueEnd(s[e]) {
-		e++
-	}
-	return p, e
+	return p, runEnd(s, p, inValue)
 }

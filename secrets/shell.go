@@ -99,11 +99,7 @@ func lexShell(s string, d dialect) *shellText {
 		case c == '#' && !in && d != cmdShell:
 			// A comment runs to the end of the line; find still
 			// sees its text.
-			if nl := strings.IndexByte(s[i:], '\n'); nl >= 0 {
-				i += nl
-			} else {
-				i = len(s)
-			}
+			i = runEnd(s, i, func(c byte) bool { return c != '\n' })
 		case c == escape:
 			begin(i)
 			if i+1 < len(s) {

@@ -209,26 +209,17 @@ func bashQuote(s string) string {
 // a different literal gets a numeric suffix.
 func (s *stripper) varFor(owner string, f secret) string {
 	var base string
-	switch f.Kind {
-	case Pair:
-		if envName.MatchString(f.Name) && f.Name == strings.ToUpper(f.Name) && !f.word {
-			base = f.Name
-		} else {
-			base = upperSnake(owner, f.Name)
-		}
-	case Header:
-		switch strings.ToLower(f.Name) {
-		case "authorization":
-			base = upperSnake(owner, "auth_token")
-		case "proxy-authorization":
-			base = upperSnake(owner, "proxy_auth_token")
-		default:
-			base = upperSnake(owner, f.Name)
-		}
-	case Bearer:
+	switch header := strings.ToLower(f.Name); {
+	case f.Kind == Pair && envName.MatchString(f.Name) && f.Name == strings.ToUpper(f.Name) && !f.word:
+		base = f.Name
+	case f.Kind == Bearer || f.Kind == Header && header == "authorization":
 		base = upperSnake(owner, "auth_token")
-	case Userinfo:
+	case f.Kind == Header && header == "proxy-authorization":
+		base = upperSnake(owner, "proxy_auth_token")
+	case f.Kind == Userinfo:
 		base = upperSnake(owner, "url_credentials")
+	case f.Kind == Pair || f.Kind == Header:
+		base = upperSnake(owner, f.Name)
 	default:
 		base = cmp.Or(f.Name, upperSnake(owner, "secret"))
 	}

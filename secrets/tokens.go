@@ -16,10 +16,7 @@ func knownToken(s string, i int) (end int, env string) {
 			continue
 		}
 		p := i + len(t.prefix)
-		e := p
-		for e < len(s) && t.class(s[e]) {
-			e++
-		}
+		e := runEnd(s, p, t.class)
 		if e < len(s) && isTokenByte(s[e]) {
 			continue // the word goes on: not this token's shape
 		}

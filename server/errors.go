@@ -89,19 +89,14 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error)
 	resp, isResponse := v.(*installer.Response)
 	switch {
 	case isResponse && resp == nil:
-		if err == nil {
-			err = errors.New("no response")
-		}
+		err = cmp.Or(err, errors.New("no response"))
 	case isResponse && ((resp.OK && err == nil) || resp.Applied):
 		// Applied is a success at the HTTP level even when partial: the
 		// body says what was not installed.
 		writeJSON(w, http.StatusOK, resp)
 		return
 	case isResponse:
-		if err == nil {
-			err = resp.Err
-		}
-		status, _ := s.classify(r, err)
+		status, _ := s.classify(r, cmp.Or(err, resp.Err))
 		writeJSON(w, status, resp)
 		return
 	case err == nil:

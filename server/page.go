@@ -192,11 +192,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 
 // loginRefused answers /login with the page that says why.
 func (s *Server) loginRefused(w http.ResponseWriter, status int, err error) {
-	s.log.Info("sign-in refused", "reason", err.Error())
-	var buf bytes.Buffer
 	reason := err.Error()
-	reason = strings.ToUpper(reason[:1]) + reason[1:]
-	if terr := s.page.login.Execute(&buf, map[string]string{"Reason": reason}); terr != nil {
+	s.log.Info("sign-in refused", "reason", reason)
+	var buf bytes.Buffer
+	if terr := s.page.login.Execute(&buf, map[string]string{"Reason": strings.ToUpper(reason[:1]) + reason[1:]}); terr != nil {
 		writeError(w, http.StatusInternalServerError, CodeInternal, "render: %v", terr)
 		return
 	}

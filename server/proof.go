@@ -36,11 +36,7 @@ const (
 // addr (host:port) and answered nonce (hex).
 func ProofMAC(token, addr, nonce string) []byte {
 	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte(proofLabel))
-	m.Write([]byte{0})
-	m.Write([]byte(addr))
-	m.Write([]byte{0})
-	m.Write([]byte(nonce))
+	m.Write([]byte(proofLabel + "\x00" + addr + "\x00" + nonce))
 	return m.Sum(nil)
 }
 

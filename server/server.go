@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/httpserve"
 )
@@ -99,11 +100,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		in: cfg.Installer, log: cmp.Or(cfg.Log, slog.New(slog.DiscardHandler)), tokenSum: sha256.Sum256([]byte(cfg.Token)), proofKey: cfg.Token,
-		allowRemote: cfg.AllowRemote, maxBody: cfg.MaxBodyBytes, grace: cmp.Or(cfg.ShutdownTimeout, DefaultShutdownTimeout),
+		allowRemote: cfg.AllowRemote, maxBody: plugind.PositiveOr(cfg.MaxBodyBytes, MaxBodyBytes), grace: cmp.Or(cfg.ShutdownTimeout, DefaultShutdownTimeout),
 		page: page, sessions: newSessionStore(cfg.Now), flights: map[string]*progressFanout{}, draining: make(chan struct{}),
-	}
-	if s.maxBody <= 0 {
-		s.maxBody = MaxBodyBytes
 	}
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.list.in, s.list.life = cfg.Installer, s.life

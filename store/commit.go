@@ -32,7 +32,19 @@ func (s *Store) Commit(ctx context.Context, st *Staging) (string, error) {
 // (st.Dir, a st.Path, or a folder below either), such as the one root
 // folder an archive wraps its content in. The whole staging area goes
 // afterwards, as with Commit.
-func (s *Store) CommitDir(ctx context.Context, st *Staging, dir string) (digest string, err error) {
+func (s *Store) CommitDir(ctx context.Context, st *Staging, dir string) (string, error) {
+	return s.committing(st, func() (string, error) {
+		if err := st.contains(dir); err != nil {
+			return "", err
+		}
+		return s.commit(ctx, dir)
+	})
+}
+
+// committing runs commit, which makes a snapshot of what st holds, for
+// Commit, CommitDir and CommitHashed: st must be this store's staging area,
+// not committed or discarded yet, and goes afterwards whatever happened.
+func (s *Store) committing(st *Staging, commit func() (string, error)) (digest string, err error) {
 	if st == nil || st.s != s {
 		return "", errors.New("commit snapshot: staging area does not belong to this store")
 	}
@@ -44,10 +56,7 @@ func (s *Store) CommitDir(ctx context.Context, st *Staging, dir string) (digest 
 			err = derr
 		}
 	}()
-	if err := st.contains(dir); err != nil {
-		return "", fmt.Errorf("commit snapshot: %w", err)
-	}
-	digest, err = s.commit(ctx, dir)
+	digest, err = commit()
 	if err != nil {
 		return "", fmt.Errorf("commit snapshot: %w", err)
 	}

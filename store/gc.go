@@ -1,12 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +46,7 @@ type GCReport struct {
 // failed removal and reports every failure joined in its error, along with
 // what it did manage.
 func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
-	capBytes := p.CapBytes
-	if capBytes <= 0 {
-		capBytes = s.capBytes
-	}
+	capBytes := plugind.PositiveOr(p.CapBytes, s.capBytes)
 	snaps, err := s.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("gc: %w", err)
@@ -69,12 +67,8 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 		lastUsed[sn.Digest] = t
 		candidates = append(candidates, sn)
 	}
-	sort.SliceStable(candidates, func(i, j int) bool {
-		ti, tj := lastUsed[candidates[i].Digest], lastUsed[candidates[j].Digest]
-		if !ti.Equal(tj) {
-			return ti.Before(tj)
-		}
-		return candidates[i].Digest < candidates[j].Digest
+	slices.SortStableFunc(candidates, func(a, b Snapshot) int {
+		return cmp.Or(lastUsed[a.Digest].Compare(lastUsed[b.Digest]), strings.Compare(a.Digest, b.Digest))
 	})
 	var errs []error
 	for _, sn := range candidates {
@@ -99,16 +93,10 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 	}
 	rep.RemainingBytes = total
 	if ctx.Err() == nil {
-		n, err := s.removeStale(time.Now().Add(-staleAfter))
-		rep.StaleRemoved = n
-		if err != nil {
-			errs = append(errs, err)
-		}
-		n, err = s.removeQuarantined(time.Now().Add(-quarantineKeep), p.All)
-		rep.QuarantineRemoved = n
-		if err != nil {
-			errs = append(errs, err)
-		}
+		var staleErr, quarantineErr error
+		rep.StaleRemoved, staleErr = s.removeStale(time.Now().Add(-staleAfter))
+		rep.QuarantineRemoved, quarantineErr = s.removeQuarantined(time.Now().Add(-quarantineKeep), p.All)
+		errs = append(errs, staleErr, quarantineErr) // errors.Join drops the nils
 	}
 	if err := errors.Join(errs...); err != nil {
 		return rep, fmt.Errorf("gc: %w", err)
@@ -119,35 +107,16 @@ func (s *Store) GC(ctx context.Context, p GCPolicy) (*GCReport, error) {
 // Remove deletes snapshot digest: it is renamed into trash/ first, so it
 // vanishes from snapshots/ in one step, then deleted.
 func (s *Store) Remove(digest string) error {
-	if err := ValidateDigest(digest); err != nil {
+	var bin string
+	err := s.takeOut(digest, "remove", func(hex string) (string, error) {
+		var err error
+		bin, err = os.MkdirTemp(s.trash, hex[:12]+"-")
+		return filepath.Join(bin, "tree"), err
+	})
+	if err != nil {
+		_ = os.Remove(bin) // the empty bin, if it was made
 		return err
 	}
-	hex := hexOf(digest)
-	lock, err := s.lockDigest(context.Background(), hex)
-	if err != nil {
-		return err
-	}
-	final := filepath.Join(s.snapshots, hex)
-	if !exists(final) {
-		lock.Unlock()
-		return plugind.Errorf(plugind.CodeNotFound, "snapshot %s is not in the store", digest)
-	}
-	bin, err := os.MkdirTemp(s.trash, hex[:12]+"-")
-	if err != nil {
-		lock.Unlock()
-		return fmt.Errorf("remove %s: %w", digest, err)
-	}
-	// Moving a directory to a new parent rewrites its "..": it must be
-	// writable for that.
-	_ = os.Chmod(final, 0o755)
-	err = os.Rename(final, filepath.Join(bin, "tree"))
-	lock.Unlock()
-	if err != nil {
-		_ = os.Chmod(final, 0o555)
-		_ = os.Remove(bin)
-		return fmt.Errorf("remove %s: %w", digest, err)
-	}
-	SyncDir(s.snapshots)
 	if err := removeTree(bin); err != nil {
 		// Out of snapshots/ already; GC sweeps the rest of trash later.
 		return fmt.Errorf("remove %s: delete: %w", digest, err)

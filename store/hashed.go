@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -22,43 +21,20 @@ import (
 // read-only (tarball.Options.ReadOnly); directories are made read-only
 // here. A list naming a .git entry, or a file outside st.Dir, falls back to
 // Commit, which scans the tree from disk.
-func (s *Store) CommitHashed(ctx context.Context, st *Staging, files []plugind.File, dirs []string) (digest string, err error) {
-	if st == nil || st.s != s {
-		return "", errors.New("commit snapshot: staging area does not belong to this store")
-	}
-	if st.done {
-		return "", errors.New("commit snapshot: staging area already committed or discarded")
-	}
-	if !trustedList(st.Dir, files, dirs) {
+func (s *Store) CommitHashed(ctx context.Context, st *Staging, files []plugind.File, dirs []string) (string, error) {
+	if st != nil && !trustedList(st.Dir, files, dirs) {
 		return s.Commit(ctx, st)
 	}
-	defer func() {
-		if derr := st.Discard(); derr != nil && err == nil {
-			err = derr
-		}
-	}()
-	digest, err = s.commitHashed(ctx, st.Dir, files, dirs)
-	if err != nil {
-		return "", fmt.Errorf("commit snapshot: %w", err)
-	}
-	return digest, nil
+	return s.committing(st, func() (string, error) { return s.commitHashed(ctx, st.Dir, files, dirs) })
 }
 
 // trustedList reports whether files and dirs describe a tree below root
 // that CommitHashed can take as it is: every file hashed and below root,
 // nothing a snapshot leaves out (.git).
 func trustedList(root string, files []plugind.File, dirs []string) bool {
-	for _, f := range files {
-		if f.SHA256 == "" || hasGitSegment(f.Path) || f.Source != filepath.Join(root, filepath.FromSlash(f.Path)) {
-			return false
-		}
-	}
-	for _, d := range dirs {
-		if hasGitSegment(d) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(files, func(f plugind.File) bool {
+		return f.SHA256 == "" || hasGitSegment(f.Path) || f.Source != filepath.Join(root, filepath.FromSlash(f.Path))
+	}) && !slices.ContainsFunc(dirs, hasGitSegment)
 }
 
 func hasGitSegment(p string) bool { return slices.Contains(strings.Split(p, "/"), ".git") }

@@ -33,6 +33,25 @@ const quarantineStamp = "20060102T150405Z"
 // Quarantine moves snapshot digest into quarantine/. A digest that is not
 // stored gives a plugind.CodeNotFound error.
 func (s *Store) Quarantine(digest string) error {
+	err := s.takeOut(digest, "quarantine", func(hex string) (string, error) {
+		stamp := time.Now().UTC().Format(quarantineStamp)
+		dest := filepath.Join(s.quarantine, hex+"-"+stamp)
+		for i := 2; exists(dest); i++ {
+			dest = filepath.Join(s.quarantine, fmt.Sprintf("%s-%s-%d", hex, stamp, i))
+		}
+		return dest, os.MkdirAll(s.quarantine, 0o755)
+	})
+	if err == nil {
+		SyncDir(s.quarantine)
+	}
+	return err
+}
+
+// takeOut moves snapshot digest, under its lock, out of snapshots/ to the
+// path to gives for its hex: one rename, so readers see it whole in place
+// or gone. verb names the operation in an error; a digest that is not
+// stored gives a plugind.CodeNotFound error.
+func (s *Store) takeOut(digest, verb string, to func(hex string) (string, error)) error {
 	if err := ValidateDigest(digest); err != nil {
 		return err
 	}
@@ -47,33 +66,28 @@ func (s *Store) Quarantine(digest string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return plugind.Errorf(plugind.CodeNotFound, "snapshot %s is not in the store", digest)
 	}
+	dest := ""
+	if err == nil {
+		dest, err = to(hex)
+	}
 	if err != nil {
-		return fmt.Errorf("quarantine %s: %w", digest, err)
-	}
-	if err := os.MkdirAll(s.quarantine, 0o755); err != nil {
-		return fmt.Errorf("quarantine %s: %w", digest, err)
-	}
-	stamp := time.Now().UTC().Format(quarantineStamp)
-	dest := filepath.Join(s.quarantine, hex+"-"+stamp)
-	for i := 2; exists(dest); i++ {
-		dest = filepath.Join(s.quarantine, fmt.Sprintf("%s-%s-%d", hex, stamp, i))
+		return fmt.Errorf("%s %s: %w", verb, digest, err)
 	}
 	// Moving a directory to a new parent rewrites its "..": it must be
 	// writable for that (snapshots are 0555).
 	if info.IsDir() {
 		_ = os.Chmod(final, 0o755)
 	}
-	if err := os.Rename(final, dest); err != nil {
-		if info.IsDir() {
-			_ = os.Chmod(final, 0o555)
-		}
-		return fmt.Errorf("quarantine %s: %w", digest, err)
+	if err = os.Rename(final, dest); err != nil {
+		dest = final
 	}
 	if info.IsDir() {
-		_ = os.Chmod(dest, 0o555)
+		_ = os.Chmod(dest, 0o555) // read-only again, moved or not
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", verb, digest, err)
 	}
 	SyncDir(s.snapshots)
-	SyncDir(s.quarantine)
 	return nil
 }
 

@@ -70,12 +70,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		locks:      filepath.Join(abs, "locks"),
 		trash:      filepath.Join(abs, "trash"),
 		quarantine: filepath.Join(abs, "quarantine"),
-		capBytes:   opts.CapBytes,
+		capBytes:   plugind.PositiveOr(opts.CapBytes, DefaultCapBytes),
 		budget:     opts.Budget,
 		syncs:      newSyncGroup(syncFS),
-	}
-	if s.capBytes <= 0 {
-		s.capBytes = DefaultCapBytes
 	}
 	if s.budget == (plugind.Budget{}) {
 		s.budget = plugind.DefaultBudget

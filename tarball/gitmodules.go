@@ -17,30 +17,27 @@ const (
 	maxGitmodules = 64 << 10
 )
 
-// gitmodulesCopy is .gitmodules as the tree holds it.
+// gitmodulesCopy is .gitmodules as the tree holds it, kept as it is read
+// through the copy from r.
 type gitmodulesCopy struct {
+	r    io.Reader
 	data []byte
 	over bool // longer than maxGitmodules
 }
 
 // keepGitmodules returns r, keeping a copy of what is read through it.
 func (x *Writer) keepGitmodules(r io.Reader) io.Reader {
-	x.gitmodules = &gitmodulesCopy{}
-	return &gitmodulesReader{r: r, c: x.gitmodules}
+	x.gitmodules = &gitmodulesCopy{r: r}
+	return x.gitmodules
 }
 
-type gitmodulesReader struct {
-	r io.Reader
-	c *gitmodulesCopy
-}
-
-func (g *gitmodulesReader) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if n > 0 && !g.c.over {
-		if len(g.c.data)+n > maxGitmodules {
-			g.c.over, g.c.data = true, nil
+func (c *gitmodulesCopy) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 && !c.over {
+		if len(c.data)+n > maxGitmodules {
+			c.over, c.data = true, nil
 		} else {
-			g.c.data = append(g.c.data, p[:n]...)
+			c.data = append(c.data, p[:n]...)
 		}
 	}
 	return n, err

@@ -330,12 +330,9 @@ func (m *linkCopier) link(li int, dst string, chain []int) error {
 			return err
 		}
 	}
-	prefix := len(n.Name) + 1
-	if n.Name == "" {
-		prefix = 0
-	}
 	for _, d := range x.paths.Below(n.Name) {
-		to := dst + "/" + d.Name[prefix:]
+		rest, _ := strings.CutPrefix(d.Name, n.Name+"/") // under the root (""), all of d.Name
+		to := dst + "/" + rest
 		if !x.sel.wants(to) {
 			continue
 		}

@@ -67,9 +67,7 @@ func (e *SubmoduleError) Unwrap() error { return e.Err }
 // repository the submodule's host does not have is the submodule's, and
 // must not be taken (remembered, reported) for the parent's.
 func sealed(err error) error {
-	code := plugind.CodeOf(err)
-	code = cmp.Or(code, plugind.CodeSourceUnreadable)
-	return &plugind.Error{Code: code, Msg: err.Error()}
+	return &plugind.Error{Code: cmp.Or(plugind.CodeOf(err), plugind.CodeSourceUnreadable), Msg: err.Error()}
 }
 
 // gitlink is a submodule entry of the tree.

@@ -359,13 +359,17 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 }
 
 // create creates the new regular file rel (which must not exist),
-// through the handle on its folder.
+// through the handle on its folder, read-only with Options.ReadOnly.
 func (x *Writer) create(rel string, exec bool) (*os.File, error) {
 	d, base, err := x.handles.In(rel)
 	if err != nil {
 		return nil, err
 	}
-	return d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, x.fileMode(exec))
+	mode := plugind.FileMode(exec)
+	if x.opts.ReadOnly {
+		mode &^= 0o222
+	}
+	return d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 }
 
 // copy writes r to out, feeding h (when not nil) the same bytes.
@@ -408,14 +412,6 @@ func (x *Writer) report(force bool) {
 		x.reported = x.bytes
 		x.opts.Progress(x.bytes)
 	}
-}
-
-func (x *Writer) fileMode(exec bool) os.FileMode {
-	m := plugind.FileMode(exec)
-	if x.opts.ReadOnly {
-		m &^= 0o222
-	}
-	return m
 }
 
 // tree lists the written files for Result.Tree, in path order.

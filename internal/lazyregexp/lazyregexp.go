@@ -13,18 +13,13 @@ import (
 // most commands use few of them. A pattern that does not compile panics on
 // first use, as regexp.MustCompile would at init; tests reach every one.
 type Regexp struct {
-	pattern string
-	once    sync.Once
-	re      *regexp.Regexp
+	// Compiled returns the compiled expression.
+	Compiled func() *regexp.Regexp
 }
 
 // New returns pattern, to be compiled when first used.
-func New(pattern string) *Regexp { return &Regexp{pattern: pattern} }
-
-// Compiled returns the compiled expression.
-func (r *Regexp) Compiled() *regexp.Regexp {
-	r.once.Do(func() { r.re = regexp.MustCompile(r.pattern) })
-	return r.re
+func New(pattern string) *Regexp {
+	return &Regexp{Compiled: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })}
 }
 
 func (r *Regexp) MatchString(s string) bool { return r.Compiled().MatchString(s) }

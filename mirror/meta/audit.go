@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"reasonix.io/plugind"
 )
 
 // Entry is one line of the audit log: who asked for what, when, and what
@@ -47,9 +49,7 @@ type AuditFilter struct {
 
 // AuditLog returns matching entries, oldest first.
 func (d *DB) AuditLog(ctx context.Context, f AuditFilter) ([]Entry, error) {
-	if f.Limit <= 0 {
-		f.Limit = 1000
-	}
+	f.Limit = plugind.PositiveOr(f.Limit, 1000)
 	// Columns in Entry's field order (pgx.RowToStructByPos).
 	return collect(ctx, d, "read the audit log", `SELECT at, client, replica, action, repo, ref, sha, paths, outcome, detail, digest
 		FROM audit WHERE ($1 = '' OR repo = $1) AND ($2 = '' OR action = $2) AND ($3 = '' OR outcome = $3)

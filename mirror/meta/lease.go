@@ -7,12 +7,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Lease is one held lease.
+// Lease is one lease, as Acquire took it or Leases lists it.
 type Lease struct {
 	Name, Holder string
 	// Previous is the holder whose expired lease this one took over; ""
 	// when the lease was free.
 	Previous string
+	// Expired: its holder did not renew it in time (Leases).
+	Expired bool
 }
 
 // Acquire takes the lease name for holder for ttl, when it is free, has
@@ -51,14 +53,8 @@ func (d *DB) Release(ctx context.Context, name, holder string) error {
 	return d.exec(ctx, "release lease "+name, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder)
 }
 
-// LeaseInfo describes a lease as it stands.
-type LeaseInfo struct {
-	Name, Holder, Previous string
-	Expired                bool
-}
-
 // Leases lists the current leases whose name starts with prefix.
-func (d *DB) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) {
+func (d *DB) Leases(ctx context.Context, prefix string) ([]Lease, error) {
 	return collect(ctx, d, "list leases", `SELECT name, holder, previous_holder, expires_at < now() FROM leases
-		WHERE starts_with(name, $1) ORDER BY name`, []any{prefix}, pgx.RowToStructByPos[LeaseInfo])
+		WHERE starts_with(name, $1) ORDER BY name`, []any{prefix}, pgx.RowToStructByPos[Lease])
 }

@@ -167,18 +167,15 @@ func (p *Policy) Check(key string) Decision {
 		return Decision{Allowed: true}
 	}
 	segs := strings.Split(strings.ToLower(strings.TrimSuffix(key, ".git")), "/")
-	for _, r := range p.block {
-		if r.matches(segs) {
-			return Decision{Allowed: false, Rule: r.text, List: "block"}
-		}
+	matches := func(r rule) bool { return r.matches(segs) }
+	if i := slices.IndexFunc(p.block, matches); i >= 0 {
+		return Decision{Allowed: false, Rule: p.block[i].text, List: "block"}
 	}
 	if len(p.allow) == 0 {
 		return Decision{Allowed: true}
 	}
-	for _, r := range p.allow {
-		if r.matches(segs) {
-			return Decision{Allowed: true, Rule: r.text, List: "allow"}
-		}
+	if i := slices.IndexFunc(p.allow, matches); i >= 0 {
+		return Decision{Allowed: true, Rule: p.allow[i].text, List: "allow"}
 	}
 	return Decision{Allowed: false, List: "allow"}
 }

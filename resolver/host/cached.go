@@ -267,11 +267,7 @@ func (c *Cached) Resolve(ctx context.Context, ref string, _ *Pin) (Pin, error) {
 }
 
 func (c *Cached) age(t time.Time) string {
-	d := c.opts.Now().Sub(t).Round(time.Second)
-	if d < 0 {
-		d = 0
-	}
-	return d.String() + " ago"
+	return max(c.opts.Now().Sub(t).Round(time.Second), 0).String() + " ago"
 }
 
 // verdict returns the remembered verdict: nil when reachable, the refusal

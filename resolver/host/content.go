@@ -60,12 +60,9 @@ func (c *Cached) contentVerdict(ctx context.Context, sha string, opts FetchOptio
 		}
 	}
 	n, refused := c.recall(ctx, keys...)
-	if refused != nil && n.Path != keys[0].Path {
-		for _, p := range opts.Paths {
-			if contentKey([]string{p}, opts.Budget) == n.Path {
-				return &tarball.EntryError{Path: p, Err: refused}
-			}
-		}
+	// keys[1:] are the folders', in the order of opts.Paths.
+	if i := slices.IndexFunc(keys[1:], func(k cache.NegativeKey) bool { return k.Path == n.Path }); refused != nil && i >= 0 {
+		return &tarball.EntryError{Path: opts.Paths[i], Err: refused}
 	}
 	return refused
 }

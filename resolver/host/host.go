@@ -43,13 +43,14 @@ type Repo interface {
 	Fetch(ctx context.Context, sha, dest string, opts FetchOptions) (*Fetched, error)
 }
 
-// Refs is what a remote advertises.
+// Refs is what a remote advertises; in JSON, the team mirror's answer to
+// GET /v1/refs.
 type Refs struct {
 	// Head is the default branch's short name ("main"); "" when unknown.
-	Head string
+	Head string `json:"head"`
 	// Commits maps short names ("main", "release/v2", "v1.0") to commits;
 	// HeadRef maps to the default branch's head.
-	Commits map[string]string
+	Commits map[string]string `json:"commits"`
 }
 
 // HeadRef names the default branch where a ref is expected.
@@ -232,10 +233,6 @@ func final(ctx context.Context, err error) bool {
 type Opener interface {
 	Open(src source.Source) (Repo, error)
 }
-
-// IncludeFunc keeps the given folders and what is under them (nil: all),
-// as a fetch with FetchOptions.Paths keeps them.
-func IncludeFunc(paths []string) func(string) bool { return tarball.Keeps(paths) }
 
 // DescribeRef names a ref in messages.
 func DescribeRef(ref string) string {

@@ -23,7 +23,7 @@ import (
 var _ retryablehttp.LeveledLogger = debugLogger{}
 
 // Network limits. A hostile or overloaded server must cost seconds, not an
-// hour: retries are bounded, and a Retry-After longer than maxRetryAfter ends
+// hour: retries are bounded, and a Retry-After longer than MaxRetryAfter ends
 // the attempt with a clear error instead of sleeping.
 const (
 	DefaultRetries       = 3
@@ -183,7 +183,6 @@ func (rt restRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) 
 // one warning when every attempt failed.
 func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 	cfg = cfg.withDefaults()
-	maxRetryAfter := cfg.MaxRetryAfter
 	c := retryablehttp.NewClient()
 	c.RetryMax = cfg.Retries
 	c.RetryWaitMin = 100 * time.Millisecond
@@ -200,8 +199,8 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 			return false, err // refused until the budget's reset, hours maybe (APIBudget)
 		}
 		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-			if wait, ok := retryAfter(resp); ok && wait > maxRetryAfter {
-				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: maxRetryAfter}
+			if wait, ok := retryAfter(resp); ok && wait > cfg.MaxRetryAfter {
+				return false, &RetryAfterError{Host: resp.Request.URL.Host, Status: resp.StatusCode, Wait: wait, Cap: cfg.MaxRetryAfter}
 			}
 		}
 		// The policy answers a retryable failure with a nil error: the
@@ -215,7 +214,7 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
 		if resp != nil {
 			if wait, ok := retryAfter(resp); ok {
-				return min(wait, maxRetryAfter)
+				return min(wait, cfg.MaxRetryAfter)
 			}
 		}
 		return retryablehttp.DefaultBackoff(lo, hi, attempt, resp)

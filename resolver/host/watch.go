@@ -132,26 +132,20 @@ type silence struct {
 	host   string
 	limit  time.Duration
 	since  atomic.Int64 // unix nanoseconds the current wait began; 0: not waiting
-	once   sync.Once
+	stop   func()       // ends the watch; once, whoever calls it
 	ticker *time.Ticker
 	quit   chan struct{}
 }
 
 func newSilence(w Watcher, host string, limit, tick time.Duration) *silence {
 	s := &silence{w: w, host: host, limit: limit, ticker: time.NewTicker(tick), quit: make(chan struct{})}
+	s.stop = sync.OnceFunc(func() { s.ticker.Stop(); close(s.quit) })
 	go s.watch()
 	return s
 }
 
 func (s *silence) begin() { s.since.Store(time.Now().UnixNano()) }
 func (s *silence) end()   { s.since.Store(0) }
-
-func (s *silence) stop() {
-	s.once.Do(func() {
-		s.ticker.Stop()
-		close(s.quit)
-	})
-}
 
 func (s *silence) watch() {
 	var told time.Duration // the wait last reported, to report once a second

@@ -33,7 +33,7 @@ const (
 // resolution): blob sizes are known before content is read, so an
 // oversized file is refused before a byte of it is written.
 func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, dest string, opts host.FetchOptions, budget plugind.Budget) (*tarball.Result, error) {
-	tw := &treeWalker{ctx: ctx, px: px, include: host.IncludeFunc(opts.Paths)}
+	tw := &treeWalker{ctx: ctx, px: px, include: tarball.Keeps(opts.Paths)}
 	var c object.Commit
 	if err := tw.decode(commit, plumbing.CommitObject, &c); err != nil {
 		return nil, unreadable(err, "read commit %s", commit)

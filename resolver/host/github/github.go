@@ -21,6 +21,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
+	"reasonix.io/plugind/tarball"
 )
 
 // Config is how GitHub is reached.
@@ -108,7 +109,7 @@ type repo struct {
 // streamed and everything outside the folders dropped as it passes, while
 // git must store and index the whole pack first: the archive is the
 // cheaper way (SPEC §6), and gives the same files, so the same digest.
-func folderFetch(paths []string) bool { return host.IncludeFunc(paths) != nil }
+func folderFetch(paths []string) bool { return tarball.Keeps(paths) != nil }
 
 func (r *repo) Source() source.Source { return r.rest.src }
 

@@ -136,12 +136,8 @@ func New(cfg Config) (*Client, error) {
 		cfg.URLs[i] = clean
 	}
 	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
-	if cfg.Wait <= 0 {
-		cfg.Wait = DefaultWait
-	}
-	if cfg.Net.Timeout <= 0 {
-		cfg.Net.Timeout = host.DefaultTimeout
-	}
+	cfg.Wait = plugind.PositiveOr(cfg.Wait, DefaultWait)
+	cfg.Net.Timeout = plugind.PositiveOr(cfg.Net.Timeout, host.DefaultTimeout)
 	rt := cfg.Transport
 	if rt == nil {
 		t := host.NewTransport(cfg.Net)

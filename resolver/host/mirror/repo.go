@@ -35,12 +35,6 @@ const (
 	HeaderBytes    = "X-Reasonix-Bytes" // file content bytes
 )
 
-// RefsResponse is GET /v1/refs's answer.
-type RefsResponse struct {
-	Head    string            `json:"head"`
-	Commits map[string]string `json:"commits"`
-}
-
 // ResolveResponse is GET /v1/resolve's answer.
 type ResolveResponse struct {
 	SHA string `json:"sha"`
@@ -220,14 +214,14 @@ func decode(resp *http.Response, base string, v any) error {
 func (r *Repo) Refs(ctx context.Context) (*host.Refs, error) {
 	var out *host.Refs
 	err := r.do(ctx, "listing the refs", "/v1/refs", r.query(), nil, []int{http.StatusOK}, func(resp *http.Response, base string) error {
-		var body RefsResponse
-		if err := decode(resp, base, &body); err != nil {
+		var refs host.Refs
+		if err := decode(resp, base, &refs); err != nil {
 			return err
 		}
-		out = &host.Refs{Head: body.Head, Commits: body.Commits}
-		if out.Commits == nil {
-			out.Commits = map[string]string{}
+		if refs.Commits == nil {
+			refs.Commits = map[string]string{}
 		}
+		out = &refs
 		return nil
 	})
 	return out, err
