@@ -24,10 +24,10 @@ type docAhead struct {
 // parseAhead starts parsing, beside the pin of src's ref, the marketplace
 // document at src's folder (Claude's, where most are) as cached at the
 // commit the ref was last pinned to. nil when there is nothing to parse
-// ahead: a commit is asked for, the ref was never pinned, or the daemon,
-// which keeps what it parsed (Decoded).
+// ahead: a commit is asked for, the ref was never pinned, there is no
+// cache, or the daemon, which keeps what it parsed (Decoded).
 func (s *resolve) parseAhead(ctx context.Context, repo host.Repo, src source.Source, opts marketplace.Options) *docAhead {
-	if s.cfg.Decoded != nil || source.IsSHA(src.Ref) {
+	if s.cache == nil || s.cfg.Decoded != nil || source.IsSHA(src.Ref) {
 		return nil
 	}
 	last, ok, err := s.cache.GetRef(ctx, repo.Source().Key(), host.RefName(src.Ref))

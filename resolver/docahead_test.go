@@ -69,6 +69,9 @@ func TestParseAhead(t *testing.T) {
 	if a := r.parseAhead(ctx, sourceOnly{src: src}, src.At(sha), marketplace.Options{}); a != nil {
 		t.Error("parsed ahead for a commit")
 	}
+	if a := (&resolve{Sources: New(Config{})}).parseAhead(ctx, sourceOnly{src: src}, src, marketplace.Options{}); a != nil {
+		t.Error("parsed ahead without a cache")
+	}
 	r.cfg.Decoded = cache.NewDecoded(8)
 	if a := r.parseAhead(ctx, sourceOnly{src: src}, src, marketplace.Options{}); a != nil {
 		t.Error("parsed ahead in the daemon")
