@@ -23,7 +23,8 @@ func (r sourceOnly) Source() source.Source { return r.src }
 
 // TestParseAhead: the document cached at the commit a ref was last pinned
 // to is parsed beside the pin, and taken for exactly those bytes at that
-// key and commit; nothing is parsed ahead for a commit or in the daemon.
+// key and commit; nothing is parsed ahead for a commit, without a cache
+// or in the daemon.
 func TestParseAhead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
