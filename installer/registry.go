@@ -100,12 +100,7 @@ func (r *Registry) renameDependency(from, to string) {
 	for i := range r.Plugins {
 		deps := r.Plugins[i].Dependencies
 		if slices.Contains(deps, from) {
-			deps = slices.Clone(deps)
-			for j := range deps {
-				if deps[j] == from {
-					deps[j] = to
-				}
-			}
+			deps = append(slices.DeleteFunc(slices.Clone(deps), func(d string) bool { return d == from }), to)
 			slices.Sort(deps)
 			r.Plugins[i].Dependencies = slices.Compact(deps)
 		}
