@@ -606,10 +606,5 @@ func (p *Plan) MarshalStored() ([]byte, error) {
 }
 
 func sortedUnique(list []string) []string {
-	if len(list) == 0 {
-		return nil
-	}
-	out := append([]string(nil), list...)
-	sort.Strings(out)
-	return slices.Compact(out)
+	return slices.Compact(slices.Sorted(slices.Values(list)))
 }
