@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -289,10 +290,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 			a.ContentDigest = digest
 		}
 	}
-	installed, _ := reg.Find(a.Name)
-	if req.configOf != "" {
-		installed, _ = reg.Find(req.configOf)
-	}
+	installed, _ := reg.Find(cmp.Or(req.configOf, a.Name))
 	shown, cfgErr := in.configure(req, single, &a, pkg, installed)
 	a.Inventory = inventoryOf(shown)
 	if existing, ok := reg.Find(a.Name); ok {
