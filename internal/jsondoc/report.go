@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -57,18 +58,8 @@ func (r *Report) OK() bool { return len(r.Errors) == 0 }
 func (r *Report) Refused() bool { return len(r.refusals()) > 0 }
 
 func (r *Report) refusals() []Finding {
-	var out []Finding
-	for _, f := range r.Errors {
-		if f.Kept == "" {
-			out = append(out, f)
-		}
-	}
-	for _, f := range r.Warnings {
-		if f.Refused != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+	return append(slices.DeleteFunc(slices.Clone(r.Errors), func(f Finding) bool { return f.Kept != "" }),
+		slices.DeleteFunc(slices.Clone(r.Warnings), func(f Finding) bool { return f.Refused == "" })...)
 }
 
 // Errorf records an error at path; Warnf a warning.
