@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -158,10 +159,7 @@ func itemsOf(inv Inventory) map[string]item {
 	}
 	envs := map[string]bool{}
 	for _, h := range inv.Hooks {
-		run := h.Command
-		if len(h.Args) > 0 {
-			run += " " + strings.Join(h.Args, " ")
-		}
+		run := strings.Join(append([]string{h.Command}, h.Args...), " ")
 		if h.ContextFile != "" {
 			run = "context " + h.ContextFile
 		}
@@ -173,13 +171,7 @@ func itemsOf(inv Inventory) map[string]item {
 		refsOf(envs, h.Env, run)
 	}
 	for _, m := range inv.MCPServers {
-		target := m.Transport + " " + m.Command
-		if len(m.Args) > 0 {
-			target += " " + strings.Join(m.Args, " ")
-		}
-		if m.URL != "" {
-			target = m.Transport + " " + m.URL
-		}
+		target := m.Transport + " " + cmp.Or(m.URL, strings.Join(append([]string{m.Command}, m.Args...), " "))
 		add(item{ChangeMCP, m.Name, m.Name, strings.TrimSpace(target)})
 		refsOf(envs, m.Env, strings.Join(append(append([]string{m.URL}, m.Args...), slices.Collect(maps.Values(m.Headers))...), " "))
 		refsOf(envs, m.Headers, "")
