@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -81,10 +82,7 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 		return fmt.Sprintf("%-16s %-12s %s", safeText(h.Event), dash(safeCell(h.Matcher, 40)), safeCell(what, maxCell))
 	})
 	section(w, "mcp servers", p.MCPServers, func(s manifest.MCPServer) string {
-		target := strings.Join(append([]string{s.Command}, s.Args...), " ")
-		if s.URL != "" {
-			target = s.URL
-		}
+		target := cmp.Or(s.URL, strings.Join(append([]string{s.Command}, s.Args...), " "))
 		return fmt.Sprintf("%-16s %-6s %s  (tools %s*, autoStart=%v)", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
 			safeText(s.ToolPrefix), s.AutoStart)
 	})
