@@ -421,9 +421,7 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 		in.dropSecrets(f)
 	}
 	for _, old := range retired {
-		if w := in.retire(old); w != "" {
-			warnings = append(warnings, w)
-		}
+		in.retire(old, &warnings)
 	}
 	return warnings, nil
 }

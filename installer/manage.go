@@ -208,9 +208,7 @@ func (in *Installer) Remove(ctx context.Context, name string, force bool) (*Resp
 		return fail(err)
 	}
 	in.dropSecrets(old.ConfigFile)
-	if w := in.retire(old); w != "" {
-		warnings = append(warnings, w)
-	}
+	in.retire(old, &warnings)
 	// A mutation under the lock, with the registry just written: leftovers
 	// of crashed installs go now (see sweepOrphans).
 	in.sweepOrphans(reg)

@@ -48,9 +48,7 @@ func (in *Installer) Prune(ctx context.Context, dryRun bool) (*Response, error) 
 	}
 	for _, e := range unneeded {
 		in.dropSecrets(e.ConfigFile)
-		if w := in.retire(e); w != "" {
-			resp.Warnings = append(resp.Warnings, w)
-		}
+		in.retire(e, &resp.Warnings)
 	}
 	in.sweepOrphans(reg)
 	return resp, nil

@@ -79,19 +79,17 @@ func (in *Installer) inPluginsDir(p string) bool {
 
 // retire deletes the copy e no longer names once the registry has let go
 // of it: a root this home owns. A linked plugin's folder is the user's and
-// stays; a root that is not the home's is left where it is, and the
-// returned warning says so.
-func (in *Installer) retire(e Entry) string {
+// stays; a root that is not the home's is left where it is, and a warning
+// appended to warnings says so.
+func (in *Installer) retire(e Entry, warnings *[]string) {
 	if e.Link {
-		return ""
+		return
 	}
 	if problem := in.rootProblem(e); problem != "" {
-		return fmt.Sprintf("%s's registered root was left in place, not deleted: %s", e.Name, problem)
+		*warnings = append(*warnings, fmt.Sprintf("%s's registered root was left in place, not deleted: %s", e.Name, problem))
+	} else if err := in.discard(e.Root); err != nil {
+		*warnings = append(*warnings, fmt.Sprintf("%s's old copy was not deleted: %v", e.Name, err))
 	}
-	if err := in.discard(e.Root); err != nil {
-		return fmt.Sprintf("%s's old copy was not deleted: %v", e.Name, err)
-	}
-	return ""
 }
 
 // errNotInPlugins refuses a delete outside the plugins folder.
