@@ -139,15 +139,9 @@ func oneLine(s string) string { return safeLine(s, 60) }
 // read as syntax. Names that are not (a hostile marketplace's) are left out
 // rather than escaped, since an escaped word is a different name.
 func completable(word string) bool {
-	if word == "" || safeText(word) != word {
-		return false
-	}
-	for _, r := range word {
-		if r <= ' ' || strings.ContainsRune("\\\"'`$;&|<>(){}[]*?!#~", r) {
-			return false
-		}
-	}
-	return true
+	return word != "" && safeText(word) == word && !strings.ContainsFunc(word, func(r rune) bool {
+		return r <= ' ' || strings.ContainsRune("\\\"'`$;&|<>(){}[]*?!#~", r)
+	})
 }
 
 // completionCommand replaces cobra's default one so the scripts also
