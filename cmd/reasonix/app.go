@@ -41,7 +41,7 @@ func (m *Main) openWith(ctx context.Context, opts app.OpenOptions) (*backend, er
 	if printed {
 		logTo := m.Stderr
 		if m.isTerminal(m.Stderr) {
-			progress = newTermProgress(m.consoleFor(m.Stderr))
+			progress = &termProgress{con: m.consoleFor(m.Stderr), silent: map[string]bool{}}
 			logTo = progress // log lines clear the status line first
 			opts.Progress = progress
 		}

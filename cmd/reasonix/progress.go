@@ -47,10 +47,6 @@ var (
 // statusDelay is how long a command works before its status line shows.
 const statusDelay = time.Second
 
-func newTermProgress(con *console) *termProgress {
-	return &termProgress{con: con, silent: map[string]bool{}}
-}
-
 // Start implements resolver.Progress: n entries to resolve.
 func (p *termProgress) Start(n int) {
 	if n < 2 {
