@@ -90,14 +90,12 @@ func (db *DB) RenewPlan(ctx context.Context, planID string, digests []string) (b
 		case err != nil:
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `
+		_, err = tx.ExecContext(ctx, `
 			INSERT INTO plan_renewals (plan_id, renewed_at) VALUES (?, ?)
 			ON CONFLICT (plan_id) DO UPDATE SET renewed_at = excluded.renewed_at`,
-			planID, time.Now().UnixNano()); err != nil {
-			return err
-		}
-		renewed = true
-		return nil
+			planID, time.Now().UnixNano())
+		renewed = err == nil
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("cache: renew plan %s: %w", planID, err)
