@@ -567,12 +567,8 @@ func (p *Plan) failure() error {
 			asked = append(asked, &p.Actions[i])
 		}
 	}
-	if p.single || len(asked) == 1 {
-		for _, a := range asked {
-			if !a.applicable() && a.Err != nil {
-				return a.Err
-			}
-		}
+	if i := slices.IndexFunc(asked, func(a *Action) bool { return !a.applicable() && a.Err != nil }); i >= 0 && (p.single || len(asked) == 1) {
+		return asked[i].Err
 	}
 	if ready == 0 {
 		if len(p.Actions) == 0 {
