@@ -184,12 +184,7 @@ func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, e
 				return nil, err
 			}
 		}
-		var out []Entry
-		for _, e := range reg.Plugins {
-			if ur.Marketplace == "" || e.MarketplaceName == ur.Marketplace {
-				out = append(out, e)
-			}
-		}
+		out := slices.DeleteFunc(slices.Clone(reg.Plugins), func(e Entry) bool { return ur.Marketplace != "" && e.MarketplaceName != ur.Marketplace })
 		if len(out) == 0 && ur.Marketplace != "" {
 			return nil, plugind.Errorf(plugind.CodeNotFound, "no installed plugin came from marketplace %q", ur.Marketplace)
 		}
