@@ -93,16 +93,12 @@ func Validate(ctx context.Context, target string, opts ValidateOptions) (*Valida
 // finish fixes the verdict and masks credentials in everything quoted
 // from the documents (a source URL may carry a token).
 func (v *Validation) finish() {
-	redact := func(fs []manifest.Finding) []manifest.Finding {
-		out := make([]manifest.Finding, 0, len(fs))
-		for _, f := range fs {
-			f.Message = secrets.Mask(f.Message)
-			f.Path = secrets.Mask(f.Path)
-			out = append(out, f)
+	for _, fs := range [][]manifest.Finding{v.Errors, v.Warnings} {
+		for i := range fs {
+			fs[i].Message, fs[i].Path = secrets.Mask(fs[i].Message), secrets.Mask(fs[i].Path)
 		}
-		return out
 	}
-	v.Errors, v.Warnings = redact(v.Errors), redact(v.Warnings)
+	v.Errors, v.Warnings = manifest.NonNil(v.Errors), manifest.NonNil(v.Warnings)
 	if v.Checked == nil {
 		v.Checked = []manifest.Checked{}
 	}
