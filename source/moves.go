@@ -89,9 +89,6 @@ func (s Source) Where() string {
 }
 
 func cleanSubdir(p string) string {
-	if p == "" {
-		return ""
-	}
 	c := path.Clean(strings.Trim(p, "/"))
 	if c == "." {
 		return ""
