@@ -6,6 +6,7 @@
 package maintain
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,10 +70,7 @@ func (m *Maintenance) Stats(ctx context.Context) (*CacheStats, error) {
 }
 
 func (m *Maintenance) cacheErr() error {
-	if m.CacheErr != nil {
-		return m.CacheErr
-	}
-	return errors.New("no cache")
+	return cmp.Or(m.CacheErr, errors.New("no cache"))
 }
 
 // GC evicts least recently used snapshots that no installed plugin and no
