@@ -233,12 +233,7 @@ func installedLanding(e *Entry) landing {
 	return landing{version: cmp.Or(e.ResolvedVersion, e.Version), commit: e.Commit, where: "the installed " + e.Name}
 }
 
-func describeAt(a Action) string {
-	if a.Commit != "" {
-		return host.Short(a.Commit)
-	}
-	return a.Source.String()
-}
+func describeAt(a Action) string { return cmp.Or(host.Short(a.Commit), a.Source.String()) }
 
 // staysInstalled reports a planned action that leaves an installed copy in
 // place (a conflict without --replace, an update that keeps): that copy

@@ -341,12 +341,7 @@ func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
 
 // installedName is the name the installed copy an action replaces is
 // registered under: the old name of a rename, else its own.
-func (a *Action) installedName() string {
-	if a.RenamedFrom != "" {
-		return a.RenamedFrom
-	}
-	return a.Name
-}
+func (a *Action) installedName() string { return cmp.Or(a.RenamedFrom, a.Name) }
 
 // applicable reports whether apply will publish this action.
 func (a *Action) applicable() bool { return a.Status == ActionReady }
