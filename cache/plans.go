@@ -10,18 +10,7 @@ import (
 
 // GetPlan returns the stored body of plan planID.
 func (db *DB) GetPlan(ctx context.Context, planID string) ([]byte, bool, error) {
-	var body []byte
-	err := db.queryRow(ctx, `SELECT body FROM plans WHERE plan_id = ?`, planID).Scan(&body)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get plan %s: %w", planID, err))
-	}
-	if body == nil {
-		body = []byte{}
-	}
-	return body, true, nil
+	return db.document(ctx, "plan "+planID, `SELECT body FROM plans WHERE plan_id = ?`, planID)
 }
 
 // PutPlan stores plan planID with the snapshot digests it installs from.

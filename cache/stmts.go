@@ -3,6 +3,8 @@ package cache
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -39,6 +41,24 @@ func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 		return s.QueryRowContext(ctx, args...)
 	}
 	return db.sql.QueryRowContext(ctx, q, args...)
+}
+
+// document reads the one blob column q selects, what (a plan, a
+// marketplace document) stored under args: ok is false when none is
+// stored, and a stored empty one is empty, not nil.
+func (db *DB) document(ctx context.Context, what, q string, args ...any) ([]byte, bool, error) {
+	var doc []byte
+	err := db.queryRow(ctx, q, args...).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, db.readFailed(ctx, fmt.Errorf("cache: get %s: %w", what, err))
+	}
+	if doc == nil {
+		doc = []byte{}
+	}
+	return doc, true, nil
 }
 
 // query is db.sql.QueryContext through a prepared statement.
