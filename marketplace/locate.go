@@ -78,12 +78,7 @@ func (f Found) Note() string {
 // present as a regular file inside it (a link out of the folder does not
 // count). ok is false when root holds none.
 func Find(root string) (Found, bool) {
-	var present []Document
-	for _, d := range Documents {
-		if manifest.IsFile(root, d.Path) {
-			present = append(present, d)
-		}
-	}
+	present := slices.DeleteFunc(slices.Clone(Documents), func(d Document) bool { return !manifest.IsFile(root, d.Path) })
 	if len(present) == 0 {
 		return Found{}, false
 	}
