@@ -70,12 +70,7 @@ func (r *Registry) unneeded() []Entry {
 			}
 		}
 	}
-	var out []Entry
-	for _, e := range r.Plugins {
-		if gone[e.Name] {
-			out = append(out, e)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(r.Plugins), func(e Entry) bool { return !gone[e.Name] })
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
