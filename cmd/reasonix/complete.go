@@ -28,7 +28,7 @@ func (m *Main) completeInstalled(keep func(installer.Entry) bool) cobra.Completi
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		home, err := m.home()
+		home, err := installer.DefaultHome(m.Getenv)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -56,7 +56,7 @@ func (m *Main) completeMarketplaces(cmd *cobra.Command, args []string, toComplet
 }
 
 func (m *Main) knownMarketplaces(prefix string) []cobra.Completion {
-	home, err := m.home()
+	home, err := installer.DefaultHome(m.Getenv)
 	if err != nil {
 		return nil
 	}
@@ -121,10 +121,6 @@ func (m *Main) marketEntries(ctx context.Context, prefix string) []cobra.Complet
 	}
 	sort.Strings(out)
 	return out
-}
-
-func (m *Main) home() (installer.Home, error) {
-	return installer.DefaultHome(m.Getenv)
 }
 
 // oneLine is a completion's description: what the shell shows beside a

@@ -48,7 +48,7 @@ reaches the browser: the link becomes a session there.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			home, err := m.home()
+			home, err := installer.DefaultHome(m.Getenv)
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
