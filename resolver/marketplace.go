@@ -497,12 +497,7 @@ func (s *resolve) marketplaceDoc(ctx context.Context, st *site, allowUnpinned bo
 	}
 	opts := marketplace.Options{AllowUnpinned: allowUnpinned}
 	doc, err := cache.Remember(s.cfg.Decoded, func() string { return docKey(data, found.Document, opts) },
-		func() (*marketplace.Marketplace, error) {
-			if doc, ok, err := s.ahead.parsed(key, st.sha, data); ok {
-				return doc, err
-			}
-			return found.Parse(data, opts)
-		})
+		func() (*marketplace.Marketplace, error) { return found.Parse(data, opts) })
 	if err != nil {
 		return nil, fmt.Errorf("marketplace %s (%s): %w", st.label(), rel, err)
 	}

@@ -38,8 +38,6 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if src.Kind == source.Git {
 		f.Kind = KindGit
 	}
-	s.ahead = s.parseAhead(ctx, repo, src, marketplace.Options{AllowUnpinned: req.AllowUnpinned})
-	defer s.ahead.wait()
 	pin, verify, err := s.pin(ctx, repo, src.Ref)
 	if err != nil {
 		return nil, err

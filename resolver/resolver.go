@@ -241,8 +241,6 @@ type resolve struct {
 	// repos are the host stacks opened (repo), by source: a thousand
 	// entries over two hundred repositories open two hundred.
 	repos map[source.Source]host.Repo
-	// ahead is the marketplace document parsed beside the pin (nil: none).
-	ahead *docAhead
 }
 
 // New returns a Resolver over cfg.
