@@ -489,8 +489,9 @@ func planID(p *Plan) PlanID {
 		return it
 	}
 	// The actions are encoded a share per CPU (4-5 ms of a 1,000-entry
-	// plan on one) into the body's empty array: the bytes json.Marshal
-	// gives the whole body.
+	// plan on one) into the body's empty array, its last field, so its
+	// "]" is the body's last byte but one: the bytes json.Marshal gives
+	// the whole body.
 	if len(p.Actions) > 0 {
 		body.Actions = []act{}
 	}

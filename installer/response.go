@@ -106,10 +106,10 @@ func (r Response) WriteIndentedJSON(w io.Writer) error {
 // encode encodes the response, indented or not, as pieces to write in
 // order. Its actions are written as Action.MarshalJSON writes them, a
 // share of them per CPU side by side (a 1,000-entry plan's took 16 ms on
-// one, and laying them out 6 more, issue 24; a call per action cost a
-// fresh encoder each), and go where the response's own encoding leaves
-// "actions":[] — the first such bytes, as no key before it is "actions"
-// and no string holds an unescaped quote.
+// one, and laying them out 6 more, issue 24), each share through one
+// Encoder, and go where the response's own encoding leaves "actions":[]
+// — the first such bytes, as no key before it is "actions" and no string
+// holds an unescaped quote.
 func (r Response) encode(indent bool) ([][]byte, error) {
 	type plain Response
 	actions := r.Actions
