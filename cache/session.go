@@ -330,23 +330,38 @@ func (s *Session) PutMarketplace(remote, sha string, doc []byte) {
 	s.w.markets[RepoAt{remote, sha}] = doc
 }
 
-// The refs go straight to the database (see Session).
+// The refs go straight to the database (see Session); a nil Session's
+// find none and keep none, as its other lookups and writes.
 
 // GetRef implements MetaStore.
 func (s *Session) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error) {
+	if s == nil {
+		return Ref{}, false, nil
+	}
 	return s.db.GetRef(ctx, remote, ref)
 }
 
 // PutRef implements MetaStore.
-func (s *Session) PutRef(ctx context.Context, r Ref) error { return s.db.PutRef(ctx, r) }
+func (s *Session) PutRef(ctx context.Context, r Ref) error {
+	if s == nil {
+		return nil
+	}
+	return s.db.PutRef(ctx, r)
+}
 
 // ListRefs implements MetaStore.
 func (s *Session) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
+	if s == nil {
+		return nil, nil
+	}
 	return s.db.ListRefs(ctx, remote)
 }
 
 // ReplaceRefs implements MetaStore.
 func (s *Session) ReplaceRefs(ctx context.Context, remote string, commits map[string]string, at time.Time) error {
+	if s == nil {
+		return nil
+	}
 	return s.db.ReplaceRefs(ctx, remote, commits, at)
 }
 

@@ -157,5 +157,13 @@ func TestNilSession(t *testing.T) {
 	if _, ok, err := s.GetVerdict(ctx, "r", "s"); ok || err != nil {
 		t.Fatalf("verdict: %v %v", ok, err)
 	}
+	must(t, s.PutRef(ctx, Ref{Remote: "r", Ref: "main", SHA: "s"}))
+	must(t, s.ReplaceRefs(ctx, "r", map[string]string{"main": "s"}, time.Now()))
+	if _, ok, err := s.GetRef(ctx, "r", "main"); ok || err != nil {
+		t.Fatalf("ref: %v %v", ok, err)
+	}
+	if refs, err := s.ListRefs(ctx, "r"); len(refs) != 0 || err != nil {
+		t.Fatalf("refs: %v %v", refs, err)
+	}
 	must(t, s.Commit(ctx))
 }
