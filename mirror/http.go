@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/httpstatus"
 	"reasonix.io/plugind/mirror/meta"
@@ -62,7 +60,7 @@ func (s *Server) routes() http.Handler {
 		_, _ = io.WriteString(w, "ok\n")
 	})))
 	mux.Handle("GET /readyz", s.instrument("readyz", http.HandlerFunc(s.readyz)))
-	mux.Handle("GET /metrics", s.instrument("metrics", s.auth(promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{}))))
+	mux.Handle("GET /metrics", s.instrument("metrics", s.auth(s.m)))
 	for route, h := range map[string]http.HandlerFunc{"refs": s.handleRefs, "resolve": s.handleResolve,
 		"reachable": s.handleReachable, "snapshot": s.handleSnapshot, "marketplace": s.handleMarketplace} {
 		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
@@ -80,8 +78,7 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 		h.ServeHTTP(sw, r)
 		status := sw.Status()
 		d := time.Since(start)
-		s.m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-		s.m.duration.WithLabelValues(route).Observe(d.Seconds())
+		s.m.request(route, strconv.Itoa(status), d)
 		level := slog.LevelDebug
 		if status >= 500 {
 			level = slog.LevelWarn
@@ -266,7 +263,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	defer body.Close()
 	if outcome == outcomeHit {
-		s.m.cache.WithLabelValues("fetch", "hit").Inc()
+		s.m.count(cacheTotal, "op", "fetch", "result", "hit").Inc()
 	}
 	e.Outcome, e.Digest = outcome, o.Digest
 	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
@@ -287,7 +284,7 @@ func (s *Server) sendArchive(w http.ResponseWriter, r *http.Request, o meta.Obje
 	// the store is refused by this client and gone for the next one.
 	h256 := sha256.New()
 	n, err := io.Copy(w, io.TeeReader(body, h256))
-	s.m.served.Add(float64(n))
+	s.m.count(servedBytes).AddInt64(n)
 	switch {
 	case err != nil && r.Context().Err() == nil:
 		s.log.Warn("snapshot download cut short", "digest", o.Digest, "sent", n, "of", size, "err", err)

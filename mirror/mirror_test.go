@@ -228,7 +228,11 @@ func TestAuthProbesAndMetrics(t *testing.T) {
 		`reasonix_mirror_cache_total{op="resolve",result="hit"} 1`,
 		`reasonix_mirror_cache_total{op="resolve",result="miss"} 1`,
 		"reasonix_mirror_lease_takeovers_total 0",
-		"reasonix_mirror_lease_wait_seconds",
+		"# TYPE reasonix_mirror_request_duration_seconds histogram\n",
+		`reasonix_mirror_request_duration_seconds_count{route="resolve"} 4`,
+		`reasonix_mirror_lease_wait_seconds_bucket{op="refs",le="+Inf"} 0`,
+		"\ngo_goroutines ",
+		"\nprocess_resident_memory_bytes ",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)

@@ -42,7 +42,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 		}
 		if !waited {
 			waited = true
-			s.m.leaseWaits.WithLabelValues(op).Inc()
+			s.m.count(leaseWaitsTotal, "op", op).Inc()
 		}
 		if time.Since(start) > s.cfg.WaitTimeout {
 			err = &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
@@ -59,7 +59,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 		}
 	}
 	if waited {
-		s.m.waitTime.WithLabelValues(op).Observe(time.Since(start).Seconds())
+		s.m.waited(op, time.Since(start))
 	}
 	if err != nil {
 		unlock()
@@ -83,7 +83,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 
 // tookOver records that l was taken over from a holder that died or hung.
 func (s *Server) tookOver(ctx context.Context, l meta.Lease) {
-	s.m.takeovers.Inc()
+	s.m.count(takeoversTotal).Inc()
 	s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
 	// Not a client's request: nothing waits on this row to answer, so a
 	// failure to write it is logged and the work goes on.

@@ -26,8 +26,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/httpserve"
 	"reasonix.io/plugind/mirror/meta"
@@ -80,8 +78,6 @@ type Config struct {
 	Budget plugind.Budget
 	// TempDir is where fetched trees are staged (default os.TempDir()).
 	TempDir string
-	// Registry receives the metrics (default: a new one).
-	Registry *prometheus.Registry
 }
 
 // Server is one mirror replica.
@@ -117,10 +113,9 @@ func New(cfg Config) (*Server, error) {
 	cfg.UpstreamLimit = plugind.PositiveOr(cfg.UpstreamLimit, DefaultUpstreamLimit)
 	cfg.Budget = cmp.Or(cfg.Budget, plugind.DefaultBudget)
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
-	cfg.Registry = cmp.Or(cfg.Registry, prometheus.NewRegistry())
 	base, cancel := context.WithCancel(context.Background())
 	return &Server{
-		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(cfg.Registry),
+		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(),
 		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
 		local: localLeases{held: map[string]chan struct{}{}},
 	}, nil

@@ -159,11 +159,11 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 func (s *Server) counted(op string, err error) error {
 	switch {
 	case err == nil:
-		s.m.upstream.WithLabelValues(op, "ok").Inc()
+		s.m.count(upstreamTotal, "op", op, "outcome", "ok").Inc()
 	case host.KindOf(err) != "":
-		s.m.upstream.WithLabelValues(op, "not_found").Inc()
+		s.m.count(upstreamTotal, "op", op, "outcome", "not_found").Inc()
 	default:
-		s.m.upstream.WithLabelValues(op, "error").Inc()
+		s.m.count(upstreamTotal, "op", op, "outcome", "error").Inc()
 		return plugind.WithCode(plugind.CodeSourceUnreadable, err)
 	}
 	return err
