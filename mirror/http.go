@@ -78,7 +78,8 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 		h.ServeHTTP(sw, r)
 		status := sw.Status()
 		d := time.Since(start)
-		s.m.request(route, strconv.Itoa(status), d)
+		s.m.add(requestsTotal, 1, "code", strconv.Itoa(status), "route", route)
+		s.m.add(requestSeconds, d.Seconds(), "route", route)
 		level := slog.LevelDebug
 		if status >= 500 {
 			level = slog.LevelWarn
@@ -263,7 +264,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	}
 	defer body.Close()
 	if outcome == outcomeHit {
-		s.m.count(cacheTotal, "op", "fetch", "result", "hit").Inc()
+		s.m.add(cacheTotal, 1, "op", "fetch", "result", "hit")
 	}
 	e.Outcome, e.Digest = outcome, o.Digest
 	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
@@ -284,7 +285,7 @@ func (s *Server) sendArchive(w http.ResponseWriter, r *http.Request, o meta.Obje
 	// the store is refused by this client and gone for the next one.
 	h256 := sha256.New()
 	n, err := io.Copy(w, io.TeeReader(body, h256))
-	s.m.count(servedBytes).AddInt64(n)
+	s.m.add(servedBytes, float64(n))
 	switch {
 	case err != nil && r.Context().Err() == nil:
 		s.log.Warn("snapshot download cut short", "digest", o.Digest, "sent", n, "of", size, "err", err)

@@ -231,8 +231,10 @@ func TestAuthProbesAndMetrics(t *testing.T) {
 		"# TYPE reasonix_mirror_request_duration_seconds histogram\n",
 		`reasonix_mirror_request_duration_seconds_count{route="resolve"} 4`,
 		`reasonix_mirror_lease_wait_seconds_bucket{op="refs",le="+Inf"} 0`,
+		`reasonix_mirror_request_duration_seconds_bucket{route="resolve",le="+Inf"} 4`,
 		"\ngo_goroutines ",
 		"\nprocess_resident_memory_bytes ",
+		"\nprocess_cpu_seconds_total ",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)

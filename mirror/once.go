@@ -42,7 +42,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 		}
 		if !waited {
 			waited = true
-			s.m.count(leaseWaitsTotal, "op", op).Inc()
+			s.m.add(leaseWaitsTotal, 1, "op", op)
 		}
 		if time.Since(start) > s.cfg.WaitTimeout {
 			err = &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable,
@@ -59,7 +59,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 		}
 	}
 	if waited {
-		s.m.waited(op, time.Since(start))
+		s.m.add(leaseWaitSecs, time.Since(start).Seconds(), "op", op)
 	}
 	if err != nil {
 		unlock()
@@ -83,7 +83,7 @@ func (s *Server) acquire(ctx context.Context, op, name string) (release func(), 
 
 // tookOver records that l was taken over from a holder that died or hung.
 func (s *Server) tookOver(ctx context.Context, l meta.Lease) {
-	s.m.count(takeoversTotal).Inc()
+	s.m.add(takeoversTotal, 1)
 	s.log.Warn("took over an expired lease; its holder died or hung", "lease", l.Name, "previous", l.Previous)
 	// Not a client's request: nothing waits on this row to answer, so a
 	// failure to write it is logged and the work goes on.

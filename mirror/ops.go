@@ -52,9 +52,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, action string, fn f
 	}
 	switch e.Outcome = c.outcome(); {
 	case e.Outcome != outcomeHit:
-		s.m.count(cacheTotal, "op", e.Action, "result", "miss").Inc()
+		s.m.add(cacheTotal, 1, "op", e.Action, "result", "miss")
 	case err == nil:
-		s.m.count(cacheTotal, "op", e.Action, "result", "hit").Inc()
+		s.m.add(cacheTotal, 1, "op", e.Action, "result", "hit")
 	}
 	if err != nil {
 		s.fail(w, r, e, err)
@@ -98,7 +98,7 @@ func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, pa
 		case c.upstream.Load():
 			return o, "", fmt.Errorf("the snapshot of %s@%s vanished from the mirror's database", key, host.Short(sha))
 		case first:
-			s.m.count(cacheTotal, "op", "fetch", "result", "miss").Inc()
+			s.m.add(cacheTotal, 1, "op", "fetch", "result", "miss")
 		}
 		// Under the fetch lease, or after waiting for its holder.
 		err = c.do(ctx, "fetch", key, sha, func(ctx context.Context) error { return s.materialize(ctx, c, src, sha, pk) })

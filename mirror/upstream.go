@@ -159,11 +159,11 @@ func (c *call) do(ctx context.Context, op, repo, what string, work func(context.
 func (s *Server) counted(op string, err error) error {
 	switch {
 	case err == nil:
-		s.m.count(upstreamTotal, "op", op, "outcome", "ok").Inc()
+		s.m.add(upstreamTotal, 1, "op", op, "outcome", "ok")
 	case host.KindOf(err) != "":
-		s.m.count(upstreamTotal, "op", op, "outcome", "not_found").Inc()
+		s.m.add(upstreamTotal, 1, "op", op, "outcome", "not_found")
 	default:
-		s.m.count(upstreamTotal, "op", op, "outcome", "error").Inc()
+		s.m.add(upstreamTotal, 1, "op", op, "outcome", "error")
 		return plugind.WithCode(plugind.CodeSourceUnreadable, err)
 	}
 	return err
