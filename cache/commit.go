@@ -54,6 +54,9 @@ func (w *sessionWrites) apply(ctx context.Context, tx *sql.Tx) error {
 			ON CONFLICT (key) DO UPDATE SET body = excluded.body`,
 			key, body, now)
 	}
+	for _, r := range w.refs {
+		exec(upsertRef, r.Remote, r.Ref, r.SHA, r.ETag, toNanos(r.ResolvedAt))
+	}
 	for kind, c := range w.counts {
 		if kind == "" && e.err == nil {
 			e.err = errors.New("count: empty kind")

@@ -38,10 +38,17 @@ const upsertRef = `
 	ON CONFLICT (remote, ref) DO UPDATE SET
 		sha = excluded.sha, etag = excluded.etag, resolved_at = excluded.resolved_at`
 
-// PutRef records (or replaces) a ref resolution.
-func (db *DB) PutRef(ctx context.Context, r Ref) error {
+func (r Ref) check() error {
 	if r.Remote == "" || r.Ref == "" || r.SHA == "" {
 		return fmt.Errorf("cache: put ref: remote, ref and sha are required (got %q %q %q)", r.Remote, r.Ref, r.SHA)
+	}
+	return nil
+}
+
+// PutRef records (or replaces) a ref resolution.
+func (db *DB) PutRef(ctx context.Context, r Ref) error {
+	if err := r.check(); err != nil {
+		return err
 	}
 	err := db.write(ctx, "put ref", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, upsertRef, r.Remote, r.Ref, r.SHA, r.ETag, toNanos(r.ResolvedAt))

@@ -19,14 +19,16 @@ import (
 // pairs it is asked about once, a query per table for however many (Load,
 // or the first lookup of a pair), answers every later lookup from memory,
 // and keeps what the resolve learns — snapshots, submodules, verdicts,
-// negatives, marketplace documents, manifest inventories, hit and miss
-// counts, snapshot uses — for one transaction when the resolve ends
+// negatives, marketplace documents, manifest inventories, ref
+// resolutions, hit and miss counts, snapshot uses — for one transaction
+// when the resolve ends
 // (Commit). It sees its own writes at once; what other processes write it
 // reads only when it first asks, and the next Session reads afresh (a
 // snapshot quarantined meanwhile is forgotten there).
 //
-// Refs are the exception: they go to the database as they come (a listing
-// replaces a repository's refs, which is not a row to overlay).
+// Ref listings are the exception: they go to the database as they come (a
+// listing replaces a repository's refs, which is not a row to overlay),
+// after the ref resolutions kept of that repository.
 //
 // A nil *Session (no cache) remembers nothing and answers every lookup
 // with a miss. It is safe for concurrent use.
@@ -99,6 +101,7 @@ type sessionWrites struct {
 	negs     map[negativeID]Negative
 	markets  map[RepoAt][]byte
 	invs     map[string][]byte
+	refs     map[[2]string]Ref // by remote and ref
 	counts   map[string]HitMiss
 	touched  map[string]time.Time
 }
@@ -107,7 +110,7 @@ func newWrites() sessionWrites {
 	return sessionWrites{
 		snaps: map[RepoAt]map[string]string{}, subs: map[RepoAt][]plugind.Submodule{},
 		verdicts: map[RepoAt]Verdict{}, negs: map[negativeID]Negative{}, markets: map[RepoAt][]byte{},
-		invs: map[string][]byte{}, counts: map[string]HitMiss{}, touched: map[string]time.Time{},
+		invs: map[string][]byte{}, refs: map[[2]string]Ref{}, counts: map[string]HitMiss{}, touched: map[string]time.Time{},
 	}
 }
 
@@ -330,29 +333,46 @@ func (s *Session) PutMarketplace(remote, sha string, doc []byte) {
 	s.w.markets[RepoAt{remote, sha}] = doc
 }
 
-// The refs go straight to the database (see Session); a nil Session's
-// find none and keep none, as its other lookups and writes.
+// A nil Session's ref methods find none and keep none, as its other
+// lookups and writes.
 
-// GetRef implements MetaStore.
+// GetRef implements MetaStore: the resolution this Session keeps, else the
+// database's.
 func (s *Session) GetRef(ctx context.Context, remote, ref string) (Ref, bool, error) {
 	if s == nil {
 		return Ref{}, false, nil
 	}
+	s.mu.Lock()
+	r, ok := s.w.refs[[2]string{remote, ref}]
+	s.mu.Unlock()
+	if ok {
+		return r, true, nil
+	}
 	return s.db.GetRef(ctx, remote, ref)
 }
 
-// PutRef implements MetaStore.
-func (s *Session) PutRef(ctx context.Context, r Ref) error {
+// PutRef implements MetaStore: the resolution is kept for Commit (a warm
+// re-plan's one write before it, which cost a transaction of its own).
+func (s *Session) PutRef(_ context.Context, r Ref) error {
 	if s == nil {
 		return nil
 	}
-	return s.db.PutRef(ctx, r)
+	if err := r.check(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.refs[[2]string{r.Remote, r.Ref}] = r
+	return nil
 }
 
 // ListRefs implements MetaStore.
 func (s *Session) ListRefs(ctx context.Context, remote string) ([]Ref, error) {
 	if s == nil {
 		return nil, nil
+	}
+	if err := s.putRefsOf(ctx, remote); err != nil {
+		return nil, err
 	}
 	return s.db.ListRefs(ctx, remote)
 }
@@ -362,7 +382,30 @@ func (s *Session) ReplaceRefs(ctx context.Context, remote string, commits map[st
 	if s == nil {
 		return nil
 	}
+	if err := s.putRefsOf(ctx, remote); err != nil {
+		return err
+	}
 	return s.db.ReplaceRefs(ctx, remote, commits, at)
+}
+
+// putRefsOf writes the resolutions kept of remote's refs now, before a
+// listing of them is read or replaced.
+func (s *Session) putRefsOf(ctx context.Context, remote string) error {
+	s.mu.Lock()
+	var refs []Ref
+	for k, r := range s.w.refs {
+		if k[0] == remote {
+			refs = append(refs, r)
+			delete(s.w.refs, k)
+		}
+	}
+	s.mu.Unlock()
+	for _, r := range refs {
+		if err := s.db.PutRef(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Commit writes what the Session recorded since the last Commit, in one
@@ -411,5 +454,5 @@ func (s *Session) fold(w sessionWrites) {
 }
 
 func (w *sessionWrites) empty() bool {
-	return len(w.snaps)+len(w.subs)+len(w.verdicts)+len(w.negs)+len(w.markets)+len(w.invs)+len(w.counts)+len(w.touched) == 0
+	return len(w.snaps)+len(w.subs)+len(w.verdicts)+len(w.negs)+len(w.markets)+len(w.invs)+len(w.refs)+len(w.counts)+len(w.touched) == 0
 }

@@ -78,6 +78,7 @@ func TestSessionCommit(t *testing.T) {
 	must(t, s.Count(ctx, KindSnapshot, false))
 	s.Touch("sha256:whole", now)
 	s.Touch("sha256:whole", now.Add(-time.Hour)) // an older use does not move it back
+	must(t, s.PutRef(ctx, Ref{Remote: at.Remote, Ref: "main", SHA: at.SHA, ETag: `"e"`, ResolvedAt: now}))
 
 	bg := context.Background()
 	seen := func(s *Session) []bool {
@@ -87,9 +88,10 @@ func TestSessionCommit(t *testing.T) {
 		_, v, _ := s.GetVerdict(bg, at.Remote, at.SHA)
 		_, n, _ := s.FirstNegative(bg, at.Remote, now, NegativeKey{Kind: "path", SHA: at.SHA, Path: "q"})
 		_, m := s.Marketplace(bg, at.Remote, at.SHA)
-		return []bool{w, f, h, v, n, m, len(s.Submodules(bg, at)) == 2}
+		r, _, _ := s.GetRef(bg, at.Remote, "main")
+		return []bool{w, f, h, v, n, m, len(s.Submodules(bg, at)) == 2, r.SHA == at.SHA && r.ETag == `"e"`}
 	}
-	all := []bool{true, true, false, true, true, true, true}
+	all := []bool{true, true, false, true, true, true, true, true}
 	if got := seen(s); !slices.Equal(got, all) {
 		t.Fatalf("the Session's own writes: %v, want %v", got, all)
 	}
@@ -133,10 +135,40 @@ func TestSessionCommitIsOneTransaction(t *testing.T) {
 	for _, bad := range []error{
 		s.PutVerdict(ctx, Verdict{Remote: "r"}),
 		s.PutNegative(ctx, Negative{Remote: "r"}),
+		s.PutRef(ctx, Ref{Remote: "r", Ref: "main"}),
 	} {
 		if bad == nil {
 			t.Error("a record without its key was taken")
 		}
+	}
+}
+
+// A ref listing goes to the database at once, after the ref resolutions
+// the Session keeps of that repository, and replaces them as it did when
+// they were written as they came.
+func TestSessionRefListing(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	ctx := context.Background()
+	now := time.Now()
+	s := db.Session()
+	must(t, s.PutRef(ctx, Ref{Remote: "r", Ref: "main", SHA: "s1", ResolvedAt: now}))
+	must(t, s.PutRef(ctx, Ref{Remote: "other", Ref: "main", SHA: "s9", ResolvedAt: now}))
+	refs, err := s.ListRefs(ctx, "r")
+	must(t, err)
+	if len(refs) != 1 || refs[0].SHA != "s1" {
+		t.Fatalf("listing after a kept resolution: %+v", refs)
+	}
+	if _, ok, _ := db.GetRef(ctx, "other", "main"); ok {
+		t.Fatal("another repository's kept resolution was written before Commit")
+	}
+	must(t, s.ReplaceRefs(ctx, "r", map[string]string{"dev": "s2"}, now))
+	if _, ok, _ := s.GetRef(ctx, "r", "main"); ok {
+		t.Fatal("a ref the new listing does not advertise is still known")
+	}
+	must(t, s.Commit(ctx))
+	if r, ok, _ := db.GetRef(ctx, "other", "main"); !ok || r.SHA != "s9" {
+		t.Fatalf("after Commit: %+v %v", r, ok)
 	}
 }
 
