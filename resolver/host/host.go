@@ -14,6 +14,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -61,13 +63,7 @@ func RefName(ref string) string { return cmp.Or(ref, HeadRef) }
 
 // Names lists the branch and tag names, HEAD left out.
 func (r *Refs) Names() []string {
-	out := make([]string, 0, len(r.Commits))
-	for n := range r.Commits {
-		if n != HeadRef {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Collect(maps.Keys(r.Commits)), func(n string) bool { return n == HeadRef })
 }
 
 // Has reports whether sha is the tip of an advertised branch or tag.
