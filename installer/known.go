@@ -2,6 +2,7 @@ package installer
 
 import (
 	"iter"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/source"
 	"sort"
 	"time"
@@ -47,9 +48,7 @@ func LoadMarketplaces(path string) (*Marketplaces, error) {
 // marketplaces sorted by name and an empty list written as [].
 func (m *Marketplaces) Save(path string) error {
 	sort.Slice(m.Marketplaces, func(i, j int) bool { return m.Marketplaces[i].Name < m.Marketplaces[j].Name })
-	if m.Marketplaces == nil {
-		m.Marketplaces = []KnownMarketplace{}
-	}
+	m.Marketplaces = manifest.NonNil(m.Marketplaces)
 	return saveState(path, m)
 }
 

@@ -98,10 +98,7 @@ func (v *Validation) finish() {
 			fs[i].Message, fs[i].Path = secrets.Mask(fs[i].Message), secrets.Mask(fs[i].Path)
 		}
 	}
-	v.Errors, v.Warnings = manifest.NonNil(v.Errors), manifest.NonNil(v.Warnings)
-	if v.Checked == nil {
-		v.Checked = []manifest.Checked{}
-	}
+	v.Errors, v.Warnings, v.Checked = manifest.NonNil(v.Errors), manifest.NonNil(v.Warnings), manifest.NonNil(v.Checked)
 	v.Target.Path = secrets.Mask(v.Target.Path)
 	v.OK = len(v.Errors) == 0
 }
