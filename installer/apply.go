@@ -467,10 +467,7 @@ func (in *Installer) discard(dir string) error {
 	}
 	trash := filepath.Join(in.Home.PluginsDir(), trashPrefix+rand.Text())
 	if err := os.Rename(dir, trash); err != nil {
-		if err := os.RemoveAll(dir); err != nil {
-			return err
-		}
-		return nil
+		return os.RemoveAll(dir)
 	}
 	return os.RemoveAll(trash)
 }
