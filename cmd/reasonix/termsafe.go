@@ -112,13 +112,7 @@ func isPlain(s string) bool {
 	return true
 }
 
-func isBlank(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
-		return true
-	}
-	return false
-}
+func isBlank(r rune) bool { return strings.ContainsRune(" \t\n\r\v\f\u0085\u2028\u2029", r) }
 
 // isBidiOrSeparator reports the invisible characters that reorder or
 // break displayed text: bidi embeddings, overrides, isolates and marks,
