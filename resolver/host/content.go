@@ -30,11 +30,7 @@ func contentKey(paths []string, budget plugind.Budget) string {
 
 // RefusedContent reports whether err is a verdict on the content itself.
 func RefusedContent(err error) bool {
-	switch plugind.CodeOf(err) {
-	case plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded:
-		return true
-	}
-	return false
+	return slices.Contains([]plugind.Code{plugind.CodeUnsafeArchive, plugind.CodeBudgetExceeded}, plugind.CodeOf(err))
 }
 
 // FolderOf finds the folder of paths that err, a refusal of one entry of

@@ -215,14 +215,8 @@ func Fatal(err error) bool {
 // refused as such — or any error once the caller has given up. Fallback
 // returns it as is, Retry does not repeat it: one rule for both.
 func final(ctx context.Context, err error) bool {
-	if ctx.Err() != nil || IsNotFound(err) || Fatal(err) || errors.Is(err, ErrOffline) {
-		return true
-	}
-	switch plugind.CodeOf(err) {
-	case plugind.CodeOfflineMiss, plugind.CodeInvalidSource, plugind.CodeNotPinnable:
-		return true
-	}
-	return false
+	return ctx.Err() != nil || IsNotFound(err) || Fatal(err) || errors.Is(err, ErrOffline) ||
+		slices.Contains([]plugind.Code{plugind.CodeOfflineMiss, plugind.CodeInvalidSource, plugind.CodeNotPinnable}, plugind.CodeOf(err))
 }
 
 // Opener opens the Repo a remote source names.
