@@ -104,11 +104,7 @@ func invalid(raw, format string, args ...any) error {
 }
 
 func isGitHubHost(h string) bool {
-	switch strings.ToLower(h) {
-	case "github.com", "www.github.com":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"github.com", "www.github.com"}, strings.ToLower(h))
 }
 
 // parseGitScheme reads git:github.com/OWNER/REPO[.git].
