@@ -43,7 +43,8 @@ func (in *Installer) Capabilities(ctx context.Context) (*CapabilityReport, error
 	r := &CapabilityReport{Plugins: []PluginCapabilities{}, Skills: []string{}, Commands: []string{}, Agents: []string{},
 		Hooks: map[string]int{}, MCPServers: []string{}, Conflicts: []string{}, Warnings: []string{}}
 	owner := map[string]string{}
-	claim := func(kind, id, plugin string) {
+	claim := func(list *[]string, kind, id, plugin string) {
+		*list = append(*list, id)
 		key := kind + " " + id
 		if prev, ok := owner[key]; ok {
 			r.Conflicts = append(r.Conflicts, kind+" "+id+" is provided by both "+prev+" and "+plugin)
@@ -61,12 +62,10 @@ func (in *Installer) Capabilities(ctx context.Context) (*CapabilityReport, error
 			continue
 		}
 		for _, s := range p.Skills {
-			r.Skills = append(r.Skills, s.Invocation)
-			claim("skill", s.Invocation, p.Name)
+			claim(&r.Skills, "skill", s.Invocation, p.Name)
 		}
 		for _, c := range p.Commands {
-			r.Commands = append(r.Commands, c.Invocation)
-			claim("command", c.Invocation, p.Name)
+			claim(&r.Commands, "command", c.Invocation, p.Name)
 		}
 		for _, a := range p.Agents {
 			r.Agents = append(r.Agents, a.Invocation)
@@ -75,13 +74,11 @@ func (in *Installer) Capabilities(ctx context.Context) (*CapabilityReport, error
 			r.Hooks[h.Event]++
 		}
 		for _, m := range p.MCPServers {
-			r.MCPServers = append(r.MCPServers, m.ToolPrefix)
-			claim("MCP server", m.ToolPrefix, p.Name)
+			claim(&r.MCPServers, "MCP server", m.ToolPrefix, p.Name)
 		}
 	}
-	sort.Strings(r.Skills)
-	sort.Strings(r.Commands)
-	sort.Strings(r.Agents)
-	sort.Strings(r.MCPServers)
+	for _, list := range [][]string{r.Skills, r.Commands, r.Agents, r.MCPServers} {
+		sort.Strings(list)
+	}
 	return r, nil
 }
