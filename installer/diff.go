@@ -210,14 +210,8 @@ func refsOf(into map[string]bool, env map[string]string, text string) {
 // that by one level more: approving it trusts another publisher's code.
 func updateRisk(newRisk, oldRisk Risk, d *Diff) Risk {
 	r := newRisk
-	if d.raisesRisk() {
-		bumped := RiskMedium
-		if riskRank[oldRisk] >= riskRank[RiskMedium] {
-			bumped = RiskHigh
-		}
-		if riskRank[bumped] > riskRank[r] {
-			r = bumped
-		}
+	if bumped := oneAbove(oldRisk); d.raisesRisk() && riskRank[bumped] > riskRank[r] {
+		r = bumped
 	}
 	if d.moves() {
 		r = oneAbove(r)
