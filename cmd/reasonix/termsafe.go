@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"reasonix.io/plugind/secrets"
@@ -118,15 +119,5 @@ func isBlank(r rune) bool { return strings.ContainsRune(" \t\n\r\v\f\u0085\u2028
 // break displayed text: bidi embeddings, overrides, isolates and marks,
 // and the Unicode line and paragraph separators.
 func isBidiOrSeparator(r rune) bool {
-	switch {
-	case r == 0x061c, r == 0x200e, r == 0x200f:
-		return true
-	case r >= 0x202a && r <= 0x202e:
-		return true
-	case r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x2028, r == 0x2029:
-		return true
-	}
-	return false
+	return unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029
 }
