@@ -82,13 +82,7 @@ func FoldKey(s string) string {
 		// The smallest member of an ASCII letter's orbit is its upper case.
 		return strings.ToUpper(s)
 	}
-	s = norm.NFC.String(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		b.WriteRune(minFold(r))
-	}
-	return b.String()
+	return strings.Map(minFold, norm.NFC.String(s))
 }
 
 func minFold(r rune) rune {
