@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"reasonix.io/plugind/internal/jsondoc"
 )
 
 // This file is the one name-safety check every way a tree reaches the disk
@@ -82,15 +84,7 @@ func FoldKey(s string) string {
 		// The smallest member of an ASCII letter's orbit is its upper case.
 		return strings.ToUpper(s)
 	}
-	return strings.Map(minFold, norm.NFC.String(s))
-}
-
-func minFold(r rune) rune {
-	m := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		m = min(m, f)
-	}
-	return m
+	return strings.Map(jsondoc.FoldRune, norm.NFC.String(s))
 }
 
 // EntryKind is what a path of a tree is.

@@ -368,14 +368,15 @@ func (x *keyIndex) add(key string, i int) {
 
 // foldKey maps s to one representative of its Unicode simple case-folding
 // class, so foldKey(a) == foldKey(b) exactly when strings.EqualFold(a, b).
-func foldKey(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		b.WriteRune(least)
+func foldKey(s string) string { return strings.Map(FoldRune, s) }
+
+// FoldRune is the smallest member of r's simple case-folding orbit: two
+// runes fold to the same one exactly when unicode.SimpleFold relates them
+// (plain ToLower misses pairs such as "ſ"/"s" or "K" KELVIN SIGN/"k").
+func FoldRune(r rune) rune {
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
 	}
-	return b.String()
+	return least
 }
