@@ -69,8 +69,7 @@ func WithCode(code Code, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := errors.AsType[*Error](err); ok {
 		return err
 	}
 	return &Error{Code: code, Err: err}
@@ -79,8 +78,7 @@ func WithCode(code Code, err error) error {
 // CodeOf returns the code of the outermost coded error in err's chain, or ""
 // when none carries one.
 func CodeOf(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code
 	}
 	return ""

@@ -28,8 +28,7 @@ type apiError = wire.ErrorBody
 // client gets a generic answer naming an incident, and the details go to
 // the log under that name, never into a response.
 func (s *Server) toAPI(r *http.Request, err error) *apiError {
-	var ae *apiError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*apiError](err); ok {
 		return ae
 	}
 	switch {

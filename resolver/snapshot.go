@@ -192,8 +192,7 @@ func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 		if err == nil || keep == nil {
 			break
 		}
-		var need *tarball.NeedsPathsError
-		if errors.As(err, &need) {
+		if need, ok := errors.AsType[*tarball.NeedsPathsError](err); ok {
 			if needPasses++; needPasses > maxNeedPasses {
 				break
 			}

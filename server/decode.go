@@ -27,8 +27,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err == nil {
 		err = decodeStrict(data, v)
 	}
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		w.Header().Set("Connection", "close")
 		writeError(w, http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is over the limit of %d bytes", mbe.Limit)
 		return false

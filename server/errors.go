@@ -109,8 +109,7 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, v any, err error)
 // classify picks the status and code for err. An operation that failed
 // because the daemon is stopping is 503, whatever the backend called it.
 func (s *Server) classify(r *http.Request, err error) (int, string) {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return http.StatusRequestEntityTooLarge, CodeTooLarge
 	}
 	code := plugind.CodeOf(err)

@@ -186,8 +186,7 @@ func parseURL(raw string) (Source, error) {
 // credential (and, in a transport error, is long and says nothing the
 // message does not).
 func StripURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		return ue.Err
 	}
 	return err

@@ -148,12 +148,10 @@ func (e *EntryError) Unwrap() error { return e.Err }
 // PathOf returns the path of the tree err is about, when it is about one
 // entry (a refused entry, a submodule that could not be fetched).
 func PathOf(err error) (string, bool) {
-	var ee *EntryError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*EntryError](err); ok {
 		return ee.Path, true
 	}
-	var se *SubmoduleError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*SubmoduleError](err); ok {
 		return se.Path, true
 	}
 	return "", false
@@ -281,8 +279,7 @@ func (x *Writer) ensureDir(rel, name string) error {
 // confined reports a failed write; one that os.Root refused because it
 // would leave the destination is an unsafe tree, not an I/O error.
 func confined(name, what string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+	if pe, ok := errors.AsType[*os.PathError](err); ok && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
 		return unsafeEntry(name, "%s would leave the destination", what)
 	}
 	return fmt.Errorf("entry %q: %s: %w", name, what, err)

@@ -81,8 +81,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if err == nil {
 		return 0
 	}
-	var ee *exitError
-	exit := errors.As(err, &ee)
+	ee, exit := errors.AsType[*exitError](err)
 	if ctx.Err() != nil {
 		// Interrupted: whatever failed, it failed because it was stopped.
 		if !exit || ee.err != nil {

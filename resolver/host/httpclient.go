@@ -244,8 +244,7 @@ func NewRetryingClient(rt http.RoundTripper, cfg NetConfig) *RESTClient {
 // returned. The *url.Error is this request's own, so it is masked in
 // place, once, for all of them.
 func maskURL(err error) {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		ue.URL = secrets.Mask(ue.URL)
 	}
 }

@@ -127,8 +127,7 @@ func (e *replicaError) Unwrap() error { return e.err }
 
 // retryable reports whether another replica is worth asking.
 func retryable(err error) bool {
-	var re *replicaError
-	if errors.As(err, &re) {
+	if re, ok := errors.AsType[*replicaError](err); ok {
 		// A 4xx other than those rebuilt as typed errors (a 400: the request)
 		// would be the same on every replica.
 		return re.status == 0 || re.status >= 500 || re.status == http.StatusTooManyRequests
