@@ -320,7 +320,7 @@ func (in *Installer) stage(ctx context.Context, a *Action, buf []byte) (string, 
 // rename is the single commit point: before it the old root is untouched and
 // named; after it the new root is.
 func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages []staged) (warnings []string, err error) {
-	next := reg.clone()
+	next := &Registry{Version: reg.Version, Plugins: append([]Entry{}, reg.Plugins...)}
 	var published []string // new roots, removed again if the registry write fails
 	var retired []Entry    // old copies, removed once the registry names the new ones
 	var written []string   // new config/ files, likewise

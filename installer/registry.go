@@ -122,10 +122,6 @@ func (r *Registry) Put(e Entry) {
 // Delete removes name.
 func (r *Registry) Delete(name string) { r.Plugins = deleteNamed(r.Plugins, entryName, name) }
 
-func (r *Registry) clone() *Registry {
-	return &Registry{Version: r.Version, Plugins: append([]Entry{}, r.Plugins...)}
-}
-
 // Dependents are the installed plugins that need name, sorted.
 func (r *Registry) Dependents(name string) []string {
 	var out []string
