@@ -220,7 +220,7 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 	t := dp.p.Actions[e.target]
 	switch {
 	case t.applicable():
-		return landing{version: cmp.Or(t.ResolvedVersion, t.Version), commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, describeAt(t)), tagMiss: t.tagMiss}, true
+		return landing{version: cmp.Or(t.ResolvedVersion, t.Version), commit: t.Commit, where: fmt.Sprintf("%s at %s", t.Name, cmp.Or(host.Short(t.Commit), t.Source.String())), tagMiss: t.tagMiss}, true
 	case dp.staysInstalled(e.target):
 		if inst, ok := dp.reg.Find(t.Name); ok {
 			return installedLanding(inst), true
@@ -232,8 +232,6 @@ func (dp *depPlanner) landing(e depEdge) (landing, bool) {
 func installedLanding(e *Entry) landing {
 	return landing{version: cmp.Or(e.ResolvedVersion, e.Version), commit: e.Commit, where: "the installed " + e.Name}
 }
-
-func describeAt(a Action) string { return cmp.Or(host.Short(a.Commit), a.Source.String()) }
 
 // staysInstalled reports a planned action that leaves an installed copy in
 // place (a conflict without --replace, an update that keeps): that copy
