@@ -131,12 +131,8 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	got, err := valueOf(n)
-	if err != nil {
-		return err
-	}
-	*v = got
-	return nil
+	*v, err = valueOf(n)
+	return err
 }
 
 var errValueShape = errors.New("a userConfig value is a string, a number, a boolean or a list of strings")
