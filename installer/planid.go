@@ -43,12 +43,9 @@ func (id PlanID) IsZero() bool { return id.text == "" }
 // on a command line it is most often an unset shell variable, and reading
 // it as "no plan id" would approve whatever the fresh plan is.
 func (id *PlanID) Set(s string) error {
-	parsed, err := ParsePlanID(s)
-	if err != nil {
-		return err
-	}
-	*id = parsed
-	return nil
+	var err error
+	*id, err = ParsePlanID(s)
+	return err
 }
 
 // Type names the flag's value in usage (pflag.Value): --plan-id ID.
