@@ -79,13 +79,9 @@ func (tw *treeWalker) object(h plumbing.Hash) (int32, *packObject, error) {
 	return i, &tw.px.objects[i], nil
 }
 
-// decoder is a commit or a tree.
-type decoder interface {
-	Decode(plumbing.EncodedObject) error
-}
-
-// decode reads object h, which must be of type typ, into into.
-func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into decoder) error {
+// decode reads object h, which must be of type typ, into into (a commit or
+// a tree).
+func (tw *treeWalker) decode(h plumbing.Hash, typ plumbing.ObjectType, into object.Object) error {
 	i, o, err := tw.object(h)
 	if err != nil {
 		return err
