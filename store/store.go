@@ -71,11 +71,8 @@ func Open(dir string, opts Options) (*Store, error) {
 		trash:      filepath.Join(abs, "trash"),
 		quarantine: filepath.Join(abs, "quarantine"),
 		capBytes:   plugind.PositiveOr(opts.CapBytes, DefaultCapBytes),
-		budget:     opts.Budget,
+		budget:     opts.Budget.OrDefault(),
 		syncs:      newSyncGroup(syncFS),
-	}
-	if s.budget == (plugind.Budget{}) {
-		s.budget = plugind.DefaultBudget
 	}
 	for _, d := range []string{s.snapshots, s.staging, s.locks, s.trash, s.quarantine} {
 		if err := plugind.MkdirPrivate(d); err != nil {
