@@ -245,9 +245,7 @@ type resolve struct {
 
 // New returns a Resolver over cfg.
 func New(cfg Config) *Sources {
-	if cfg.Budget == (plugind.Budget{}) {
-		cfg.Budget = plugind.DefaultBudget
-	}
+	cfg.Budget = cfg.Budget.OrDefault()
 	cfg.Log = cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	if cfg.Now == nil {
 		cfg.Now = time.Now
