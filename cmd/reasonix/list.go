@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -120,13 +121,8 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 // dependencyCell says whom a plugin needs and who needs it: "needs notes",
 // "for hello-claude".
 func dependencyCell(p installer.PluginInfo) string {
-	var parts []string
-	if len(p.Dependencies) > 0 {
-		parts = append(parts, "needs "+strings.Join(p.Dependencies, ", "))
-	}
-	if len(p.NeededBy) > 0 {
-		parts = append(parts, "for "+strings.Join(p.NeededBy, ", "))
-	}
+	parts := slices.DeleteFunc([]string{prefixed("needs ", strings.Join(p.Dependencies, ", ")), prefixed("for ", strings.Join(p.NeededBy, ", "))},
+		func(p string) bool { return p == "" })
 	return dash(safeText(strings.Join(parts, "; ")))
 }
 
