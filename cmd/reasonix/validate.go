@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -143,16 +144,11 @@ func printValidation(w io.Writer, v *installer.Validation) {
 
 // findingLine is "[entry] [file] path: message", one line.
 func findingLine(f manifest.Finding) string {
-	var where []string
-	if f.Entry != "" && !strings.HasPrefix(f.Path, f.Entry) {
-		where = append(where, f.Entry)
+	entry := f.Entry
+	if strings.HasPrefix(f.Path, entry) {
+		entry = "" // the path names it already
 	}
-	if f.File != "" {
-		where = append(where, f.File)
-	}
-	if f.Path != "" {
-		where = append(where, f.Path)
-	}
+	where := slices.DeleteFunc([]string{entry, f.File, f.Path}, func(s string) bool { return s == "" })
 	prefix := ""
 	if len(where) > 0 {
 		prefix = strings.Join(where, " ") + ": "
