@@ -39,7 +39,7 @@ func ClaudeEntry(source *jsondoc.Shape) *jsondoc.Table {
 // which is the entry's own), as a JSON object in the entry's order; nil
 // when it has none.
 func EntryFields(entry *node) []byte {
-	out := node{Kind: jsondoc.Object}
+	out := node{Kind: jsondoc.Object, Fields: make([]jsondoc.Field, 0, len(entry.Fields))}
 	for _, f := range entry.Fields {
 		if r, ok := ClaudePlugin().Row(f.Key); ok && f.Key != "name" && r.Role != jsondoc.EntryOnly {
 			out.Fields = append(out.Fields, f)
