@@ -145,7 +145,7 @@ mkdir -p "$BIN"
 if [ -n "$RXBIN" ]; then
   cp "$RXBIN" "$BIN/reasonix"
 else
-  (cd "$REPO_ROOT" && go build -o "$BIN/reasonix" ./cmd/reasonix)
+  (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -o "$BIN/reasonix" ./cmd/reasonix)
 fi
 RXNAMES=(reasonix)
 for a in "${ALSO[@]}"; do

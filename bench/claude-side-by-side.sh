@@ -141,7 +141,7 @@ SIDEBYSIDE_BIN_DIR=${SIDEBYSIDE_BIN_DIR:-}
 
 build() {
   (cd "$REPO_ROOT" &&
-    go build -o "$BIN/reasonix" ./cmd/reasonix &&
+    CGO_ENABLED=0 go build -o "$BIN/reasonix" ./cmd/reasonix &&
     go build -o "$BIN/fakegithub" ./internal/fakegithub/cmd/fakegithub &&
     go build -o "$BIN/sidebyside" ./bench/sidebyside)
 }
@@ -448,7 +448,7 @@ rx_wait() {
     sleep "$WAIT_STEP"
     waited=$((waited + (WAIT_STEP + 59) / 60))
     say "re-building reasonix"
-    if ! (cd "$REPO_ROOT" && go build -o "$BIN/reasonix.new" ./cmd/reasonix); then
+    if ! (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -o "$BIN/reasonix.new" ./cmd/reasonix); then
       say "  build failed (work in progress?); keeping the previous binary"
     else
       mv "$BIN/reasonix.new" "$BIN/reasonix"

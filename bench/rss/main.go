@@ -97,6 +97,7 @@ func bench(bin string, runs int, only string) error {
 	if bin == "" {
 		bin = filepath.Join(work, "reasonix")
 		build := exec.Command("go", "build", "-o", bin, "./cmd/reasonix")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README builds it
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build: %w", err)
