@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -44,6 +45,9 @@ type DB struct {
 	// failures counts storage errors absorbed since Open (see Failures).
 	failures failureLog
 	stmts    stmts
+	// committing is read-locked by each commit in flight (see CommitLater);
+	// settle takes it to wait for them.
+	committing sync.RWMutex
 }
 
 // Options configure OpenWith. Zero values take the defaults.
@@ -137,6 +141,7 @@ func dsn(abs string) string {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.settle()
 	db.closeStmts()
 	return db.sql.Close()
 }

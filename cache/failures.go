@@ -27,6 +27,7 @@ type failureLog struct {
 // n is 0 when the cache kept up. Callers show it once per command; the
 // first failure is also logged at warning level when Options.Log is set.
 func (db *DB) Failures() (n int64, op string, last error) {
+	db.settle()
 	db.failures.mu.Lock()
 	defer db.failures.mu.Unlock()
 	return db.failures.n, db.failures.lastOp, db.failures.last

@@ -143,6 +143,35 @@ func TestSessionCommitIsOneTransaction(t *testing.T) {
 	}
 }
 
+// CommitLater returns at once; what it writes is read by the next Session
+// and by Stats, and its failure handed over and counted before Failures
+// answers, as a Commit's would be.
+func TestSessionCommitLater(t *testing.T) {
+	t.Parallel()
+	db, _ := openTemp(t)
+	ctx := context.Background()
+	at := RepoAt{"github.com/o/r", "s1"}
+	s := db.Session()
+	s.PutWhole(at, "sha256:whole")
+	must(t, s.Count(ctx, KindSnapshot, true))
+	s.CommitLater(ctx, func(err error) { t.Errorf("commit failed: %v", err) })
+	if _, ok := db.Session().Whole(ctx, at); !ok {
+		t.Fatal("a later Session did not see what CommitLater wrote")
+	}
+	stats, err := db.Stats(ctx)
+	must(t, err)
+	if c := stats[KindSnapshot]; c.Hits != 1 {
+		t.Fatalf("counts = %+v", c)
+	}
+	bad := db.Session()
+	must(t, bad.Count(ctx, "", true))
+	var failed error
+	bad.CommitLater(ctx, func(err error) { failed = err })
+	if n, _, _ := db.Failures(); n == 0 || failed == nil {
+		t.Fatalf("a failed commit: %d failures counted, handed %v", n, failed)
+	}
+}
+
 // A ref listing goes to the database at once, after the ref resolutions
 // the Session keeps of that repository, and replaces them as it did when
 // they were written as they came.

@@ -45,6 +45,7 @@ func (s *Session) PutFolder(at RepoAt, p, digest string) { s.putSnapshot(at, "/"
 // SnapshotUses returns the last use time of every snapshot ever touched,
 // the LastUsed input of store GC.
 func (db *DB) SnapshotUses(ctx context.Context) (map[string]time.Time, error) {
+	db.settle()
 	uses := make(map[string]time.Time)
 	err := eachRow(ctx, db.query, `SELECT digest, last_used FROM snapshot_uses`, nil, func(rows *sql.Rows) error {
 		var d string

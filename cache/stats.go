@@ -38,6 +38,7 @@ type HitMiss struct {
 // kind and always for the four table kinds (ref, snapshot, marketplace,
 // plan).
 func (db *DB) Stats(ctx context.Context) (map[string]HitMiss, error) {
+	db.settle()
 	out := make(map[string]HitMiss)
 	// One read transaction, so counters and row counts are one snapshot.
 	tx, err := db.sql.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

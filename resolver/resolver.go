@@ -260,11 +260,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 		req.Offline = true
 	}
 	r := &resolve{Sources: s, cache: s.cfg.Cache.Session()}
-	defer func() {
-		if err := r.cache.Commit(ctx); err != nil {
-			s.cacheWriteFailed(err)
-		}
-	}()
+	defer r.cache.CommitLater(ctx, s.cacheWriteFailed)
 	if w, ok := s.progress(ctx).(host.Watcher); ok {
 		// The network work under this resolve is reported as it goes.
 		ctx = host.WithWatcher(ctx, w)
