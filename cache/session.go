@@ -146,15 +146,14 @@ func (s *Session) Load(ctx context.Context, ats []RepoAt) {
 	for i, at := range ats {
 		remotes[i] = at.Remote
 	}
-	// One query per table, side by side: each reads on its own pooled
-	// connection (WAL readers do not wait on each other), and SQLite's
-	// work is CPU a second core can share (issue 24).
-	var wg sync.WaitGroup
-	wg.Go(func() { s.snaps.load(ctx, &s.mu, ats) })
-	wg.Go(func() { s.subs.load(ctx, &s.mu, ats) })
-	wg.Go(func() { s.verdicts.load(ctx, &s.mu, ats) })
-	wg.Go(func() { s.negs.load(ctx, &s.mu, remotes) })
-	wg.Wait()
+	// One query after another, on the connection open already: side by
+	// side, each on a pooled connection of its own, they opened two more
+	// (a file, pragmas, the schema parsed), which cost a warm 300-entry
+	// re-plan more than the queries (issue 24).
+	s.snaps.load(ctx, &s.mu, ats)
+	s.subs.load(ctx, &s.mu, ats)
+	s.verdicts.load(ctx, &s.mu, ats)
+	s.negs.load(ctx, &s.mu, remotes)
 }
 
 // snapshot returns the record of key for at (snapshots.go says what keys
