@@ -70,10 +70,26 @@ var (
 	shorthandRE = lazyregexp.New(`^(?i)(gh|github|gitlab|bitbucket):/*([A-Za-z0-9._-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
 	entryRE     = lazyregexp.New(`^([A-Za-z0-9][A-Za-z0-9._-]*)@([A-Za-z0-9][A-Za-z0-9._-]*)$`)
 
-	ownerRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
-	repoRE    = lazyregexp.New(`^[A-Za-z0-9._-]{1,100}$`)
 	segmentRE = lazyregexp.New(`^[A-Za-z0-9._~+-]+$`)
 )
+
+const asciiAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// validOwner is GitHub's rule for an owner's name: letters and digits,
+// single hyphens between them, at most 39 letters and digits. Written
+// out, not a regular expression: a registry's every source is read by it.
+func validOwner(s string) bool {
+	alnum := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.IndexByte(asciiAlnum, s[i]) >= 0:
+			alnum++
+		case s[i] != '-' || i == 0 || i+1 == len(s) || s[i+1] == '-':
+			return false
+		}
+	}
+	return alnum >= 1 && alnum <= 39
+}
 
 // hasSpaceOrControl reports whether s holds what no source may: white
 // space or a control character. Its ASCII, most of every source, is judged
@@ -257,10 +273,10 @@ func parseGitHubPath(raw, escaped string) (Source, error) {
 
 func gitHubRepo(raw, owner, repo string, f form) (Source, error) {
 	name := strings.TrimSuffix(repo, ".git")
-	if !ownerRE.MatchString(owner) {
+	if !validOwner(owner) {
 		return Source{}, invalid(raw, "%q is not a valid GitHub owner name", owner)
 	}
-	if !repoRE.MatchString(name) || name == "." || name == ".." {
+	if len(name) > 100 || strings.Trim(name, asciiAlnum+"._-") != "" || name == "" || name == "." || name == ".." {
 		return Source{}, invalid(raw, "%q is not a valid GitHub repository name", name)
 	}
 	return Source{Kind: GitHub, Host: GitHubHost, RepoPath: owner + "/" + name, form: f}, nil
