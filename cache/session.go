@@ -21,8 +21,7 @@ import (
 // and keeps what the resolve learns — snapshots, submodules, verdicts,
 // negatives, marketplace documents, manifest inventories, ref
 // resolutions, hit and miss counts, snapshot uses — for one transaction
-// when the resolve ends
-// (Commit). It sees its own writes at once; what other processes write it
+// when the resolve ends (Commit). It sees its own writes at once; what other processes write it
 // reads only when it first asks, and the next Session reads afresh (a
 // snapshot quarantined meanwhile is forgotten there).
 //
@@ -433,9 +432,9 @@ func (s *Session) Commit(ctx context.Context) error {
 // CommitLater is Commit off the caller's path: it returns at once and
 // hands a failure to failed. A Session started later waits for it, as do
 // Stats, SnapshotUses, Failures and Close, so what one resolve learnt is
-// read, and a failure counted, as before; a warm re-plan's commit (its hits, snapshot uses and
-// ref, 1 to 2 ms) overlaps the plan made from it instead of delaying it
-// (issue 24).
+// read, and a failure counted, as before; a warm re-plan's commit (its
+// hits, snapshot uses and ref, 1 to 2 ms) overlaps the plan made from it
+// instead of delaying it (issue 24).
 func (s *Session) CommitLater(ctx context.Context, failed func(error)) {
 	if s == nil {
 		return
