@@ -77,15 +77,16 @@ func (m *metrics) add(f *family, v float64, labels ...string) {
 	for i := 0; i+1 < len(labels); i += 2 {
 		parts = append(parts, labels[i]+`="`+labels[i+1]+`"`)
 	}
+	key := strings.Join(parts, ",")
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.series[f] == nil {
 		m.series[f] = map[string]*series{}
 	}
-	s := m.series[f][strings.Join(parts, ",")]
+	s := m.series[f][key]
 	if s == nil {
 		s = &series{counts: make([]uint64, len(f.buckets)+1)}
-		m.series[f][strings.Join(parts, ",")] = s
+		m.series[f][key] = s
 	}
 	switch {
 	case f.buckets == nil:
