@@ -219,11 +219,6 @@ func final(ctx context.Context, err error) bool {
 		slices.Contains([]plugind.Code{plugind.CodeOfflineMiss, plugind.CodeInvalidSource, plugind.CodeNotPinnable}, plugind.CodeOf(err))
 }
 
-// Opener opens the Repo a remote source names.
-type Opener interface {
-	Open(src source.Source) (Repo, error)
-}
-
 // DescribeRef names a ref in messages.
 func DescribeRef(ref string) string {
 	if ref == "" || ref == HeadRef {

@@ -168,7 +168,7 @@ func (c *Client) refused(base, status string) error {
 		base, why, status)}
 }
 
-// Open implements host.Opener: the mirror alone.
+// Open opens src at the mirror alone.
 func (c *Client) Open(src source.Source) (host.Repo, error) {
 	if !src.IsRemote() {
 		return nil, fmt.Errorf("%s is not a remote source", src)

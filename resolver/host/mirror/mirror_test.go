@@ -346,7 +346,7 @@ func TestErrorsKeepTheirMeaning(t *testing.T) {
 		code     plugind.Code
 		kind     string
 		sentinel error
-		fallback bool // the Opener may ask upstream
+		fallback bool // the mirror may ask upstream
 	}{
 		{"repo not found", 404, plugind.CodeNotFound, "repo", host.ErrRepoNotFound, false},
 		{"ref not found", 404, plugind.CodeNotFound, "ref", host.ErrRefNotFound, false},
@@ -473,7 +473,7 @@ func TestNoRedirects(t *testing.T) {
 
 // inFront opens ghSource with the mirror of cfg in front of up, as
 // resolver.Hosts stacks them (Client.InFront).
-func inFront(t *testing.T, up host.Opener, cfg Config) host.Repo {
+func inFront(t *testing.T, up *countingUpstream, cfg Config) host.Repo {
 	t.Helper()
 	c, err := New(cfg)
 	if err != nil {
