@@ -88,23 +88,14 @@ func (x *Writer) tarEntry(hdr *tar.Header, tr *tar.Reader) error {
 	case tar.TypeLink:
 		return x.Hardlink(hdr.Name, hdr.Linkname)
 	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
-		return unsafeEntry(hdr.Name, "%s entries are not allowed", typeName(hdr.Typeflag))
+		return unsafeEntry(hdr.Name, "%s entries are not allowed", deviceNames[hdr.Typeflag])
 	default:
 		return unsafeEntry(hdr.Name, "unsupported tar entry type %q", hdr.Typeflag)
 	}
 }
 
-func typeName(t byte) string {
-	switch t {
-	case tar.TypeChar:
-		return "character device"
-	case tar.TypeBlock:
-		return "block device"
-	case tar.TypeFifo:
-		return "fifo"
-	}
-	return fmt.Sprintf("type %q", t)
-}
+// deviceNames names the tar entry types refused as devices.
+var deviceNames = map[byte]string{tar.TypeChar: "character device", tar.TypeBlock: "block device", tar.TypeFifo: "fifo"}
 
 // drain reads what follows the tar end marker so the gzip trailer (CRC and
 // length) is verified and a download cut off there is still caught.
