@@ -98,8 +98,6 @@ const (
 	maxLinkHops = 64
 )
 
-func (o Options) budget() plugind.Budget { return o.Budget.OrDefault() }
-
 // expectedCommit validates ExpectCommit and returns it in lower case.
 func (o Options) expectedCommit() (string, error) {
 	if o.ExpectCommit == "" {

@@ -101,7 +101,7 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 		root:       root,
 		handles:    dirhandle.New(root),
 		opts:       opts,
-		budget:     opts.budget(),
+		budget:     opts.Budget.OrDefault(),
 		expect:     expect,
 		sel:        newSelection(opts.Paths),
 		made:       map[string]bool{".": true},
