@@ -108,7 +108,7 @@ func printList(w, errw io.Writer, width int, infos []installer.PluginInfo) {
 			state = "excluded"
 		}
 		t.add(safeText(displayed(p.Name, p.DisplayName)), dash(safeCell(p.Version, 24)), state, dash(host.Short(p.Commit)), contributes(p.Inventory),
-			dependencyCell(p), safeText(shortSHAs(p.Source.String())))
+			dependencyCell(p), safeText(fullSHA.ReplaceAllStringFunc(p.Source.String(), host.Short)))
 	}
 	t.write(w, width)
 	for _, p := range infos {
@@ -126,13 +126,8 @@ func dependencyCell(p installer.PluginInfo) string {
 	return dash(safeText(strings.Join(parts, "; ")))
 }
 
-// fullSHA finds the 40-hex commits a recorded source spells out.
+// fullSHA finds the 40-hex commits a recorded source spells out, which the
+// table shortens (show and --json keep them whole).
 var fullSHA = lazyregexp.New(`\b[0-9a-f]{40}\b`)
-
-// shortSHAs shortens the commits inside a source for a table (show and
-// --json keep them whole).
-func shortSHAs(src string) string {
-	return fullSHA.ReplaceAllStringFunc(src, host.Short)
-}
 
 func dash(s string) string { return cmp.Or(s, "-") }
