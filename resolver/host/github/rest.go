@@ -1,11 +1,12 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,11 +108,7 @@ const maxCompares = 8
 // repository at all.
 func (r *restRepo) Reachable(ctx context.Context, sha, hint string) error {
 	owner, name := r.src.Owner(), r.src.Name()
-	bases := []string{}
-	if hint != "" && hint != host.HeadRef {
-		bases = append(bases, hint)
-	}
-	bases = append(bases, host.HeadRef)
+	bases := slices.Compact([]string{cmp.Or(hint, host.HeadRef), host.HeadRef}) // the hint, unless none or HEAD, then HEAD
 	tried := map[string]bool{}
 	check := func(base string) (bool, error) {
 		tried[base] = true
@@ -148,7 +145,7 @@ func (r *restRepo) Reachable(ctx context.Context, sha, hint string) error {
 		return nil
 	}
 	names := refs.Names()
-	sort.Strings(names)
+	slices.Sort(names)
 	n := 0
 	for _, b := range names {
 		if tried[b] || b == refs.Head {
