@@ -112,7 +112,7 @@ func diffInventories(old, new Inventory) *Diff {
 			d.Summary = append(d.Summary, "removes "+describe(b))
 		case a.detail != b.detail:
 			d.Changed = append(d.Changed, Change{Kind: a.kind, Name: a.name, Detail: b.detail + " → " + a.detail})
-			d.Summary = append(d.Summary, fmt.Sprintf("changes %s: %s → %s", kindWord(a.kind)+" "+a.name, b.detail, a.detail))
+			d.Summary = append(d.Summary, fmt.Sprintf("changes %s: %s → %s", cmp.Or(kindWords[a.kind], a.kind)+" "+a.name, b.detail, a.detail))
 		}
 	}
 	return d
@@ -124,22 +124,15 @@ func emptyDiff() *Diff {
 }
 
 func describe(it item) string {
-	s := kindWord(it.kind) + " " + it.name
+	s := cmp.Or(kindWords[it.kind], it.kind) + " " + it.name
 	if it.detail != "" && it.kind != ChangeSkill && it.kind != ChangeCommand && it.kind != ChangeAgent {
 		s += " → " + it.detail
 	}
 	return s
 }
 
-func kindWord(kind string) string {
-	switch kind {
-	case ChangeMCP:
-		return "MCP server"
-	case ChangeEnv:
-		return "credential reference"
-	}
-	return kind
-}
+// kindWords names the kinds a summary does not call by the kind itself.
+var kindWords = map[string]string{ChangeMCP: "MCP server", ChangeEnv: "credential reference"}
 
 // itemsOf lists an inventory's contributions. Skills, commands, agents and
 // MCP servers are keyed by name; hooks by event, matcher and what they run
