@@ -128,15 +128,9 @@ func (s *console) warnings(warnings []string) {
 // one did): one row each, with the risk of approving it and what it
 // contributes; an update's rows say from and to which commit.
 func (s *console) readyTable(ready []installer.Action, update, applied bool) {
-	what := "to install"
-	switch {
-	case update && applied:
-		what = "updated"
-	case update:
-		what = "to update"
-	case applied:
-		what = "installed"
-	}
+	what := map[[2]bool]string{ // by {update, applied}
+		{false, false}: "to install", {false, true}: "installed", {true, false}: "to update", {true, true}: "updated",
+	}[[2]bool{update, applied}]
 	s.blank()
 	s.line("%s %s:", plural(len(ready), "plugin"), what)
 	t := &table{indent: 2, header: []string{"NAME", "COMMIT", "RISK", "CONTRIBUTES"}, shrink: []int{3, 0}}
