@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 
@@ -93,7 +94,7 @@ func (p *planning) run(cmd *cobra.Command, args []string, m *Main, plan func(a *
 	sh := shown{cmd: command(cmd.Name()), offline: p.req.Offline}
 	if p.ap.DryRun {
 		sh.approve = func(resp *installer.Response) []string {
-			return approveArgs(m.prog(), cmd, args, configArgs(p.req, resp), resp.PlanID)
+			return approveArgs(cmp.Or(m.Prog, "reasonix"), cmd, args, configArgs(p.req, resp), resp.PlanID)
 		}
 	}
 	return m.respond(cmd.Context(), sh, func(a *backend) *installer.Response {

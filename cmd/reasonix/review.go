@@ -376,9 +376,6 @@ func progName(argv0 string) string {
 	return "reasonix"
 }
 
-// prog is the program name for suggested commands.
-func (m *Main) prog() string { return cmp.Or(m.Prog, "reasonix") }
-
 var shellSafe = lazyregexp.New(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 func shellQuote(s string) string {
