@@ -11,10 +11,17 @@ import (
 const Forms = "a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET"
 
 var (
-	ownerRepoRE   = lazyregexp.New(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 	githubPathRE  = lazyregexp.New(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)
 	otherRemoteRE = lazyregexp.New(`^([a-z0-9.-]+\.[a-z]{2,})/(.+?)(?:\.git)?/?$`)
 )
+
+// isOwnerRepo reports whether p is OWNER/REPO[.git] by GitHub's name rules
+// (gitHubRepo's), so only a source that parses is suggested.
+func isOwnerRepo(p string) bool {
+	owner, repo, ok := strings.Cut(p, "/")
+	_, err := gitHubRepo(p, owner, repo, formRepo)
+	return ok && err == nil
+}
 
 // Suggest returns the remote source that a string read as a local path
 // most likely meant ("owner/repo" → git:github.com/owner/repo), or "" when
@@ -25,7 +32,7 @@ func Suggest(p string) string {
 	switch {
 	case githubPathRE.MatchString(p):
 		return "git:github.com/" + githubPathRE.FindStringSubmatch(p)[1]
-	case ownerRepoRE.MatchString(p):
+	case isOwnerRepo(p):
 		return "git:github.com/" + strings.TrimSuffix(p, ".git")
 	case otherRemoteRE.MatchString(p):
 		m := otherRemoteRE.FindStringSubmatch(p)

@@ -14,6 +14,9 @@ func TestSuggest(t *testing.T) {
 		"tools":                     "",
 		"./acme/tools":              "",
 		"a/b/c":                     "",
+		"acme-/tools":               "", // GitHub's name rules, as a source is parsed
+		"acme/..":                   "",
+		"acme--x/tools":             "",
 	} {
 		if got := Suggest(raw); got != want {
 			t.Errorf("Suggest(%q) = %q, want %q", raw, got, want)
