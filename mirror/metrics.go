@@ -153,8 +153,9 @@ func writeProcess(b *strings.Builder, start time.Time) {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		put("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", time.Duration(ru.Utime.Nano()+ru.Stime.Nano()).Seconds())
 	}
-	if statm, err := os.ReadFile("/proc/self/statm"); err == nil && len(strings.Fields(string(statm))) > 1 {
-		if pages, err := strconv.Atoi(strings.Fields(string(statm))[1]); err == nil {
+	statm, _ := os.ReadFile("/proc/self/statm") // size, resident, … in pages
+	if f := strings.Fields(string(statm)); len(f) > 1 {
+		if pages, err := strconv.Atoi(f[1]); err == nil {
 			put("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", pages*os.Getpagesize())
 		}
 	}
