@@ -111,8 +111,11 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	resp.Status, resp.Applied = StatusApplied, true
 	resp.Warnings = append(resp.Warnings, leftovers...)
 	for i := range resp.Actions {
-		if resp.Actions[i].applicable() {
-			resp.Actions[i].Status = ActionInstalled
+		switch a := &resp.Actions[i]; {
+		case a.applicable():
+			a.Status = ActionInstalled
+		case a.Action == ActionRemove && a.Status == ActionReady:
+			a.Status = ActionRemoved
 		}
 	}
 	if err := partial(resp.Actions); err != nil {
@@ -199,6 +202,9 @@ func (in *Installer) apply(ctx context.Context, p *Plan) (warnings []string, err
 				return nil, plugind.Errorf(plugind.CodeApprovalDenied, "plugin %q, which this plan renames to %q, was removed by another process since this plan was made; plan again", a.RenamedFrom, a.Name)
 			}
 		}
+	}
+	if err := p.sync.stillInstalled(reg); err != nil {
+		return nil, err
 	}
 	if err := plugind.MkdirPrivate(in.Home.PluginsDir()); err != nil {
 		return nil, plugind.Errorf(plugind.CodePublicationFailed, "create %s: %w", in.Home.PluginsDir(), err)
@@ -378,6 +384,9 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			// Installing a dependency by name makes it the user's own;
 			// updating it leaves it what it was.
 			e.Dependency = old.Dependency && (a.Dependency || p.update != nil)
+			if p.sync != nil {
+				e.Dependency = a.Dependency
+			}
 			if old.ConfigFile != "" {
 				released = append(released, old.ConfigFile)
 			}
@@ -409,6 +418,10 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 			next.renameDependency(a.RenamedFrom, a.Name)
 		}
 		next.Put(e)
+	}
+	if p.sync != nil {
+		removed, freed := p.sync.apply(next)
+		retired, released = append(retired, removed...), append(released, freed...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, plugind.Errorf(plugind.CodePublicationFailed, "publication cancelled before the registry was written: %w", err)

@@ -28,11 +28,8 @@ func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *P
 		return fmt.Sprintf("no plan %s was made here (a typo, or a plan from another machine or that has expired)", approvedID)
 	}
 	var diffs []string
-	switch {
-	case old.Request.Update != nil && p.update == nil:
-		diffs = append(diffs, "it was a plan of an update, not of an install")
-	case old.Request.Update == nil && p.update != nil:
-		diffs = append(diffs, "it was a plan of an install, not of an update")
+	if was, is := planKind(old.Request.Update != nil, old.Request.Sync != nil), planKind(p.update != nil, p.sync != nil); was != is {
+		diffs = append(diffs, fmt.Sprintf("it was a plan of %s, not of %s", was, is))
 	}
 	diffs = append(diffs, requestDifferences(old.Request.Request, p.asked)...)
 	moved := ""
@@ -53,6 +50,17 @@ func (in *Installer) planDifference(ctx context.Context, approvedID PlanID, p *P
 		diffs = append(diffs[:4], fmt.Sprintf("and %d more differences", len(diffs)-4))
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// planKind names what a plan was made for.
+func planKind(update, sync bool) string {
+	switch {
+	case update:
+		return "an update"
+	case sync:
+		return "a sync"
+	}
+	return "an install"
 }
 
 // requestDifferences names the options that differ between two requests.

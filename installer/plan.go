@@ -73,6 +73,9 @@ type Plan struct {
 	// update is the update this plan was made for (nil for an install):
 	// keep actions make it up to date.
 	update *UpdateRequest
+	// sync is what a sync plan does besides its actions (nil for any
+	// other plan).
+	sync *syncPlan
 	// markets are the marketplaces read for this plan, recorded as known
 	// when it is applied.
 	markets []marketRecord
@@ -461,14 +464,22 @@ func planID(p *Plan) PlanID {
 		// source, and their files are in its digest.
 	}
 	body := struct {
-		Source        string
-		Name          string
-		Names         []string       `json:",omitempty"`
-		Update        *UpdateRequest `json:",omitempty"`
-		Replace, Link bool
-		AllowUnpinned bool
-		Actions       []act
+		Source string
+		Name   string
+		Names  []string       `json:",omitempty"`
+		Update *UpdateRequest `json:",omitempty"`
+		// A sync's approval covers the enabled states it sets and what it
+		// removes (its installs and moves are actions).
+		Prune, Frozen           bool     `json:",omitempty"`
+		Enable, Disable, Remove []string `json:",omitempty"`
+		Replace, Link           bool
+		AllowUnpinned           bool
+		Actions                 []act
 	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
+	body.Enable, body.Disable, body.Remove = p.sync.planned()
+	if p.sync != nil {
+		body.Prune, body.Frozen = p.sync.req.Prune, p.sync.req.Frozen
+	}
 	top := RiskLow
 	for _, a := range p.Actions {
 		if a.applicable() && riskRank[a.Risk] > riskRank[top] {
@@ -530,6 +541,9 @@ func (p *Plan) Response() *Response {
 // as planned (an update that moves nothing, an install of exactly what is
 // installed), apart from entries skipped by policy.
 func (p *Plan) upToDate() bool {
+	if p.sync.changes() {
+		return false
+	}
 	kept := 0
 	for _, a := range p.Actions {
 		switch {
@@ -540,7 +554,7 @@ func (p *Plan) upToDate() bool {
 			return false
 		}
 	}
-	return kept > 0 || (p.update != nil && len(p.Actions) == 0)
+	return kept > 0 || ((p.update != nil || p.sync != nil) && len(p.Actions) == 0)
 }
 
 // failure is the reason a plan cannot be applied at all: a single-plugin
@@ -559,6 +573,10 @@ func (p *Plan) failure() error {
 	}
 	if p.upToDate() {
 		return nil
+	}
+	if p.sync.changes() {
+		// Enabled states to set, or plugins to remove: something to do.
+		ready++
 	}
 	// What the user asked for, as opposed to what it pulled in: when that
 	// is one plugin, its failure is the plan's.
@@ -597,7 +615,11 @@ func (p *Plan) failure() error {
 func (p *Plan) MarshalStored() ([]byte, error) {
 	asked := p.asked
 	asked.Config = StoredConfig(asked, p.Actions)
-	return json.Marshal(StoredPlan{Request: storedRequest{Request: asked, Update: p.update}, Response: p.Response()})
+	sr := storedRequest{Request: asked, Update: p.update}
+	if p.sync != nil {
+		sr.Sync = p.sync.req
+	}
+	return json.Marshal(StoredPlan{Request: sr, Response: p.Response()})
 }
 
 func sortedUnique(list []string) []string {

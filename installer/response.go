@@ -344,7 +344,7 @@ func (a Action) ErrorText() string { return fieldsOf(a.Err).Error }
 func (a *Action) installedName() string { return cmp.Or(a.RenamedFrom, a.Name) }
 
 // applicable reports whether apply will publish this action.
-func (a *Action) applicable() bool { return a.Status == ActionReady }
+func (a *Action) applicable() bool { return a.Status == ActionReady && a.Action != ActionRemove }
 
 // skip marks an action apply leaves out, status and err saying why.
 func (a *Action) skip(status ActionStatus, err error) {

@@ -23,6 +23,8 @@ type StoredPlan struct {
 type storedRequest struct {
 	Request
 	Update *UpdateRequest `json:"update,omitempty"`
+	// Sync is a sync's request, its lock included.
+	Sync *SyncRequest `json:"sync,omitempty"`
 }
 
 // StoredPlan returns the plan stored under planID; ok is false when there
@@ -60,6 +62,7 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 		return ErrorResponse(req.Source.String(), err), err
 	}
 	var update *UpdateRequest // the stored plan's, when it was an update
+	var sync *SyncRequest     // or a sync
 	if req.Source.IsZero() {
 		sp, ok, err := in.StoredPlan(ctx, approved.String())
 		if err != nil {
@@ -71,7 +74,7 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 		}
 		offline := req.Offline
 		sent := req.Config
-		req, update = sp.Request.Request, sp.Request.Update
+		req, update, sync = sp.Request.Request, sp.Request.Update, sp.Request.Sync
 		req.Offline = req.Offline || offline
 		// A stored plan keeps no sensitive values: the client sends them
 		// again (the planId says whether they were set).
@@ -89,6 +92,9 @@ func (in *Installer) InstallApproved(ctx context.Context, req Request, approved 
 			}
 			req.Source = resolved
 		}
+	}
+	if sync != nil {
+		return in.Sync(ctx, *sync, req, Approval{Yes: true, PlanID: approved})
 	}
 	if update != nil {
 		return in.Update(ctx, *update, req, Approval{Yes: true, PlanID: approved})

@@ -312,27 +312,37 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 			out = append(out, k)
 			continue
 		}
-		old := in.inspect(e)
-		a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
-		a.PreviousCommit = e.Commit
-		a.Diff = diffInventories(old.Inventory, a.Inventory)
-		a.Diff.addConfig(a.config)
-		a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
 		if name != e.Name {
-			a.RenamedFrom = e.Name
-			a.Diff.addRename(e.Name, name, marketLabel(g))
 			renamed[name] = e.Name
 		}
-		a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
-		if e.Commit != "" && a.Commit != e.Commit {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", host.Short(e.Commit), host.Short(a.Commit)))
-		}
+		in.describeMove(&a, e, marketLabel(g))
 		if a.tagMiss != "" {
 			a.Warnings = append(a.Warnings, a.tagMiss)
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// describeMove gives a, a move of installed plugin e, what it moves
+// from, the capability diff (with any change of place, config or name:
+// by is who renamed it) and the risk of the move, as an update's review
+// shows them (SPEC §9). Sync describes its moves the same way.
+func (in *Installer) describeMove(a *Action, e Entry, by string) {
+	old := in.inspect(e)
+	a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
+	a.PreviousCommit = e.Commit
+	a.Diff = diffInventories(old.Inventory, a.Inventory)
+	a.Diff.addConfig(a.config)
+	a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
+	if a.Name != e.Name {
+		a.RenamedFrom = e.Name
+		a.Diff.addRename(e.Name, a.Name, by)
+	}
+	a.Risk = updateRisk(a.Risk, a.Previous.Risk, a.Diff)
+	if e.Commit != "" && a.Commit != e.Commit {
+		a.Warnings = append(a.Warnings, fmt.Sprintf("moves from %s to %s", host.Short(e.Commit), host.Short(a.Commit)))
+	}
 }
 
 // vanished says why an installed plugin its marketplace no longer lists

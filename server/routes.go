@@ -34,6 +34,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /plugins/{name}/export", s.export)
 	mux.HandleFunc("POST /extensions/reload", s.reload)
 	mux.HandleFunc("POST /plugins/update", s.update)
+	mux.HandleFunc("POST /sync", s.sync)
 	mux.HandleFunc("POST /plugins/prune", s.prune)
 	mux.HandleFunc("POST /plugins/validate", s.validate)
 	mux.HandleFunc("GET /plugins/available", s.available)

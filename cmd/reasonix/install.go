@@ -110,6 +110,7 @@ func (p *planning) run(cmd *cobra.Command, args []string, m *Main, plan func(a *
 var approveFlags = map[string][]string{
 	"install": {"name", "replace", "link", "offline", "allow-unpinned"},
 	"update":  {"all", "marketplace", "offline", "allow-unpinned", "refresh"},
+	"sync":    {"prune", "frozen", "offline"},
 }
 
 // approveArgs is the command line that applies exactly the plan of cmd

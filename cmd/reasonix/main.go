@@ -161,7 +161,7 @@ and installs from there with an approval step. Everything lives under $REASONIX_
 		Example: `  reasonix doctor capabilities
   reasonix doctor capabilities --json`})
 	doctor.AddCommand(m.capabilitiesCommand())
-	root.AddCommand(plugin, doctor, m.cacheCommand(), m.marketplaceCommand())
+	root.AddCommand(plugin, doctor, m.cacheCommand(), m.marketplaceCommand(), m.lockCommand(), m.syncCommand())
 	root.AddCommand(m.serveCommand(), m.studioCommand(), m.mirrorCommand())
 	root.AddCommand(m.versionCommand(), environmentTopic(), m.completionCommand(root))
 	return root

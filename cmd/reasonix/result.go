@@ -21,6 +21,7 @@ const (
 	cmdUpdate  command = "update"
 	cmdRemove  command = "remove"
 	cmdPrune   command = "prune"
+	cmdSync    command = "sync"
 )
 
 const (
@@ -63,7 +64,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 	if reviewed {
 		see = "see above"
 	}
-	nothing := map[command]string{cmdInstall: "nothing installed", cmdUpdate: "nothing updated", cmdRemove: "nothing removed", cmdPrune: "nothing pruned"}[cmd]
+	nothing := map[command]string{cmdInstall: "nothing installed", cmdUpdate: "nothing updated", cmdRemove: "nothing removed", cmdPrune: "nothing pruned", cmdSync: "nothing synced"}[cmd]
 	switch {
 	case plugind.CodeOf(resp.Err) == plugind.CodeCancelled:
 		_ = c.failed("interrupted", resp.Err)
@@ -92,6 +93,15 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 			c.result(fmt.Sprintf("would prune %s: %s — nothing removed yet (rerun with --yes)", plural(len(names), "plugin"), safeText(strings.Join(names, ", "))))
 		}
 		return
+	case cmdSync:
+		switch {
+		case resp.Status == installer.StatusUpToDate:
+			line = "the home matches the lock"
+		case resp.Applied:
+			line = "synced to the lock: " + plural(t.Done, "plugin") + " changed"
+		default:
+			line = "planned a sync: " + plural(t.Ready, "plugin") + " to install or move"
+		}
 	case cmdUpdate:
 		switch {
 		case resp.Status == installer.StatusUpToDate && len(resp.Actions) == 0:
