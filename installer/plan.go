@@ -600,10 +600,18 @@ func (p *Plan) failure() error {
 			// --replace is what would make this plan do something.
 			return plugind.Errorf(plugind.CodeConflict, "%d of the %d plugins in %s are already installed (rerun with --replace to replace them) and the others cannot be installed (see actions)", conflicts, len(p.Actions), p.Source)
 		}
-		if kept > 0 {
-			return plugind.Errorf(plugind.CodeBlocked, "nothing to do in %s: %d of its plugins are installed as planned already and the others cannot be installed (see actions)", p.Source, kept)
+		code := plugind.CodeBlocked
+		if p.sync != nil {
+			// A sync names the plugins it wants: the first one's reason is
+			// the sync's (a tampered digest is install.digest_mismatch).
+			if i := slices.IndexFunc(asked, func(a *Action) bool { return !a.applicable() && a.Err != nil }); i >= 0 {
+				code = cmp.Or(plugind.CodeOf(asked[i].Err), code)
+			}
 		}
-		return plugind.Errorf(plugind.CodeBlocked, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
+		if kept > 0 {
+			return plugind.Errorf(code, "nothing to do in %s: %d of its plugins are installed as planned already and the others cannot be installed (see actions)", p.Source, kept)
+		}
+		return plugind.Errorf(code, "none of the %d plugins in %s can be installed (see actions)", len(p.Actions), p.Source)
 	}
 	return nil
 }
