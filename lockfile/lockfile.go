@@ -99,7 +99,8 @@ func Parse(data []byte) (*Lock, error) {
 		Version *int `json:"version"`
 	}
 	// The version first: a newer format may have fields this one would
-	// call unknown, and the reason to give is the version.
+	// call unknown, and the reason to give is the version. (This decode
+	// also refuses anything after the object.)
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, refuse("not a lock (%v)", err)
 	}
@@ -116,9 +117,6 @@ func Parse(data []byte) (*Lock, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode((*plain)(l)); err != nil {
 		return nil, refuse("%v", err)
-	}
-	if dec.More() {
-		return nil, refuse("more than one JSON value")
 	}
 	if err := l.Check(); err != nil {
 		return nil, err
