@@ -163,7 +163,7 @@ func (e *env) do(method, path string, body any, h hdr) reply {
 	return doURL(e.t, e.ts.URL, method, path, body, h)
 }
 
-func doURL(t *testing.T, base, method, path string, body any, h hdr) reply {
+func doURL(t testing.TB, base, method, path string, body any, h hdr) reply {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
