@@ -132,6 +132,21 @@ func (in *Installer) decide(ctx context.Context, p *Plan, ap Approval) (*Respons
 	return resp, nil
 }
 
+// entry is the registry entry a applied makes, less what publication
+// decides (its root, when, the values it keeps): a lock made from a plan
+// reads it too.
+func (a *Action) entry() Entry {
+	return Entry{
+		Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
+		ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
+		ContentDigest: a.ContentDigest, Status: "ok",
+		Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
+		EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
+		Dependencies: a.DependsOn, Dependency: a.Dependency,
+		Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
+	}
+}
+
 // partial says what of an applied plan was not installed: its blocked,
 // conflicting and failed actions (entries skipped by policy, such as an
 // unpinned or npm entry, are not counted). nil when there are none.
@@ -370,15 +385,8 @@ func (in *Installer) publish(ctx context.Context, p *Plan, reg *Registry, stages
 		if !a.applicable() {
 			continue
 		}
-		e := Entry{
-			Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
-			ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
-			ContentDigest: a.ContentDigest, InstalledAt: now, Status: "ok",
-			Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
-			EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
-			Dependencies: a.DependsOn, Dependency: a.Dependency,
-			Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,
-		}
+		e := a.entry()
+		e.InstalledAt = now
 		if old, ok := reg.Find(a.installedName()); ok {
 			e.Enabled = old.Enabled
 			// Installing a dependency by name makes it the user's own;

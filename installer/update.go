@@ -329,10 +329,15 @@ func (in *Installer) updateActions(ctx context.Context, req Request, g *updateGr
 // by is who renamed it) and the risk of the move, as an update's review
 // shows them (SPEC §9). Sync describes its moves the same way.
 func (in *Installer) describeMove(a *Action, e Entry, by string) {
-	old := in.inspect(e)
-	a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old.Inventory)}
+	describeMoveFrom(a, e, in.inspect(e).Inventory, by)
+}
+
+// describeMoveFrom is describeMove from e as it contributed old (a lock's
+// pin, which no home needs to have installed, gives its own).
+func describeMoveFrom(a *Action, e Entry, old Inventory, by string) {
+	a.Previous = &Previous{Source: e.Source, Subdir: e.Subdir, Commit: e.Commit, ContentDigest: e.ContentDigest, Version: e.Version, Risk: inventoryRisk(old)}
 	a.PreviousCommit = e.Commit
-	a.Diff = diffInventories(old.Inventory, a.Inventory)
+	a.Diff = diffInventories(old, a.Inventory)
 	a.Diff.addConfig(a.config)
 	a.Diff.addMove(e.Source, e.Subdir, a.Source, a.Subdir)
 	if a.Name != e.Name {

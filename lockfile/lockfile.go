@@ -290,6 +290,15 @@ func (l *Lock) FindMarketplace(name string) (*Marketplace, bool) {
 	return &l.Marketplaces[i], true
 }
 
+// FindPlugin returns the lock's plugin named name.
+func (l *Lock) FindPlugin(name string) (*Plugin, bool) {
+	i := slices.IndexFunc(l.Plugins, func(p Plugin) bool { return p.Name == name })
+	if i < 0 {
+		return nil, false
+	}
+	return &l.Plugins[i], true
+}
+
 // Names are the lock's plugin names, sorted.
 func (l *Lock) Names() []string {
 	set := map[string]bool{}

@@ -66,6 +66,28 @@ func (p *Project) Marketplace(name string) (*ProjectMarketplace, bool) {
 	return &p.Marketplaces[i], true
 }
 
+// Want returns what the project wants of the plugin named name.
+func (p *Project) Want(name string) (Wanted, bool) {
+	i := slices.IndexFunc(p.Plugins, func(w Wanted) bool { return w.Name == name })
+	if i < 0 {
+		return Wanted{}, false
+	}
+	return p.Plugins[i], true
+}
+
+// Unlocked are the plugins the project wants that l does not pin through
+// the marketplace the project names (a lock written before the project
+// file last changed): sync leaves them to lock --update.
+func (p *Project) Unlocked(l *Lock) []Wanted {
+	var out []Wanted
+	for _, w := range p.Plugins {
+		if lp, ok := l.FindPlugin(w.Name); !ok || lp.Marketplace != w.Market {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // FindProject looks for .reasonix/plugins.json in dir and each folder above
 // it, up to the root of the git repository dir is in (the first folder
 // holding .git) or of the file system, and reads the first it finds.

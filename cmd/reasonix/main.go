@@ -28,7 +28,6 @@ type Main struct {
 	// suggests: "./reasonix" when run by a relative path (so pasting the
 	// suggestion runs the same binary); "" means "reasonix".
 	Prog string
-
 	// terminal, when set, says whether w is a terminal (tests); nil checks
 	// the file descriptor.
 	terminal func(w io.Writer) bool

@@ -22,6 +22,7 @@ const (
 	cmdRemove  command = "remove"
 	cmdPrune   command = "prune"
 	cmdSync    command = "sync"
+	cmdLock    command = "lock --update"
 )
 
 const (
@@ -64,7 +65,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 	if reviewed {
 		see = "see above"
 	}
-	nothing := map[command]string{cmdInstall: "nothing installed", cmdUpdate: "nothing updated", cmdRemove: "nothing removed", cmdPrune: "nothing pruned", cmdSync: "nothing synced"}[cmd]
+	nothing := map[command]string{cmdInstall: "nothing installed", cmdUpdate: "nothing updated", cmdRemove: "nothing removed", cmdPrune: "nothing pruned", cmdSync: "nothing synced", cmdLock: "the lock is not written"}[cmd]
 	switch {
 	case plugind.CodeOf(resp.Err) == plugind.CodeCancelled:
 		_ = c.failed("interrupted", resp.Err)
@@ -102,6 +103,12 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		default:
 			line = "planned a sync: " + plural(t.Ready, "plugin") + " to install or move"
 		}
+	case cmdLock:
+		if len(names) == 0 {
+			c.ok("the lock is current: every wanted plugin is still at its locked pin (%s)", plural(t.UpToDate, "plugin"))
+			return
+		}
+		line = "wrote the lock: " + plural(t.Ready, "plugin") + " added, moved or dropped"
 	case cmdUpdate:
 		switch {
 		case resp.Status == installer.StatusUpToDate && len(resp.Actions) == 0:

@@ -33,7 +33,7 @@ var entryPrefix = lazyregexp.New(`^marketplace entry "[^"]*"(?: \(plugins\[\d+\]
 
 // review prints resp as sh says to show it.
 func (s *console) review(resp *installer.Response, sh shown) {
-	update := sh.cmd == cmdUpdate || sh.cmd == cmdSync // plans of moves, with capability diffs
+	update := sh.cmd == cmdUpdate || sh.cmd == cmdSync || sh.cmd == cmdLock // plans of moves, with capability diffs
 	var ready, kept, other []installer.Action
 	for _, a := range resp.Actions {
 		switch {
