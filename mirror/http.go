@@ -88,9 +88,13 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 	})
 }
 
-func clientOf(ctx context.Context) string {
-	c, _ := ctx.Value(clientKey{}).(string)
-	return c
+// clientOf names the request's token ("" before auth admitted it).
+func clientOf(ctx context.Context) string { return tokenOf(ctx).Name }
+
+// tokenOf is the request's live token, put there by auth.
+func tokenOf(ctx context.Context) meta.Token {
+	t, _ := ctx.Value(clientKey{}).(meta.Token)
+	return t
 }
 
 // auth admits requests bearing a live client token.
@@ -103,7 +107,14 @@ func (s *Server) auth(h http.Handler) http.Handler {
 			writeError(w, &apiError{Status: http.StatusUnauthorized, Code: plugind.CodeSourceUnreadable, Msg: "the mirror needs a token: set REASONIX_MIRROR_TOKEN (an operator makes one with: reasonix mirror token create)"})
 			return
 		}
-		name, ok, err := s.cfg.DB.Authenticate(r.Context(), token)
+		tok, ok, err := s.cfg.DB.Authenticate(r.Context(), token)
+		if errors.Is(err, meta.ErrTokenScopes) {
+			// Fail closed: a token whose scopes cannot be read is not one
+			// without scopes.
+			s.log.Warn("token refused", "err", err)
+			writeError(w, &apiError{Status: http.StatusForbidden, Code: plugind.CodeSourceUnreadable, Msg: "the mirror cannot read the scopes of REASONIX_MIRROR_TOKEN; its operator must make it again (reasonix mirror token create)"})
+			return
+		}
 		if err != nil {
 			s.log.Warn("token check failed", "err", err)
 			writeError(w, &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable, Msg: "the mirror cannot check tokens right now (its database is unreachable)"})
@@ -114,7 +125,7 @@ func (s *Server) auth(h http.Handler) http.Handler {
 			writeError(w, &apiError{Status: http.StatusUnauthorized, Code: plugind.CodeSourceUnreadable, Msg: "the mirror refused REASONIX_MIRROR_TOKEN: unknown or revoked"})
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, name)))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, tok)))
 	})
 }
 
@@ -164,7 +175,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *meta.Entry, r
 }
 
 // request is what every /v1 route reads first: its parameters, checked
-// (readQuery), and the repository, checked against the policy.
+// (readQuery), and the repository, checked against the policy and then
+// the token's scopes (permitted) before anything is looked up, so a refusal
+// says nothing of what the mirror holds.
 func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) (query, *meta.Entry, bool) {
 	e := &meta.Entry{Action: action}
 	q, err := readQuery(r.URL.Query(), action, e)
@@ -175,7 +188,19 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) 
 		s.fail(w, r, e, err)
 		return query{}, nil, false
 	}
+	if miss := s.outOfScope(r.Context(), q.src.Key()); miss != nil {
+		s.refuseScope(w, r, e, miss)
+		return query{}, nil, false
+	}
 	return q, e, true
+}
+
+// refuseScope answers a request outside its token's scopes, audited as
+// outcomeOutOfScope (the operator finds them with mirror audit --outcome).
+func (s *Server) refuseScope(w http.ResponseWriter, r *http.Request, e *meta.Entry, miss *apiError) {
+	e.Outcome, e.Detail = outcomeOutOfScope, miss.Msg
+	s.log.Info("outside the token's scopes", "repo", e.Repo, "client", clientOf(r.Context()))
+	s.answer(w, r, e, func() { writeError(w, miss) })
 }
 
 // fail answers err and audits it.

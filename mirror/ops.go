@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
@@ -23,6 +24,23 @@ func (s *Server) allowed(key string) error {
 		return nil
 	}
 	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: d.Reason(key), Rule: d.Rule}
+}
+
+// outOfScope refuses, for the request's token, a repository its scopes do
+// not cover (nil when they do, or when it has none). The answer names the
+// repository and the token's own scopes, which its holder may know, and
+// nothing of other tokens or of what the mirror holds: it is given before
+// anything is looked up. It is install.blocked with no rule, so a client
+// stops there (a refusal, never "mirror down", and never a fall-back
+// upstream around it).
+func (s *Server) outOfScope(ctx context.Context, key string) *apiError {
+	tok := tokenOf(ctx)
+	if tok.Scopes.Allows(key) {
+		return nil
+	}
+	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: fmt.Sprintf(
+		"%s is outside the scopes of the mirror token %q (%s); ask the mirror's operator for a token whose scopes cover it",
+		key, tok.Name, strings.Join(tok.Scopes.Rules(), ", "))}
 }
 
 // detach is the context of work others may be waiting on: it outlives

@@ -11,6 +11,7 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/secrets"
 )
 
@@ -139,7 +140,7 @@ func TestTokens(t *testing.T) {
 	t.Parallel()
 	db := open(t)
 	ctx := context.Background()
-	tok, err := db.CreateToken(ctx, "ci-runner-1")
+	tok, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{})
 	if err != nil || !strings.HasPrefix(tok, meta.TokenPrefix) || len(tok) < 40 {
 		t.Fatalf("%q %v", tok, err)
 	}
@@ -147,13 +148,13 @@ func TestTokens(t *testing.T) {
 	if got := secrets.Mask("token " + tok + " refused"); got != "token "+secrets.Masked+" refused" {
 		t.Errorf("a client token is not masked: %q", got)
 	}
-	if name, ok, err := db.Authenticate(ctx, tok); !ok || err != nil || name != "ci-runner-1" {
-		t.Fatalf("%q %v %v", name, ok, err)
+	if got, ok, err := db.Authenticate(ctx, tok); !ok || err != nil || got.Name != "ci-runner-1" || got.Scopes.Limited() {
+		t.Fatalf("%+v %v %v", got, ok, err)
 	}
 	if _, ok, _ := db.Authenticate(ctx, tok+"x"); ok {
 		t.Fatal("a wrong token was accepted")
 	}
-	if _, err := db.CreateToken(ctx, "ci-runner-1"); !errors.Is(err, meta.ErrTokenExists) {
+	if _, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{}); !errors.Is(err, meta.ErrTokenExists) {
 		t.Fatalf("duplicate name: %v", err)
 	}
 	if err := db.RevokeToken(ctx, "ci-runner-1"); err != nil {
@@ -165,12 +166,12 @@ func TestTokens(t *testing.T) {
 	if err := db.RevokeToken(ctx, "ci-runner-1"); !errors.Is(err, meta.ErrNoToken) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	tok2, err := db.CreateToken(ctx, "ci-runner-1")
+	tok2, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{})
 	if err != nil || tok2 == tok {
 		t.Fatalf("reuse a revoked name: %v", err)
 	}
 	for _, bad := range []string{"", "has space", "-dash", strings.Repeat("x", 101), "semi;colon"} {
-		if _, err := db.CreateToken(ctx, bad); err == nil {
+		if _, err := db.CreateToken(ctx, bad, policy.Scopes{}); err == nil {
 			t.Errorf("name %q accepted", bad)
 		}
 	}
