@@ -38,8 +38,8 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
-	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/mirror/objects"
+	"reasonix.io/plugind/mirror/policy"
 )
 
 type options struct {
