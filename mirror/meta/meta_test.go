@@ -3,6 +3,7 @@ package meta_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -324,5 +325,41 @@ func TestSnapshotsAndAudit(t *testing.T) {
 	all, err := db.AuditLog(ctx, meta.AuditFilter{Since: time.Now().Add(-time.Hour)})
 	if err != nil || len(all) != 2 || all[0].Client != "alice" {
 		t.Fatalf("%+v %v", all, err)
+	}
+}
+
+// A token's scopes are stored with it, as written, and come back parsed; a
+// revoked name made again takes its new scopes, not the old ones.
+func TestTokenScopes(t *testing.T) {
+	t.Parallel()
+	db := open(t)
+	ctx := context.Background()
+	sc, err := policy.ParseScopes([]string{"GitHub.com/Acme", "bücher.example/team/tools.git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := db.CreateToken(ctx, "ci", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.Authenticate(ctx, tok)
+	if !ok || err != nil || !slices.Equal(got.Scopes.Rules(), sc.Rules()) || !got.Scopes.Allows("github.com/acme/x") || got.Scopes.Allows("github.com/other/x") {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	if err := db.RevokeToken(ctx, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err = db.CreateToken(ctx, "ci", policy.Scopes{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err = db.Authenticate(ctx, tok); !ok || err != nil || got.Scopes.Limited() {
+		t.Fatalf("made again without scopes: %+v %v %v", got, ok, err)
+	}
+	// Scopes that no longer parse refuse the token.
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE tokens SET scopes = ARRAY['not a rule'] WHERE name = 'ci'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Authenticate(ctx, tok); ok || !errors.Is(err, meta.ErrTokenScopes) || !strings.Contains(err.Error(), "not a rule") {
+		t.Fatalf("unreadable scopes: %v %v", ok, err)
 	}
 }
