@@ -266,7 +266,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var o meta.Object
+	var o meta.Stored
 	var outcome string
 	var body io.ReadCloser
 	var size int64
@@ -288,11 +288,16 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer body.Close()
+	if miss := s.submoduleOutOfScope(r.Context(), q.src.Key(), q.sha, o.Submodules); miss != nil {
+		e.Digest = o.Digest
+		s.refuseScope(w, r, e, miss)
+		return
+	}
 	if outcome == outcomeHit {
 		s.m.add(cacheTotal, 1, "op", "fetch", "result", "hit")
 	}
 	e.Outcome, e.Digest = outcome, o.Digest
-	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
+	s.answer(w, r, e, func() { s.sendArchive(w, r, o.Object, body, size) })
 }
 
 // sendArchive streams a stored archive, checking its hash on the way.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
@@ -282,19 +283,19 @@ func TestSnapshotsAndAudit(t *testing.T) {
 	ctx := context.Background()
 	const repo, sha = "github.com/o/r", "cccccccccccccccccccccccccccccccccccccccc"
 	o := meta.Object{Digest: "sha256:" + strings.Repeat("ab", 32), Size: 10, ArchiveSHA256: strings.Repeat("0", 64), Files: 2, Bytes: 5}
-	if err := db.PutSnapshot(ctx, repo, sha, "", o); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutSnapshot(ctx, repo, sha, "plugins/a", o); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "plugins/a", o, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The first record stands: an object is immutable.
 	other := o
 	other.Size = 99
-	if err := db.PutSnapshot(ctx, repo, sha, "", other); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "", other, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got != o {
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got.Object != o || got.Submodules == nil || len(got.Submodules) != 0 {
 		t.Fatalf("%+v %v", got, err)
 	}
 	if err := db.PutMarketplace(ctx, repo, sha, ".claude-plugin/marketplace.json", []byte(`{"name":"m"}`)); err != nil {
@@ -361,5 +362,34 @@ func TestTokenScopes(t *testing.T) {
 	}
 	if _, ok, err := db.Authenticate(ctx, tok); ok || !errors.Is(err, meta.ErrTokenScopes) || !strings.Contains(err.Error(), "not a rule") {
 		t.Fatalf("unreadable scopes: %v %v", ok, err)
+	}
+}
+
+// A snapshot keeps the submodules it holds; one stored before they were
+// recorded (NULL) is not found until it is stored again, with them.
+func TestSnapshotSubmodules(t *testing.T) {
+	t.Parallel()
+	db := open(t)
+	ctx := context.Background()
+	const repo, sha = "github.com/o/r", "dddddddddddddddddddddddddddddddddddddddd"
+	o := meta.Object{Digest: "sha256:" + strings.Repeat("cd", 32), Size: 10, ArchiveSHA256: strings.Repeat("0", 64), Files: 2, Bytes: 5}
+	subs := []plugind.Submodule{{Path: "lib", URL: "https://github.com/o/lib", Commit: strings.Repeat("e", 40)}}
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, subs); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || !slices.Equal(got.Submodules, subs) {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE snapshots SET submodules = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Snapshot(ctx, repo, sha, ""); ok || err != nil {
+		t.Fatalf("a row without recorded submodules was found (%v)", err)
+	}
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got.Submodules == nil || len(got.Submodules) != 0 {
+		t.Fatalf("stored again: %+v %v %v", got, ok, err)
 	}
 }
