@@ -39,7 +39,8 @@ import (
 // (https://github.com/o/r.git, https://git.example.test/team/tools.git);
 // ref "" is the default branch. Errors are JSON {"error", "errorCode",
 // "kind"?, "rule"?}: 400 bad request, 401 no or bad token, 403
-// install.blocked (rule: the policy rule), 404 not found (kind: repo, ref,
+// install.blocked (rule: the policy rule; no rule: outside the token's
+// scopes, which the message names), 404 not found (kind: repo, ref,
 // commit, unreachable, path), 422 refused content (budget, unsafe tree),
 // 502/503/504 upstream or the mirror itself failing (the client may fail
 // over and fall back). Every parameter is checked before use (query.go);
@@ -47,6 +48,19 @@ import (
 // written; and the mirror's own failures (PostgreSQL, the object store,
 // the audit log) are answered with an incident name, their details in the
 // log only.
+//
+// A token's scopes (policy RULEs, meta.Token) are checked on every route
+// that takes a repository, after the policy and before anything is looked
+// up, as the policy's allow rules match (case-insensitive, IDNA hosts,
+// ".git" dropped, whole segments). A snapshot is asked for by (repo, sha,
+// paths), never by tree digest alone: a token learns a digest only from
+// an answer about a repository its scopes cover, and the only way to the
+// bytes is through such a repository again. Because a snapshot holds its
+// submodules' content, fetched with the mirror's own credentials, their
+// repositories must be inside the scopes too (submoduleOutOfScope). The
+// mirror reaches upstream with its own environment's credentials
+// (app.Upstream); nothing a client sends (its token, a URL's userinfo,
+// which the source grammar refuses) is ever passed upstream.
 
 // maxPaths bounds the folders one snapshot request may name.
 const maxPaths = 1000

@@ -12,6 +12,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/policy"
@@ -189,5 +190,57 @@ func TestUnreadableScopesFailClosed(t *testing.T) {
 	resp, body := f.get(t, "/v1/refs?repo=https://github.com/acme/tools", scoped)
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "cannot read the scopes") {
 		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
+
+// A snapshot holds its submodules' content, fetched with the mirror's
+// credentials: a token whose scopes miss a submodule's repository is
+// refused the snapshot (naming the submodule) even once another token has
+// had the mirror store it, and gets the folders that hold no such
+// submodule. A marketplace document a submodule brings in is not kept.
+func TestScopesCoverSubmodules(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, mirrortest.Options{})
+	lib := f.gh.CreateRepo("acme", "lib").Commit("main", map[string]string{"skills/lib/SKILL.md": "lib"})
+	secret := f.gh.CreateRepo("other", "secret").Commit("main", map[string]string{"marketplace.json": `{"name":"secret","owner":{"name":"o"},"plugins":[]}`})
+	sha := f.gh.CreateRepo("acme", "tools").Commit("main", map[string]string{
+		".gitmodules": "[submodule \"lib\"]\n\tpath = lib\n\turl = ../lib.git\n" +
+			"[submodule \"secret\"]\n\tpath = .claude-plugin\n\turl = https://github.com/other/secret\n",
+		"lib":            fakegithub.Gitlink(lib),
+		".claude-plugin": fakegithub.Gitlink(secret),
+		"plugin/p.md":    "p",
+	})
+	ctx := context.Background()
+	// The unscoped token has the mirror store the whole tree.
+	if _, err := f.repo(t, "acme/tools").Fetch(ctx, sha, filepath.Join(t.TempDir(), "all"), host.FetchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	repo := "/v1/snapshot?repo=" + url.QueryEscape("https://github.com/acme/tools") + "&sha=" + sha
+	narrow := f.eng.Token(t, "narrow", "github.com/acme")
+	for _, tc := range []struct {
+		query, want string
+		status      int
+	}{
+		{"", "holds the submodule github.com/other/secret (at .claude-plugin)", http.StatusForbidden},
+		{"&path=.claude-plugin", "holds the submodule github.com/other/secret", http.StatusForbidden},
+		{"&path=plugin&path=lib", "", http.StatusOK}, // acme/lib is inside github.com/acme
+		{"&path=plugin", "", http.StatusOK},
+	} {
+		resp, body := f.get(t, repo+tc.query, narrow)
+		if resp.StatusCode != tc.status || tc.want != "" && (!strings.Contains(body, tc.want) || !strings.Contains(body, string(plugind.CodeBlocked))) {
+			t.Errorf("%q: %d %s, want %d %q", tc.query, resp.StatusCode, body, tc.status, tc.want)
+		}
+	}
+	wide := f.eng.Token(t, "wide", "github.com/acme", "github.com/other/secret")
+	if resp, body := f.get(t, repo, wide); resp.StatusCode != http.StatusOK {
+		t.Errorf("scopes covering every submodule: %d %s", resp.StatusCode, body)
+	}
+	log, err := f.eng.DB.AuditLog(ctx, meta.AuditFilter{Client: "narrow", Outcome: "out_of_scope"})
+	if err != nil || len(log) != 2 || !strings.Contains(log[0].Detail, "github.com/other/secret") {
+		t.Errorf("audit %+v %v", log, err)
+	}
+	// The submodule's marketplace.json is not the parent's document.
+	if resp, body := f.get(t, "/v1/marketplace?repo="+url.QueryEscape("https://github.com/acme/tools")+"&sha="+sha, narrow); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a submodule's marketplace document is served as the parent's: %d %s", resp.StatusCode, body)
 	}
 }
