@@ -286,7 +286,7 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	fl.StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
 	fl.StringVar(&f.Repo, "repo", "", "only this repository (github.com/OWNER/REPO)")
 	fl.StringVar(&f.Action, "action", "", "only this action (refs, resolve, reachable, snapshot, marketplace, lease.takeover)")
-	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, not_found, error)")
+	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, out_of_scope, not_found, error)")
 	fl.StringVar(&f.Client, "client", "", "only this client (token name)")
 	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
 	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")
