@@ -1,15 +1,14 @@
 package mirror_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"reasonix.io/plugind/app"
@@ -17,24 +16,6 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
 )
-
-// lockedLog is a log sink safe for a replica's concurrent handlers.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
 
 // The mirror fetches a private repository with its own GITHUB_TOKEN, read
 // from its own environment as a client's would be (app.Upstream), never
@@ -47,8 +28,13 @@ func TestPrivateUpstreamUsesTheMirrorsToken(t *testing.T) {
 	const mirrorGH = "ghp_MirrorOwnToken0123456789abcdefABCDEF"
 	const clientGH = "ghp_ClientToken0123456789abcdefABCDEFGHI"
 	eng := mirrortest.Open(t)
-	var logs lockedLog
-	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	// A file takes the replica's concurrent log lines as they come.
+	logs, err := os.Create(filepath.Join(t.TempDir(), "mirror.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	gh := fakegithub.New(t, fakegithub.WithLogger(logger))
 	gh.RequireToken(mirrorGH)
 	mirrorEnv := map[string]string{"REASONIX_GITHUB_URL": gh.URL, "REASONIX_GITHUB_API_URL": gh.APIURL,
@@ -105,7 +91,11 @@ func TestPrivateUpstreamUsesTheMirrorsToken(t *testing.T) {
 			t.Errorf("an audit row carries a GitHub token: %s", row)
 		}
 	}
-	if l := logs.String(); strings.Contains(l, mirrorGH) || strings.Contains(l, clientGH) || !strings.Contains(l, "fetched upstream") {
+	logged, err := os.ReadFile(logs.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := string(logged); strings.Contains(l, mirrorGH) || strings.Contains(l, clientGH) || !strings.Contains(l, "fetched upstream") {
 		t.Errorf("the log carries a GitHub token, or logged nothing:\n%s", l)
 	}
 }
