@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -28,8 +29,14 @@ type HostConfig struct {
 	// Mirror, when set, is the team mirror every repository is asked
 	// first (REASONIX_MIRROR…; mirror.ConfigFromEnv).
 	Mirror *mirror.Config
-	Net    host.NetConfig
-	Log    *slog.Logger
+	// Home is the user's home directory: ~/.ssh (keys, known_hosts) and
+	// ~/.netrc are read there; "" reads neither.
+	Home string
+	// SSHAuthSock is the SSH agent's socket (SSH_AUTH_SOCK); User the
+	// account an SSH URL without one logs in as (USER, as ssh does).
+	SSHAuthSock, User string
+	Net               host.NetConfig
+	Log               *slog.Logger
 }
 
 // HostConfigFromEnv reads the environment of SPEC §4, all but the mirror's
@@ -40,13 +47,16 @@ func HostConfigFromEnv(getenv func(string) string, log *slog.Logger) (HostConfig
 		return HostConfig{}, plugind.Errorf(plugind.CodeInvalidSource, "%v", err)
 	}
 	return HostConfig{
-		GitHubURL: getenv("REASONIX_GITHUB_URL"),
-		APIURL:    getenv("REASONIX_GITHUB_API_URL"),
-		Token:     cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
-		GitOff:    strings.EqualFold(getenv("REASONIX_GIT"), "off"),
-		Rewrite:   rw,
-		Net:       host.NetConfig{Log: log},
-		Log:       log,
+		GitHubURL:   getenv("REASONIX_GITHUB_URL"),
+		APIURL:      getenv("REASONIX_GITHUB_API_URL"),
+		Token:       cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
+		GitOff:      strings.EqualFold(getenv("REASONIX_GIT"), "off"),
+		Rewrite:     rw,
+		Home:        getenv("HOME"),
+		SSHAuthSock: getenv("SSH_AUTH_SOCK"),
+		User:        getenv("USER"),
+		Net:         host.NetConfig{Log: log},
+		Log:         log,
 	}, nil
 }
 
@@ -58,6 +68,7 @@ type Hosts struct {
 	github    *github.Host
 	githubGit string // github.com's git side, after REASONIX_GITHUB_URL or a rewrite
 	git       *http.Client
+	ssh       *git.SSHConfig
 	mirror    *mirror.Client // nil: no team mirror
 }
 
@@ -83,7 +94,7 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Hosts{cfg: cfg, github: gh, githubGit: strings.TrimSuffix(gitURL, "/"), git: host.NewHTTPClient(rt)}
+	h := &Hosts{cfg: cfg, github: gh, githubGit: strings.TrimSuffix(gitURL, "/"), git: host.NewHTTPClient(rt), ssh: sshConfig(cfg)}
 	if cfg.Mirror != nil {
 		mcfg := *cfg.Mirror
 		mcfg.Log, mcfg.Net.Log = cfg.Log, cfg.Log
@@ -92,6 +103,21 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 		}
 	}
 	return h, nil
+}
+
+// sshConfig is how SSH sources are reached: the user's ~/.ssh and agent,
+// over the stack's dialer (its timeout, and PublicOnly for the mirror's
+// upstream dials). Without a home no key file or known host is read, so
+// every host key is refused as unknown.
+func sshConfig(cfg HostConfig) *git.SSHConfig {
+	dir := ""
+	if cfg.Home != "" {
+		dir = filepath.Join(cfg.Home, ".ssh")
+	}
+	return &git.SSHConfig{
+		Dial: host.NewDialer(cfg.Net).DialContext, Dir: dir, AgentSock: cfg.SSHAuthSock,
+		User: cfg.User, Timeout: cfg.Net.Timeout, Log: cfg.Log,
+	}
 }
 
 // layers is what one request asks of the host stack.
@@ -149,7 +175,7 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	default:
 		// Every git transport retries, GitHub's as a generic host's.
 		viaGit := func(url, token string) host.Repo {
-			return host.NewRetry(git.New(src, git.Config{URL: url, Client: h.git, Token: token, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}), h.cfg.Log)
+			return host.NewRetry(git.New(src, git.Config{URL: url, Client: h.git, Token: token, SSH: h.ssh, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}), h.cfg.Log)
 		}
 		var direct host.Repo
 		var err error

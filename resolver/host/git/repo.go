@@ -40,6 +40,8 @@ type Config struct {
 	// Token, when set, is sent as basic auth. Only ever set for the host
 	// the token belongs to (GitHub).
 	Token string
+	// SSH reaches ssh:// URLs; nil refuses them.
+	SSH *SSHConfig
 	// Timeout fails a pack download that stalls this long (default 30s).
 	Timeout time.Duration
 	Log     *slog.Logger

@@ -32,6 +32,12 @@ func (r *Repo) session() (transport.UploadPackSession, error) {
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: transport address: %v", r.src.Key(), err)
 	}
+	if ep.Protocol == "ssh" {
+		return r.newSSHSession(ep)
+	}
+	if ep.Protocol != "https" && ep.Protocol != "http" {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: the %s transport is not used", r.src.Key(), ep.Protocol)
+	}
 	tr := githttp.NewClient(r.cfg.Client)
 	var auth transport.AuthMethod
 	if r.cfg.Token != "" {
@@ -108,7 +114,10 @@ func (r *Repo) classify(ctx context.Context, what string, err error) error {
 	}
 	key := r.src.Key()
 	var herr *githttp.Err
+	var keyErr *HostKeyError
 	switch {
+	case errors.As(err, &keyErr) || plugind.CodeOf(err) != "":
+		return err
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return plugind.Errorf(plugind.CodeNotFound, "%s: %w (the host answered 404)", key, host.ErrRepoNotFound)
 	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Token != "":
