@@ -29,6 +29,9 @@ type HostConfig struct {
 	// Mirror, when set, is the team mirror every repository is asked
 	// first (REASONIX_MIRROR…; mirror.ConfigFromEnv).
 	Mirror *mirror.Config
+	// Credentials answers a generic HTTPS host's 401 (git's credential
+	// helpers, then ~/.netrc; host.Credentials); nil: none are sent.
+	Credentials *host.Credentials
 	// Home is the user's home directory: ~/.ssh (keys, known_hosts) and
 	// ~/.netrc are read there; "" reads neither.
 	Home string
@@ -53,6 +56,7 @@ func HostConfigFromEnv(getenv func(string) string, log *slog.Logger) (HostConfig
 		GitOff:      strings.EqualFold(getenv("REASONIX_GIT"), "off"),
 		Rewrite:     rw,
 		Home:        getenv("HOME"),
+		Credentials: &host.Credentials{Home: getenv("HOME"), Log: log},
 		SSHAuthSock: getenv("SSH_AUTH_SOCK"),
 		User:        getenv("USER"),
 		Net:         host.NetConfig{Log: log},
@@ -175,7 +179,11 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	default:
 		// Every git transport retries, GitHub's as a generic host's.
 		viaGit := func(url, token string) host.Repo {
-			return host.NewRetry(git.New(src, git.Config{URL: url, Client: h.git, Token: token, SSH: h.ssh, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}), h.cfg.Log)
+			cfg := git.Config{URL: url, Client: h.git, Token: token, SSH: h.ssh, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}
+			if src.Kind == source.Git && !src.IsSSH() {
+				cfg.Credentials = h.cfg.Credentials // github.com has its token
+			}
+			return host.NewRetry(git.New(src, cfg), h.cfg.Log)
 		}
 		var direct host.Repo
 		var err error

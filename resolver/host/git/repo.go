@@ -40,6 +40,9 @@ type Config struct {
 	// Token, when set, is sent as basic auth. Only ever set for the host
 	// the token belongs to (GitHub).
 	Token string
+	// Credentials, when set, are asked once the host answers 401 to a
+	// request without any (generic HTTPS hosts; never with Token).
+	Credentials *host.Credentials
 	// SSH reaches ssh:// URLs; nil refuses them.
 	SSH *SSHConfig
 	// Timeout fails a pack download that stalls this long (default 30s).
@@ -56,6 +59,11 @@ type Repo struct {
 
 	mu  sync.Mutex
 	adv *advertisement
+	// loginNote says why no credential was found after a 401 (under mu).
+	loginNote string
+
+	credMu sync.Mutex
+	cred   *host.Credential
 }
 
 // New returns the git Repo of src, reached as cfg says.

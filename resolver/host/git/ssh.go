@@ -293,4 +293,3 @@ func (l *limitedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
-

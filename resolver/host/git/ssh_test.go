@@ -33,6 +33,7 @@ func sshRepo(t *testing.T, srv *sshd.Server, raw, home string, net host.NetConfi
 // git-upload-pack; both SSH spellings list its refs and fetch its tree,
 // with the key file and known_hosts of a throwaway home.
 func TestSSHFetchBothSpellings(t *testing.T) {
+	t.Parallel()
 	srv := sshd.Start(t)
 	c1 := srv.Repo(t, "tools", map[string]string{"a.txt": "one", "plugins/x/b.txt": "two"})
 	c2 := srv.Commit(t, "tools", map[string]string{"a.txt": "three"})
@@ -69,6 +70,7 @@ func TestSSHFetchBothSpellings(t *testing.T) {
 // known_hosts at all are refused before any key is offered, naming the
 // host, the key's SHA256 fingerprint and what to do; nothing is written.
 func TestSSHHostKeyRefused(t *testing.T) {
+	t.Parallel()
 	srv := sshd.Start(t)
 	srv.Repo(t, "tools", map[string]string{"a.txt": "one"})
 	other, _, err := ed25519Key(t)
@@ -113,6 +115,7 @@ func TestSSHHostKeyRefused(t *testing.T) {
 // goes through the same dialer as HTTP and refuses a loopback address
 // before anything is sent.
 func TestSSHPublicOnly(t *testing.T) {
+	t.Parallel()
 	srv := sshd.Start(t)
 	srv.Repo(t, "tools", map[string]string{"a.txt": "one"})
 	home := srv.Home(t, srv.KnownHostsLine())
@@ -127,6 +130,7 @@ func TestSSHPublicOnly(t *testing.T) {
 // TestSSHNoKeyAccepted: with no key the server authorizes, the refusal
 // says which keys were tried, and that an encrypted key file was skipped.
 func TestSSHNoKeyAccepted(t *testing.T) {
+	t.Parallel()
 	srv := sshd.Start(t)
 	srv.Repo(t, "tools", map[string]string{"a.txt": "one"})
 	home := srv.Home(t, srv.KnownHostsLine())
@@ -153,7 +157,6 @@ func ed25519Key(t *testing.T) (string, ssh.PublicKey, error) {
 	k, _, _, _, err := ssh.ParseAuthorizedKey(b)
 	return strings.Join(strings.Fields(string(b))[:2], " "), k, err
 }
-
 
 func sshdRun(t *testing.T, name string, args ...string) {
 	t.Helper()
