@@ -256,4 +256,3 @@ func run(t testing.TB, dir, name string, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
-
