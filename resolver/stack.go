@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,12 +57,25 @@ func HostConfigFromEnv(getenv func(string) string, log *slog.Logger) (HostConfig
 		GitOff:      strings.EqualFold(getenv("REASONIX_GIT"), "off"),
 		Rewrite:     rw,
 		Home:        getenv("HOME"),
-		Credentials: &host.Credentials{Home: getenv("HOME"), Log: log},
+		Credentials: &host.Credentials{Home: getenv("HOME"), Env: helperEnv(getenv), Log: log},
 		SSHAuthSock: getenv("SSH_AUTH_SOCK"),
 		User:        getenv("USER"),
 		Net:         host.NetConfig{Log: log},
 		Log:         log,
 	}, nil
+}
+
+// helperEnv is git credential's environment: the process's, with what
+// getenv says of where git finds its configuration (the same in
+// production; a test's throwaway home and GIT_CONFIG_GLOBAL otherwise).
+func helperEnv(getenv func(string) string) []string {
+	env := os.Environ()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "PATH"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v) // the last of a name wins (os/exec)
+		}
+	}
+	return env
 }
 
 // Hosts holds what every repository's host stack shares, for as long as

@@ -26,50 +26,6 @@ const (
 	credPassword = "pw-0123456789-credential"
 )
 
-// authGate is a generic git host that wants basic auth: a 401 without the
-// right credential, the fake plain-git host behind it with one. It
-// records what each request carried.
-type authGate struct {
-	*httptest.Server
-	mu   sync.Mutex
-	seen []string // "anonymous" or "user:password"
-}
-
-func newAuthGate(t *testing.T, fake *fakegithub.Server, redirectTo string) *authGate {
-	t.Helper()
-	target, _ := url.Parse(fake.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	g := &authGate{}
-	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, p, ok := r.BasicAuth()
-		g.mu.Lock()
-		if ok {
-			g.seen = append(g.seen, u+":"+p)
-		} else {
-			g.seen = append(g.seen, "anonymous")
-		}
-		g.mu.Unlock()
-		if !ok || u != credUser || p != credPassword {
-			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		if redirectTo != "" {
-			http.Redirect(w, r, redirectTo+r.URL.RequestURI(), http.StatusFound)
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(g.Close)
-	return g
-}
-
-func (g *authGate) requests() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([]string(nil), g.seen...)
-}
-
 // credEnv is a throwaway git configuration: HOME and GIT_CONFIG_GLOBAL in
 // temporary folders, no system configuration, helper as the one helper.
 func credEnv(t *testing.T, helper string) (env []string, home string) {
@@ -82,9 +38,11 @@ func credEnv(t *testing.T, helper string) (env []string, home string) {
 	return []string{"HOME=" + home, "GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}, home
 }
 
-func plainRepo(t *testing.T) (*fakegithub.Server, source.Source) {
+// plainRepo is a private repository on a generic git host: the fake's
+// plain-git mode behind basic auth (or none, opts empty).
+func plainRepo(t *testing.T, opts ...fakegithub.Option) (*fakegithub.Server, source.Source) {
 	t.Helper()
-	fake := fakegithub.New(t, fakegithub.WithPlainGit())
+	fake := fakegithub.New(t, append([]fakegithub.Option{fakegithub.WithPlainGit()}, opts...)...)
 	fake.CreateRepoAt("team/tools").Commit("main", map[string]string{"a.md": "v1"})
 	src, err := source.Parse("https://git.example.test/team/tools.git")
 	if err != nil {
@@ -100,8 +58,7 @@ func plainRepo(t *testing.T) (*fakegithub.Server, source.Source) {
 // rejected (credential-store erases it) and never in the error.
 func TestCredentialStoreHelper(t *testing.T) {
 	t.Parallel()
-	fake, src := plainRepo(t)
-	gate := newAuthGate(t, fake, "")
+	gate, src := plainRepo(t, fakegithub.WithBasicAuth(credUser, credPassword))
 	for _, tc := range []struct {
 		name, password string
 		ok             bool
@@ -117,11 +74,11 @@ func TestCredentialStoreHelper(t *testing.T) {
 				t.Fatal(err)
 			}
 			env, home := credEnv(t, "store --file="+store)
-			before := len(gate.requests())
+			before := len(gate.AuthSeen())
 			repo := New(src, Config{URL: gate.URL + "/team/tools.git", Credentials: &host.Credentials{Home: home, Env: env}})
 			_, err := repo.Refs(context.Background())
-			seen := gate.requests()[before:]
-			if len(seen) < 2 || seen[0] != "anonymous" || seen[1] != credUser+":"+tc.password {
+			seen := gate.AuthSeen()[before:]
+			if len(seen) < 2 || seen[0] != "" || seen[1] != credUser+":"+tc.password {
 				t.Errorf("requests carried %v, want anonymous first, then the stored credential", seen)
 			}
 			stored, _ := os.ReadFile(store)
@@ -152,8 +109,7 @@ func TestCredentialStoreHelper(t *testing.T) {
 // the error says the helper did not answer.
 func TestCredentialHelperHangs(t *testing.T) {
 	t.Parallel()
-	fake, src := plainRepo(t)
-	gate := newAuthGate(t, fake, "")
+	gate, src := plainRepo(t, fakegithub.WithBasicAuth(credUser, credPassword))
 	env, home := credEnv(t, "!f() { sleep 60; }; f")
 	repo := New(src, Config{URL: gate.URL + "/team/tools.git", Credentials: &host.Credentials{Home: home, Env: env, Timeout: time.Second}})
 	start := time.Now()
@@ -170,8 +126,7 @@ func TestCredentialHelperHangs(t *testing.T) {
 // others can read is warned about (and used), the password never logged.
 func TestNetrc(t *testing.T) {
 	t.Parallel()
-	fake, src := plainRepo(t)
-	gate := newAuthGate(t, fake, "")
+	gate, src := plainRepo(t, fakegithub.WithBasicAuth(credUser, credPassword))
 	env, home := credEnv(t, "")
 	netrc := "machine other.example.test login bob password nope\n" +
 		"machine 127.0.0.1 login " + credUser + " password " + credPassword + "\n" +
@@ -213,7 +168,17 @@ func TestCredentialNotCarriedAcrossRedirect(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	defer other.Close()
-	gate := newAuthGate(t, fake, other.URL)
+	// The credential's own host: a 401 without it, a redirect to the
+	// other origin with it.
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != credUser || p != credPassword {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+	}))
+	defer gate.Close()
 	store := filepath.Join(t.TempDir(), "store")
 	u, _ := url.Parse(gate.URL)
 	if err := os.WriteFile(store, []byte("http://"+credUser+":"+credPassword+"@"+u.Host+"\n"), 0o600); err != nil {
