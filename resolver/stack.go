@@ -182,7 +182,11 @@ func (h *Hosts) Upstream(src source.Source, meta host.MetaStore, opts host.Cache
 //     alone whenever the API budget is spent, so it must retry as well.
 //   - Rewrite: the transport URL (REASONIX_URL_REWRITE,
 //     REASONIX_GITHUB_URL); sources keep naming the real host.
-//   - git / REST: the raw transports, over one connection pool.
+//   - git / REST: the raw transports, over one connection pool and one
+//     dialer (host.NewDialer: PublicOnly holds for SSH dials as well).
+//     Credentials: GitHub's token to github.com's git side only; a generic
+//     HTTPS host's from git's helpers or ~/.netrc after a 401
+//     (host.Credentials); SSH keys and known_hosts (git.SSHConfig).
 func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	var r host.Repo
 	switch {

@@ -1,7 +1,8 @@
 // Package git is the host for any git repository over smart HTTP(S)
-// (GitLab, Bitbucket, Gitea, Gerrit, GitHub's git side): refs from the
-// advertisement, content by a depth-1 fetch of the wanted commit, indexed
-// and written with bounded memory, reachability from the advertised refs.
+// (GitLab, Bitbucket, Gitea, Gerrit, GitHub's git side) or SSH (ssh.go):
+// refs from the advertisement, content by a depth-1 fetch of the wanted
+// commit, indexed and written with bounded memory, reachability from the
+// advertised refs.
 package git
 
 import (

@@ -111,40 +111,35 @@ func TestSSHHostKeyRefused(t *testing.T) {
 	}
 }
 
-// TestSSHPublicOnly: built for the team mirror (PublicOnly), the SSH dial
+// TestSSHRefusals: built for the team mirror (PublicOnly), the SSH dial
 // goes through the same dialer as HTTP and refuses a loopback address
-// before anything is sent.
-func TestSSHPublicOnly(t *testing.T) {
-	t.Parallel()
-	srv := sshd.Start(t)
-	srv.Repo(t, "tools", map[string]string{"a.txt": "one"})
-	home := srv.Home(t, srv.KnownHostsLine())
-	repo := sshRepo(t, srv, "ssh://"+srv.User+"@git.example.test"+srv.Path("tools"), home, host.NetConfig{PublicOnly: true})
-	_, err := repo.Refs(context.Background())
-	var refused *host.AddressRefusedError
-	if !errors.As(err, &refused) || !host.Fatal(err) {
-		t.Fatalf("err = %v, want the address refused", err)
-	}
-}
-
-// TestSSHNoKeyAccepted: with no key the server authorizes, the refusal
+// before anything is sent; with no key the server authorizes, the refusal
 // says which keys were tried, and that an encrypted key file was skipped.
-func TestSSHNoKeyAccepted(t *testing.T) {
+func TestSSHRefusals(t *testing.T) {
 	t.Parallel()
 	srv := sshd.Start(t)
 	srv.Repo(t, "tools", map[string]string{"a.txt": "one"})
-	home := srv.Home(t, srv.KnownHostsLine())
-	key := filepath.Join(home, ".ssh", "id_ed25519")
-	if err := os.Remove(key); err != nil {
-		t.Fatal(err)
-	}
-	encrypted := filepath.Join(home, ".ssh", "id_rsa")
-	sshdRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "a passphrase", "-f", encrypted)
-	repo := sshRepo(t, srv, "ssh://"+srv.User+"@git.example.test"+srv.Path("tools"), home, host.NetConfig{})
-	_, err := repo.Refs(context.Background())
-	if !errors.Is(err, host.ErrRefused) || !strings.Contains(err.Error(), "no key was accepted") || !strings.Contains(err.Error(), encrypted+" skipped: it is encrypted") {
-		t.Fatalf("err = %v", err)
-	}
+	raw := "ssh://" + srv.User + "@git.example.test" + srv.Path("tools")
+	t.Run("public addresses only", func(t *testing.T) {
+		home := srv.Home(t, srv.KnownHostsLine())
+		_, err := sshRepo(t, srv, raw, home, host.NetConfig{PublicOnly: true}).Refs(context.Background())
+		var refused *host.AddressRefusedError
+		if !errors.As(err, &refused) || !host.Fatal(err) {
+			t.Fatalf("err = %v, want the address refused", err)
+		}
+	})
+	t.Run("no key accepted", func(t *testing.T) {
+		home := srv.Home(t, srv.KnownHostsLine())
+		if err := os.Remove(filepath.Join(home, ".ssh", "id_ed25519")); err != nil {
+			t.Fatal(err)
+		}
+		encrypted := filepath.Join(home, ".ssh", "id_rsa")
+		sshdRun(t, "ssh-keygen", "-q", "-t", "ed25519", "-N", "a passphrase", "-f", encrypted)
+		_, err := sshRepo(t, srv, raw, home, host.NetConfig{}).Refs(context.Background())
+		if !errors.Is(err, host.ErrRefused) || !strings.Contains(err.Error(), "no key was accepted") || !strings.Contains(err.Error(), encrypted+" skipped: it is encrypted") {
+			t.Fatalf("err = %v", err)
+		}
+	})
 }
 
 func ed25519Key(t *testing.T) (string, ssh.PublicKey, error) {
