@@ -201,9 +201,25 @@ type originOnly struct {
 }
 
 func (o originOnly) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get("Authorization") != "" && req.URL.Scheme+"://"+req.URL.Host != o.origin {
+	if req.Header.Get("Authorization") != "" && !sameOrigin(req.URL, o.origin) {
 		req = req.Clone(req.Context())
 		req.Header.Del("Authorization")
 	}
 	return o.rt.RoundTrip(req)
+}
+
+// sameOrigin compares u's scheme://host[:port] with origin, a default
+// port written out or not.
+func sameOrigin(u *url.URL, origin string) bool {
+	o, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		return map[string]string{"https": "443", "http": "80"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.EqualFold(u.Scheme, o.Scheme) && strings.EqualFold(u.Hostname(), o.Hostname()) && port(u) == port(o)
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,25 @@ func TestOriginOnly(t *testing.T) {
 	resp.Body.Close()
 	if len(got) != 2 || got[0] == "own:" || got[1] != "other:" {
 		t.Errorf("requests carried %q, want the credential at its own origin only", got)
+	}
+}
+
+// TestSameOrigin: scheme, host and port, a default port written or not.
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]bool{
+		"https://git.example.test/x":     true,
+		"https://git.example.test:443/x": true,
+		"https://GIT.example.test/x":     true,
+		"http://git.example.test/x":      false,
+		"https://git.example.test:8443/": false,
+		"https://other.example.test/x":   false,
+		"https://git.example.test.evil/": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := sameOrigin(u, "https://git.example.test"); got != want {
+			t.Errorf("sameOrigin(%s) = %v", raw, got)
+		}
 	}
 }
 

@@ -183,13 +183,14 @@ func (r *Repo) classify(ctx context.Context, what string, err error) error {
 	case errors.Is(err, transport.ErrAuthenticationRequired) && r.credential() != nil:
 		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
 			Msg: fmt.Sprintf("%s: the host refused the credentials from %s: %v", key, r.credential().From, err)}
+	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Credentials != nil && r.loginNote != "":
+		// The helpers failed (one hung, say): final, so neither retried
+		// (another bounded wait each) nor remembered as "not found".
+		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
+			Msg: fmt.Sprintf("%s: the host asks for credentials, and none could be had: %s; ~/.netrc has none for it", key, r.loginNote)}
 	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Credentials != nil:
 		// A generic host asked for credentials and none were found.
-		why := "no git credential helper and no ~/.netrc entry had any"
-		if r.loginNote != "" {
-			why = r.loginNote
-		}
-		return plugind.Errorf(plugind.CodeNotFound, "%s: %w or not accessible without credentials (%v; %s)", key, host.ErrRepoNotFound, err, why)
+		return plugind.Errorf(plugind.CodeNotFound, "%s: %w or not accessible without credentials (%v; no git credential helper and no ~/.netrc entry had any)", key, host.ErrRepoNotFound, err)
 	case errors.Is(err, transport.ErrAuthenticationRequired):
 		// GitHub answers 401 for a repository that does not exist as for a
 		// private one it will not show: say both.
