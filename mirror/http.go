@@ -196,13 +196,13 @@ func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) 
 	e := &meta.Entry{Action: action}
 	q, err := readQuery(r.URL.Query(), action, e)
 	if err == nil {
-		err = s.allowed(q.src.Key())
+		err = s.allowed(q.src)
 	}
 	if err != nil {
 		s.fail(w, r, e, err)
 		return query{}, nil, false
 	}
-	if miss := s.outOfScope(r.Context(), q.src.Key()); miss != nil {
+	if miss := s.outOfScope(r.Context(), q.src); miss != nil {
 		s.refuseScope(w, r, e, miss)
 		return query{}, nil, false
 	}

@@ -19,8 +19,10 @@ import (
 	"reasonix.io/plugind/tarball"
 )
 
-// allowed applies the operator's policy to a repository.
-func (s *Server) allowed(key string) error {
+// allowed applies the operator's policy to a repository, over any
+// transport (its Place).
+func (s *Server) allowed(src source.Source) error {
+	key := src.Place()
 	d := s.cfg.Policy.Check(key)
 	if d.Allowed {
 		return nil
@@ -35,8 +37,8 @@ func (s *Server) allowed(key string) error {
 // anything is looked up. It is install.blocked with no rule, so a client
 // stops there (a refusal, never "mirror down", and never a fall-back
 // upstream around it).
-func (s *Server) outOfScope(ctx context.Context, key string) *apiError {
-	tok := tokenOf(ctx)
+func (s *Server) outOfScope(ctx context.Context, src source.Source) *apiError {
+	tok, key := tokenOf(ctx), src.Place()
 	if tok.Scopes.Allows(key) {
 		return nil
 	}
@@ -57,12 +59,12 @@ func (s *Server) submoduleOutOfScope(ctx context.Context, key, sha string, subs 
 	}
 	for _, sm := range subs {
 		src, err := source.FromText(sm.URL)
-		if err == nil && tok.Scopes.Allows(src.Key()) {
+		if err == nil && tok.Scopes.Allows(src.Place()) {
 			continue
 		}
 		name := secrets.Mask(sm.URL)
 		if err == nil {
-			name = src.Key()
+			name = src.Place()
 		}
 		return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: fmt.Sprintf(
 			"%s@%s holds the submodule %s (at %s), which is outside the scopes of the mirror token %q (%s); ask the mirror's operator for a token whose scopes cover it, or ask for folders without it",

@@ -248,3 +248,32 @@ func TestScopesCoverSubmodules(t *testing.T) {
 		t.Errorf("a submodule's marketplace document is served as the parent's: %d %s", resp.StatusCode, body)
 	}
 }
+
+// Policy rules and scopes name a repository by its host and path, so an
+// SSH spelling of a blocked repository is blocked, and one inside a
+// token's scopes is never refused as outside them.
+func TestPolicyAndScopesNameSSHByPlace(t *testing.T) {
+	t.Parallel()
+	pol, err := policy.Parse([]byte(`{"block": ["git.example.test/team/secret"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, mirrortest.Options{Policy: pol})
+	scoped := f.eng.Token(t, "team", "git.example.test/team")
+	for _, repo := range []string{"ssh://git@git.example.test/team/secret.git", "git@git.example.test:team/secret.git", "ssh://git@git.example.test:2222/team/secret"} {
+		resp, body := f.get(t, "/v1/resolve?repo="+url.QueryEscape(repo)+"&ref=main", f.token)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `"rule":"git.example.test/team/secret"`) {
+			t.Errorf("%s: %d %s, want the policy's block", repo, resp.StatusCode, body)
+		}
+	}
+	// The marketplace route answers from the database alone: a repository
+	// inside the scopes is a 404 there, never a refusal (and never a
+	// lookup of a name that is not on the network).
+	sha := strings.Repeat("a", 40)
+	for repo, inside := range map[string]bool{"ssh://git@git.example.test/team/tools.git": true, "ssh://git@git.example.test/other/tools.git": false} {
+		resp, body := f.get(t, "/v1/marketplace?repo="+url.QueryEscape(repo)+"&sha="+sha, scoped)
+		if refused := resp.StatusCode == http.StatusForbidden && strings.Contains(body, "outside the scopes"); refused == inside || inside && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d %s, want it %s the scope", repo, resp.StatusCode, body, map[bool]string{true: "inside", false: "outside"}[inside])
+		}
+	}
+}

@@ -120,6 +120,12 @@ func (s Source) Key() string {
 	return s.Host + "/" + s.Repo()
 }
 
+// Place is the repository's host and path ("git.example.test/team/tools"),
+// whatever transport reaches it: what a mirror's policy rules and token
+// scopes name. Key keeps SSH apart for the cache; a rule that blocks a
+// host must block it over SSH too.
+func (s Source) Place() string { return s.Host + "/" + s.Repo() }
+
 // URL is the repository's address for git, before any transport rewrite:
 // "https://github.com/owner/repo.git", or an SSH source's canonical
 // "ssh://git@host/team/tools.git".
