@@ -40,7 +40,7 @@ var layers = map[string]int{
 	"store":          2,
 	"cache":          2,
 	"cache/maintain": 3, // the store and the cache together, beside the installer
-	"mirror/meta":    3, // keeps the host.Cached layer's rows, of the cache's types
+	"mirror/meta":    4, // keeps the host.Cached layer's rows, of the cache's types, and tokens' policy scopes
 	"mirror/objects": 2,
 	"marketplace":    3,
 	"lockfile":       3, // the lock document (SPEC §16): names, sources, config values

@@ -39,7 +39,8 @@ import (
 // (https://github.com/o/r.git, https://git.example.test/team/tools.git);
 // ref "" is the default branch. Errors are JSON {"error", "errorCode",
 // "kind"?, "rule"?}: 400 bad request, 401 no or bad token, 403
-// install.blocked (rule: the policy rule), 404 not found (kind: repo, ref,
+// install.blocked (rule: the policy rule; no rule: outside the token's
+// scopes, which the message names), 404 not found (kind: repo, ref,
 // commit, unreachable, path), 422 refused content (budget, unsafe tree),
 // 502/503/504 upstream or the mirror itself failing (the client may fail
 // over and fall back). Every parameter is checked before use (query.go);
@@ -47,6 +48,19 @@ import (
 // written; and the mirror's own failures (PostgreSQL, the object store,
 // the audit log) are answered with an incident name, their details in the
 // log only.
+//
+// A token's scopes (policy RULEs, meta.Token) are checked on every route
+// that takes a repository, after the policy and before anything is looked
+// up, as the policy's allow rules match (case-insensitive, IDNA hosts,
+// ".git" dropped, whole segments). A snapshot is asked for by (repo, sha,
+// paths), never by tree digest alone: a token learns a digest only from
+// an answer about a repository its scopes cover, and the only way to the
+// bytes is through such a repository again. Because a snapshot holds its
+// submodules' content, fetched with the mirror's own credentials, their
+// repositories must be inside the scopes too (submoduleOutOfScope). The
+// mirror reaches upstream with its own environment's credentials
+// (app.Upstream); nothing a client sends (its token, a URL's userinfo,
+// which the source grammar refuses) is ever passed upstream.
 
 // maxPaths bounds the folders one snapshot request may name.
 const maxPaths = 1000
@@ -88,9 +102,13 @@ func (s *Server) instrument(route string, h http.Handler) http.Handler {
 	})
 }
 
-func clientOf(ctx context.Context) string {
-	c, _ := ctx.Value(clientKey{}).(string)
-	return c
+// clientOf names the request's token ("" before auth admitted it).
+func clientOf(ctx context.Context) string { return tokenOf(ctx).Name }
+
+// tokenOf is the request's live token, put there by auth.
+func tokenOf(ctx context.Context) meta.Token {
+	t, _ := ctx.Value(clientKey{}).(meta.Token)
+	return t
 }
 
 // auth admits requests bearing a live client token.
@@ -103,7 +121,14 @@ func (s *Server) auth(h http.Handler) http.Handler {
 			writeError(w, &apiError{Status: http.StatusUnauthorized, Code: plugind.CodeSourceUnreadable, Msg: "the mirror needs a token: set REASONIX_MIRROR_TOKEN (an operator makes one with: reasonix mirror token create)"})
 			return
 		}
-		name, ok, err := s.cfg.DB.Authenticate(r.Context(), token)
+		tok, ok, err := s.cfg.DB.Authenticate(r.Context(), token)
+		if errors.Is(err, meta.ErrTokenScopes) {
+			// Fail closed: a token whose scopes cannot be read is not one
+			// without scopes.
+			s.log.Warn("token refused", "err", err)
+			writeError(w, &apiError{Status: http.StatusForbidden, Code: plugind.CodeSourceUnreadable, Msg: "the mirror cannot read the scopes of REASONIX_MIRROR_TOKEN; its operator must make it again (reasonix mirror token create)"})
+			return
+		}
 		if err != nil {
 			s.log.Warn("token check failed", "err", err)
 			writeError(w, &apiError{Status: http.StatusServiceUnavailable, Code: plugind.CodeSourceUnreadable, Msg: "the mirror cannot check tokens right now (its database is unreachable)"})
@@ -114,7 +139,7 @@ func (s *Server) auth(h http.Handler) http.Handler {
 			writeError(w, &apiError{Status: http.StatusUnauthorized, Code: plugind.CodeSourceUnreadable, Msg: "the mirror refused REASONIX_MIRROR_TOKEN: unknown or revoked"})
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, name)))
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, tok)))
 	})
 }
 
@@ -164,18 +189,32 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, e *meta.Entry, r
 }
 
 // request is what every /v1 route reads first: its parameters, checked
-// (readQuery), and the repository, checked against the policy.
+// (readQuery), and the repository, checked against the policy and then
+// the token's scopes (permitted) before anything is looked up, so a refusal
+// says nothing of what the mirror holds.
 func (s *Server) request(w http.ResponseWriter, r *http.Request, action string) (query, *meta.Entry, bool) {
 	e := &meta.Entry{Action: action}
 	q, err := readQuery(r.URL.Query(), action, e)
 	if err == nil {
-		err = s.allowed(q.src.Key())
+		err = s.allowed(q.src)
 	}
 	if err != nil {
 		s.fail(w, r, e, err)
 		return query{}, nil, false
 	}
+	if miss := s.outOfScope(r.Context(), q.src); miss != nil {
+		s.refuseScope(w, r, e, miss)
+		return query{}, nil, false
+	}
 	return q, e, true
+}
+
+// refuseScope answers a request outside its token's scopes, audited as
+// outcomeOutOfScope (the operator finds them with mirror audit --outcome).
+func (s *Server) refuseScope(w http.ResponseWriter, r *http.Request, e *meta.Entry, miss *apiError) {
+	e.Outcome, e.Detail = outcomeOutOfScope, miss.Msg
+	s.log.Info("outside the token's scopes", "repo", e.Repo, "client", clientOf(r.Context()))
+	s.answer(w, r, e, func() { writeError(w, miss) })
 }
 
 // fail answers err and audits it.
@@ -241,7 +280,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var o meta.Object
+	var o meta.Stored
 	var outcome string
 	var body io.ReadCloser
 	var size int64
@@ -263,11 +302,16 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer body.Close()
+	if miss := s.submoduleOutOfScope(r.Context(), q.src.Key(), q.sha, o.Submodules); miss != nil {
+		e.Digest = o.Digest
+		s.refuseScope(w, r, e, miss)
+		return
+	}
 	if outcome == outcomeHit {
 		s.m.add(cacheTotal, 1, "op", "fetch", "result", "hit")
 	}
 	e.Outcome, e.Digest = outcome, o.Digest
-	s.answer(w, r, e, func() { s.sendArchive(w, r, o, body, size) })
+	s.answer(w, r, e, func() { s.sendArchive(w, r, o.Object, body, size) })
 }
 
 // sendArchive streams a stored archive, checking its hash on the way.

@@ -16,6 +16,9 @@ const (
 	outcomeHit      = "hit"      // already stored
 	outcomeUpstream = "upstream" // this replica went upstream
 	outcomeWaited   = "waited"   // another replica (or request) did, and this one waited for it
+	// outcomeOutOfScope: refused, outside the token's scopes (policy
+	// refusals are "blocked", naming their rule).
+	outcomeOutOfScope = "out_of_scope"
 )
 
 // leaseKey names the lease of one upstream operation.

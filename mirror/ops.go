@@ -7,22 +7,70 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/marketplace"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/tarball"
 )
 
-// allowed applies the operator's policy to a repository.
-func (s *Server) allowed(key string) error {
+// allowed applies the operator's policy to a repository, over any
+// transport (its Place).
+func (s *Server) allowed(src source.Source) error {
+	key := src.Place()
 	d := s.cfg.Policy.Check(key)
 	if d.Allowed {
 		return nil
 	}
 	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: d.Reason(key), Rule: d.Rule}
+}
+
+// outOfScope refuses, for the request's token, a repository its scopes do
+// not cover (nil when they do, or when it has none). The answer names the
+// repository and the token's own scopes, which its holder may know, and
+// nothing of other tokens or of what the mirror holds: it is given before
+// anything is looked up. It is install.blocked with no rule, so a client
+// stops there (a refusal, never "mirror down", and never a fall-back
+// upstream around it).
+func (s *Server) outOfScope(ctx context.Context, src source.Source) *apiError {
+	tok, key := tokenOf(ctx), src.Place()
+	if tok.Scopes.Allows(key) {
+		return nil
+	}
+	return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: fmt.Sprintf(
+		"%s is outside the scopes of the mirror token %q (%s); ask the mirror's operator for a token whose scopes cover it",
+		key, tok.Name, strings.Join(tok.Scopes.Rules(), ", "))}
+}
+
+// submoduleOutOfScope refuses a snapshot of key@sha for a token whose
+// scopes do not cover the repository of a submodule it holds: the archive
+// holds that repository's content, fetched with the mirror's credentials,
+// perhaps for another token. A submodule whose URL no longer parses as a
+// source is refused too (fail closed). nil: the token may have it all.
+func (s *Server) submoduleOutOfScope(ctx context.Context, key, sha string, subs []plugind.Submodule) *apiError {
+	tok := tokenOf(ctx)
+	if !tok.Scopes.Limited() {
+		return nil
+	}
+	for _, sm := range subs {
+		src, err := source.FromText(sm.URL)
+		if err == nil && tok.Scopes.Allows(src.Place()) {
+			continue
+		}
+		name := secrets.Mask(sm.URL)
+		if err == nil {
+			name = src.Place()
+		}
+		return &apiError{Status: http.StatusForbidden, Code: plugind.CodeBlocked, Msg: fmt.Sprintf(
+			"%s@%s holds the submodule %s (at %s), which is outside the scopes of the mirror token %q (%s); ask the mirror's operator for a token whose scopes cover it, or ask for folders without it",
+			key, host.Short(sha), name, sm.Path, tok.Name, strings.Join(tok.Scopes.Rules(), ", "))}
+	}
+	return nil
 }
 
 // detach is the context of work others may be waiting on: it outlives
@@ -84,7 +132,7 @@ func (s *Server) refs(ctx context.Context, r host.Repo) (*host.Refs, error) {
 // submodule), is fetched folder by folder, as a client would (SPEC §8).
 // The fetch lease is taken here, above the Cached layer: what it guards,
 // the archive, is stored here, not by that layer.
-func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Object, string, error) {
+func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, paths []string) (meta.Stored, string, error) {
 	key, pk := src.Key(), meta.PathsKey(paths)
 	ctx, cancel := s.detach(ctx)
 	defer cancel()
@@ -103,7 +151,7 @@ func (s *Server) snapshot(ctx context.Context, src source.Source, sha string, pa
 		// Under the fetch lease, or after waiting for its holder.
 		err = c.do(ctx, "fetch", key, sha, func(ctx context.Context) error { return s.materialize(ctx, c, src, sha, pk) })
 		if err != nil && !c.again.Swap(false) {
-			return meta.Object{}, "", err
+			return meta.Stored{}, "", err
 		}
 	}
 }
@@ -124,7 +172,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 	case err != nil:
 		return err
 	case ok:
-		files, err = s.unpack(ctx, full, filepath.Join(tmp, "full"))
+		files, err = s.unpack(ctx, full.Object, filepath.Join(tmp, "full"))
 		if plugind.CodeOf(err) == plugind.CodeDigestMismatch {
 			// The stored whole was altered: drop it and start over, which
 			// fetches it from upstream again (its record is gone now).
@@ -136,17 +184,18 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		if err != nil {
 			return err
 		}
+		return s.store(ctx, key, sha, pk, subset(files, paths), submodulesIn(full.Submodules, paths))
 	default:
-		files, err = s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
+		files, subs, err := s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
 		if err == nil {
-			if err := s.store(ctx, key, sha, "", files); err != nil {
+			if err := s.store(ctx, key, sha, "", files, subs); err != nil {
 				return err
 			}
-			s.keepMarketplaces(ctx, key, sha, files)
+			s.keepMarketplaces(ctx, key, sha, files, subs)
 			if pk == "" {
 				return nil
 			}
-			return s.store(ctx, key, sha, pk, subset(files, paths))
+			return s.store(ctx, key, sha, pk, subset(files, paths), submodulesIn(subs, paths))
 		}
 		if !spoilsOnlySome(err) || pk == "" {
 			return err
@@ -155,13 +204,12 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		// a refusal of the whole (over the budget, unsafe somewhere), so
 		// other folders of this commit are not tried whole again for a
 		// while; a submodule that could not be fetched may be next time.
-		files, err = s.fetchUpstream(ctx, c, src, sha, paths, filepath.Join(tmp, "part"))
+		files, subs, err = s.fetchUpstream(ctx, c, src, sha, paths, filepath.Join(tmp, "part"))
 		if err != nil {
 			return err
 		}
-		return s.store(ctx, key, sha, pk, files)
+		return s.store(ctx, key, sha, pk, files, subs)
 	}
-	return s.store(ctx, key, sha, pk, subset(files, paths))
 }
 
 // spoilsOnlySome reports a failure of a whole tree that the folders asked
@@ -188,28 +236,46 @@ func transient(ctx context.Context, err error) bool {
 
 // fetchUpstream writes paths of src at sha (nil: everything) into dest,
 // proving the commit is on a branch or tag first: the mirror never stores a
-// commit that only a fork network holds.
-func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, sha string, paths []string, dest string) ([]plugind.File, error) {
+// commit that only a fork network holds. It returns the files and the
+// submodules written among them.
+func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, sha string, paths []string, dest string) ([]plugind.File, []plugind.Submodule, error) {
 	r, err := c.open(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	got, err := r.Fetch(ctx, sha, dest, host.FetchOptions{Paths: paths, Budget: s.cfg.Budget, Verify: true,
 		Submodules: host.Submodules(c.open, src, 1)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !got.Verified {
 		if err := c.ask(func() error { return r.Reachable(ctx, sha, "") }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	_, tree, err := plugind.TreeDigest(dest, s.cfg.Budget)
 	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", src.Key(), host.Short(sha), err)
+		return nil, nil, fmt.Errorf("%s@%s: %w", src.Key(), host.Short(sha), err)
 	}
-	s.log.Info("fetched upstream", "repo", src.Key(), "sha", sha, "transport", got.Transport, "files", len(tree.Files), "bytes", tree.Bytes)
-	return tree.Files, nil
+	s.log.Info("fetched upstream", "repo", src.Key(), "sha", sha, "transport", got.Transport, "files", len(tree.Files), "bytes", tree.Bytes, "submodules", len(got.Submodules))
+	return tree.Files, got.Submodules, nil
+}
+
+// submodulesIn is what of subs, a whole tree's submodules, the folders
+// paths hold (nil paths: the whole tree).
+func submodulesIn(subs []plugind.Submodule, paths []string) []plugind.Submodule {
+	if len(paths) == 0 {
+		return subs
+	}
+	var out []plugind.Submodule
+	for _, p := range paths {
+		for _, sm := range plugind.SubmodulesOf(subs, p) {
+			if !slices.Contains(out, sm) {
+				out = append(out, sm)
+			}
+		}
+	}
+	return out
 }
 
 // unpack downloads a stored archive into dest and checks it against its
@@ -235,8 +301,8 @@ func (s *Server) unpack(ctx context.Context, o meta.Object, dest string) ([]plug
 }
 
 // store uploads the archive of files (once: objects are immutable) and
-// records it as holding pk of repo at sha.
-func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugind.File) error {
+// records it as holding pk of repo at sha, with the submodules subs.
+func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugind.File, subs []plugind.Submodule) error {
 	digest := plugind.DigestFiles(files)
 	if o, ok, err := s.cfg.DB.GetObject(ctx, digest); err != nil {
 		return err
@@ -244,7 +310,7 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 		if have, err := s.cfg.Objects.Has(ctx, digest); err != nil {
 			return err
 		} else if have {
-			return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o)
+			return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
 		}
 	}
 	f, err := os.CreateTemp(s.cfg.TempDir, "reasonix-mirror-*.tar.gz")
@@ -264,15 +330,17 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 		return err
 	}
 	o := meta.Object{Digest: digest, Size: size, ArchiveSHA256: sum, Files: len(files), Bytes: totalBytes(files)}
-	return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o)
+	return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
 }
 
 // keepMarketplaces stores the marketplace documents at the root of a
 // fetched tree by (repository, commit), for operators and for GET
-// /v1/marketplace.
-func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files []plugind.File) {
+// /v1/marketplace — not one a submodule brought in (one mounted at
+// .claude-plugin), which is another repository's, whose scopes that route
+// does not check.
+func (s *Server) keepMarketplaces(ctx context.Context, repo, sha string, files []plugind.File, subs []plugind.Submodule) {
 	for _, f := range files {
-		if _, ok := marketplace.DocumentAt(f.Path); !ok || f.Size > marketplace.MaxDocumentBytes {
+		if _, ok := marketplace.DocumentAt(f.Path); !ok || f.Size > marketplace.MaxDocumentBytes || plugind.SubmodulesOf(subs, f.Path) != nil {
 			continue
 		}
 		b, err := os.ReadFile(f.Source)

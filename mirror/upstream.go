@@ -47,7 +47,7 @@ func (s *Server) newCall() *call { return &call{s: s, held: map[string]func(){}}
 // and the operator's policy applies to them as to any repository (a tree
 // cannot bring in content from a repository the mirror would refuse).
 func (c *call) open(_ context.Context, src source.Source) (host.Repo, error) {
-	if err := c.s.allowed(src.Key()); err != nil {
+	if err := c.s.allowed(src); err != nil {
 		return nil, err
 	}
 	r, err := c.s.cfg.Upstream.Upstream(src, c.s.cfg.DB, host.CacheOptions{

@@ -266,7 +266,7 @@ func TestMarketplaceOnPlainGitHost(t *testing.T) {
 		{"name":"rel","source":"./plugins/rel"},
 		{"name":"a","source":{"source":"url","url":"https://git.example.test/team/tools.git","path":"a","sha":"` + toolsSHA + `"}},
 		{"name":"b","source":{"source":"url","url":"https://git.example.test/team/tools","path":"b","sha":"` + toolsSHA + `"}},
-		{"name":"gs","source":{"source":"git-subdir","url":"git@git.example.test:group/sub/mono.git","path":"plugins/gs"}},
+		{"name":"gs","source":{"source":"git-subdir","url":"https://git.example.test/group/sub/mono.git","path":"plugins/gs"}},
 		{"name":"ghp","source":{"source":"github","repo":"acme/gh","sha":"` + ghSHA + `"}},
 		{"name":"evil","source":{"source":"url","url":"https://git.example.test/team/tools.git","path":"a","sha":"` + hidden + `"}}
 	]}`

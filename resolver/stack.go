@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"reasonix.io/plugind"
@@ -28,8 +30,17 @@ type HostConfig struct {
 	// Mirror, when set, is the team mirror every repository is asked
 	// first (REASONIX_MIRROR…; mirror.ConfigFromEnv).
 	Mirror *mirror.Config
-	Net    host.NetConfig
-	Log    *slog.Logger
+	// Credentials answers a generic HTTPS host's 401 (git's credential
+	// helpers, then ~/.netrc; host.Credentials); nil: none are sent.
+	Credentials *host.Credentials
+	// Home is the user's home directory: ~/.ssh (keys, known_hosts) and
+	// ~/.netrc are read there; "" reads neither.
+	Home string
+	// SSHAuthSock is the SSH agent's socket (SSH_AUTH_SOCK); User the
+	// account an SSH URL without one logs in as (USER, as ssh does).
+	SSHAuthSock, User string
+	Net               host.NetConfig
+	Log               *slog.Logger
 }
 
 // HostConfigFromEnv reads the environment of SPEC §4, all but the mirror's
@@ -40,14 +51,31 @@ func HostConfigFromEnv(getenv func(string) string, log *slog.Logger) (HostConfig
 		return HostConfig{}, plugind.Errorf(plugind.CodeInvalidSource, "%v", err)
 	}
 	return HostConfig{
-		GitHubURL: getenv("REASONIX_GITHUB_URL"),
-		APIURL:    getenv("REASONIX_GITHUB_API_URL"),
-		Token:     cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
-		GitOff:    strings.EqualFold(getenv("REASONIX_GIT"), "off"),
-		Rewrite:   rw,
-		Net:       host.NetConfig{Log: log},
-		Log:       log,
+		GitHubURL:   getenv("REASONIX_GITHUB_URL"),
+		APIURL:      getenv("REASONIX_GITHUB_API_URL"),
+		Token:       cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN")),
+		GitOff:      strings.EqualFold(getenv("REASONIX_GIT"), "off"),
+		Rewrite:     rw,
+		Home:        getenv("HOME"),
+		Credentials: &host.Credentials{Home: getenv("HOME"), Env: helperEnv(getenv), Log: log},
+		SSHAuthSock: getenv("SSH_AUTH_SOCK"),
+		User:        getenv("USER"),
+		Net:         host.NetConfig{Log: log},
+		Log:         log,
 	}, nil
+}
+
+// helperEnv is git credential's environment: the process's, with what
+// getenv says of where git finds its configuration (the same in
+// production; a test's throwaway home and GIT_CONFIG_GLOBAL otherwise).
+func helperEnv(getenv func(string) string) []string {
+	env := os.Environ()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "PATH"} {
+		if v := getenv(k); v != "" {
+			env = append(env, k+"="+v) // the last of a name wins (os/exec)
+		}
+	}
+	return env
 }
 
 // Hosts holds what every repository's host stack shares, for as long as
@@ -58,6 +86,7 @@ type Hosts struct {
 	github    *github.Host
 	githubGit string // github.com's git side, after REASONIX_GITHUB_URL or a rewrite
 	git       *http.Client
+	ssh       *git.SSHConfig
 	mirror    *mirror.Client // nil: no team mirror
 }
 
@@ -83,7 +112,7 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Hosts{cfg: cfg, github: gh, githubGit: strings.TrimSuffix(gitURL, "/"), git: host.NewHTTPClient(rt)}
+	h := &Hosts{cfg: cfg, github: gh, githubGit: strings.TrimSuffix(gitURL, "/"), git: host.NewHTTPClient(rt), ssh: sshConfig(cfg)}
 	if cfg.Mirror != nil {
 		mcfg := *cfg.Mirror
 		mcfg.Log, mcfg.Net.Log = cfg.Log, cfg.Log
@@ -92,6 +121,21 @@ func NewHosts(cfg HostConfig) (*Hosts, error) {
 		}
 	}
 	return h, nil
+}
+
+// sshConfig is how SSH sources are reached: the user's ~/.ssh and agent,
+// over the stack's dialer (its timeout, and PublicOnly for the mirror's
+// upstream dials). Without a home no key file or known host is read, so
+// every host key is refused as unknown.
+func sshConfig(cfg HostConfig) *git.SSHConfig {
+	dir := ""
+	if cfg.Home != "" {
+		dir = filepath.Join(cfg.Home, ".ssh")
+	}
+	return &git.SSHConfig{
+		Dial: host.NewDialer(cfg.Net).DialContext, Dir: dir, AgentSock: cfg.SSHAuthSock,
+		User: cfg.User, Timeout: cfg.Net.Timeout, Log: cfg.Log,
+	}
 }
 
 // layers is what one request asks of the host stack.
@@ -138,7 +182,11 @@ func (h *Hosts) Upstream(src source.Source, meta host.MetaStore, opts host.Cache
 //     alone whenever the API budget is spent, so it must retry as well.
 //   - Rewrite: the transport URL (REASONIX_URL_REWRITE,
 //     REASONIX_GITHUB_URL); sources keep naming the real host.
-//   - git / REST: the raw transports, over one connection pool.
+//   - git / REST: the raw transports, over one connection pool and one
+//     dialer (host.NewDialer: PublicOnly holds for SSH dials as well).
+//     Credentials: GitHub's token to github.com's git side only; a generic
+//     HTTPS host's from git's helpers or ~/.netrc after a 401
+//     (host.Credentials); SSH keys and known_hosts (git.SSHConfig).
 func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	var r host.Repo
 	switch {
@@ -149,7 +197,11 @@ func (h *Hosts) stack(src source.Source, l layers) (host.Repo, error) {
 	default:
 		// Every git transport retries, GitHub's as a generic host's.
 		viaGit := func(url, token string) host.Repo {
-			return host.NewRetry(git.New(src, git.Config{URL: url, Client: h.git, Token: token, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}), h.cfg.Log)
+			cfg := git.Config{URL: url, Client: h.git, Token: token, SSH: h.ssh, Timeout: h.cfg.Net.Timeout, Log: h.cfg.Log}
+			if src.Kind == source.Git && !src.IsSSH() {
+				cfg.Credentials = h.cfg.Credentials // github.com has its token
+			}
+			return host.NewRetry(git.New(src, cfg), h.cfg.Log)
 		}
 		var direct host.Repo
 		var err error

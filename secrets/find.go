@@ -211,8 +211,11 @@ func (f *finder) userinfo(i int) {
 	}
 	a := i + 3
 	e := runEnd(s, a, inAuthority)
+	// An ssh:// URL's user is an account name ("git"): SSH never carries
+	// a secret there. Only a password after it is one.
+	sshUser := func(ui string) bool { return strings.EqualFold(s[j:i], "ssh") && !strings.Contains(ui, ":") }
 	if at := strings.LastIndexByte(s[a:e], '@'); at > 0 {
-		if ui := s[a : a+at]; ui != Masked && !IsReference(ui) {
+		if ui := s[a : a+at]; ui != Masked && !IsReference(ui) && !sshUser(ui) {
 			f.add(a, a+at, Userinfo, "")
 		}
 	}
@@ -220,7 +223,7 @@ func (f *finder) userinfo(i int) {
 	// the quote or bracket the URL sits in, if any.
 	e = authorityEnd(s, a, openerAt(s, j))
 	if at := strings.LastIndexByte(s[a:e], '@'); at > 0 {
-		if ui := s[a : a+at]; ui != Masked && !IsReference(ui) {
+		if ui := s[a : a+at]; ui != Masked && !IsReference(ui) && !sshUser(ui) {
 			f.addByPlace(a, a+at, Userinfo, "")
 		}
 	}

@@ -11,6 +11,9 @@ func TestMaskURLField(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"https://mcp.example.com/v1", "https://mcp.example.com/v1"},
 		{"https://user:pass@mcp.example.com/v1", "https://***@mcp.example.com/v1"},
+		{"ssh://git@git.example.test/team/x.git", "ssh://git@git.example.test/team/x.git"}, // an SSH user is an account name
+		{"SSH://alice:pw@git.example.test/x", "SSH://***@git.example.test/x"},
+		{"ssh+git://tok@h/x", "ssh+git://***@h/x"},
 		{"https://tok@host", "https://***@host"},
 		{"https://${USER}:${PASS}@host/x", "https://${USER}:${PASS}@host/x"},
 		{"https://h/p?access_token=abc&team=core", "https://h/p?access_token=***&team=***"},

@@ -17,6 +17,8 @@ func FuzzParse(f *testing.F) {
 		"https://git.example.test/team/tools.git#v1", "https://u:SECRETVALUE@github.com/a/b",
 		"https://github.com/a/b?token=SECRETVALUE", "name@market", "./x.zip", "git@github.com:a/b.git",
 		"ext::sh", "gh:a/b", "https://[::1]/x.git", "https://a.b/%2e%2e/x.git",
+		"ssh://git@git.example.test:2222/team/x.git#v1", "git@git.example.test:team/x#" + "0123456789abcdef0123456789abcdef01234567",
+		"ssh://u:SECRETVALUE@git.example.test/x", "ssh://-oProxyCommand=x/y",
 	} {
 		f.Add(s)
 	}
@@ -50,10 +52,20 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q).String() = %q does not parse back: %v", raw, s.String(), err)
 			}
 			if s.IsRemote() {
-				if strings.ContainsAny(s.Key(), "?#@\\ ") {
+				key := s.Key()
+				if s.IsSSH() {
+					// An SSH key is its canonical URL: "ssh://" and a
+					// user@ (a checked name, never a password) first.
+					key = strings.TrimPrefix(key, "ssh://"+s.sshAuthority())
+					if key == s.Key() || s.ssh.user != "" && !sshUserRE.MatchString(s.ssh.user) {
+						t.Fatalf("Parse(%q) SSH key %q", raw, s.Key())
+					}
+					key = s.Host + key
+				}
+				if strings.ContainsAny(key, "?#@\\ ") {
 					t.Fatalf("Parse(%q) key %q", raw, s.Key())
 				}
-				for _, seg := range strings.Split(s.Key(), "/") {
+				for _, seg := range strings.Split(key, "/") {
 					if seg == "" || seg == "." || seg == ".." {
 						t.Fatalf("Parse(%q) key %q has segment %q", raw, s.Key(), seg)
 					}

@@ -20,11 +20,12 @@ import (
 //
 //  1. empty, whitespace or control characters: refused;
 //  2. "git:github.com/OWNER/REPO": GitHub;
-//  3. anything with a scheme ("x://"): https only, GitHub forms on
-//     github.com, HOST/PATH.git[#REF] elsewhere; every other transport
-//     refused;
-//  4. remote-helper ("ext::…") and scp-like ("git@host:o/r") spellings, and
-//     shorthands such as "gh:o/r": refused with the form to use instead;
+//  3. anything with a scheme ("x://"): https, GitHub forms on github.com,
+//     HOST/PATH.git[#REF] elsewhere; ssh://[USER@]HOST[:PORT]/PATH[#REF]
+//     (ssh.go); every other transport refused;
+//  4. remote-helper ("ext::…") spellings refused; scp-like ones
+//     ("git@host:o/r[#REF]") read as SSH (ssh.go); shorthands such as
+//     "gh:o/r" refused with the form to use instead;
 //  5. NAME@MARKET: a marketplace entry (a local folder of that name is
 //     written "./NAME@MARKET");
 //  6. everything else is a local path: a .zip archive or a folder.
@@ -53,7 +54,7 @@ func Parse(raw string) (Source, error) {
 		return Source{}, bad("remote-helper transports (such as ext::) are not allowed; use https://")
 	}
 	if m := scpRE.FindStringSubmatch(raw); m != nil {
-		return Source{}, bad("ssh (scp-style) sources are not supported; did you mean %s?", suggestHTTPS(m[2], m[3]))
+		return parseSCP(raw, m[1], m[2], m[3])
 	}
 	if m := shorthandRE.FindStringSubmatch(raw); m != nil {
 		return Source{}, bad("%q is not a source prefix; did you mean git:github.com/%s?", m[1]+":", m[2])
@@ -105,16 +106,6 @@ func hasSpaceOrControl(s string) bool {
 	return false
 }
 
-func suggestHTTPS(host, p string) string {
-	p, _, _ = strings.Cut(p, "?")
-	p, _, _ = strings.Cut(p, "#")
-	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
-	if isGitHubHost(host) {
-		return "git:github.com/" + p
-	}
-	return "https://" + strings.ToLower(host) + "/" + p + ".git"
-}
-
 func invalid(raw, format string, args ...any) error {
 	return plugind.Errorf(plugind.CodeInvalidSource, "source %q: %s", secrets.Mask(raw), secrets.MaskQuoting(fmt.Sprintf(format, args...), raw))
 }
@@ -143,7 +134,8 @@ func parseGitScheme(raw string) (Source, error) {
 	return gitHubRepo(raw, segs[0], segs[1], formGitScheme)
 }
 
-// parseURL reads an https:// source on GitHub or any other host.
+// parseURL reads an https:// source on GitHub or any other host, or an
+// ssh:// one (parseSSHURL).
 func parseURL(raw string) (Source, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -152,13 +144,15 @@ func parseURL(raw string) (Source, error) {
 	scheme := strings.ToLower(u.Scheme)
 	switch scheme {
 	case "https":
+	case "ssh":
+		return parseSSHURL(raw, u)
 	case "http":
 		return Source{}, invalid(raw, "only https:// is allowed (plain http is unencrypted)")
 	default:
-		return Source{}, invalid(raw, "the %s:// transport is not allowed; use https://", scheme)
+		return Source{}, invalid(raw, "the %s:// transport is not allowed; use https:// or ssh://", scheme)
 	}
 	if u.User != nil {
-		return Source{}, invalid(raw, "credentials (userinfo) in the URL are not allowed; use GITHUB_TOKEN for GitHub")
+		return Source{}, invalid(raw, "credentials (userinfo) in the URL are not allowed; use GITHUB_TOKEN for GitHub, a git credential helper or ~/.netrc for other hosts")
 	}
 	if u.Port() != "" {
 		return Source{}, invalid(raw, "a port is not allowed")
@@ -291,14 +285,19 @@ func GitHubRepo(ownerRepo string) (Source, error) {
 
 // ParseRepoURL reads the repository URL of a marketplace "url" or
 // "git-subdir" entry: https://HOST/PATH[.git] on any host (".git" optional,
-// as Claude Code accepts), git@HOST:PATH (read as https, the transport this
-// product uses), and, with shorthand (git-subdir), OWNER/REPO on GitHub.
+// as Claude Code accepts), the SSH spellings git@HOST:PATH and
+// ssh://[USER@]HOST[:PORT]/PATH (ssh.go: on github.com, the GitHub source),
+// and, with shorthand (git-subdir), OWNER/REPO on GitHub.
 // GitHub tree URLs are refused: an entry names its folder and commit in
 // "path" and "sha".
 func ParseRepoURL(raw string, shorthand bool) (Source, error) {
+	const noFragment = "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\""
 	u := raw
 	if m := scpRE.FindStringSubmatch(raw); m != nil {
-		u = "https://" + m[2] + "/" + strings.TrimLeft(m[3], "/")
+		if strings.Contains(m[3], "#") {
+			return Source{}, invalid(raw, noFragment)
+		}
+		return parseSCP(raw, m[1], m[2], m[3])
 	} else if shorthand && repoShorthandRE.MatchString(raw) {
 		u = "https://github.com/" + raw
 	}
@@ -310,7 +309,10 @@ func ParseRepoURL(raw string, shorthand bool) (Source, error) {
 		return Source{}, invalid(raw, "not a valid URL: %v", StripURLError(err))
 	}
 	if parsed.Fragment != "" || strings.Contains(u, "#") {
-		return Source{}, invalid(raw, "fragments are not allowed here; give the commit in \"sha\" and the ref in \"ref\"")
+		return Source{}, invalid(raw, noFragment)
+	}
+	if strings.EqualFold(parsed.Scheme, "ssh") {
+		return parseURL(u)
 	}
 	if h, err := NormalizeHost(parsed.Hostname()); err != nil || !isGitHubHost(h) {
 		return parseURLLoose(raw, u)

@@ -24,7 +24,7 @@ const (
 	LocalZip
 	// GitHub is a repository on github.com, or a tree (ref and folder) in one.
 	GitHub
-	// Git is a repository on any other host, over HTTPS.
+	// Git is a repository on any other host, over HTTPS or SSH (IsSSH).
 	Git
 	// MarketEntry is NAME@MARKET: entry NAME of the known marketplace MARKET.
 	MarketEntry
@@ -72,6 +72,9 @@ type Source struct {
 	tree string
 	form form
 
+	// ssh, when on, reaches a Git repository over SSH (ssh.go).
+	ssh sshTransport
+
 	// Entry and Market name a marketplace entry (MarketEntry).
 	Entry, Market string
 
@@ -106,11 +109,30 @@ func (s Source) Name() string {
 
 // Key names the repository in caches and messages, independent of where its
 // transport points: "github.com/owner/repo", "git.example.test/team/tools".
-func (s Source) Key() string { return s.Host + "/" + s.Repo() }
+// An SSH repository's key is its canonical URL without ".git"
+// ("ssh://git@git.example.test/team/tools"): the same repository over
+// HTTPS is asked with other credentials, and what one transport could not
+// see must not be remembered as missing for the other.
+func (s Source) Key() string {
+	if s.ssh.on {
+		return "ssh://" + s.sshAuthority() + "/" + s.Repo()
+	}
+	return s.Host + "/" + s.Repo()
+}
 
-// URL is the repository's HTTPS address for git, before any transport
-// rewrite: "https://github.com/owner/repo.git".
+// Place is the repository's host and path ("git.example.test/team/tools"),
+// whatever transport reaches it: what a mirror's policy rules and token
+// scopes name. Key keeps SSH apart for the cache; a rule that blocks a
+// host must block it over SSH too.
+func (s Source) Place() string { return s.Host + "/" + s.Repo() }
+
+// URL is the repository's address for git, before any transport rewrite:
+// "https://github.com/owner/repo.git", or an SSH source's canonical
+// "ssh://git@host/team/tools.git".
 func (s Source) URL() string {
+	if s.ssh.on {
+		return "ssh://" + s.sshAuthority() + "/" + s.RepoPath
+	}
 	p := s.RepoPath
 	if s.Kind == GitHub {
 		p = s.Repo() + ".git"
@@ -188,7 +210,7 @@ func (s Source) text() string {
 		}
 		return "https://github.com/" + s.Repo()
 	case Git:
-		u := "https://" + s.Host + "/" + s.RepoPath
+		u := s.URL()
 		if s.Ref != "" {
 			u += "#" + s.Ref
 		}

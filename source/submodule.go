@@ -10,8 +10,8 @@ import (
 
 // ParseSubmoduleURL reads the URL a .gitmodules file gives for a submodule
 // of parent. It is outside input like any source: an absolute URL is read
-// as a marketplace entry's repository URL (ParseRepoURL: https, or
-// git@HOST:PATH read as https; nothing else, no credentials), and a
+// as a marketplace entry's repository URL (ParseRepoURL: https or SSH;
+// nothing else, no credentials), and a
 // relative one ("../tools.git", "./sub") is resolved against the parent's
 // repository URL as git resolves it, then read the same way.
 func ParseSubmoduleURL(parent Source, raw string) (Source, error) {
@@ -38,7 +38,11 @@ func ParseSubmoduleURL(parent Source, raw string) (Source, error) {
 		}
 		break
 	}
-	resolved := base.Scheme + "://" + base.Host + "/" + strings.Join(append(segs, rest), "/")
+	authority := base.Host
+	if base.User != nil { // an SSH parent's user
+		authority = base.User.String() + "@" + authority
+	}
+	resolved := base.Scheme + "://" + authority + "/" + strings.Join(append(segs, rest), "/")
 	s, err := ParseRepoURL(resolved, false)
 	if err != nil {
 		return Source{}, plugind.Errorf(plugind.CodeInvalidSource, "submodule URL %q (relative to %s): %s", secrets.Mask(raw), parent.Key(), trimSourcePrefix(err))

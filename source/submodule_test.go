@@ -17,6 +17,10 @@ func TestParseSubmoduleURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sshParent, err := Parse("ssh://git@git.example.test:2222/group/tools.git")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		parent Source
 		raw    string
@@ -34,7 +38,10 @@ func TestParseSubmoduleURL(t *testing.T) {
 		{gh, "../../../up.git", "", "climbs above the host"},
 		{gh, "file:///srv/git/x.git", "", "file://"},
 		{gh, "http://github.com/x/y.git", "", "plain http"},
-		{gh, "ssh://git@github.com/x/y.git", "", "ssh://"},
+		{gh, "ssh://git@github.com/x/y.git", "https://github.com/x/y", ""},
+		{gh, "git@git.example.test:x/y.git", "ssh://git@git.example.test/x/y.git", ""},
+		{sshParent, "../lib.git", "ssh://git@git.example.test:2222/group/lib.git", ""},
+		{gh, "ssh://git@127.0.0.1/x/y.git", "", "IP address"},
 		{gh, "/srv/git/x.git", "", "not a repository URL"},
 		{gh, "https://bot:s3cr3t@github.com/x/y.git", "", "credentials"},
 		{gh, "../x/../../y.git", "", "github.com"},

@@ -8,7 +8,7 @@ import (
 )
 
 // Forms lists the source forms, for messages that say what a source can be.
-const Forms = "a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF] or NAME@MARKET"
+const Forms = "a local folder, a .zip, git:github.com/OWNER/REPO, https://github.com/OWNER/REPO[/tree/REF/PATH], https://HOST/PATH.git[#REF], git@HOST:PATH[#REF], ssh://[USER@]HOST[:PORT]/PATH[#REF] or NAME@MARKET"
 
 var (
 	githubPathRE  = lazyregexp.New(`^(?:www\.)?github\.com/([A-Za-z0-9-]+/[A-Za-z0-9._-]+?)(?:\.git)?/?$`)

@@ -39,6 +39,7 @@ import (
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
+	"reasonix.io/plugind/mirror/policy"
 )
 
 type options struct {
@@ -106,7 +107,7 @@ func run(o options) error {
 	if eng.Objects, err = objects.Open(ctx, objects.Config{Endpoint: endpoint, Bucket: bucket}); err != nil {
 		return err
 	}
-	token, err := eng.DB.CreateToken(ctx, "bench")
+	token, err := eng.DB.CreateToken(ctx, "bench", policy.Scopes{})
 	if err != nil {
 		return err
 	}

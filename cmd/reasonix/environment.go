@@ -20,8 +20,17 @@ func environmentTopic() *cobra.Command {
   REASONIX_GITHUB_API_URL  the GitHub REST API base (default https://api.github.com)
   GITHUB_TOKEN, GH_TOKEN   a token for the GitHub API and git (higher rate limits, private
                            repositories); never printed, never stored
+  (other hosts)            https: asked only after the host answers 401, then, in order: git's
+                           credential helpers (git credential fill, exact host and path, 10s at
+                           most, never a prompt), then ~/.netrc (warned if others can read it);
+                           sent only to that scheme://host:port, redirects included
+  HOME, SSH_AUTH_SOCK      ssh (git@HOST:PATH, ssh://): the agent's keys, then ~/.ssh/id_ed25519,
+                           id_ecdsa, id_rsa (encrypted ones skipped: ssh-add them); host keys
+                           only from ~/.ssh/known_hosts (unknown or changed: refused); USER is
+                           the account when the URL names none; ~/.ssh/config is not read
   REASONIX_URL_REWRITE     "FROM=TO[ FROM=TO…]": fetch any host's URLs from elsewhere, like git's
-                           url.<TO>.insteadOf <FROM>; sources keep naming the real host
+                           url.<TO>.insteadOf <FROM> (https:// and ssh:// URLs); sources keep
+                           naming the real host
   REASONIX_MIRROR          URL[,URL…] of the team mirror's replicas, asked first
   REASONIX_MIRROR_TOKEN    the mirror's bearer token (reasonix mirror token create)
   REASONIX_MIRROR_ONLY=1   never go around the mirror to GitHub or the git host

@@ -198,18 +198,33 @@ func (m *Main) tokenCommand(c *cobra.Command, nameUsage string, do func(ctx cont
 }
 
 func (m *Main) mirrorTokenCreate() *cobra.Command {
-	return m.tokenCommand(&cobra.Command{
-		Use:   "create --postgres DSN --name NAME",
+	var scopes []string
+	var sc policy.Scopes
+	c := m.tokenCommand(&cobra.Command{
+		Use:   "create --postgres DSN --name NAME [--scope RULE…]",
 		Short: "Create a client token (printed alone on stdout; only its hash is stored)",
+		Long: `Create a client token. --scope RULE (repeatable; RULE = host, host/owner or host/owner/repo, as
+in the policy file) limits what the token may fetch to the repositories its scopes cover; the
+policy still applies (block wins). Without --scope the token may fetch anything the policy allows.`,
 		Example: `  reasonix mirror token create --postgres "$DSN" --name laptop-ann
+  reasonix mirror token create --postgres "$DSN" --name ci-acme --scope github.com/acme --scope git.example.com/tools/shared
   TOKEN=$(reasonix mirror token create --postgres "$DSN" --name ci)`,
 	}, "the client's name (shown in the audit log)", func(ctx context.Context, db *meta.DB, name string) error {
-		token, err := db.CreateToken(ctx, name)
+		token, err := db.CreateToken(ctx, name, sc)
 		if err == nil {
 			fmt.Fprintln(m.Stdout, token)
 		}
 		return err
 	})
+	c.Flags().StringArrayVar(&scopes, "scope", nil, "limit the token to repositories this RULE covers (host, host/owner or host/owner/repo; repeatable)")
+	// A bad RULE is a usage error, refused before the database is opened.
+	c.PreRunE = func(*cobra.Command, []string) (err error) {
+		if sc, err = policy.ParseScopes(scopes); err != nil {
+			return usageError(fmt.Errorf("--scope: %w", err))
+		}
+		return nil
+	}
+	return c
 }
 
 func (m *Main) mirrorTokenRevoke() *cobra.Command {
@@ -271,7 +286,7 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	fl.StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
 	fl.StringVar(&f.Repo, "repo", "", "only this repository (github.com/OWNER/REPO)")
 	fl.StringVar(&f.Action, "action", "", "only this action (refs, resolve, reachable, snapshot, marketplace, lease.takeover)")
-	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, not_found, error)")
+	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, out_of_scope, not_found, error)")
 	fl.StringVar(&f.Client, "client", "", "only this client (token name)")
 	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
 	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -305,6 +306,11 @@ func TestMirrorTokenCommands(t *testing.T) {
 	if _, ok, _ := db.Authenticate(context.Background(), token); ok {
 		t.Fatal("revoked token still accepted")
 	}
+	scoped := run(t, home, nil, "mirror", "token", "create", "--postgres", dsn, "--name", "ci", "--scope", "github.com/acme", "--scope", "bücher.example/team/tools")
+	tok, ok, err := db.Authenticate(context.Background(), strings.TrimSpace(scoped.stdout))
+	if scoped.code != 0 || !ok || err != nil || !slices.Equal(tok.Scopes.Rules(), []string{"github.com/acme", "bücher.example/team/tools"}) {
+		t.Fatalf("create --scope: %+v %+v %v %v", scoped, tok, ok, err)
+	}
 	audit := run(t, home, nil, "mirror", "audit", "--postgres", dsn, "--json")
 	if audit.code != 0 || strings.TrimSpace(audit.stdout) != "[]" {
 		t.Fatalf("audit: %+v", audit)
@@ -323,6 +329,8 @@ func TestMirrorUsageAndSecrets(t *testing.T) {
 		{[]string{"mirror", "serve", "--postgres", "x", "--s3-endpoint", "y", "--s3-bucket", "z", "--addr", "nope"}, 2, "HOST:PORT"},
 		{[]string{"mirror", "token", "create", "--name", "x"}, 2, "missing --postgres"},
 		{[]string{"mirror", "token", "revoke", "--postgres", "x"}, 2, "missing --name"},
+		{[]string{"mirror", "token", "create", "--postgres", "x", "--name", "y", "--scope", "github.com/acme", "--scope", "https://github.com/evil"}, 2, `--scope: scope rule "https://github.com/evil" has a scheme`},
+		{[]string{"mirror", "token", "create", "--postgres", "x", "--name", "y", "--scope", "acme/tools"}, 2, `scope rule "acme/tools" does not start with a host name`},
 		{[]string{"mirror", "serve", "--postgres", "postgres://u:pgsecretpw@127.0.0.1:1/x?connect_timeout=1", "--s3-endpoint", "http://127.0.0.1:1", "--s3-bucket", "abc"}, 1, "PostgreSQL"},
 		{[]string{"mirror", "serve", "--postgres", "x", "--s3-endpoint", "y", "--s3-bucket", "z", "--policy", "/nonexistent/policy.json"}, 1, "policy"},
 	} {

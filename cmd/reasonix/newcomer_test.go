@@ -51,7 +51,7 @@ func TestMistakesAreAnswered(t *testing.T) {
 		{"plan id never made", []string{"plugin", "install", src, "--yes", "--replace", "--plan-id", "low:sha256:0123456789abcdef0123456789abcdef"}, 1, "stdout", []string{"no plan low:sha256:0123456789abcdef0123456789abcdef was made here", "install.approval_denied"}},
 		{"o/r", []string{"plugin", "install", "acme/tools", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?"}},
 		{"github.com/o/r", []string{"plugin", "install", "github.com/acme/tools", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?"}},
-		{"scp form", []string{"plugin", "install", "git@github.com:acme/tools.git", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?", "install.invalid_source"}},
+		{"scp form with a ref on github.com", []string{"plugin", "install", "git@github.com:acme/tools.git#v1", "--dry-run"}, 1, "stdout", []string{"name a ref with https://github.com/OWNER/REPO/tree/REF", "install.invalid_source"}},
 		{"gh:o/r", []string{"plugin", "install", "gh:acme/tools", "--dry-run"}, 1, "stdout", []string{"did you mean git:github.com/acme/tools?"}},
 		{"empty source", []string{"plugin", "install", "", "--dry-run"}, 1, "stdout", []string{"empty source", "install.invalid_source"}},
 		{"blank source", []string{"plugin", "install", "  ", "--dry-run"}, 1, "stdout", []string{"empty source", "install.invalid_source"}},

@@ -51,6 +51,8 @@ type options struct {
 	apiBudget int
 	apiWindow time.Duration
 	gitCache  bool
+	// basicUser and basicPassword: WithBasicAuth's.
+	basicUser, basicPassword string
 }
 
 // WithAddr sets the listen address; it must be a loopback address (the
@@ -81,7 +83,9 @@ type Server struct {
 	backend  string // git-http-backend
 	log      *slog.Logger
 	tb       failer
-	plain    bool // WithPlainGit: smart HTTP only, nested repository paths
+	plain    bool      // WithPlainGit: smart HTTP only, nested repository paths
+	basic    [2]string // WithBasicAuth's user and password; "" user: none
+	auth     authLog
 
 	srv  *http.Server
 	done chan struct{} // closed by Close; ends stalls
@@ -145,6 +149,7 @@ func start(dir string, tb failer, opts []Option) (*Server, error) {
 		log:            o.logger,
 		tb:             tb,
 		plain:          o.plainGit,
+		basic:          [2]string{o.basicUser, o.basicPassword},
 		done:           make(chan struct{}),
 		repos:          map[string]*Repo{},
 		repoCounts:     map[string]*Counts{},
@@ -331,6 +336,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if f, ok := s.takeFault(r, req); ok {
 		s.applyFault(sw, r, req, f)
+		return
+	}
+	if !s.basicAuthorized(sw, r) {
 		return
 	}
 	s.dispatch(sw, r, req)

@@ -25,6 +25,7 @@ import (
 	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
+	"reasonix.io/plugind/mirror/policy"
 )
 
 // Environment variables naming the engines.
@@ -190,10 +191,15 @@ func Open(t testing.TB) *Engines {
 	return e
 }
 
-// Token creates a client token.
-func (e *Engines) Token(t testing.TB, name string) string {
+// Token creates a client token, limited to scopes (RULEs; none: anything
+// the policy allows).
+func (e *Engines) Token(t testing.TB, name string, scopes ...string) string {
 	t.Helper()
-	tok, err := e.DB.CreateToken(context.Background(), name)
+	sc, err := policy.ParseScopes(scopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := e.DB.CreateToken(context.Background(), name, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

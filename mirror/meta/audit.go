@@ -20,7 +20,7 @@ type Entry struct {
 	Ref     string
 	SHA     string
 	Paths   string
-	Outcome string // hit, upstream, waited, not_modified, blocked, not_found, error
+	Outcome string // hit, upstream, waited, not_modified, blocked, out_of_scope, not_found, error
 	Detail  string // the rule that blocked, the error, the previous lease holder
 	Digest  string
 }

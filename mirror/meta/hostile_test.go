@@ -97,15 +97,23 @@ func TestSnapshotsOfLongFolderLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// Kept by migration 00002; read as absent since 00005 (its submodules
+	// are not recorded) until it is stored again.
+	if _, ok, err := db.Snapshot(ctx, repo, sha, "plugins/a"); ok || err != nil {
+		t.Fatalf("a snapshot recorded before submodules were: found (%v)", err)
+	}
+	if err := db.PutSnapshot(ctx, repo, sha, "plugins/a", meta.Object{Digest: digest}, nil); err != nil {
+		t.Fatal(err)
+	}
 	if o, ok, err := db.Snapshot(ctx, repo, sha, "plugins/a"); !ok || err != nil || o.Digest != digest {
-		t.Fatalf("a snapshot recorded before the migration: %+v %v %v", o, ok, err)
+		t.Fatalf("a snapshot recorded before the migrations, stored again: %+v %v %v", o, ok, err)
 	}
 	var paths []string
 	for i := range 300 {
 		paths = append(paths, fmt.Sprintf("plugins/%x", sha256.Sum256([]byte{byte(i), byte(i >> 8)})))
 	}
 	long := strings.Join(paths, "\n") // ~22 kB, incompressible
-	if err := db.PutSnapshot(ctx, repo, sha, long, meta.Object{Digest: digest}); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, long, meta.Object{Digest: digest}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if o, ok, err := db.Snapshot(ctx, repo, sha, long); !ok || err != nil || o.Digest != digest {

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta/migrations"
 	"reasonix.io/plugind/secrets"
 )
@@ -160,14 +162,32 @@ func SplitPaths(key string) []string {
 	return strings.Split(key, "\n")
 }
 
+// Stored is a stored snapshot: its archive, and the submodules whose
+// content the archive holds (paths from the tree's root), whose
+// repositories a token's scopes must cover as well as the snapshot's own.
+type Stored struct {
+	Object
+	Submodules []plugind.Submodule
+}
+
 // Snapshot returns the archive holding paths (a PathsKey) of repo at sha.
-func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Object, bool, error) {
-	var o Object
-	ok, err := d.row(ctx, "read the snapshot of "+repo+"@"+sha, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes
+// A row stored before submodules were recorded (migration 00005) is not
+// found: the caller stores it again, with them.
+func (d *DB) Snapshot(ctx context.Context, repo, sha, paths string) (Stored, bool, error) {
+	var st Stored
+	var subs []byte
+	what := "read the snapshot of " + repo + "@" + sha
+	ok, err := d.row(ctx, what, `SELECT o.digest, o.size, o.archive_sha256, o.files, o.bytes, s.submodules
 		FROM snapshots s JOIN objects o ON o.digest = s.digest
-		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4`, []any{repo, sha, hashKey(paths), paths},
-		&o.Digest, &o.Size, &o.ArchiveSHA256, &o.Files, &o.Bytes)
-	return o, ok, err
+		WHERE s.repo = $1 AND s.sha = $2 AND s.paths_key = $3 AND s.paths = $4 AND s.submodules IS NOT NULL`,
+		[]any{repo, sha, hashKey(paths), paths},
+		&st.Digest, &st.Size, &st.ArchiveSHA256, &st.Files, &st.Bytes, &subs)
+	if ok && err == nil {
+		if jerr := json.Unmarshal(subs, &st.Submodules); jerr != nil {
+			return Stored{}, false, dbErr("%s: its submodules: %w", what, jerr)
+		}
+	}
+	return st, ok, err
 }
 
 // GetObject returns the archive of digest.
@@ -188,15 +208,25 @@ func hashKey(s string) string {
 }
 
 // PutSnapshot records that o (already in the object store) holds paths of
-// repo at sha. The first record of an object wins: objects are immutable.
-func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object) error {
+// repo at sha, with the submodules subs. The first record of an object
+// wins (objects are immutable), but for a row stored before submodules
+// were recorded, which this one replaces.
+func (d *DB) PutSnapshot(ctx context.Context, repo, sha, paths string, o Object, subs []plugind.Submodule) error {
+	if subs == nil {
+		subs = []plugind.Submodule{} // recorded: none
+	}
+	doc, err := json.Marshal(subs)
+	if err != nil {
+		return fmt.Errorf("record the snapshot of %s@%s: %w", repo, sha, err)
+	}
 	return d.inTx(ctx, "record the snapshot of "+repo+"@"+sha, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `INSERT INTO objects (digest, size, archive_sha256, files, bytes) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (digest) DO NOTHING`, o.Digest, o.Size, o.ArchiveSHA256, o.Files, o.Bytes); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (repo, sha, paths_key) DO NOTHING`, repo, sha, hashKey(paths), paths, o.Digest)
+		_, err := tx.Exec(ctx, `INSERT INTO snapshots (repo, sha, paths_key, paths, digest, submodules) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (repo, sha, paths_key) DO UPDATE SET digest = EXCLUDED.digest, submodules = EXCLUDED.submodules
+			WHERE snapshots.submodules IS NULL`, repo, sha, hashKey(paths), paths, o.Digest, doc)
 		return err
 	})
 }

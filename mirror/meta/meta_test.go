@@ -3,14 +3,17 @@ package meta_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/secrets"
 )
 
@@ -139,7 +142,7 @@ func TestTokens(t *testing.T) {
 	t.Parallel()
 	db := open(t)
 	ctx := context.Background()
-	tok, err := db.CreateToken(ctx, "ci-runner-1")
+	tok, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{})
 	if err != nil || !strings.HasPrefix(tok, meta.TokenPrefix) || len(tok) < 40 {
 		t.Fatalf("%q %v", tok, err)
 	}
@@ -147,13 +150,13 @@ func TestTokens(t *testing.T) {
 	if got := secrets.Mask("token " + tok + " refused"); got != "token "+secrets.Masked+" refused" {
 		t.Errorf("a client token is not masked: %q", got)
 	}
-	if name, ok, err := db.Authenticate(ctx, tok); !ok || err != nil || name != "ci-runner-1" {
-		t.Fatalf("%q %v %v", name, ok, err)
+	if got, ok, err := db.Authenticate(ctx, tok); !ok || err != nil || got.Name != "ci-runner-1" || got.Scopes.Limited() {
+		t.Fatalf("%+v %v %v", got, ok, err)
 	}
 	if _, ok, _ := db.Authenticate(ctx, tok+"x"); ok {
 		t.Fatal("a wrong token was accepted")
 	}
-	if _, err := db.CreateToken(ctx, "ci-runner-1"); !errors.Is(err, meta.ErrTokenExists) {
+	if _, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{}); !errors.Is(err, meta.ErrTokenExists) {
 		t.Fatalf("duplicate name: %v", err)
 	}
 	if err := db.RevokeToken(ctx, "ci-runner-1"); err != nil {
@@ -165,12 +168,12 @@ func TestTokens(t *testing.T) {
 	if err := db.RevokeToken(ctx, "ci-runner-1"); !errors.Is(err, meta.ErrNoToken) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	tok2, err := db.CreateToken(ctx, "ci-runner-1")
+	tok2, err := db.CreateToken(ctx, "ci-runner-1", policy.Scopes{})
 	if err != nil || tok2 == tok {
 		t.Fatalf("reuse a revoked name: %v", err)
 	}
 	for _, bad := range []string{"", "has space", "-dash", strings.Repeat("x", 101), "semi;colon"} {
-		if _, err := db.CreateToken(ctx, bad); err == nil {
+		if _, err := db.CreateToken(ctx, bad, policy.Scopes{}); err == nil {
 			t.Errorf("name %q accepted", bad)
 		}
 	}
@@ -280,19 +283,19 @@ func TestSnapshotsAndAudit(t *testing.T) {
 	ctx := context.Background()
 	const repo, sha = "github.com/o/r", "cccccccccccccccccccccccccccccccccccccccc"
 	o := meta.Object{Digest: "sha256:" + strings.Repeat("ab", 32), Size: 10, ArchiveSHA256: strings.Repeat("0", 64), Files: 2, Bytes: 5}
-	if err := db.PutSnapshot(ctx, repo, sha, "", o); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutSnapshot(ctx, repo, sha, "plugins/a", o); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "plugins/a", o, nil); err != nil {
 		t.Fatal(err)
 	}
 	// The first record stands: an object is immutable.
 	other := o
 	other.Size = 99
-	if err := db.PutSnapshot(ctx, repo, sha, "", other); err != nil {
+	if err := db.PutSnapshot(ctx, repo, sha, "", other, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got != o {
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got.Object != o || got.Submodules == nil || len(got.Submodules) != 0 {
 		t.Fatalf("%+v %v", got, err)
 	}
 	if err := db.PutMarketplace(ctx, repo, sha, ".claude-plugin/marketplace.json", []byte(`{"name":"m"}`)); err != nil {
@@ -323,5 +326,70 @@ func TestSnapshotsAndAudit(t *testing.T) {
 	all, err := db.AuditLog(ctx, meta.AuditFilter{Since: time.Now().Add(-time.Hour)})
 	if err != nil || len(all) != 2 || all[0].Client != "alice" {
 		t.Fatalf("%+v %v", all, err)
+	}
+}
+
+// A token's scopes are stored with it, as written, and come back parsed; a
+// revoked name made again takes its new scopes, not the old ones.
+func TestTokenScopes(t *testing.T) {
+	t.Parallel()
+	db := open(t)
+	ctx := context.Background()
+	sc, err := policy.ParseScopes([]string{"GitHub.com/Acme", "bücher.example/team/tools.git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := db.CreateToken(ctx, "ci", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.Authenticate(ctx, tok)
+	if !ok || err != nil || !slices.Equal(got.Scopes.Rules(), sc.Rules()) || !got.Scopes.Allows("github.com/acme/x") || got.Scopes.Allows("github.com/other/x") {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	if err := db.RevokeToken(ctx, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err = db.CreateToken(ctx, "ci", policy.Scopes{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err = db.Authenticate(ctx, tok); !ok || err != nil || got.Scopes.Limited() {
+		t.Fatalf("made again without scopes: %+v %v %v", got, ok, err)
+	}
+	// Scopes that no longer parse refuse the token.
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE tokens SET scopes = ARRAY['not a rule'] WHERE name = 'ci'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Authenticate(ctx, tok); ok || !errors.Is(err, meta.ErrTokenScopes) || !strings.Contains(err.Error(), "not a rule") {
+		t.Fatalf("unreadable scopes: %v %v", ok, err)
+	}
+}
+
+// A snapshot keeps the submodules it holds; one stored before they were
+// recorded (NULL) is not found until it is stored again, with them.
+func TestSnapshotSubmodules(t *testing.T) {
+	t.Parallel()
+	db := open(t)
+	ctx := context.Background()
+	const repo, sha = "github.com/o/r", "dddddddddddddddddddddddddddddddddddddddd"
+	o := meta.Object{Digest: "sha256:" + strings.Repeat("cd", 32), Size: 10, ArchiveSHA256: strings.Repeat("0", 64), Files: 2, Bytes: 5}
+	subs := []plugind.Submodule{{Path: "lib", URL: "https://github.com/o/lib", Commit: strings.Repeat("e", 40)}}
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, subs); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || !slices.Equal(got.Submodules, subs) {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	if _, err := db.SQLDB().ExecContext(ctx, `UPDATE snapshots SET submodules = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.Snapshot(ctx, repo, sha, ""); ok || err != nil {
+		t.Fatalf("a row without recorded submodules was found (%v)", err)
+	}
+	if err := db.PutSnapshot(ctx, repo, sha, "", o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.Snapshot(ctx, repo, sha, ""); !ok || err != nil || got.Submodules == nil || len(got.Submodules) != 0 {
+		t.Fatalf("stored again: %+v %v %v", got, ok, err)
 	}
 }

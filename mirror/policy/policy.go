@@ -135,6 +135,15 @@ func (r rule) matches(key []string) bool {
 	return len(r.segs) <= len(key) && slices.Equal(r.segs, key[:len(r.segs)])
 }
 
+// keyMatcher reports which rules cover the repository key. Hosts and paths
+// compare case-insensitively (GitHub names are, and neither a block nor a
+// scope may be side-stepped by spelling a name differently), and a trailing
+// ".git" is dropped as sources drop it.
+func keyMatcher(key string) func(rule) bool {
+	segs := strings.Split(strings.ToLower(strings.TrimSuffix(key, ".git")), "/")
+	return func(r rule) bool { return r.matches(segs) }
+}
+
 // Decision is the policy's answer for one repository.
 type Decision struct {
 	Allowed bool
@@ -160,14 +169,12 @@ func (d Decision) Reason(key string) string {
 }
 
 // Check decides for the repository key (host/path, as source.Key spells
-// it). Hosts and paths compare case-insensitively: GitHub names are, and a
-// block must not be side-stepped by spelling a name differently.
+// it), as keyMatcher compares.
 func (p *Policy) Check(key string) Decision {
 	if p == nil {
 		return Decision{Allowed: true}
 	}
-	segs := strings.Split(strings.ToLower(strings.TrimSuffix(key, ".git")), "/")
-	matches := func(r rule) bool { return r.matches(segs) }
+	matches := keyMatcher(key)
 	if i := slices.IndexFunc(p.block, matches); i >= 0 {
 		return Decision{Allowed: false, Rule: p.block[i].text, List: "block"}
 	}

@@ -58,19 +58,27 @@ func (c NetConfig) withDefaults() NetConfig {
 // header timeouts, so a silent server costs seconds, not an hour.
 func NewTransport(cfg NetConfig) *http.Transport {
 	cfg = cfg.withDefaults()
-	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
-	if cfg.PublicOnly {
-		dialer.Control = refuseNonPublic
-	}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		DialContext:           NewDialer(cfg).DialContext,
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,
 		ForceAttemptHTTP2:     true,
 	}
+}
+
+// NewDialer is how every connection to a remote host is made, HTTP's and
+// SSH's alike: the connect timeout, and PublicOnly's refusal judged on the
+// address each connection actually dials.
+func NewDialer(cfg NetConfig) *net.Dialer {
+	cfg = cfg.withDefaults()
+	dialer := &net.Dialer{Timeout: cfg.Timeout, KeepAlive: 30 * time.Second}
+	if cfg.PublicOnly {
+		dialer.Control = refuseNonPublic
+	}
+	return dialer
 }
 
 // NewHTTPClient is a plain client over rt (no retries: git's smart HTTP

@@ -1,7 +1,8 @@
 // Package git is the host for any git repository over smart HTTP(S)
-// (GitLab, Bitbucket, Gitea, Gerrit, GitHub's git side): refs from the
-// advertisement, content by a depth-1 fetch of the wanted commit, indexed
-// and written with bounded memory, reachability from the advertised refs.
+// (GitLab, Bitbucket, Gitea, Gerrit, GitHub's git side) or SSH (ssh.go):
+// refs from the advertisement, content by a depth-1 fetch of the wanted
+// commit, indexed and written with bounded memory, reachability from the
+// advertised refs.
 package git
 
 import (
@@ -40,6 +41,11 @@ type Config struct {
 	// Token, when set, is sent as basic auth. Only ever set for the host
 	// the token belongs to (GitHub).
 	Token string
+	// Credentials, when set, are asked once the host answers 401 to a
+	// request without any (generic HTTPS hosts; never with Token).
+	Credentials *host.Credentials
+	// SSH reaches ssh:// URLs; nil refuses them.
+	SSH *SSHConfig
 	// Timeout fails a pack download that stalls this long (default 30s).
 	Timeout time.Duration
 	Log     *slog.Logger
@@ -54,6 +60,11 @@ type Repo struct {
 
 	mu  sync.Mutex
 	adv *advertisement
+	// loginNote says why no credential was found after a 401 (under mu).
+	loginNote string
+
+	credMu sync.Mutex
+	cred   *host.Credential
 }
 
 // New returns the git Repo of src, reached as cfg says.

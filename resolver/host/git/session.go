@@ -32,12 +32,57 @@ func (r *Repo) session() (transport.UploadPackSession, error) {
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: transport address: %v", r.src.Key(), err)
 	}
-	tr := githttp.NewClient(r.cfg.Client)
-	var auth transport.AuthMethod
-	if r.cfg.Token != "" {
-		auth = &githttp.BasicAuth{Username: "x-access-token", Password: r.cfg.Token}
+	if ep.Protocol == "ssh" {
+		return r.newSSHSession(ep)
 	}
-	return tr.NewUploadPackSession(ep, auth)
+	if ep.Protocol != "https" && ep.Protocol != "http" {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%s: the %s transport is not used", r.src.Key(), ep.Protocol)
+	}
+	client := r.cfg.Client
+	var auth transport.AuthMethod
+	switch cred := r.credential(); {
+	case r.cfg.Token != "":
+		auth = &githttp.BasicAuth{Username: "x-access-token", Password: r.cfg.Token}
+		client = host.OriginOnly(client, originOf(ep))
+	case cred != nil:
+		auth = &githttp.BasicAuth{Username: cred.Username, Password: cred.Password}
+		client = host.OriginOnly(client, cred.Origin)
+	}
+	return githttp.NewClient(client).NewUploadPackSession(ep, auth)
+}
+
+// originOf is scheme://host[:port] of an endpoint, as a request's URL
+// spells it.
+func originOf(ep *transport.Endpoint) string {
+	u := ep.Protocol + "://" + ep.Host
+	if ep.Port > 0 && !(ep.Protocol == "https" && ep.Port == 443) && !(ep.Protocol == "http" && ep.Port == 80) {
+		u += fmt.Sprintf(":%d", ep.Port)
+	}
+	return u
+}
+
+// credential is the credential this Repo sends, once a 401 made it ask.
+func (r *Repo) credential() *host.Credential {
+	r.credMu.Lock()
+	defer r.credMu.Unlock()
+	return r.cred
+}
+
+// login asks for a credential after a 401 to a request sent without one
+// (SPEC §4: only then, as git does). ok reports that one was found and
+// the request is worth repeating; note says why none was.
+func (r *Repo) login(ctx context.Context) (ok bool, note string) {
+	if r.cfg.Credentials == nil || r.cfg.Token != "" || r.credential() != nil {
+		return false, ""
+	}
+	cred, note, err := r.cfg.Credentials.Fill(ctx, r.cfg.URL)
+	if err != nil || cred == nil {
+		return false, note
+	}
+	r.credMu.Lock()
+	r.cred = cred
+	r.credMu.Unlock()
+	return true, ""
 }
 
 // advertise asks the remote for its refs and capabilities (info/refs), once
@@ -53,6 +98,22 @@ func (r *Repo) advertise(ctx context.Context) (transport.UploadPackSession, *adv
 		return sess, r.adv, nil
 	}
 	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if errors.Is(err, transport.ErrAuthenticationRequired) {
+		ok, note := r.login(ctx)
+		r.loginNote = note
+		if ok {
+			_ = sess.Close()
+			if sess, err = r.session(); err != nil {
+				return nil, nil, err
+			}
+			ar, err = sess.AdvertisedReferencesContext(ctx)
+			if cred := r.credential(); err == nil {
+				r.cfg.Credentials.Approve(ctx, cred)
+			} else if errors.Is(err, transport.ErrAuthenticationRequired) {
+				r.cfg.Credentials.Reject(ctx, cred)
+			}
+		}
+	}
 	if err != nil {
 		_ = sess.Close()
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
@@ -108,7 +169,10 @@ func (r *Repo) classify(ctx context.Context, what string, err error) error {
 	}
 	key := r.src.Key()
 	var herr *githttp.Err
+	var keyErr *HostKeyError
 	switch {
+	case errors.As(err, &keyErr) || plugind.CodeOf(err) != "":
+		return err
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return plugind.Errorf(plugind.CodeNotFound, "%s: %w (the host answered 404)", key, host.ErrRepoNotFound)
 	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Token != "":
@@ -116,6 +180,17 @@ func (r *Repo) classify(ctx context.Context, what string, err error) error {
 		// cannot see is a 404): never remembered as "not found", and final.
 		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
 			Msg: fmt.Sprintf("%s: the host refused the credentials sent with the request (check GITHUB_TOKEN): %v", key, err)}
+	case errors.Is(err, transport.ErrAuthenticationRequired) && r.credential() != nil:
+		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
+			Msg: fmt.Sprintf("%s: the host refused the credentials from %s: %v", key, r.credential().From, err)}
+	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Credentials != nil && r.loginNote != "":
+		// The helpers failed (one hung, say): final, so neither retried
+		// (another bounded wait each) nor remembered as "not found".
+		return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: host.ErrRefused,
+			Msg: fmt.Sprintf("%s: the host asks for credentials, and none could be had: %s; ~/.netrc has none for it", key, r.loginNote)}
+	case errors.Is(err, transport.ErrAuthenticationRequired) && r.cfg.Credentials != nil:
+		// A generic host asked for credentials and none were found.
+		return plugind.Errorf(plugind.CodeNotFound, "%s: %w or not accessible without credentials (%v; no git credential helper and no ~/.netrc entry had any)", key, host.ErrRepoNotFound, err)
 	case errors.Is(err, transport.ErrAuthenticationRequired):
 		// GitHub answers 401 for a repository that does not exist as for a
 		// private one it will not show: say both.
