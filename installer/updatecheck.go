@@ -214,11 +214,12 @@ func (in *Installer) LastUpdateCheck(ctx context.Context) (*UpdateCheck, error) 
 	if err != nil {
 		return nil, err
 	}
-	return in.currentUpdateCheck(c)
+	return in.Outstanding(c)
 }
 
-// currentUpdateCheck is c less what the registry has moved past.
-func (in *Installer) currentUpdateCheck(c *UpdateCheck) (*UpdateCheck, error) {
+// Outstanding is check c less what the registry has moved past since (see
+// LastUpdateCheck): what the daemon shows of a check it holds.
+func (in *Installer) Outstanding(c *UpdateCheck) (*UpdateCheck, error) {
 	reg, err := LoadRegistry(in.Home.RegistryPath())
 	if err != nil {
 		return nil, err
