@@ -239,3 +239,9 @@ func (in *Installer) Outstanding(c *UpdateCheck) (*UpdateCheck, error) {
 	})
 	return &out, nil
 }
+
+// Current says the check is a full answer as of now: it reached the
+// sources and every plugin was checked. Otherwise what it shows is as of
+// its last success, or less, and a caller says so (SPEC §11: exit status
+// 1, never "up to date").
+func (c *UpdateCheck) Current() bool { return c.Status == CheckOK && len(c.CouldNotCheck) == 0 }
