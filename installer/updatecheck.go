@@ -120,8 +120,9 @@ func (in *Installer) CheckUpdates(ctx context.Context, offline bool) (*UpdateChe
 		out.Status = CheckSkippedOffline
 		return in.saveUpdateCheck(ctx, &out)
 	}
+	checkedAt := out.CheckedAt
 	out = found.check
-	out.Status, out.CheckedAt, out.LastSuccessAt = CheckOK, in.Now().UTC(), in.Now().UTC()
+	out.Status, out.CheckedAt, out.LastSuccessAt = CheckOK, checkedAt, checkedAt
 	return in.saveUpdateCheck(ctx, &out)
 }
 

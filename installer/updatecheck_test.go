@@ -55,8 +55,20 @@ func TestCheckUpdatesUnchangedCostsOneConditionalRequest(t *testing.T) {
 	t.Parallel()
 	fx := newCheckFixture(t)
 	before := fx.env.registryBytes()
+	// A check is a read: it runs while another process holds the home's
+	// lock (an install in progress).
+	unlock, err := fx.env.in.LockHome(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	fx.gh.ResetCounts()
-	c := fx.check(t, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := fx.env.in.CheckUpdates(ctx, false)
+	if err != nil {
+		t.Fatalf("check with the home locked: %v", err)
+	}
 	if got := fx.gh.Counts(); got.Total != 1 || got.APICommits304 != 1 || got.Content() != 0 {
 		t.Fatalf("an unchanged check made %+v, want one 304 and nothing else", got)
 	}

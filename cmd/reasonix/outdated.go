@@ -38,9 +38,9 @@ func printOutdated(w, errw io.Writer, width int, c *installer.UpdateCheck, now t
 	fmt.Fprintf(errw, "last successful check: %s\n", when(now, c.LastSuccessAt))
 	switch c.Status {
 	case installer.CheckSkippedOffline:
-		fmt.Fprintf(errw, "warning: the last check (%s) was skipped: offline, or no source answered\n", when(now, c.CheckedAt))
+		fmt.Fprintf(errw, "warning: the last check, %s, was skipped: offline, or no source answered\n", when(now, c.CheckedAt))
 	case installer.CheckFailed:
-		fmt.Fprintf(errw, "warning: the last check (%s) failed: %s\n", when(now, c.CheckedAt), safeText(c.Error))
+		fmt.Fprintf(errw, "warning: the last check, %s, failed: %s\n", when(now, c.CheckedAt), safeText(c.Error))
 	}
 	if len(c.CouldNotCheck) > 0 {
 		parts := make([]string, len(c.CouldNotCheck))
