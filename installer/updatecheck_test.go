@@ -9,16 +9,17 @@ import (
 	"reasonix.io/plugind/internal/fakegithub"
 )
 
-// checkFixture is a home with one plugin installed from a marketplace on
-// the fake, whose marketplace can move on with a riskier version.
-type checkFixture struct {
+// marketHome is a home with one plugin (rel-plug) installed from a
+// marketplace (m) on the fake that holds it; moveOn moves the marketplace
+// on with a riskier version.
+type marketHome struct {
 	env  *remoteEnv
 	gh   *fakegithub.Server
 	mk   *fakegithub.Repo
 	from string // the installed commit
 }
 
-func newCheckFixture(t *testing.T) *checkFixture {
+func newMarketHome(t *testing.T) *marketHome {
 	t.Helper()
 	gh := fakegithub.New(t)
 	mk := gh.CreateRepo("acme", "market")
@@ -28,19 +29,19 @@ func newCheckFixture(t *testing.T) *checkFixture {
 	if _, err := env.install(Request{Source: mustSource("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
 		t.Fatal(err)
 	}
-	return &checkFixture{env: env, gh: gh, mk: mk, from: first}
+	return &marketHome{env: env, gh: gh, mk: mk, from: first}
 }
 
 // moveOn commits a version 2.0.0 of the plugin that adds a hook (a risk
 // raise) and returns the new commit.
-func (fx *checkFixture) moveOn() string {
+func (fx *marketHome) moveOn() string {
 	files := under("plugins/rel", pluginFiles("rel-plug", "v2"))
 	files["plugins/rel/.claude-plugin/plugin.json"] = `{"name":"rel-plug","version":"2.0.0"}`
 	files["plugins/rel/hooks/hooks.json"] = `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"scripts/run.sh"}]}]}}`
 	return fx.mk.Commit("main", files)
 }
 
-func (fx *checkFixture) check(t *testing.T, offline bool) *UpdateCheck {
+func (fx *marketHome) check(t *testing.T, offline bool) *UpdateCheck {
 	t.Helper()
 	c, err := fx.env.in.CheckUpdates(context.Background(), offline)
 	if err != nil {
@@ -53,7 +54,7 @@ func (fx *checkFixture) check(t *testing.T, offline bool) *UpdateCheck {
 // content fetch, finds nothing to move, and writes nothing but the cache.
 func TestCheckUpdatesUnchangedCostsOneConditionalRequest(t *testing.T) {
 	t.Parallel()
-	fx := newCheckFixture(t)
+	fx := newMarketHome(t)
 	before := fx.env.registryBytes()
 	// A check is a read: it runs while another process holds the home's
 	// lock (an install in progress).
@@ -85,7 +86,7 @@ func TestCheckUpdatesUnchangedCostsOneConditionalRequest(t *testing.T) {
 // and drops the notice once the update has been applied.
 func TestCheckUpdatesMovedMarketplaceIsANotice(t *testing.T) {
 	t.Parallel()
-	fx := newCheckFixture(t)
+	fx := newMarketHome(t)
 	to := fx.moveOn()
 	before := fx.env.registryBytes()
 	c := fx.check(t, false)
@@ -119,7 +120,7 @@ func TestCheckUpdatesMovedMarketplaceIsANotice(t *testing.T) {
 // "could not check", never up to date.
 func TestCheckUpdatesOfflineKeepsTheLastSuccess(t *testing.T) {
 	t.Parallel()
-	fx := newCheckFixture(t)
+	fx := newMarketHome(t)
 	to := fx.moveOn()
 	ok := fx.check(t, false)
 	fx.env.in.Now = func() time.Time { return ok.CheckedAt.Add(time.Hour) }
@@ -146,7 +147,7 @@ func TestCheckUpdatesOfflineKeepsTheLastSuccess(t *testing.T) {
 // Without any check, the stored one says never.
 func TestLastUpdateCheckNever(t *testing.T) {
 	t.Parallel()
-	fx := newCheckFixture(t)
+	fx := newMarketHome(t)
 	c, err := fx.env.in.LastUpdateCheck(context.Background())
 	if err != nil || c.Status != CheckNever || c.Updates == nil || c.CouldNotCheck == nil {
 		t.Fatalf("never checked = %+v, %v", c, err)
