@@ -115,9 +115,10 @@ func (in *Installer) CheckUpdates(ctx context.Context, offline bool) (*UpdateChe
 	}
 	found := noticesOf(resp)
 	if found.offline {
-		// Every source that needs the network went unanswered: this is
-		// being offline, not an answer; the last success stands.
-		out.Status = CheckSkippedOffline
+		// No source that needs the network answered: this is being
+		// offline, not an answer. The last success's notices stand, and
+		// each plugin says why it could not be checked now.
+		out.Status, out.CouldNotCheck = CheckSkippedOffline, found.check.CouldNotCheck
 		return in.saveUpdateCheck(ctx, &out)
 	}
 	checkedAt := out.CheckedAt
@@ -129,22 +130,23 @@ func (in *Installer) CheckUpdates(ctx context.Context, offline bool) (*UpdateChe
 // found is what one update plan says for the check.
 type found struct {
 	check UpdateCheck
-	// offline: some plugins need the network and none of them got an
-	// answer.
+	// offline: some plugins need the network and none of them could be
+	// checked (SPEC §11's "could not check", every one).
 	offline bool
 }
 
 // noticesOf reduces an update plan to the check's notices.
 func noticesOf(resp *Response) found {
 	f := found{check: UpdateCheck{PlanID: resp.PlanID, Updates: []UpdateNotice{}, CouldNotCheck: []Unchecked{}}}
-	remote, unanswered := 0, 0
+	remote, answered := 0, 0
 	for _, a := range resp.Actions {
-		if a.Source.IsRemote() || a.Marketplace.IsRemote() {
+		isRemote := a.Source.IsRemote() || a.Marketplace.IsRemote()
+		if isRemote {
 			remote++
 		}
+		unchecked := len(f.check.CouldNotCheck)
 		switch {
 		case a.Unchecked != "":
-			unanswered++
 			f.check.CouldNotCheck = append(f.check.CouldNotCheck, Unchecked{Name: a.Name, Reason: a.Unchecked})
 		case a.Status == ActionReady:
 			f.check.Updates = append(f.check.Updates, noticeOf(a))
@@ -153,8 +155,11 @@ func noticesOf(resp *Response) found {
 		case a.Status == ActionUpToDate:
 			f.check.UpToDate++
 		}
+		if isRemote && len(f.check.CouldNotCheck) == unchecked {
+			answered++
+		}
 	}
-	f.offline = unanswered > 0 && unanswered == remote
+	f.offline = remote > 0 && answered == 0
 	return f
 }
 

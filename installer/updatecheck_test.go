@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // marketHome is a home with one plugin (rel-plug) installed from a
@@ -138,6 +139,9 @@ func TestCheckUpdatesOfflineKeepsTheLastSuccess(t *testing.T) {
 	if down.Status != CheckSkippedOffline || !down.LastSuccessAt.Equal(ok.LastSuccessAt) || len(down.Updates) != 1 {
 		t.Fatalf("check with every source down = %+v, want skipped-offline keeping the last success", down)
 	}
+	if len(down.CouldNotCheck) != 1 || down.CouldNotCheck[0].Name != "rel-plug" || down.CouldNotCheck[0].Reason != host.UncheckedNetwork || down.Current() {
+		t.Fatalf("with every source down, could not check = %+v", down.CouldNotCheck)
+	}
 	stored, err := fx.env.in.LastUpdateCheck(context.Background())
 	if err != nil || stored.Status != CheckSkippedOffline || !stored.LastSuccessAt.Equal(ok.LastSuccessAt) {
 		t.Fatalf("stored = %+v, %v", stored, err)
@@ -151,5 +155,28 @@ func TestLastUpdateCheckNever(t *testing.T) {
 	c, err := fx.env.in.LastUpdateCheck(context.Background())
 	if err != nil || c.Status != CheckNever || c.Updates == nil || c.CouldNotCheck == nil {
 		t.Fatalf("never checked = %+v, %v", c, err)
+	}
+}
+
+// One marketplace down and another up: the check is a success, and the
+// plugin of the one down is "could not check", never up to date, so the
+// check is not a full answer.
+func TestCheckUpdatesOneSourceDownIsCouldNotCheck(t *testing.T) {
+	t.Parallel()
+	fx := newMarketHome(t)
+	other := fx.gh.CreateRepo("acme", "other")
+	other.Commit("main", merge(under("plugins/o", pluginFiles("other-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": marketplaceJSON(t, "o", entry("other-plug", "./plugins/o"))}))
+	if _, err := fx.env.install(Request{Source: mustSource("https://github.com/acme/other")}, Approval{Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	to := fx.moveOn()
+	fx.gh.Fault(fakegithub.PathPrefix("/api/v3/repos/acme/other"), fakegithub.Fault{Status: 503})
+	fx.gh.Fault(fakegithub.PathPrefix("/acme/other"), fakegithub.Fault{Status: 503})
+	c := fx.check(t, false)
+	if c.Status != CheckOK || len(c.Updates) != 1 || c.Updates[0].ToCommit != to || c.UpToDate != 0 {
+		t.Fatalf("check = %+v, want ok with rel-plug's move", c)
+	}
+	if len(c.CouldNotCheck) != 1 || c.CouldNotCheck[0].Name != "other-plug" || c.Current() {
+		t.Fatalf("could not check = %+v (current %v), want other-plug", c.CouldNotCheck, c.Current())
 	}
 }
