@@ -3,6 +3,7 @@ package installer
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -178,5 +179,21 @@ func TestCheckUpdatesOneSourceDownIsCouldNotCheck(t *testing.T) {
 	}
 	if len(c.CouldNotCheck) != 1 || c.CouldNotCheck[0].Name != "other-plug" || c.Current() {
 		t.Fatalf("could not check = %+v (current %v), want other-plug", c.CouldNotCheck, c.Current())
+	}
+}
+
+// A check that cannot plan at all (here: an unreadable registry) is
+// failed, says why, and keeps the last success's time and notices.
+func TestCheckUpdatesFailedKeepsTheLastSuccess(t *testing.T) {
+	t.Parallel()
+	fx := newMarketHome(t)
+	fx.moveOn()
+	ok := fx.check(t, false)
+	if err := os.WriteFile(fx.env.home.RegistryPath(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := fx.check(t, false)
+	if c.Status != CheckFailed || c.Error == "" || !c.LastSuccessAt.Equal(ok.LastSuccessAt) || len(c.Updates) != 1 || c.Current() {
+		t.Fatalf("failed check = %+v", c)
 	}
 }
