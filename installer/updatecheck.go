@@ -97,7 +97,7 @@ func (in *Installer) CheckUpdates(ctx context.Context, offline bool) (*UpdateChe
 	prev, err := in.storedUpdateCheck(ctx)
 	if err != nil {
 		in.Log.Warn("the last update check could not be read; starting afresh", "error", secrets.Mask(err.Error()))
-		prev = &UpdateCheck{Status: CheckNever}
+		prev = &UpdateCheck{Status: CheckNever, Updates: []UpdateNotice{}, CouldNotCheck: []Unchecked{}}
 	}
 	out := *prev
 	out.CheckedAt, out.Error = in.Now().UTC(), ""
