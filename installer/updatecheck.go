@@ -97,7 +97,7 @@ func (in *Installer) CheckUpdates(ctx context.Context, offline bool) (*UpdateChe
 	prev, err := in.storedUpdateCheck(ctx)
 	if err != nil {
 		in.Log.Warn("the last update check could not be read; starting afresh", "error", secrets.Mask(err.Error()))
-		prev = &UpdateCheck{Status: CheckNever, Updates: []UpdateNotice{}, CouldNotCheck: []Unchecked{}}
+		prev = neverChecked()
 	}
 	out := *prev
 	out.CheckedAt, out.Error = in.Now().UTC(), ""
@@ -192,9 +192,15 @@ func (in *Installer) saveUpdateCheck(ctx context.Context, c *UpdateCheck) (*Upda
 	return c, nil
 }
 
+// neverChecked is the check of a home where none has run: empty lists,
+// not nulls, for clients that iterate.
+func neverChecked() *UpdateCheck {
+	return &UpdateCheck{Status: CheckNever, Updates: []UpdateNotice{}, CouldNotCheck: []Unchecked{}}
+}
+
 // storedUpdateCheck is the last check stored in the cache, as stored.
 func (in *Installer) storedUpdateCheck(ctx context.Context) (*UpdateCheck, error) {
-	c := &UpdateCheck{Status: CheckNever, Updates: []UpdateNotice{}, CouldNotCheck: []Unchecked{}}
+	c := neverChecked()
 	if in.Cache == nil {
 		return c, nil
 	}
