@@ -62,6 +62,9 @@ type App struct {
 	Resolver  resolver.Resolver
 	Installer *installer.Installer
 	Warnings  []string
+	// Offline: REASONIX_OFFLINE=1 asked for no network (the resolver
+	// answers from the cache; the daemon's update check is skipped).
+	Offline bool
 }
 
 // Open wires the backend for $REASONIX_HOME (SPEC §4). Only an unknown home
@@ -84,7 +87,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{Home: home}
+	a := &App{Home: home, Offline: opts.Getenv("REASONIX_OFFLINE") == "1"}
 	// Before anything else reads or writes the home: a loose one is made
 	// private first (or said to be unsafe).
 	if note, err := home.Secure(); err != nil {
@@ -115,7 +118,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
-			Offline: opts.Getenv("REASONIX_OFFLINE") == "1", Decoded: decoded,
+			Offline: a.Offline, Decoded: decoded,
 		})
 	} else {
 		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}

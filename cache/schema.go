@@ -171,6 +171,7 @@ var schemaProbes = []struct{ table, columns string }{
 	{"counters", "kind, hits, misses"},
 	{"inventories", "key, body, created_at"},
 	{"submodules", "remote, sha, path, url, commit_sha"},
+	{"update_checks", "id, body, checked_at"},
 	{"verdicts", "remote, sha, reachable, checked_at"},
 	{"negatives", "kind, remote, sha, path, code, message, created_at, expires_at"},
 }

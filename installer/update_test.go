@@ -45,15 +45,9 @@ func TestUpdatePinnedTreeURLKeepsItsCommit(t *testing.T) {
 // A plugin that lives in its marketplace follows the marketplace's commit.
 func TestUpdateRelativeEntryFollowsItsMarketplace(t *testing.T) {
 	t.Parallel()
-	gh := fakegithub.New(t)
-	mk := gh.CreateRepo("acme", "market")
-	doc := marketplaceJSON(t, "m", entry("rel-plug", "./plugins/rel"))
-	first := mk.Commit("main", merge(under("plugins/rel", pluginFiles("rel-plug", "v1")), map[string]string{".claude-plugin/marketplace.json": doc}))
-	env := newRemoteEnv(t, gh, remoteOpts{})
-	if _, err := env.install(Request{Source: mustSource("https://github.com/acme/market")}, Approval{Yes: true}); err != nil {
-		t.Fatal(err)
-	}
-	second := mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
+	fx := newMarketHome(t)
+	env, first := fx.env, fx.from
+	second := fx.mk.Commit("main", under("plugins/rel", pluginFiles("rel-plug", "v2")))
 
 	resp, err := env.update("rel-plug", false, Approval{Yes: true})
 	if err != nil || !resp.Applied {

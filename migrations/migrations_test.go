@@ -50,7 +50,7 @@ func TestUpDownUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTables := []string{"counters", "inventories", "marketplaces", "negatives", "plan_renewals", "plan_snapshots", "plans", "refs", "snapshot_uses", "snapshots", "submodules", "verdicts"}
+	wantTables := []string{"counters", "inventories", "marketplaces", "negatives", "plan_renewals", "plan_snapshots", "plans", "refs", "snapshot_uses", "snapshots", "submodules", "update_checks", "verdicts"}
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("up: %v", err)
 	}

@@ -43,6 +43,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("POST /marketplaces/{name}/update", s.updateMarketplace)
 	mux.HandleFunc("DELETE /marketplaces/{name}", s.removeMarketplace)
 	mux.HandleFunc("GET /events", s.events)
+	mux.HandleFunc("GET /updates", s.updates)
 
 	// The page and its sign-in.
 	mux.HandleFunc("GET /{$}", s.index)

@@ -9,8 +9,9 @@
 // page.go the installer page and route access, session.go browser sign-in
 // (login codes, sessions, page tokens), progress.go live progress
 // (server-sent events), addrfile.go the serve.addr file, proof.go the
-// daemon's proof of identity and daemonclient.go the client that asks for
-// it before sending the token.
+// daemon's proof of identity, daemonclient.go the client that asks for
+// it before sending the token, and updates.go the background update check
+// and GET /updates.
 package server
 
 import (
@@ -53,6 +54,13 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// Now is the clock of login codes and sessions (tests); nil: time.Now.
 	Now func() time.Time
+	// CheckUpdates is how often Serve checks for updates in the background
+	// (`serve --check-updates`); 0 never. FirstCheck is how long after
+	// start the first check waits (default defaultFirstCheck). Offline
+	// (REASONIX_OFFLINE=1) skips every check, keeping the last success.
+	CheckUpdates time.Duration
+	FirstCheck   time.Duration
+	Offline      bool
 }
 
 // Server serves the backend over HTTP. Create it with New.
@@ -79,6 +87,7 @@ type Server struct {
 	progress progressHub
 	flightMu sync.Mutex
 	flights  map[string]*progressFanout // progress of shared plans, by plan key
+	checks   updateChecks
 
 	// draining is closed when a shutdown begins: long-lived answers (event
 	// streams) end then instead of holding the shutdown for its grace.
@@ -103,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		allowRemote: cfg.AllowRemote, maxBody: plugind.PositiveOr(cfg.MaxBodyBytes, MaxBodyBytes), grace: cmp.Or(cfg.ShutdownTimeout, DefaultShutdownTimeout),
 		page: page, sessions: newSessionStore(cfg.Now), flights: map[string]*progressFanout{}, draining: make(chan struct{}),
 	}
+	s.checks.every, s.checks.first, s.checks.offline = max(cfg.CheckUpdates, 0), cmp.Or(cfg.FirstCheck, defaultFirstCheck), cfg.Offline
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.list.in, s.list.life = cfg.Installer, s.life
 	return s, nil
@@ -141,10 +151,13 @@ func (s *Server) Handler() http.Handler {
 // Serve serves on ln until ctx is done, then shuts down gracefully
 // (httpserve.Serve): long-lived answers (event streams) end at once,
 // in-flight requests get the grace period, then their contexts are
-// cancelled.
+// cancelled. The background update checks run meanwhile and are
+// cancelled at once when ctx is done (a check is a read: nothing is lost).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopDraining := context.AfterFunc(ctx, s.drain)
 	defer stopDraining()
+	s.startUpdateChecks(ctx)
+	defer s.checks.wg.Wait()
 	return httpserve.Serve(ctx, &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

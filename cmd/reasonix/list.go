@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,19 +16,48 @@ import (
 )
 
 func (m *Main) listCommand() *cobra.Command {
-	var available bool
+	var available, outdated bool
 	var market string
 	cmd := &cobra.Command{
-		Use:     "list [--available [--marketplace M]]",
-		Short:   "List installed plugins, or what the known marketplaces offer",
+		Use:   "list [--available [--marketplace M] | --outdated]",
+		Short: "List installed plugins, what the known marketplaces offer, or what could be updated",
+		Long: `List the installed plugins.
+
+--available lists what the known marketplaces offer, as last read.
+
+--outdated lists what the daemon's last update check (reasonix serve --check-updates) found could
+move: each plugin's installed commit and the one it could move to, its version change and any
+risk raise, with the time of the last successful check and the plugins that could not be
+checked. It asks no network: it reads the check stored in the cache, the same one GET /updates
+and the page show. It exits 1 when that check is not a full answer (none has run, the last one
+was skipped offline or failed, or some plugins could not be checked). Nothing is applied:
+reasonix plugin update --all --dry-run shows each move's capability diff for approval.`,
 		Aliases: []string{"ls"},
 		Example: `  reasonix plugin list
   reasonix plugin ls --json
-  reasonix plugin list --available --marketplace acme`,
+  reasonix plugin list --available --marketplace acme
+  reasonix plugin list --outdated`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if market != "" && !available {
 				return usageError(fmt.Errorf("--marketplace goes with --available"))
+			}
+			if outdated && available {
+				return usageError(fmt.Errorf("give --available or --outdated, not both"))
+			}
+			if outdated {
+				var check *installer.UpdateCheck
+				err := query(cmd.Context(), m, func(a *backend) (*installer.UpdateCheck, error) {
+					c, err := a.Installer.LastUpdateCheck(cmd.Context())
+					check = c
+					return c, err
+				}, func(w io.Writer, c *installer.UpdateCheck) {
+					printOutdated(w, m.Stderr, m.consoleFor(w).width, c, time.Now())
+				})
+				if err == nil && !check.Current() {
+					return errFailed
+				}
+				return err
 			}
 			if available {
 				return query(cmd.Context(), m, func(a *backend) (availableList, error) {
@@ -43,6 +73,7 @@ func (m *Main) listCommand() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&available, "available", false, "list what the known marketplaces offer, as last read (reasonix marketplace update reads them again)")
 	cmd.Flags().StringVar(&market, "marketplace", "", "with --available: one known marketplace")
+	cmd.Flags().BoolVar(&outdated, "outdated", false, "list what the last update check found could move (no network; see reasonix serve --check-updates)")
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
 	return cmd
 }

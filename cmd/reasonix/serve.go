@@ -17,7 +17,7 @@ import (
 func (m *Main) serveCommand() *cobra.Command {
 	var addr string
 	var allowRemote bool
-	var grace time.Duration
+	var grace, checkUpdates time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve [--addr 127.0.0.1:7878]",
 		Short: "Serve the backend to Studio over HTTP (loopback, bearer token)",
@@ -34,7 +34,16 @@ the page signed in with a single-use code, without showing the token to the brow
 address it listens on is written to serve.addr in the home while it runs. Browser sessions live
 in memory (12 hours at most, 2 idle): after a restart, sign in again. SIGINT or SIGTERM
 stops it gracefully: in-flight requests get --shutdown-timeout to finish; an install still
-running after that is discarded whole.`,
+running after that is discarded whole.
+
+In the background it checks for updates (--check-updates, every 24 hours by default, the first
+a few seconds after start; 0 turns it off): the same plan as ` + "`reasonix plugin update --all --dry-run`" + `,
+which asks each marketplace and branch with a conditional request, so an unchanged one costs
+one 304. It never applies anything: GET /updates, the page's Installed tab and
+` + "`reasonix plugin list --outdated`" + ` show what could move, with its capability diff, for review
+and approval.
+Offline (REASONIX_OFFLINE=1, or no source answering) a check is skipped, and the time of the
+last successful one is kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := server.CheckAddr(addr, allowRemote)
@@ -52,12 +61,16 @@ running after that is discarded whole.`,
 			if err != nil {
 				return fail(m.Stderr, err)
 			}
+			if checkUpdates < 0 {
+				return usageError(fmt.Errorf("--check-updates %s: give a positive duration (24h, 30m), or 0 to turn the checks off", checkUpdates))
+			}
 			if grace <= 0 {
 				grace = -1 // cancel in-flight work at once
 			}
 			srv, err := server.New(server.Config{
 				Installer: a.Installer, Token: token, Log: logger,
 				AllowRemote: allowRemote, ShutdownTimeout: grace,
+				CheckUpdates: checkUpdates, Offline: a.Offline,
 			})
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -102,6 +115,7 @@ running after that is discarded whole.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless --allow-remote)")
 	f.BoolVar(&allowRemote, "allow-remote", false, "allow listening on a non-loopback address (prints a warning)")
+	f.DurationVar(&checkUpdates, "check-updates", server.DefaultCheckUpdates, "how often to check for updates in the background (never applied; 0: never)")
 	f.DurationVar(&grace, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run before they are cancelled")
 	return cmd
 }

@@ -44,7 +44,9 @@
       config: {},
       planConfig: '', // the values the plan on screen was made with (JSON)
     },
-    installed: { plugins: [], open: new Set() },
+    // updates: what the daemon's background update check found (GET
+    // /updates), or null when it could not be read.
+    installed: { plugins: [], open: new Set(), updates: null },
     markets: {
       list: [], // the known marketplaces, as GET /marketplaces lists them
       offers: {}, // name → what it offers (GET /plugins/available)
@@ -1145,8 +1147,68 @@
         return;
       }
       state.installed.plugins = res.body.plugins;
+      state.installed.updates = await readUpdates();
       renderInstalled();
     });
+  }
+
+  // readUpdates is what the daemon's last update check found (GET
+  // /updates), or null: the notices are a hint, so a failure to read them
+  // leaves the list as it is.
+  async function readUpdates() {
+    try {
+      const res = await api('GET', '/updates');
+      return res.status === 200 && res.body && Array.isArray(res.body.updates) ? res.body : null;
+    } catch (err) {
+      return null;
+    }
+  }
+
+  // updateOf is the notice of installed plugin p: the update the last
+  // check found for it, or undefined.
+  function updateOf(p) {
+    const u = state.installed.updates;
+    return u ? u.updates.find((n) => (n.renamedFrom || n.name) === p.name) : undefined;
+  }
+
+  // renderUpdates says what the last update check found: how many plugins
+  // could move, when it last succeeded, and what it could not check. Its
+  // button opens the update review, which still needs approval.
+  function renderUpdates() {
+    const box = $('installed-updates');
+    const u = state.installed.updates;
+    clear(box);
+    const moves = u ? u.updates.filter((n) => !n.dependency) : [];
+    const unchecked = u ? u.couldNotCheck : [];
+    if (!u || u.status === 'never' || !state.installed.plugins.length || (!moves.length && !unchecked.length && u.status === 'ok')) {
+      box.hidden = true;
+      return;
+    }
+    const at = (t) => (t ? new Date(t).toLocaleString() : 'never');
+    if (moves.length) {
+      box.append(el('p', { id: 'updates-count' }, plural(moves.length, 'update') + ' available: ', moves.map(nameOf).join(', '),
+        ' (last checked ', at(u.lastSuccessAt), ').'));
+    } else {
+      box.append(el('p', { id: 'updates-count' }, 'No updates found at the last successful check (', at(u.lastSuccessAt), ').'));
+    }
+    if (u.status === 'skipped-offline') {
+      box.append(el('p', { text: 'The last check, ' + at(u.checkedAt) + ', was skipped: offline, or no source answered.' }));
+    } else if (u.status === 'failed') {
+      box.append(el('p', { text: 'The last check, ' + at(u.checkedAt) + ', failed: ' + words(u.error || '') }));
+    }
+    if (unchecked.length) {
+      box.append(el('p', { id: 'updates-unchecked', text: 'Could not check ' + unchecked.map((x) => x.name + ' (' + words(x.reason) + ')').join(', ') + '.' }));
+    }
+    if (moves.length) {
+      box.append(el('p', { class: 'row' }, el('button', {
+        type: 'button', class: 'primary', 'data-action': 'review-updates',
+        onclick: () => planUpdate('installed', { all: true }, 'all installed plugins'),
+      }, 'Review ' + plural(moves.length, 'update'))));
+    }
+    // Amber, as the marketplaces' "update available" badges: something
+    // waits for a review, or the check is not a full answer.
+    box.className = 'notice updates warn';
+    box.hidden = false;
   }
 
   // whileReading marks a list busy while read redraws it (reads can
@@ -1170,6 +1232,7 @@
     const root = clear($('installed-list'));
     const plugins = state.installed.plugins;
     $('installed-tools').hidden = !plugins.length;
+    renderUpdates();
     if (!plugins.length) {
       root.append(el('p', { class: 'muted', id: 'installed-empty' }, 'No plugin packages are installed. Add one from the Add screen.'));
     } else {
@@ -1199,6 +1262,7 @@
       el('span', { class: 'badge ' + (p.enabled ? 'on' : 'off'), text: p.enabled ? 'enabled' : 'disabled' }),
       el('span', { class: 'badge status-' + status, text: status }),
       p.runtime ? el('span', { class: 'badge risk-high', text: 'FULL TRUST runtime' }) : null,
+      updateBadge(p),
       p.problems && p.problems.length ? el('span', { class: 'badge status-blocked', text: plural(p.problems.length, 'problem') }) : null,
       // What it needs and what needs it, without opening the row.
       p.dependencies && p.dependencies.length ? el('span', { class: 'badge deps', 'data-deps': 'needs', text: 'needs ' + p.dependencies.join(', ') }) : null,
@@ -1227,6 +1291,19 @@
     }
     row.append(body);
     return row;
+  }
+
+  // updateBadge marks a row the last update check found could move; it
+  // opens that plugin's update review (the diff, then approval).
+  function updateBadge(p) {
+    const n = updateOf(p);
+    if (!n) return null;
+    const to = n.toVersion && n.toVersion !== n.fromVersion ? ' to v' + n.toVersion : '';
+    return el('button', {
+      type: 'button', class: 'badge update' + (n.riskRaised ? ' raised' : ''), 'data-action': 'review-update',
+      title: 'Review the update of ' + p.name + (n.riskRaised ? ': it is riskier than what is installed' : ''),
+      onclick: () => planUpdate('installed', { name: p.name }, p.name),
+    }, 'update' + to + (n.riskRaised ? ', risk ' + n.previousRisk + ' → ' + n.risk : ''));
   }
 
   // rowActions are the buttons of an expanded row. Update shows the update
@@ -2072,6 +2149,7 @@
         p.version ? el('span', { class: 'version', text: 'v' + p.version }) : null,
         el('span', { class: 'badge ' + (p.enabled ? 'on' : 'off'), text: p.enabled ? 'enabled' : 'disabled' }),
         p.runtime ? el('span', { class: 'badge risk-high', text: 'FULL TRUST runtime' }) : null,
+      updateBadge(p),
         p.marketplaceName ? el('span', { class: 'meta', text: 'from ' + p.marketplaceName }) : null,
         el('button', {
           type: 'button', class: 'quiet', 'data-action': 'show-installed',
