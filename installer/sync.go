@@ -86,7 +86,7 @@ func (in *Installer) PlanSync(ctx context.Context, sr *SyncRequest, req Request)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, asked: req, Source: "sync"}
+	p := &Plan{Request: req, asked: req, Source: "the lock"}
 	p.sync = &syncPlan{req: sr, enabled: map[string]bool{}, dependency: map[string]bool{}}
 	groups, byName := syncGroups(lock)
 	g, gctx := errgroup.WithContext(ctx)
@@ -319,7 +319,7 @@ func lockMismatch(a *Action, l lockfile.Plugin) error {
 	case l.ContentDigest != "" && a.ContentDigest != l.ContentDigest:
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins content %s, but %s at %s has content %s; nothing of it is installed (a lock edited by hand, or a repository rewritten since it was locked)", a.Name, l.ContentDigest, a.Source, host.Short(a.Commit), a.ContentDigest)
 	case l.Commit != "" && a.Commit != l.Commit:
-		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins commit %s, but its marketplace entry now names %s; nothing of it is installed (lock it again where it was installed)", a.Name, l.Commit, a.Commit)
+		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins commit %s, but where the lock says it comes from names %s; nothing of it is installed (lock it again where it was installed)", a.Name, l.Commit, a.Commit)
 	case !l.Source.IsZero() && (sourceText(a.Source, a.Subdir) != sourceText(l.Source, l.Subdir)):
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock says it comes from %s, but its marketplace entry names %s; nothing of it is installed", a.Name, sourceText(l.Source, l.Subdir), sourceText(a.Source, a.Subdir))
 	}

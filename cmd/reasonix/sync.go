@@ -36,7 +36,7 @@ folders on this machine and are left out, each with a warning. -o - writes it to
 				if err != nil {
 					return locked{}, err
 				}
-				res := locked{Path: "-", Plugins: len(lock.Plugins), Markets: len(lock.Marketplaces), Warnings: warnings}
+				res := locked{Path: "stdout", Plugins: len(lock.Plugins), Markets: len(lock.Marketplaces), Warnings: warnings}
 				if out == "-" {
 					data, err := lock.Marshal()
 					if err == nil {
@@ -87,10 +87,8 @@ cache and store alone, with no network at all.`,
 			}
 			lock, err := lockfile.ReadFile(args[0])
 			if err != nil {
-				// Still the structured response: scripts read stdout.
-				return m.respond(cmd.Context(), shown{cmd: cmdSync}, func(*backend) *installer.Response {
-					return installer.ErrorResponse(args[0], err)
-				})
+				// Refused before the home is opened: nothing is made in it.
+				return m.refused(shown{cmd: cmdSync}, args[0], err)
 			}
 			sr.Lock = lock
 			return p.run(cmd, args, m, func(a *backend, r installer.Request, ap installer.Approval) (*installer.Response, error) {
