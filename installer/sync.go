@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/resolver"
@@ -89,22 +87,14 @@ func (in *Installer) PlanSync(ctx context.Context, sr *SyncRequest, req Request)
 	p := &Plan{Request: req, asked: req, Source: "the lock"}
 	p.sync = &syncPlan{req: sr, enabled: map[string]bool{}, dependency: map[string]bool{}}
 	groups, byName := syncGroups(lock)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
 	for _, grp := range groups {
 		if lm, ok := lock.FindMarketplace(grp.name); ok {
 			if k, ok := known.Find(lm.Name); ok && (k.Source != lm.Source || k.Subdir != lm.Subdir) {
 				grp.err = plugind.Errorf(plugind.CodeConflict, "this home knows another marketplace named %q (%s); the lock's is %s: remove it first (reasonix marketplace remove %s)", lm.Name, k.Source, lm.Source, lm.Name)
-				continue
 			}
 		}
-		g.Go(func() error {
-			grp.resolved, grp.err = in.resolveUpdate(gctx, req, grp)
-			return nil
-		})
 	}
-	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := in.resolveGroups(ctx, req, groups); err != nil {
 		return nil, err
 	}
 	recorded := map[string]bool{}

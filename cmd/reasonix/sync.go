@@ -97,9 +97,7 @@ cache and store alone, with no network at all.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&p.ap.DryRun, "dry-run", false, "plan the sync without writing files")
-	f.BoolVarP(&p.ap.Yes, "yes", "y", false, "apply the sync")
-	f.Var(&p.ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
+	p.approvalFlags(cmd, "sync")
 	f.BoolVar(&sr.Prune, "prune", false, "remove the installed plugins the lock lacks")
 	f.BoolVar(&sr.Frozen, "frozen", false, "refuse a lock that does not pin everything (for CI)")
 	f.BoolVar(&p.req.Offline, "offline", false, "no network: plan from the cache and store only")
