@@ -181,6 +181,19 @@ func TestSyncTwoMachines(t *testing.T) {
 	if again.code != 0 || again.json(t)["status"] != "up-to-date" {
 		t.Fatalf("B synced again: exit %d, %s", again.code, again.stdout)
 	}
+	// B forgets beta (its plugin unlinked): sync knows it again and links
+	// docs to it, copying nothing.
+	if r := runBinary(t, b, f.gh.Env(), "marketplace", "remove", "beta", "--force"); r.code != 0 {
+		t.Fatalf("marketplace remove beta: %s", r.stderr)
+	}
+	if r := f.sync(b, f.lock, "--yes"); r.code != 0 || r.json(t)["status"] != "applied" {
+		t.Fatalf("sync after forgetting beta: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	regB, _ = installer.LoadRegistry(filepath.Join(b, "plugin-packages.json"))
+	known, _ = installer.LoadMarketplaces(filepath.Join(b, "marketplaces.json"))
+	if d, _ := regB.Find("docs"); d == nil || d.MarketplaceName != "beta" || len(known.Marketplaces) != 2 {
+		t.Fatalf("after sync: docs %+v, known %+v", d, known.Marketplaces)
+	}
 
 	// B drifts: fmt updated to the marketplace's new commit; sync moves it
 	// back to the locked commit, as a move with what it moves from.
