@@ -278,6 +278,17 @@ func TestSyncRefusals(t *testing.T) {
 		t.Fatalf("the tampered plugin was installed: %v", err)
 	}
 
+	// --frozen: a lock that leaves something to resolve is refused whole.
+	loose := readLock(t, f.lock)
+	loose.Plugins[1].ContentDigest = ""
+	loosePath := writeLock(t, loose)
+	if r := f.sync(t.TempDir(), loosePath, "--yes", "--frozen"); r.code != 1 || r.json(t)["errorCode"] != "install.not_pinnable" || !strings.Contains(r.stdout, "has no contentDigest") {
+		t.Fatalf("--frozen with a digest left out: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := f.sync(b, loosePath, "--dry-run"); r.code != 0 {
+		t.Fatalf("the same lock without --frozen: exit %d\n%s", r.code, r.stdout)
+	}
+
 	raw, err := os.ReadFile(f.lock)
 	if err != nil {
 		t.Fatal(err)
