@@ -574,8 +574,10 @@ func (p *Plan) failure() error {
 	if p.upToDate() {
 		return nil
 	}
-	if p.sync.changes() {
-		// Enabled states to set, or plugins to remove: something to do.
+	if p.sync.changes() && (ready > 0 || kept > 0 || len(p.Actions) == 0) {
+		// Enabled states to set, plugins to remove or link, marketplaces
+		// to know: something to do, unless none of the locked plugins can
+		// be had (then the sync fails for their reason, offline or not).
 		ready++
 	}
 	// What the user asked for, as opposed to what it pulled in: when that
