@@ -470,13 +470,13 @@ func planID(p *Plan) PlanID {
 		Update *UpdateRequest `json:",omitempty"`
 		// A sync's approval covers the enabled states it sets and what it
 		// removes (its installs and moves are actions).
-		Prune, Frozen           bool     `json:",omitempty"`
-		Enable, Disable, Remove []string `json:",omitempty"`
-		Replace, Link           bool
-		AllowUnpinned           bool
-		Actions                 []act
+		Prune, Frozen                          bool     `json:",omitempty"`
+		Enable, Disable, Remove, Learn, Relink []string `json:",omitempty"`
+		Replace, Link                          bool
+		AllowUnpinned                          bool
+		Actions                                []act
 	}{Source: p.Source, Name: p.Request.Name, Names: p.Request.Names, Update: p.update, Replace: p.Request.Replace, Link: p.Request.Link, AllowUnpinned: p.Request.AllowUnpinned}
-	body.Enable, body.Disable, body.Remove = p.sync.planned()
+	body.Enable, body.Disable, body.Remove, body.Learn, body.Relink = p.sync.planned()
 	if p.sync != nil {
 		body.Prune, body.Frozen = p.sync.req.Prune, p.sync.req.Frozen
 	}
@@ -574,8 +574,10 @@ func (p *Plan) failure() error {
 	if p.upToDate() {
 		return nil
 	}
-	if p.sync.changes() {
-		// Enabled states to set, or plugins to remove: something to do.
+	if p.sync.changes() && (ready > 0 || kept > 0 || len(p.Actions) == 0) {
+		// Enabled states to set, plugins to remove or link, marketplaces
+		// to know: something to do, unless none of the locked plugins can
+		// be had (then the sync fails for their reason, offline or not).
 		ready++
 	}
 	// What the user asked for, as opposed to what it pulled in: when that

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/sync/errgroup"
-
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/resolver"
@@ -40,11 +38,20 @@ type syncPlan struct {
 	toggles []string
 	// removes are what --prune removes.
 	removes []Entry
+	// learns are the lock's marketplaces this home does not know yet.
+	learns []string
+	// markets are the locked plugins' marketplaces (name, and source as
+	// recorded), and relinks the installed plugins that are not linked to
+	// theirs (a marketplace removed with --force unlinks its plugins).
+	markets map[string]lockfile.Marketplace
+	relinks []string
 }
 
 // changes reports whether the plan changes anything beyond its actions
-// that install: an enabled state or a removal.
-func (s *syncPlan) changes() bool { return s != nil && (len(s.toggles) > 0 || len(s.removes) > 0) }
+// that install: an enabled state, a removal, a marketplace to know.
+func (s *syncPlan) changes() bool {
+	return s != nil && (len(s.toggles) > 0 || len(s.removes) > 0 || len(s.learns) > 0 || len(s.relinks) > 0)
+}
 
 // Sync plans, and when approved applies, what makes the home match
 // sr.Lock: one plan, one planId, one approval, one registry write. opts
@@ -86,25 +93,17 @@ func (in *Installer) PlanSync(ctx context.Context, sr *SyncRequest, req Request)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Request: req, asked: req, Source: "sync"}
-	p.sync = &syncPlan{req: sr, enabled: map[string]bool{}, dependency: map[string]bool{}}
+	p := &Plan{Request: req, asked: req, Source: "the lock"}
+	p.sync = &syncPlan{req: sr, enabled: map[string]bool{}, dependency: map[string]bool{}, markets: map[string]lockfile.Marketplace{}}
 	groups, byName := syncGroups(lock)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
 	for _, grp := range groups {
 		if lm, ok := lock.FindMarketplace(grp.name); ok {
 			if k, ok := known.Find(lm.Name); ok && (k.Source != lm.Source || k.Subdir != lm.Subdir) {
 				grp.err = plugind.Errorf(plugind.CodeConflict, "this home knows another marketplace named %q (%s); the lock's is %s: remove it first (reasonix marketplace remove %s)", lm.Name, k.Source, lm.Source, lm.Name)
-				continue
 			}
 		}
-		g.Go(func() error {
-			grp.resolved, grp.err = in.resolveUpdate(gctx, req, grp)
-			return nil
-		})
 	}
-	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := in.resolveGroups(ctx, req, groups); err != nil {
 		return nil, err
 	}
 	recorded := map[string]bool{}
@@ -131,11 +130,34 @@ func (in *Installer) PlanSync(ctx context.Context, sr *SyncRequest, req Request)
 		}
 		p.Actions = append(p.Actions, in.syncActions(ctx, req, grp, f, reg, byName)...)
 	}
+	for _, lm := range lock.Marketplaces {
+		if _, ok := known.Find(lm.Name); ok {
+			continue
+		}
+		// A marketplace this home does not know yet becomes known, at
+		// the locked commit, even when none of its plugins needed it read
+		// there (its plugins' entries were read at other commits, or it
+		// has none in the lock).
+		p.sync.learns = append(p.sync.learns, lm.Name)
+		p.Warnings = append(p.Warnings, fmt.Sprintf("marketplace %s (%s) becomes known, at commit %s", lm.Name, lm.Source, cmp.Or(host.Short(lm.Commit), "its branch head")))
+		if !recorded[lm.Name] {
+			m := resolver.Market{Name: lm.Name, Source: lm.Source, Commit: lm.Commit}
+			p.markets = append(p.markets, marketRecord{market: &m, subdir: lm.Subdir})
+		}
+	}
 	for _, l := range lock.Plugins {
 		p.sync.enabled[l.Name], p.sync.dependency[l.Name] = l.Enabled, l.Dependency
+		if lm, ok := lock.FindMarketplace(l.Marketplace); ok {
+			p.sync.markets[l.Name] = *lm
+		}
 	}
 	for _, e := range reg.Plugins {
 		if _, locked := byName[e.Name]; locked {
+			if lm, ok := p.sync.markets[e.Name]; ok && e.MarketplaceName != lm.Name && slices.ContainsFunc(p.Actions, func(a Action) bool { return a.Name == e.Name && a.Action == ActionKeep }) {
+				p.sync.relinks = append(p.sync.relinks, e.Name)
+				i := slices.IndexFunc(p.Actions, func(a Action) bool { return a.Name == e.Name })
+				p.Actions[i].Warnings = append(p.Actions[i].Warnings, fmt.Sprintf("linked to marketplace %s again, as the lock says", lm.Name))
+			}
 			if en := p.sync.enabled[e.Name]; en != e.Enabled && slices.ContainsFunc(p.Actions, func(a Action) bool { return a.Name == e.Name && a.Action == ActionKeep }) {
 				p.sync.toggles = append(p.sync.toggles, e.Name)
 				i := slices.IndexFunc(p.Actions, func(a Action) bool { return a.Name == e.Name })
@@ -319,7 +341,7 @@ func lockMismatch(a *Action, l lockfile.Plugin) error {
 	case l.ContentDigest != "" && a.ContentDigest != l.ContentDigest:
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins content %s, but %s at %s has content %s; nothing of it is installed (a lock edited by hand, or a repository rewritten since it was locked)", a.Name, l.ContentDigest, a.Source, host.Short(a.Commit), a.ContentDigest)
 	case l.Commit != "" && a.Commit != l.Commit:
-		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins commit %s, but its marketplace entry now names %s; nothing of it is installed (lock it again where it was installed)", a.Name, l.Commit, a.Commit)
+		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock pins commit %s, but where the lock says it comes from names %s; nothing of it is installed (lock it again where it was installed)", a.Name, l.Commit, a.Commit)
 	case !l.Source.IsZero() && (sourceText(a.Source, a.Subdir) != sourceText(l.Source, l.Subdir)):
 		return plugind.Errorf(plugind.CodeDigestMismatch, "%s: the lock says it comes from %s, but its marketplace entry names %s; nothing of it is installed", a.Name, sourceText(l.Source, l.Subdir), sourceText(a.Source, a.Subdir))
 	}
@@ -333,9 +355,9 @@ func sourceText(s source.Source, subdir string) string {
 
 // planned are the names whose enabled state or presence a sync plan
 // changes, for its planId.
-func (s *syncPlan) planned() (enable, disable, remove []string) {
+func (s *syncPlan) planned() (enable, disable, remove, learn, relink []string) {
 	if s == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	for _, n := range s.toggles {
 		if s.enabled[n] {
@@ -347,7 +369,7 @@ func (s *syncPlan) planned() (enable, disable, remove []string) {
 	for _, e := range s.removes {
 		remove = append(remove, e.Name)
 	}
-	return enable, disable, remove
+	return enable, disable, remove, s.learns, s.relinks
 }
 
 // applySync makes next, the registry a sync's publication writes, say
@@ -358,6 +380,9 @@ func (s *syncPlan) apply(next *Registry) (removed []Entry, released []string) {
 	for _, name := range slices.Sorted(maps.Keys(s.enabled)) {
 		if e, ok := next.Find(name); ok {
 			e.Enabled, e.Dependency = s.enabled[name], s.dependency[name]
+			if lm, ok := s.markets[name]; ok && slices.Contains(s.relinks, name) {
+				e.MarketplaceName, e.Marketplace = lm.Name, lm.Source
+			}
 		}
 	}
 	for _, e := range s.removes {
@@ -379,7 +404,7 @@ func (s *syncPlan) stillInstalled(reg *Registry) error {
 	if s == nil {
 		return nil
 	}
-	names := slices.Clone(s.toggles)
+	names := slices.Concat(s.toggles, s.relinks)
 	for _, e := range s.removes {
 		names = append(names, e.Name)
 	}

@@ -104,16 +104,7 @@ func (in *Installer) planUpdate(ctx context.Context, ur *UpdateRequest, req Requ
 		}
 	}
 	renamed := map[string]string{} // new name → the installed plugin this plan renames to it
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	for _, grp := range order {
-		g.Go(func() error {
-			grp.resolved, grp.err = in.resolveUpdate(gctx, req, grp)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := in.resolveGroups(ctx, req, order); err != nil {
 		return nil, err
 	}
 	for _, grp := range order {
@@ -206,6 +197,24 @@ func (in *Installer) updateTargets(reg *Registry, ur *UpdateRequest) ([]Entry, e
 		out = append(out, *e)
 	}
 	return out, nil
+}
+
+// resolveGroups resolves groups, a few at once (those that have an error
+// already stay as they are); only a cancelled ctx is an error.
+func (in *Installer) resolveGroups(ctx context.Context, req Request, groups []*updateGroup) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for _, grp := range groups {
+		if grp.err != nil {
+			continue
+		}
+		g.Go(func() error {
+			grp.resolved, grp.err = in.resolveUpdate(gctx, req, grp)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return ctx.Err()
 }
 
 // resolveUpdate resolves one group: a marketplace narrowed to its installed

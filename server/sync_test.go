@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"reasonix.io/plugind/app"
 	"reasonix.io/plugind/installer"
@@ -113,35 +112,4 @@ func TestSyncRoute(t *testing.T) {
 	newer := `{"lock": {"version": 2, "plugins": []}}`
 	doURL(t, url, "POST", "/sync", newer, nil).wantError(t, http.StatusBadRequest, "install.invalid_source")
 	doURL(t, url, "POST", "/sync", `{"prune": true}`, nil).wantError(t, http.StatusBadRequest, CodeBadRequest)
-}
-
-// BenchmarkSync300 measures SPEC §16's bar through the daemon: a
-// sync --dry-run of a 300-plugin lock (300 entries over 50 repositories)
-// against a warm cache, online (one conditional request per branch) and
-// offline (none). Run with -benchtime=20x; it logs the requests made.
-func BenchmarkSync300(b *testing.B) {
-	gh := fakegithub.New(b)
-	m, err := bulkmarket.Build(gh, bulkmarket.Shape{Entries: 300, Repos: 50})
-	if err != nil {
-		b.Fatal(err)
-	}
-	lock, home := lockOf(b, gh, m)
-	_, url := daemonOver(b, gh, home)
-	for _, offline := range []bool{false, true} {
-		name := map[bool]string{false: "online", true: "offline"}[offline]
-		b.Run(name, func(b *testing.B) {
-			body := syncBody{Lock: lock, Offline: offline}
-			doURL(b, url, "POST", "/sync", body, nil) // warms the daemon's decoded state
-			gh.ResetCounts()
-			start := time.Now()
-			for b.Loop() {
-				r := doURL(b, url, "POST", "/sync", body, nil)
-				if r.status != http.StatusOK {
-					b.Fatalf("POST /sync: %d %s", r.status, r.body)
-				}
-			}
-			b.ReportMetric(float64(gh.Counts().Total)/float64(b.N), "requests/op")
-			b.Logf("%s: %d syncs, %v each", name, b.N, time.Since(start)/time.Duration(b.N))
-		})
-	}
 }

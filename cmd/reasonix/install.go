@@ -79,6 +79,15 @@ type planning struct {
 	configFlags []string
 }
 
+// approvalFlags are the flags that approve an update-like plan of what
+// ("update", "sync"): --dry-run, --yes and --plan-id.
+func (p *planning) approvalFlags(cmd *cobra.Command, what string) {
+	f := cmd.Flags()
+	f.BoolVar(&p.ap.DryRun, "dry-run", false, "plan the "+what+" without writing files")
+	f.BoolVarP(&p.ap.Yes, "yes", "y", false, "apply the "+what)
+	f.Var(&p.ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
+}
+
 // run makes the plan of cmd (install or update) once its usage is
 // checked, and with --yes applies it: --config goes into the request,
 // REASONIX_OFFLINE=1 is --offline, and on a terminal a required value the

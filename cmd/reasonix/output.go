@@ -42,11 +42,7 @@ func (m *Main) respond(ctx context.Context, sh shown, op func(a *backend) *insta
 	con := m.consoleFor(m.Stderr)
 	a, err := m.open(ctx)
 	if err != nil {
-		// Still the structured response: scripts read stdout.
-		resp := installer.ErrorResponse("", err).Redacted()
-		_ = writeJSON(m.Stdout, resp)
-		con.responseResult(sh, resp, false)
-		return errFailed
+		return m.refused(sh, "", err)
 	}
 	resp := op(a)
 	if !resp.OK && !resp.Applied && ctx.Err() != nil {
@@ -123,6 +119,16 @@ func query[T any](ctx context.Context, m *Main, get func(a *backend) (T, error),
 	}
 	text(m.Stdout, v)
 	return nil
+}
+
+// refused answers a command of sh refused before it reached the backend
+// (asked names what it was asked): still the structured response on
+// stdout, which scripts read, and the result line; exit 1.
+func (m *Main) refused(sh shown, asked string, err error) error {
+	resp := installer.ErrorResponse(asked, err).Redacted()
+	_ = writeJSON(m.Stdout, resp)
+	m.consoleFor(m.Stderr).responseResult(sh, resp, false)
+	return errFailed
 }
 
 // mutate runs a mutating command that answers with a value (marketplace

@@ -56,7 +56,7 @@ sync" does that, with its own approval.`,
 				if err != nil {
 					return locked{}, err
 				}
-				res := locked{Path: "-", Plugins: len(lock.Plugins), Markets: len(lock.Marketplaces), Warnings: warnings}
+				res := locked{Path: "stdout", Plugins: len(lock.Plugins), Markets: len(lock.Marketplaces), Warnings: warnings}
 				if out == "-" {
 					data, err := lock.Marshal()
 					if err == nil {
@@ -162,10 +162,8 @@ wants that its lock does not pin yet is left to "reasonix lock --update" (--froz
 			}
 			lock, err := lockfile.ReadFile(args[0])
 			if err != nil {
-				// Still the structured response: scripts read stdout.
-				return m.respond(cmd.Context(), shown{cmd: cmdSync}, func(*backend) *installer.Response {
-					return installer.ErrorResponse(args[0], err)
-				})
+				// Refused before the home is opened: nothing is made in it.
+				return m.refused(shown{cmd: cmdSync}, args[0], err)
 			}
 			sr.Lock = lock
 			return p.run(cmd, args, m, func(a *backend, r installer.Request, ap installer.Approval) (*installer.Response, error) {
@@ -174,9 +172,7 @@ wants that its lock does not pin yet is left to "reasonix lock --update" (--froz
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&p.ap.DryRun, "dry-run", false, "plan the sync without writing files")
-	f.BoolVarP(&p.ap.Yes, "yes", "y", false, "apply the sync")
-	f.Var(&p.ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
+	p.approvalFlags(cmd, "sync")
 	f.BoolVar(&sr.Prune, "prune", false, "remove the installed plugins the lock lacks")
 	f.BoolVar(&sr.Frozen, "frozen", false, "refuse a lock that does not pin everything (for CI)")
 	f.BoolVar(&p.req.Offline, "offline", false, "no network: plan from the cache and store only")

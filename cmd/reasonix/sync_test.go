@@ -56,14 +56,22 @@ func newSyncFixture(t *testing.T) *syncFixture {
 	t.Helper()
 	gh := fakegithub.New(t)
 	f := &syncFixture{gh: gh, t: t, acme: gh.CreateRepo("acme", "market"), beta: gh.CreateRepo("beta", "tools"), ext: gh.CreateRepo("acme", "ext")}
-	f.extCommit = f.ext.Commit("main", claudePlugin("", "ext", "external one"))
+	ext := claudePlugin("", "ext", "external one")
+	ext[".claude-plugin/plugin.json"] = `{"name":"ext","version":"1.0.0","userConfig":{
+		"width":{"type":"number","title":"Width","description":"Line width","default":80},
+		"token":{"type":"string","title":"Token","description":"A service token","sensitive":true}}}`
+	f.extCommit = f.ext.Commit("main", ext)
 	f.acme.Commit("main", f.acmeFiles("formats code"))
 	f.beta.Commit("main", merge(map[string]string{
 		".claude-plugin/marketplace.json": `{"name":"beta","owner":{"name":"b"},"plugins":[{"name":"docs","source":"./docs"}]}`,
 	}, claudePlugin("docs/", "docs", "writes docs")))
 	f.home = t.TempDir()
 	for _, src := range []string{"https://github.com/acme/market", "https://github.com/beta/tools"} {
-		if r := runBinary(t, f.home, gh.Env(), "plugin", "install", src, "--yes"); r.code != 0 {
+		args := []string{"plugin", "install", src, "--yes"}
+		if strings.Contains(src, "acme") {
+			args = append(args, "--config", "ext.width=100", "--config", "ext.token="+syncSecret)
+		}
+		if r := runBinary(t, f.home, gh.Env(), args...); r.code != 0 {
 			t.Fatalf("install %s on A: exit %d\n%s\n%s", src, r.code, r.stdout, r.stderr)
 		}
 	}
@@ -76,6 +84,9 @@ func newSyncFixture(t *testing.T) *syncFixture {
 	}
 	return f
 }
+
+// syncSecret is a sensitive option value on machine A: never in a lock.
+const syncSecret = "s3cr3t-token-value"
 
 func (f *syncFixture) acmeFiles(fmtText string) map[string]string {
 	return merge(map[string]string{
@@ -122,6 +133,13 @@ func TestSyncTwoMachines(t *testing.T) {
 		t.Fatalf("lock: %d marketplaces, %d plugins, want 2 and 4:\n%+v", len(lock.Marketplaces), len(lock.Plugins), lock)
 	}
 	want := lockedEntries(t, f.home)
+	raw, err := os.ReadFile(f.lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(syncSecret)) || !bytes.Contains(raw, []byte(`"width": 100`)) {
+		t.Fatalf("the lock holds the sensitive value, or not the other one:\n%s", raw)
+	}
 
 	b := t.TempDir()
 	if r := f.sync(b, f.lock, "--yes"); r.code != 0 {
@@ -130,13 +148,17 @@ func TestSyncTwoMachines(t *testing.T) {
 	if got := lockedEntries(t, b); !equalEntries(got, want) {
 		t.Fatalf("B after sync:\n%+v\nwant A's:\n%+v", got, want)
 	}
+	regB, _ := installer.LoadRegistry(filepath.Join(b, "plugin-packages.json"))
 	known, err := installer.LoadMarketplaces(filepath.Join(b, "marketplaces.json"))
 	if err != nil || len(known.Marketplaces) != 2 {
 		t.Fatalf("B knows %+v (%v), want acme and beta", known, err)
 	}
+	// The locked option value, and no sensitive one (B never had it).
+	if e, _ := regB.Find("ext"); e == nil || e.Config["width"].Text() != "100" || e.ConfigFile != "" {
+		t.Fatalf("ext on B: %+v, want width 100 and no config/ file", e)
+	}
 	// strict:false: the entry's manifest is recorded as on A.
 	regA, _ := installer.LoadRegistry(filepath.Join(f.home, "plugin-packages.json"))
-	regB, _ := installer.LoadRegistry(filepath.Join(b, "plugin-packages.json"))
 	la, _ := regA.Find("lint")
 	lb, _ := regB.Find("lint")
 	ja, _ := json.Marshal(la.EntryManifest)
@@ -158,6 +180,19 @@ func TestSyncTwoMachines(t *testing.T) {
 	again := f.sync(b, f.lock, "--dry-run")
 	if again.code != 0 || again.json(t)["status"] != "up-to-date" {
 		t.Fatalf("B synced again: exit %d, %s", again.code, again.stdout)
+	}
+	// B forgets beta (its plugin unlinked): sync knows it again and links
+	// docs to it, copying nothing.
+	if r := runBinary(t, b, f.gh.Env(), "marketplace", "remove", "beta", "--force"); r.code != 0 {
+		t.Fatalf("marketplace remove beta: %s", r.stderr)
+	}
+	if r := f.sync(b, f.lock, "--yes"); r.code != 0 || r.json(t)["status"] != "applied" {
+		t.Fatalf("sync after forgetting beta: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	regB, _ = installer.LoadRegistry(filepath.Join(b, "plugin-packages.json"))
+	known, _ = installer.LoadMarketplaces(filepath.Join(b, "marketplaces.json"))
+	if d, _ := regB.Find("docs"); d == nil || d.MarketplaceName != "beta" || len(known.Marketplaces) != 2 {
+		t.Fatalf("after sync: docs %+v, known %+v", d, known.Marketplaces)
 	}
 
 	// B drifts: fmt updated to the marketplace's new commit; sync moves it
@@ -241,6 +276,17 @@ func TestSyncRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e, "plugins", tampered.Plugins[0].Name)); !os.IsNotExist(err) {
 		t.Fatalf("the tampered plugin was installed: %v", err)
+	}
+
+	// --frozen: a lock that leaves something to resolve is refused whole.
+	loose := readLock(t, f.lock)
+	loose.Plugins[1].ContentDigest = ""
+	loosePath := writeLock(t, loose)
+	if r := f.sync(t.TempDir(), loosePath, "--yes", "--frozen"); r.code != 1 || r.json(t)["errorCode"] != "install.not_pinnable" || !strings.Contains(r.stdout, "has no contentDigest") {
+		t.Fatalf("--frozen with a digest left out: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := f.sync(b, loosePath, "--dry-run"); r.code != 0 {
+		t.Fatalf("the same lock without --frozen: exit %d\n%s", r.code, r.stdout)
 	}
 
 	raw, err := os.ReadFile(f.lock)

@@ -61,9 +61,7 @@ required is asked for on a terminal, as install does, or blocks the plugin
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&p.ap.DryRun, "dry-run", false, "plan the update without writing files")
-	f.BoolVarP(&p.ap.Yes, "yes", "y", false, "apply the update")
-	f.Var(&p.ap.PlanID, "plan-id", "with --yes: apply only if the fresh plan has this planId")
+	p.approvalFlags(cmd, "update")
 	f.BoolVar(&ur.All, "all", false, "update every installed plugin")
 	f.StringVar(&ur.Marketplace, "marketplace", "", "with --all: only the plugins of this known marketplace")
 	_ = cmd.RegisterFlagCompletionFunc("marketplace", m.completeMarketplaces)
