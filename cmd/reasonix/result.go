@@ -105,10 +105,10 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 		}
 	case cmdLock:
 		if len(names) == 0 {
-			c.ok("the lock is current: every wanted plugin is still at its locked pin (%s)", plural(t.UpToDate, "plugin"))
+			c.ok("%s is current: every wanted plugin is still at its locked pin (%s)", safeText(resp.Source), plural(t.UpToDate, "plugin"))
 			return
 		}
-		line = "wrote the lock: " + plural(t.Ready, "plugin") + " added, moved or dropped"
+		line = "wrote " + safeText(resp.Source) + ": " + plural(t.Ready, "plugin") + " added, moved or dropped"
 	case cmdUpdate:
 		switch {
 		case resp.Status == installer.StatusUpToDate && len(resp.Actions) == 0:
@@ -154,7 +154,7 @@ func (c *console) responseResult(sh shown, resp *installer.Response, reviewed bo
 	if t.NotDone() > 0 {
 		line += " (" + see + ")"
 	}
-	if !resp.Applied && t.Ready > 0 {
+	if !resp.Applied && t.Ready > 0 && cmd != cmdLock {
 		line += ": nothing written yet"
 	}
 	if len(t.FullTrust) > 0 {

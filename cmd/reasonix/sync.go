@@ -113,7 +113,7 @@ func (m *Main) lockUpdate(cmd *cobra.Command, out string, names []string, req in
 			resp.OK, resp.Status, resp.Err = false, installer.StatusFailed, err
 			return resp
 		}
-		resp.Warnings = append(resp.Warnings, "wrote "+path)
+		resp.Source = path // the result line names what was written
 		return resp
 	})
 }
