@@ -16,6 +16,7 @@ import (
 
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
@@ -47,6 +48,7 @@ type envOpts struct {
 	github  string
 	timeout time.Duration
 	now     func() time.Time // the sessions' clock; default time.Now
+	project *lockfile.Project // the project the daemon serves
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -90,7 +92,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 			}
 		},
 	})
-	e.srv, err = New(Config{Installer: e.in, Token: testToken, Log: NewLogger(e.log, -4), Now: o.now})
+	e.srv, err = New(Config{Installer: e.in, Token: testToken, Log: NewLogger(e.log, -4), Now: o.now, Project: o.project})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("DELETE /marketplaces/{name}", s.removeMarketplace)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /updates", s.updates)
+	mux.HandleFunc("GET /project", s.projectState)
 
 	// The page and its sign-in.
 	mux.HandleFunc("GET /{$}", s.index)

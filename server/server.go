@@ -30,6 +30,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/internal/httpserve"
 )
 
@@ -61,6 +62,10 @@ type Config struct {
 	CheckUpdates time.Duration
 	FirstCheck   time.Duration
 	Offline      bool
+	// Project is the project the daemon serves (serve --project, or the
+	// one found from where it was started); nil: none. GET /project and
+	// the page say how the home stands against its lock.
+	Project *lockfile.Project
 }
 
 // Server serves the backend over HTTP. Create it with New.
@@ -78,6 +83,8 @@ type Server struct {
 	// contexts of mutations and shared plans, derive from it.
 	life context.Context
 	stop context.CancelFunc
+
+	project *lockfile.Project // nil: none (see Config.Project)
 
 	plans singleflight.Group // concurrent identical plan requests
 	list  listView
@@ -112,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 		allowRemote: cfg.AllowRemote, maxBody: plugind.PositiveOr(cfg.MaxBodyBytes, MaxBodyBytes), grace: cmp.Or(cfg.ShutdownTimeout, DefaultShutdownTimeout),
 		page: page, sessions: newSessionStore(cfg.Now), flights: map[string]*progressFanout{}, draining: make(chan struct{}),
 	}
+	s.project = cfg.Project
 	s.checks.every, s.checks.first, s.checks.offline = max(cfg.CheckUpdates, 0), cmp.Or(cfg.FirstCheck, defaultFirstCheck), cfg.Offline
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.list.in, s.list.life = cfg.Installer, s.life

@@ -10,12 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/app"
+	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/server"
 )
 
 func (m *Main) serveCommand() *cobra.Command {
-	var addr string
+	var addr, projectDir string
 	var allowRemote bool
 	var grace, checkUpdates time.Duration
 	cmd := &cobra.Command{
@@ -43,7 +45,11 @@ one 304. It never applies anything: GET /updates, the page's Installed tab and
 ` + "`reasonix plugin list --outdated`" + ` show what could move, with its capability diff, for review
 and approval.
 Offline (REASONIX_OFFLINE=1, or no source answering) a check is skipped, and the time of the
-last successful one is kept.`,
+last successful one is kept.
+
+When it serves a project (--project DIR, or the .reasonix/plugins.json found from the working
+directory up to the repository's root), GET /project and the page say how the home stands
+against the project's lock: what is missing, drifted, toggled or not locked yet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := server.CheckAddr(addr, allowRemote)
@@ -67,10 +73,14 @@ last successful one is kept.`,
 			if grace <= 0 {
 				grace = -1 // cancel in-flight work at once
 			}
+			proj, err := servedProject(projectDir)
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
 			srv, err := server.New(server.Config{
 				Installer: a.Installer, Token: token, Log: logger,
 				AllowRemote: allowRemote, ShutdownTimeout: grace,
-				CheckUpdates: checkUpdates, Offline: a.Offline,
+				CheckUpdates: checkUpdates, Offline: a.Offline, Project: proj,
 			})
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -115,7 +125,21 @@ last successful one is kept.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless --allow-remote)")
 	f.BoolVar(&allowRemote, "allow-remote", false, "allow listening on a non-loopback address (prints a warning)")
+	f.StringVar(&projectDir, "project", "", "the project whose lock state the page shows (default: the one found from the working directory, if any)")
 	f.DurationVar(&checkUpdates, "check-updates", server.DefaultCheckUpdates, "how often to check for updates in the background (never applied; 0: never)")
 	f.DurationVar(&grace, "shutdown-timeout", server.DefaultShutdownTimeout, "on SIGINT/SIGTERM, how long in-flight requests may run before they are cancelled")
 	return cmd
+}
+
+// servedProject is the project serve shows: the one at dir (--project),
+// or the one found from the working directory, or none.
+func servedProject(dir string) (*lockfile.Project, error) {
+	if dir != "" {
+		return lockfile.FindProject(dir)
+	}
+	p, err := lockfile.FindProject(".")
+	if plugind.CodeOf(err) == plugind.CodeNotFound {
+		return nil, nil // no project here: the daemon serves the home alone
+	}
+	return p, err
 }

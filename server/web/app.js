@@ -46,7 +46,7 @@
     },
     // updates: what the daemon's background update check found (GET
     // /updates), or null when it could not be read.
-    installed: { plugins: [], open: new Set(), updates: null },
+    installed: { plugins: [], open: new Set(), updates: null, project: null },
     markets: {
       list: [], // the known marketplaces, as GET /marketplaces lists them
       offers: {}, // name → what it offers (GET /plugins/available)
@@ -1148,6 +1148,7 @@
       }
       state.installed.plugins = res.body.plugins;
       state.installed.updates = await readUpdates();
+      state.installed.project = await readProject();
       renderInstalled();
     });
   }
@@ -1162,6 +1163,55 @@
     } catch (err) {
       return null;
     }
+  }
+
+  // readProject is how the home stands against the lock of the project
+  // the daemon serves (GET /project), or null: none served, or unreadable.
+  async function readProject() {
+    try {
+      const res = await api('GET', '/project');
+      return res.status === 200 && res.body ? res.body.project : null;
+    } catch (err) {
+      return null;
+    }
+  }
+
+  // renderProject says whether the home matches the served project's
+  // lock, and what differs: sync (with its own review and approval) makes
+  // it match; lock --update pins what the project wants and the lock
+  // lacks. The page applies neither.
+  function renderProject() {
+    const box = $('installed-project');
+    const st = state.installed.project;
+    clear(box);
+    if (!st) {
+      box.hidden = true;
+      return;
+    }
+    box.append(el('p', { id: 'project-dir' }, 'Project ', el('code', { text: st.dir }), ': '));
+    const head = box.firstChild;
+    if (st.error) {
+      head.append(el('span', { text: words(st.error) }));
+    } else if (st.inSync) {
+      head.append('this home matches its lock, ', el('code', { text: st.lock }), '.');
+    } else {
+      head.append('this home differs from its lock, ', el('code', { text: st.lock }), '.');
+      const parts = [
+        [st.missing, 'not installed'],
+        [st.drifted.map((d) => d.name + ' (locked ' + d.locked.slice(0, 7) + ', installed ' + (d.installed || 'none').slice(0, 7) + ')'), 'at another commit'],
+        [st.toggled, 'enabled or disabled unlike the lock'],
+        [st.unlocked, 'wanted by the project but not locked yet: re-lock the project to pin them'],
+      ];
+      for (const [names, what] of parts) {
+        if (names.length) box.append(el('p', { class: 'project-diff', text: names.join(', ') + ': ' + what + '.' }));
+      }
+      box.append(el('p', {}, 'In the project, ', el('code', { text: 'reasonix sync' }), ' plans what makes this home match, for review and approval.'));
+    }
+    if (st.extra && st.extra.length) {
+      box.append(el('p', { class: 'muted', text: 'Installed here but not in the lock: ' + st.extra.join(', ') + ' (a sync that prunes removes them).' }));
+    }
+    box.className = 'notice project' + (st.inSync ? '' : ' warn');
+    box.hidden = false;
   }
 
   // updateOf is the notice of installed plugin p: the update the last
@@ -1233,6 +1283,7 @@
     const plugins = state.installed.plugins;
     $('installed-tools').hidden = !plugins.length;
     renderUpdates();
+    renderProject();
     if (!plugins.length) {
       root.append(el('p', { class: 'muted', id: 'installed-empty' }, 'No plugin packages are installed. Add one from the Add screen.'));
     } else {
