@@ -16,8 +16,8 @@ import (
 
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/source"
 	"reasonix.io/plugind/store"
@@ -47,7 +47,7 @@ type envOpts struct {
 	// for.
 	github  string
 	timeout time.Duration
-	now     func() time.Time // the sessions' clock; default time.Now
+	now     func() time.Time  // the sessions' clock; default time.Now
 	project *lockfile.Project // the project the daemon serves
 }
 

@@ -30,8 +30,8 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/lockfile"
 	"reasonix.io/plugind/internal/httpserve"
+	"reasonix.io/plugind/lockfile"
 )
 
 // DefaultShutdownTimeout is how long in-flight requests may run after a
