@@ -112,6 +112,9 @@ func Parse(data []byte) (*Lock, error) {
 	case *probe.Version < 1:
 		return nil, refuse("format version %d is not a version (this reasonix reads version %d)", *probe.Version, Version)
 	}
+	if err := repeatedKey(data); err != nil {
+		return nil, refuse("%v", err)
+	}
 	l := &Lock{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

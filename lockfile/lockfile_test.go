@@ -104,6 +104,7 @@ func TestParseRefuses(t *testing.T) {
 		{"two documents", string(good) + `{}`, "after top-level value", ""},
 		{"unknown field", edit(`"version": 1`, `"version": 1, "extra": 1`), `unknown field "extra"`, ""},
 		{"unknown plugin field", edit(`"name": "fmt",`, `"name": "fmt", "sha": "x",`), `unknown field "sha"`, ""},
+		{"repeated key", edit(`"name": "fmt",`, `"name": "fmt", "name": "lint",`), `"name" is given twice`, ""},
 		{"duplicate plugin", edit(`"name": "lint"`, `"name": "fmt"`), `two plugins are named "fmt"`, ""},
 		{"duplicate marketplace", edit(`"name": "zeta"`, `"name": "acme"`), `two marketplaces are named "acme"`, ""},
 		{"missing marketplace", edit(`"marketplace": "zeta"`, `"marketplace": "nowhere"`), `names marketplace "nowhere", which the lock does not list`, ""},

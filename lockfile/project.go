@@ -152,16 +152,8 @@ func ParseProject(data []byte) (*Project, error) {
 	if len(data) > MaxBytes {
 		return nil, refuseProject("it is %d bytes; the limit is %d", len(data), MaxBytes)
 	}
-	// encoding/json keeps the last of a repeated key; a project that says
-	// a plugin twice means one of them, and which is not ours to guess.
-	_, dups, err := jsondoc.Parse(data)
-	if err != nil {
+	if err := repeatedKey(data); err != nil {
 		return nil, refuseProject("%v", err)
-	}
-	for _, d := range dups {
-		if !d.Folded {
-			return nil, refuseProject("%q is given twice in %s", clip(d.Key), cmp.Or(d.Object, "the file"))
-		}
 	}
 	var doc projectDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -223,6 +215,22 @@ func ParseProject(data []byte) (*Project, error) {
 		from[w.Name] = w.Market
 	}
 	return p, nil
+}
+
+// repeatedKey refuses a document that gives a key twice in one object:
+// encoding/json keeps the last, and a lock or project that says a thing
+// twice means one of them, which is not ours to guess.
+func repeatedKey(data []byte) error {
+	_, dups, err := jsondoc.Parse(data)
+	if err != nil {
+		return err
+	}
+	for _, d := range dups {
+		if !d.Folded {
+			return fmt.Errorf("%q is given twice in %s", clip(d.Key), cmp.Or(d.Object, "the document"))
+		}
+	}
+	return nil
 }
 
 func refuseProject(format string, args ...any) error {
