@@ -38,15 +38,13 @@ func TestProjectState(t *testing.T) {
 	if st := in.ProjectState(proj); !strings.Contains(st.Error, "no lock at") || st.InSync || st.Missing == nil {
 		t.Fatalf("no lock: %+v", st)
 	}
-	lock := &lockfile.Lock{Version: lockfile.Version, Marketplaces: []lockfile.Marketplace{{Name: "acme", Source: market, Commit: c1}}}
-	for _, p := range []lockfile.Plugin{
-		{Name: "same", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
-		{Name: "moved", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
-		{Name: "off", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
-		{Name: "gone", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
-	} {
-		lock.Plugins = append(lock.Plugins, p)
-	}
+	lock := &lockfile.Lock{Version: lockfile.Version, Marketplaces: []lockfile.Marketplace{{Name: "acme", Source: market, Commit: c1}},
+		Plugins: []lockfile.Plugin{
+			{Name: "same", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
+			{Name: "moved", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
+			{Name: "off", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
+			{Name: "gone", Marketplace: "acme", Source: market.At(c1), Commit: c1, ContentDigest: d1, Enabled: true},
+		}}
 	if err := lock.WriteFile(proj.LockPath()); err != nil {
 		t.Fatal(err)
 	}
