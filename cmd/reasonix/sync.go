@@ -33,8 +33,7 @@ project's lock (reasonix.lock.json beside the .reasonix folder) with the new pin
 that moves is shown as an update's review shows it: what it moves from and its capability diff.
 NAME… moves only those plugins; the others keep their locked pins. Nothing is installed: "reasonix
 sync" does that, with its own approval.`,
-		Example: `  reasonix lock
-  reasonix lock -o team.lock.json
+		Example: `  reasonix lock -o team.lock.json
   reasonix lock -o - | less
   reasonix lock --update
   reasonix lock --update fmt lint`,
