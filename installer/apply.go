@@ -140,7 +140,7 @@ func (a *Action) entry() Entry {
 		Name: a.Name, DisplayName: a.DisplayName, Source: a.Source, Version: a.Version, Description: a.Description,
 		ManifestKind: a.ManifestKind, Enabled: !a.DisabledByDefault, Commit: a.Commit,
 		ContentDigest: a.ContentDigest, Status: "ok",
-		Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, Subdir: a.Subdir,
+		Link: a.Link, Marketplace: a.Marketplace, MarketplaceName: a.MarketplaceName, MarketplaceCommit: a.marketCommit, Subdir: a.Subdir,
 		EntryManifest: a.EntryManifest, ManifestPrefer: a.ManifestPrefer,
 		Dependencies: a.DependsOn, Dependency: a.Dependency,
 		Tag: a.Tag, ResolvedVersion: a.ResolvedVersion,

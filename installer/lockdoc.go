@@ -75,13 +75,16 @@ func LockOf(reg *Registry, known *Marketplaces) (*lockfile.Lock, []string) {
 }
 
 // entryCommit is the commit of marketplace k at which e's entry is read
-// again, when it is not the one k was last read at: the commit its
-// registry entry recorded the marketplace at, or, for a plugin that lives
-// in the marketplace's own repository, the plugin's commit (the
-// marketplace was read there when it was installed).
+// again, when it is not the one k was last read at: the commit the
+// registry entry says its entry was read at; for an entry recorded before
+// it said so, the commit of its pinned marketplace source, or, for a
+// plugin that lives in the marketplace's own repository, the plugin's
+// commit (the marketplace was read there when it was installed).
 func entryCommit(e Entry, k *KnownMarketplace) string {
 	at := ""
 	switch {
+	case e.MarketplaceCommit != "":
+		at = e.MarketplaceCommit
 	case e.Marketplace.Pinned():
 		at = e.Marketplace.Ref
 	case e.Source.Key() == k.Source.Key() && e.Commit != "":

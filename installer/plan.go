@@ -237,7 +237,7 @@ func (in *Installer) planCandidate(ctx context.Context, req Request, c resolver.
 	a := Action{
 		Name: c.Name, Action: ActionInstall, Status: ActionReady, Source: c.Source, Subdir: c.Subdir,
 		Commit: c.Commit, Link: c.Link, Marketplace: c.Marketplace, origin: c.Dir, Transport: c.Transport, Unchecked: c.Unchecked,
-		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss, Submodules: c.Submodules,
+		Tag: c.Tag, ResolvedVersion: c.TagVersion, tagMiss: c.TagMiss, Submodules: c.Submodules, marketCommit: c.MarketCommit,
 		Inventory: emptyInventory(), Warnings: append([]string{}, c.Warnings...),
 	}
 	if c.Err != nil {

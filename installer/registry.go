@@ -37,6 +37,10 @@ type Entry struct {
 	// re-reads it to follow the entry's pin.
 	Marketplace     source.Source `json:"marketplace,omitzero"`
 	MarketplaceName string        `json:"marketplaceName,omitempty"`
+	// MarketplaceCommit is the commit of its marketplace its entry was
+	// read at when it was installed or last moved: a lock reads the entry
+	// there again, whatever commit the marketplace was read at since.
+	MarketplaceCommit string `json:"marketplaceCommit,omitempty"`
 	// Subdir is the plugin's folder in its repository, recorded beside a
 	// source on a host whose pinned form cannot carry it (SPEC §7).
 	Subdir string `json:"subdir,omitempty"`

@@ -280,6 +280,10 @@ type Action struct {
 	// tagMiss says why no release tag was taken for a range (the plugin
 	// stays at its marketplace's commit).
 	tagMiss string
+	// marketCommit is the commit of its marketplace its entry was read at,
+	// recorded in the registry entry (not a part of the plan: the entry's
+	// pin is).
+	marketCommit string
 }
 
 // ActionKind is what an action does.

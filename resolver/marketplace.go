@@ -141,7 +141,7 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	plans := make([]*entryPlan, 0, len(entries))
 	for _, e := range entries {
 		ep := s.classify(req, st, e)
-		ep.cand.Marketplace = f.Source
+		ep.cand.Marketplace, ep.cand.MarketCommit = f.Source, f.Commit
 		if ep.cand.Err != nil && req.Name != "" {
 			return nil, ep.cand.Err
 		}

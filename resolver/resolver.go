@@ -153,6 +153,9 @@ type Candidate struct {
 	Digest      string
 	Link        bool
 	Marketplace source.Source // the marketplace source this candidate was listed by
+	// MarketCommit is the commit of that marketplace its entry was read at
+	// ("" for a local one): a lock reads the entry there again.
+	MarketCommit string
 	// Manifest is what its marketplace entry says about the plugin (nil
 	// when nothing), and Prefer the marketplace's manifest format.
 	Manifest *manifest.EntryManifest

@@ -368,3 +368,32 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestSyncAfterMarketplaceRead: a sha-pinned external entry moves in its
+// marketplace, which A reads again (marketplace update) without updating
+// the plugin; A's lock still pins the plugin where its entry was read, so
+// B's sync installs A's commit instead of refusing a digest.
+func TestSyncAfterMarketplaceRead(t *testing.T) {
+	t.Parallel()
+	f := newSyncFixture(t)
+	old := lockedEntries(t, f.home)
+	f.extCommit = f.ext.Commit("main", claudePlugin("", "ext", "external two"))
+	f.acme.Commit("main", f.acmeFiles("formats code"))
+	if r := runBinary(t, f.home, f.gh.Env(), "marketplace", "update", "acme"); r.code != 0 {
+		t.Fatalf("marketplace update on A: %s", r.stderr)
+	}
+	if got := lockedEntries(t, f.home); !equalEntries(got, old) {
+		t.Fatalf("marketplace update moved plugins: %+v", got)
+	}
+	lock := filepath.Join(t.TempDir(), "reasonix.lock.json")
+	if r := runBinary(t, f.home, f.gh.Env(), "lock", "-o", lock); r.code != 0 {
+		t.Fatalf("lock: %s", r.stderr)
+	}
+	b := t.TempDir()
+	if r := f.sync(b, lock, "--yes", "--frozen"); r.code != 0 {
+		t.Fatalf("sync B: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := lockedEntries(t, b); !equalEntries(got, old) {
+		t.Fatalf("B after sync:\n%+v\nwant A's:\n%+v", got, old)
+	}
+}
