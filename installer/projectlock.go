@@ -209,7 +209,11 @@ func (in *Installer) describeLockMoves(ctx context.Context, p *Plan, old, lock *
 		if !ok || !o.applicable() {
 			e.Version = a.Version
 			describeMoveFrom(a, e, emptyInventory(), cmp.Or(was.Marketplace, describeSource(was.Source)))
-			a.Warnings = append(a.Warnings, fmt.Sprintf("what %s contributed at its old pin could not be read (%v): its diff lists everything as added", was.Name, o.Err))
+			why := "its old pin was not planned"
+			if cause := cmp.Or(o.Err, err); cause != nil {
+				why = cause.Error()
+			}
+			a.Warnings = append(a.Warnings, fmt.Sprintf("what %s contributed at its old pin could not be read (%s): its diff lists everything as added", was.Name, why))
 			continue
 		}
 		e.Version = o.Version
@@ -217,54 +221,24 @@ func (in *Installer) describeLockMoves(ctx context.Context, p *Plan, old, lock *
 	}
 }
 
-// planLocked plans plugins of lock l at their locked pins, as an install
-// of each would plan them: through their marketplace read at its locked
-// commit, or from their own pinned source. It returns the actions by
-// name, and the first error of a source that could not be planned.
+// planLocked plans plugins of lock l at their locked pins, as a sync of
+// them to an empty home plans them (syncGroups: through their marketplace
+// at its locked commit, or from their own pinned source). It returns the
+// actions by name, and the first error of a group that could not be
+// resolved.
 func (in *Installer) planLocked(ctx context.Context, l *lockfile.Lock, plugins []lockfile.Plugin, req Request) (map[string]Action, error) {
-	type group struct {
-		req    Request
-		market bool
-		names  []string
-	}
-	var order []*group
-	groups := map[string]*group{}
-	for _, lp := range plugins {
-		r := req
-		r.Replace = true
-		lm, market := l.FindMarketplace(lp.Marketplace)
-		if market {
-			r.Source = lm.Source
-			if at := cmp.Or(lp.MarketplaceCommit, lm.Commit); at != "" {
-				r.Source = r.Source.At(at)
-			}
-			r.Subdir = lm.Subdir
-		} else {
-			r.Source, r.Subdir = lp.Source.At(lp.Commit), lp.Subdir
-		}
-		key := r.Source.String() + "\x00" + r.Subdir
-		g, ok := groups[key]
-		if !ok {
-			g = &group{req: r, market: market}
-			groups[key] = g
-			order = append(order, g)
-		}
-		g.names = append(g.names, lp.Name)
+	groups, byName := syncGroups(&lockfile.Lock{Version: l.Version, Marketplaces: l.Marketplaces, Plugins: plugins})
+	if err := in.resolveGroups(ctx, req, groups); err != nil {
+		return nil, err
 	}
 	out := map[string]Action{}
 	var first error
-	for _, g := range order {
-		if g.market {
-			g.req.Names = g.names
-		} else {
-			g.req.Name = g.names[0]
-		}
-		p, err := in.plan(ctx, g.req)
-		if err != nil {
-			first = cmp.Or(first, err)
+	for _, g := range groups {
+		if g.err != nil {
+			first = cmp.Or(first, g.err)
 			continue
 		}
-		for _, a := range p.Actions {
+		for _, a := range in.syncActions(ctx, req, g, g.resolved, &Registry{}, byName) {
 			out[a.Name] = a
 		}
 	}
@@ -292,13 +266,14 @@ func (in *Installer) SyncProject(ctx context.Context, proj *lockfile.Project, sr
 	}
 	var notes []string
 	for _, w := range proj.Unlocked(lock) {
-		notes = append(notes, fmt.Sprintf("%s@%s is wanted by %s but not pinned by its lock: run reasonix lock --update to pin it", w.Name, w.Market, lockfile.ProjectFile))
+		notes = append(notes, fmt.Sprintf("%s is wanted by %s but not pinned by its lock: run reasonix lock --update to pin it", w, lockfile.ProjectFile))
 	}
 	if sr.Frozen && len(notes) > 0 {
-		err := plugind.Errorf(plugind.CodeNotPinnable, "--frozen: %s (and %d more)", notes[0], len(notes)-1)
-		if len(notes) == 1 {
-			err = plugind.Errorf(plugind.CodeNotPinnable, "--frozen: %s", notes[0])
+		more := ""
+		if len(notes) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(notes)-1)
 		}
+		err := plugind.Errorf(plugind.CodeNotPinnable, "--frozen: %s%s", notes[0], more)
 		return ErrorResponse(proj.LockPath(), err), err
 	}
 	sr.Lock = lock

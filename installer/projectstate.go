@@ -1,7 +1,6 @@
 package installer
 
 import (
-	"fmt"
 	"slices"
 
 	"reasonix.io/plugind/lockfile"
@@ -71,7 +70,7 @@ func (in *Installer) ProjectState(proj *lockfile.Project) ProjectState {
 		}
 	}
 	for _, w := range proj.Unlocked(lock) {
-		st.Unlocked = append(st.Unlocked, fmt.Sprintf("%s@%s", w.Name, w.Market))
+		st.Unlocked = append(st.Unlocked, w.String())
 	}
 	slices.Sort(st.Extra)
 	st.InSync = len(st.Missing)+len(st.Drifted)+len(st.Toggled)+len(st.Unlocked) == 0

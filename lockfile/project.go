@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,6 +52,9 @@ type Wanted struct {
 	Name, Market string
 	Enabled      bool
 }
+
+// String is the plugin as the project file names it, NAME@MARKET.
+func (w Wanted) String() string { return w.Name + "@" + w.Market }
 
 // LockPath is where the project's lock lives.
 func (p *Project) LockPath() string { return filepath.Join(p.Dir, FileName) }
@@ -116,17 +118,9 @@ func FindProject(dir string) (*Project, error) {
 // error wrapping fs.ErrNotExist.
 func ReadProject(dir string) (*Project, error) {
 	path := filepath.Join(dir, filepath.FromSlash(ProjectFile))
-	f, err := os.Open(path)
+	data, err := readBounded(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read %s: %w", path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxBytes+1))
-	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeSourceUnreadable, "read %s: %w", path, err)
+		return nil, err
 	}
 	p, err := ParseProject(data)
 	if err != nil {

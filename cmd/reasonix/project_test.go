@@ -88,6 +88,11 @@ func TestProjectLockUpdateAndSync(t *testing.T) {
 	if a["action"] != "replace" || prev["commit"] != old.Commit || !strings.Contains(strings.Join(toStrings(diff["summary"]), "\n"), "tidy") {
 		t.Fatalf("fmt's move: %v", a)
 	}
+	// The diff is read from the old pin's content: the unchanged skill is
+	// not in it, and nothing says the old pin could not be read.
+	if summary := strings.Join(toStrings(diff["summary"]), "\n"); strings.Contains(summary, "skill") || strings.Contains(strings.Join(toStrings(a["warnings"]), "\n"), "could not be read") {
+		t.Fatalf("fmt's diff is not against its old pin: %v", a)
+	}
 	if l := actionNamed(t, plan, "lint"); l["action"] != "keep" {
 		t.Fatalf("lint is not moved by lock --update fmt: %v", l)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -95,11 +94,12 @@ func (m *Main) lockUpdate(cmd *cobra.Command, out string, names []string, req in
 			return installer.ErrorResponse(lockfile.ProjectFile, err)
 		}
 		path := cmp.Or(out, proj.LockPath())
-		var old *lockfile.Lock // none yet: every plugin is added
-		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-			if old, err = lockfile.ReadFile(path); err != nil {
-				return installer.ErrorResponse(path, err)
-			}
+		old, err := lockfile.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			old, err = nil, nil // none yet: every plugin is added
+		}
+		if err != nil {
+			return installer.ErrorResponse(path, err)
 		}
 		lock, resp, err := a.Installer.LockProject(cmd.Context(), proj, old, names, req)
 		if err == nil {
