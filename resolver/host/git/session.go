@@ -51,11 +51,11 @@ func (r *Repo) session() (transport.UploadPackSession, error) {
 	return githttp.NewClient(client).NewUploadPackSession(ep, auth)
 }
 
-// originOf is scheme://host[:port] of an endpoint, as a request's URL
-// spells it.
+// originOf is scheme://host[:port] of an endpoint (host.OriginOnly
+// compares origins with and without their scheme's default port alike).
 func originOf(ep *transport.Endpoint) string {
 	u := ep.Protocol + "://" + ep.Host
-	if ep.Port > 0 && !(ep.Protocol == "https" && ep.Port == 443) && !(ep.Protocol == "http" && ep.Port == 80) {
+	if ep.Port > 0 {
 		u += fmt.Sprintf(":%d", ep.Port)
 	}
 	return u
