@@ -43,6 +43,7 @@ var layers = map[string]int{
 	"mirror/meta":    4, // keeps the host.Cached layer's rows, of the cache's types, and tokens' policy scopes
 	"mirror/objects": 2,
 	"marketplace":    3,
+	"checksumlog":    2, // the checksum log's records and keys (SPEC §17): the mirror serves them, resolver/host checks them
 	"lockfile":       3, // the lock document (SPEC §16): names, sources, config values
 	"mirror/policy":  3, // spells hosts as source does
 	// The host layer below the resolver, one package per host kind.
