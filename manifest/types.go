@@ -3,7 +3,7 @@ package manifest
 // LoaderVersion names what Load makes of a tree. Callers that cache Load's
 // result by tree digest key it with this; bump it whenever the same tree
 // would load differently.
-const LoaderVersion = 7 // 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies; 5: one document model (Claude's component rules, displayName, defaultEnabled); 6: userConfig options; 7: an entry's MCP/LSP servers ignored beside a plugin.json, a path that is a skill named by its SKILL.md, a root SKILL.md a skill
+const LoaderVersion = 8 // 8: runtimeFetches; 2: hook commands and MCP/runtime commands masked; 3: contextFile must be a file; 4: entry manifests, LSP servers, dependencies; 5: one document model (Claude's component rules, displayName, defaultEnabled); 6: userConfig options; 7: an entry's MCP/LSP servers ignored beside a plugin.json, a path that is a skill named by its SKILL.md, a root SKILL.md a skill
 
 // Package is what a plugin directory is and what it contributes. The item
 // types carry the JSON shapes printed verbatim in plan/show/GET /plugins
@@ -32,6 +32,9 @@ type Package struct {
 	LSPServers        []LSPServer   `json:"lspServers,omitempty"`
 	Themes            []string      `json:"themes,omitempty"`
 	Runtime           *Runtime      `json:"runtime,omitempty"`
+	// RuntimeFetches is what its hooks, MCP servers, LSP servers and
+	// runtime fetch when they run (SPEC §17; runtimefetch.go).
+	RuntimeFetches []RuntimeFetch `json:"runtimeFetches,omitempty"`
 	// Dependencies are the other plugins this one needs (Claude's
 	// "dependencies", from its manifest or its marketplace entry).
 	Dependencies []Dependency `json:"dependencies,omitempty"`

@@ -124,6 +124,7 @@ func (p *Package) WithUserConfig(texts map[string]string) *Package {
 		l.Command = secrets.Mask(ExpandUserConfig(l.Command, texts))
 		l.Args = NonNil(secrets.MaskArgs(expandAll(l.Args, texts)))
 	}
+	c.RuntimeFetches = RuntimeFetchesOf(&c) // a version may come from an option
 	return &c
 }
 

@@ -401,6 +401,14 @@ func ValidatePluginDir(root string, opts ValidateOptions) Report {
 		r.Refuse("", "Reasonix cannot install it", "Reasonix cannot install this plugin: %v", err)
 	case pkg.Blocked:
 		r.Refuse("", "Reasonix blocks it", "Reasonix would block this plugin: %s", pkg.BlockReason)
+	default:
+		// Code fetched at run time is installed (a warning here, shown in
+		// every review); a mirror's "runtime": "block-unpinned" refuses it.
+		for _, f := range pkg.RuntimeFetches {
+			if f.Unpinned() {
+				r.Warnings = append(r.Warnings, Finding{File: f.file, Message: RuntimeFetchNote(f)})
+			}
+		}
 	}
 	return r
 }
