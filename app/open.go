@@ -16,6 +16,7 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/cache/maintain"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/store"
@@ -115,6 +116,9 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		decoded = cache.NewDecoded(cache.DecodedEntries)
 	}
 	cfg := installer.Config{Home: home, Store: a.Store, Cache: a.Cache, Log: log, StepHook: stepHook(opts.Getenv), NoWorkingDir: opts.Daemon, Decoded: decoded}
+	if hosts.HasMirror() {
+		cfg.RuntimePolicy = runtimePolicy(hosts, a.Offline)
+	}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
@@ -195,6 +199,17 @@ func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, error) {
 		cfg.Mirror = &mcfg
 	}
 	return resolver.NewHosts(cfg)
+}
+
+// runtimePolicy is how plans read the team mirror's rule for run-time
+// fetches (SPEC §17): from the mirror, or, offline, not at all, saying so.
+func runtimePolicy(hosts *resolver.Hosts, offline bool) installer.RuntimePolicyFunc {
+	if offline {
+		return func(context.Context) (policy.Runtime, string, error) {
+			return "", "offline: the mirror is not asked", nil
+		}
+	}
+	return hosts.RuntimePolicy
 }
 
 // Upstream opens the hosts a team mirror's replica fetches from (SPEC

@@ -117,6 +117,9 @@ func (in *Installer) planDependencies(ctx context.Context, req Request, p *Plan,
 			return err
 		}
 	}
+	// The team mirror's runtime rule blocks before the dependencies are
+	// settled, so what needs a blocked plugin is blocked with it.
+	in.governRuntime(ctx, p)
 	dp.check()
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/secrets"
 	"reasonix.io/plugind/source"
 )
@@ -38,7 +39,7 @@ type Diff struct {
 
 // Change is one contribution added, removed or changed.
 type Change struct {
-	Kind   string `json:"kind"` // skill, command, agent, hook, mcpServer, runtime, env
+	Kind   string `json:"kind"` // skill, command, agent, hook, mcpServer, runtime, runtimeFetch, env
 	Name   string `json:"name"`
 	Detail string `json:"detail,omitempty"`
 }
@@ -52,6 +53,10 @@ const (
 	ChangeMCP     = "mcpServer"
 	ChangeRuntime = "runtime"
 	ChangeEnv     = "env"
+	// ChangeFetch is code fetched at run time (SPEC §17) or a remote
+	// service: Name says what and where, Detail whether it is pinned
+	// ("pinned 1.2.3", "unpinned latest", "remote").
+	ChangeFetch = "runtimeFetch"
 	// ChangeSource is a move to another place: another host, owner,
 	// repository or subfolder (Name lists which). Approving it trusts
 	// someone else's code, whatever the diff of contributions says.
@@ -71,12 +76,17 @@ func (d *Diff) Empty() bool {
 
 // raisesRisk reports whether the diff adds something that runs code or
 // reads a credential: a hook that runs a command, an MCP server, a runtime,
-// or a new environment reference.
+// a new environment reference, or code fetched at run time that no pin
+// fixes (added, or a pinned one that no longer is).
 func (d *Diff) raisesRisk() bool {
 	for _, c := range d.Added {
 		switch c.Kind {
 		case ChangeHook, ChangeMCP, ChangeRuntime, ChangeEnv:
 			return true
+		case ChangeFetch:
+			if strings.HasPrefix(c.Detail, fetchUnpinned) {
+				return true
+			}
 		}
 	}
 	for _, c := range d.Changed {
@@ -86,8 +96,34 @@ func (d *Diff) raisesRisk() bool {
 		if c.Kind == ChangeRuntime || c.Kind == ChangeMCP || c.Kind == ChangeHook {
 			return true
 		}
+		if before, after, _ := strings.Cut(c.Detail, " → "); c.Kind == ChangeFetch &&
+			strings.HasPrefix(after, fetchUnpinned) && !strings.HasPrefix(before, fetchUnpinned) {
+			return true
+		}
 	}
 	return false
+}
+
+// fetchUnpinned starts the detail of a run-time fetch no pin fixes.
+const fetchUnpinned = "unpinned"
+
+// fetchItem is a run-time fetch as the diff compares it: keyed by what
+// runs it (a hook's event, not its number, which moves as hooks are added)
+// and what it fetches; its detail is whether a pin fixes it.
+func fetchItem(f manifest.RuntimeFetch) item {
+	site, _, _ := strings.Cut(f.Where, " #")
+	name := strings.TrimSpace(f.Runner + " " + f.Package + " (" + site + ")")
+	detail := "remote"
+	if f.Kind == manifest.FetchCode {
+		detail = fetchUnpinned
+		if f.Pinned {
+			detail = "pinned"
+		}
+		if f.Version != "" {
+			detail += " " + f.Version
+		}
+	}
+	return item{ChangeFetch, name, name, detail}
 }
 
 // item is one contribution, keyed for comparison.
@@ -132,7 +168,7 @@ func describe(it item) string {
 }
 
 // kindWords names the kinds a summary does not call by the kind itself.
-var kindWords = map[string]string{ChangeMCP: "MCP server", ChangeEnv: "credential reference"}
+var kindWords = map[string]string{ChangeMCP: "MCP server", ChangeEnv: "credential reference", ChangeFetch: "run-time fetch"}
 
 // itemsOf lists an inventory's contributions. Skills, commands, agents and
 // MCP servers are keyed by name; hooks by event, matcher and what they run
@@ -172,6 +208,9 @@ func itemsOf(inv Inventory) map[string]item {
 	if r := inv.Runtime; r != nil {
 		add(item{ChangeRuntime, "runtime", "runtime", strings.TrimSpace(r.Command + " " + strings.Join(r.Args, " "))})
 		refsOf(envs, r.Env, strings.Join(r.Args, " "))
+	}
+	for _, f := range inv.RuntimeFetches {
+		add(fetchItem(f))
 	}
 	for e := range envs {
 		add(item{ChangeEnv, e, e, ""})

@@ -44,6 +44,10 @@ type Config struct {
 	// client's: a relative path is refused rather than read as a folder
 	// (the daemon sets it; see readSource).
 	NoWorkingDir bool
+	// RuntimePolicy, when set, reads the team mirror's rule for code
+	// plugins fetch at run time, which every install, update and sync
+	// plan applies (governRuntime); nil: no mirror, nothing to apply.
+	RuntimePolicy RuntimePolicyFunc
 }
 
 // New returns an Installer.

@@ -385,13 +385,15 @@ func checkDuplicateNames(actions []Action) error {
 }
 
 // inventoryRisk grades what a package can do: a runtime is full trust;
-// hooks that run commands and launchable MCP servers execute code; the
+// hooks that run commands, launchable MCP servers and code fetched at run
+// time without a pin (SPEC §17: an LSP server's too) execute code; the
 // rest is text.
 func inventoryRisk(inv Inventory) Risk {
 	switch {
 	case inv.Runtime != nil:
 		return RiskHigh
-	case len(inv.MCPServers) > 0, slices.ContainsFunc(inv.Hooks, func(h manifest.Hook) bool { return h.Command != "" }):
+	case len(inv.MCPServers) > 0, slices.ContainsFunc(inv.Hooks, func(h manifest.Hook) bool { return h.Command != "" }),
+		len(inv.unpinnedFetches()) > 0:
 		return RiskMedium
 	}
 	return RiskLow
@@ -459,6 +461,9 @@ func planID(p *Plan) PlanID {
 		RenamedFrom string `json:",omitempty"`
 		// Its non-sensitive option values, and which sensitive ones are set.
 		Config []string `json:",omitempty"`
+		// The code it fetches at run time that no pin fixes (SPEC §17):
+		// its digest fixes the commands, but a linked plugin has none.
+		Unpinned []string `json:",omitempty"`
 		// Its submodules are not listed: their commits and URLs follow
 		// from its commit (the gitlinks and .gitmodules it pins) and its
 		// source, and their files are in its digest.
@@ -493,9 +498,12 @@ func planID(p *Plan) PlanID {
 			// agree even when their reasons are worded differently.
 			return act{Name: a.Name, Status: string(a.Status)}
 		}
-		it := act{a.Name, string(a.Action), string(a.Status), a.Source.String(), a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(a)}
+		it := act{a.Name, string(a.Action), string(a.Status), a.Source.String(), a.Commit, a.ContentDigest, a.ManifestKind, a.Compatibility, string(a.Risk), a.Link, a.Previous, nil, a.DependsOn, a.Dependency, a.Tag, a.RenamedFrom, configSummary(a), nil}
 		if a.Diff != nil {
 			it.Diff = a.Diff.Summary
+		}
+		for _, f := range a.Inventory.unpinnedFetches() {
+			it.Unpinned = append(it.Unpinned, f.Describe())
 		}
 		return it
 	}

@@ -375,12 +375,16 @@ type Inventory struct {
 	// LSPServers are declared, never mapped: Reasonix has no runtime for
 	// them.
 	LSPServers []manifest.LSPServer `json:"lspServers,omitempty"`
+	// RuntimeFetches is the code its hooks, MCP servers, LSP servers and
+	// runtime fetch when they run, and the remote services it talks to
+	// (SPEC §17), each pinned or not.
+	RuntimeFetches []manifest.RuntimeFetch `json:"runtimeFetches"`
 }
 
 // emptyInventory has empty lists rather than nulls, so clients can iterate.
 func emptyInventory() Inventory {
 	return Inventory{Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
-		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}}
+		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, RuntimeFetches: []manifest.RuntimeFetch{}}
 }
 
 func inventoryOf(pkg *manifest.Package) Inventory {
@@ -388,6 +392,17 @@ func inventoryOf(pkg *manifest.Package) Inventory {
 		Compatibility: string(pkg.Compatibility),
 		Skills:        manifest.NonNil(pkg.Skills), Commands: manifest.NonNil(pkg.Commands), Agents: manifest.NonNil(pkg.Agents),
 		Hooks: manifest.NonNil(pkg.Hooks), MCPServers: manifest.NonNil(pkg.MCPServers), Runtime: pkg.Runtime,
-		LSPServers: pkg.LSPServers,
+		LSPServers: pkg.LSPServers, RuntimeFetches: manifest.NonNil(pkg.RuntimeFetches),
 	}
+}
+
+// unpinnedFetches lists the code fetched at run time that no pin fixes.
+func (inv Inventory) unpinnedFetches() []manifest.RuntimeFetch {
+	var out []manifest.RuntimeFetch
+	for _, f := range inv.RuntimeFetches {
+		if f.Unpinned() {
+			out = append(out, f)
+		}
+	}
+	return out
 }

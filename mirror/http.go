@@ -34,6 +34,7 @@ import (
 //	GET /v1/reachable?repo=URL&sha=SHA[&hint=REF] 204 when on a branch or tag
 //	GET /v1/snapshot?repo=URL&sha=SHA[&path=P…]   the tree (or folders P) as tar.gz; X-Reasonix-Digest: its tree digest
 //	GET /v1/marketplace?repo=URL&sha=SHA[&path=P] a marketplace document stored from that commit
+//	GET /v1/policy                                {"runtime"}: the rule clients apply to run-time fetches (policyroute.go)
 //
 // repo is the repository's HTTPS URL as sources name it
 // (https://github.com/o/r.git, https://git.example.test/team/tools.git);
@@ -79,6 +80,7 @@ func (s *Server) routes() http.Handler {
 		"reachable": s.handleReachable, "snapshot": s.handleSnapshot, "marketplace": s.handleMarketplace} {
 		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
 	}
+	mux.Handle("GET /v1/policy", s.instrument("policy", s.auth(http.HandlerFunc(s.handlePolicy))))
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusNotFound, Code: plugind.CodeInvalidSource, Msg: "no such route: " + r.Method + " " + r.URL.Path})
 	})))

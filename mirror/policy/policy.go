@@ -5,7 +5,8 @@
 // matches it; block wins. Rules are spelled as source keys are (hosts in
 // IDNA's ASCII form), so "bücher.example" blocks what sources call
 // "xn--bcher-kva.example". The refusal names the rule, so a user who gets
-// install.blocked knows what to ask the operator about.
+// install.blocked knows what to ask the operator about. Its "runtime" member
+// governs the code plugins fetch when they run (runtime.go).
 package policy
 
 import (
@@ -24,8 +25,9 @@ import (
 
 // Policy is a parsed policy. The zero value allows everything.
 type Policy struct {
-	allow []rule
-	block []rule
+	allow   []rule
+	block   []rule
+	runtime Runtime
 }
 
 // rule is one RULE, split into its segments, each spelled as source keys
@@ -38,8 +40,9 @@ type rule struct {
 // file is the document's shape; unknown members are errors, since a typo in
 // an operator's policy ("blok") must not silently allow everything.
 type file struct {
-	Allow []string `json:"allow"`
-	Block []string `json:"block"`
+	Allow   []string `json:"allow"`
+	Block   []string `json:"block"`
+	Runtime string   `json:"runtime"`
 }
 
 // Load reads the policy file at path.
@@ -61,12 +64,16 @@ func Parse(b []byte) (*Policy, error) {
 	dec.DisallowUnknownFields()
 	var f file
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("not a policy document ({\"allow\": [RULE…], \"block\": [RULE…]}): %w", err)
+		return nil, fmt.Errorf("not a policy document ({\"allow\": [RULE…], \"block\": [RULE…], \"runtime\": \"allow\" or \"block-unpinned\"}): %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("trailing data after the policy document")
 	}
-	p := &Policy{}
+	rt, err := ParseRuntime(f.Runtime)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	p := &Policy{runtime: rt}
 	for _, list := range []struct {
 		name string
 		in   []string

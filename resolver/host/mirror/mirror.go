@@ -121,6 +121,7 @@ type Client struct {
 	cfg       Config
 	http      *http.Client
 	preferred atomic.Int32 // the replica that answered last
+	policy    policyCache  // the runtime rule last read (policy.go)
 }
 
 // New returns a client of cfg's mirror.

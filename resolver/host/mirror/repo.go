@@ -170,6 +170,9 @@ func (r *Repo) do(ctx context.Context, op, path string, q url.Values, hdr http.H
 			last = err
 		}
 	}
+	if r.src.IsZero() { // a question about the mirror itself
+		return fmt.Errorf("%s: every team mirror replica failed (%d tried): %w", op, len(urls), last)
+	}
 	return fmt.Errorf("%s of %s: every team mirror replica failed (%d tried): %w", op, r.src.Key(), len(urls), last)
 }
 
