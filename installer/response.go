@@ -377,14 +377,15 @@ type Inventory struct {
 	LSPServers []manifest.LSPServer `json:"lspServers,omitempty"`
 	// RuntimeFetches is the code its hooks, MCP servers, LSP servers and
 	// runtime fetch when they run, and the remote services it talks to
-	// (SPEC §17), each pinned or not.
-	RuntimeFetches []manifest.RuntimeFetch `json:"runtimeFetches"`
+	// (SPEC §17), each pinned or not; left out when there are none (plans
+	// stored before it read and write the same).
+	RuntimeFetches []manifest.RuntimeFetch `json:"runtimeFetches,omitempty"`
 }
 
 // emptyInventory has empty lists rather than nulls, so clients can iterate.
 func emptyInventory() Inventory {
 	return Inventory{Skills: []manifest.Skill{}, Commands: []manifest.Command{}, Agents: []manifest.Agent{},
-		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}, RuntimeFetches: []manifest.RuntimeFetch{}}
+		Hooks: []manifest.Hook{}, MCPServers: []manifest.MCPServer{}}
 }
 
 func inventoryOf(pkg *manifest.Package) Inventory {
@@ -392,7 +393,7 @@ func inventoryOf(pkg *manifest.Package) Inventory {
 		Compatibility: string(pkg.Compatibility),
 		Skills:        manifest.NonNil(pkg.Skills), Commands: manifest.NonNil(pkg.Commands), Agents: manifest.NonNil(pkg.Agents),
 		Hooks: manifest.NonNil(pkg.Hooks), MCPServers: manifest.NonNil(pkg.MCPServers), Runtime: pkg.Runtime,
-		LSPServers: pkg.LSPServers, RuntimeFetches: manifest.NonNil(pkg.RuntimeFetches),
+		LSPServers: pkg.LSPServers, RuntimeFetches: pkg.RuntimeFetches,
 	}
 }
 
