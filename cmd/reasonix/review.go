@@ -13,6 +13,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/internal/lazyregexp"
+	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/resolver/host"
 )
 
@@ -85,7 +86,9 @@ func (s *console) review(resp *installer.Response, sh shown) {
 	// A warning that only repeats an entry listed above is left out.
 	s.warnings(slices.DeleteFunc(slices.Clone(resp.Warnings), func(warn string) bool { return repeatsAction(warn, other) }))
 
-	// FULL TRUST last: nothing comes between it and the approval.
+	// Code fetched at run time, then FULL TRUST last: nothing comes
+	// between them and the approval.
+	s.runtimeFetches(ready)
 	for _, a := range ready {
 		if a.Runtime != nil {
 			s.fullTrust(a)
@@ -301,6 +304,32 @@ func (s *console) notInstalled(other []installer.Action) {
 		}
 		s.line("  %s: %s", safeLine(g.reason, 0), strings.Join(names, ", "))
 	}
+}
+
+// runtimeFetches shows, per plugin, the code it fetches when it runs that
+// no pin fixes (SPEC §17), one line each, marked so it is not read past:
+// the plugin's commit does not say what that code is. The remote services
+// it talks to follow, unmarked.
+func (s *console) runtimeFetches(ready []installer.Action) {
+	var unpinned, remote []string
+	for _, a := range ready {
+		for _, f := range a.Inventory.RuntimeFetches {
+			switch {
+			case f.Kind == manifest.FetchRemote:
+				remote = append(remote, safeCell(a.Name, 40)+" talks to "+safeLine(f.Describe(), 0))
+			case !f.Pinned:
+				unpinned = append(unpinned, fmt.Sprintf("%s %s runs unpinned code fetched at run time: %s", s.trust("!!"), safeCell(a.Name, 40), safeLine(f.Describe(), 0)))
+			}
+		}
+	}
+	if len(unpinned) > 0 {
+		s.blank()
+		for _, l := range unpinned {
+			s.line("%s", l)
+		}
+		s.line("   what runs is whatever its registry serves at that moment, not what this plan reviewed")
+	}
+	titled(s, "remote services:", remote, func(l string) string { return l })
 }
 
 // fullTrust prints a runtime's FULL TRUST block in full: the command it

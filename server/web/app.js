@@ -912,7 +912,10 @@
   // is.
   function approveBar(o) {
     const trusted = o.actions.filter((a) => a.runtime);
+    const fetching = o.actions.filter((a) => (a.runtimeFetches || []).some((f) => f.kind === 'code' && !f.pinned));
     return el('div', { class: (o.inPanel ? '' : 'panel ') + 'install-bar' + (trusted.length ? ' trusting' : ''), id: o.id + '-bar' },
+      fetching.length ? el('p', { class: 'approve-fetches', role: 'note' }, el('strong', {}, 'Unpinned code fetched at run time: '),
+        fetching.map(nameOf).join(', ') + ' run code that no pin fixes (listed above).') : null,
       trusted.length ? el('div', { class: 'approve-trust', role: 'group', 'aria-label': 'FULL TRUST runtimes this approves' }, trusted.map(trustLine)) : null,
       el('div', { class: 'row approve-row' },
         el('button', { type: 'button', id: o.id, class: 'primary' + (trusted.length ? ' trust' : ''), 'data-off': o.can ? 'false' : 'true', disabled: !o.can, onclick: o.onclick },
@@ -1059,6 +1062,8 @@
   function contributions(p, open, noRuntime) {
     const box = el('div', { class: 'contrib' });
     if (p.runtime && !noRuntime) box.append(fullTrust(p.runtime));
+    const fetched = runtimeFetches(p);
+    if (fetched) box.append(fetched);
     const n = (xs) => (xs ? xs.length : 0);
     box.append(el('p', { class: 'counts' },
       [plural(n(p.skills), 'skill'), plural(n(p.commands), 'command'), plural(n(p.agents), 'agent'),
@@ -1107,6 +1112,26 @@
       s.headers && Object.keys(s.headers).length && 'headers ' + kv(s.headers), s.toolPrefix && 'tools ' + s.toolPrefix + '*',
       s.autoStart ? 'starts automatically' : 'starts on use', s.source && 'from ' + s.source].filter(Boolean);
     return [el('strong', { text: s.name }), ' ', el('code', { class: 'wrap', text: target }), el('span', { class: 'muted', text: ' (' + facts.join(', ') + ')' })];
+  }
+
+  // runtimeFetches shows the code a package fetches when it runs that no
+  // pin fixes (SPEC §17): its commit does not say what that code is, so it
+  // stands apart, always open, one command each. Pinned fetches and remote
+  // services follow, plainly.
+  function runtimeFetches(p) {
+    const all = p.runtimeFetches || [];
+    const unpinned = all.filter((f) => f.kind === 'code' && !f.pinned);
+    const pinned = all.filter((f) => f.kind === 'code' && f.pinned);
+    const remote = all.filter((f) => f.kind === 'remote');
+    if (!all.length) return null;
+    const row = (f) => el('li', {}, el('code', { class: 'wrap', text: f.command || f.package || '' }), el('span', { class: 'muted', text: ' (' + f.where + ')' }));
+    return el('div', { class: 'runtime-fetches', role: 'note', 'aria-label': 'Code fetched at run time' },
+      unpinned.length ? [el('p', { class: 'fetch-title' }, el('strong', {}, 'Runs unpinned code fetched at run time'),
+        ': what runs is whatever its registry serves then, not what this plan reviewed.'),
+      el('ul', { class: 'unpinned' }, unpinned.map(row))] : null,
+      pinned.length ? el('details', { class: 'items' }, el('summary', {}, 'Pinned code fetched at run time (' + pinned.length + ')'), el('ul', {}, pinned.map(row))) : null,
+      remote.length ? el('details', { class: 'items' }, el('summary', {}, 'Remote services (' + remote.length + ')'),
+        el('ul', {}, remote.map((f) => el('li', {}, el('code', { class: 'wrap', text: f.package || '' }), el('span', { class: 'muted', text: ' (' + f.where + ')' }))))) : null);
   }
 
   function fullTrust(rt) {
@@ -1751,7 +1776,7 @@
       '. Approving it installs code from a different place than what is installed.');
   }
 
-  const KIND_WORDS = { source: 'source', skill: 'skill', command: 'command', agent: 'agent', hook: 'hook', mcpServer: 'MCP server', runtime: 'runtime', env: 'credential reference' };
+  const KIND_WORDS = { source: 'source', skill: 'skill', command: 'command', agent: 'agent', hook: 'hook', mcpServer: 'MCP server', runtime: 'runtime', runtimeFetch: 'run-time fetch', env: 'credential reference' };
   const NAMED_KINDS = new Set(['skill', 'command', 'agent']); // their detail is a description
 
   function changeRow(how, c) {
