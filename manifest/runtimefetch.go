@@ -622,6 +622,14 @@ var (
 // judge splits a spec into package and version and says whether the
 // version pins it.
 func judge(eco, spec string) (pkg, version string, pinned bool) {
+	// PEP 508's direct reference, "name[extras] @ URL": what the URL holds.
+	if name, url, ok := strings.Cut(spec, "@"); eco == ecoPyPI && ok && strings.Contains(url, "://") {
+		if j := strings.IndexByte(name, '['); j >= 0 {
+			name = name[:j]
+		}
+		repo, ref, _ := gitSpec(strings.TrimSpace(url))
+		return strings.TrimSpace(name) + " @ " + repo, ref, commitRef.MatchString(ref)
+	}
 	// A git repository at a ref: pinned only by a full commit id.
 	if g, ref, ok := gitSpec(spec); ok {
 		return g, ref, commitRef.MatchString(ref)
