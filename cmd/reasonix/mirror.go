@@ -137,7 +137,7 @@ gracefully.`,
 			}
 			allow, block := pol.Rules()
 			logger.Info("mirror starting", "addr", ln.Addr().String(), "replica", srv.ReplicaID(),
-				"policy_allow", allow, "policy_block", block, "credentials", m.Getenv("AWS_ACCESS_KEY_ID") != "",
+				"policy_allow", allow, "policy_block", block, "policy_runtime", string(pol.Runtime()), "credentials", m.Getenv("AWS_ACCESS_KEY_ID") != "",
 				"private_upstreams", allowPrivate)
 			if err := srv.Serve(ctx, ln, grace); err != nil {
 				return fail(m.Stderr, err)
