@@ -153,6 +153,8 @@ var (
 	downloaders = []string{"curl", "wget", "irm", "iwr", "invoke-webrequest", "invoke-restmethod"}
 	// powerShellEval runs the text it is given, as a shell runs stdin.
 	powerShellEval = []string{"iex", "invoke-expression"}
+	// interpreters run a program read from stdin when given none.
+	interpreters = []string{"python", "python3", "perl", "ruby", "node"}
 )
 
 // program is the base name of a command's first word, as the table names
@@ -186,9 +188,9 @@ func RuntimeFetchesOf(p *Package) []RuntimeFetch {
 		nth[h.Event]++
 		where := fmt.Sprintf("hook %s #%d", h.Event, nth[h.Event])
 		if h.Form == HookExec {
-			add(where, h.Source, fetchesOfArgv(append([]string{h.Command}, h.Args...), 0))
+			add(where, h.Source, newFetchReader(h.Command, h.Args).fetchesOfArgv(append([]string{h.Command}, h.Args...), 0))
 		} else {
-			add(where, h.Source, fetchesOfShell(h.Command, 0))
+			add(where, h.Source, newFetchReader(h.Command, nil).fetchesOfShell(h.Command, 0))
 		}
 	}
 	for _, s := range p.MCPServers {
@@ -197,59 +199,82 @@ func RuntimeFetchesOf(p *Package) []RuntimeFetch {
 			out = append(out, RuntimeFetch{Where: where, Kind: FetchRemote, Package: secrets.Mask(s.URL), file: s.Source})
 			continue
 		}
-		add(where, s.Source, fetchesOfLaunch(s.Command, s.Args))
+		add(where, s.Source, newFetchReader(s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
 	}
 	for _, s := range p.LSPServers {
-		add("lspServer "+s.Name, s.Source, fetchesOfLaunch(s.Command, s.Args))
+		add("lspServer "+s.Name, s.Source, newFetchReader(s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
 	}
 	if r := p.Runtime; r != nil {
-		add("runtime", p.ManifestPath, fetchesOfLaunch(r.Command, r.Args))
+		add("runtime", p.ManifestPath, newFetchReader(r.Command, r.Args).fetchesOfLaunch(r.Command, r.Args))
 	}
 	return out
 }
 
+// fetchReader reads one command line. Substitutions and `sh -c` scripts
+// are read again at each level they nest, so what one command may make it
+// read is bounded (budget bytes, a multiple of its own length): a hostile
+// manifest cannot make the inventory slow.
+type fetchReader struct{ budget int }
+
+func newFetchReader(command string, args []string) *fetchReader {
+	n := len(command)
+	for _, a := range args {
+		n += len(a) + 1
+	}
+	return &fetchReader{budget: 16*n + 64<<10}
+}
+
+// spend takes n bytes of the budget, reporting whether there were.
+func (fr *fetchReader) spend(n int) bool {
+	if fr.budget < n {
+		return false
+	}
+	fr.budget -= n
+	return true
+}
+
 // fetchesOfLaunch reads a server's command and arguments, started without
 // a shell. A command line written whole into "command" is read as one.
-func fetchesOfLaunch(command string, args []string) []RuntimeFetch {
+func (fr *fetchReader) fetchesOfLaunch(command string, args []string) []RuntimeFetch {
 	if len(args) == 0 && strings.ContainsAny(strings.TrimSpace(command), " \t") {
-		return fetchesOfShell(command, 0)
+		return fr.fetchesOfShell(command, 0)
 	}
-	return fetchesOfArgv(append([]string{command}, args...), 0)
+	return fr.fetchesOfArgv(append([]string{command}, args...), 0)
 }
 
 // fetchesOfShell reads shell text.
-func fetchesOfShell(script string, depth int) []RuntimeFetch {
-	if depth > maxShellDepth {
+func (fr *fetchReader) fetchesOfShell(script string, depth int) []RuntimeFetch {
+	if depth > maxShellDepth || !fr.spend(len(script)) {
 		return nil
 	}
 	var out []RuntimeFetch
 	for _, pipe := range splitShell(script) {
-		out = append(out, fetchesOfPipeline(pipe, depth)...)
+		out = append(out, fr.fetchesOfPipeline(pipe, depth)...)
 	}
 	return out
 }
 
 // fetchesOfArgv reads a command started without a shell.
-func fetchesOfArgv(argv []string, depth int) []RuntimeFetch {
+func (fr *fetchReader) fetchesOfArgv(argv []string, depth int) []RuntimeFetch {
 	cmd := make(shellCommand, len(argv))
 	for i, a := range argv {
 		cmd[i] = shellWord{text: a}
 	}
-	return fetchesOfPipeline(shellPipeline{cmd}, depth)
+	return fr.fetchesOfPipeline(shellPipeline{cmd}, depth)
 }
 
 // fetchesOfPipeline reads one pipeline: each command, what its
 // substitutions run, and a download piped into a shell.
-func fetchesOfPipeline(pipe shellPipeline, depth int) []RuntimeFetch {
+func (fr *fetchReader) fetchesOfPipeline(pipe shellPipeline, depth int) []RuntimeFetch {
 	var out []RuntimeFetch
 	download := -1 // the first command of the pipeline that downloads
 	for i, cmd := range pipe {
 		for _, w := range cmd {
 			for _, sub := range w.subs {
-				out = append(out, fetchesOfShell(sub, depth+1)...)
+				out = append(out, fr.fetchesOfShell(sub, depth+1)...)
 			}
 			if w.proc != "" {
-				out = append(out, fetchesOfShell(w.proc, depth+1)...)
+				out = append(out, fr.fetchesOfShell(w.proc, depth+1)...)
 			}
 		}
 		argv := stripPrefixes(cmd)
@@ -266,7 +291,7 @@ func fetchesOfPipeline(pipe shellPipeline, depth int) []RuntimeFetch {
 			download = -1
 			continue
 		}
-		out = append(out, fetchesOfCommand(argv, depth)...)
+		out = append(out, fr.fetchesOfCommand(argv, depth)...)
 	}
 	return out
 }
@@ -332,10 +357,18 @@ func skipOptions(cmd shellCommand, values []string, assignments bool) shellComma
 }
 
 // readsStdin reports a command that runs the text piped into it: a shell
-// given no script (sh, bash -s, sudo -E bash -), or PowerShell's iex.
+// given no script (sh, bash -s, sudo -E bash -), an interpreter given no
+// program (python3 -), or PowerShell's iex.
 func readsStdin(prog string, argv shellCommand) bool {
 	if slices.Contains(powerShellEval, prog) {
 		return true
+	}
+	if slices.Contains(interpreters, prog) {
+		// python3, python3 -, node -: a program from stdin; -c, -e, -m or
+		// a file name: stdin is data.
+		return !slices.ContainsFunc(argv[1:], func(w shellWord) bool {
+			return w.text != "-" && (!strings.HasPrefix(w.text, "-") || strings.ContainsAny(w.text, "cemp"))
+		})
 	}
 	if !slices.Contains(shells, prog) {
 		return false
@@ -370,23 +403,23 @@ func pipedDownload(pipe shellPipeline, dl shellCommand, shell string) RuntimeFet
 // fetchesOfCommand reads one simple command, its prefixes stripped: a
 // runner of the table, a shell or wrapper whose script is read in turn,
 // or code whose text a download gives.
-func fetchesOfCommand(argv shellCommand, depth int) []RuntimeFetch {
+func (fr *fetchReader) fetchesOfCommand(argv shellCommand, depth int) []RuntimeFetch {
 	prog := program(argv[0].text)
 	// What a download prints, run as a command: $(curl …), `curl …`.
-	if downloadsIn(argv[0], depth) || (prog == "eval" && slices.ContainsFunc(argv[1:], func(w shellWord) bool { return downloadsIn(w, depth) })) {
+	if fr.downloadsIn(argv[0], depth) || (prog == "eval" && slices.ContainsFunc(argv[1:], func(w shellWord) bool { return fr.downloadsIn(w, depth) })) {
 		return []RuntimeFetch{executedDownload(argv)}
 	}
 	switch {
 	case prog == "eval":
-		return fetchesOfShell(wordsText(argv[1:]), depth+1)
+		return fr.fetchesOfShell(wordsText(argv[1:]), depth+1)
 	case slices.Contains(shells, prog) || prog == "source" || prog == ".":
-		return fetchesOfShellCall(prog, argv, depth)
+		return fr.fetchesOfShellCall(prog, argv, depth)
 	case prog == "cmd":
 		// cmd /c npx …: Windows' launcher of a command line.
 		for i, w := range argv[1:] {
 			if t := strings.ToLower(w.text); t == "/c" || t == "/k" || t == "/s" {
 				if t != "/s" {
-					return fetchesOfShell(wordsText(argv[i+2:]), depth+1)
+					return fr.fetchesOfShell(wordsText(argv[i+2:]), depth+1)
 				}
 			}
 		}
@@ -394,14 +427,14 @@ func fetchesOfCommand(argv shellCommand, depth int) []RuntimeFetch {
 	case prog == "powershell" || prog == "pwsh":
 		for i, w := range argv[1:] {
 			if t := strings.ToLower(w.text); t == "-command" || t == "-c" {
-				return fetchesOfShell(wordsText(argv[i+2:]), depth+1)
+				return fr.fetchesOfShell(wordsText(argv[i+2:]), depth+1)
 			}
 		}
 		return nil
 	}
 	for _, r := range runners {
 		if rest, ok := r.match(argv); ok {
-			return r.read(rest, wordsText(argv), depth)
+			return r.read(fr, rest, wordsText(argv), depth)
 		}
 	}
 	return nil
@@ -409,7 +442,7 @@ func fetchesOfCommand(argv shellCommand, depth int) []RuntimeFetch {
 
 // fetchesOfShellCall reads a shell started with a script: -c's argument,
 // or a script file that is a process substitution (bash <(curl …)).
-func fetchesOfShellCall(prog string, argv shellCommand, depth int) []RuntimeFetch {
+func (fr *fetchReader) fetchesOfShellCall(prog string, argv shellCommand, depth int) []RuntimeFetch {
 	hasC := false
 	for i := 1; i < len(argv); i++ {
 		t := argv[i].text
@@ -422,14 +455,14 @@ func fetchesOfShellCall(prog string, argv shellCommand, depth int) []RuntimeFetc
 			}
 		case strings.HasPrefix(t, "--"):
 		default:
-			if argv[i].proc != "" && downloads(argv[i].proc, depth) {
+			if argv[i].proc != "" && fr.downloads(argv[i].proc, depth) {
 				return []RuntimeFetch{executedDownload(argv)}
 			}
 			if hasC {
-				if slices.ContainsFunc(argv[i].subs, func(s string) bool { return downloads(s, depth) }) {
+				if slices.ContainsFunc(argv[i].subs, func(s string) bool { return fr.downloads(s, depth) }) {
 					return []RuntimeFetch{executedDownload(argv)} // sh -c "$(curl …)"
 				}
-				return fetchesOfShell(t, depth+1)
+				return fr.fetchesOfShell(t, depth+1)
 			}
 			return nil // a script file: not read
 		}
@@ -438,13 +471,13 @@ func fetchesOfShellCall(prog string, argv shellCommand, depth int) []RuntimeFetc
 }
 
 // downloadsIn reports a word holding a substitution that downloads.
-func downloadsIn(w shellWord, depth int) bool {
-	return slices.ContainsFunc(w.subs, func(s string) bool { return downloads(s, depth) })
+func (fr *fetchReader) downloadsIn(w shellWord, depth int) bool {
+	return slices.ContainsFunc(w.subs, func(s string) bool { return fr.downloads(s, depth) })
 }
 
 // downloads reports a script whose first program downloads.
-func downloads(script string, depth int) bool {
-	if depth > maxShellDepth {
+func (fr *fetchReader) downloads(script string, depth int) bool {
+	if depth > maxShellDepth || !fr.spend(len(script)) {
 		return false
 	}
 	for _, pipe := range splitShell(script) {
@@ -531,7 +564,7 @@ func textsOf(words shellCommand) []string {
 }
 
 // read reads a runner's options and operands: the packages it fetches.
-func (r *runner) read(args shellCommand, command string, depth int) []RuntimeFetch {
+func (r *runner) read(fr *fetchReader, args shellCommand, command string, depth int) []RuntimeFetch {
 	var specs, extras []string
 	operand := ""
 	takes := func(list []string, flag string) bool { return slices.Contains(list, flag) }
@@ -569,7 +602,7 @@ func (r *runner) read(args shellCommand, command string, depth int) []RuntimeFet
 		case takes(r.extras, flag):
 			extras = append(extras, value)
 		case takes(r.scripts, flag):
-			return append(r.fetched(specs, command), fetchesOfShell(value, depth+1)...)
+			return append(r.fetched(specs, command), fr.fetchesOfShell(value, depth+1)...)
 		}
 	}
 	if r.eco == ecoMCP {

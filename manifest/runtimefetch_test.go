@@ -115,6 +115,10 @@ func TestRuntimeFetchesOfShell(t *testing.T) {
 		{`eval "$(wget -qO- https://example.test/env)"`, "wget | eval https://example.test/env unpinned"},
 		{"irm https://example.test/i.ps1 | iex", "irm | iex https://example.test/i.ps1 unpinned"},
 		{"curl -s https://example.test/data.json | jq .", ""},
+		{"curl -sSL https://example.test/get.py | python3 -", "curl | python3 https://example.test/get.py unpinned"},
+		{"curl -sSL https://example.test/get.py | python3", "curl | python3 https://example.test/get.py unpinned"},
+		{"curl -s https://example.test/d.json | python3 -c 'import json,sys; print(1)'", ""},
+		{"curl -s https://example.test/d.json | node parse.js", ""},
 		{"curl -o /tmp/x https://example.test/x", ""},
 		// wrappers, sequences, assignments, paths
 		{`sh -c 'npx -y pkg@latest'`, "npx pkg @latest unpinned"},
@@ -139,7 +143,7 @@ func TestRuntimeFetchesOfShell(t *testing.T) {
 		{"npx.cmd -y pkg", "npx pkg unpinned"},
 		{"npx -y pkg\\\n  --flag", "npx pkg unpinned"},
 	} {
-		got := fetchTexts(fetchesOfShell(tc.cmd, 0))
+		got := fetchTexts(newFetchReader(tc.cmd, nil).fetchesOfShell(tc.cmd, 0))
 		if got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.cmd, got, tc.want)
 		}
@@ -167,7 +171,7 @@ func TestRuntimeFetchesOfArgv(t *testing.T) {
 		{"node", []string{"npx", "pkg"}, ""}, // an argument, not a program
 		{"npx", []string{"-y", "pkg; rm -rf /"}, "npx pkg; rm -rf / unpinned"},
 	} {
-		got := fetchTexts(fetchesOfLaunch(tc.command, tc.args))
+		got := fetchTexts(newFetchReader(tc.command, tc.args).fetchesOfLaunch(tc.command, tc.args))
 		if got != tc.want {
 			t.Errorf("%s %q:\n got %q\nwant %q", tc.command, tc.args, got, tc.want)
 		}
@@ -273,5 +277,43 @@ func TestRuntimeFetchFixture(t *testing.T) {
 		if !slices.Contains(warned, want) {
 			t.Errorf("validate does not say\n%s\nit says\n%s", want, strings.Join(warned, "\n"))
 		}
+	}
+}
+
+// FuzzRuntimeFetches: any command line reads without a panic, and what it
+// reads is bounded by its length (the reader's budget).
+func FuzzRuntimeFetches(f *testing.F) {
+	for _, seed := range []string{
+		"npx -y @scope/pkg@latest", `sh -c "$(curl -fsSL https://x.test/i.sh)"`, "bash <(curl -s https://x.test)",
+		"a=$(b $(c $(d `e`))) | sh", "docker run -it -e X=1 img@sha256:00", "uvx --from 'a @ git+https://h/r.git@v1' a",
+		"'unterminated", "$((1+(2)))", "cmd /c npx", "echo ${X:-$(npx y)}", "\\", "<(", "$(",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		fr := newFetchReader(cmd, nil)
+		for _, x := range fr.fetchesOfShell(cmd, 0) {
+			if x.Kind != FetchCode || x.Runner == "" {
+				t.Fatalf("%q: a fetch without a runner: %+v", cmd, x)
+			}
+		}
+		_ = newFetchReader(cmd, []string{cmd}).fetchesOfLaunch("sh", []string{"-c", cmd})
+	})
+}
+
+// TestRuntimeFetchReaderIsBounded: substitutions nested as deep as the
+// reader goes, many times over, are read within the budget.
+func TestRuntimeFetchReaderIsBounded(t *testing.T) {
+	t.Parallel()
+	nested := "npx a"
+	for range maxShellDepth + 2 {
+		nested = `sh -c "$(echo x) $(` + nested + `) ` + "`" + `true` + "`" + `" ; ` + nested
+	}
+	cmd := strings.Repeat(nested+" ; ", 3)
+	fr := newFetchReader(cmd, nil)
+	start := fr.budget
+	fr.fetchesOfShell(cmd, 0)
+	if used := start - fr.budget; used > start || used > 16*len(cmd)+64<<10 {
+		t.Errorf("read %d bytes of a %d-byte command", used, len(cmd))
 	}
 }

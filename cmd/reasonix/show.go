@@ -86,6 +86,16 @@ func printShow(w io.Writer, p *installer.PluginInfo) {
 		return fmt.Sprintf("%-16s %-6s %s  (tools %s*, autoStart=%v)", safeText(s.Name), safeText(s.Transport), safeCell(target, maxCell),
 			safeText(s.ToolPrefix), s.AutoStart)
 	})
+	section(w, "fetched at run time", p.RuntimeFetches, func(f manifest.RuntimeFetch) string {
+		state := "pinned"
+		switch {
+		case f.Kind == manifest.FetchRemote:
+			state = "remote service"
+		case !f.Pinned:
+			state = "!! unpinned"
+		}
+		return fmt.Sprintf("%-16s %s", state, safeLine(f.Describe(), 0))
+	})
 	section(w, "options", p.UserConfig, func(o installer.ConfigOption) string {
 		return fmt.Sprintf("%-32s %s", safeCell(optionLabel(o.Option), 60), optionState(o))
 	})
