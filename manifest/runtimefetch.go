@@ -755,6 +755,8 @@ func RuntimeFetchNote(f RuntimeFetch) string {
 		why = "a downloaded script is never pinned"
 	case f.Runner == "docker mcp":
 		why = "the Docker MCP catalog chooses the images"
+	case strings.Contains(f.Package, "://") || strings.Contains(f.Package, "github:"):
+		why += "; a URL's content, or a git branch or tag, may change: only a full commit id pins a repository"
 	case f.Runner == "docker run" || f.Runner == "podman run":
 		why += "; only an image digest (@sha256:…) pins an image"
 	case f.Runner == "go run":

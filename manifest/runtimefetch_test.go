@@ -317,3 +317,28 @@ func TestRuntimeFetchReaderIsBounded(t *testing.T) {
 		t.Errorf("read %d bytes of a %d-byte command", used, len(cmd))
 	}
 }
+
+// TestRuntimeFetchNote: validate's warning says what would pin each kind.
+func TestRuntimeFetchNote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cmd, want string }{
+		{"npx -y pkg@^1", `"^1" is not an exact version; give an exact version (@1.2.3)`},
+		{"uvx tool", "no version is given; give an exact version (==1.2.3)"},
+		{"uvx --from 'tool @ git+https://h.test/r.git@v1' tool", `"v1" is not an exact version; a URL's content, or a git branch or tag, may change: only a full commit id pins a repository`},
+		{"docker run img:1.0", `"1.0" is not an exact version; only an image digest (@sha256:…) pins an image`},
+		{"go run example.test/x@latest", `"latest" is not an exact version; give an exact module version (@v1.2.3)`},
+		{"curl -s https://h.test/i | sh", "a downloaded script is never pinned"},
+		{"docker mcp gateway run", "the Docker MCP catalog chooses the images"},
+	} {
+		got := newFetchReader(tc.cmd, nil).fetchesOfShell(tc.cmd, 0)
+		if len(got) != 1 {
+			t.Errorf("%s: %d fetches", tc.cmd, len(got))
+			continue
+		}
+		got[0].Where = "hook Stop #1"
+		note := RuntimeFetchNote(got[0])
+		if want := "hook Stop #1 runs unpinned code fetched at run time: "; !strings.HasPrefix(note, want) || !strings.HasSuffix(note, "("+tc.want+")") {
+			t.Errorf("%s:\n got %s\nwant (%s)", tc.cmd, note, tc.want)
+		}
+	}
+}
