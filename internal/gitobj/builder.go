@@ -77,7 +77,9 @@ func (b *Builder) Finish() ID {
 		paths = append(paths, p)
 	}
 	// Deepest first: a folder's subfolders are hashed before it.
-	slices.SortFunc(paths, func(x, y string) int { return strings.Count(y, "/") - strings.Count(x, "/") + boolCmp(x == "", y == "") })
+	slices.SortFunc(paths, func(x, y string) int {
+		return strings.Count(y, "/") - strings.Count(x, "/") + boolCmp(x == "", y == "")
+	})
 	b.trees = make(map[string]ID, len(paths))
 	for _, p := range paths {
 		d := b.dirs[p]

@@ -137,7 +137,9 @@ func TestFirstDifference(t *testing.T) {
 		{"same", base, "", false, false},
 		{"changed", with(func(e []gitobj.Entry) []gitobj.Entry { e[2].ID = id("x"); return e }), "c", true, true},
 		{"mode", with(func(e []gitobj.Entry) []gitobj.Entry { e[0].Mode = gitobj.ModeExec; return e }), "a", true, true},
-		{"added", with(func(e []gitobj.Entry) []gitobj.Entry { return append(e, gitobj.Entry{Name: "a0", Mode: gitobj.ModeFile}) }), "a0", true, false},
+		{"added", with(func(e []gitobj.Entry) []gitobj.Entry {
+			return append(e, gitobj.Entry{Name: "a0", Mode: gitobj.ModeFile})
+		}), "a0", true, false},
 		{"missing", base[1:], "a", false, true},
 	}
 	for _, tc := range cases {
