@@ -20,6 +20,7 @@ type Builder struct {
 
 type dirNode struct {
 	entries []Entry // blobs and gitlinks; folders are added by Finish
+	subdirs int
 }
 
 // NewBuilder returns an empty Builder hashing with h.
@@ -37,7 +38,7 @@ func (b *Builder) dir(p string) *dirNode {
 	d := &dirNode{}
 	b.dirs[p] = d
 	if p != "" {
-		b.dir(parent(p))
+		b.dir(parent(p)).subdirs++
 	}
 	return d
 }
@@ -48,8 +49,12 @@ func (b *Builder) Add(p string, mode uint32, id ID) error {
 	if mode == ModeTree {
 		return fmt.Errorf("gitobj: %q: folders are recorded with Dir", p)
 	}
-	if mode == ModeGitlink {
+	if d, ok := b.dirs[p]; ok && mode == ModeGitlink {
+		if len(d.entries) > 0 || d.subdirs > 0 {
+			return fmt.Errorf("gitobj: %q is a submodule and a folder with entries", p)
+		}
 		delete(b.dirs, p)
+		b.dirs[parent(p)].subdirs--
 	}
 	d := b.dir(parent(p))
 	d.entries = append(d.entries, Entry{Name: base(p), Mode: mode, ID: id})
