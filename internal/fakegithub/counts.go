@@ -18,6 +18,8 @@ type Counts struct {
 	APICompare    int // GET /repos/{o}/{r}/compare/{base}...{head}
 	APITarball    int // GET /repos/{o}/{r}/tarball[/{ref}] (the redirect)
 	APIContents   int // GET /repos/{o}/{r}/contents/{path}
+	APITrees      int // GET /repos/{o}/{r}/git/trees/{sha}
+	APIGitCommits int // GET /repos/{o}/{r}/git/commits/{sha}
 	Archive       int // GET of the archive the redirect points to
 	Other         int // anything else (404s, receive-pack, unknown API routes, API and archives in plain-git mode)
 	Total         int // every request, counted once (APICommits304 is not added again)
@@ -36,7 +38,7 @@ func (c Counts) Content() int { return c.UploadPack + c.Archive }
 
 // API is the number of REST requests the fake recognised.
 func (c Counts) API() int {
-	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball + c.APIContents
+	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball + c.APIContents + c.APITrees + c.APIGitCommits
 }
 
 type counter int
@@ -53,6 +55,8 @@ const (
 	cAPITarball
 	cArchive
 	cAPIContents
+	cAPITrees
+	cAPIGitCommits
 )
 
 func (c *Counts) add(which counter) {
@@ -78,6 +82,10 @@ func (c *Counts) add(which counter) {
 		c.Archive++
 	case cAPIContents:
 		c.APIContents++
+	case cAPITrees:
+		c.APITrees++
+	case cAPIGitCommits:
+		c.APIGitCommits++
 	default:
 		c.Other++
 	}
@@ -201,6 +209,10 @@ func classifyAPI(p string) request {
 		q.counter = cAPITarball
 	case strings.HasPrefix(t, "/contents/") && len(t) > len("/contents/"):
 		q.counter = cAPIContents
+	case strings.HasPrefix(t, "/git/trees/") && len(t) > len("/git/trees/"):
+		q.counter = cAPITrees
+	case strings.HasPrefix(t, "/git/commits/") && len(t) > len("/git/commits/"):
+		q.counter = cAPIGitCommits
 	}
 	return q
 }
