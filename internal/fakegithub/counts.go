@@ -9,8 +9,12 @@ import (
 // when it arrives, whatever its outcome (an injected fault, a 404, a 304):
 // "how many requests did the client make" is what tests assert on.
 type Counts struct {
-	InfoRefs      int // GET …/info/refs (git ref advertisement)
-	UploadPack    int // POST …/git-upload-pack (git content fetch)
+	InfoRefs   int // GET …/info/refs (git ref advertisement)
+	UploadPack int // POST …/git-upload-pack (git content fetch)
+	// CommitReads are the upload-packs that ask for a commit and its root
+	// tree alone (filter tree:1): what proves an archive, not content.
+	// They are not in UploadPack.
+	CommitReads   int
 	APIRepo       int // GET /repos/{o}/{r}
 	APICommits    int // GET /repos/{o}/{r}/commits/{ref}, every outcome
 	APICommits304 int // the subset of APICommits answered 304 Not Modified
@@ -31,7 +35,7 @@ type Counts struct {
 }
 
 // Git is the number of git smart-HTTP requests.
-func (c Counts) Git() int { return c.InfoRefs + c.UploadPack }
+func (c Counts) Git() int { return c.InfoRefs + c.UploadPack + c.CommitReads }
 
 // Content is the number of content fetches: upload-packs and archive downloads.
 func (c Counts) Content() int { return c.UploadPack + c.Archive }
@@ -96,6 +100,15 @@ func (s *Server) count(req request, which counter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bump(req, func(c *Counts) { c.add(which) })
+}
+
+// commitRead moves an upload-pack, counted as one when it arrived, to
+// CommitReads once its body shows it asks for a commit and its root tree
+// alone.
+func (s *Server) commitRead(req request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bump(req, func(c *Counts) { c.UploadPack--; c.CommitReads++ })
 }
 
 // bump applies f to the server-wide counters and to those of the
