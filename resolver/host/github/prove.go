@@ -23,9 +23,10 @@ import (
 // names. The commit's tree id comes over git when git is on (the commit
 // and its root tree alone, a few KiB, no REST request: the REST budget is
 // 60 an hour without a token and archives spend it already), through the
-// REST API (git/commits/{sha}) when git is off or cannot. It is asked
-// while the archive downloads, and remembered: a commit's tree never
-// changes.
+// REST API (git/commits/{sha}) when git is off or cannot — unless the
+// reachability check already compared the commit with a ref through the
+// API, whose answer names it (the merge base). It is asked while the
+// archive downloads, and remembered: a commit's tree never changes.
 //
 // A mismatch is rare, and only then is the commit's tree walked down to
 // the first entry that differs (git/trees/{sha}, one request per level:
@@ -109,6 +110,14 @@ func (r *restRepo) commitTree(ctx context.Context, sha string) (host.CommitTree,
 	}
 	r.h.trees.update(key, func(m *memo) { m.tree = ct })
 	return ct, nil
+}
+
+// rememberTree records the tree id an API answer gave for commit sha (a
+// compare's merge base), when it is one.
+func (r *restRepo) rememberTree(sha, tree string) {
+	if _, err := gitobj.ParseID(tree); err == nil {
+		r.h.trees.update(r.memoKey(sha), func(m *memo) { m.tree = host.CommitTree{ID: tree} })
+	}
 }
 
 // exportAttributes returns the attribute files remembered to make the

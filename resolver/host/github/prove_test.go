@@ -99,6 +99,19 @@ func TestArchiveProvenAgainstTheCommit(t *testing.T) {
 			t.Fatalf("over git: %+v, %v", got, err)
 		}
 	})
+	t.Run("a pin the API compared needs no commit read", func(t *testing.T) {
+		t.Parallel()
+		e, sha := proveEnv(t)
+		e.repo.Commit("main", map[string]string{"README.md": "moved on"})
+		e.gitURL = ""
+		got, err := e.open(t).Fetch(context.Background(), sha, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{Verify: true})
+		if err != nil || got.Proof != host.ProofGitTree || !got.Verified {
+			t.Fatalf("%+v, %v", got, err)
+		}
+		if c := e.gh.Counts(); c.APICompare != 1 || c.APIGitCommits != 0 {
+			t.Errorf("%+v: want the compare alone to name the tree", c)
+		}
+	})
 	t.Run("an honest archive is proven", func(t *testing.T) {
 		t.Parallel()
 		e, sha := proveEnv(t)

@@ -131,6 +131,12 @@ func (r *restRepo) Reachable(ctx context.Context, sha, hint string) error {
 		}
 		switch cmp.GetStatus() {
 		case "behind", "identical":
+			// The merge base of a commit behind a ref is the commit
+			// itself, and the answer names its tree: an archive of it is
+			// proven without another request (prove.go).
+			if mb := cmp.GetMergeBaseCommit(); mb.GetSHA() == sha {
+				r.rememberTree(sha, mb.GetCommit().GetTree().GetSHA())
+			}
 			return true, nil
 		}
 		return false, nil
