@@ -21,10 +21,12 @@ import (
 // gitAttributesFile holds the attributes git archive honours.
 const gitAttributesFile = ".gitattributes"
 
-// exportAttributes are the attributes with which git archive writes
+// exportAttributes are the attributes with which an archive holds
 // something other than the tree: export-ignore leaves entries out,
-// export-subst rewrites content.
-var exportAttributes = [][]byte{[]byte("export-ignore"), []byte("export-subst")}
+// export-subst rewrites content, and an LFS filter lets GitHub put the
+// large files themselves where the tree has their pointers (a
+// repository's "include Git LFS objects in archives" setting).
+var exportAttributes = [][]byte{[]byte("export-ignore"), []byte("export-subst"), []byte("filter=lfs")}
 
 // gitTree is the hashing state of one extraction.
 type gitTree struct {

@@ -96,8 +96,9 @@ type Result struct {
 	// that is a folder of the tree.
 	GitTrees map[string]string
 	// GitAttributes, with Options.GitTree, lists the .gitattributes files
-	// of the archive that name export-ignore or export-subst: with them git
-	// archive writes something other than the tree, so the ids may differ.
+	// of the archive that name export-ignore, export-subst or filter=lfs:
+	// with them an archive may hold something other than the tree, so the
+	// ids may differ.
 	GitAttributes []string
 	// GitEntries, with Options.GitTree, lists a folder of the archive as
 	// git's tree of it would ("" the root): where a mismatch lies.

@@ -32,13 +32,14 @@ import (
 // the first entry that differs (git/trees/{sha}, one request per level:
 // the root's entries come with the commit over git) to name it. An archive
 // that differs because git archive was told to make it differ
-// (export-ignore, export-subst in a .gitattributes) is not a lie but
-// cannot be proven either: it is fetched over git instead, and without
+// (export-ignore, export-subst in a .gitattributes; an LFS filter, whose
+// files GitHub may put in archives in place of their pointers) is not a
+// lie but cannot be proven either: it is fetched over git instead, and without
 // git it is refused as needing git.
 
 // ErrExportAttributes: the commit's archive differs from its tree because
 // its .gitattributes tell git archive to leave out or rewrite files.
-var ErrExportAttributes = errors.New("its .gitattributes use export-ignore or export-subst, so its archive is not its tree")
+var ErrExportAttributes = errors.New("its .gitattributes use export-ignore, export-subst or LFS, so its archive is not its tree")
 
 // maxDescent bounds the walk down to the first differing entry.
 const maxDescent = 64
@@ -134,7 +135,7 @@ func (r *restRepo) needsGit(sha string, attrs []string, at string) error {
 		where = fmt.Sprintf(" (first at %q)", at)
 	}
 	return &plugind.Error{Code: plugind.CodeSourceUnreadable, Err: ErrExportAttributes,
-		Msg: fmt.Sprintf("the archive of %s@%s cannot be proven against the commit%s: %s use export-ignore or export-subst, with which git archive leaves out or rewrites files; it must be fetched over git (REASONIX_GIT=off cannot)",
+		Msg: fmt.Sprintf("the archive of %s@%s cannot be proven against the commit%s: %s use export-ignore, export-subst or LFS (filter=lfs), with which an archive leaves out, rewrites or replaces files; it must be fetched over git (REASONIX_GIT=off cannot)",
 			r.src.Key(), host.Short(sha), where, strings.Join(attrs, ", "))}
 }
 

@@ -143,15 +143,22 @@ func TestArchiveExportAttributes(t *testing.T) {
 		name  string
 		attrs map[string]string
 		names string
+		// lfs, when set, is what the archive holds in place of the LFS
+		// pointer big.bin (GitHub's "include Git LFS objects in archives").
+		lfs string
 	}{
-		{"export-ignore", map[string]string{".gitattributes": "/zz-last-top-level export-ignore\n"}, ".gitattributes"},
-		{"export-subst in a folder", map[string]string{"plugins/a/.gitattributes": "*.md export-subst\n", "plugins/a/VERSION.md": "$Format:%H$\n"}, "plugins/a/.gitattributes"},
-		{"leaving itself out", map[string]string{".gitattributes": ".gitattributes export-ignore\n"}, ".gitattributes (which the archive leaves out)"},
+		{"export-ignore", map[string]string{".gitattributes": "/zz-last-top-level export-ignore\n"}, ".gitattributes", ""},
+		{"export-subst in a folder", map[string]string{"plugins/a/.gitattributes": "*.md export-subst\n", "plugins/a/VERSION.md": "$Format:%H$\n"}, "plugins/a/.gitattributes", ""},
+		{"leaving itself out", map[string]string{".gitattributes": ".gitattributes export-ignore\n"}, ".gitattributes (which the archive leaves out)", ""},
+		{"LFS objects in the archive", map[string]string{".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n", "big.bin": "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 12\n"}, ".gitattributes", "the large file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e, _ := proveEnv(t)
 			sha := e.repo.Commit("main", tc.attrs)
+			if tc.lfs != "" {
+				e.repo.TamperArchive(sha, fakegithub.Tamper{Change: map[string]string{"big.bin": tc.lfs}})
+			}
 			ctx := context.Background()
 
 			e.gitURL = ""
@@ -163,7 +170,7 @@ func TestArchiveExportAttributes(t *testing.T) {
 			e.gitURL = e.gh.URL
 			r := e.open(t)
 			got, err := r.Fetch(ctx, sha, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{Paths: []string{"plugins/a"}})
-			if err != nil || got.Transport != "git" || got.Proof != host.ProofGitTree || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "export-") {
+			if err != nil || got.Transport != "git" || got.Proof != host.ProofGitTree || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], tc.names) {
 				t.Fatalf("git on: %+v, %v", got, err)
 			}
 			if c := e.gh.Counts(); c.Archive != 1 {
