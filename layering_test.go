@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/httpstatus":    0,
 	"internal/httpserve":     0, // the daemon's and the mirror's graceful shutdown
 	"internal/dirhandle":     0, // open folder handles for the tree writers
+	"internal/gitobj":        0, // git object ids: the git host's packs and the archives' trees (SPEC §17)
 	"migrations":             0,
 	"mirror/meta/migrations": 0,
 	// The domain (errors, names, trees), and credential handling, which

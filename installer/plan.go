@@ -155,7 +155,7 @@ func (in *Installer) plan(ctx context.Context, req Request) (*Plan, error) {
 		Request:   req,
 		asked:     asked,
 		Source:    f.Source.String(),
-		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport},
+		Resolved:  &Resolved{Kind: f.Kind, Repo: f.Repo, Ref: f.Ref, Commit: f.Commit, Subdir: f.Subdir, Transport: f.Transport, Verified: f.Verified},
 		Warnings:  append([]string{}, f.Warnings...),
 		Snapshots: f.Snapshots,
 		single:    f.Kind != resolver.KindMarketplace,

@@ -190,6 +190,11 @@ type Resolved struct {
 	// Transport says how the content arrived: git, archive, mirror, or
 	// store when it was already there.
 	Transport string `json:"transport,omitempty"`
+	// Verified says how the content fetched for this plan was proven to be
+	// the commit's: "git-tree" when its git tree id is the one the commit
+	// names (a git fetch by construction, an archive by hashing it; SPEC
+	// §17). Not part of the planId, like Transport.
+	Verified string `json:"verified,omitempty"`
 }
 
 // Action is what a plan will do with one plugin. Like a Response, it keeps

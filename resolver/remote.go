@@ -66,7 +66,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 			return nil, err
 		}
 	}
-	f.Snapshots, f.Transport = res.snapshots, res.transport
+	f.Snapshots, f.Transport, f.Verified = res.snapshots, res.transport, res.proof
 	f.Warnings = append(f.Warnings, res.warnings...)
 	loc := res.dirs[src.Subdir]
 	if err := s.checkFolder(ctx, repo, pin.SHA, src.Subdir, loc); err != nil {

@@ -71,13 +71,17 @@ const (
 
 // Fetched is a resolved source.
 type Fetched struct {
-	Source     source.Source // the request's source in its canonical form, a tree URL's REF and PATH as split
-	Kind       string        // one of the Kind constants
-	Repo       string        // the repository's key ("github.com/o/r")
-	Ref        string
-	Commit     string
-	Subdir     string
-	Transport  string // how content arrived: "git", "archive", "store" (already there), "mirror"
+	Source    source.Source // the request's source in its canonical form, a tree URL's REF and PATH as split
+	Kind      string        // one of the Kind constants
+	Repo      string        // the repository's key ("github.com/o/r")
+	Ref       string
+	Commit    string
+	Subdir    string
+	Transport string // how content arrived: "git", "archive", "store" (already there), "mirror"
+	// Verified says how the content fetched now was proven to be the
+	// commit's: host.ProofGitTree ("git-tree"), "" when it was not, or
+	// came from the store.
+	Verified   string
 	Candidates []Candidate
 	// Market describes the marketplace a marketplace source is (nil for a
 	// single plugin).

@@ -40,8 +40,11 @@ type fetchResult struct {
 	refused   map[string]error
 	snapshots []string
 	transport string
-	bytes     int64
-	warnings  []string
+	// proof says how this fetch proved the content the commit's
+	// (host.Fetched.Proof); "" when nothing was fetched.
+	proof    string
+	bytes    int64
+	warnings []string
 	// submodules are those of the tree at the commit that this Resolve
 	// knows of (fetched now, or recorded when the tree was stored).
 	submodules []plugind.Submodule
@@ -108,7 +111,7 @@ func (s *resolve) locate(ctx context.Context, repo host.Repo, sha string, paths 
 			return nil, err
 		}
 		// got.refused names only folders of missing (and is only read).
-		res.transport, res.bytes, res.warnings, res.refused = got.transport, got.bytes, got.warnings, got.refused
+		res.transport, res.proof, res.bytes, res.warnings, res.refused = got.transport, got.proof, got.bytes, got.warnings, got.refused
 		for _, p := range missing {
 			if _, refused := got.refused[p]; !refused {
 				res.dirs[p] = located{snapshot: got.digest, tree: got.tree}
@@ -143,6 +146,7 @@ type fetched struct {
 	digest     string
 	tree       []plugind.File // nil when the transport did not hash
 	transport  string
+	proof      string
 	bytes      int64
 	warnings   []string
 	refused    map[string]error // requested folders left out, and why
@@ -219,7 +223,7 @@ func (s *resolve) fetch(ctx context.Context, repo host.Repo, sha string, paths [
 		}
 	}
 	s.cache.PutSubmodules(at, got.Submodules)
-	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, bytes: got.Bytes, warnings: got.Warnings,
+	return fetched{digest: digest, tree: got.Tree, transport: got.Transport, proof: got.Proof, bytes: got.Bytes, warnings: got.Warnings,
 		refused: refused, submodules: got.Submodules}, nil
 }
 

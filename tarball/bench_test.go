@@ -17,33 +17,53 @@ import (
 )
 
 // BenchmarkExtractTarGz extracts a generated ~32 MiB (content) archive of
-// small text files and a few larger binaries. The archive is cached under
-// os.TempDir(), so only the first -bench run pays for making it; plain
-// go test never builds it. bench/extract.sh is the full-size comparison
-// with tar -xzf.
+// small text files and a few larger binaries: as is, as the store fetches
+// (each file hashed with sha256), and with the git tree hashed as well
+// (SPEC §17: archives proven against the commit), whole and keeping one
+// folder (the rest is read and hashed, not written). The archive is cached
+// under os.TempDir(), so only the first -bench run pays for making it;
+// plain go test never builds it. bench/extract.sh is the full-size
+// comparison with tar -xzf.
 func BenchmarkExtractTarGz(b *testing.B) {
 	archive, content := benchArchive(b, 32<<20)
-	b.SetBytes(content)
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		dest := filepath.Join(b.TempDir(), "out")
-		f, err := os.Open(archive)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		res, err := ExtractTarGz(context.Background(), f, dest, Options{StripRoot: true})
-		b.StopTimer()
-		f.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Bytes != content {
-			b.Fatalf("extracted %d bytes, want %d", res.Bytes, content)
-		}
-		os.RemoveAll(dest)
-		b.StartTimer()
+	for _, bc := range []struct {
+		name string
+		opts Options
+		kept bool // every file kept
+	}{
+		{"plain", Options{StripRoot: true}, true},
+		{"store", Options{StripRoot: true, Hash: true, ReadOnly: true}, true},
+		{"store+gittree", Options{StripRoot: true, Hash: true, ReadOnly: true, GitTree: true}, true},
+		{"folder", Options{StripRoot: true, Hash: true, ReadOnly: true, Paths: []string{"plugins/p1"}}, false},
+		{"folder+gittree", Options{StripRoot: true, Hash: true, ReadOnly: true, Paths: []string{"plugins/p1"}, GitTree: true}, false},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(content)
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				dest := filepath.Join(b.TempDir(), "out")
+				f, err := os.Open(archive)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				res, err := ExtractTarGz(context.Background(), f, dest, bc.opts)
+				b.StopTimer()
+				f.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bc.kept && res.Bytes != content {
+					b.Fatalf("extracted %d bytes, want %d", res.Bytes, content)
+				}
+				if bc.opts.GitTree && res.GitTrees[""] == "" {
+					b.Fatal("no git tree")
+				}
+				os.RemoveAll(dest)
+				b.StartTimer()
+			}
+		})
 	}
 }
 

@@ -75,6 +75,11 @@ func (x *Writer) Symlink(name, target string) error {
 		return err
 	}
 	l := pendingLink{rel: rel, entry: name, target: target}
+	if x.git != nil {
+		if err := x.git.symlink(rel, target); err != nil {
+			return err
+		}
+	}
 	if x.sel.keeps(rel) {
 		if p := l.targetProblem(); p != "" {
 			return refuseAt(rel, name, "symlink: %s", p)
@@ -103,6 +108,9 @@ func (x *Writer) Hardlink(name, target string) error {
 		t = rest
 	}
 	l.target = t
+	if x.git != nil {
+		x.git.hard = append(x.git.hard, hardlink{rel: rel, target: t})
+	}
 	if l.bad != "" && x.sel.keeps(rel) {
 		return refuseAt(rel, name, "hardlink: %s", l.bad)
 	}

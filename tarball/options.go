@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/internal/gitobj"
 )
 
 // ErrNeedsFull is returned (wrapped in a *NeedsPathsError) when
@@ -65,6 +66,13 @@ type Options struct {
 	// ReadOnly creates files without write permission (0444, 0555 when
 	// executable), as the store keeps them, sparing a chmod per file.
 	ReadOnly bool
+	// GitTree hashes the tree as git does (SPEC §17) for Result.GitTrees:
+	// every entry, the ones Paths leaves out too (read rather than
+	// skipped), files with their modes, links as blobs of their targets,
+	// and the submodules FindGitlinks names (asked about all of them, not
+	// only the kept ones). Entries must give their size up front (tar and
+	// zip do).
+	GitTree bool
 }
 
 // Result describes a finished extraction.
@@ -83,6 +91,18 @@ type Result struct {
 	// Submodules lists the submodules written into the tree, nested ones
 	// included, by path.
 	Submodules []plugind.Submodule
+	// GitTrees, with Options.GitTree, are the git tree ids of what the
+	// archive held: "" the root's, and each kept folder's (Options.Paths)
+	// that is a folder of the tree.
+	GitTrees map[string]string
+	// GitAttributes, with Options.GitTree, lists the .gitattributes files
+	// of the archive that name export-ignore, export-subst or filter=lfs:
+	// with them an archive may hold something other than the tree, so the
+	// ids may differ.
+	GitAttributes []string
+	// GitEntries, with Options.GitTree, lists a folder of the archive as
+	// git's tree of it would ("" the root): where a mismatch lies.
+	GitEntries func(dir string) ([]gitobj.Entry, bool)
 }
 
 const (

@@ -98,6 +98,11 @@ func (x *Writer) materializeSubmodules() error {
 	}
 	var wanted []gitlink
 	for _, g := range links {
+		if x.git != nil {
+			if err := x.git.gitlink(g.rel, g.commit); err != nil {
+				return err
+			}
+		}
 		if x.sel.wants(g.rel) {
 			wanted = append(wanted, g)
 		} else {
@@ -145,7 +150,9 @@ func (x *Writer) findGitlinks() ([]gitlink, error) {
 	sort.Strings(empty)
 	var ask []string
 	for _, p := range empty {
-		if x.sel.wants(p) {
+		// With Options.GitTree every one is asked about, kept or not: the
+		// tree's id depends on it.
+		if x.sel.wants(p) || x.git != nil {
 			ask = append(ask, p)
 		} else {
 			x.notFetched(p)

@@ -68,6 +68,9 @@ type Writer struct {
 	// and the directories made, in creation order (parents first).
 	sums    map[string]writtenFile
 	dirList []string
+
+	// git hashes the tree as git does, with Options.GitTree (gittree.go).
+	git *gitTree
 }
 
 // writtenFile is a file as Options.Hash reports it.
@@ -110,6 +113,9 @@ func NewWriter(ctx context.Context, dest string, opts Options) (*Writer, error) 
 	}
 	if opts.Hash {
 		x.sums = map[string]writtenFile{}
+	}
+	if opts.GitTree {
+		x.git = newGitTree()
 	}
 	return x, nil
 }
@@ -242,6 +248,9 @@ func (x *Writer) Dir(name string) error {
 	if _, err := x.paths.Add(rel, plugind.EntryDir); err != nil {
 		return refuseAt(rel, name, "%v", err)
 	}
+	if x.git != nil {
+		x.git.b.Dir(rel)
+	}
 	if !x.sel.keeps(rel) {
 		return nil
 	}
@@ -300,7 +309,8 @@ func (x *Writer) countFile(name string) error {
 // before anything is written, and the running count of bytes actually
 // written is checked before every write as well. An entry Options.Paths
 // leaves out is name-checked and dropped unread — but for .gitmodules,
-// which says where submodules come from.
+// which says where submodules come from, and with Options.GitTree, which
+// hashes every blob of the tree.
 func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error {
 	rel, _, err := x.place(name, false)
 	if err != nil {
@@ -315,7 +325,10 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 		r = x.keepGitmodules(r)
 	}
 	if !x.sel.keeps(rel) {
-		if rel == gitmodulesFile {
+		switch {
+		case x.git != nil:
+			return x.skipBlob(rel, name, exec, declared, r)
+		case rel == gitmodulesFile:
 			_, err := io.Copy(io.Discard, r)
 			return err
 		}
@@ -329,6 +342,19 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 			return fmt.Errorf("entry %q: %w", name, err)
 		}
 	}
+	var sums []io.Writer
+	var h hash.Hash
+	if x.sums != nil {
+		h = sha256.New()
+		sums = append(sums, h)
+	}
+	if x.git != nil {
+		var blob io.Writer
+		if blob, r, err = x.git.startBlob(rel, name, declared, r); err != nil {
+			return err
+		}
+		sums = append(sums, blob)
+	}
 	if err := x.ensureDir(path.Dir(rel), name); err != nil {
 		return err
 	}
@@ -336,17 +362,16 @@ func (x *Writer) File(name string, exec bool, declared int64, r io.Reader) error
 	if err != nil {
 		return confined(name, "create "+rel, err)
 	}
-	var h hash.Hash
-	if x.sums != nil {
-		h = sha256.New()
-	}
-	written, err := x.copy(out, r, name, h)
+	written, err := x.copy(out, r, name, sums)
 	n.Size = written
 	if h != nil {
 		x.sums[rel] = writtenFile{sum: hex.EncodeToString(h.Sum(nil)), size: n.Size, exec: exec}
 	}
 	if cerr := out.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("entry %q: write %s: %w", name, rel, cerr)
+	}
+	if err == nil && x.git != nil {
+		err = x.git.endBlob(rel, name, exec, declared, written)
 	}
 	if err != nil {
 		return err
@@ -369,8 +394,8 @@ func (x *Writer) create(rel string, exec bool) (*os.File, error) {
 	return d.OpenFile(base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 }
 
-// copy writes r to out, feeding h (when not nil) the same bytes.
-func (x *Writer) copy(out *os.File, r io.Reader, name string, h hash.Hash) (int64, error) {
+// copy writes r to out, feeding each of sums the same bytes.
+func (x *Writer) copy(out *os.File, r io.Reader, name string, sums []io.Writer) (int64, error) {
 	var written int64
 	for {
 		if err := x.ctx.Err(); err != nil {
@@ -384,8 +409,8 @@ func (x *Writer) copy(out *os.File, r io.Reader, name string, h hash.Hash) (int6
 			if _, err := out.Write(x.buf[:n]); err != nil {
 				return written, fmt.Errorf("entry %q: write: %w", name, err)
 			}
-			if h != nil {
-				h.Write(x.buf[:n])
+			for _, h := range sums {
+				_, _ = h.Write(x.buf[:n])
 			}
 			written += int64(n)
 			x.bytes += int64(n)
@@ -443,5 +468,9 @@ func (x *Writer) Finish() (*Result, error) {
 	if err := x.root.Close(); err != nil {
 		return nil, fmt.Errorf("close %s: %w", x.dest, err)
 	}
-	return &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList, Submodules: x.subs}, nil
+	res := &Result{Root: x.stripRoot, Commit: x.commit, Files: x.files, Bytes: x.bytes, Tree: x.tree(), Dirs: x.dirList, Submodules: x.subs}
+	if x.git != nil {
+		res.GitTrees, res.GitAttributes, res.GitEntries = x.git.finish(x.sel), x.git.attrs, x.git.b.Entries
+	}
+	return res, nil
 }

@@ -62,6 +62,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, req request) {
 			return
 		}
 		s.apiContents(w, r, repo, p)
+	case cAPITrees:
+		s.apiGitTree(w, r, repo, strings.TrimPrefix(req.tail, "/git/trees/"))
+	case cAPIGitCommits:
+		s.apiGitCommit(w, r, repo, strings.TrimPrefix(req.tail, "/git/commits/"))
 	}
 }
 

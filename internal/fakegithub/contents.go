@@ -98,7 +98,11 @@ func (s *Server) contentOf(repo *Repo, e treeEntry, ref string) contentJSON {
 // lsTree lists the entry at p (or, with a trailing "/", the entries of
 // folder p) in commit.
 func (s *Server) lsTree(r *http.Request, repo *Repo, commit, p string) ([]treeEntry, error) {
-	out, err := s.runGit(r.Context(), repo.gitDir, nil, "ls-tree", "-l", "-z", commit, "--", p)
+	args := []string{"ls-tree", "-l", "-z", commit}
+	if p != "" {
+		args = append(args, "--", p) // an empty pathspec is an error; none lists the root
+	}
+	out, err := s.runGit(r.Context(), repo.gitDir, nil, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,12 @@ import (
 // when it arrives, whatever its outcome (an injected fault, a 404, a 304):
 // "how many requests did the client make" is what tests assert on.
 type Counts struct {
-	InfoRefs      int // GET …/info/refs (git ref advertisement)
-	UploadPack    int // POST …/git-upload-pack (git content fetch)
+	InfoRefs   int // GET …/info/refs (git ref advertisement)
+	UploadPack int // POST …/git-upload-pack (git content fetch)
+	// CommitReads are the upload-packs that ask for a commit and its root
+	// tree alone (filter tree:1): what proves an archive, not content.
+	// They are not in UploadPack.
+	CommitReads   int
 	APIRepo       int // GET /repos/{o}/{r}
 	APICommits    int // GET /repos/{o}/{r}/commits/{ref}, every outcome
 	APICommits304 int // the subset of APICommits answered 304 Not Modified
@@ -18,6 +22,8 @@ type Counts struct {
 	APICompare    int // GET /repos/{o}/{r}/compare/{base}...{head}
 	APITarball    int // GET /repos/{o}/{r}/tarball[/{ref}] (the redirect)
 	APIContents   int // GET /repos/{o}/{r}/contents/{path}
+	APITrees      int // GET /repos/{o}/{r}/git/trees/{sha}
+	APIGitCommits int // GET /repos/{o}/{r}/git/commits/{sha}
 	Archive       int // GET of the archive the redirect points to
 	Other         int // anything else (404s, receive-pack, unknown API routes, API and archives in plain-git mode)
 	Total         int // every request, counted once (APICommits304 is not added again)
@@ -29,14 +35,14 @@ type Counts struct {
 }
 
 // Git is the number of git smart-HTTP requests.
-func (c Counts) Git() int { return c.InfoRefs + c.UploadPack }
+func (c Counts) Git() int { return c.InfoRefs + c.UploadPack + c.CommitReads }
 
 // Content is the number of content fetches: upload-packs and archive downloads.
 func (c Counts) Content() int { return c.UploadPack + c.Archive }
 
 // API is the number of REST requests the fake recognised.
 func (c Counts) API() int {
-	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball + c.APIContents
+	return c.APIRepo + c.APICommits + c.APIRefs + c.APICompare + c.APITarball + c.APIContents + c.APITrees + c.APIGitCommits
 }
 
 type counter int
@@ -53,6 +59,8 @@ const (
 	cAPITarball
 	cArchive
 	cAPIContents
+	cAPITrees
+	cAPIGitCommits
 )
 
 func (c *Counts) add(which counter) {
@@ -78,6 +86,10 @@ func (c *Counts) add(which counter) {
 		c.Archive++
 	case cAPIContents:
 		c.APIContents++
+	case cAPITrees:
+		c.APITrees++
+	case cAPIGitCommits:
+		c.APIGitCommits++
 	default:
 		c.Other++
 	}
@@ -88,6 +100,15 @@ func (s *Server) count(req request, which counter) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.bump(req, func(c *Counts) { c.add(which) })
+}
+
+// commitRead moves an upload-pack, counted as one when it arrived, to
+// CommitReads once its body shows it asks for a commit and its root tree
+// alone.
+func (s *Server) commitRead(req request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bump(req, func(c *Counts) { c.UploadPack--; c.CommitReads++ })
 }
 
 // bump applies f to the server-wide counters and to those of the
@@ -201,6 +222,10 @@ func classifyAPI(p string) request {
 		q.counter = cAPITarball
 	case strings.HasPrefix(t, "/contents/") && len(t) > len("/contents/"):
 		q.counter = cAPIContents
+	case strings.HasPrefix(t, "/git/trees/") && len(t) > len("/git/trees/"):
+		q.counter = cAPITrees
+	case strings.HasPrefix(t, "/git/commits/") && len(t) > len("/git/commits/"):
+		q.counter = cAPIGitCommits
 	}
 	return q
 }

@@ -1,13 +1,15 @@
 // Package fakegithub serves a fake GitHub on loopback for tests (SPEC §13):
 // bare repositories built with real git, served over smart HTTP by real
 // `git http-backend`, the handful of REST endpoints the resolver uses
-// (repository, commits, branches, tags, compare, tarball), and archives made
+// (repository, commits, branches, tags, compare, tarball, contents, git
+// commits and trees), and archives made
 // by `git archive` with GitHub's `owner-repo-<sha7>/` root. It counts
 // requests and injects faults so tests can assert on network use and
 // exercise retries and fallbacks.
 //
 // It also serves what an attacker would: trees no honest git would make
-// (CommitRawTree), hand-made archives (SetArchive), commits reachable from
+// (CommitRawTree), hand-made archives (SetArchive) and a commit's archive
+// altered as a lying endpoint would (TamperArchive), commits reachable from
 // no branch or tag, as GitHub serves fork-network commits
 // (CommitUnreachable), cheap huge repositories (CommitLargeFile,
 // CommitManyFiles), and packs crafted to cost their reader (BuildPack,

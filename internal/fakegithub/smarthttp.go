@@ -63,6 +63,9 @@ func (s *Server) serveGit(w http.ResponseWriter, r *http.Request, req request) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		if bytes.Contains(body, []byte("filter tree:1\n")) {
+			s.commitRead(req)
+		}
 		sha, err := repo.refusedWant(r.Context(), body, policy)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

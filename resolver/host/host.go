@@ -160,6 +160,14 @@ type Fetched struct {
 	// Submodules lists the submodules written into the tree, nested ones
 	// included (tarball.Result.Submodules).
 	Submodules []plugind.Submodule
+	// Proof says how the content was proven to be the commit's
+	// (ProofGitTree), "" when it was not.
+	Proof string
+	// GitTrees are the git tree ids of what was fetched: "" the root's,
+	// and each kept folder's (FetchOptions.Paths) that is a folder of the
+	// commit's tree (not one inside a submodule). Filled by the git
+	// transport and by a proven archive.
+	GitTrees map[string]string
 }
 
 // Errors a Repo returns, wrapped in a plugind.Error carrying the code.

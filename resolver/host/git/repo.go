@@ -277,7 +277,8 @@ func (r *Repo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptio
 	if err != nil {
 		return nil, err
 	}
-	return &host.Fetched{Transport: "git", Verified: verified || byConstruction, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules}, nil
+	return &host.Fetched{Transport: "git", Verified: verified || byConstruction, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules,
+		Proof: host.ProofGitTree, GitTrees: res.GitTrees}, nil
 }
 
 // fetchPack runs req and indexes the pack it brings (at packPath), within

@@ -33,7 +33,7 @@ const (
 // resolution): blob sizes are known before content is read, so an
 // oversized file is refused before a byte of it is written.
 func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, dest string, opts host.FetchOptions, budget plugind.Budget) (*tarball.Result, error) {
-	tw := &treeWalker{ctx: ctx, px: px, include: tarball.Keeps(opts.Paths)}
+	tw := &treeWalker{ctx: ctx, px: px, include: tarball.Keeps(opts.Paths), kept: keptFolders(opts.Paths), trees: map[string]string{}}
 	var c object.Commit
 	if err := tw.decode(commit, plumbing.CommitObject, &c); err != nil {
 		return nil, unreadable(err, "read commit %s", commit)
@@ -59,7 +59,21 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 	if err != nil {
 		return nil, w.Abort(err)
 	}
+	res.GitTrees = tw.trees
+	res.GitTrees[""] = c.TreeHash.String()
 	return res, nil
+}
+
+// keptFolders are the folders of paths whose tree ids Result.GitTrees
+// reports.
+func keptFolders(paths []string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range paths {
+		if p != "" && p != "." {
+			out[p] = true
+		}
+	}
+	return out
 }
 
 type treeWalker struct {
@@ -67,6 +81,11 @@ type treeWalker struct {
 	px      *packIndex
 	w       *tarball.Writer
 	include func(string) bool // nil: everything
+	// kept are the folders whose ids trees records, as the walk meets
+	// them: git names every tree, so the ids are the commit's by
+	// construction.
+	kept  map[string]bool
+	trees map[string]string
 }
 
 // object finds a resolved object of the pack; plumbing.ErrObjectNotFound
@@ -148,6 +167,9 @@ func (tw *treeWalker) walk(t *object.Tree, prefix string) error {
 func (tw *treeWalker) dir(name string, h plumbing.Hash) error {
 	if err := tw.w.Dir(name + "/"); err != nil {
 		return err
+	}
+	if tw.kept[name] {
+		tw.trees[name] = h.String()
 	}
 	sub, err := tw.tree(h)
 	if err != nil {

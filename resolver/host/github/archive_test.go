@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +17,10 @@ import (
 )
 
 // serveArchive scripts the tarball route of sha to redirect to location,
-// and location's path to serve tgz.
+// location's path to serve tgz, and the commit's git object to name the
+// tree tgz holds (serveCommit).
 func serveArchive(s *apiServer, sha, location string, tgz []byte) {
+	serveCommit(s, sha, treeOfArchive(tgz))
 	s.on("GET /repos/acme/tools/tarball/"+sha, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, location, http.StatusFound)
 	})
@@ -73,9 +76,13 @@ func TestArchiveFetch(t *testing.T) {
 			if on := filesUnder(t, dest); strings.Join(on, " ") != strings.Join(tc.wantFiles, " ") {
 				t.Fatalf("wrote %q, want %q", on, tc.wantFiles)
 			}
+			// The commit's tree is read while the archive downloads.
 			want := append(append([]string(nil), tc.wantAPI...), "GET /repos/acme/tools/tarball/"+shaA, "GET /codeload/acme/tools/tar.gz/"+shaA)
-			if got := s.requests(); strings.Join(got, " ") != strings.Join(want, " ") {
-				t.Errorf("requests %q, want %q", got, want)
+			if got := s.requests(); strings.Join(withoutCommit(got), " ") != strings.Join(want, " ") || len(got) != len(want)+1 {
+				t.Errorf("requests %q, want %q and the commit", got, want)
+			}
+			if got.Proof != host.ProofGitTree || got.GitTrees[""] != treeOfArchive(tarGz(t, shaA, files)) {
+				t.Errorf("proof %q, git trees %v", got.Proof, got.GitTrees)
 			}
 			for _, r := range s.received() {
 				if r.Header.Get("Authorization") != "Bearer "+token {
@@ -155,7 +162,7 @@ func TestArchiveRedirects(t *testing.T) {
 		if _, err := open(t, s).Fetch(context.Background(), shaA, filepath.Join(t.TempDir(), "tree"), host.FetchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		reqs := s.received()
+		reqs := slices.DeleteFunc(s.received(), func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/git/commits/") })
 		if len(reqs) != 2 {
 			t.Fatalf("requests %q", s.requests())
 		}
@@ -174,7 +181,7 @@ func TestArchiveRedirects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "refusing redirect") || !strings.Contains(err.Error(), "http://") {
 			t.Fatalf("%v, want the redirect refused", err)
 		}
-		if len(s.received()) != 1 {
+		if len(withoutCommit(s.requests())) != 1 {
 			t.Errorf("requests %q", s.requests())
 		}
 	})
@@ -235,4 +242,10 @@ func filesUnder(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// withoutCommit leaves out the request for the commit's tree, which runs
+// beside the download (and may be cancelled before it is sent).
+func withoutCommit(reqs []string) []string {
+	return slices.DeleteFunc(slices.Clone(reqs), func(r string) bool { return strings.Contains(r, "/git/commits/") })
 }

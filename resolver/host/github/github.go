@@ -49,8 +49,9 @@ const APIName = "the GitHub API"
 
 // Host opens GitHub repositories.
 type Host struct {
-	cfg Config
-	api *gh.Client
+	cfg   Config
+	api   *gh.Client
+	trees *treeMemo // commits' trees, for proving archives (prove.go)
 }
 
 // New returns the GitHub host.
@@ -70,7 +71,7 @@ func New(cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("REASONIX_GITHUB_API_URL %q: %w", cfg.APIURL, err)
 	}
 	api.BaseURL = base
-	return &Host{cfg: cfg, api: api}, nil
+	return &Host{cfg: cfg, api: api, trees: &treeMemo{}}, nil
 }
 
 // Open opens src: git first for content and ref listings, the REST API
@@ -85,6 +86,7 @@ func (h *Host) Open(src source.Source, git host.Repo) (host.Repo, error) {
 	if git == nil {
 		return rest, nil
 	}
+	rest.commits, _ = git.(host.CommitTrees)
 	return &repo{
 		rest:    rest,
 		git:     git,

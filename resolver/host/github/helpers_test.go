@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"reasonix.io/plugind/internal/gitobj"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/git"
 	"reasonix.io/plugind/resolver/host/github"
@@ -242,4 +244,43 @@ func (r *retries) all() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.why...)
+}
+
+// serveCommit scripts git/commits/{sha} to name tree as the commit's.
+func serveCommit(s *apiServer, sha, tree string) {
+	s.on("GET /repos/acme/tools/git/commits/"+sha, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"sha": sha, "tree": map[string]string{"sha": tree}})
+	})
+}
+
+// treeOfArchive is the git tree id of what a GitHub archive (one root
+// folder) holds: its files, folders and links as git hashes them.
+func treeOfArchive(tgz []byte) string {
+	gz, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return ""
+	}
+	h := gitobj.NewHasher()
+	b := gitobj.NewBuilder(h)
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			break
+		}
+		_, rel, _ := strings.Cut(strings.TrimSuffix(hdr.Name, "/"), "/")
+		data, _ := io.ReadAll(tr)
+		switch {
+		case rel == "" || hdr.Typeflag == tar.TypeXGlobalHeader:
+		case hdr.Typeflag == tar.TypeDir:
+			b.Dir(rel)
+		case hdr.Typeflag == tar.TypeSymlink:
+			_ = b.Add(rel, gitobj.ModeLink, h.Blob([]byte(hdr.Linkname)))
+		case hdr.Mode&0o111 != 0:
+			_ = b.Add(rel, gitobj.ModeExec, h.Blob(data))
+		default:
+			_ = b.Add(rel, gitobj.ModeFile, h.Blob(data))
+		}
+	}
+	return b.Finish().String()
 }

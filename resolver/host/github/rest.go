@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +26,9 @@ import (
 type restRepo struct {
 	h   *Host
 	src source.Source
+	// commits reads a commit's tree over git (prove.go); nil when git is
+	// off.
+	commits host.CommitTrees
 }
 
 func (r *restRepo) Source() source.Source { return r.src }
@@ -127,6 +131,12 @@ func (r *restRepo) Reachable(ctx context.Context, sha, hint string) error {
 		}
 		switch cmp.GetStatus() {
 		case "behind", "identical":
+			// The merge base of a commit behind a ref is the commit
+			// itself, and the answer names its tree: an archive of it is
+			// proven without another request (prove.go).
+			if mb := cmp.GetMergeBaseCommit(); mb.GetSHA() == sha {
+				r.rememberTree(sha, mb.GetCommit().GetTree().GetSHA())
+			}
 			return true, nil
 		}
 		return false, nil
@@ -164,9 +174,16 @@ func (r *restRepo) Reachable(ctx context.Context, sha, hint string) error {
 
 // Fetch downloads the commit's archive (following the REST archive link's
 // redirect) and extracts it as it streams in. The archive's root folder and
-// pax comment must name the commit. An archive endpoint proves nothing
+// pax comment must name the commit, and its content, hashed as git hashes
+// a tree, the commit's tree (prove.go). An archive endpoint proves nothing
 // about reachability, so with Verify the commit is checked first.
 func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchOptions) (*host.Fetched, error) {
+	if !source.IsSHA(sha) {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "fetch %s: %q is not a commit id", r.src.Key(), sha)
+	}
+	if attrs := r.exportAttributes(sha); len(attrs) > 0 {
+		return nil, r.needsGit(sha, attrs, "")
+	}
 	if opts.Verify {
 		if err := r.Reachable(ctx, sha, ""); err != nil {
 			return nil, err
@@ -178,6 +195,16 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The commit's tree is read while the archive downloads.
+	type commitTree struct {
+		tree host.CommitTree
+		err  error
+	}
+	want := make(chan commitTree, 1)
+	go func() {
+		ct, err := r.commitTree(ctx, sha)
+		want <- commitTree{ct, err}
+	}()
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, link.String(), nil)
 	if err != nil {
 		return nil, err
@@ -213,12 +240,25 @@ func (r *restRepo) Fetch(ctx context.Context, sha, dest string, opts host.FetchO
 		Budget: opts.Budget, StripRoot: true, ExpectCommit: sha,
 		Paths: opts.Paths, Progress: opts.Progress,
 		Hash: opts.Hash, ReadOnly: opts.Hash, SingleThreaded: opts.Concurrent,
-		Submodules: opts.Submodules, FindGitlinks: r.gitlinks(sha),
+		Submodules: opts.Submodules, FindGitlinks: r.gitlinks(sha), GitTree: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive of %s@%s: %w", r.src.Key(), host.Short(sha), err)
 	}
-	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules}, nil
+	ct := <-want
+	if err = ct.err; err == nil {
+		err = r.proven(ctx, sha, ct.tree, res)
+	} else {
+		err = fmt.Errorf("prove the archive of %s@%s against the commit: %w", r.src.Key(), host.Short(sha), err)
+	}
+	if err != nil {
+		if rmErr := os.RemoveAll(dest); rmErr != nil {
+			err = fmt.Errorf("%w (and removing the extraction failed: %v)", err, rmErr)
+		}
+		return nil, err
+	}
+	return &host.Fetched{Transport: "archive", Verified: opts.Verify, Files: res.Files, Bytes: res.Bytes, Tree: res.Tree, Dirs: res.Dirs, Submodules: res.Submodules,
+		Proof: host.ProofGitTree, GitTrees: res.GitTrees}, nil
 }
 
 // gitlinks answers tarball.Options.FindGitlinks for the archive of sha: an

@@ -20,6 +20,7 @@ import (
 // branch or tag reaches (a fork's, as GitHub serves them).
 type fakeEnv struct {
 	gh     *fakegithub.Server
+	repo   *fakegithub.Repo
 	c1, c2 string
 	off    string
 	cfg    github.Config
@@ -33,7 +34,7 @@ func newFakeEnv(t *testing.T) *fakeEnv {
 	c1 := repo.Commit("main", map[string]string{"README.md": "v1", "plugins/a/x.txt": "a", "plugins/b/y.txt": "b"})
 	c2 := repo.Commit("main", map[string]string{"README.md": "v2"})
 	off := repo.CommitUnreachable(c1, map[string]string{"README.md": "fork"})
-	return &fakeEnv{gh: gh, c1: c1, c2: c2, off: off, cfg: github.Config{
+	return &fakeEnv{gh: gh, repo: repo, c1: c1, c2: c2, off: off, cfg: github.Config{
 		APIURL: gh.APIURL, REST: restClient(http.DefaultTransport),
 	}, gitURL: gh.URL}
 }
@@ -100,8 +101,13 @@ func TestSplit(t *testing.T) {
 	if err != nil || got.Transport != "archive" || got.Files != 1 || readFile(t, filepath.Join(dest, "plugins/a/x.txt")) != "a" {
 		t.Fatalf("some folders: %+v, %v", got, err)
 	}
-	if c := e.gh.Counts(); c.Archive != 1 || c.Git() != 0 {
-		t.Errorf("some folders: %+v, want the archive alone", c)
+	// The archive is proven against the commit's tree, read over git (the
+	// commit and its root tree alone): no REST request but the archive's.
+	if c := e.gh.Counts(); c.Archive != 1 || c.CommitReads != 1 || c.UploadPack != 0 || c.API() != 1 {
+		t.Errorf("some folders: %+v, want the archive, and the commit over git", c)
+	}
+	if got.Proof != host.ProofGitTree || got.GitTrees["plugins/a"] != e.repo.TreeID(e.c1, "plugins/a") {
+		t.Errorf("some folders: proof %q, trees %v", got.Proof, got.GitTrees)
 	}
 }
 
