@@ -23,7 +23,7 @@ import (
 	wire "reasonix.io/plugind/resolver/host/mirror"
 )
 
-// The HTTP API (every /v1 route and /metrics need "Authorization: Bearer
+// The HTTP API (every /v1 and /log route and /metrics need "Authorization: Bearer
 // TOKEN"; /healthz and /readyz do not, for load balancers' probes):
 //
 //	GET /healthz                                  200 "ok": the process answers
@@ -34,6 +34,7 @@ import (
 //	GET /v1/reachable?repo=URL&sha=SHA[&hint=REF] 204 when on a branch or tag
 //	GET /v1/snapshot?repo=URL&sha=SHA[&path=P…]   the tree (or folders P) as tar.gz; X-Reasonix-Digest: its tree digest
 //	GET /v1/marketplace?repo=URL&sha=SHA[&path=P] a marketplace document stored from that commit
+//	GET /log/latest, /log/lookup/…, /log/tile/…   the checksum log (loghttp.go), with --log-key
 //
 // repo is the repository's HTTPS URL as sources name it
 // (https://github.com/o/r.git, https://git.example.test/team/tools.git);
@@ -78,6 +79,9 @@ func (s *Server) routes() http.Handler {
 	for route, h := range map[string]http.HandlerFunc{"refs": s.handleRefs, "resolve": s.handleResolve,
 		"reachable": s.handleReachable, "snapshot": s.handleSnapshot, "marketplace": s.handleMarketplace} {
 		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
+	}
+	if s.cfg.LogKey != nil {
+		s.logRoutes(mux)
 	}
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusNotFound, Code: plugind.CodeInvalidSource, Msg: "no such route: " + r.Method + " " + r.URL.Path})
