@@ -97,13 +97,15 @@ func ReadLogKey(path string) (*LogKey, error) {
 	if !strings.HasPrefix(skey, "PRIVATE+KEY+") {
 		return nil, bad("not a note signer key (one line starting PRIVATE+KEY+)")
 	}
-	if name := strings.Split(skey, "+")[2]; CheckLogKeyName(name) != nil {
-		return nil, bad(fmt.Sprintf("its name %q is not one reasonix mirror log-key create would make (letters, digits, '.', '-', '_')", name))
-	}
 	signer, err := note.NewSigner(skey)
 	if err != nil {
 		// note's messages name the fault, never the key.
 		return nil, bad("not a valid note signer key: " + err.Error())
+	}
+	// Named only once the key is known well formed: a name read from a
+	// malformed line may be key material.
+	if CheckLogKeyName(signer.Name()) != nil {
+		return nil, bad(fmt.Sprintf("its name %q is not one reasonix mirror log-key create would make (letters, digits, '.', '-', '_')", signer.Name()))
 	}
 	vkey, err := verifierOf(skey, signer)
 	if err != nil {
@@ -116,8 +118,8 @@ func ReadLogKey(path string) (*LogKey, error) {
 // accepted ("PRIVATE+KEY+NAME+HASH+BASE64(alg || seed)"), so a replica can
 // tell its operator which key its clients need.
 func verifierOf(skey string, s note.Signer) (string, error) {
-	enc := skey[strings.LastIndexByte(skey, '+')+1:]
-	raw, err := base64.StdEncoding.DecodeString(enc)
+	f := strings.SplitN(skey, "+", 5) // base64 has '+' of its own
+	raw, err := base64.StdEncoding.DecodeString(f[len(f)-1])
 	if err != nil || len(raw) != 1+ed25519.SeedSize {
 		return "", errors.New("not an Ed25519 note signer key")
 	}
