@@ -52,6 +52,11 @@ func logKey(logPath, commit string) string { return hashKey(logPath + "@" + comm
 // transaction lock, under which the record, its stored hashes and the new
 // tree are written together: a failure leaves the log as it was.
 func (d *DB) AppendLogRecord(ctx context.Context, logPath, commit string, text []byte) (id int64, appended bool, err error) {
+	// Most calls find the record there (another replica appended it while
+	// this one fetched): they need not queue for the lock to see it.
+	if id, ok, err := d.LogRecordID(ctx, logPath, commit); err != nil || ok {
+		return id, false, err
+	}
 	what := "append " + logPath + "@" + commit + " to the checksum log"
 	err = d.inTx(ctx, what, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, logLock); err != nil {
@@ -60,7 +65,7 @@ func (d *DB) AppendLogRecord(ctx context.Context, logPath, commit string, text [
 		key := logKey(logPath, commit)
 		err := tx.QueryRow(ctx, `SELECT id FROM log_records WHERE key_sha256 = $1`, key).Scan(&id)
 		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-			return err // there already, or failed
+			return err // appended meanwhile, or failed
 		}
 		var n int64
 		if err := tx.QueryRow(ctx, `SELECT size FROM log_tree`).Scan(&n); err != nil {
