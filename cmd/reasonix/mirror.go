@@ -28,7 +28,7 @@ const DefaultMirrorAddr = "127.0.0.1:7979"
 func (m *Main) mirrorCommand() *cobra.Command {
 	cmd := group(&cobra.Command{
 		Use:   "mirror",
-		Short: "Run a team mirror (PostgreSQL + S3-compatible storage) and manage its client tokens",
+		Short: "Run a team mirror (PostgreSQL + S3-compatible storage), manage its client tokens and its checksum log key",
 		Long: `The team mirror (SPEC §15) sits between an organization's machines and GitHub or any git host:
 one upstream fetch per repo@SHA for everyone, an operator policy, an audit log. Clients use it
 with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
