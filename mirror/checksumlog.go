@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -194,5 +195,5 @@ func (l *checksumLog) folderFiles(ctx context.Context, o meta.Object, src source
 		return nil, fmt.Errorf("stage %s@%s: %w", src.Key(), host.Short(sha), err)
 	}
 	defer os.RemoveAll(tmp)
-	return l.s.unpack(ctx, o, tmp)
+	return l.s.unpack(ctx, o, filepath.Join(tmp, "tree"))
 }

@@ -359,8 +359,8 @@ func TestChecksumLogRefusesWhatItCannotVerify(t *testing.T) {
 	}{
 		"missing commit":     {"github.com/acme/tools", "", strings.Repeat("d", 40), f.token, "404"},
 		"unreachable commit": {"github.com/acme/tools", "", hidden, f.token, "404"},
-		"missing folder":     {"github.com/acme/tools", "plugins/nope", sha, f.token, `no folder "plugins/nope"`},
-		"a file, not folder": {"github.com/acme/tools", "file.md", sha, f.token, `no folder "file.md"`},
+		"missing folder":     {"github.com/acme/tools", "plugins/nope", sha, f.token, `has no folder \"plugins/nope\"`},
+		"a file, not folder": {"github.com/acme/tools", "file.md", sha, f.token, `has no folder \"file.md\"`},
 		"missing repository": {"github.com/acme/nothing", "", sha, f.token, "404"},
 		"blocked":            {"github.com/evil/tools", "", evil, f.token, `"github.com/evil"`},
 		"out of scope":       {"github.com/third/tools", "", third, scoped, "outside the scopes"},
