@@ -613,3 +613,43 @@ func TestNoLogWithoutKey(t *testing.T) {
 		}
 	}
 }
+
+// The log's tables gone (the database failing under it): every log route
+// answers 503 naming an incident, never what PostgreSQL said, and the
+// failures are audited.
+func TestChecksumLogLeaksNoStorageError(t *testing.T) {
+	t.Parallel()
+	f, key := logFixture(t, mirrortest.Options{})
+	sha := f.gh.CreateRepo("acme", "tools").Commit("main", map[string]string{"a.md": "a"})
+	c, _ := newLogClient(t, f.rep.URL, f.token, key.Verifier)
+	if _, err := lookup(c, "github.com/acme/tools", "", sha); err != nil {
+		t.Fatal(err)
+	}
+	db := f.eng.DB.SQLDB()
+	defer db.Close()
+	if _, err := db.ExecContext(context.Background(), `DROP TABLE log_records, log_hashes, log_tree`); err != nil {
+		t.Fatal(err)
+	}
+	other := f.gh.CreateRepo("acme", "other").Commit("main", map[string]string{"b.md": "b"})
+	for _, path := range []string{
+		"/log/latest", "/log/tile/8/0/000.p/1", "/log/tile/8/data/000.p/1",
+		"/log/lookup/github.com/acme/tools@" + sha, "/log/lookup/github.com/acme/other@" + other,
+	} {
+		status, body := logGet(t, f.rep.URL+path, f.token)
+		if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "storage failed (incident ") {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+		if s := f.leak(string(body)); s != "" || strings.Contains(string(body), "log_") {
+			t.Errorf("%s: the answer carries %q: %s", path, s, body)
+		}
+	}
+	failed := 0
+	for _, row := range f.auditRows(t) {
+		if strings.HasPrefix(row.Action, "log.") && row.Outcome == "error" && strings.Contains(row.Detail, "incident") {
+			failed++
+		}
+	}
+	if failed != 5 {
+		t.Errorf("%d failed log requests audited, want 5", failed)
+	}
+}
