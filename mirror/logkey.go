@@ -23,6 +23,10 @@ type LogKey struct {
 	// Verifier is the public verifier key "NAME+HASH+KEY" that clients
 	// put in REASONIX_CHECKSUM_LOG.
 	Verifier string
+	// Path is the file it was read from; Exposed, that other users may
+	// read it (the replica warns at start: a mounted secret is often 0644).
+	Path    string
+	Exposed bool
 }
 
 // maxKeyFile bounds a key file's read: a note signer key is under 200 bytes.
@@ -111,7 +115,11 @@ func ReadLogKey(path string) (*LogKey, error) {
 	if err != nil {
 		return nil, bad(err.Error())
 	}
-	return &LogKey{Signer: signer, Verifier: vkey}, nil
+	k := &LogKey{Signer: signer, Verifier: vkey, Path: path}
+	if info, err := f.Stat(); err == nil {
+		k.Exposed = info.Mode().Perm()&0o077 != 0
+	}
+	return k, nil
 }
 
 // verifierOf derives the verifier key of a signer key note.NewSigner

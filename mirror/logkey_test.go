@@ -27,7 +27,7 @@ func TestCreateAndReadLogKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.Verifier != vkey || k.Signer.Name() != "mirror.example.test" {
+	if k.Verifier != vkey || k.Signer.Name() != "mirror.example.test" || k.Exposed || k.Path != path {
 		t.Fatalf("read back %q named %q; created %q", k.Verifier, k.Signer.Name(), vkey)
 	}
 	// What it signs, the verifier it printed opens.
@@ -41,6 +41,13 @@ func TestCreateAndReadLogKey(t *testing.T) {
 	}
 	if _, err := note.Open(signed, note.VerifierList(v)); err != nil {
 		t.Fatalf("the printed verifier key does not verify the key's signature: %v", err)
+	}
+
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := mirror.ReadLogKey(path); err != nil || !k.Exposed {
+		t.Fatalf("a key others may read: %+v %v", k, err)
 	}
 
 	before, _ := os.ReadFile(path)

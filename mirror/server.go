@@ -145,6 +145,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
 	if s.cfg.LogKey != nil {
 		s.log.Info("serving the checksum log at /log", "verifier_key", s.cfg.LogKey.Verifier)
+		if s.cfg.LogKey.Exposed {
+			s.log.Warn("other users may read the checksum log's signing key; chmod 600 it", "file", s.cfg.LogKey.Path)
+		}
 	}
 	return httpserve.Serve(ctx, &http.Server{
 		Handler:           s.routes(),
