@@ -246,6 +246,15 @@ func TestChecksumLogLookup(t *testing.T) {
 	if tiles, _ := f.eng.DB.AuditLog(context.Background(), meta.AuditFilter{Action: "log.tile"}); len(tiles) == 0 {
 		t.Error("tile requests were not audited")
 	}
+
+	// Upper case travels escaped (the client's "!a" for "A") and comes
+	// back as the repository's own spelling.
+	mixed := map[string]string{"Plugins/Fmt/X.md": "X"}
+	msha := f.gh.CreateRepo("Acme", "Mixed").Commit("main", mixed)
+	rec, err := lookup(c, "github.com/Acme/Mixed", "Plugins/Fmt", msha)
+	if err != nil || rec.Digest != digestOf(t, map[string]string{"X.md": "X"}) {
+		t.Fatalf("a mixed-case key: %+v %v", rec, err)
+	}
 }
 
 // Tiles and records past 256 (a full tile, a level-1 tile) prove to the
