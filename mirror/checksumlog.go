@@ -107,7 +107,7 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		// The git tree id, once snapshots keep it (host.Fetched.GitTrees,
 		// by folder), is set here; until then the record says "-".
 		GitTree: ""}
-	rec.Digest, err = l.treeDigest(ctx, src, commit, folder)
+	rec.Digest, err = l.treeDigest(ctx, src, commit, folder, e)
 	if err == nil {
 		err = rec.Check()
 	}
@@ -148,11 +148,12 @@ func placeSource(place string) (source.Source, error) {
 }
 
 // treeDigest is the SPEC §9 tree digest of folder ("" for the root) of src
-// at sha, from the mirror's snapshot of it (stored first when missing,
+// at sha (e records a refusal for a submodule outside the token's
+// scopes), from the mirror's snapshot of it (stored first when missing,
 // which proves the commit is on a branch or tag, as every snapshot is).
 // A folder's digest is over its files with paths relative to it, as a
 // client computes it: the stored archive of the folder is read back for it.
-func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, folder string) (string, error) {
+func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, folder string, e *meta.Entry) (string, error) {
 	var paths []string
 	if folder != "" {
 		paths = []string{folder}
@@ -163,6 +164,7 @@ func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, fo
 			return "", err
 		}
 		if miss := l.s.submoduleOutOfScope(ctx, src.Key(), sha, o.Submodules); miss != nil {
+			e.Outcome = outcomeOutOfScope
 			return "", miss
 		}
 		if folder == "" {

@@ -662,3 +662,29 @@ func TestChecksumLogLeaksNoStorageError(t *testing.T) {
 		t.Errorf("%d failed log requests audited, want 5", failed)
 	}
 }
+
+// A record of a tree holding a submodule from a repository outside the
+// token's scopes is refused to that token as its snapshot would be; a
+// folder without it is logged.
+func TestChecksumLogSubmoduleOutOfScope(t *testing.T) {
+	t.Parallel()
+	f, key := logFixture(t, mirrortest.Options{})
+	lib := f.gh.CreateRepo("other", "lib").Commit("main", map[string]string{"lib.md": "lib"})
+	sha := f.gh.CreateRepo("acme", "tools").Commit("main", map[string]string{
+		".gitmodules": "[submodule \"lib\"]\n\tpath = vendor/lib\n\turl = https://github.com/other/lib\n",
+		"vendor/lib":  fakegithub.Gitlink(lib),
+		"plugin/p.md": "p",
+	})
+	scoped := f.eng.Token(t, "scoped", "github.com/acme")
+	c, _ := newLogClient(t, f.rep.URL, scoped, key.Verifier)
+	if _, err := lookup(c, "github.com/acme/tools", "", sha); err == nil || !strings.Contains(err.Error(), "github.com/other/lib") {
+		t.Fatalf("a tree with a submodule outside the scopes: %v", err)
+	}
+	if rec, err := lookup(c, "github.com/acme/tools", "plugin", sha); err != nil || rec.Digest != digestOf(t, map[string]string{"p.md": "p"}) {
+		t.Fatalf("the folder without it: %+v %v", rec, err)
+	}
+	refused, _ := f.eng.DB.AuditLog(context.Background(), meta.AuditFilter{Action: "log.lookup", Outcome: "out_of_scope"})
+	if len(refused) != 1 || logSize(t, f.eng.DB) != 1 {
+		t.Fatalf("audit %+v, log size %d", refused, logSize(t, f.eng.DB))
+	}
+}
