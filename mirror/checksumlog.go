@@ -69,41 +69,42 @@ func (l *checksumLog) ReadTileData(ctx context.Context, t tlog.Tile) ([]byte, er
 // Lookup implements sumdb.ServerOps: the id of the record of m (Path a
 // log path, Version a commit), appended first when the log has none.
 func (l *checksumLog) Lookup(ctx context.Context, m module.Version) (int64, error) {
-	id, _, err := l.lookup(ctx, m.Path, m.Version, &meta.Entry{})
-	return id, err
+	return l.lookup(ctx, m.Path, m.Version, &meta.Entry{})
 }
 
 // lookup is Lookup, recording in e what it looked up and where the answer
 // came from: "hit" (the log had it) or "appended". The token's scopes and
 // the policy apply when the mirror must fetch: a record the log has is
 // answered to any token, as its tiles are (they hold every record).
-func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *meta.Entry) (id int64, rec checksumlog.Record, err error) {
+func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *meta.Entry) (int64, error) {
 	place, folder, err := checksumlog.SplitLogPath(logPath)
 	e.Repo, e.SHA = logPath, commit
 	if err != nil {
-		return 0, rec, badRequest("%v", err)
+		return 0, badRequest("%v", err)
 	}
 	e.Repo, e.Paths = place, folder
 	if !source.IsSHA(commit) {
-		return 0, rec, badRequest("checksum log: version %q of %s is not a 40-hex lower-case commit id", commit, logPath)
+		return 0, badRequest("checksum log: version %q of %s is not a 40-hex lower-case commit id", commit, logPath)
 	}
-	id, ok, err := l.s.cfg.DB.LogRecordID(ctx, logPath, commit)
-	if err != nil || ok {
-		e.Outcome = outcomeHit
-		return id, rec, err
+	switch id, ok, err := l.s.cfg.DB.LogRecordID(ctx, logPath, commit); {
+	case err != nil:
+		return 0, err
+	case ok:
+		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
+		return id, nil
 	}
 	src, err := placeSource(place)
 	if err == nil {
 		err = l.s.allowed(src)
 	}
 	if err != nil {
-		return 0, rec, err
+		return 0, err
 	}
 	if miss := l.s.outOfScope(ctx, src); miss != nil {
 		e.Outcome = outcomeOutOfScope
-		return 0, rec, miss
+		return 0, miss
 	}
-	rec = checksumlog.Record{Place: place, Path: folder, Commit: commit,
+	rec := checksumlog.Record{Place: place, Path: folder, Commit: commit,
 		// The git tree id, once snapshots keep it (host.Fetched.GitTrees,
 		// by folder), is set here; until then the record says "-".
 		GitTree: ""}
@@ -112,14 +113,14 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		err = rec.Check()
 	}
 	if err != nil {
-		return 0, rec, err
+		return 0, err
 	}
 	e.Digest = rec.Digest
 	actx, cancel := l.s.detach(ctx) // what was fetched is logged even if the client left
 	defer cancel()
 	id, appended, err := l.s.cfg.DB.AppendLogRecord(actx, logPath, commit, []byte(rec.Line()))
 	if err != nil {
-		return 0, rec, err
+		return 0, err
 	}
 	e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
 	if appended {
@@ -127,7 +128,7 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		l.s.m.add(logAppendsTotal, 1)
 		l.s.log.Info("checksum log: appended", "record", id, "key", rec.Key(), "digest", rec.Digest)
 	}
-	return id, rec, nil
+	return id, nil
 }
 
 // outcomeAppended: a lookup whose record the mirror fetched, verified and

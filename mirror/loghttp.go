@@ -77,7 +77,7 @@ func (l *checksumLog) handleLookup(w http.ResponseWriter, r *http.Request) {
 		} else if vers, err = module.UnescapeVersion(escVers); err != nil {
 			err = badRequest("%q is not an escaped commit: %v", escVers, err)
 		} else {
-			id, _, err = l.lookup(r.Context(), path, vers, e)
+			id, err = l.lookup(r.Context(), path, vers, e)
 		}
 	}
 	var msg, signed []byte
