@@ -272,6 +272,25 @@ func DigestFiles(files []File) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
+// DigestBelow is the tree digest of folder p ("" for the root) of a
+// hashed file list: its files, with paths relative to p. A folder's digest
+// is the same whether it was fetched alone or cut from its whole tree.
+func DigestBelow(tree []File, p string) string {
+	p = path.Clean(p)
+	if p == "" || p == "." {
+		return DigestFiles(tree)
+	}
+	prefix := p + "/"
+	var sub []File
+	for _, f := range tree {
+		if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
+			f.Path = rel
+			sub = append(sub, f)
+		}
+	}
+	return DigestFiles(sub)
+}
+
 // ShortDigest is a digest as people read it, cut like a commit: its
 // algorithm and 12 hex digits ("sha256:0123456789ab").
 func ShortDigest(d string) string {

@@ -34,6 +34,8 @@ func (s *Server) toAPI(r *http.Request, err error) *apiError {
 	switch {
 	case errors.Is(err, meta.ErrDatabase), errors.Is(err, objects.ErrStore):
 		return s.incident(r, "storage", err, http.StatusServiceUnavailable, "the mirror's storage failed")
+	case errors.Is(err, meta.ErrNotInLog):
+		return &apiError{Status: http.StatusNotFound, Code: plugind.CodeNotFound, Msg: "checksum log: " + err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{Status: http.StatusGatewayTimeout, Msg: secrets.Mask(err.Error()), Code: plugind.CodeSourceUnreadable}
 	case errors.Is(err, context.Canceled):

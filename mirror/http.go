@@ -23,7 +23,7 @@ import (
 	wire "reasonix.io/plugind/resolver/host/mirror"
 )
 
-// The HTTP API (every /v1 route and /metrics need "Authorization: Bearer
+// The HTTP API (every /v1 and /log route and /metrics need "Authorization: Bearer
 // TOKEN"; /healthz and /readyz do not, for load balancers' probes):
 //
 //	GET /healthz                                  200 "ok": the process answers
@@ -35,6 +35,7 @@ import (
 //	GET /v1/snapshot?repo=URL&sha=SHA[&path=P…]   the tree (or folders P) as tar.gz; X-Reasonix-Digest: its tree digest
 //	GET /v1/marketplace?repo=URL&sha=SHA[&path=P] a marketplace document stored from that commit
 //	GET /v1/policy                                {"runtime"}: the rule clients apply to run-time fetches (policyroute.go)
+//	GET /log/latest, /log/lookup/…, /log/tile/…   the checksum log (loghttp.go), with --log-key
 //
 // repo is the repository's HTTPS URL as sources name it
 // (https://github.com/o/r.git, https://git.example.test/team/tools.git);
@@ -81,6 +82,9 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /v1/"+route, s.instrument(route, s.auth(h)))
 	}
 	mux.Handle("GET /v1/policy", s.instrument("policy", s.auth(http.HandlerFunc(s.handlePolicy))))
+	if s.cfg.LogKey != nil {
+		s.logRoutes(mux)
+	}
 	mux.Handle("/", s.instrument("other", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{Status: http.StatusNotFound, Code: plugind.CodeInvalidSource, Msg: "no such route: " + r.Method + " " + r.URL.Path})
 	})))

@@ -53,6 +53,7 @@ var (
 	takeoversTotal  = &family{"reasonix_mirror_lease_takeovers_total", "Expired leases of other replicas taken over.", nil}
 	cacheTotal      = &family{"reasonix_mirror_cache_total", "Requests answered from what the mirror stored (hit) or not (miss), by operation.", nil}
 	servedBytes     = &family{"reasonix_mirror_snapshot_bytes_total", "Snapshot archive bytes sent to clients.", nil}
+	logAppendsTotal = &family{"reasonix_mirror_log_appends_total", "Records this replica appended to the checksum log.", nil}
 )
 
 func newMetrics() *metrics {
@@ -61,6 +62,7 @@ func newMetrics() *metrics {
 	// than gaps.
 	m.add(takeoversTotal, 0)
 	m.add(servedBytes, 0)
+	m.add(logAppendsTotal, 0)
 	for _, op := range []string{"refs", "resolve", "reachable", "fetch"} {
 		m.add(leaseWaitsTotal, 0, "op", op)
 		m.add(leaseWaitSecs, -1, "op", op)

@@ -78,6 +78,9 @@ type Config struct {
 	Budget plugind.Budget
 	// TempDir is where fetched trees are staged (default os.TempDir()).
 	TempDir string
+	// LogKey signs the checksum log's tree heads (SPEC §17; ReadLogKey).
+	// nil: the replica serves no log, and /log/ is not found.
+	LogKey *LogKey
 }
 
 // Server is one mirror replica.
@@ -140,6 +143,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	grace = plugind.PositiveOr(grace, DefaultShutdownTimeout)
 	go s.sweep(ctx)
 	s.log.Info("mirror serving", "addr", ln.Addr().String(), "objects", s.cfg.Objects.Where())
+	if s.cfg.LogKey != nil {
+		s.log.Info("serving the checksum log at /log", "verifier_key", s.cfg.LogKey.Verifier)
+		if s.cfg.LogKey.Exposed {
+			s.log.Warn("other users may read the checksum log's signing key; chmod 600 it", "file", s.cfg.LogKey.Path)
+		}
+	}
 	return httpserve.Serve(ctx, &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: 10 * time.Second,

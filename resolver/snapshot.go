@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -292,7 +291,7 @@ func (s *resolve) folderDigest(ctx context.Context, key, sha, p string, loc loca
 	}
 	var d string
 	if loc.tree != nil {
-		d = digestBelow(loc.tree, p)
+		d = plugind.DigestBelow(loc.tree, p)
 	} else {
 		var err error
 		if d, _, err = plugind.TreeDigest(loc.dir, s.cfg.Budget); err != nil {
@@ -301,24 +300,6 @@ func (s *resolve) folderDigest(ctx context.Context, key, sha, p string, loc loca
 	}
 	s.cache.PutFolder(at, p, d)
 	return d, nil
-}
-
-// digestBelow is the tree digest of folder p ("" for the root) of a hashed
-// file list: its files, with paths relative to p.
-func digestBelow(tree []plugind.File, p string) string {
-	p = path.Clean(p)
-	if p == "" || p == "." {
-		return plugind.DigestFiles(tree)
-	}
-	prefix := p + "/"
-	var sub []plugind.File
-	for _, f := range tree {
-		if rel, ok := strings.CutPrefix(f.Path, prefix); ok {
-			f.Path = rel
-			sub = append(sub, f)
-		}
-	}
-	return plugind.DigestFiles(sub)
 }
 
 // checkFolder makes sure a located folder exists and is a folder,

@@ -28,7 +28,7 @@ const DefaultMirrorAddr = "127.0.0.1:7979"
 func (m *Main) mirrorCommand() *cobra.Command {
 	cmd := group(&cobra.Command{
 		Use:   "mirror",
-		Short: "Run a team mirror (PostgreSQL + S3-compatible storage) and manage its client tokens",
+		Short: "Run a team mirror (PostgreSQL + S3-compatible storage), manage its client tokens and its checksum log key",
 		Long: `The team mirror (SPEC §15) sits between an organization's machines and GitHub or any git host:
 one upstream fetch per repo@SHA for everyone, an operator policy, an audit log. Clients use it
 with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
@@ -40,7 +40,10 @@ with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
 		Example: `  reasonix mirror token create --postgres "$DSN" --name laptop-ann
   reasonix mirror token revoke --postgres "$DSN" --name laptop-ann`})
 	token.AddCommand(m.mirrorTokenCreate(), m.mirrorTokenRevoke())
-	cmd.AddCommand(m.mirrorServe(), token, m.mirrorAudit())
+	logKey := group(&cobra.Command{Use: "log-key", Short: "Create the checksum log's signing key",
+		Example: `  reasonix mirror log-key create mirror.example.com -o /etc/reasonix/log.key`})
+	logKey.AddCommand(m.mirrorLogKeyCreate())
+	cmd.AddCommand(m.mirrorServe(), token, logKey, m.mirrorAudit())
 	return cmd
 }
 
@@ -62,8 +65,9 @@ func (m *Main) mirrorServe() *cobra.Command {
 	var addr, dsn, endpoint, bucket, policyPath, replica, addrFile string
 	var refTTL, negTTL, leaseTTL, wait, grace time.Duration
 	var allowPrivate bool
+	var logKeyPath string
 	cmd := &cobra.Command{
-		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE] [--allow-private-upstreams]",
+		Use:   "serve --addr HOST:PORT --postgres DSN --s3-endpoint URL --s3-bucket NAME [--policy FILE] [--log-key FILE] [--allow-private-upstreams]",
 		Short: "Serve the team mirror (run as many replicas as needed over one database and bucket)",
 		Example: `  reasonix mirror serve --postgres "$DSN" --s3-endpoint http://127.0.0.1:8333 --s3-bucket snapshots
   reasonix mirror serve --addr 0.0.0.0:7979 --postgres "$DSN" --s3-endpoint "$S3" --s3-bucket snapshots --policy policy.json`,
@@ -88,7 +92,12 @@ Policy file: {"allow": [RULE…], "block": [RULE…]}, RULE = host, host/owner o
 block wins; an empty allow list allows all; hosts may be written in Unicode (they are compared
 in IDNA form, as sources name them). A refused source is install.blocked naming the rule.
 
-GET /healthz and /readyz need no token; /metrics (Prometheus) and the /v1 API need
+--log-key FILE (made by reasonix mirror log-key create; every replica reads the same one) serves
+the checksum log (SPEC §17) under /log with Go's checksum-database protocol: clients set
+REASONIX_CHECKSUM_LOG="<verifier key> https://MIRROR/log". A record the log lacks is added by
+the mirror itself, which fetches and verifies the commit as it does for a snapshot.
+
+GET /healthz and /readyz need no token; /metrics (Prometheus), the /v1 API and /log need
 Authorization: Bearer <token> (reasonix mirror token create). SIGINT or SIGTERM stops it
 gracefully.`,
 		Args: cobra.NoArgs,
@@ -112,6 +121,14 @@ gracefully.`,
 				}
 				pol = p
 			}
+			var logKey *mirror.LogKey
+			if logKeyPath != "" {
+				k, err := mirror.ReadLogKey(logKeyPath)
+				if err != nil {
+					return fail(m.Stderr, err)
+				}
+				logKey = k
+			}
 			ctx := cmd.Context()
 			srv, closeDB, err := mirror.Open(ctx, dsn, objects.Config{
 				Endpoint: endpoint, Bucket: bucket,
@@ -119,7 +136,7 @@ gracefully.`,
 				SessionToken: m.Getenv("AWS_SESSION_TOKEN"), Region: m.Getenv("AWS_REGION"),
 			}, m.Getenv, allowPrivate, mirror.Config{
 				Policy: pol, Log: logger, ReplicaID: replica,
-				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait,
+				RefTTL: refTTL, NegativeTTL: negTTL, LeaseTTL: leaseTTL, WaitTimeout: wait, LogKey: logKey,
 			})
 			if err != nil {
 				return fail(m.Stderr, err)
@@ -152,6 +169,7 @@ gracefully.`,
 	f.StringVar(&bucket, "s3-bucket", "", "bucket for snapshot archives (created if missing)")
 	f.StringVar(&policyPath, "policy", "", `policy file {"allow": [RULE…], "block": [RULE…]}`)
 	f.StringVar(&replica, "replica-id", "", "this replica's name in leases and the audit log (default host/pid/random)")
+	f.StringVar(&logKeyPath, "log-key", "", "serve the checksum log under /log, its heads signed with this key file (reasonix mirror log-key create)")
 	f.StringVar(&addrFile, "addr-file", "", "write the address it listens on to this file once listening")
 	f.DurationVar(&refTTL, "ref-ttl", mirror.DefaultRefTTL, "how long a resolved ref is served before asking upstream again (one conditional request)")
 	f.DurationVar(&negTTL, "negative-ttl", mirror.DefaultNegativeTTL, "how long not-found answers are remembered")
@@ -241,6 +259,38 @@ func (m *Main) mirrorTokenRevoke() *cobra.Command {
 	})
 }
 
+func (m *Main) mirrorLogKeyCreate() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "create NAME [-o FILE]",
+		Short: "Create the checksum log's signing key (written to FILE, mode 0600; the verifier key printed alone on stdout)",
+		Long: `Create the signing key of a checksum log named NAME (letters, digits, '.', '-', '_': the
+mirror's host name is a good one). The key is written to FILE (default NAME.key in the current
+folder), mode 0600, never over an existing file; give it to every replica with
+reasonix mirror serve --log-key FILE. The verifier key is printed alone on stdout: clients set
+REASONIX_CHECKSUM_LOG="<verifier key> https://MIRROR/log".`,
+		Example: `  reasonix mirror log-key create mirror.example.com -o /etc/reasonix/log.key
+  VKEY=$(reasonix mirror log-key create mirror.example.com)`,
+		Args: exactArgs(1, "NAME"),
+		PreRunE: func(_ *cobra.Command, args []string) error {
+			if err := mirror.CheckLogKeyName(args[0]); err != nil {
+				return usageError(err)
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			vkey, err := mirror.CreateLogKey(args[0], cmp.Or(out, args[0]+".key"))
+			if err != nil {
+				return fail(m.Stderr, err)
+			}
+			fmt.Fprintln(m.Stdout, vkey)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the key file to write (default NAME.key; never replaced)")
+	return cmd
+}
+
 func (m *Main) mirrorAudit() *cobra.Command {
 	var dsn string
 	var f meta.AuditFilter
@@ -285,8 +335,8 @@ func (m *Main) mirrorAudit() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&dsn, "postgres", "", "the mirror's PostgreSQL connection string")
 	fl.StringVar(&f.Repo, "repo", "", "only this repository (github.com/OWNER/REPO)")
-	fl.StringVar(&f.Action, "action", "", "only this action (refs, resolve, reachable, snapshot, marketplace, lease.takeover)")
-	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, blocked, out_of_scope, not_found, error)")
+	fl.StringVar(&f.Action, "action", "", "only this action (refs, resolve, reachable, snapshot, marketplace, lease.takeover, log.lookup, log.tile, log.latest)")
+	fl.StringVar(&f.Outcome, "outcome", "", "only this outcome (hit, upstream, waited, appended, blocked, out_of_scope, not_found, error)")
 	fl.StringVar(&f.Client, "client", "", "only this client (token name)")
 	fl.DurationVar(&since, "since", 0, "only entries this recent (e.g. 24h)")
 	fl.IntVar(&f.Limit, "limit", 1000, "at most this many entries")

@@ -1,0 +1,202 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/sumdb"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"reasonix.io/plugind"
+	"reasonix.io/plugind/checksumlog"
+	"reasonix.io/plugind/mirror/meta"
+	"reasonix.io/plugind/resolver/host"
+	"reasonix.io/plugind/source"
+)
+
+// checksumLog is the checksum log a replica serves (SPEC §17): Go's
+// checksum-database operations over the mirror's PostgreSQL (meta's
+// log tables), its heads signed with the replica's LogKey. A record is
+// "LOGPATH SHA sha256:HEX GITTREE|-" (checksumlog.Record.Line), looked up
+// by the module path checksumlog.LogPath spells and the 40-hex commit as
+// the version. A lookup of a record the log does not have makes the
+// mirror fetch and verify the commit itself, through the path every
+// snapshot takes (one upstream fetch per repo@SHA across replicas), and
+// append what it found.
+type checksumLog struct {
+	s      *Server
+	signer note.Signer
+}
+
+var _ sumdb.ServerOps = (*checksumLog)(nil)
+
+// maxTileWidth is the width of a full tile at the height the sumdb client
+// reads (8): record tiles are read in one query of at most this many.
+const (
+	logTileHeight = 8
+	maxTileWidth  = 1 << logTileHeight
+)
+
+// Signed implements sumdb.ServerOps: the current tree head, signed.
+func (l *checksumLog) Signed(ctx context.Context) ([]byte, error) {
+	t, err := l.s.cfg.DB.LogTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return note.Sign(&note.Note{Text: string(tlog.FormatTree(t))}, l.signer)
+}
+
+// ReadRecords implements sumdb.ServerOps.
+func (l *checksumLog) ReadRecords(ctx context.Context, id, n int64) ([][]byte, error) {
+	if id < 0 || n < 1 || n > maxTileWidth {
+		return nil, badRequest("records %d to %d: at most %d at a time", id, id+n-1, maxTileWidth)
+	}
+	return l.s.cfg.DB.LogRecords(ctx, id, n)
+}
+
+// ReadTileData implements sumdb.ServerOps (hash tiles only, t.L ≥ 0).
+func (l *checksumLog) ReadTileData(ctx context.Context, t tlog.Tile) ([]byte, error) {
+	return l.s.cfg.DB.LogTile(ctx, t)
+}
+
+// Lookup implements sumdb.ServerOps: the id of the record of m (Path a
+// log path, Version a commit), appended first when the log has none.
+func (l *checksumLog) Lookup(ctx context.Context, m module.Version) (int64, error) {
+	return l.lookup(ctx, m.Path, m.Version, &meta.Entry{})
+}
+
+// lookup is Lookup, recording in e what it looked up and where the answer
+// came from: "hit" (the log had it) or "appended". The token's scopes and
+// the policy apply when the mirror must fetch: a record the log has is
+// answered to any token, as its tiles are (they hold every record).
+func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *meta.Entry) (int64, error) {
+	place, folder, err := checksumlog.SplitLogPath(logPath)
+	e.Repo, e.SHA = logPath, commit
+	if err != nil {
+		return 0, badRequest("%v", err)
+	}
+	e.Repo, e.Paths = place, folder
+	if !source.IsSHA(commit) {
+		return 0, badRequest("checksum log: version %q of %s is not a 40-hex lower-case commit id", commit, logPath)
+	}
+	switch id, ok, err := l.s.cfg.DB.LogRecordID(ctx, logPath, commit); {
+	case err != nil:
+		return 0, err
+	case ok:
+		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
+		return id, nil
+	}
+	src, err := placeSource(place)
+	if err == nil {
+		err = l.s.allowed(src)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if miss := l.s.outOfScope(ctx, src); miss != nil {
+		e.Outcome = outcomeOutOfScope
+		return 0, miss
+	}
+	rec := checksumlog.Record{Place: place, Path: folder, Commit: commit,
+		// The git tree id, once snapshots keep it (host.Fetched.GitTrees,
+		// by folder), is set here; until then the record says "-".
+		GitTree: ""}
+	rec.Digest, err = l.treeDigest(ctx, src, commit, folder, e)
+	if err == nil {
+		err = rec.Check()
+	}
+	if err != nil {
+		return 0, err
+	}
+	e.Digest = rec.Digest
+	actx, cancel := l.s.detach(ctx) // what was fetched is logged even if the client left
+	defer cancel()
+	id, appended, err := l.s.cfg.DB.AppendLogRecord(actx, logPath, commit, []byte(rec.Line()))
+	if err != nil {
+		return 0, err
+	}
+	e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
+	if appended {
+		e.Outcome = outcomeAppended
+		l.s.m.add(logAppendsTotal, 1)
+		l.s.log.Info("checksum log: appended", "record", id, "key", rec.Key(), "digest", rec.Digest)
+	}
+	return id, nil
+}
+
+// outcomeAppended: a lookup whose record the mirror fetched, verified and
+// appended to the checksum log.
+const outcomeAppended = "appended"
+
+// placeSource is the repository at place ("github.com/o/r",
+// "git.example.test/team/tools") as the mirror reaches it: over HTTPS,
+// as every /v1 route names it. A place that does not come back as itself
+// is not one the mirror can fetch.
+func placeSource(place string) (source.Source, error) {
+	src, err := parseRepo("https://" + place)
+	if err != nil || src.Place() != place {
+		return source.Source{}, &apiError{Status: http.StatusNotFound, Code: plugind.CodeNotFound, Kind: "repo",
+			Msg: fmt.Sprintf("the checksum log has no record of %s, and the mirror cannot add one: it fetches repositories over HTTPS, and https://%s is not one", place, place)}
+	}
+	return src, nil
+}
+
+// treeDigest is the SPEC §9 tree digest of folder ("" for the root) of src
+// at sha (e records a refusal for a submodule outside the token's
+// scopes), from the mirror's snapshot of it (stored first when missing,
+// which proves the commit is on a branch or tag, as every snapshot is).
+// A folder's digest is over its files with paths relative to it, as a
+// client computes it: the stored archive of the folder is read back for it.
+func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, folder string, e *meta.Entry) (string, error) {
+	var paths []string
+	if folder != "" {
+		paths = []string{folder}
+	}
+	for attempt := 0; ; attempt++ {
+		o, _, err := l.s.snapshot(ctx, src, sha, paths)
+		if err != nil {
+			return "", err
+		}
+		if miss := l.s.submoduleOutOfScope(ctx, src.Key(), sha, o.Submodules); miss != nil {
+			e.Outcome = outcomeOutOfScope
+			return "", miss
+		}
+		if folder == "" {
+			return o.Digest, nil
+		}
+		files, err := l.folderFiles(ctx, o.Object, src, sha)
+		if plugind.CodeOf(err) == plugind.CodeDigestMismatch && attempt == 0 {
+			// Altered in the object store: forget it and store it again.
+			if err := l.s.heal(ctx, o.Digest); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		prefix := folder + "/"
+		if !slices.ContainsFunc(files, func(f plugind.File) bool { return strings.HasPrefix(f.Path, prefix) }) {
+			return "", &apiError{Status: http.StatusNotFound, Code: plugind.CodeNotFound, Kind: "path",
+				Msg: fmt.Sprintf("%s at %s has no folder %q", src.Key(), host.Short(sha), folder)}
+		}
+		return plugind.DigestBelow(files, folder), nil
+	}
+}
+
+// folderFiles reads back a stored archive, checked against its digest.
+func (l *checksumLog) folderFiles(ctx context.Context, o meta.Object, src source.Source, sha string) ([]plugind.File, error) {
+	tmp, err := os.MkdirTemp(l.s.cfg.TempDir, "reasonix-log-")
+	if err != nil {
+		return nil, fmt.Errorf("stage %s@%s: %w", src.Key(), host.Short(sha), err)
+	}
+	defer os.RemoveAll(tmp)
+	return l.s.unpack(ctx, o, filepath.Join(tmp, "tree"))
+}
