@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,25 +15,6 @@ import (
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
-
-// repoDirs maps places to the fake's bare repositories, for a fake log
-// that computes its records from them as the real server does.
-type repoDirs struct{ m sync.Map }
-
-func (d *repoDirs) add(r *fakegithub.Repo) *fakegithub.Repo {
-	d.m.Store("github.com/"+r.Path(), r.Dir())
-	return r
-}
-
-func (d *repoDirs) digests() fakelog.Digests {
-	return fakelog.FromGit(func(place string) (string, bool) {
-		v, ok := d.m.Load(place)
-		if !ok {
-			return "", false
-		}
-		return v.(string), true
-	})
-}
 
 // withLog is e's resolver checking against l, its log state in home (a
 // fresh Sources is a fresh process: nothing in memory carries over).
@@ -71,10 +51,10 @@ func resolveWith(t *testing.T, s *Sources, src string, mod ...func(*Request)) (*
 
 // logMarket is a marketplace of two entries (one relative, one in another
 // repository) and a plugin folder, all known to dirs.
-func logMarket(e *env, dirs *repoDirs) (market string, tools *fakegithub.Repo, toolsSHA string) {
-	tools = dirs.add(e.gh.CreateRepo("acme", "tools"))
+func logMarket(e *env) (market string, tools *fakegithub.Repo, toolsSHA string) {
+	tools = e.gh.CreateRepo("acme", "tools")
 	toolsSHA = tools.Commit("main", prefixed("plugins/fmt", pluginTree("fmt")))
-	m := dirs.add(e.gh.CreateRepo("acme", "market"))
+	m := e.gh.CreateRepo("acme", "market")
 	m.Commit("main", merge(prefixed("plugins/rel", pluginTree("rel")), map[string]string{
 		".claude-plugin/marketplace.json": `{"name":"m","owner":{"name":"o"},"plugins":[` +
 			`{"name":"rel","source":"./plugins/rel"},` +
@@ -86,9 +66,8 @@ func logMarket(e *env, dirs *repoDirs) (market string, tools *fakegithub.Repo, t
 func TestChecksumLogMatchAndWarmReplan(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
-	dirs := &repoDirs{}
-	market, _, toolsSHA := logMarket(e, dirs)
-	l := fakelog.New(t, "log.test", dirs.digests())
+	market, _, toolsSHA := logMarket(e)
+	l := fakelog.New(t, "log.test", fakelog.FromFakeGitHub(e.gh))
 	home := t.TempDir()
 	s := e.withLog(l, home)
 	f, err := resolveWith(t, s, market)
@@ -128,9 +107,8 @@ func TestChecksumLogMatchAndWarmReplan(t *testing.T) {
 func TestChecksumLogMismatch(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
-	dirs := &repoDirs{}
-	market, _, toolsSHA := logMarket(e, dirs)
-	l := fakelog.New(t, "log.test", dirs.digests())
+	market, _, toolsSHA := logMarket(e)
+	l := fakelog.New(t, "log.test", fakelog.FromFakeGitHub(e.gh))
 	forged := "sha256:" + strings.Repeat("e", 64)
 	l.Alter("github.com/acme/tools", "plugins/fmt", toolsSHA, forged)
 	for _, src := range []string{market, "https://github.com/acme/tools/tree/" + toolsSHA + "/plugins/fmt"} {
@@ -150,11 +128,10 @@ func TestChecksumLogMismatch(t *testing.T) {
 func TestChecksumLogForkAcrossRuns(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
-	dirs := &repoDirs{}
-	_, tools, toolsSHA := logMarket(e, dirs)
+	_, tools, toolsSHA := logMarket(e)
 	other := tools.Commit("main", prefixed("plugins/lint", pluginTree("lint")))
-	a := fakelog.New(t, "log.test", dirs.digests())
-	b := fakelog.NewWithKey(t, a.Signer, a.Verifier, dirs.digests())
+	a := fakelog.New(t, "log.test", fakelog.FromFakeGitHub(e.gh))
+	b := fakelog.NewWithKey(t, a.Signer, a.Verifier, fakelog.FromFakeGitHub(e.gh))
 	home := t.TempDir()
 	if _, err := resolveWith(t, e.withLog(a, home), "https://github.com/acme/tools/tree/"+toolsSHA+"/plugins/fmt"); err != nil {
 		t.Fatal(err)
@@ -177,10 +154,9 @@ func TestChecksumLogForkAcrossRuns(t *testing.T) {
 func TestChecksumLogOfflineAndDown(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
-	dirs := &repoDirs{}
-	market, _, toolsSHA := logMarket(e, dirs)
+	market, _, toolsSHA := logMarket(e)
 	plugin := "https://github.com/acme/tools/tree/" + toolsSHA + "/plugins/fmt"
-	l := fakelog.New(t, "log.test", dirs.digests())
+	l := fakelog.New(t, "log.test", fakelog.FromFakeGitHub(e.gh))
 	// Fetched without the log: the content is in the store, the record
 	// was never verified.
 	if _, err := e.resolve(market); err != nil {

@@ -18,7 +18,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,7 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/checksumlog"
+	"reasonix.io/plugind/internal/fakegithub"
 )
 
 // Digests computes the tree digest of folder path ("" the root) of commit
@@ -264,6 +267,20 @@ func FromGit(dirs func(place string) (gitDir string, ok bool)) Digests {
 		}
 		return GitDigest(dir, commit, path)
 	}
+}
+
+// FromFakeGitHub computes records from the repositories of a fake GitHub
+// (github.com/OWNER/REPO, kept at DIR/OWNER/REPO.git).
+func FromFakeGitHub(gh *fakegithub.Server) Digests {
+	return FromGit(func(place string) (string, bool) {
+		repo, ok := strings.CutPrefix(place, "github.com/")
+		if !ok {
+			return "", false
+		}
+		dir := filepath.Join(gh.Dir(), filepath.FromSlash(repo)+".git")
+		_, err := os.Stat(dir)
+		return dir, err == nil
+	})
 }
 
 var errNotFound = errors.New("not found")
