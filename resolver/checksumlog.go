@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
@@ -60,8 +61,9 @@ func (s *resolve) expect(ctx context.Context, src source.Source, sha, p string) 
 }
 
 // checkLog compares digest, the tree digest of folder p of src's
-// repository at sha, with the log's record of it.
-func (s *resolve) checkLog(ctx context.Context, src source.Source, sha, p, digest string) error {
+// repository at sha (held by store snapshot snapshot), with the log's
+// record of it.
+func (s *resolve) checkLog(ctx context.Context, src source.Source, sha, p, digest, snapshot string) error {
 	c := s.expect(ctx, src, sha, p)
 	if c == nil {
 		return nil
@@ -74,7 +76,36 @@ func (s *resolve) checkLog(ctx context.Context, src source.Source, sha, p, diges
 	if c.err != nil {
 		return c.err
 	}
-	return s.cfg.ChecksumLog.Check(c.rec, digest)
+	err := s.cfg.ChecksumLog.Check(c.rec, digest)
+	if err != nil && s.setAside(ctx, snapshot) {
+		return plugind.Errorf(plugind.CodeDigestMismatch, "%w\nThe stored copy was set aside (the store's quarantine/): the next plan fetches this commit again.", err)
+	}
+	return err
+}
+
+// setAside quarantines a snapshot whose content the log disputes, and
+// forgets what the cache derived from it: the next plan fetches the commit
+// afresh (a mirror that served altered bytes may be repaired by then)
+// instead of refusing the same stored bytes forever, and nothing installs
+// from them meanwhile. The snapshot is kept in quarantine/ as evidence.
+// It reports whether the snapshot was set aside (another entry of the
+// plan may have done it first).
+func (s *resolve) setAside(ctx context.Context, snapshot string) bool {
+	if snapshot == "" {
+		return false
+	}
+	if err := s.cfg.Store.Quarantine(snapshot); err != nil {
+		if plugind.CodeOf(err) != plugind.CodeNotFound {
+			s.cfg.Log.Warn("checksum log: a disputed snapshot could not be quarantined", "snapshot", snapshot, "err", err)
+		}
+		return false
+	}
+	if s.cfg.Cache != nil {
+		if err := s.cfg.Cache.ForgetDigest(ctx, snapshot); err != nil {
+			s.cfg.Log.Warn("checksum log: the cache records of a disputed snapshot could not be forgotten", "snapshot", snapshot, "err", err)
+		}
+	}
+	return true
 }
 
 // logRefused reports an error that refuses the whole plan, not one entry:

@@ -112,10 +112,16 @@ func TestChecksumLogMismatch(t *testing.T) {
 	forged := "sha256:" + strings.Repeat("e", 64)
 	l.Alter("github.com/acme/tools", "plugins/fmt", toolsSHA, forged)
 	for _, src := range []string{market, "https://github.com/acme/tools/tree/" + toolsSHA + "/plugins/fmt"} {
+		e.reset()
 		_, err := resolveWith(t, e.withLog(l, t.TempDir()), src)
+		// The disputed copy was set aside: every plan fetches again
+		// (the marketplace's plan stored it; the plugin's fetches it).
+		if n := e.content(); n == 0 {
+			t.Errorf("%s: the disputed snapshot was planned from the store again", src)
+		}
 		mustCode(t, err, plugind.CodeDigestMismatch, host.ErrLogSecurity, "SECURITY ERROR")
 		msg := err.Error()
-		for _, want := range []string{"checksum log: " + forged, "fetched:      sha256:", "github.com/acme/tools/plugins/fmt@" + toolsSHA, "record #", "log.test", "signed tree of", "may be compromised"} {
+		for _, want := range []string{"checksum log: " + forged, "fetched:      sha256:", "github.com/acme/tools/plugins/fmt@" + toolsSHA, "record #", "log.test", "signed tree of", "may be compromised", "set aside"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: the refusal does not say %q:\n%s", src, want, msg)
 			}

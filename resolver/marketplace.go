@@ -417,7 +417,7 @@ func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 	}
 	digest, err := s.folderDigest(ctx, key, ep.sha, ep.path, loc)
 	if err == nil {
-		err = s.checkLog(ctx, ep.repo.Source(), ep.sha, ep.path, digest)
+		err = s.checkLog(ctx, ep.repo.Source(), ep.sha, ep.path, digest, loc.snapshot)
 	}
 	if err != nil {
 		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)

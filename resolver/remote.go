@@ -100,7 +100,7 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkLog(ctx, src, pin.SHA, src.Subdir, digest); err != nil {
+	if err := s.checkLog(ctx, src, pin.SHA, src.Subdir, digest, loc.snapshot); err != nil {
 		return nil, err
 	}
 	f.Candidates = []Candidate{{
