@@ -90,3 +90,77 @@ func TestChecksumLogWriteConfigSwaps(t *testing.T) {
 		t.Error("a cache name leading out of the folder was read")
 	}
 }
+
+// BenchmarkChecksumLogCachedLookup is what a re-plan pays per record once
+// the home's verified records are read.
+func BenchmarkChecksumLogCachedLookup(b *testing.B) {
+	digest := "sha256:" + strings.Repeat("a", 64)
+	l := fakelog.New(b, "log.test", func(string, string, string) (string, error) { return digest, nil })
+	cfg, err := checksumlog.ParseConfig(l.Env())
+	if err != nil {
+		b.Fatal(err)
+	}
+	home := b.TempDir()
+	cl, err := NewChecksumLog(ChecksumLogConfig{Log: cfg, CacheDir: filepath.Join(home, "cache"), StateDir: filepath.Join(home, "state")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sha := strings.Repeat("1", 40)
+	if _, err := cl.Lookup(context.Background(), "github.com/o/r", "plugins/p", sha, false); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec, err := cl.Lookup(context.Background(), "github.com/o/r", "plugins/p", sha, true)
+		if err != nil || !rec.Cached {
+			b.Fatal(rec, err)
+		}
+	}
+}
+
+// A record verified once is read back by the next process from the
+// verified file alone, offline or not; a damaged line costs only itself.
+func TestChecksumLogVerifiedRecords(t *testing.T) {
+	t.Parallel()
+	digest := "sha256:" + strings.Repeat("b", 64)
+	l := fakelog.New(t, "log.test", func(string, string, string) (string, error) { return digest, nil })
+	cl, home := newTestLog(t, l, nil)
+	shas := []string{strings.Repeat("1", 40), strings.Repeat("2", 40)}
+	for _, sha := range shas {
+		if _, err := cl.Lookup(context.Background(), "github.com/o/r", "p", sha, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	verified := filepath.Join(home, "cache", "log.test", "verified")
+	data, err := os.ReadFile(verified)
+	if err != nil || strings.Count(string(data), "\n") != 2 {
+		t.Fatalf("verified: %q %v", data, err)
+	}
+	// The lookups the sumdb client cached are gone; one line is torn.
+	if err := os.RemoveAll(filepath.Join(home, "cache", "log.test", "lookup")); err != nil {
+		t.Fatal(err)
+	}
+	torn := strings.Replace(string(data), shas[1], shas[1][:20], 1)
+	if err := os.WriteFile(verified, []byte("garbage\n"+torn), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := checksumlog.ParseConfig(l.Env())
+	next, err := NewChecksumLog(ChecksumLogConfig{Log: cfg, CacheDir: filepath.Join(home, "cache"), StateDir: filepath.Join(home, "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Reset()
+	rec, err := next.Lookup(context.Background(), "github.com/o/r", "p", shas[0], true)
+	if err != nil || !rec.Cached || rec.Digest != digest || rec.TreeSize < 1 {
+		t.Fatalf("offline, from the verified file: %+v %v", rec, err)
+	}
+	if _, err := next.Lookup(context.Background(), "github.com/o/r", "p", shas[1], true); err == nil {
+		t.Fatal("a torn line answered")
+	}
+	if _, err := next.Lookup(context.Background(), "github.com/o/r", "p", shas[1], false); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.Lookups(); n != 1 {
+		t.Errorf("%d lookups, want 1 (the torn record's)", n)
+	}
+}
