@@ -11,13 +11,16 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/cache/maintain"
+	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver"
+	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/store"
 )
@@ -84,7 +87,11 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		return a, nil
 	}
 	log := cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
-	hosts, err := openHosts(opts, log)
+	hosts, hcfg, err := openHosts(opts, log)
+	if err != nil {
+		return nil, err
+	}
+	sumLog, err := openChecksumLog(opts.Getenv, home, hcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +129,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
 			Store: a.Store, Cache: a.Cache, Hosts: hosts, Log: log, Progress: opts.Progress,
-			Offline: a.Offline, Decoded: decoded,
+			Offline: a.Offline, Decoded: decoded, ChecksumLog: sumLog,
 		})
 	} else {
 		a.Resolver = unusableStore{dir: home.StoreDir(), err: a.StoreErr}
@@ -182,23 +189,48 @@ func (a *App) Close() {
 // openHosts opens where remote sources come from: as opts.Hosts or else the
 // environment says (SPEC §4), the team mirror in front when REASONIX_MIRROR
 // names one (§15).
-func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, error) {
+func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, resolver.HostConfig, error) {
 	var cfg resolver.HostConfig
 	if opts.Hosts != nil {
 		cfg = *opts.Hosts
 	} else if env, err := resolver.HostConfigFromEnv(opts.Getenv, log); err == nil {
 		cfg = env
 	} else {
-		return nil, err
+		return nil, cfg, err
 	}
 	mcfg, ok, err := mirror.ConfigFromEnv(opts.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, cfg, err
 	}
 	if ok {
 		cfg.Mirror = &mcfg
 	}
-	return resolver.NewHosts(cfg)
+	hosts, err := resolver.NewHosts(cfg)
+	return hosts, cfg, err
+}
+
+// openChecksumLog opens the checksum log REASONIX_CHECKSUM_LOG names
+// (SPEC §17); nil when it names none, and nothing is then asked or
+// written. Its tiles and lookups are cached under cache/checksumlog, the
+// latest tree head of each log is remembered under checksumlog/ (state:
+// losing it forgets what the log promised). The mirror's token goes to
+// the log only when the log is served by the mirror itself.
+func openChecksumLog(getenv func(string) string, home installer.Home, hcfg resolver.HostConfig) (*host.ChecksumLog, error) {
+	lcfg, err := checksumlog.ParseConfig(getenv(checksumlog.EnvVar))
+	if err != nil {
+		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%v", err)
+	}
+	if lcfg == nil {
+		return nil, nil
+	}
+	cfg := host.ChecksumLogConfig{
+		Log: lcfg, CacheDir: filepath.Join(home.CacheDir(), "checksumlog"), StateDir: filepath.Join(home.Dir, "checksumlog"),
+		Net: hcfg.Net,
+	}
+	if m := hcfg.Mirror; m != nil {
+		cfg.MirrorURLs, cfg.MirrorToken = m.URLs, m.Token
+	}
+	return host.NewChecksumLog(cfg)
 }
 
 // runtimePolicy is how plans read the team mirror's rule for run-time

@@ -30,6 +30,8 @@ func TestOpenRefusesABadEnvironment(t *testing.T) {
 		{"rewrite", map[string]string{"REASONIX_URL_REWRITE": "no-equals-sign"}, "REASONIX_URL_REWRITE"},
 		{"mirror only without a mirror", map[string]string{"REASONIX_MIRROR_ONLY": "1"}, "needs REASONIX_MIRROR"},
 		{"mirror in the clear", map[string]string{"REASONIX_MIRROR": "http://mirror.example.com"}, "in the clear"},
+		{"checksum log without a key", map[string]string{"REASONIX_CHECKSUM_LOG": "https://log.example.com"}, "REASONIX_CHECKSUM_LOG"},
+		{"checksum log in the clear", map[string]string{"REASONIX_CHECKSUM_LOG": "log.example+e22ad288+AacbRZXbYbOI+nLMxsrmcK/uglQM2AHyZHzbB+zesvRV http://log.example.com"}, "must be https"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -156,6 +156,11 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for _, ep := range plans {
+		if ep.cand.Err == nil && ep.repo != nil {
+			s.expect(ctx, ep.repo.Source(), ep.sha, ep.path)
+		}
+	}
 	results, warnings := s.fetchEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -170,7 +175,7 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	}
 	_ = finishing.Wait()
 	for _, ep := range plans {
-		if ep.cand.Err != nil && req.Name != "" {
+		if ep.cand.Err != nil && (req.Name != "" || logRefused(ep.cand.Err)) {
 			return nil, ep.cand.Err
 		}
 		f.Candidates = append(f.Candidates, ep.cand)
@@ -411,6 +416,9 @@ func (s *resolve) finishEntry(ctx context.Context, st site, ep *entryPlan, resul
 		return
 	}
 	digest, err := s.folderDigest(ctx, key, ep.sha, ep.path, loc)
+	if err == nil {
+		err = s.checkLog(ctx, ep.repo.Source(), ep.sha, ep.path, digest, loc.snapshot)
+	}
 	if err != nil {
 		ep.cand.Err = fmt.Errorf("plugin %q: %w", e.Name, err)
 		return

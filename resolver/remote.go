@@ -53,6 +53,12 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	// A repository over the budget as a whole may still hold a marketplace
 	// whose plugins fit (SPEC §8: budgets count what is stored): then only
 	// its manifest folders are stored, and each entry's folder on its own.
+	if src.Subdir != "" {
+		// A folder is a plugin's, likely: its record is looked up while
+		// it is fetched. A root may be a marketplace, whose own tree is
+		// not installed: it is looked up only once it is known not to be.
+		s.expect(ctx, src, pin.SHA, src.Subdir)
+	}
 	var res *fetchResult
 	if src.Subdir == "" {
 		res = s.partialMarketplace(ctx, repo, pin.SHA, verify)
@@ -92,6 +98,9 @@ func (s *resolve) resolveRemote(ctx context.Context, req Request) (*Fetched, err
 	}
 	digest, err := s.folderDigest(ctx, src.Key(), pin.SHA, src.Subdir, loc)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkLog(ctx, src, pin.SHA, src.Subdir, digest, loc.snapshot); err != nil {
 		return nil, err
 	}
 	f.Candidates = []Candidate{{

@@ -215,6 +215,9 @@ type Config struct {
 	// Decoded keeps marketplace documents parsed, for the next plan: the
 	// daemon's, shared with its installer (nil: none kept).
 	Decoded *cache.Decoded
+	// ChecksumLog, when set, is the log every remote tree is checked
+	// against (REASONIX_CHECKSUM_LOG, SPEC §17); nil: none is.
+	ChecksumLog *host.ChecksumLog
 }
 
 // Sources is the Resolver over every source kind of SPEC §5.
@@ -248,6 +251,10 @@ type resolve struct {
 	// repos are the host stacks opened (repo), by source: a thousand
 	// entries over two hundred repositories open two hundred.
 	repos map[source.Source]host.Repo
+	// offline is the request's (--offline, REASONIX_OFFLINE=1); logs are
+	// its lookups in the checksum log.
+	offline bool
+	logs    logCalls
 }
 
 // New returns a Resolver over cfg.
@@ -266,7 +273,7 @@ func (s *Sources) Resolve(ctx context.Context, req Request) (*Fetched, error) {
 	if s.cfg.Offline {
 		req.Offline = true
 	}
-	r := &resolve{Sources: s, cache: s.cfg.Cache.Session()}
+	r := &resolve{Sources: s, cache: s.cfg.Cache.Session(), offline: req.Offline}
 	defer r.cache.CommitLater(ctx, s.cacheWriteFailed)
 	if w, ok := s.progress(ctx).(host.Watcher); ok {
 		// The network work under this resolve is reported as it goes.

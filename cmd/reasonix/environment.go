@@ -34,6 +34,15 @@ func environmentTopic() *cobra.Command {
   REASONIX_MIRROR          URL[,URL…] of the team mirror's replicas, asked first
   REASONIX_MIRROR_TOKEN    the mirror's bearer token (reasonix mirror token create)
   REASONIX_MIRROR_ONLY=1   never go around the mirror to GitHub or the git host
+  REASONIX_CHECKSUM_LOG    "<verifier key> <URL>": check every remote install, update and sync
+                           against a checksum log (Go's sumdb protocol; the mirror serves one at
+                           MIRROR/log): a tree whose digest is not the log's record of
+                           HOST/OWNER/REPO[/PATH]@SHA, or a log whose signed tree heads fork, is a
+                           SECURITY ERROR (install.digest_mismatch) and nothing is installed; a log
+                           that cannot be read fails closed. Records verified once are read back
+                           from the home without asking (re-plans, --offline); the last tree head
+                           is kept in checksumlog/, tiles and records in cache/checksumlog/.
+                           REASONIX_MIRROR_TOKEN is sent to it only on a mirror's origin
   GOMEMLIMIT               the Go runtime's soft memory limit (default 30 MiB for reasonix)
   REASONIX_CORPUS          tests only: the real-world marketplace corpus (.ci/run sets it)
 

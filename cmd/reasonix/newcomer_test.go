@@ -60,7 +60,7 @@ func TestMistakesAreAnswered(t *testing.T) {
 		{"--json where JSON is printed anyway", []string{"plugin", "install", src, "--dry-run", "--json"}, 0, "stdout", []string{`"status": "up-to-date"`}},
 		{"--json on version", []string{"version", "--json"}, 0, "stdout", []string{`"version": "reasonix `}},
 		{"help environment", []string{"help", "environment"}, 0, "stdout", []string{"REASONIX_HOME", "REASONIX_OFFLINE", "REASONIX_GIT", "REASONIX_GITHUB_URL", "REASONIX_GITHUB_API_URL",
-			"GITHUB_TOKEN", "GH_TOKEN", "REASONIX_URL_REWRITE", "REASONIX_MIRROR", "REASONIX_MIRROR_TOKEN", "REASONIX_MIRROR_ONLY", "REASONIX_CORPUS"}},
+			"GITHUB_TOKEN", "GH_TOKEN", "REASONIX_URL_REWRITE", "REASONIX_MIRROR", "REASONIX_MIRROR_TOKEN", "REASONIX_MIRROR_ONLY", "REASONIX_CHECKSUM_LOG", "REASONIX_CORPUS"}},
 	}
 	// Sequential: the -y row installs what the later rows find installed.
 	for _, tt := range tests {
