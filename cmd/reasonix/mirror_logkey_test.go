@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 
@@ -132,11 +134,24 @@ func TestMirrorServeLogKey(t *testing.T) {
 			t.Fatalf("%s: %d %v %s", rep.id, resp.StatusCode, err, body)
 		}
 		heads = append(heads, string(body))
-		if !strings.Contains(rep.stderr.String(), vkey) {
-			t.Errorf("%s does not say which verifier key its clients need:\n%s", rep.id, rep.stderr)
-		}
 	}
 	if heads[0] != heads[1] {
 		t.Errorf("two replicas with one key sign different heads:\n%s\n%s", heads[0], heads[1])
+	}
+	// Stopped (its stderr is read only then), each said which verifier key
+	// its clients need.
+	for _, rep := range reps {
+		if err := rep.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-rep.done:
+			rep.done <- err // for the cleanup's wait
+		case <-time.After(40 * time.Second):
+			t.Fatalf("%s did not stop on SIGTERM", rep.id)
+		}
+		if !strings.Contains(rep.stderr.String(), vkey) {
+			t.Errorf("%s does not say which verifier key its clients need:\n%s", rep.id, rep.stderr)
+		}
 	}
 }
