@@ -36,7 +36,9 @@ func (in *Installer) governRuntime(ctx context.Context, p *Plan) {
 	if len(governed) == 0 {
 		return
 	}
-	rule, unread, err := policy.Runtime(""), "offline: the mirror is not asked", error(nil)
+	var rule policy.Runtime
+	var err error
+	unread := "offline: the mirror is not asked"
 	if !p.Request.Offline {
 		rule, unread, err = in.RuntimePolicy(ctx)
 	}

@@ -57,10 +57,10 @@ type ChecksumLog struct {
 	cfg      *checksumlog.Config
 	ops      *logOps
 	verified *verifiedRecords
-	sem  *semaphore.Weighted
-	mu   sync.Mutex
-	c    *sumdb.Client
-	vers note.Verifiers
+	sem      *semaphore.Weighted
+	mu       sync.Mutex
+	c        *sumdb.Client
+	vers     note.Verifiers
 }
 
 // NewChecksumLog returns the client of cfg.Log.

@@ -120,7 +120,7 @@ func (o *logOps) WriteConfig(file string, old, new []byte) error {
 	if !bytes.Equal(cur, old) {
 		return sumdb.ErrWriteConflict
 	}
-	return writeReplacing(p, new)
+	return writeReplacing(p, new, true)
 }
 
 // ReadCache implements sumdb.ClientOps.
@@ -145,7 +145,7 @@ func (o *logOps) WriteCache(file string, data []byte) {
 		err = os.MkdirAll(filepath.Dir(p), 0o700)
 	}
 	if err == nil {
-		err = writeReplacing(p, data)
+		err = writeReplacing(p, data, false) // derived data: not worth an fsync
 	}
 	if err != nil {
 		o.log.Debug("checksum log: cache not written", "file", file, "err", err)
@@ -192,14 +192,15 @@ func local(dir, file string) (string, error) {
 }
 
 // writeReplacing writes data to a temporary file beside p and renames it
-// over p: a reader sees the old content or the new, never a part.
-func writeReplacing(p string, data []byte) error {
+// over p: a reader sees the old content or the new, never a part. durable
+// syncs the file first, so a crash cannot leave it empty.
+func writeReplacing(p string, data []byte, durable bool) error {
 	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
