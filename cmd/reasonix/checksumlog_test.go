@@ -79,6 +79,11 @@ func TestChecksumLogFromTheBinary(t *testing.T) {
 			t.Errorf("the refusal does not say %q:\n%s", want, msg)
 		}
 	}
+	// On a terminal, the SECURITY ERROR is a block, as Go prints it.
+	term := runOnTerminal(t, t.TempDir(), append(gh.Env(), "REASONIX_CHECKSUM_LOG="+bad.Env()), "plugin", "install", market, "--yes")
+	if !strings.Contains(term.stderr, "\nSECURITY ERROR\nThis content does NOT match") || !strings.Contains(term.stderr, "\n    checksum log: "+forged) {
+		t.Errorf("the terminal does not show the SECURITY ERROR block:\n%s", term.stderr)
+	}
 	if reg := sb2.registry(t); reg != "" {
 		t.Errorf("the refused install wrote the registry: %s", reg)
 	}

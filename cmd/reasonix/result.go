@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/installer"
+	"reasonix.io/plugind/resolver/host"
 )
 
 // Every mutating command ends with one result line on stderr, in every mode
@@ -51,9 +53,23 @@ func (c *console) result(line string) {
 // escaped, then its code (which is never masked).
 func errorText(err error) string {
 	if code := plugind.CodeOf(err); code != "" {
-		return fmt.Sprintf("%s [%s]", safeText(err.Error()), code)
+		return fmt.Sprintf("%s [%s]", errorBody(err, err.Error()), code)
 	}
-	return safeText(err.Error())
+	return errorBody(err, err.Error())
+}
+
+// errorBody is text, err's message, escaped for a terminal. The checksum
+// log's SECURITY ERROR is a block, as Go prints it: its lines are kept
+// (each escaped on its own, tabs as spaces); any other message is one line.
+func errorBody(err error, text string) string {
+	if !errors.Is(err, host.ErrLogSecurity) {
+		return safeText(text)
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n")
+	for i, l := range lines {
+		lines[i] = safeText(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // responseResult prints the result line of resp, the response of cmd.

@@ -107,7 +107,7 @@ func (s *console) review(resp *installer.Response, sh shown) {
 	case resp.Status == installer.StatusRefused || resp.Status == installer.StatusFailed:
 		reason := cmp.Or(resp.ErrorText(), "nothing in it can be "+done)
 		s.blank()
-		s.line("%s %s", s.bad("This plan cannot be "+done+":"), safeText(reason))
+		s.line("%s %s", s.bad("This plan cannot be "+done+":"), errorBody(resp.Err, reason))
 	case sh.approve != nil && resp.PlanID != "" && len(ready) > 0:
 		verb := "install"
 		if update {

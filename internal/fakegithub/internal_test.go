@@ -278,6 +278,7 @@ func TestPlainHelperFailuresAreReported(t *testing.T) {
 	sha := r.Commit("main", map[string]string{"a": "1"})
 	steps := map[string]func(){
 		"SetArchive":        func() { r.SetArchive(sha, []byte("x")) },
+		"TamperArchive":     func() { r.TamperArchive(sha, Tamper{}) },
 		"dot-dot path":      func() { s.CreateRepoAt("group/../tools") },
 		"duplicate by case": func() { s.CreateRepoAt("GROUP/sub/Tools") },
 		"owner with slash":  func() { s.CreateRepo("group/sub", "x") },
@@ -332,5 +333,31 @@ func TestRefsFollowEveryMove(t *testing.T) {
 	git("update-ref", "-d", "refs/heads/side")
 	if _, err := r.resolve(ctx, "side"); err != errNoRef {
 		t.Fatalf("deleted side: %v; want errNoRef", err)
+	}
+}
+
+// TamperArchive fails the test for a path the archive does not hold as a
+// file, and serves nothing altered then.
+func TestTamperArchiveMissingPath(t *testing.T) {
+	t.Parallel()
+	tb := &recordingTB{}
+	s, err := start(t.TempDir(), tb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := s.CreateRepo("acme", "tools")
+	sha := r.Commit("main", map[string]string{"a": "1"})
+	for _, tm := range []Tamper{{Change: map[string]string{"nope": "x"}}, {Chmod: []string{"a/"}}} {
+		before := len(tb.msgs)
+		r.TamperArchive(sha, tm)
+		if len(tb.msgs) != before+1 || !strings.Contains(tb.msgs[before], "no such files") {
+			t.Errorf("%+v: reported %q", tm, tb.msgs[before:])
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.craftedArchive[archiveKey(r, sha)]; ok {
+		t.Error("a failed TamperArchive set an archive")
 	}
 }
