@@ -102,7 +102,7 @@ type Result struct {
 	GitAttributes []string
 	// GitEntries, with Options.GitTree, lists a folder of the archive as
 	// git's tree of it would ("" the root): where a mismatch lies.
-	GitEntries func(dir string) ([]gitobj.Entry, bool)
+	GitEntries func(dir string) ([]gitobj.Entry, bool) `json:"-"`
 }
 
 const (
