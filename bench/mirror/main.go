@@ -193,7 +193,7 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 		order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
 		home := filepath.Join(tmp, fmt.Sprintf("home-%02d", i))
 		wg.Go(func() {
-			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, gh, src)
+			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, nil, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
