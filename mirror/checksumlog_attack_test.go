@@ -24,6 +24,7 @@ import (
 	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/mirrortest"
 	"reasonix.io/plugind/mirror"
+	"reasonix.io/plugind/mirror/meta"
 	rmirror "reasonix.io/plugind/resolver/host/mirror"
 	"reasonix.io/plugind/tarball"
 )
@@ -343,5 +344,92 @@ func TestChecksumLogAlteredReplica(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A log that signs two histories: replicas A and B share one log key but
+// not a database, so each appends other records (B's log starts with one
+// A's never had) and they sign tree heads that are not one history. A
+// machine that installs through A, then (its REASONIX_CHECKSUM_LOG pointed
+// at B) installs more through B refuses with a SECURITY ERROR showing
+// both heads, writes nothing of it, and refuses again on the next run: the
+// head it remembered is A's still. A machine that only ever saw B
+// installs: detecting a fork takes seeing both.
+func TestChecksumLogForkDetected(t *testing.T) {
+	t.Parallel()
+	a := newAttackFixture(t, "bulk")
+	more, err := bulkmarket.Fleet(a.gh, "more", 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B's own database; the object store is A's (snapshots are named by
+	// their content: sharing them changes nothing of the log).
+	engB := &mirrortest.Engines{DSN: mirrortest.Postgres(t), Endpoint: a.eng.Endpoint, Bucket: a.eng.Bucket, Objects: a.eng.Objects}
+	if engB.DB, err = meta.Open(context.Background(), engB.DSN); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(engB.DB.Close)
+	up, err := mirrortest.Upstream(a.gh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engB.StartReplica(t, mirrortest.Options{Upstream: up, LogKey: a.key})
+	tokenB := engB.Token(t, "tester")
+	other := checksumlog.Record{Place: "github.com/acme/elsewhere", Commit: strings.Repeat("e", 40), Digest: "sha256:" + strings.Repeat("e", 64)}
+	if _, _, err := engB.DB.AppendLogRecord(context.Background(), checksumlog.LogPath(other.Place, ""), other.Commit, []byte(other.Line())); err != nil {
+		t.Fatal(err)
+	}
+	latest := func(url, token string) string {
+		status, body := logGet(t, url+"/log/latest", token)
+		if status != http.StatusOK {
+			t.Fatalf("%s/log/latest: %d %s", url, status, body)
+		}
+		return string(body)
+	}
+
+	home := filepath.Join(t.TempDir(), "home")
+	if resp, err := install(t, a.fixture, home, a.rep.URL, a.token, a.rep.URL, a.key.Verifier, a.src); err != nil || !resp.Applied {
+		t.Fatalf("through A: %v", err)
+	}
+	headA := latest(a.rep.URL, a.token)
+	remembered := filepath.Join(home, "checksumlog", a.key.Signer.Name(), "latest")
+	if got, err := os.ReadFile(remembered); err != nil || string(got) != headA {
+		t.Fatalf("the home remembers %q (%v), A signed %q", got, err, headA)
+	}
+	for run := range 2 {
+		resp, err := install(t, a.fixture, home, b.URL, tokenB, b.URL, a.key.Verifier, more)
+		headB := latest(b.URL, tokenB)
+		if headA == headB {
+			t.Fatalf("A and B signed one head: %s", headA)
+		}
+		what := fmt.Sprintf("run %d through B", run+1)
+		if err == nil || resp == nil || resp.Applied || plugind.CodeOf(err) != plugind.CodeDigestMismatch {
+			t.Fatalf("%s: applied %v, %s: %v; want a fork refused as %s", what, resp != nil && resp.Applied, plugind.CodeOf(err), err, plugind.CodeDigestMismatch)
+		}
+		// Both heads as signed: A's (the one remembered: its size, root
+		// hash and signature) and the one B answered the lookup with (B
+		// may have grown since), and the proof that they fork.
+		msg := err.Error()
+		for _, want := range append([]string{"SECURITY ERROR", "two tree heads that are not one history", "proof of misbehavior"}, strings.Split(strings.TrimSpace(headA), "\n")...) {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: the refusal does not show %q:\n%v", what, want, err)
+			}
+		}
+		if n := strings.Count(msg, "go.sum database tree"); n != 2 {
+			t.Errorf("%s: the refusal shows %d tree heads, want 2:\n%v", what, n, err)
+		}
+		if run == 0 {
+			t.Logf("the refusal:\n%v", err)
+		}
+		if got := installed(t, home); len(got) != 6 {
+			t.Errorf("%s: the registry holds %d plugins, want A's 6 alone", what, len(got))
+		}
+		if got, _ := os.ReadFile(remembered); string(got) != headA {
+			t.Errorf("%s: the remembered head became %q, want A's", what, got)
+		}
+	}
+	// Seeing B alone, nothing is amiss.
+	if resp, err := install(t, a.fixture, filepath.Join(t.TempDir(), "b-only"), b.URL, tokenB, b.URL, a.key.Verifier, more); err != nil || !resp.Applied {
+		t.Fatalf("a machine that saw only B: %v", err)
 	}
 }

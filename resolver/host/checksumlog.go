@@ -278,6 +278,7 @@ func (l *ChecksumLog) forkMessage(msg string) string {
 	_, rest, _ := strings.Cut(msg, "misbehavior detected!\n")
 	return fmt.Sprintf("The checksum log %s (%s) signed two tree heads that are not one history:\n"+
 		"it, or a mirror serving it, is compromised, and shows different content to different clients.\n"+
-		"Nothing was installed. The old head is the one this home remembered (%s).\n%s",
+		"Nothing was installed. One of the two heads is the one this home remembered (in %s),\n"+
+		"the other the one the log answered now; Go's sumdb client calls the smaller the old.\n%s",
 		l.Name(), l.URL(), l.ops.stateDir, strings.TrimRight(rest, "\n"))
 }
