@@ -291,8 +291,14 @@ func recordOf(t *testing.T, f *fixture, place, folder, sha string) (int64, check
 // refuses the whole install, showing the log's proof, and writes nothing;
 // clients of the replica itself install the same marketplace, the log
 // holding the honest digest they installed.
+//
+// The cases share one replica (the engines are shared by many tests: one
+// bucket less), each its own client and front.
 func TestChecksumLogAlteredReplica(t *testing.T) {
 	t.Parallel()
+	f := newAttackFixture(t, "bulk")
+	const repo, folder = "bulk/repo00", "plugins/p000-01"
+	sha := f.gh.Repo("bulk", "repo00").Head("main")
 	for _, tc := range []struct {
 		name        string
 		alterRecord bool
@@ -301,10 +307,6 @@ func TestChecksumLogAlteredReplica(t *testing.T) {
 		{"snapshot altered, record honest", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			f := newAttackFixture(t, "bulk")
-			const repo, folder = "bulk/repo00", "plugins/p000-01"
-			sha := f.gh.Repo("bulk", "repo00").Head("main")
 			tp, front := newTamperer(t, f.rep.URL, repo, folder, tc.alterRecord)
 
 			victim := filepath.Join(t.TempDir(), "victim")
