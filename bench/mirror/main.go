@@ -16,6 +16,9 @@
 // end. It exits 1 on any error.
 //
 //	eval "$(.ci/engines start)"; go run ./bench/mirror [-entries 300 -repos 50 -machines 20] [-duration 5s -workers 16]
+//
+// With -log-cost N it measures instead what the checksum log costs a cold
+// install (logcost.go): N pairs of installs, with the log and without.
 package main
 
 import (
@@ -44,6 +47,7 @@ import (
 
 type options struct {
 	entries, repos, machines, fleetReplicas, workers int
+	logCost                                          int
 	duration                                         time.Duration
 }
 
@@ -55,6 +59,7 @@ func main() {
 	flag.IntVar(&o.fleetReplicas, "fleet-replicas", 3, "replicas serving the fleet")
 	flag.IntVar(&o.workers, "workers", 16, "concurrent clients of the load phase")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "how long each load measurement runs (at most 60s)")
+	flag.IntVar(&o.logCost, "log-cost", 0, "instead of the fleet and load: cold installs through one replica with the checksum log and without, this many pairs (see logcost.go)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -130,6 +135,9 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	if o.logCost > 0 {
+		return logCost(ctx, o, eng, up, token, gh, tmp)
+	}
 	var reps []*mirrortest.Replica
 	defer func() {
 		for _, r := range reps {
@@ -193,7 +201,7 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 		order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
 		home := filepath.Join(tmp, fmt.Sprintf("home-%02d", i))
 		wg.Go(func() {
-			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, gh, src)
+			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, nil, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
@@ -77,8 +78,11 @@ func startReplicas(t *testing.T, n int, eng *mirrortest.Engines, gh *fakegithub.
 
 // fleet installs src on n machines at once, each listing every replica
 // (in a rotated order, so all of them serve first), and returns each
-// machine's installed plugins as name → content digest.
-func fleet(t *testing.T, n int, reps []*replica, token string, gh *fakegithub.Server, src string) []map[string]string {
+// machine's installed plugins as name → content digest. With a verifier
+// key vkey, each machine checks its installs against the checksum log its
+// first replica serves (REASONIX_CHECKSUM_LOG), so every replica serves
+// the log to some.
+func fleet(t *testing.T, n int, reps []*replica, token, vkey string, gh *fakegithub.Server, src string) []map[string]string {
 	t.Helper()
 	results := make([]map[string]string, n)
 	errs := make([]error, n)
@@ -90,10 +94,14 @@ func fleet(t *testing.T, n int, reps []*replica, token string, gh *fakegithub.Se
 			urls = append(urls, reps[(i+k)%len(reps)].url)
 		}
 		home := filepath.Join(t.TempDir(), "home")
+		var env map[string]string
+		if vkey != "" {
+			env = map[string]string{"REASONIX_CHECKSUM_LOG": vkey + " " + urls[0] + "/log"}
+		}
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			got, err := mirrortest.InstallThroughMirror(ctx, home, urls, token, gh, src)
+			got, err := mirrortest.InstallThroughMirror(ctx, home, urls, token, env, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
@@ -131,9 +139,14 @@ func sameDigests(t *testing.T, results []map[string]string, entries int) {
 // three replicas over one PostgreSQL and one object store, twenty machines
 // bulk-installing one marketplace at once. Upstream sees one content fetch
 // per repo@SHA and one ref request per repository for the whole fleet, and
-// every machine holds the same digests. Then, with a fresh marketplace, one
-// replica is killed (SIGKILL) while it holds a fetch lease: every machine
-// still completes, and another replica takes the lease over.
+// every machine holds the same digests. The replicas serve the checksum
+// log (SPEC §17, --log-key) and every machine checks its installs against
+// it: the log then holds every plugin's record once, with the digest every
+// machine installed, and the log costs upstream nothing more. Then, with a
+// fresh marketplace, one replica is killed (SIGKILL) while it holds a
+// fetch lease: every machine still completes, and another replica takes
+// the lease over (those machines check no log: theirs is at one URL, and
+// a client whose log is down fails closed, by design).
 func TestMirrorFleet(t *testing.T) {
 	setup := time.Now()
 	eng := mirrortest.Open(t)
@@ -149,12 +162,20 @@ func TestMirrorFleet(t *testing.T) {
 	}
 	gh.ResetCounts()
 	token := eng.Token(t, "fleet")
-	reps := startReplicas(t, 3, eng, gh, "--allow-private-upstreams")
+	keyFile := filepath.Join(t.TempDir(), "log.key")
+	created := run(t, t.TempDir(), nil, "mirror", "log-key", "create", "fleet.example.test", "-o", keyFile)
+	if created.code != 0 {
+		t.Fatalf("log-key create: %s", created.stderr)
+	}
+	vkey := strings.TrimSpace(created.stdout)
+	reps := startReplicas(t, 3, eng, gh, "--allow-private-upstreams", "--log-key", keyFile)
 	t.Logf("engines, repositories and replicas ready in %s", time.Since(setup).Round(time.Millisecond))
 
 	start := time.Now()
-	sameDigests(t, fleet(t, machines, reps, token, gh, src), entries)
-	t.Logf("%d machines installed %d plugins each in %s", machines, entries, time.Since(start).Round(time.Millisecond))
+	installed := fleet(t, machines, reps, token, vkey, gh, src)
+	sameDigests(t, installed, entries)
+	t.Logf("%d machines installed %d plugins each, checked against the log, in %s", machines, entries, time.Since(start).Round(time.Millisecond))
+	fleetLogHoldsEachOnce(t, eng.DB, gh, "bulk", repos, installed[0])
 	for r := range repos + 1 {
 		name := fmt.Sprintf("repo%02d", r)
 		if r == repos {
@@ -199,7 +220,7 @@ func TestMirrorFleet(t *testing.T) {
 		}
 	}()
 	start = time.Now()
-	results := fleet(t, machines, reps, token, gh, killSrc)
+	results := fleet(t, machines, reps, token, "", gh, killSrc)
 	t.Logf("with a replica killed: %s", time.Since(start).Round(time.Millisecond))
 	dead, ok := <-killed
 	if !ok {
@@ -274,6 +295,67 @@ func TestMirrorFleet(t *testing.T) {
 			r.done <- nil
 		case <-time.After(40 * time.Second):
 			t.Fatalf("%s did not stop on SIGTERM", r.id)
+		}
+	}
+}
+
+// fleetLogHoldsEachOnce reads the whole checksum log from PostgreSQL: it
+// holds exactly one record per installed plugin of bulkmarket.Fleet's
+// marketplace under owner — plugin pRRR-PP at plugins/pRRR-PP of
+// OWNER/repoRR at its one commit — with the digest the machines installed,
+// and nothing else (no key twice, no record of the marketplace itself).
+func fleetLogHoldsEachOnce(t *testing.T, db *meta.DB, gh *fakegithub.Server, owner string, repos int, installed map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	tree, err := db.LogTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{} // key → digest
+	for name, digest := range installed {
+		var r int
+		if _, err := fmt.Sscanf(name, "p%03d-", &r); err != nil || r >= repos {
+			t.Fatalf("plugin %q is not one of bulkmarket.Fleet's", name)
+		}
+		repo := fmt.Sprintf("repo%02d", r)
+		want[checksumlog.KeyOf("github.com/"+owner+"/"+repo, "plugins/"+name, gh.Repo(owner, repo).Head("main"))] = digest
+	}
+	if tree.N != int64(len(want)) {
+		t.Errorf("the log holds %d records, want %d (one per installed plugin)", tree.N, len(want))
+	}
+	texts, err := db.LogRecords(ctx, 0, tree.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int64{}
+	for id, text := range texts {
+		f := strings.Fields(string(text))
+		if len(f) != 4 {
+			t.Fatalf("record %d is malformed: %q", id, text)
+		}
+		place, folder, err := checksumlog.SplitLogPath(f[0])
+		if err != nil {
+			t.Fatalf("record %d: %v", id, err)
+		}
+		rec, err := checksumlog.ParseText(text, f[0], f[1])
+		if err != nil {
+			t.Fatalf("record %d: %v", id, err)
+		}
+		key := checksumlog.KeyOf(place, folder, rec.Commit)
+		if first, dup := seen[key]; dup {
+			t.Errorf("%s is logged twice: records %d and %d", key, first, id)
+		}
+		seen[key] = int64(id)
+		switch digest, ok := want[key]; {
+		case !ok:
+			t.Errorf("record %d is of %s, which no machine installed", id, key)
+		case rec.Digest != digest:
+			t.Errorf("record %d: %s logged with %s, the machines installed %s", id, key, rec.Digest, digest)
+		}
+	}
+	for key := range want {
+		if _, ok := seen[key]; !ok {
+			t.Errorf("%s was installed but is not in the log", key)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"time"
 
@@ -57,12 +58,13 @@ func OpenClient(ctx context.Context, home string, env map[string]string, gh *fak
 
 // InstallThroughMirror is one machine of a fleet: a client whose home is
 // home, listing the replicas at urls in that order, bulk-installs src with
-// --yes. It returns the installed plugins' digests by name; any action
-// that did not install is an error.
-func InstallThroughMirror(ctx context.Context, home string, urls []string, token string, gh *fakegithub.Server, src string) (map[string]string, error) {
-	a, err := OpenClient(ctx, home, map[string]string{
-		"REASONIX_MIRROR": strings.Join(urls, ","), "REASONIX_MIRROR_TOKEN": token,
-	}, gh, nil)
+// --yes, env adding to its environment (REASONIX_CHECKSUM_LOG…). It
+// returns the installed plugins' digests by name; any action that did not
+// install is an error.
+func InstallThroughMirror(ctx context.Context, home string, urls []string, token string, env map[string]string, gh *fakegithub.Server, src string) (map[string]string, error) {
+	vars := map[string]string{"REASONIX_MIRROR": strings.Join(urls, ","), "REASONIX_MIRROR_TOKEN": token}
+	maps.Copy(vars, env)
+	a, err := OpenClient(ctx, home, vars, gh, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -154,8 +154,15 @@ func (l *ChecksumLog) Lookup(ctx context.Context, place, path, commit string, of
 	c := l.client()
 	lines, err := c.Lookup(lp, commit)
 	l.sem.Release(1)
+	answer := l.ops.answer("/lookup/" + epath + "@" + commit) // a commit id escapes as itself
 	if msg := l.ops.securityMessage(); msg != "" {
 		return nil, plugind.Errorf(plugind.CodeDigestMismatch, "checksum log %s: verifying %s:\n\n%w\n%s", l.Name(), key, ErrLogSecurity, l.forkMessage(msg))
+	}
+	if err != nil && strings.Contains(err.Error(), unauthenticated) {
+		l.renew(c)
+		return nil, plugind.Errorf(plugind.CodeDigestMismatch, "checksum log %s: verifying %s:\n%s\n%w\n%s", l.Name(), key, l.forgedMessage(answer), ErrLogSecurity,
+			"The record the log answered is not the one its own signed tree holds: the log, a mirror\n"+
+				"serving it, or something in between altered it. Nothing was installed.")
 	}
 	if err != nil {
 		// The sumdb client remembers a failed lookup for its lifetime: a
@@ -244,12 +251,34 @@ func (l *ChecksumLog) Check(rec *LogRecord, digest string) error {
 			"have intercepted the download. Nothing was installed.")
 }
 
+// unauthenticated is how the sumdb client says that a lookup's record is
+// not the one the answer's signed tree holds (its error is not exported):
+// an altered answer, a security error, not a log that cannot be read.
+const unauthenticated = "cannot authenticate record data in server response"
+
+// forgedMessage shows a lookup answer whose record its tree does not hold:
+// the record as answered, its id, and the signed tree head it came with.
+func (l *ChecksumLog) forgedMessage(answer []byte) string {
+	id, text, treeMsg, err := tlog.ParseRecord(answer)
+	var tree tlog.Tree
+	if err == nil {
+		head, _, _ := bytes.Cut(treeMsg, []byte("\n\n"))
+		tree, err = tlog.ParseTree(append(head, '\n'))
+	}
+	if err != nil {
+		return fmt.Sprintf("\tthe log's answer (%d bytes) does not prove its record\n", len(answer))
+	}
+	return fmt.Sprintf("\tanswered:     record #%d: %s\tproof:        not in log %s (%s)'s signed tree of %d records, hash %s\n",
+		id, strings.TrimRight(string(text), "\n")+"\n", l.Name(), l.URL(), tree.N, tree.Hash)
+}
+
 // forkMessage is the sumdb client's report of two tree heads that are not
 // one history, told as this program's.
 func (l *ChecksumLog) forkMessage(msg string) string {
 	_, rest, _ := strings.Cut(msg, "misbehavior detected!\n")
 	return fmt.Sprintf("The checksum log %s (%s) signed two tree heads that are not one history:\n"+
 		"it, or a mirror serving it, is compromised, and shows different content to different clients.\n"+
-		"Nothing was installed. The old head is the one this home remembered (%s).\n%s",
+		"Nothing was installed. One of the two heads is the one this home remembered (in %s),\n"+
+		"the other the one the log answered now; Go's sumdb client calls the smaller the old.\n%s",
 		l.Name(), l.URL(), l.ops.stateDir, strings.TrimRight(rest, "\n"))
 }

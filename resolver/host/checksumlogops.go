@@ -43,6 +43,7 @@ type logOps struct {
 	mu       sync.Mutex
 	security string            // the first SecurityError's message
 	fresh    map[string][]byte // lookups this process verified, by cache name
+	answers  map[string][]byte // lookup answers as read, by remote path, until taken (answer)
 }
 
 // maxLogAnswer bounds what one answer of the log may hold: a lookup is a
@@ -76,6 +77,14 @@ func (o *logOps) ReadRemote(path string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %s: %q", path, resp.Status, msg)
 	case len(data) > maxLogAnswer:
 		return nil, fmt.Errorf("GET %s: the answer exceeds %d bytes", path, maxLogAnswer)
+	}
+	if strings.HasPrefix(path, "/lookup/") {
+		o.mu.Lock()
+		if o.answers == nil {
+			o.answers = map[string][]byte{}
+		}
+		o.answers[path] = data
+		o.mu.Unlock()
 	}
 	return data, nil
 }
@@ -158,6 +167,17 @@ func (o *logOps) lookup(file string) []byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.fresh[file]
+}
+
+// answer takes the lookup answer read for path, as it came, so a refusal
+// can show what the log answered (nil when it was not read by this
+// process, or was taken already).
+func (o *logOps) answer(path string) []byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	a := o.answers[path]
+	delete(o.answers, path)
+	return a
 }
 
 // Log implements sumdb.ClientOps.
