@@ -41,7 +41,8 @@ with REASONIX_MIRROR=URL[,URL…] and REASONIX_MIRROR_TOKEN.`,
   reasonix mirror token revoke --postgres "$DSN" --name laptop-ann`})
 	token.AddCommand(m.mirrorTokenCreate(), m.mirrorTokenRevoke())
 	logKey := group(&cobra.Command{Use: "log-key", Short: "Create the checksum log's signing key",
-		Example: `  reasonix mirror log-key create mirror.example.com -o /etc/reasonix/log.key`})
+		Example: `  reasonix mirror log-key create mirror.example.com -o /etc/reasonix/log.key
+  reasonix mirror serve --postgres DSN --s3-endpoint URL --s3-bucket NAME --log-key /etc/reasonix/log.key`})
 	logKey.AddCommand(m.mirrorLogKeyCreate())
 	cmd.AddCommand(m.mirrorServe(), token, logKey, m.mirrorAudit())
 	return cmd
