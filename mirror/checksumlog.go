@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/singleflight"
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/checksumlog"
@@ -33,7 +36,19 @@ import (
 type checksumLog struct {
 	s      *Server
 	signer note.Signer
+	// trees keeps the file lists of the whole trees whose folders were
+	// looked up last (treeFiles); reading shares one read of a tree.
+	trees   *lru.Cache[string, []plugind.File]
+	reading singleflight.Group
+	// head is the last signed head, of headTree (Signed).
+	headMu   sync.Mutex
+	head     []byte
+	headTree tlog.Tree
 }
+
+// keptTrees bounds checksumLog.trees: a bulk install's repositories and
+// more (a list is at most 20,000 files of ~150 bytes).
+const keptTrees = 128
 
 var _ sumdb.ServerOps = (*checksumLog)(nil)
 
@@ -44,13 +59,23 @@ const (
 	maxTileWidth  = 1 << logTileHeight
 )
 
-// Signed implements sumdb.ServerOps: the current tree head, signed.
+// Signed implements sumdb.ServerOps: the current tree head, signed. A
+// head is signed once per tree (every lookup answers with one).
 func (l *checksumLog) Signed(ctx context.Context) ([]byte, error) {
 	t, err := l.s.cfg.DB.LogTree(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return note.Sign(&note.Note{Text: string(tlog.FormatTree(t))}, l.signer)
+	l.headMu.Lock()
+	defer l.headMu.Unlock()
+	if l.head == nil || l.headTree != t {
+		msg, err := note.Sign(&note.Note{Text: string(tlog.FormatTree(t))}, l.signer)
+		if err != nil {
+			return nil, err
+		}
+		l.head, l.headTree = msg, t
+	}
+	return l.head, nil
 }
 
 // ReadRecords implements sumdb.ServerOps.
@@ -150,28 +175,44 @@ func placeSource(place string) (source.Source, error) {
 
 // treeDigest is the SPEC §9 tree digest of folder ("" for the root) of src
 // at sha (e records a refusal for a submodule outside the token's
-// scopes), from the mirror's snapshot of it (stored first when missing,
-// which proves the commit is on a branch or tag, as every snapshot is).
-// A folder's digest is over its files with paths relative to it, as a
-// client computes it: the stored archive of the folder is read back for it.
+// scopes), from the mirror's snapshot of the whole tree (stored first when
+// missing, which proves the commit is on a branch or tag, as every
+// snapshot is). A folder's digest is over its files with paths relative to
+// it, as a client computes it, cut from the whole tree's file list: a bulk
+// install asks for hundreds of folders of a few dozen commits, and storing
+// each folder's own archive to hash it made a cold install with the log
+// take 2–3× as long (issue 27). Only a whole tree the mirror cannot store
+// (over the budget, something in it refused elsewhere) is hashed from the
+// folder's own snapshot.
 func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, folder string, e *meta.Entry) (string, error) {
 	var paths []string
 	if folder != "" {
 		paths = []string{folder}
 	}
+	whole := true
 	for attempt := 0; ; attempt++ {
-		o, _, err := l.s.snapshot(ctx, src, sha, paths)
+		var o meta.Stored
+		var err error
+		if whole {
+			o, _, err = l.s.snapshot(ctx, src, sha, nil)
+			if err != nil && folder != "" && spoilsOnlySome(err) {
+				whole = false
+				continue
+			}
+		} else {
+			o, _, err = l.s.snapshot(ctx, src, sha, paths)
+		}
 		if err != nil {
 			return "", err
 		}
-		if miss := l.s.submoduleOutOfScope(ctx, src.Key(), sha, o.Submodules); miss != nil {
+		if miss := l.s.submoduleOutOfScope(ctx, src.Key(), sha, submodulesIn(o.Submodules, paths)); miss != nil {
 			e.Outcome = outcomeOutOfScope
 			return "", miss
 		}
 		if folder == "" {
 			return o.Digest, nil
 		}
-		files, err := l.folderFiles(ctx, o.Object, src, sha)
+		files, err := l.treeFiles(ctx, o.Object, src, sha)
 		if plugind.CodeOf(err) == plugind.CodeDigestMismatch && attempt == 0 {
 			// Altered in the object store: forget it and store it again.
 			if err := l.s.heal(ctx, o.Digest); err != nil {
@@ -189,6 +230,27 @@ func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, fo
 		}
 		return plugind.DigestBelow(files, folder), nil
 	}
+}
+
+// treeFiles is the file list of a stored archive, read back once per
+// replica and kept by its digest (archives are immutable, so a kept list
+// never goes stale); concurrent lookups of one tree's folders share the
+// read.
+func (l *checksumLog) treeFiles(ctx context.Context, o meta.Object, src source.Source, sha string) ([]plugind.File, error) {
+	if files, ok := l.trees.Get(o.Digest); ok {
+		return files, nil
+	}
+	v, err, _ := l.reading.Do(o.Digest, func() (any, error) {
+		files, err := l.folderFiles(ctx, o, src, sha)
+		if err == nil {
+			l.trees.Add(o.Digest, files)
+		}
+		return files, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]plugind.File), nil
 }
 
 // folderFiles reads back a stored archive, checked against its digest.

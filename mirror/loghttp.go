@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"strings"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/meta"
 )
 
@@ -38,7 +40,11 @@ import (
 const maxLookup = 4 << 10
 
 func (s *Server) logRoutes(mux *http.ServeMux) {
-	l := &checksumLog{s: s, signer: s.cfg.LogKey.Signer}
+	trees, err := lru.New[string, []plugind.File](keptTrees)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	l := &checksumLog{s: s, signer: s.cfg.LogKey.Signer, trees: trees}
 	for route, h := range map[string]func(*checksumLog, http.ResponseWriter, *http.Request){
 		"latest": (*checksumLog).handleLatest, "lookup/{key...}": (*checksumLog).handleLookup, "tile/{tile...}": (*checksumLog).handleTile,
 	} {
