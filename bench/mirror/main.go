@@ -40,6 +40,7 @@ import (
 	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
+	"reasonix.io/plugind/mirror"
 	"reasonix.io/plugind/mirror/meta"
 	"reasonix.io/plugind/mirror/objects"
 	"reasonix.io/plugind/mirror/policy"
@@ -48,6 +49,7 @@ import (
 type options struct {
 	entries, repos, machines, fleetReplicas, workers int
 	logCost                                          int
+	log                                              bool
 	duration                                         time.Duration
 }
 
@@ -60,6 +62,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 16, "concurrent clients of the load phase")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "how long each load measurement runs (at most 60s)")
 	flag.IntVar(&o.logCost, "log-cost", 0, "instead of the fleet and load: cold installs through one replica with the checksum log and without, this many pairs (see logcost.go)")
+	flag.BoolVar(&o.log, "log", false, "the fleet's replicas serve the checksum log, every machine checks against it (through its first replica), and the log must hold each installed plugin once")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -144,8 +147,18 @@ func run(o options) error {
 			_ = r.Stop()
 		}
 	}()
+	var logKey *mirror.LogKey
+	if o.log {
+		keyPath := filepath.Join(tmp, "log.key")
+		if _, err := mirror.CreateLogKey("bench.example.test", keyPath); err != nil {
+			return err
+		}
+		if logKey, err = mirror.ReadLogKey(keyPath); err != nil {
+			return err
+		}
+	}
 	for i := range max(3, o.fleetReplicas) {
-		r, err := eng.Start(mirrortest.Options{Upstream: up, ReplicaID: fmt.Sprintf("bench-%d", i), RefTTL: time.Hour})
+		r, err := eng.Start(mirrortest.Options{Upstream: up, ReplicaID: fmt.Sprintf("bench-%d", i), RefTTL: time.Hour, LogKey: logKey})
 		if err != nil {
 			return err
 		}
@@ -153,8 +166,16 @@ func run(o options) error {
 	}
 
 	gh.ResetCounts()
-	if err := fleet(ctx, o, reps[:o.fleetReplicas], token, gh, src, tmp); err != nil {
+	installed, err := fleet(ctx, o, reps[:o.fleetReplicas], logKey, token, gh, src, tmp)
+	if err != nil {
 		return err
+	}
+	if o.log {
+		n, err := mirrortest.FleetLogHoldsEachOnce(ctx, eng.DB, gh, "bulk", o.repos, installed)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("checksum log: %d records, each installed plugin once, with the digest every machine installed\n", n)
 	}
 	if err := upstreamReport(gh, o.repos); err != nil {
 		return err
@@ -187,8 +208,10 @@ func run(o options) error {
 	return nil
 }
 
-// fleet installs the marketplace on o.machines machines at once.
-func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token string, gh *fakegithub.Server, src, tmp string) error {
+// fleet installs the marketplace on o.machines machines at once, each
+// checking against the checksum log its first replica serves when logKey
+// is set, and returns what they installed (name → digest).
+func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, logKey *mirror.LogKey, token string, gh *fakegithub.Server, src, tmp string) (map[string]string, error) {
 	urls := make([]string, len(reps))
 	for i, r := range reps {
 		urls[i] = r.URL
@@ -200,8 +223,12 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 	for i := range o.machines {
 		order := append(append([]string{}, urls[i%len(urls):]...), urls[:i%len(urls)]...)
 		home := filepath.Join(tmp, fmt.Sprintf("home-%02d", i))
+		var env map[string]string
+		if logKey != nil {
+			env = map[string]string{"REASONIX_CHECKSUM_LOG": logKey.Verifier + " " + order[0] + "/log"}
+		}
 		wg.Go(func() {
-			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, nil, gh, src)
+			d, err := mirrortest.InstallThroughMirror(ctx, home, order, token, env, gh, src)
 			if err != nil {
 				errs[i] = fmt.Errorf("machine %d: %w", i, err)
 				return
@@ -212,21 +239,25 @@ func fleet(ctx context.Context, o options, reps []*mirrortest.Replica, token str
 	wg.Wait()
 	wall := time.Since(start)
 	if err := errors.Join(errs...); err != nil {
-		return err
+		return nil, err
 	}
 	for i, d := range digests {
 		if len(d) != o.entries {
-			return fmt.Errorf("machine %d installed %d plugins, want %d", i, len(d), o.entries)
+			return nil, fmt.Errorf("machine %d installed %d plugins, want %d", i, len(d), o.entries)
 		}
 		for name, dg := range d {
 			if dg != digests[0][name] {
-				return fmt.Errorf("machine %d: %s has digest %s, machine 0 %s", i, name, dg, digests[0][name])
+				return nil, fmt.Errorf("machine %d: %s has digest %s, machine 0 %s", i, name, dg, digests[0][name])
 			}
 		}
 	}
-	fmt.Printf("fleet: %d machines installed the %d-entry / %d-repo marketplace through %d replicas in %s (same %d digests everywhere)\n",
-		o.machines, o.entries, o.repos, len(reps), wall.Round(time.Millisecond), o.entries)
-	return nil
+	with := ""
+	if logKey != nil {
+		with = ", each checked against the checksum log"
+	}
+	fmt.Printf("fleet: %d machines installed the %d-entry / %d-repo marketplace through %d replicas in %s (same %d digests everywhere%s)\n",
+		o.machines, o.entries, o.repos, len(reps), wall.Round(time.Millisecond), o.entries, with)
+	return digests[0], nil
 }
 
 // upstreamReport prints what the fake GitHub saw during the fleet run and

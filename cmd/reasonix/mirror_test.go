@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/bulkmarket"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/mirrortest"
@@ -175,7 +174,9 @@ func TestMirrorFleet(t *testing.T) {
 	installed := fleet(t, machines, reps, token, vkey, gh, src)
 	sameDigests(t, installed, entries)
 	t.Logf("%d machines installed %d plugins each, checked against the log, in %s", machines, entries, time.Since(start).Round(time.Millisecond))
-	fleetLogHoldsEachOnce(t, eng.DB, gh, "bulk", repos, installed[0])
+	if _, err := mirrortest.FleetLogHoldsEachOnce(context.Background(), eng.DB, gh, "bulk", repos, installed[0]); err != nil {
+		t.Error(err)
+	}
 	for r := range repos + 1 {
 		name := fmt.Sprintf("repo%02d", r)
 		if r == repos {
@@ -295,67 +296,6 @@ func TestMirrorFleet(t *testing.T) {
 			r.done <- nil
 		case <-time.After(40 * time.Second):
 			t.Fatalf("%s did not stop on SIGTERM", r.id)
-		}
-	}
-}
-
-// fleetLogHoldsEachOnce reads the whole checksum log from PostgreSQL: it
-// holds exactly one record per installed plugin of bulkmarket.Fleet's
-// marketplace under owner — plugin pRRR-PP at plugins/pRRR-PP of
-// OWNER/repoRR at its one commit — with the digest the machines installed,
-// and nothing else (no key twice, no record of the marketplace itself).
-func fleetLogHoldsEachOnce(t *testing.T, db *meta.DB, gh *fakegithub.Server, owner string, repos int, installed map[string]string) {
-	t.Helper()
-	ctx := context.Background()
-	tree, err := db.LogTree(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{} // key → digest
-	for name, digest := range installed {
-		var r int
-		if _, err := fmt.Sscanf(name, "p%03d-", &r); err != nil || r >= repos {
-			t.Fatalf("plugin %q is not one of bulkmarket.Fleet's", name)
-		}
-		repo := fmt.Sprintf("repo%02d", r)
-		want[checksumlog.KeyOf("github.com/"+owner+"/"+repo, "plugins/"+name, gh.Repo(owner, repo).Head("main"))] = digest
-	}
-	if tree.N != int64(len(want)) {
-		t.Errorf("the log holds %d records, want %d (one per installed plugin)", tree.N, len(want))
-	}
-	texts, err := db.LogRecords(ctx, 0, tree.N)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int64{}
-	for id, text := range texts {
-		f := strings.Fields(string(text))
-		if len(f) != 4 {
-			t.Fatalf("record %d is malformed: %q", id, text)
-		}
-		place, folder, err := checksumlog.SplitLogPath(f[0])
-		if err != nil {
-			t.Fatalf("record %d: %v", id, err)
-		}
-		rec, err := checksumlog.ParseText(text, f[0], f[1])
-		if err != nil {
-			t.Fatalf("record %d: %v", id, err)
-		}
-		key := checksumlog.KeyOf(place, folder, rec.Commit)
-		if first, dup := seen[key]; dup {
-			t.Errorf("%s is logged twice: records %d and %d", key, first, id)
-		}
-		seen[key] = int64(id)
-		switch digest, ok := want[key]; {
-		case !ok:
-			t.Errorf("record %d is of %s, which no machine installed", id, key)
-		case rec.Digest != digest:
-			t.Errorf("record %d: %s logged with %s, the machines installed %s", id, key, rec.Digest, digest)
-		}
-	}
-	for key := range want {
-		if _, ok := seen[key]; !ok {
-			t.Errorf("%s was installed but is not in the log", key)
 		}
 	}
 }

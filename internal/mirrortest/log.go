@@ -1,0 +1,82 @@
+package mirrortest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"reasonix.io/plugind/checksumlog"
+	"reasonix.io/plugind/internal/fakegithub"
+	"reasonix.io/plugind/mirror/meta"
+)
+
+// FleetLogHoldsEachOnce checks the checksum log in db against what a fleet
+// installed from bulkmarket.Fleet(gh, owner, …): one record per installed
+// plugin (name → digest), each of the plugin's folder at its repository's
+// head with the digest the machines installed, no key logged twice and
+// nothing else logged (the marketplace's own tree is not a record). It
+// returns how many records the log holds.
+func FleetLogHoldsEachOnce(ctx context.Context, db *meta.DB, gh *fakegithub.Server, owner string, repos int, installed map[string]string) (int64, error) {
+	want := map[string]string{} // key → digest
+	for name, digest := range installed {
+		var r int
+		if _, err := fmt.Sscanf(name, "p%03d-", &r); err != nil || r >= repos {
+			return 0, fmt.Errorf("plugin %q is not one of bulkmarket.Fleet's", name)
+		}
+		repo := fmt.Sprintf("repo%02d", r)
+		want[checksumlog.KeyOf("github.com/"+owner+"/"+repo, "plugins/"+name, gh.Repo(owner, repo).Head("main"))] = digest
+	}
+	tree, err := db.LogTree(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	if tree.N != int64(len(want)) {
+		errs = append(errs, fmt.Errorf("the log holds %d records, want %d (one per installed plugin)", tree.N, len(want)))
+	}
+	seen := map[string]int64{}
+	for first := int64(0); first < tree.N; first += 256 {
+		texts, err := db.LogRecords(ctx, first, min(256, tree.N-first))
+		if err != nil {
+			return tree.N, err
+		}
+		for i, text := range texts {
+			id := first + int64(i)
+			rec, err := parseRecord(text)
+			if err != nil {
+				return tree.N, fmt.Errorf("record %d: %w", id, err)
+			}
+			key := rec.Key()
+			if was, dup := seen[key]; dup {
+				errs = append(errs, fmt.Errorf("%s is logged twice: records %d and %d", key, was, id))
+			}
+			seen[key] = id
+			switch digest, ok := want[key]; {
+			case !ok:
+				errs = append(errs, fmt.Errorf("record %d is of %s, which no machine installed", id, key))
+			case rec.Digest != digest:
+				errs = append(errs, fmt.Errorf("record %d: %s logged with %s, the machines installed %s", id, key, rec.Digest, digest))
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := seen[key]; !ok {
+			errs = append(errs, fmt.Errorf("%s was installed but is not in the log", key))
+		}
+	}
+	return tree.N, errors.Join(errs...)
+}
+
+// parseRecord reads a record's text as the log stores it, whatever key it
+// is of.
+func parseRecord(text []byte) (checksumlog.Record, error) {
+	logPath, rest, ok := strings.Cut(string(text), " ")
+	commit, _, ok2 := strings.Cut(rest, " ")
+	if !ok || !ok2 {
+		return checksumlog.Record{}, fmt.Errorf("malformed record %q", text)
+	}
+	return checksumlog.ParseText(text, logPath, commit)
+}
