@@ -59,13 +59,18 @@ const (
 	maxTileWidth  = 1 << logTileHeight
 )
 
-// Signed implements sumdb.ServerOps: the current tree head, signed. A
-// head is signed once per tree (every lookup answers with one).
+// Signed implements sumdb.ServerOps: the current tree head, signed.
 func (l *checksumLog) Signed(ctx context.Context) ([]byte, error) {
 	t, err := l.s.cfg.DB.LogTree(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return l.sign(t)
+}
+
+// sign is the signed head of tree t, signed once per tree (every lookup
+// answers with one).
+func (l *checksumLog) sign(t tlog.Tree) ([]byte, error) {
 	l.headMu.Lock()
 	defer l.headMu.Unlock()
 	if l.head == nil || l.headTree != t {

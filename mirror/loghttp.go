@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"reasonix.io/plugind"
+	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/mirror/meta"
 )
 
@@ -68,7 +71,8 @@ func (l *checksumLog) handleLookup(w http.ResponseWriter, r *http.Request) {
 	e := &meta.Entry{Action: "log.lookup"}
 	key := r.PathValue("key")
 	e.Repo = key
-	id, err := int64(0), checkText("key", key)
+	var msg, signed []byte
+	err := checkText("key", key)
 	escPath, escVers, found := strings.Cut(key, "@")
 	switch {
 	case err != nil:
@@ -83,18 +87,8 @@ func (l *checksumLog) handleLookup(w http.ResponseWriter, r *http.Request) {
 		} else if vers, err = module.UnescapeVersion(escVers); err != nil {
 			err = badRequest("%q is not an escaped commit: %v", escVers, err)
 		} else {
-			id, err = l.lookup(r.Context(), path, vers, e)
+			msg, signed, err = l.answer(r.Context(), path, vers, e)
 		}
-	}
-	var msg, signed []byte
-	if err == nil {
-		var texts [][]byte
-		if texts, err = l.ReadRecords(r.Context(), id, 1); err == nil {
-			msg, err = tlog.FormatRecord(id, texts[0])
-		}
-	}
-	if err == nil {
-		signed, err = l.Signed(r.Context())
 	}
 	switch {
 	case err != nil && e.Outcome == outcomeOutOfScope:
@@ -104,6 +98,36 @@ func (l *checksumLog) handleLookup(w http.ResponseWriter, r *http.Request) {
 	default:
 		l.s.answer(w, r, e, func() { writeText(w, "no-cache", append(msg, signed...)) })
 	}
+}
+
+// answer is a lookup's answer: the record, formatted, and the signed head
+// of a tree that holds it. A record the log has is read with the tree in
+// one query (a bulk install looks up hundreds); one it lacks is made
+// first (lookup).
+func (l *checksumLog) answer(ctx context.Context, logPath, commit string, e *meta.Entry) (msg, signed []byte, err error) {
+	hit, ok, err := l.s.cfg.DB.LogRecord(ctx, logPath, commit)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		id, err := l.lookup(ctx, logPath, commit, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		if hit, ok, err = l.s.cfg.DB.LogRecord(ctx, logPath, commit); err != nil || !ok {
+			return nil, nil, cmp.Or(err, fmt.Errorf("record %d of %s@%s: %w", id, logPath, commit, meta.ErrNotInLog))
+		}
+	} else {
+		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", hit.ID)
+		if place, folder, err := checksumlog.SplitLogPath(logPath); err == nil {
+			e.Repo, e.Paths, e.SHA = place, folder, commit
+		}
+	}
+	if msg, err = tlog.FormatRecord(hit.ID, hit.Text); err != nil {
+		return nil, nil, err
+	}
+	signed, err = l.sign(hit.Tree)
+	return msg, signed, err
 }
 
 func (l *checksumLog) handleTile(w http.ResponseWriter, r *http.Request) {

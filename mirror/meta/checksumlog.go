@@ -44,6 +44,33 @@ func (d *DB) LogRecordID(ctx context.Context, logPath, commit string) (int64, bo
 	return id, ok, err
 }
 
+// LogHit is a record the log has, with the tree it was read beside.
+type LogHit struct {
+	ID   int64
+	Text []byte
+	Tree tlog.Tree
+}
+
+// LogRecord returns the record of logPath at commit and the log's current
+// tree, in one query: a bulk install looks up hundreds of records the log
+// already has, each answered with a head of a tree that holds it.
+func (d *DB) LogRecord(ctx context.Context, logPath, commit string) (LogHit, bool, error) {
+	var h LogHit
+	var text string
+	var hash []byte
+	ok, err := d.row(ctx, "look up a checksum log record", `SELECT r.id, r.text, t.size, t.hash FROM log_records r CROSS JOIN log_tree t WHERE r.key_sha256 = $1`,
+		[]any{logKey(logPath, commit)}, &h.ID, &text, &h.Tree.N, &hash)
+	if !ok || err != nil {
+		return LogHit{}, ok, err
+	}
+	if len(hash) != tlog.HashSize || h.ID >= h.Tree.N {
+		return LogHit{}, false, dbErr("look up a checksum log record: the log's tree row is malformed or behind record %d", h.ID)
+	}
+	copy(h.Tree.Hash[:], hash)
+	h.Text = []byte(text)
+	return h, true, nil
+}
+
 func logKey(logPath, commit string) string { return hashKey(logPath + "@" + commit) }
 
 // AppendLogRecord appends text as the record of logPath at commit, unless
