@@ -16,7 +16,6 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/cache/maintain"
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/installer"
 	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver"
@@ -216,7 +215,7 @@ func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, resolver.Ho
 // losing it forgets what the log promised). The mirror's token goes to
 // the log only when the log is served by the mirror itself.
 func openChecksumLog(getenv func(string) string, home installer.Home, hcfg resolver.HostConfig) (*host.ChecksumLog, error) {
-	lcfg, err := checksumlog.ParseConfig(getenv(checksumlog.EnvVar))
+	lcfg, err := host.ParseChecksumLog(getenv(host.ChecksumLogEnv))
 	if err != nil {
 		return nil, plugind.Errorf(plugind.CodeInvalidSource, "%v", err)
 	}

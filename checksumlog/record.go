@@ -1,7 +1,8 @@
 // Package checksumlog is the checksum log's vocabulary (SPEC §17), shared
 // by the server the team mirror runs and the check every client makes: what
-// a record says and how it is spelled, how a record's key becomes a path
-// the sumdb protocol carries, and how a client is told where the log is.
+// a record says and how it is spelled, and how a record's key becomes a
+// path the sumdb protocol carries. Where a client's log is
+// (REASONIX_CHECKSUM_LOG) is resolver/host's ParseChecksumLog.
 // The protocol itself is Go's checksum database (golang.org/x/mod/sumdb):
 // the mirror serves it, resolver/host checks against it.
 package checksumlog

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/fakegithub"
 	"reasonix.io/plugind/internal/fakelog"
 	"reasonix.io/plugind/resolver/host"
@@ -20,7 +19,7 @@ import (
 // fresh Sources is a fresh process: nothing in memory carries over).
 func (e *env) withLog(l *fakelog.Log, home string) *Sources {
 	e.t.Helper()
-	cfg, err := checksumlog.ParseConfig(l.Env())
+	cfg, err := host.ParseChecksumLog(l.Env())
 	if err != nil {
 		e.t.Fatal(err)
 	}

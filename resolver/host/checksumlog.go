@@ -35,7 +35,7 @@ var (
 
 // ChecksumLogConfig is how a client reaches its checksum log.
 type ChecksumLogConfig struct {
-	Log *checksumlog.Config // REASONIX_CHECKSUM_LOG
+	Log *ChecksumLogTarget // REASONIX_CHECKSUM_LOG
 	// CacheDir keeps the verified tiles and lookups
 	// ($REASONIX_HOME/cache/checksumlog); StateDir the latest signed tree
 	// head of each log ($REASONIX_HOME/checksumlog).
@@ -54,7 +54,7 @@ type ChecksumLogConfig struct {
 
 // ChecksumLog answers the log's record of a tree, verified.
 type ChecksumLog struct {
-	cfg      *checksumlog.Config
+	cfg      *ChecksumLogTarget
 	ops      *logOps
 	verified *verifiedRecords
 	sem      *semaphore.Weighted

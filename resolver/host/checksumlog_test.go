@@ -11,13 +11,12 @@ import (
 
 	"golang.org/x/mod/sumdb"
 
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/fakelog"
 )
 
 func newTestLog(t *testing.T, l *fakelog.Log, mirrors []string) (*ChecksumLog, string) {
 	t.Helper()
-	cfg, err := checksumlog.ParseConfig(l.Env())
+	cfg, err := ParseChecksumLog(l.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func TestChecksumLogWriteConfigSwaps(t *testing.T) {
 func BenchmarkChecksumLogCachedLookup(b *testing.B) {
 	digest := "sha256:" + strings.Repeat("a", 64)
 	l := fakelog.New(b, "log.test", func(string, string, string) (string, error) { return digest, nil })
-	cfg, err := checksumlog.ParseConfig(l.Env())
+	cfg, err := ParseChecksumLog(l.Env())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +143,7 @@ func TestChecksumLogVerifiedRecords(t *testing.T) {
 	if err := os.WriteFile(verified, []byte("garbage\n"+torn), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := checksumlog.ParseConfig(l.Env())
+	cfg, _ := ParseChecksumLog(l.Env())
 	next, err := NewChecksumLog(ChecksumLogConfig{Log: cfg, CacheDir: filepath.Join(home, "cache"), StateDir: filepath.Join(home, "state")})
 	if err != nil {
 		t.Fatal(err)

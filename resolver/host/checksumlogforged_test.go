@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/fakelog"
 )
 
@@ -44,7 +43,7 @@ func TestChecksumLogAlteredAnswerIsASecurityError(t *testing.T) {
 	honest, forged := "sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("f", 64)
 	sha := strings.Repeat("1", 40)
 	l := fakelog.New(t, "log.test", func(string, string, string) (string, error) { return honest, nil })
-	cfg, err := checksumlog.ParseConfig(l.Env())
+	cfg, err := ParseChecksumLog(l.Env())
 	if err != nil {
 		t.Fatal(err)
 	}
