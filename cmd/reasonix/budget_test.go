@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -141,9 +142,15 @@ func checkBudgetWarning(t *testing.T, what, body string, start time.Time) {
 	if n := strings.Count(body, "GITHUB_TOKEN"); n != 1 {
 		t.Errorf("%s: GITHUB_TOKEN named %d times, want once", what, n)
 	}
-	reset := start.Add(time.Hour).UTC()
-	if !strings.Contains(body, reset.Format("2006-01-02 15:")) || !strings.Contains(body, "rate limit is spent until") {
-		t.Errorf("%s: no warning naming the reset (about %s)", what, reset.Format(time.RFC3339))
+	// The window starts with the budget's first request, some time after
+	// start: the reset named is an hour after a moment between start and
+	// now, to the second, whatever hour of the clock the test runs in.
+	earliest, latest := start.Add(time.Hour).Truncate(time.Second), time.Now().Add(time.Hour+time.Second)
+	m := regexp.MustCompile(`rate limit is spent until (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC`).FindStringSubmatch(body)
+	if m == nil {
+		t.Errorf("%s: no warning naming the reset (about %s)", what, earliest.UTC().Format(time.RFC3339))
+	} else if reset, err := time.Parse(time.DateTime, m[1]); err != nil || reset.Before(earliest) || reset.After(latest) {
+		t.Errorf("%s: the warning names the reset %s, want between %s and %s (%v)", what, m[1], earliest.UTC().Format(time.DateTime), latest.UTC().Format(time.DateTime), err)
 	}
 	for _, noise := range []string{"over the GitHub API failed", "over the archive failed"} {
 		if strings.Contains(body, noise) {

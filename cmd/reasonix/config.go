@@ -126,8 +126,8 @@ func (m *Main) askOption(ctx context.Context, f *os.File, o manifest.Option) (st
 		hint += ", hidden as you type"
 	}
 	for try := 0; try < 3; try++ {
-		fmt.Fprintf(m.Stderr, "  %s (%s): ", safeText(o.Key), hint)
-		text, err := readAnswer(ctx, f, o.Sensitive)
+		prompt := func() { fmt.Fprintf(m.Stderr, "  %s (%s): ", safeText(o.Key), hint) }
+		text, err := readAnswer(ctx, f, o.Sensitive, prompt)
 		if o.Sensitive {
 			fmt.Fprintln(m.Stderr) // the user's Enter was not echoed
 		}
@@ -143,27 +143,40 @@ func (m *Main) askOption(ctx context.Context, f *os.File, o manifest.Option) (st
 	return "", fmt.Errorf("no usable value for %s was given", o.Label())
 }
 
-// readAnswer reads one line from the terminal f, without echo when hidden.
-// An interrupt (the context ends) gives the terminal back as it was.
-func readAnswer(ctx context.Context, f *os.File, hidden bool) (string, error) {
+// readAnswer prompts and reads one line from the terminal f, without echo
+// when hidden. For a hidden value, echo goes off before the prompt is
+// printed, so nothing typed after the prompt appears can be shown. An
+// interrupt (the context ends) gives the terminal back as it was.
+func readAnswer(ctx context.Context, f *os.File, hidden bool, prompt func()) (string, error) {
 	fd := int(f.Fd())
 	state, err := term.GetState(fd)
 	if err != nil {
 		return "", err
 	}
+	read := func() (string, error) { return readLine(f) }
+	if hidden {
+		restore, err := hideEcho(fd)
+		switch {
+		case err == nil:
+			defer restore()
+		case errors.Is(err, errors.ErrUnsupported):
+			read = func() (string, error) {
+				b, err := term.ReadPassword(fd)
+				return string(b), err
+			}
+		default:
+			return "", err
+		}
+	}
+	prompt()
 	type answer struct {
 		text string
 		err  error
 	}
 	got := make(chan answer, 1)
 	go func() {
-		if hidden {
-			b, err := term.ReadPassword(fd)
-			got <- answer{string(b), err}
-			return
-		}
-		line, err := readLine(f)
-		got <- answer{line, err}
+		text, err := read()
+		got <- answer{text, err}
 	}()
 	select {
 	case a := <-got:
