@@ -134,11 +134,14 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		e.Outcome = outcomeOutOfScope
 		return 0, miss
 	}
-	rec := checksumlog.Record{Place: place, Path: folder, Commit: commit,
-		// The git tree id, once snapshots keep it (host.Fetched.GitTrees,
-		// by folder), is set here; until then the record says "-".
-		GitTree: ""}
+	rec := checksumlog.Record{Place: place, Path: folder, Commit: commit}
 	rec.Digest, err = l.treeDigest(ctx, src, commit, folder, e)
+	if err == nil {
+		// Recorded by the fetch that stored the tree, when it proved it
+		// (fetchUpstream); "" (the record says "-") for a tree stored
+		// before the mirror kept them.
+		rec.GitTree, err = l.s.cfg.DB.GitTree(ctx, src.Key(), commit, folder)
+	}
 	if err == nil {
 		err = rec.Check()
 	}

@@ -187,15 +187,17 @@ func TestChecksumLogLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := digestOf(t, files); root.Digest != want || root.GitTree != "" || root.Commit != sha {
-		t.Fatalf("root record %+v, want digest %s", root, want)
+	if want := digestOf(t, files); root.Digest != want || root.GitTree != f.gh.Repo("acme", "tools").TreeID(sha, "") || root.Commit != sha {
+		t.Fatalf("root record %+v, want digest %s and the commit's tree", root, want)
 	}
 	folder, err := lookup(c, place, "plugins/fmt", sha)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := digestOf(t, map[string]string{"x.md": "x", "bin/run": "run"}); folder.Digest != want {
-		t.Fatalf("folder record %+v, want digest %s (its files relative to it)", folder, want)
+	// A folder of the whole tree the mirror stored: its git tree id is
+	// the one the fetch of the whole proved.
+	if want := digestOf(t, map[string]string{"x.md": "x", "bin/run": "run"}); folder.Digest != want || folder.GitTree != f.gh.Repo("acme", "tools").TreeID(sha, "plugins/fmt") {
+		t.Fatalf("folder record %+v, want digest %s (its files relative to it) and the folder's git tree", folder, want)
 	}
 	if n := f.gh.RepoCounts("acme", "tools").Content(); n != 1 {
 		t.Fatalf("%d upstream content fetches for two records of one commit, want 1", n)

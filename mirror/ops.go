@@ -237,7 +237,10 @@ func transient(ctx context.Context, err error) bool {
 // fetchUpstream writes paths of src at sha (nil: everything) into dest,
 // proving the commit is on a branch or tag first: the mirror never stores a
 // commit that only a fork network holds. It returns the files and the
-// submodules written among them.
+// submodules written among them, and records the git tree ids the fetch
+// proved (every folder's, for the whole tree) before the caller stores the
+// snapshot: the checksum log's records carry them, and a folder of a
+// stored whole tree is answered for long after the fetch.
 func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, sha string, paths []string, dest string) ([]plugind.File, []plugind.Submodule, error) {
 	r, err := c.open(ctx, src)
 	if err != nil {
@@ -256,6 +259,11 @@ func (s *Server) fetchUpstream(ctx context.Context, c *call, src source.Source, 
 	_, tree, err := plugind.TreeDigest(dest, s.cfg.Budget)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s@%s: %w", src.Key(), host.Short(sha), err)
+	}
+	if got.Proof == host.ProofGitTree {
+		if err := s.cfg.DB.PutGitTrees(ctx, src.Key(), sha, got.GitTrees); err != nil {
+			return nil, nil, err
+		}
 	}
 	s.log.Info("fetched upstream", "repo", src.Key(), "sha", sha, "transport", got.Transport, "files", len(tree.Files), "bytes", tree.Bytes, "submodules", len(got.Submodules))
 	return tree.Files, got.Submodules, nil

@@ -108,7 +108,7 @@ func (g *gitTree) gitlink(rel, commit string) error {
 }
 
 // finish hashes the trees and lists the ids Result.GitTrees gives: the
-// root's and each kept folder's. A hard link (which git archive never
+// root's and each kept folder's, every folder's when all are kept. A hard link (which git archive never
 // writes) is its target's blob; one whose target is no blob hashes as
 // nothing git has, so the tree is not the commit's.
 func (g *gitTree) finish(sel selection) map[string]string {
@@ -120,6 +120,12 @@ func (g *gitTree) finish(sel selection) map[string]string {
 		_ = g.b.Add(l.rel, e.Mode, e.ID)
 	}
 	out := map[string]string{"": g.b.Finish().String()}
+	if sel.all() {
+		for p, id := range g.b.TreeIDs() {
+			out[p] = id.String()
+		}
+		return out
+	}
 	for _, p := range sel.paths {
 		if id, ok := g.b.TreeID(p); ok {
 			out[p] = id.String()

@@ -3,6 +3,7 @@ package tarball
 import (
 	"context"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,27 @@ func TestGitTreeOfGitArchive(t *testing.T) {
 			entries, ok := res.GitEntries("vendor")
 			if !ok || len(entries) != 1 || entries[0].Name != "lib" || entries[0].ID.String() != subCommit {
 				t.Errorf("entries of vendor: %+v", entries)
+			}
+
+			// The whole tree names every folder, as git lists them: none
+			// of the submodule's, which git's tree holds as a gitlink.
+			whole, err := extractFile(t, archive, format, Options{StripRoot: true, ExpectCommit: sha, GitTree: true,
+				Submodules: newFakeSubmodules(t, nil).fetch,
+				FindGitlinks: func(context.Context, []string) (map[string]string, error) {
+					return map[string]string{"vendor/lib": subCommit}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = map[string]string{"": treeOf("")}
+			for _, line := range strings.Split(strings.TrimSpace(git(t, repo, "ls-tree", "-r", "-d", sha)), "\n") {
+				meta, p, _ := strings.Cut(line, "\t")
+				if f := strings.Fields(meta); f[1] == "tree" {
+					want[p] = f[2]
+				}
+			}
+			if !maps.Equal(whole.GitTrees, want) || len(want) < 4 {
+				t.Errorf("whole tree: GitTrees = %v, git says %v", whole.GitTrees, want)
 			}
 		})
 	}

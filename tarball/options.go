@@ -93,7 +93,8 @@ type Result struct {
 	Submodules []plugind.Submodule
 	// GitTrees, with Options.GitTree, are the git tree ids of what the
 	// archive held: "" the root's, and each kept folder's (Options.Paths)
-	// that is a folder of the tree.
+	// that is a folder of the tree; without Paths, every folder's (a
+	// mirror that stores a whole tree answers for its folders later).
 	GitTrees map[string]string
 	// GitAttributes, with Options.GitTree, lists the .gitattributes files
 	// of the archive that name export-ignore, export-subst or filter=lfs:

@@ -116,6 +116,10 @@ func (b *Builder) TreeID(p string) (ID, bool) {
 	return id, ok
 }
 
+// TreeIDs are the ids Finish gave every folder, by path ("" the root);
+// the map is the Builder's, not to be changed.
+func (b *Builder) TreeIDs() map[string]ID { return b.trees }
+
 // Entries lists folder p's entries, sorted as git sorts them, after
 // Finish.
 func (b *Builder) Entries(p string) ([]Entry, bool) {

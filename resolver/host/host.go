@@ -165,8 +165,8 @@ type Fetched struct {
 	Proof string
 	// GitTrees are the git tree ids of what was fetched: "" the root's,
 	// and each kept folder's (FetchOptions.Paths) that is a folder of the
-	// commit's tree (not one inside a submodule). Filled by the git
-	// transport and by a proven archive.
+	// commit's tree (not one inside a submodule); without Paths, every
+	// folder's. Filled by the git transport and by a proven archive.
 	GitTrees map[string]string
 }
 

@@ -65,8 +65,11 @@ func writeCommitTree(ctx context.Context, px *packIndex, commit plumbing.Hash, d
 }
 
 // keptFolders are the folders of paths whose tree ids Result.GitTrees
-// reports.
+// reports; nil, every folder's, when paths keep the whole tree.
 func keptFolders(paths []string) map[string]bool {
+	if tarball.Keeps(paths) == nil {
+		return nil
+	}
 	out := map[string]bool{}
 	for _, p := range paths {
 		if p != "" && p != "." {
@@ -82,8 +85,8 @@ type treeWalker struct {
 	w       *tarball.Writer
 	include func(string) bool // nil: everything
 	// kept are the folders whose ids trees records, as the walk meets
-	// them: git names every tree, so the ids are the commit's by
-	// construction.
+	// them (nil: every folder): git names every tree, so the ids are the
+	// commit's by construction.
 	kept  map[string]bool
 	trees map[string]string
 }
@@ -168,7 +171,7 @@ func (tw *treeWalker) dir(name string, h plumbing.Hash) error {
 	if err := tw.w.Dir(name + "/"); err != nil {
 		return err
 	}
-	if tw.kept[name] {
+	if tw.kept == nil || tw.kept[name] {
 		tw.trees[name] = h.String()
 	}
 	sub, err := tw.tree(h)
