@@ -167,3 +167,15 @@ func ParseText(text []byte, logPath, commit string) (Record, error) {
 	}
 	return r, nil
 }
+
+// ParseRecord reads a record's whole text, whatever key it is of: the
+// key is its own first two fields (a log path and a commit). A reader of
+// the log's data tiles, which hold every record, finds its keys with it.
+func ParseRecord(text []byte) (Record, error) {
+	line, _, _ := strings.Cut(string(text), "\n")
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return Record{}, fmt.Errorf("checksum log: malformed record %q", text)
+	}
+	return ParseText(text, f[0], f[1])
+}

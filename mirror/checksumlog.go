@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb"
 	"golang.org/x/mod/sumdb/note"
@@ -36,17 +35,17 @@ import (
 type checksumLog struct {
 	s      *Server
 	signer note.Signer
-	// trees keeps the file lists of the whole trees whose folders were
-	// looked up last (treeFiles); reading shares one read of a tree.
-	trees   *lru.Cache[string, []plugind.File]
-	reading singleflight.Group
+	// reading shares one read of a tree's list (treeFiles) among the
+	// lookups of its folders.
+	reading  singleflight.Group
+	appender *logAppender
 	// head is the last signed head, of headTree (Signed).
 	headMu   sync.Mutex
 	head     []byte
 	headTree tlog.Tree
 }
 
-// keptTrees bounds checksumLog.trees: a bulk install's repositories and
+// keptTrees bounds Server.treeLists: a bulk install's repositories and
 // more (a list is at most 20,000 files of ~150 bytes).
 const keptTrees = 128
 
@@ -99,40 +98,43 @@ func (l *checksumLog) ReadTileData(ctx context.Context, t tlog.Tile) ([]byte, er
 // Lookup implements sumdb.ServerOps: the id of the record of m (Path a
 // log path, Version a commit), appended first when the log has none.
 func (l *checksumLog) Lookup(ctx context.Context, m module.Version) (int64, error) {
-	return l.lookup(ctx, m.Path, m.Version, &meta.Entry{})
+	hit, err := l.lookup(ctx, m.Path, m.Version, &meta.Entry{})
+	return hit.ID, err
 }
 
-// lookup is Lookup, recording in e what it looked up and where the answer
-// came from: "hit" (the log had it) or "appended". The token's scopes and
-// the policy apply when the mirror must fetch: a record the log has is
+// lookup is Lookup, with the record's text and a tree that holds it,
+// recording in e what it looked up and where the answer came from: "hit"
+// (the log had it) or "appended". A record the log has is read with the
+// tree in one query (a bulk install looks up hundreds). The token's scopes
+// and the policy apply when the mirror must fetch: a record the log has is
 // answered to any token, as its tiles are (they hold every record).
-func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *meta.Entry) (int64, error) {
+func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *meta.Entry) (meta.LogHit, error) {
 	place, folder, err := checksumlog.SplitLogPath(logPath)
 	e.Repo, e.SHA = logPath, commit
 	if err != nil {
-		return 0, badRequest("%v", err)
+		return meta.LogHit{}, badRequest("%v", err)
 	}
 	e.Repo, e.Paths = place, folder
 	if !source.IsSHA(commit) {
-		return 0, badRequest("checksum log: version %q of %s is not a 40-hex lower-case commit id", commit, logPath)
+		return meta.LogHit{}, badRequest("checksum log: version %q of %s is not a 40-hex lower-case commit id", commit, logPath)
 	}
-	switch id, ok, err := l.s.cfg.DB.LogRecordID(ctx, logPath, commit); {
+	switch hit, ok, err := l.s.cfg.DB.LogRecord(ctx, logPath, commit); {
 	case err != nil:
-		return 0, err
+		return meta.LogHit{}, err
 	case ok:
-		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
-		return id, nil
+		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", hit.ID)
+		return hit, nil
 	}
 	src, err := placeSource(place)
 	if err == nil {
 		err = l.s.allowed(src)
 	}
 	if err != nil {
-		return 0, err
+		return meta.LogHit{}, err
 	}
 	if miss := l.s.outOfScope(ctx, src); miss != nil {
 		e.Outcome = outcomeOutOfScope
-		return 0, miss
+		return meta.LogHit{}, miss
 	}
 	rec := checksumlog.Record{Place: place, Path: folder, Commit: commit}
 	rec.Digest, err = l.treeDigest(ctx, src, commit, folder, e)
@@ -146,22 +148,28 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		err = rec.Check()
 	}
 	if err != nil {
-		return 0, err
+		return meta.LogHit{}, err
 	}
 	e.Digest = rec.Digest
-	actx, cancel := l.s.detach(ctx) // what was fetched is logged even if the client left
-	defer cancel()
-	id, appended, err := l.s.cfg.DB.AppendLogRecord(actx, logPath, commit, []byte(rec.Line()))
+	text := []byte(rec.Line())
+	got, err := l.appender.append(ctx, meta.LogAppend{LogPath: logPath, Commit: commit, Text: text})
 	if err != nil {
-		return 0, err
+		return meta.LogHit{}, err
 	}
-	e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", id)
-	if appended {
-		e.Outcome = outcomeAppended
-		l.s.m.add(logAppendsTotal, 1)
-		l.s.log.Info("checksum log: appended", "record", id, "key", rec.Key(), "digest", rec.Digest)
+	e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", got.ID)
+	if !got.New {
+		// Appended meanwhile, by another replica maybe: its text is the
+		// log's, not necessarily the one made here.
+		hit, ok, err := l.s.cfg.DB.LogRecord(ctx, logPath, commit)
+		if err == nil && !ok {
+			err = fmt.Errorf("record %d of %s@%s: %w", got.ID, logPath, commit, meta.ErrNotInLog)
+		}
+		return hit, err
 	}
-	return id, nil
+	e.Outcome = outcomeAppended
+	l.s.m.add(logAppendsTotal, 1)
+	l.s.log.Info("checksum log: appended", "record", got.ID, "key", rec.Key(), "digest", rec.Digest)
+	return meta.LogHit{ID: got.ID, Text: text, Tree: got.Tree}, nil
 }
 
 // outcomeAppended: a lookup whose record the mirror fetched, verified and
@@ -245,13 +253,13 @@ func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, fo
 // never goes stale); concurrent lookups of one tree's folders share the
 // read.
 func (l *checksumLog) treeFiles(ctx context.Context, o meta.Object, src source.Source, sha string) ([]plugind.File, error) {
-	if files, ok := l.trees.Get(o.Digest); ok {
+	if files, ok := l.s.treeLists.Get(o.Digest); ok {
 		return files, nil
 	}
 	v, err, _ := l.reading.Do(o.Digest, func() (any, error) {
 		files, err := l.folderFiles(ctx, o, src, sha)
 		if err == nil {
-			l.trees.Add(o.Digest, files)
+			l.s.treeLists.Add(o.Digest, files)
 		}
 		return files, err
 	})

@@ -270,19 +270,15 @@ func refusedWritingNothing(t *testing.T, what, home string, resp *installer.Resp
 func recordOf(t *testing.T, f *fixture, place, folder, sha string) (int64, checksumlog.Record) {
 	t.Helper()
 	lp := checksumlog.LogPath(place, folder)
-	id, ok, err := f.eng.DB.LogRecordID(context.Background(), lp, sha)
+	hit, ok, err := f.eng.DB.LogRecord(context.Background(), lp, sha)
 	if err != nil || !ok {
 		t.Fatalf("%s is not in the log: %v", checksumlog.KeyOf(place, folder, sha), err)
 	}
-	texts, err := f.eng.DB.LogRecords(context.Background(), id, 1)
+	rec, err := checksumlog.ParseText(hit.Text, lp, sha)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, err := checksumlog.ParseText(texts[0], lp, sha)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id, rec
+	return hit.ID, rec
 }
 
 // One replica, made to serve one client altered snapshot bytes for one

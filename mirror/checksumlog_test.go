@@ -558,19 +558,37 @@ func TestAppendLogRecordSerializes(t *testing.T) {
 			db = db2
 		}
 		wg.Go(func() {
-			for k := range keys {
-				k = (k + w*5) % keys // every worker every key, in a different order
-				r := checksumlog.Record{Place: "github.com/acme/tools", Path: fmt.Sprintf("p%d", k), Commit: strings.Repeat("a", 40), Digest: "sha256:" + strings.Repeat("b", 64)}
-				id, _, err := db.AppendLogRecord(ctx, checksumlog.LogPath(r.Place, r.Path), r.Commit, []byte(r.Line()))
+			// Half the workers append one record at a time, half in
+			// batches of up to 7 (the mirror's logAppender), each with a
+			// key twice.
+			batch := 1
+			if w%4 >= 2 {
+				batch = 2 + w%6
+			}
+			for first := 0; first < keys; first += batch {
+				var recs []checksumlog.Record
+				var appends []meta.LogAppend
+				for j := first; j < min(first+batch, keys); j++ {
+					k := (j + w*5) % keys // every worker every key, in a different order
+					r := checksumlog.Record{Place: "github.com/acme/tools", Path: fmt.Sprintf("p%d", k), Commit: strings.Repeat("a", 40), Digest: "sha256:" + strings.Repeat("b", 64)}
+					recs = append(recs, r)
+					appends = append(appends, meta.LogAppend{LogPath: checksumlog.LogPath(r.Place, r.Path), Commit: r.Commit, Text: []byte(r.Line())})
+				}
+				if batch > 1 {
+					recs, appends = append(recs, recs[0]), append(appends, appends[0])
+				}
+				got, err := db.AppendLogRecords(ctx, appends)
 				if err != nil {
 					t.Error(err)
 					return
 				}
 				mu.Lock()
-				if ids[r.Key()] == nil {
-					ids[r.Key()] = map[int64]bool{}
+				for i, r := range recs {
+					if ids[r.Key()] == nil {
+						ids[r.Key()] = map[int64]bool{}
+					}
+					ids[r.Key()][got[i].ID] = true
 				}
-				ids[r.Key()][id] = true
 				mu.Unlock()
 			}
 		})
@@ -611,6 +629,11 @@ func TestAppendLogRecordSerializes(t *testing.T) {
 	}
 	if th, _ := tlog.TreeHash(keys, r); th != tree.Hash {
 		t.Fatalf("the stored tree hash %v is not the records' %v", tree.Hash, th)
+	}
+	tile := tlog.Tile{H: 8, L: 0, N: 0, W: keys}
+	stored, err := db1.LogTile(ctx, tile)
+	if want, _ := tlog.ReadTileData(tile, r); err != nil || !bytes.Equal(stored, want) {
+		t.Fatalf("the stored hashes are not the records' (%v)", err)
 	}
 }
 

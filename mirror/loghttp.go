@@ -2,18 +2,14 @@ package mirror
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"strings"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"reasonix.io/plugind"
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/mirror/meta"
 )
 
@@ -43,11 +39,7 @@ import (
 const maxLookup = 4 << 10
 
 func (s *Server) logRoutes(mux *http.ServeMux) {
-	trees, err := lru.New[string, []plugind.File](keptTrees)
-	if err != nil {
-		panic(err) // only for a size below 1
-	}
-	l := &checksumLog{s: s, signer: s.cfg.LogKey.Signer, trees: trees}
+	l := &checksumLog{s: s, signer: s.cfg.LogKey.Signer, appender: &logAppender{db: s.cfg.DB, detach: s.detach}}
 	for route, h := range map[string]func(*checksumLog, http.ResponseWriter, *http.Request){
 		"latest": (*checksumLog).handleLatest, "lookup/{key...}": (*checksumLog).handleLookup, "tile/{tile...}": (*checksumLog).handleTile,
 	} {
@@ -101,27 +93,11 @@ func (l *checksumLog) handleLookup(w http.ResponseWriter, r *http.Request) {
 }
 
 // answer is a lookup's answer: the record, formatted, and the signed head
-// of a tree that holds it. A record the log has is read with the tree in
-// one query (a bulk install looks up hundreds); one it lacks is made
-// first (lookup).
+// of a tree that holds it.
 func (l *checksumLog) answer(ctx context.Context, logPath, commit string, e *meta.Entry) (msg, signed []byte, err error) {
-	hit, ok, err := l.s.cfg.DB.LogRecord(ctx, logPath, commit)
+	hit, err := l.lookup(ctx, logPath, commit, e)
 	if err != nil {
 		return nil, nil, err
-	}
-	if !ok {
-		id, err := l.lookup(ctx, logPath, commit, e)
-		if err != nil {
-			return nil, nil, err
-		}
-		if hit, ok, err = l.s.cfg.DB.LogRecord(ctx, logPath, commit); err != nil || !ok {
-			return nil, nil, cmp.Or(err, fmt.Errorf("record %d of %s@%s: %w", id, logPath, commit, meta.ErrNotInLog))
-		}
-	} else {
-		e.Outcome, e.Detail = outcomeHit, fmt.Sprintf("record %d", hit.ID)
-		if place, folder, err := checksumlog.SplitLogPath(logPath); err == nil {
-			e.Repo, e.Paths, e.SHA = place, folder, commit
-		}
 	}
 	if msg, err = tlog.FormatRecord(hit.ID, hit.Text); err != nil {
 		return nil, nil, err

@@ -184,6 +184,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		if err != nil {
 			return err
 		}
+		s.keepTreeList(files)
 		return s.store(ctx, key, sha, pk, subset(files, paths), submodulesIn(full.Submodules, paths))
 	default:
 		files, subs, err := s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
@@ -191,6 +192,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 			if err := s.store(ctx, key, sha, "", files, subs); err != nil {
 				return err
 			}
+			s.keepTreeList(files)
 			s.keepMarketplaces(ctx, key, sha, files, subs)
 			if pk == "" {
 				return nil

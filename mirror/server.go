@@ -26,6 +26,8 @@ import (
 	"os"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/internal/httpserve"
 	"reasonix.io/plugind/mirror/meta"
@@ -95,6 +97,12 @@ type Server struct {
 	// after shutdown.
 	base   context.Context
 	cancel context.CancelFunc
+	// treeLists keeps, with a checksum log, the file lists of the whole
+	// trees stored last, by digest (archives are immutable, so a kept list
+	// never goes stale): a folder's record is cut from its tree's list,
+	// which the fetch that stored the tree, or a cut of other folders from
+	// it, had in hand already (checksumLog.treeFiles).
+	treeLists *lru.Cache[string, []plugind.File]
 }
 
 // New returns a replica over cfg.
@@ -116,12 +124,27 @@ func New(cfg Config) (*Server, error) {
 	cfg.UpstreamLimit = plugind.PositiveOr(cfg.UpstreamLimit, DefaultUpstreamLimit)
 	cfg.Budget = cmp.Or(cfg.Budget, plugind.DefaultBudget)
 	cfg.TempDir = cmp.Or(cfg.TempDir, os.TempDir())
-	base, cancel := context.WithCancel(context.Background())
-	return &Server{
+	s := &Server{
 		cfg: cfg, log: cfg.Log.With("replica", cfg.ReplicaID), m: newMetrics(),
-		slots: make(chan struct{}, cfg.UpstreamLimit), base: base, cancel: cancel,
+		slots: make(chan struct{}, cfg.UpstreamLimit),
 		local: localLeases{held: map[string]chan struct{}{}},
-	}, nil
+	}
+	if cfg.LogKey != nil {
+		var err error
+		if s.treeLists, err = lru.New[string, []plugind.File](keptTrees); err != nil {
+			return nil, err
+		}
+	}
+	s.base, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// keepTreeList keeps files, a whole tree's list, for the checksum log's
+// records of its folders (treeLists).
+func (s *Server) keepTreeList(files []plugind.File) {
+	if s.treeLists != nil {
+		s.treeLists.Add(plugind.DigestFiles(files), files)
+	}
 }
 
 // DefaultReplicaID is "host/pid/random": unique per process, and telling an

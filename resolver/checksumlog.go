@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"reasonix.io/plugind"
-	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/source"
 )
@@ -36,28 +35,53 @@ type logCalls struct {
 // repository at sha, unless it is started already or no log is
 // configured.
 func (s *resolve) expect(ctx context.Context, src source.Source, sha, p string) *logCall {
+	return s.expectAll(ctx, []logWant{{src, sha, p}})[0]
+}
+
+// logWant is a record a plan will check: folder p of src's repository at
+// sha.
+type logWant struct {
+	src  source.Source
+	sha  string
+	path string
+}
+
+// expectAll starts the lookups of the records wants name that are not
+// started already, together: a bulk plan's many records may be read from
+// the log's tiles rather than looked up one by one (host.LookupMany). It
+// returns each want's call (nil ones when no log is configured).
+func (s *resolve) expectAll(ctx context.Context, wants []logWant) []*logCall {
+	calls := make([]*logCall, len(wants))
 	l := s.cfg.ChecksumLog
 	if l == nil {
-		return nil
+		return calls
 	}
-	place := src.Place()
-	key := checksumlog.KeyOf(place, p, sha)
+	var keys []host.LogKey
+	var started []*logCall
 	s.logs.mu.Lock()
-	defer s.logs.mu.Unlock()
-	if c, ok := s.logs.calls[key]; ok {
-		return c
-	}
 	if s.logs.calls == nil {
 		s.logs.calls = map[string]*logCall{}
 	}
-	c := &logCall{done: make(chan struct{})}
-	s.logs.calls[key] = c
-	offline := s.offline
-	go func() {
-		defer close(c.done)
-		c.rec, c.err = l.Lookup(ctx, place, p, sha, offline)
-	}()
-	return c
+	for i, w := range wants {
+		k := host.LogKey{Place: w.src.Place(), Path: w.path, Commit: w.sha}
+		key := k.String()
+		if c, ok := s.logs.calls[key]; ok {
+			calls[i] = c
+			continue
+		}
+		c := &logCall{done: make(chan struct{})}
+		s.logs.calls[key] = c
+		calls[i] = c
+		keys, started = append(keys, k), append(started, c)
+	}
+	s.logs.mu.Unlock()
+	if len(keys) > 0 {
+		go l.LookupMany(ctx, keys, s.offline, func(i int, rec *host.LogRecord, err error) {
+			started[i].rec, started[i].err = rec, err
+			close(started[i].done)
+		})
+	}
+	return calls
 }
 
 // checkLog compares digest, the tree digest of folder p of src's

@@ -156,11 +156,13 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var wants []logWant
 	for _, ep := range plans {
 		if ep.cand.Err == nil && ep.repo != nil {
-			s.expect(ctx, ep.repo.Source(), ep.sha, ep.path)
+			wants = append(wants, logWant{ep.repo.Source(), ep.sha, ep.path})
 		}
 	}
+	s.expectAll(ctx, wants)
 	results, warnings := s.fetchEntries(ctx, plans)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -22,8 +22,9 @@ import (
 // of the -entries/-repos marketplace through one replica serving it
 // (issue 27's target: within 1.1× of one without):
 //
-//   - first installs: a fresh marketplace each, the mirror cold — without
-//     the log, then with it (its records appended as the machine asks);
+//   - pairs of first installs: a fresh marketplace each, the mirror cold —
+//     without the log, then with it (its records appended as the machine
+//     asks), and the ratio of the medians;
 //   - then runs pairs of cold machines (empty homes) on a warm mirror,
 //     without and with the log (every record known), in turn, and prints
 //     each time and the ratio of the medians;
@@ -57,28 +58,40 @@ func logCost(ctx context.Context, o options, eng *mirrortest.Engines, up *resolv
 	}
 
 	fmt.Printf("\nchecksum log cost: cold %d-entry / %d-repo installs (one machine at a time) through one replica\n", o.entries, o.repos+1)
-	var plain, logged string
-	for _, owner := range []string{"costplain", "costlog"} {
-		src, err := bulkmarket.Fleet(gh, owner, o.entries, o.repos)
+	median := func(d []time.Duration) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	// Each pair of first installs is of two fresh marketplaces, so the
+	// mirror is cold for both; the last one with the log is the one the
+	// warm runs install again.
+	var logged string
+	var coldWithout, coldWith []time.Duration
+	for i := range o.logCost {
+		var pair [2]string
+		for j, owner := range []string{"costplain", "costlog"} {
+			src, err := bulkmarket.Fleet(gh, fmt.Sprintf("%s%d", owner, i), o.entries, o.repos)
+			if err != nil {
+				return err
+			}
+			pair[j] = src
+		}
+		first, _, err := machine(nil, pair[0])
 		if err != nil {
 			return err
 		}
-		if owner == "costplain" {
-			plain = src
-		} else {
-			logged = src
+		firstLog, _, err := machine(withLog, pair[1])
+		if err != nil {
+			return err
 		}
+		logged = pair[1]
+		coldWithout, coldWith = append(coldWithout, first), append(coldWith, firstLog)
+		fmt.Printf("first install %d, mirror cold: without the log %s, with it (%d records appended) %s: %.2f×\n",
+			i+1, first.Round(time.Millisecond), o.entries, firstLog.Round(time.Millisecond), firstLog.Seconds()/first.Seconds())
 	}
-	first, _, err := machine(nil, plain)
-	if err != nil {
-		return err
-	}
-	firstLog, _, err := machine(withLog, logged)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("first install, mirror cold: without the log %s, with it (%d records appended) %s: %.2f×\n",
-		first.Round(time.Millisecond), o.entries, firstLog.Round(time.Millisecond), firstLog.Seconds()/first.Seconds())
+	fmt.Printf("median of %d, mirror cold: without the log %s, with it %s: %.2f×\n", o.logCost,
+		median(coldWithout).Round(time.Millisecond), median(coldWith).Round(time.Millisecond), median(coldWith).Seconds()/median(coldWithout).Seconds())
 
 	var without, with []time.Duration
 	var lastHome string
@@ -94,12 +107,7 @@ func logCost(ctx context.Context, o options, eng *mirrortest.Engines, up *resolv
 		without, with, lastHome = append(without, a), append(with, b), home
 		fmt.Printf("run %d, mirror warm: without the log %s, with it %s: %.2f×\n", i+1, a.Round(time.Millisecond), b.Round(time.Millisecond), b.Seconds()/a.Seconds())
 	}
-	median := func(d []time.Duration) time.Duration {
-		s := slices.Clone(d)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
-	fmt.Printf("median of %d: without the log %s, with it %s: %.2f×\n", o.logCost,
+	fmt.Printf("median of %d, mirror warm: without the log %s, with it %s: %.2f×\n", o.logCost,
 		median(without).Round(time.Millisecond), median(with).Round(time.Millisecond), median(with).Seconds()/median(without).Seconds())
 
 	before, err := logRequests(ctx, eng.DB)

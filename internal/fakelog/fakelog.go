@@ -50,6 +50,7 @@ type Log struct {
 	digests  Digests
 	mu       sync.Mutex
 	altered  map[string]string // record key → the digest the log records instead
+	forged   map[int64][]byte  // record id → the text its data tile serves instead
 	auth     []string          // Authorization headers seen
 	requests atomic.Int64
 	lookups  atomic.Int64
@@ -70,7 +71,7 @@ func New(t testing.TB, name string, d Digests) *Log {
 // different records are a log that forks.
 func NewWithKey(t testing.TB, skey, vkey string, d Digests) *Log {
 	t.Helper()
-	l := &Log{Verifier: vkey, Signer: skey, digests: d, altered: map[string]string{}}
+	l := &Log{Verifier: vkey, Signer: skey, digests: d, altered: map[string]string{}, forged: map[int64][]byte{}}
 	l.ts = sumdb.NewTestServer(skey, l.gosum)
 	l.srv = httptest.NewServer(http.HandlerFunc(l.serve))
 	t.Cleanup(l.srv.Close)
@@ -101,6 +102,15 @@ func (l *Log) Alter(place, path, commit, digest string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.altered[checksumlog.KeyOf(place, path, commit)] = digest
+}
+
+// ForgeTileRecord makes the data tile holding record id serve text (a
+// line ending in a newline) in its place: a log, or a mirror serving it,
+// that shows in its tiles a record its tree does not hold.
+func (l *Log) ForgeTileRecord(id int64, text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.forged[id] = []byte(text)
 }
 
 // Down makes every request fail with 503 (true) or be answered again.
@@ -190,11 +200,11 @@ func (l *Log) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "invalid tile syntax", http.StatusBadRequest)
 			return
 		}
+		read := l.readTile
 		if t.L == -1 {
-			http.Error(w, "record tiles are not served", http.StatusNotFound)
-			return
+			read = l.readDataTile
 		}
-		data, err := l.readTile(ctx, t)
+		data, err := read(ctx, t)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
@@ -214,6 +224,30 @@ func (l *Log) readTile(ctx context.Context, t tlog.Tile) (data []byte, err error
 		}
 	}()
 	return l.ts.ReadTileData(ctx, t)
+}
+
+// readDataTile answers a data tile: its records' texts, each followed by
+// a blank line, as sumdb.Server serves them (forged ones as forged).
+func (l *Log) readDataTile(ctx context.Context, t tlog.Tile) (data []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			data, err = nil, errors.New("no such tile")
+		}
+	}()
+	start := t.N << t.H
+	texts, err := l.ts.ReadRecords(ctx, start, int64(t.W))
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, text := range texts {
+		if f, ok := l.forged[start+int64(i)]; ok {
+			text = f
+		}
+		data = append(append(data, text...), '\n')
+	}
+	return data, nil
 }
 
 // GitDigest is the SPEC §9 tree digest of folder path ("" the root) of

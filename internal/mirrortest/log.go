@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"reasonix.io/plugind/checksumlog"
 	"reasonix.io/plugind/internal/fakegithub"
@@ -49,7 +48,7 @@ func FleetLogHoldsEachOnce(ctx context.Context, db *meta.DB, gh *fakegithub.Serv
 		}
 		for i, text := range texts {
 			id := first + int64(i)
-			rec, err := parseRecord(text)
+			rec, err := checksumlog.ParseRecord(text)
 			if err != nil {
 				return tree.N, fmt.Errorf("record %d: %w", id, err)
 			}
@@ -74,15 +73,4 @@ func FleetLogHoldsEachOnce(ctx context.Context, db *meta.DB, gh *fakegithub.Serv
 		}
 	}
 	return tree.N, errors.Join(errs...)
-}
-
-// parseRecord reads a record's text as the log stores it, whatever key it
-// is of.
-func parseRecord(text []byte) (checksumlog.Record, error) {
-	logPath, rest, ok := strings.Cut(string(text), " ")
-	commit, _, ok2 := strings.Cut(rest, " ")
-	if !ok || !ok2 {
-		return checksumlog.Record{}, fmt.Errorf("malformed record %q", text)
-	}
-	return checksumlog.ParseText(text, logPath, commit)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/mod/sumdb/tlog"
@@ -34,14 +35,6 @@ func (d *DB) LogTree(ctx context.Context) (tlog.Tree, error) {
 	}
 	copy(t.Hash[:], h)
 	return t, nil
-}
-
-// LogRecordID returns the id of the record of logPath at commit.
-func (d *DB) LogRecordID(ctx context.Context, logPath, commit string) (int64, bool, error) {
-	var id int64
-	ok, err := d.row(ctx, "look up a checksum log record", `SELECT id FROM log_records WHERE key_sha256 = $1`,
-		[]any{logKey(logPath, commit)}, &id)
-	return id, ok, err
 }
 
 // LogHit is a record the log has, with the tree it was read beside.
@@ -75,57 +68,164 @@ func logKey(logPath, commit string) string { return hashKey(logPath + "@" + comm
 
 // AppendLogRecord appends text as the record of logPath at commit, unless
 // the log has one already: it returns the record's id, and whether this
-// call appended it. Appends are serialized across replicas by an advisory
-// transaction lock, under which the record, its stored hashes and the new
-// tree are written together: a failure leaves the log as it was.
+// call appended it (AppendLogRecords of one).
 func (d *DB) AppendLogRecord(ctx context.Context, logPath, commit string, text []byte) (id int64, appended bool, err error) {
-	// Most calls find the record there (another replica appended it while
-	// this one fetched): they need not queue for the lock to see it.
-	if id, ok, err := d.LogRecordID(ctx, logPath, commit); err != nil || ok {
-		return id, false, err
+	got, err := d.AppendLogRecords(ctx, []LogAppend{{LogPath: logPath, Commit: commit, Text: text}})
+	if err != nil {
+		return 0, false, err
 	}
-	what := "append " + logPath + "@" + commit + " to the checksum log"
+	return got[0].ID, got[0].New, nil
+}
+
+// LogAppend is a record to append: its key (a log path and a commit) and
+// its text.
+type LogAppend struct {
+	LogPath, Commit string
+	Text            []byte
+}
+
+// Appended is what became of a LogAppend: its record's id, and whether
+// this call appended it (false: the log had it), then with the tree the
+// append made, which holds it.
+type Appended struct {
+	ID   int64
+	New  bool
+	Tree tlog.Tree
+}
+
+// AppendLogRecords appends each of recs the log does not have yet, in
+// order, in one transaction: a record's id is where it landed, or where
+// the log had it (a key twice in recs lands once). Appends are serialized
+// across replicas by an advisory transaction lock, under which the
+// records, their stored hashes and the new tree are written together: a
+// failure leaves the log as it was. One transaction for many records is
+// what makes a bulk install's hundreds of new records cheap: the lock,
+// the tree's row and the commit are paid once (the mirror gathers the
+// appends of concurrent lookups, logAppender).
+func (d *DB) AppendLogRecords(ctx context.Context, recs []LogAppend) ([]Appended, error) {
+	out := make([]Appended, len(recs))
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = logKey(r.LogPath, r.Commit)
+	}
+	// Most calls find their records there (another replica appended them
+	// while this one fetched): they need not queue for the lock to see it.
+	have, err := logRecordIDs(ctx, d.pool, keys)
+	if err != nil {
+		return nil, dbErr("look up checksum log records: %w", err)
+	}
+	if len(have) == len(slices.Compact(slices.Sorted(slices.Values(keys)))) {
+		for i, k := range keys {
+			out[i] = Appended{ID: have[k]}
+		}
+		return out, nil
+	}
+	what := fmt.Sprintf("append %d records to the checksum log", len(recs))
+	if len(recs) == 1 {
+		what = "append " + recs[0].LogPath + "@" + recs[0].Commit + " to the checksum log"
+	}
 	err = d.inTx(ctx, what, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, logLock); err != nil {
 			return err
 		}
-		key := logKey(logPath, commit)
-		err := tx.QueryRow(ctx, `SELECT id FROM log_records WHERE key_sha256 = $1`, key).Scan(&id)
-		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
-			return err // appended meanwhile, or failed
+		have, err := logRecordIDs(ctx, tx, keys) // appended meanwhile?
+		if err != nil {
+			return err
 		}
 		var n int64
 		if err := tx.QueryRow(ctx, `SELECT size FROM log_tree`).Scan(&n); err != nil {
 			return err
 		}
-		r := hashReader(ctx, tx)
-		hashes, err := tlog.StoredHashes(n, text, r)
-		if err != nil {
-			return err
-		}
-		idx := make([]int64, len(hashes))
-		raw := make([][]byte, len(hashes))
-		for i, h := range hashes {
-			idx[i], raw[i] = tlog.StoredHashCount(n)+int64(i), h[:]
+		r := &batchHashes{db: hashReader(ctx, tx), known: map[int64]tlog.Hash{}}
+		var idx []int64
+		var raw [][]byte
+		var ids []int64
+		var rkeys, paths, commits, texts []string
+		for i, rec := range recs {
+			if id, ok := have[keys[i]]; ok {
+				out[i] = Appended{ID: id}
+				continue
+			}
+			hashes, err := tlog.StoredHashes(n, rec.Text, r)
+			if err != nil {
+				return err
+			}
+			for j, h := range hashes {
+				x := tlog.StoredHashCount(n) + int64(j)
+				r.known[x] = h
+				idx, raw = append(idx, x), append(raw, h[:])
+			}
+			ids, rkeys = append(ids, n), append(rkeys, keys[i])
+			paths, commits, texts = append(paths, rec.LogPath), append(commits, rec.Commit), append(texts, string(rec.Text))
+			have[keys[i]] = n
+			out[i] = Appended{ID: n, New: true}
+			n++
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO log_hashes (idx, hash) SELECT * FROM unnest($1::bigint[], $2::bytea[])`, idx, raw); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO log_records (id, key_sha256, log_path, commit, text) VALUES ($1, $2, $3, $4, $5)`,
-			n, key, logPath, commit, string(text)); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO log_records (id, key_sha256, log_path, commit, text)
+			SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[])`, ids, rkeys, paths, commits, texts); err != nil {
 			return err
 		}
-		th, err := tlog.TreeHash(n+1, r) // reads the hashes just written
+		th, err := tlog.TreeHash(n, r)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE log_tree SET size = $1, hash = $2`, n+1, th[:]); err != nil {
-			return err
+		for i := range out {
+			if out[i].New {
+				out[i].Tree = tlog.Tree{N: n, Hash: th}
+			}
 		}
-		id, appended = n, true
-		return nil
+		_, err = tx.Exec(ctx, `UPDATE log_tree SET size = $1, hash = $2`, n, th[:])
+		return err
 	})
-	return id, appended, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// logRecordIDs are the ids of the records the log has of keys (key_sha256
+// values), by key.
+func logRecordIDs(ctx context.Context, q querier, keys []string) (map[string]int64, error) {
+	rows, _ := q.Query(ctx, `SELECT key_sha256, id FROM log_records WHERE key_sha256 = ANY($1)`, keys)
+	out := map[string]int64{}
+	var k string
+	var id int64
+	_, err := pgx.ForEachRow(rows, []any{&k, &id}, func() error { out[k] = id; return nil })
+	return out, err
+}
+
+// batchHashes reads stored hashes for an append of many records: the ones
+// this append computed (not written yet) and the ones already read come
+// from memory, the rest from the database, all of a call in one query.
+type batchHashes struct {
+	db    tlog.HashReader
+	known map[int64]tlog.Hash
+}
+
+func (b *batchHashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	var missing []int64
+	for _, x := range indexes {
+		if _, ok := b.known[x]; !ok {
+			missing = append(missing, x)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := b.db.ReadHashes(missing)
+		if err != nil {
+			return nil, err
+		}
+		for i, x := range missing {
+			b.known[x] = got[i]
+		}
+	}
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		out[i] = b.known[x]
+	}
+	return out, nil
 }
 
 // LogRecords returns the texts of records id to id+n-1; ErrNotInLog when

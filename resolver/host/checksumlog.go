@@ -124,30 +124,68 @@ type LogRecord struct {
 // install.offline_miss. An unknown record is added by the log's server,
 // which fetches and verifies the commit itself, so Lookup only asks.
 func (l *ChecksumLog) Lookup(ctx context.Context, place, path, commit string, offline bool) (*LogRecord, error) {
-	key := checksumlog.KeyOf(place, path, commit)
-	lp := checksumlog.LogPath(place, path)
+	k := LogKey{Place: place, Path: path, Commit: commit}
+	if rec, ok, err := l.known(k); ok || err != nil {
+		return rec, err
+	}
+	if offline {
+		return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the checksum log's record of %s is not cached (an online plan verifies it once): %w", k, ErrOffline)
+	}
+	return l.ask(ctx, k)
+}
+
+// LogKey names a record: the tree at Path ("" the root) of commit Commit
+// of the repository at Place.
+type LogKey struct{ Place, Path, Commit string }
+
+func (k LogKey) String() string { return checksumlog.KeyOf(k.Place, k.Path, k.Commit) }
+
+// escaped is k's log path escaped as the protocol carries it.
+func (k LogKey) escaped() (logPath, escaped string, err error) {
+	lp := checksumlog.LogPath(k.Place, k.Path)
 	epath, err := module.EscapePath(lp)
 	if err != nil {
-		return nil, plugind.Errorf(plugind.CodeInvalidSource, "checksum log: %s cannot be looked up: %v", key, err)
+		return "", "", plugind.Errorf(plugind.CodeInvalidSource, "checksum log: %s cannot be looked up: %v", k, err)
 	}
-	if rec, ok := l.verified.get(lp, commit); ok {
-		return rec, nil
+	return lp, epath, nil
+}
+
+// known is the record of k this home verified before, asking nothing.
+func (l *ChecksumLog) known(k LogKey) (*LogRecord, bool, error) {
+	lp, epath, err := k.escaped()
+	if err != nil {
+		return nil, false, err
 	}
-	file := l.Name() + "/lookup/" + epath + "@" + commit
-	if data, err := l.ops.ReadCache(file); err == nil {
+	if rec, ok := l.verified.get(lp, k.Commit); ok {
+		return rec, true, nil
+	}
+	if data, err := l.ops.ReadCache(l.lookupFile(epath, k.Commit)); err == nil {
 		// Written only once the sumdb client had verified it, in the
 		// user's private home: it is read back without checking the
 		// head's signature again (that costs 0.2 ms a record).
-		if rec, err := l.parse(data, lp, commit, false); err == nil {
+		if rec, err := l.parse(data, lp, k.Commit, false); err == nil {
 			rec.Cached = true
 			l.remember(rec)
-			return rec, nil
+			return rec, true, nil
 		}
 		// A damaged cache file is asked again.
 	}
-	if offline {
-		return nil, plugind.Errorf(plugind.CodeOfflineMiss, "offline: the checksum log's record of %s is not cached (an online plan verifies it once): %w", key, ErrOffline)
+	return nil, false, nil
+}
+
+// lookupFile is where the sumdb client caches a lookup's answer.
+func (l *ChecksumLog) lookupFile(epath, commit string) string {
+	return l.Name() + "/lookup/" + epath + "@" + commit
+}
+
+// ask looks k up in the log: one request, proven by the sumdb client.
+func (l *ChecksumLog) ask(ctx context.Context, k LogKey) (*LogRecord, error) {
+	key, commit := k.String(), k.Commit
+	lp, epath, err := k.escaped()
+	if err != nil {
+		return nil, err
 	}
+	file := l.lookupFile(epath, commit)
 	if err := l.sem.Acquire(ctx, 1); err != nil {
 		return nil, plugind.WithCode(plugind.CodeCancelled, err)
 	}
