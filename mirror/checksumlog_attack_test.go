@@ -39,13 +39,16 @@ import (
 // more file, its X-Reasonix-Digest naming the altered tree (so the
 // client's check of the mirror's digest passes), and, with alterRecord,
 // the log's lookup of that folder answers a record of the altered
-// folder's digest. It cannot sign a tree head: it has no log key.
+// folder's digest, or, with alterTile, the log's data tile holding that
+// record shows it so (a client reading the log by tiles). It cannot sign
+// a tree head: it has no log key.
 type tamperer struct {
 	t           *testing.T
 	replica     string
 	repo        string
 	folder      string
 	alterRecord bool
+	alterTile   bool
 
 	mu       sync.Mutex
 	altered  string // the altered folder's digest, once known
@@ -57,8 +60,8 @@ type tamperer struct {
 // evilFile is what the tamperer adds to the folder.
 const evilFile = "hooks/postinstall.sh"
 
-func newTamperer(t *testing.T, replica, repo, folder string, alterRecord bool) (*tamperer, string) {
-	tp := &tamperer{t: t, replica: replica, repo: repo, folder: folder, alterRecord: alterRecord}
+func newTamperer(t *testing.T, replica, repo, folder string, alterRecord, alterTile bool) (*tamperer, string) {
+	tp := &tamperer{t: t, replica: replica, repo: repo, folder: folder, alterRecord: alterRecord, alterTile: alterTile}
 	target, err := url.Parse(replica)
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +73,8 @@ func newTamperer(t *testing.T, replica, repo, folder string, alterRecord bool) (
 			tp.snapshot(w, r)
 		case tp.alterRecord && strings.HasPrefix(r.URL.Path, "/log/lookup/") && strings.Contains(r.URL.Path, "/"+tp.repo+"/-/"+tp.folder+"@"):
 			tp.lookup(w, r)
+		case tp.alterTile && strings.HasPrefix(r.URL.Path, "/log/tile/8/data/"):
+			tp.dataTile(w, r)
 		default:
 			proxy.ServeHTTP(w, r)
 		}
@@ -178,12 +183,7 @@ func (tp *tamperer) lookup(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("tamperer: %v %v", err, resp), http.StatusBadGateway)
 		return
 	}
-	q := url.Values{"repo": {"https://github.com/" + tp.repo}, "sha": {strings.TrimPrefix(r.URL.Path[strings.LastIndex(r.URL.Path, "@"):], "@")}, "path": {tp.folder}}
-	_, snap, err := tp.get(r, "/v1/snapshot?"+q.Encode())
-	var folder string
-	if err == nil {
-		_, _, folder, err = tp.alter(snap, []string{tp.folder})
-	}
+	folder, err := tp.alteredDigest(r, r.URL.Path[strings.LastIndex(r.URL.Path, "@")+1:])
 	record, head, ok := bytes.Cut(body, []byte("\n\n"))
 	f := strings.Fields(string(record))
 	if err != nil || !ok || len(f) != 5 {
@@ -200,6 +200,51 @@ func (tp *tamperer) lookup(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, forged+"\n\n"+string(head))
 }
 
+// alteredDigest is the digest of the folder at sha as the tamperer
+// serves it.
+func (tp *tamperer) alteredDigest(r *http.Request, sha string) (string, error) {
+	q := url.Values{"repo": {"https://github.com/" + tp.repo}, "sha": {sha}, "path": {tp.folder}}
+	_, snap, err := tp.get(r, "/v1/snapshot?"+q.Encode())
+	if err != nil {
+		return "", err
+	}
+	_, _, folder, err := tp.alter(snap, []string{tp.folder})
+	return folder, err
+}
+
+// dataTile answers a data tile of the log with the folder's record, when
+// the tile holds it, naming the altered digest: the tile's records no
+// longer hash to the signed tree's.
+func (tp *tamperer) dataTile(w http.ResponseWriter, r *http.Request) {
+	resp, body, err := tp.get(r, r.URL.RequestURI())
+	if err != nil || resp.StatusCode != http.StatusOK {
+		http.Error(w, fmt.Sprintf("tamperer: %v %v", err, resp), http.StatusBadGateway)
+		return
+	}
+	prefix := checksumlog.LogPath("github.com/"+tp.repo, tp.folder) + " "
+	lines := strings.Split(string(body), "\n")
+	for i, line := range lines {
+		f := strings.Fields(line)
+		if !strings.HasPrefix(line, prefix) || len(f) != 4 {
+			continue
+		}
+		folder, err := tp.alteredDigest(r, f[1])
+		if err != nil {
+			tp.t.Errorf("tamperer: %v", err)
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		tp.mu.Lock()
+		tp.honest = f[2]
+		tp.rewrites++
+		tp.mu.Unlock()
+		f[2] = folder
+		lines[i] = strings.Join(f, " ")
+	}
+	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
+	_, _ = io.WriteString(w, strings.Join(lines, "\n"))
+}
+
 // attackFixture is one replica serving the log, a small bulk marketplace
 // (6 plugins over 2 repositories) and a client maker.
 type attackFixture struct {
@@ -210,11 +255,17 @@ type attackFixture struct {
 
 func newAttackFixture(t *testing.T, owner string) *attackFixture {
 	f, key := logFixture(t, mirrortest.Options{})
-	src, err := bulkmarket.Fleet(f.gh, owner, 6, 2)
+	return &attackFixture{fixture: f, key: key, src: fleet(t, f, owner, 6, 2)}
+}
+
+// fleet is a bulkmarket.Fleet marketplace of f's fake GitHub.
+func fleet(t *testing.T, f *fixture, owner string, entries, repos int) string {
+	t.Helper()
+	src, err := bulkmarket.Fleet(f.gh, owner, entries, repos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &attackFixture{fixture: f, key: key, src: src}
+	return src
 }
 
 // install installs src on the machine whose home is home, through the
@@ -286,27 +337,44 @@ func recordOf(t *testing.T, f *fixture, place, folder, sha string) (int64, check
 // case, a record of the altered digest in place of the log's: that client
 // refuses the whole install, showing the log's proof, and writes nothing;
 // clients of the replica itself install the same marketplace, the log
-// holding the honest digest they installed.
+// holding the honest digest they installed. In the last case the
+// marketplace is wide enough (24 plugins) that a cold client reads the
+// records the log holds by its data tiles (host.LookupMany), and the
+// front alters the tile instead: the record no longer hashes to the
+// signed tree's.
 //
 // The cases share one replica (the engines are shared by many tests: one
 // bucket less), each its own client and front.
 func TestChecksumLogAlteredReplica(t *testing.T) {
 	t.Parallel()
 	f := newAttackFixture(t, "bulk")
-	const repo, folder = "bulk/repo00", "plugins/p000-01"
-	sha := f.gh.Repo("bulk", "repo00").Head("main")
+	wide := fleet(t, f.fixture, "wide", 24, 2)
+	const folder = "plugins/p000-01"
 	for _, tc := range []struct {
-		name        string
-		alterRecord bool
+		name                   string
+		owner                  string
+		alterRecord, alterTile bool
 	}{
-		{"snapshot and record altered", true},
-		{"snapshot altered, record honest", false},
+		{"snapshot and record altered", "bulk", true, false},
+		{"snapshot altered, record honest", "bulk", false, false},
+		{"snapshot and data tile altered", "wide", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tp, front := newTamperer(t, f.rep.URL, repo, folder, tc.alterRecord)
+			src, plugins := f.src, 6
+			if tc.owner == "wide" {
+				src, plugins = wide, 24
+				// The log holds the marketplace's records already: an
+				// honest client of the replica installed it first.
+				if _, err := install(t, f.fixture, filepath.Join(t.TempDir(), "first"), f.rep.URL, f.token, f.rep.URL, f.key.Verifier, src); err != nil {
+					t.Fatal(err)
+				}
+			}
+			repo := tc.owner + "/repo00"
+			sha := f.gh.Repo(tc.owner, "repo00").Head("main")
+			tp, front := newTamperer(t, f.rep.URL, repo, folder, tc.alterRecord, tc.alterTile)
 
 			victim := filepath.Join(t.TempDir(), "victim")
-			resp, err := install(t, f.fixture, victim, front, f.token, front, f.key.Verifier, f.src)
+			resp, err := install(t, f.fixture, victim, front, f.token, front, f.key.Verifier, src)
 			id, rec := recordOf(t, f.fixture, "github.com/"+repo, folder, sha)
 			tp.mu.Lock()
 			served, rewrites, altered := tp.served, tp.rewrites, tp.altered
@@ -314,7 +382,7 @@ func TestChecksumLogAlteredReplica(t *testing.T) {
 			if served == 0 || altered == "" || altered == rec.Digest {
 				t.Fatalf("the tamperer served %d altered snapshots (folder digest %q, logged %s)", served, altered, rec.Digest)
 			}
-			if tc.alterRecord && rewrites == 0 {
+			if (tc.alterRecord || tc.alterTile) && rewrites == 0 {
 				t.Fatal("the tamperer altered no record")
 			}
 			says := []string{"SECURITY ERROR", checksumlog.KeyOf("github.com/"+repo, folder, sha), fmt.Sprintf("record #%d", id),
@@ -326,18 +394,23 @@ func TestChecksumLogAlteredReplica(t *testing.T) {
 					fmt.Sprintf("answered:     record #%d: %s %s %s", id, checksumlog.LogPath("github.com/"+repo, folder), sha, altered),
 					"signed tree of ", "altered it"}
 			}
+			if tc.alterTile {
+				says = []string{"SECURITY ERROR", fmt.Sprintf("record #%d of its data tile tile/8/data/", id),
+					"is not the record its signed tree holds there", checksumlog.LogPath("github.com/"+repo, folder) + " " + sha + " " + altered,
+					"signed tree of ", "Nothing was installed"}
+			}
 			refusedWritingNothing(t, "the tampered client", victim, resp, err, says...)
 			t.Logf("the refusal:\n%v", err)
 
 			// The others, on the replica itself: unaffected.
 			for i := range 2 {
 				home := filepath.Join(t.TempDir(), fmt.Sprintf("other%d", i))
-				resp, err := install(t, f.fixture, home, f.rep.URL, f.token, f.rep.URL, f.key.Verifier, f.src)
+				resp, err := install(t, f.fixture, home, f.rep.URL, f.token, f.rep.URL, f.key.Verifier, src)
 				if err != nil || !resp.Applied {
 					t.Fatalf("client %d of the replica itself: %v", i, err)
 				}
 				got := installed(t, home)
-				if len(got) != 6 || got["p000-01"] != rec.Digest {
+				if len(got) != plugins || got["p000-01"] != rec.Digest {
 					t.Errorf("client %d installed %v; the log says p000-01 is %s", i, got, rec.Digest)
 				}
 			}
