@@ -17,7 +17,6 @@ import (
 	"reasonix.io/plugind/cache"
 	"reasonix.io/plugind/cache/maintain"
 	"reasonix.io/plugind/installer"
-	"reasonix.io/plugind/mirror/policy"
 	"reasonix.io/plugind/resolver"
 	"reasonix.io/plugind/resolver/host"
 	"reasonix.io/plugind/resolver/host/mirror"
@@ -86,7 +85,7 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 		return a, nil
 	}
 	log := cmp.Or(opts.Log, slog.New(slog.DiscardHandler))
-	hosts, hcfg, err := openHosts(opts, log)
+	hosts, hcfg, err := openHosts(opts, home, log)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +122,9 @@ func Open(ctx context.Context, opts OpenOptions) (*App, error) {
 	}
 	cfg := installer.Config{Home: home, Store: a.Store, Cache: a.Cache, Log: log, StepHook: stepHook(opts.Getenv), NoWorkingDir: opts.Daemon, Decoded: decoded}
 	if hosts.HasMirror() {
-		cfg.RuntimePolicy = runtimePolicy(hosts, a.Offline)
+		cfg.RuntimePolicy = func(ctx context.Context, offline bool) (resolver.RuntimeRule, error) {
+			return hosts.RuntimePolicy(ctx, offline || a.Offline)
+		}
 	}
 	if a.Store != nil {
 		a.Resolver = resolver.New(resolver.Config{
@@ -188,7 +189,7 @@ func (a *App) Close() {
 // openHosts opens where remote sources come from: as opts.Hosts or else the
 // environment says (SPEC §4), the team mirror in front when REASONIX_MIRROR
 // names one (§15).
-func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, resolver.HostConfig, error) {
+func openHosts(opts OpenOptions, home installer.Home, log *slog.Logger) (*resolver.Hosts, resolver.HostConfig, error) {
 	var cfg resolver.HostConfig
 	if opts.Hosts != nil {
 		cfg = *opts.Hosts
@@ -202,6 +203,7 @@ func openHosts(opts OpenOptions, log *slog.Logger) (*resolver.Hosts, resolver.Ho
 		return nil, cfg, err
 	}
 	if ok {
+		mcfg.PolicyFile = home.MirrorPolicyPath()
 		cfg.Mirror = &mcfg
 	}
 	hosts, err := resolver.NewHosts(cfg)
@@ -230,17 +232,6 @@ func openChecksumLog(getenv func(string) string, home installer.Home, hcfg resol
 		cfg.MirrorURLs, cfg.MirrorToken = m.URLs, m.Token
 	}
 	return host.NewChecksumLog(cfg)
-}
-
-// runtimePolicy is how plans read the team mirror's rule for run-time
-// fetches (SPEC §17): from the mirror, or, offline, not at all, saying so.
-func runtimePolicy(hosts *resolver.Hosts, offline bool) installer.RuntimePolicyFunc {
-	if offline {
-		return func(context.Context) (policy.Runtime, string, error) {
-			return "", "offline: the mirror is not asked", nil
-		}
-	}
-	return hosts.RuntimePolicy
 }
 
 // Upstream opens the hosts a team mirror's replica fetches from (SPEC

@@ -40,6 +40,10 @@ func (h Home) LockPath() string     { return filepath.Join(h.Dir, ".lock") }
 // MarketplacesPath is marketplaces.json, the known marketplaces (SPEC §7).
 func (h Home) MarketplacesPath() string { return filepath.Join(h.Dir, "marketplaces.json") }
 
+// MirrorPolicyPath is mirror/policy.json, the team mirror's runtime rule
+// as last read, which plans that cannot ask it apply (SPEC §15, §17).
+func (h Home) MirrorPolicyPath() string { return filepath.Join(h.Dir, "mirror", "policy.json") }
+
 // PluginRoot is the canonical root of an installed copy.
 func (h Home) PluginRoot(name string) string { return filepath.Join(h.PluginsDir(), name) }
 

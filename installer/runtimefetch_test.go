@@ -11,6 +11,7 @@ import (
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/manifest"
 	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver"
 )
 
 // fetchPlugin is a plugin folder whose only code is what its LSP server
@@ -129,15 +130,18 @@ func TestDiffCoversRuntimeFetches(t *testing.T) {
 }
 
 // runtimeEnv is a test installer whose team mirror answers the runtime
-// rule with rule, unread and err, counting the questions.
-func runtimeEnv(t *testing.T, rule policy.Runtime, unread string, err error) (*testEnv, *atomic.Int32) {
-	env := newEnv(t)
-	asked := &atomic.Int32{}
-	env.in.RuntimePolicy = func(context.Context) (policy.Runtime, string, error) {
+// rule with rule and err, counting the questions (offline ones apart).
+func runtimeEnv(t *testing.T, rule resolver.RuntimeRule, err error) (env *testEnv, asked, offline *atomic.Int32) {
+	env = newEnv(t)
+	asked, offline = &atomic.Int32{}, &atomic.Int32{}
+	env.in.RuntimePolicy = func(_ context.Context, off bool) (resolver.RuntimeRule, error) {
 		asked.Add(1)
-		return rule, unread, err
+		if off {
+			offline.Add(1)
+		}
+		return rule, err
 	}
-	return env, asked
+	return env, asked, offline
 }
 
 // TestMirrorRuntimePolicyBlocksUnpinned: with the mirror's "runtime":
@@ -158,7 +162,7 @@ func TestMirrorRuntimePolicyBlocksUnpinned(t *testing.T) {
 			entry("loose", "./plugins/loose"), entry("also-loose", "./plugins/also-loose"), entry("pinned", "./plugins/pinned"),
 			entry("plain", "./plugins/plain"), entry("needs-loose", "./plugins/needs-loose"))},
 	))
-	env, asked := runtimeEnv(t, policy.RuntimeBlockUnpinned, "", nil)
+	env, asked, _ := runtimeEnv(t, resolver.RuntimeRule{Rule: policy.RuntimeBlockUnpinned}, nil)
 	resp, err := env.install(Request{Source: mustSource(dir)}, Approval{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -213,26 +217,29 @@ func TestMirrorRuntimePolicyBlocksUnpinned(t *testing.T) {
 // TestMirrorRuntimePolicyUnread: a rule that cannot be read lets the plan
 // go on with a warning (the mirror is down, upstream serves instead), or
 // blocks what it might block (REASONIX_MIRROR_ONLY=1, a refused token);
-// "allow" and offline plans block nothing.
+// a rule read before (offline, or the mirror down) applies, saying so;
+// "allow" blocks nothing. An offline plan asks offline.
 func TestMirrorRuntimePolicyUnread(t *testing.T) {
 	t.Parallel()
 	dir := writeTree(t, t.TempDir(), fetchPlugin(t, "p", "p", "npx -y pkg"))
 	src := mustSource(filepath.Join(dir, "p"))
+	const before = "; the rule it gave at 2026-12-01 09:00:00 UTC applies"
 	for _, tc := range []struct {
 		name    string
-		rule    policy.Runtime
-		unread  string
+		rule    resolver.RuntimeRule
 		err     error
 		offline bool
 		status  ActionStatus
 		say     string
 	}{
-		{name: "allow", rule: policy.RuntimeAllow, status: ActionReady},
-		{name: "down", unread: "every team mirror replica failed", status: ActionReady, say: "runtime policy could not be read (every team mirror replica failed)"},
+		{name: "allow", rule: resolver.RuntimeRule{Rule: policy.RuntimeAllow}, status: ActionReady},
+		{name: "down", rule: resolver.RuntimeRule{Note: "every team mirror replica failed"}, status: ActionReady, say: "runtime policy could not be read (every team mirror replica failed)"},
 		{name: "only", err: errors.New("team mirror refused the token"), status: ActionBlocked, say: "could not be read: team mirror refused the token"},
-		{name: "offline", rule: policy.RuntimeBlockUnpinned, offline: true, status: ActionReady, say: "offline"},
+		{name: "offline, never read", rule: resolver.RuntimeRule{Note: "offline: the mirror is not asked"}, offline: true, status: ActionReady, say: "could not be read (offline"},
+		{name: "offline, read before", rule: resolver.RuntimeRule{Rule: policy.RuntimeBlockUnpinned, Note: "offline: the mirror is not asked" + before}, offline: true, status: ActionBlocked, say: "was not read now (offline: the mirror is not asked" + before},
+		{name: "down, read before", rule: resolver.RuntimeRule{Rule: policy.RuntimeAllow, Note: "every team mirror replica failed" + before}, status: ActionReady, say: "was not read now"},
 	} {
-		env, asked := runtimeEnv(t, tc.rule, tc.unread, tc.err)
+		env, asked, offline := runtimeEnv(t, tc.rule, tc.err)
 		resp, err := env.install(Request{Source: src, Offline: tc.offline}, Approval{DryRun: true})
 		if err != nil && tc.status == ActionReady {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -248,8 +255,8 @@ func TestMirrorRuntimePolicyUnread(t *testing.T) {
 		if tc.say != "" && !strings.Contains(said, tc.say) {
 			t.Errorf("%s: %q does not say %q", tc.name, said, tc.say)
 		}
-		if tc.offline && asked.Load() != 0 {
-			t.Errorf("%s: the mirror was asked", tc.name)
+		if asked.Load() != 1 || (offline.Load() == 1) != tc.offline {
+			t.Errorf("%s: asked %d times, %d of them offline", tc.name, asked.Load(), offline.Load())
 		}
 	}
 }

@@ -7,13 +7,16 @@ import (
 
 	"reasonix.io/plugind"
 	"reasonix.io/plugind/mirror/policy"
+	"reasonix.io/plugind/resolver"
 )
 
 // RuntimePolicyFunc reads a team mirror's rule for code plugins fetch at
-// run time (SPEC §15, §17; resolver.Hosts.RuntimePolicy). unread: it could
-// not be read and the plan goes on without it, saying so; err: it could
-// not be read and nothing it might block may be installed.
-type RuntimePolicyFunc func(ctx context.Context) (rule policy.Runtime, unread string, err error)
+// run time (SPEC §15, §17; resolver.Hosts.RuntimePolicy), for a plan that
+// is offline or not. A rule with a Note was not read now (the plan says
+// so); one without a Rule could not be read, and the plan goes on without
+// it; err: it could not be read and nothing it might block may be
+// installed.
+type RuntimePolicyFunc func(ctx context.Context, offline bool) (resolver.RuntimeRule, error)
 
 // governRuntime applies the team mirror's runtime rule to a plan, the one
 // place it is applied (planDependencies, which every install, update and
@@ -36,12 +39,8 @@ func (in *Installer) governRuntime(ctx context.Context, p *Plan) {
 	if len(governed) == 0 {
 		return
 	}
-	var rule policy.Runtime
-	var err error
-	unread := "offline: the mirror is not asked"
-	if !p.Request.Offline {
-		rule, unread, err = in.RuntimePolicy(ctx)
-	}
+	got, err := in.RuntimePolicy(ctx, p.Request.Offline)
+	rule := got.Rule
 	switch {
 	case err != nil:
 		for _, a := range governed {
@@ -50,10 +49,13 @@ func (in *Installer) governRuntime(ctx context.Context, p *Plan) {
 				a.Name, fetchList(a), err))
 		}
 		return
-	case unread != "":
-		p.Warnings = append(p.Warnings, fmt.Sprintf("the team mirror's runtime policy could not be read (%s): unpinned code fetched at run time is not checked against it", unread))
+	case rule == "":
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the team mirror's runtime policy could not be read (%s): unpinned code fetched at run time is not checked against it", got.Note))
 		return
-	case rule != policy.RuntimeBlockUnpinned:
+	case got.Note != "":
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the team mirror's runtime policy was not read now (%s): %q", got.Note, string(rule)))
+	}
+	if rule != policy.RuntimeBlockUnpinned {
 		return
 	}
 	for _, a := range governed {

@@ -50,6 +50,10 @@ type Config struct {
 	Log  *slog.Logger
 	// Transport overrides the connection pool (tests).
 	Transport http.RoundTripper
+	// PolicyFile, when set, remembers the runtime rule last read
+	// ($REASONIX_HOME/mirror/policy.json): a plan that cannot ask (offline,
+	// or every replica down) applies it (RememberedPolicy).
+	PolicyFile string
 }
 
 // ConfigFromEnv reads REASONIX_MIRROR, REASONIX_MIRROR_TOKEN and
