@@ -345,6 +345,7 @@ func (b *builder) finish() {
 	p := b.pkg
 	p.Skills, p.Commands, p.Agents = NonNil(p.Skills), NonNil(p.Commands), NonNil(p.Agents)
 	p.Hooks, p.MCPServers, p.Warnings = NonNil(p.Hooks), NonNil(p.MCPServers), NonNil(p.Warnings)
+	p.scripts = scriptsOf(p, b.t.readFile)
 	p.RuntimeFetches = RuntimeFetchesOf(p)
 	sort.Strings(p.configFiles)
 }

@@ -1,9 +1,12 @@
 package manifest
 
 import (
+	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/mod/semver"
 
@@ -52,6 +55,10 @@ type RuntimeFetch struct {
 	// Command is the command that fetches it, masked as every command
 	// shown is.
 	Command string `json:"command,omitempty"`
+	// Script is the plugin's own shell script the command is a line of,
+	// when the hook or server launches one (${CLAUDE_PLUGIN_ROOT}/REL):
+	// REL; "" when the declaration itself fetches.
+	Script string `json:"script,omitempty"`
 
 	// file is the package file that declares it (validate names it).
 	file string
@@ -67,6 +74,9 @@ func (f RuntimeFetch) Describe() string {
 	what := f.Command
 	if f.Kind == FetchRemote {
 		what = "remote service " + f.Package
+	}
+	if f.Script != "" {
+		return what + " (" + f.Where + ", in " + f.Script + ")"
 	}
 	return what + " (" + f.Where + ")"
 }
@@ -177,6 +187,9 @@ func RuntimeFetchesOf(p *Package) []RuntimeFetch {
 	add := func(where, file string, found []RuntimeFetch) {
 		for _, f := range found {
 			f.Where, f.file, f.Package, f.Command = where, file, secrets.Mask(f.Package), secrets.Mask(f.Command)
+			if f.Script != "" {
+				f.file = f.Script
+			}
 			out = append(out, f)
 		}
 	}
@@ -188,9 +201,9 @@ func RuntimeFetchesOf(p *Package) []RuntimeFetch {
 		nth[h.Event]++
 		where := fmt.Sprintf("hook %s #%d", h.Event, nth[h.Event])
 		if h.Form == HookExec {
-			add(where, h.Source, newFetchReader(h.Command, h.Args).fetchesOfArgv(append([]string{h.Command}, h.Args...), 0))
+			add(where, h.Source, newFetchReader(p, h.Command, h.Args).fetchesOfArgv(append([]string{h.Command}, h.Args...), 0))
 		} else {
-			add(where, h.Source, newFetchReader(h.Command, nil).fetchesOfShell(h.Command, 0))
+			add(where, h.Source, newFetchReader(p, h.Command, nil).fetchesOfShell(h.Command, 0))
 		}
 	}
 	for _, s := range p.MCPServers {
@@ -199,29 +212,34 @@ func RuntimeFetchesOf(p *Package) []RuntimeFetch {
 			out = append(out, RuntimeFetch{Where: where, Kind: FetchRemote, Package: secrets.Mask(s.URL), file: s.Source})
 			continue
 		}
-		add(where, s.Source, newFetchReader(s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
+		add(where, s.Source, newFetchReader(p, s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
 	}
 	for _, s := range p.LSPServers {
-		add("lspServer "+s.Name, s.Source, newFetchReader(s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
+		add("lspServer "+s.Name, s.Source, newFetchReader(p, s.Command, s.Args).fetchesOfLaunch(s.Command, s.Args))
 	}
 	if r := p.Runtime; r != nil {
-		add("runtime", p.ManifestPath, newFetchReader(r.Command, r.Args).fetchesOfLaunch(r.Command, r.Args))
+		add("runtime", p.ManifestPath, newFetchReader(p, r.Command, r.Args).fetchesOfLaunch(r.Command, r.Args))
 	}
 	return out
 }
 
 // fetchReader reads one command line. Substitutions and `sh -c` scripts
 // are read again at each level they nest, so what one command may make it
-// read is bounded (budget bytes, a multiple of its own length): a hostile
-// manifest cannot make the inventory slow.
-type fetchReader struct{ budget int }
+// read is bounded (budget bytes, a multiple of its own length, and each of
+// the plugin's scripts it runs once): a hostile manifest cannot make the
+// inventory slow.
+type fetchReader struct {
+	budget  int
+	scripts map[string]string // the package's (Package.scripts)
+	read    map[string]bool   // the scripts this command ran, read already
+}
 
-func newFetchReader(command string, args []string) *fetchReader {
+func newFetchReader(p *Package, command string, args []string) *fetchReader {
 	n := len(command)
 	for _, a := range args {
 		n += len(a) + 1
 	}
-	return &fetchReader{budget: 16*n + 64<<10}
+	return &fetchReader{budget: 16*n + 64<<10, scripts: p.scripts, read: map[string]bool{}}
 }
 
 // spend takes n bytes of the budget, reporting whether there were.
@@ -404,6 +422,9 @@ func pipedDownload(pipe shellPipeline, dl shellCommand, shell string) RuntimeFet
 // runner of the table, a shell or wrapper whose script is read in turn,
 // or code whose text a download gives.
 func (fr *fetchReader) fetchesOfCommand(argv shellCommand, depth int) []RuntimeFetch {
+	if found, ok := fr.fetchesOfScript(argv[0].text, depth); ok {
+		return found
+	}
 	prog := program(argv[0].text)
 	// What a download prints, run as a command: $(curl …), `curl …`.
 	if fr.downloadsIn(argv[0], depth) || (prog == "eval" && slices.ContainsFunc(argv[1:], func(w shellWord) bool { return fr.downloadsIn(w, depth) })) {
@@ -464,10 +485,120 @@ func (fr *fetchReader) fetchesOfShellCall(prog string, argv shellCommand, depth 
 				}
 				return fr.fetchesOfShell(t, depth+1)
 			}
-			return nil // a script file: not read
+			found, _ := fr.fetchesOfScript(t, depth) // the plugin's own, or not read
+			return found
 		}
 	}
 	return nil
+}
+
+// Plugin scripts (SPEC §17): a hook or server that launches the plugin's
+// own shell script, `${CLAUDE_PLUGIN_ROOT}/hooks/setup.sh` or `bash
+// ${CLAUDE_PLUGIN_ROOT}/scripts/start.sh`, fetches what that script's lines
+// fetch. The package's scripts are read once, at load (scriptsOf: a shell
+// script, at most maxScript bytes, at most maxScripts of them), and a
+// command's reader reads each it runs once.
+const (
+	maxScript  = 64 << 10
+	maxScripts = 32
+)
+
+var (
+	// pluginFileWord is a word that names a file of the plugin,
+	// ${CLAUDE_PLUGIN_ROOT}/REL or $CLAUDE_PLUGIN_ROOT/REL, REL its group;
+	// pluginFileIn finds such names in a command line (up to a space,
+	// quote or shell operator).
+	pluginFileWord = lazyregexp.New(`^\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/(.+)$`)
+	pluginFileIn   = lazyregexp.New(`\$(?:\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT)/([^\s"'\x60;|&()<>$]+)`)
+	// shellShebang is a script's first line naming a shell.
+	shellShebang = lazyregexp.New(`^#!\s*\S*?(?:/|env\s+(?:-\S+\s+)*)(?:ba|z|da|k|a|mk)?sh(?:\s|$)`)
+)
+
+// fetchesOfScript reads the plugin script word names, when it is one the
+// package holds, once per command; ok reports that word is one.
+func (fr *fetchReader) fetchesOfScript(word string, depth int) (found []RuntimeFetch, ok bool) {
+	m := pluginFileWord.FindStringSubmatch(word)
+	if m == nil {
+		return nil, false
+	}
+	rel := path.Clean(m[1])
+	text, ok := fr.scripts[rel]
+	if !ok {
+		return nil, false
+	}
+	if fr.read[rel] {
+		return nil, true
+	}
+	fr.read[rel] = true
+	fr.budget += len(text)
+	found = fr.fetchesOfShell(text, depth+1)
+	for i := range found {
+		if found[i].Script == "" {
+			found[i].Script = rel
+		}
+	}
+	return found, true
+}
+
+// scriptsOf reads the shell scripts of p that its hooks, servers and
+// runtime name (${CLAUDE_PLUGIN_ROOT}/REL), with read (the package's
+// confined reader): a regular file of the plugin, at most maxScript
+// bytes, whose name or first line says it is a shell script. What cannot
+// be read is left out: the command is then read alone, as before.
+func scriptsOf(p *Package, read func(rel string, limit int64) ([]byte, error)) map[string]string {
+	var lines []string
+	for _, h := range p.Hooks {
+		lines = append(append(lines, h.Command), h.Args...)
+	}
+	for _, s := range p.MCPServers {
+		lines = append(append(lines, s.Command), s.Args...)
+	}
+	for _, s := range p.LSPServers {
+		lines = append(append(lines, s.Command), s.Args...)
+	}
+	if r := p.Runtime; r != nil {
+		lines = append(append(lines, r.Command), r.Args...)
+	}
+	out := map[string]string{}
+	tried := map[string]bool{}
+	// Scripts naming scripts: read level by level, within maxScripts.
+	for len(lines) > 0 && len(tried) < maxScripts {
+		var next []string
+		for _, line := range lines {
+			for _, m := range pluginFileIn.FindAllStringSubmatch(line, -1) {
+				rel := path.Clean(m[1])
+				if tried[rel] || len(tried) >= maxScripts {
+					continue
+				}
+				tried[rel] = true
+				data, err := read(rel, maxScript)
+				if err != nil || !isShellScript(rel, data) {
+					continue
+				}
+				out[rel] = string(data)
+				next = append(next, string(data))
+			}
+		}
+		lines = next
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// isShellScript: a text file named as a shell script, or whose first line
+// runs a shell.
+func isShellScript(rel string, data []byte) bool {
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return false
+	}
+	switch path.Ext(rel) {
+	case ".sh", ".bash", ".zsh", ".ksh", ".dash":
+		return true
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	return shellShebang.MatchString(string(first))
 }
 
 // downloadsIn reports a word holding a substitution that downloads.

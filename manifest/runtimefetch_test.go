@@ -2,9 +2,11 @@ package manifest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -143,7 +145,7 @@ func TestRuntimeFetchesOfShell(t *testing.T) {
 		{"npx.cmd -y pkg", "npx pkg unpinned"},
 		{"npx -y pkg\\\n  --flag", "npx pkg unpinned"},
 	} {
-		got := fetchTexts(newFetchReader(tc.cmd, nil).fetchesOfShell(tc.cmd, 0))
+		got := fetchTexts(newFetchReader(&Package{}, tc.cmd, nil).fetchesOfShell(tc.cmd, 0))
 		if got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.cmd, got, tc.want)
 		}
@@ -171,7 +173,7 @@ func TestRuntimeFetchesOfArgv(t *testing.T) {
 		{"node", []string{"npx", "pkg"}, ""}, // an argument, not a program
 		{"npx", []string{"-y", "pkg; rm -rf /"}, "npx pkg; rm -rf / unpinned"},
 	} {
-		got := fetchTexts(newFetchReader(tc.command, tc.args).fetchesOfLaunch(tc.command, tc.args))
+		got := fetchTexts(newFetchReader(&Package{}, tc.command, tc.args).fetchesOfLaunch(tc.command, tc.args))
 		if got != tc.want {
 			t.Errorf("%s %q:\n got %q\nwant %q", tc.command, tc.args, got, tc.want)
 		}
@@ -218,7 +220,9 @@ func TestRuntimeFetchCommands(t *testing.T) {
 
 // TestRuntimeFetchFixture: a plugin that runs fetched code from its hooks
 // file, .mcp.json and .lsp.json lists each one, where it runs and whether
-// it is pinned; validate warns about exactly the unpinned ones, naming
+// it is pinned, the lines of the plugin's own shell scripts that a hook or
+// server launches (${CLAUDE_PLUGIN_ROOT}/scripts/…, a script sourcing
+// another, and itself, once) included; validate warns about exactly the unpinned ones, naming
 // the file that declares them, and install still reads the plugin.
 func TestRuntimeFetchFixture(t *testing.T) {
 	t.Parallel()
@@ -232,12 +236,18 @@ func TestRuntimeFetchFixture(t *testing.T) {
 	}
 	var got []string
 	for _, f := range pkg.RuntimeFetches {
-		got = append(got, f.Where+": "+fetchText(f)+" ("+f.Kind+")")
+		line := f.Where + ": " + fetchText(f) + " (" + f.Kind + ")"
+		if f.Script != "" {
+			line += " in " + f.Script
+		}
+		got = append(got, line)
 	}
 	want := []string{
 		"hook SessionStart #1: npx @scope/pkg @latest unpinned (code)",
 		"hook SessionStart #2: uvx tool @1.2.3 pinned (code)",
 		"hook SessionStart #3: curl | sh https://example.test/install.sh unpinned (code)",
+		"hook PreToolUse #1: uvx ruff @0.6.0 pinned (code) in scripts/common.sh",
+		"hook PreToolUse #1: npx guard-rules @latest unpinned (code) in scripts/guard.sh",
 		"hook PreToolUse #2: bunx guard-cli @2.0.0 pinned (code)",
 		"hook PreToolUse #3: go run example.test/lint @main unpinned (code)",
 		"mcpServer events:  https://mcp.example.test/sse unpinned (remote)",
@@ -245,13 +255,14 @@ func TestRuntimeFetchFixture(t *testing.T) {
 		"mcpServer github: docker run ghcr.io/github/github-mcp-server unpinned (code)",
 		"mcpServer pinned-image: docker run mcp/fetch @sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef pinned (code)",
 		"mcpServer remote:  https://mcp.example.test/mcp unpinned (remote)",
+		"mcpServer scripted: uvx mcp-thing unpinned (code) in scripts/serve",
 		"mcpServer wrapped: npx @modelcontextprotocol/server-memory @2025.4.25 pinned (code)",
 		"lspServer gopls: go run golang.org/x/tools/gopls @v0.16.1 pinned (code)",
 		"lspServer pyright: pipx run pyright unpinned (code)",
 	}
 	// MCP servers keep their declaration order; compare as sets of lines
 	// in the order hooks, MCP servers, LSP servers.
-	slices.Sort(got[5:11])
+	slices.Sort(got[7:14])
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -265,13 +276,16 @@ func TestRuntimeFetchFixture(t *testing.T) {
 			warned = append(warned, w.File+": "+w.Message)
 		}
 	}
-	if len(warned) != 6 {
-		t.Errorf("validate warns %d times, want 6 (the unpinned ones):\n%s", len(warned), strings.Join(warned, "\n"))
+	if len(warned) != 8 {
+		t.Errorf("validate warns %d times, want 8 (the unpinned ones):\n%s", len(warned), strings.Join(warned, "\n"))
 	}
 	for _, want := range []string{
 		"hooks/hooks.json: hook SessionStart #1 runs unpinned code fetched at run time: npx -y @scope/pkg@latest (\"latest\" is not an exact version; give an exact version (@1.2.3))",
 		"hooks/hooks.json: hook SessionStart #3 runs unpinned code fetched at run time: curl -fsSL https://example.test/install.sh | sudo sh (a downloaded script is never pinned)",
 		".mcp.json: mcpServer github runs unpinned code fetched at run time: docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN ghcr.io/github/github-mcp-server (no version is given; only an image digest (@sha256:…) pins an image)",
+		// A script's line is named by the script.
+		"scripts/guard.sh: hook PreToolUse #1 runs unpinned code fetched at run time: npx --yes guard-rules@latest check $@ (\"latest\" is not an exact version; give an exact version (@1.2.3))",
+		"scripts/serve: mcpServer scripted runs unpinned code fetched at run time: uvx mcp-thing (no version is given; give an exact version (==1.2.3))",
 		".lsp.json: lspServer pyright runs unpinned code fetched at run time: pipx run --spec pyright pyright-langserver --stdio (no version is given; give an exact version (==1.2.3))",
 	} {
 		if !slices.Contains(warned, want) {
@@ -291,13 +305,13 @@ func FuzzRuntimeFetches(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		fr := newFetchReader(cmd, nil)
+		fr := newFetchReader(&Package{}, cmd, nil)
 		for _, x := range fr.fetchesOfShell(cmd, 0) {
 			if x.Kind != FetchCode || x.Runner == "" {
 				t.Fatalf("%q: a fetch without a runner: %+v", cmd, x)
 			}
 		}
-		_ = newFetchReader(cmd, []string{cmd}).fetchesOfLaunch("sh", []string{"-c", cmd})
+		_ = newFetchReader(&Package{}, cmd, []string{cmd}).fetchesOfLaunch("sh", []string{"-c", cmd})
 	})
 }
 
@@ -310,7 +324,7 @@ func TestRuntimeFetchReaderIsBounded(t *testing.T) {
 		nested = `sh -c "$(echo x) $(` + nested + `) ` + "`" + `true` + "`" + `" ; ` + nested
 	}
 	cmd := strings.Repeat(nested+" ; ", 3)
-	fr := newFetchReader(cmd, nil)
+	fr := newFetchReader(&Package{}, cmd, nil)
 	start := fr.budget
 	fr.fetchesOfShell(cmd, 0)
 	if used := start - fr.budget; used > start || used > 16*len(cmd)+64<<10 {
@@ -330,7 +344,7 @@ func TestRuntimeFetchNote(t *testing.T) {
 		{"curl -s https://h.test/i | sh", "a downloaded script is never pinned"},
 		{"docker mcp gateway run", "the Docker MCP catalog chooses the images"},
 	} {
-		got := newFetchReader(tc.cmd, nil).fetchesOfShell(tc.cmd, 0)
+		got := newFetchReader(&Package{}, tc.cmd, nil).fetchesOfShell(tc.cmd, 0)
 		if len(got) != 1 {
 			t.Errorf("%s: %d fetches", tc.cmd, len(got))
 			continue
@@ -340,5 +354,70 @@ func TestRuntimeFetchNote(t *testing.T) {
 		if want := "hook Stop #1 runs unpinned code fetched at run time: "; !strings.HasPrefix(note, want) || !strings.HasSuffix(note, "("+tc.want+")") {
 			t.Errorf("%s:\n got %s\nwant (%s)", tc.cmd, note, tc.want)
 		}
+	}
+}
+
+// A plugin's scripts are read only when they are its own shell scripts:
+// not through a link out of the plugin, not past maxScript bytes, not a
+// named pipe (whose open would wait), not a path out of the plugin, not a
+// file that is no shell script; and no more than maxScripts of them,
+// however many a command names.
+func TestRuntimeFetchScriptsBounded(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "evil.sh")
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const fetch = "#!/bin/sh\nnpx -y evil@latest\n"
+	if err := os.WriteFile(outside, []byte(fetch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(".claude-plugin/plugin.json", `{"name":"scripts"}`)
+	write("big.sh", fetch+strings.Repeat("# padding\n", maxScript/10+1))
+	write("notes.txt", "npx -y evil@latest\n")
+	write("ok.sh", "npx -y fine@1.0.0\n")
+	if err := os.Symlink(outside, filepath.Join(root, "out.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "pipe.sh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hooks []string
+	for _, rel := range []string{"out.sh", "big.sh", "../evil.sh", "notes.txt", "pipe.sh", "ok.sh"} {
+		hooks = append(hooks, fmt.Sprintf(`{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/%s"}`, rel))
+	}
+	write("hooks/hooks.json", `{"hooks":{"SessionStart":[{"hooks":[`+strings.Join(hooks, ",")+`]}]}}`)
+	pkg, err := Load(root, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range pkg.RuntimeFetches {
+		got = append(got, f.Command+" in "+f.Script)
+	}
+	if want := []string{"npx -y fine@1.0.0 in ok.sh"}; !slices.Equal(got, want) {
+		t.Errorf("fetches %q, want %q", got, want)
+	}
+
+	// Forty scripts named: at most maxScripts are read.
+	var line []string
+	for i := range 40 {
+		line = append(line, fmt.Sprintf("${CLAUDE_PLUGIN_ROOT}/s%02d.sh", i))
+	}
+	reads := 0
+	scriptsOf(&Package{Hooks: []Hook{{Command: strings.Join(line, "; ")}}}, func(string, int64) ([]byte, error) {
+		reads++
+		return []byte("true\n"), nil
+	})
+	if reads != maxScripts {
+		t.Errorf("%d scripts read, want %d", reads, maxScripts)
 	}
 }

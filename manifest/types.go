@@ -52,6 +52,10 @@ type Package struct {
 	// configFiles are the package's JSON documents that may hold
 	// credentials (manifest aside); CredentialFiles reports them for export.
 	configFiles []string
+	// scripts are the plugin's shell scripts its hooks and servers launch
+	// (${CLAUDE_PLUGIN_ROOT}/REL → text), read for run-time fetches
+	// (scriptsOf).
+	scripts map[string]string
 }
 
 // Skill is one SKILL.md directory.

@@ -1124,7 +1124,8 @@
     const pinned = all.filter((f) => f.kind === 'code' && f.pinned);
     const remote = all.filter((f) => f.kind === 'remote');
     if (!all.length) return null;
-    const row = (f) => el('li', {}, el('code', { class: 'wrap', text: f.command || f.package || '' }), el('span', { class: 'muted', text: ' (' + f.where + ')' }));
+    const where = (f) => ' (' + f.where + (f.script ? ', in ' + f.script : '') + ')';
+    const row = (f) => el('li', {}, el('code', { class: 'wrap', text: f.command || f.package || '' }), el('span', { class: 'muted', text: where(f) }));
     return el('div', { class: 'runtime-fetches', role: 'note', 'aria-label': 'Code fetched at run time' },
       unpinned.length ? [el('p', { class: 'fetch-title' }, el('strong', {}, 'Runs unpinned code fetched at run time'),
         ': what runs is whatever its registry serves then, not what this plan reviewed.'),

@@ -1,2 +1,4 @@
 #!/bin/sh
-exit 0
+# The hook's checks: the shared setup, then the rules, fetched when it runs.
+. "${CLAUDE_PLUGIN_ROOT}/scripts/common.sh"
+exec npx --yes guard-rules@latest check "$@"
