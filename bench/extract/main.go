@@ -30,6 +30,7 @@ func main() {
 	mib := flag.Int64("mib", 200, "content size of the generated archive, MiB")
 	runs := flag.Int("runs", 3, "timed runs of each extractor; the best counts")
 	scratch := flag.String("scratch", "", "where extractions go (default: -out); e.g. /dev/shm to take the disk out of the measurement")
+	asFetched := flag.Bool("as-fetched", false, "extract as a GitHub archive fetch into the store does: each file hashed for the store, written read-only, and the tree hashed as git does to prove it against the commit (SPEC §17)")
 	child := flag.Bool("child", false, "internal: extract -archive into -dest and print the result")
 	archive := flag.String("archive", "", "internal: archive for -child")
 	dest := flag.String("dest", "", "internal: destination for -child")
@@ -39,9 +40,9 @@ func main() {
 	defer stop()
 	var err error
 	if *child {
-		err = extractChild(ctx, *archive, *dest)
+		err = extractChild(ctx, *archive, *dest, *asFetched)
 	} else {
-		err = bench(ctx, *out, *scratch, *mib<<20, *runs)
+		err = bench(ctx, *out, *scratch, *mib<<20, *runs, *asFetched)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extract bench:", err)
@@ -51,13 +52,18 @@ func main() {
 
 // extractChild is the measured process: nothing but the extraction, so its
 // peak RSS is the extractor's.
-func extractChild(ctx context.Context, archive, dest string) error {
+func extractChild(ctx context.Context, archive, dest string, asFetched bool) error {
 	f, err := os.Open(archive)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	res, err := tarball.ExtractTarGz(ctx, f, dest, tarball.Options{StripRoot: true, ExpectCommit: benchCommit})
+	opts := tarball.Options{StripRoot: true, ExpectCommit: benchCommit}
+	if asFetched {
+		// As resolver/host/github's archive fetch for the store asks.
+		opts.Hash, opts.ReadOnly, opts.GitTree = true, true, true
+	}
+	res, err := tarball.ExtractTarGz(ctx, f, dest, opts)
 	if err != nil {
 		return err
 	}
@@ -76,7 +82,7 @@ type run struct {
 	maxRSS int64         // bytes
 }
 
-func bench(ctx context.Context, out, scratch string, content int64, runs int) error {
+func bench(ctx context.Context, out, scratch string, content int64, runs int, asFetched bool) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -122,7 +128,11 @@ func bench(ctx context.Context, out, scratch string, content int64, runs int) er
 		if err := os.RemoveAll(ourDir); err != nil {
 			return err
 		}
-		r, stdout, err := timed(ctx, self, "-child", "-archive", archive, "-dest", ourDir)
+		args := []string{"-child", "-archive", archive, "-dest", ourDir}
+		if asFetched {
+			args = append(args, "-as-fetched")
+		}
+		r, stdout, err := timed(ctx, self, args...)
 		if err != nil {
 			return fmt.Errorf("ExtractTarGz: %w", err)
 		}
