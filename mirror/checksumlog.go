@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/mod/module"
 	"golang.org/x/mod/sumdb"
 	"golang.org/x/mod/sumdb/note"
@@ -39,11 +40,18 @@ type checksumLog struct {
 	// lookups of its folders.
 	reading  singleflight.Group
 	appender *logAppender
+	// fullTiles keeps the full tiles served last, by path: they never
+	// change, and every client that reads the log by tiles reads them.
+	fullTiles *lru.Cache[string, []byte]
 	// head is the last signed head, of headTree (Signed).
 	headMu   sync.Mutex
 	head     []byte
 	headTree tlog.Tree
 }
+
+// keptTiles bounds checksumLog.fullTiles: a full data tile is about 40
+// KB (256 records), a hash tile 8 KB.
+const keptTiles = 256
 
 // keptTrees bounds Server.treeLists: a bulk install's repositories and
 // more (a list is at most 20,000 files of ~150 bytes).
@@ -142,7 +150,9 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 		// Recorded by the fetch that stored the tree, when it proved it
 		// (fetchUpstream); "" (the record says "-") for a tree stored
 		// before the mirror kept them.
-		rec.GitTree, err = l.s.cfg.DB.GitTree(ctx, src.Key(), commit, folder)
+		var trees map[string]string
+		trees, err = l.s.cfg.DB.GitTrees(ctx, src.Key(), commit, []string{folder})
+		rec.GitTree = trees[folder]
 	}
 	if err == nil {
 		err = rec.Check()
@@ -170,6 +180,49 @@ func (l *checksumLog) lookup(ctx context.Context, logPath, commit string, e *met
 	l.s.m.add(logAppendsTotal, 1)
 	l.s.log.Info("checksum log: appended", "record", got.ID, "key", rec.Key(), "digest", rec.Digest)
 	return meta.LogHit{ID: got.ID, Text: text, Tree: got.Tree}, nil
+}
+
+// recordServed appends the records of folders paths of src at sha that
+// the mirror has just cut from files (the tree it stored, or those
+// folders of it) for a snapshot: a client asks for a bulk plan's folders
+// before it looks their records up, so by then the log holds them and the
+// client reads them by tiles (host.LookupMany) instead of asking for each
+// — the lookups of a cold mirror were what made a cold install with the
+// log slower (issue 27). Records are the ones a lookup would append (the
+// same digest, DigestBelow of the same list, and git tree). A failure is
+// logged, not the snapshot's: a lookup appends what is missing.
+func (l *checksumLog) recordServed(ctx context.Context, src source.Source, sha string, paths []string, files []plugind.File) {
+	place := src.Place()
+	trees, err := l.s.cfg.DB.GitTrees(ctx, src.Key(), sha, paths)
+	if err != nil {
+		l.s.log.Warn("checksum log: the records of served folders were not appended", "repo", src.Key(), "sha", sha, "err", err)
+		return
+	}
+	var recs []meta.LogAppend
+	for _, p := range paths {
+		prefix := p + "/"
+		if !slices.ContainsFunc(files, func(f plugind.File) bool { return strings.HasPrefix(f.Path, prefix) }) {
+			continue
+		}
+		rec := checksumlog.Record{Place: place, Path: p, Commit: sha, Digest: plugind.DigestBelow(files, p), GitTree: trees[p]}
+		if rec.Check() != nil {
+			continue
+		}
+		recs = append(recs, meta.LogAppend{LogPath: checksumlog.LogPath(place, p), Commit: sha, Text: []byte(rec.Line())})
+	}
+	if len(recs) == 0 {
+		return
+	}
+	got, err := l.s.cfg.DB.AppendLogRecords(ctx, recs)
+	if err != nil {
+		l.s.log.Warn("checksum log: the records of served folders were not appended", "repo", src.Key(), "sha", sha, "err", err)
+		return
+	}
+	for _, a := range got {
+		if a.New {
+			l.s.m.add(logAppendsTotal, 1)
+		}
+	}
 }
 
 // outcomeAppended: a lookup whose record the mirror fetched, verified and

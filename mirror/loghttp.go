@@ -39,7 +39,7 @@ import (
 const maxLookup = 4 << 10
 
 func (s *Server) logRoutes(mux *http.ServeMux) {
-	l := &checksumLog{s: s, signer: s.cfg.LogKey.Signer, appender: &logAppender{db: s.cfg.DB, detach: s.detach}}
+	l := s.sumLog
 	for route, h := range map[string]func(*checksumLog, http.ResponseWriter, *http.Request){
 		"latest": (*checksumLog).handleLatest, "lookup/{key...}": (*checksumLog).handleLookup, "tile/{tile...}": (*checksumLog).handleTile,
 	} {
@@ -117,22 +117,29 @@ func (l *checksumLog) handleTile(w http.ResponseWriter, r *http.Request) {
 		l.s.fail(w, r, e, badRequest("tile height %d: this log serves tiles of height %d", t.H, logTileHeight))
 		return
 	}
-	var data []byte
-	if err = l.tileInLog(r, t); err == nil {
-		if t.L == -1 {
-			data, err = l.recordTile(r, t)
-		} else {
-			data, err = l.ReadTileData(r.Context(), t)
+	// A full tile never changes: one read before is answered from memory.
+	full := t.W == 1<<t.H
+	data, cached := l.fullTiles.Get(t.Path())
+	if !full || !cached {
+		if err = l.tileInLog(r, t); err == nil {
+			if t.L == -1 {
+				data, err = l.recordTile(r, t)
+			} else {
+				data, err = l.ReadTileData(r.Context(), t)
+			}
 		}
-	}
-	if err != nil {
-		l.s.fail(w, r, e, err)
-		return
+		if err != nil {
+			l.s.fail(w, r, e, err)
+			return
+		}
+		if full {
+			l.fullTiles.Add(t.Path(), data)
+		}
 	}
 	e.Outcome = outcomeHit
 	// A full tile never changes; a partial one is superseded as the log grows.
 	cache := "no-cache"
-	if t.W == 1<<t.H {
+	if full {
 		cache = "private, max-age=31536000, immutable"
 	}
 	l.s.answer(w, r, e, func() {

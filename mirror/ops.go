@@ -185,7 +185,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 			return err
 		}
 		s.keepTreeList(files)
-		return s.store(ctx, key, sha, pk, subset(files, paths), submodulesIn(full.Submodules, paths))
+		return s.storeFolders(ctx, src, sha, pk, files, submodulesIn(full.Submodules, paths))
 	default:
 		files, subs, err := s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
 		if err == nil {
@@ -197,7 +197,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 			if pk == "" {
 				return nil
 			}
-			return s.store(ctx, key, sha, pk, subset(files, paths), submodulesIn(subs, paths))
+			return s.storeFolders(ctx, src, sha, pk, files, submodulesIn(subs, paths))
 		}
 		if !spoilsOnlySome(err) || pk == "" {
 			return err
@@ -210,8 +210,22 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		if err != nil {
 			return err
 		}
-		return s.store(ctx, key, sha, pk, files, subs)
+		return s.storeFolders(ctx, src, sha, pk, files, subs)
 	}
+}
+
+// storeFolders stores the snapshot of folders pk of src at sha, cut from
+// files (the whole tree's, or those folders' alone), and, with a checksum
+// log, appends their records (recordServed).
+func (s *Server) storeFolders(ctx context.Context, src source.Source, sha, pk string, files []plugind.File, subs []plugind.Submodule) error {
+	paths := meta.SplitPaths(pk)
+	if err := s.store(ctx, src.Key(), sha, pk, subset(files, paths), subs); err != nil {
+		return err
+	}
+	if s.sumLog != nil {
+		s.sumLog.recordServed(ctx, src, sha, paths, files)
+	}
+	return nil
 }
 
 // spoilsOnlySome reports a failure of a whole tree that the folders asked

@@ -103,6 +103,8 @@ type Server struct {
 	// which the fetch that stored the tree, or a cut of other folders from
 	// it, had in hand already (checksumLog.treeFiles).
 	treeLists *lru.Cache[string, []plugind.File]
+	// sumLog is the checksum log it serves (nil without a LogKey).
+	sumLog *checksumLog
 }
 
 // New returns a replica over cfg.
@@ -134,6 +136,11 @@ func New(cfg Config) (*Server, error) {
 		if s.treeLists, err = lru.New[string, []plugind.File](keptTrees); err != nil {
 			return nil, err
 		}
+		tiles, err := lru.New[string, []byte](keptTiles)
+		if err != nil {
+			return nil, err
+		}
+		s.sumLog = &checksumLog{s: s, signer: cfg.LogKey.Signer, appender: &logAppender{db: cfg.DB, detach: s.detach}, fullTiles: tiles}
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	return s, nil

@@ -15,8 +15,11 @@ import (
 // (fetched now, or found in the store), must be the log's record of
 // (repository, commit, folder). The lookup starts as soon as the key is
 // known, beside the fetch, so a cold plan waits on the log only where it
-// is slower than the fetch; a record this home verified before is read
-// back with no request at all.
+// is slower than the fetch; a marketplace's keys go together, and what
+// the log lacks at first is read again once the entries are fetched, when
+// a team mirror that served them has recorded them (host.LookupMany reads
+// them by tiles). A record this home verified before is read back with no
+// request at all.
 
 // logCall is one lookup, started once per key per Resolve.
 type logCall struct {
@@ -35,7 +38,7 @@ type logCalls struct {
 // repository at sha, unless it is started already or no log is
 // configured.
 func (s *resolve) expect(ctx context.Context, src source.Source, sha, p string) *logCall {
-	return s.expectAll(ctx, []logWant{{src, sha, p}})[0]
+	return s.expectAll(ctx, []logWant{{src, sha, p}}, nil)[0]
 }
 
 // logWant is a record a plan will check: folder p of src's repository at
@@ -48,9 +51,10 @@ type logWant struct {
 
 // expectAll starts the lookups of the records wants name that are not
 // started already, together: a bulk plan's many records may be read from
-// the log's tiles rather than looked up one by one (host.LookupMany). It
+// the log's tiles rather than looked up one by one (host.LookupMany);
+// fetched, when not nil, closes once the plan has fetched their trees. It
 // returns each want's call (nil ones when no log is configured).
-func (s *resolve) expectAll(ctx context.Context, wants []logWant) []*logCall {
+func (s *resolve) expectAll(ctx context.Context, wants []logWant, fetched <-chan struct{}) []*logCall {
 	calls := make([]*logCall, len(wants))
 	l := s.cfg.ChecksumLog
 	if l == nil {
@@ -76,7 +80,7 @@ func (s *resolve) expectAll(ctx context.Context, wants []logWant) []*logCall {
 	}
 	s.logs.mu.Unlock()
 	if len(keys) > 0 {
-		go l.LookupMany(ctx, keys, s.offline, func(i int, rec *host.LogRecord, err error) {
+		go l.LookupMany(ctx, keys, s.offline, fetched, func(i int, rec *host.LogRecord, err error) {
 			started[i].rec, started[i].err = rec, err
 			close(started[i].done)
 		})

@@ -162,8 +162,10 @@ func (s *resolve) resolveMarketplace(ctx context.Context, req Request, f *Fetche
 			wants = append(wants, logWant{ep.repo.Source(), ep.sha, ep.path})
 		}
 	}
-	s.expectAll(ctx, wants)
+	fetched := make(chan struct{})
+	s.expectAll(ctx, wants, fetched)
 	results, warnings := s.fetchEntries(ctx, plans)
+	close(fetched)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"slices"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // PutGitTrees records the git tree ids of folders of repo at sha (path ""
@@ -23,12 +25,18 @@ func (d *DB) PutGitTrees(ctx context.Context, repo, sha string, trees map[string
 		ON CONFLICT (repo, sha, path_key) DO NOTHING`, repo, sha, keys, paths, ids)
 }
 
-// GitTree returns the git tree id of folder path of repo at sha ("" the
-// root), "" when none is recorded.
-func (d *DB) GitTree(ctx context.Context, repo, sha, path string) (string, error) {
-	var id string
-	_, err := d.row(ctx, "read the git tree of "+repo+"@"+sha, `SELECT tree FROM git_trees
-		WHERE repo = $1 AND sha = $2 AND path_key = $3 AND path = $4`,
-		[]any{repo, sha, hashKey(path), path}, &id)
-	return id, err
+// GitTrees returns the git tree ids recorded of folders paths of repo at
+// sha ("" the root), by path; a folder with none recorded is left out.
+func (d *DB) GitTrees(ctx context.Context, repo, sha string, paths []string) (map[string]string, error) {
+	keys := make([]string, len(paths))
+	for i, p := range paths {
+		keys[i] = hashKey(p)
+	}
+	rows, _ := d.pool.Query(ctx, `SELECT path, tree FROM git_trees WHERE repo = $1 AND sha = $2 AND path_key = ANY($3)`, repo, sha, keys)
+	out := map[string]string{}
+	var p, id string
+	if _, err := pgx.ForEachRow(rows, []any{&p, &id}, func() error { out[p] = id; return nil }); err != nil {
+		return nil, dbErr("read the git trees of %s@%s: %w", repo, sha, err)
+	}
+	return out, nil
 }

@@ -221,10 +221,10 @@ func (l *ChecksumLog) ask(ctx context.Context, k LogKey) (*LogRecord, error) {
 	return rec, nil
 }
 
-// remember keeps a verified record for the next plans (verifiedRecords).
-func (l *ChecksumLog) remember(rec *LogRecord) {
-	if err := l.verified.add(rec); err != nil {
-		l.ops.log.Debug("checksum log: a verified record was not remembered", "record", rec.Key(), "err", err)
+// remember keeps verified records for the next plans (verifiedRecords).
+func (l *ChecksumLog) remember(recs ...*LogRecord) {
+	if err := l.verified.add(recs...); err != nil {
+		l.ops.log.Debug("checksum log: verified records were not remembered", "records", len(recs), "err", err)
 	}
 }
 

@@ -52,8 +52,11 @@ func scanWorth(n int64, need int) bool {
 // many beside the log's size: then one is looked up (which brings the
 // tree head up to date, proven to extend the remembered one), the log is
 // read by data tiles proven against that head, and only the keys it does
-// not hold are looked up.
-func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline bool, each func(i int, rec *LogRecord, err error)) {
+// not hold are looked up. later, when not nil, closes when the caller has
+// fetched the trees the keys name: when the log lacked many of them, they
+// are read again by tiles then, after another lookup brings the head up
+// to date (a team mirror records a folder as it serves it).
+func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline bool, later <-chan struct{}, each func(i int, rec *LogRecord, err error)) {
 	var missing []int
 	for i, k := range keys {
 		rec, ok, err := l.known(k)
@@ -67,13 +70,24 @@ func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline boo
 			missing = append(missing, i)
 		}
 	}
-	if len(missing) > scanMin {
+	// round looks up one key, then reads what else the log holds by tiles;
+	// false when that lookup failed.
+	round := func() bool {
 		first := missing[0]
 		rec, err := l.ask(ctx, keys[first])
 		each(first, rec, err)
 		missing = missing[1:]
-		if err == nil {
-			missing = l.answerFromScan(ctx, keys, missing, each)
+		if err != nil {
+			return false
+		}
+		missing = l.answerFromScan(ctx, keys, missing, each)
+		return true
+	}
+	if len(missing) > scanMin && round() && len(missing) > scanMin && later != nil {
+		select {
+		case <-later:
+			round()
+		case <-ctx.Done():
 		}
 	}
 	var wg sync.WaitGroup
@@ -104,7 +118,8 @@ func (l *ChecksumLog) answerFromScan(ctx context.Context, keys []LogKey, missing
 	case recs == nil:
 		return missing
 	}
-	var rest []int
+	var rest, found []int
+	var verified []*LogRecord
 	for _, i := range missing {
 		lp, _, err := keys[i].escaped()
 		if err != nil {
@@ -116,8 +131,11 @@ func (l *ChecksumLog) answerFromScan(ctx context.Context, keys []LogKey, missing
 			rest = append(rest, i)
 			continue
 		}
-		l.remember(rec)
-		each(i, rec, nil)
+		found, verified = append(found, i), append(verified, rec)
+	}
+	l.remember(verified...)
+	for j, i := range found {
+		each(i, verified[j], nil)
 	}
 	return rest
 }

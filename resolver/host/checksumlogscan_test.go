@@ -39,7 +39,7 @@ func lookupAll(t *testing.T, c *ChecksumLog, keys []LogKey) ([]*LogRecord, []err
 	recs, errs := make([]*LogRecord, len(keys)), make([]error, len(keys))
 	answered := make([]int, len(keys))
 	var mu sync.Mutex
-	c.LookupMany(context.Background(), keys, false, func(i int, rec *LogRecord, err error) {
+	c.LookupMany(context.Background(), keys, false, nil, func(i int, rec *LogRecord, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		recs[i], errs[i] = rec, err

@@ -81,20 +81,26 @@ func (v *verifiedRecords) get(logPath, commit string) (*LogRecord, bool) {
 	return &r, ok
 }
 
-// add remembers r. A failure costs the next process a cached lookup.
-func (v *verifiedRecords) add(r *LogRecord) error {
+// add remembers recs, in one write (a scan of the log verifies hundreds
+// at once). A failure costs the next process a cached lookup.
+func (v *verifiedRecords) add(recs ...*LogRecord) error {
 	v.once.Do(v.load)
-	key := verifiedKey(checksumlog.LogPath(r.Place, r.Path), r.Commit)
+	var lines strings.Builder
 	v.mu.Lock()
-	_, had := v.recs[key]
-	c := *r
-	c.Cached = true
-	v.recs[key] = c
+	for _, r := range recs {
+		key := verifiedKey(checksumlog.LogPath(r.Place, r.Path), r.Commit)
+		if _, had := v.recs[key]; had {
+			continue
+		}
+		c := *r
+		c.Cached = true
+		v.recs[key] = c
+		lines.WriteString(strings.TrimSuffix(r.Line(), "\n") + fmt.Sprintf(" %d %d %s\n", r.ID, r.TreeSize, r.TreeHash))
+	}
 	v.mu.Unlock()
-	if had {
+	if lines.Len() == 0 {
 		return nil
 	}
-	line := strings.TrimSuffix(r.Line(), "\n") + fmt.Sprintf(" %d %d %s\n", r.ID, r.TreeSize, r.TreeHash)
 	if err := os.MkdirAll(filepath.Dir(v.path), 0o700); err != nil {
 		return err
 	}
@@ -102,7 +108,7 @@ func (v *verifiedRecords) add(r *LogRecord) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(line)
+	_, err = f.WriteString(lines.String())
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
