@@ -71,14 +71,18 @@ func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline boo
 		}
 	}
 	// round looks up one key, then reads what else the log holds by tiles;
-	// false when that lookup failed.
+	// false when that lookup failed. A home that remembers no tree head
+	// yet has nothing a head must extend: the log's latest, signed, is
+	// taken as the sumdb client would take it, without the lookup.
 	round := func() bool {
-		first := missing[0]
-		rec, err := l.ask(ctx, keys[first])
-		each(first, rec, err)
-		missing = missing[1:]
-		if err != nil {
-			return false
+		if !l.firstHead() {
+			first := missing[0]
+			rec, err := l.ask(ctx, keys[first])
+			each(first, rec, err)
+			missing = missing[1:]
+			if err != nil {
+				return false
+			}
 		}
 		missing = l.answerFromScan(ctx, keys, missing, each)
 		return true
@@ -98,6 +102,33 @@ func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline boo
 		})
 	}
 	wg.Wait()
+}
+
+// firstHead remembers the log's latest signed tree head when this home
+// remembers none, reporting whether it did: as on any first contact with
+// a log, there is no earlier head it must extend, and the records read
+// against it are proven in it; later heads must extend it. Anything amiss
+// (a head that does not verify, another process remembering one first)
+// is left to the sumdb client's lookup.
+func (l *ChecksumLog) firstHead() bool {
+	file := l.Name() + "/latest"
+	if cur, err := l.ops.ReadConfig(file); err != nil || len(cur) > 0 {
+		return false
+	}
+	msg, err := l.ops.ReadRemote("/latest")
+	if err != nil {
+		return false
+	}
+	n, err := note.Open(msg, l.vers)
+	if err != nil {
+		return false
+	}
+	// An empty log has nothing to read, and a head of no records is not
+	// one the sumdb client can prove a later head extends.
+	if tree, err := tlog.ParseTree([]byte(n.Text)); err != nil || tree.N == 0 {
+		return false
+	}
+	return l.ops.WriteConfig(file, nil, msg) == nil
 }
 
 // answerFromScan answers the keys missing (indexes into keys) that the
