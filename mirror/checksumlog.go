@@ -200,8 +200,7 @@ func (l *checksumLog) recordServed(ctx context.Context, src source.Source, sha s
 	}
 	var recs []meta.LogAppend
 	for _, p := range paths {
-		prefix := p + "/"
-		if !slices.ContainsFunc(files, func(f plugind.File) bool { return strings.HasPrefix(f.Path, prefix) }) {
+		if !holdsFolder(files, p) {
 			continue
 		}
 		rec := checksumlog.Record{Place: place, Path: p, Commit: sha, Digest: plugind.DigestBelow(files, p), GitTree: trees[p]}
@@ -223,6 +222,13 @@ func (l *checksumLog) recordServed(ctx context.Context, src source.Source, sha s
 			l.s.m.add(logAppendsTotal, 1)
 		}
 	}
+}
+
+// holdsFolder reports whether files (a tree's list) hold anything below
+// folder: only a folder of the tree has a record.
+func holdsFolder(files []plugind.File, folder string) bool {
+	prefix := folder + "/"
+	return slices.ContainsFunc(files, func(f plugind.File) bool { return strings.HasPrefix(f.Path, prefix) })
 }
 
 // outcomeAppended: a lookup whose record the mirror fetched, verified and
@@ -292,8 +298,7 @@ func (l *checksumLog) treeDigest(ctx context.Context, src source.Source, sha, fo
 		if err != nil {
 			return "", err
 		}
-		prefix := folder + "/"
-		if !slices.ContainsFunc(files, func(f plugind.File) bool { return strings.HasPrefix(f.Path, prefix) }) {
+		if !holdsFolder(files, folder) {
 			return "", &apiError{Status: http.StatusNotFound, Code: plugind.CodeNotFound, Kind: "path",
 				Msg: fmt.Sprintf("%s at %s has no folder %q", src.Key(), host.Short(sha), folder)}
 		}

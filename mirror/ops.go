@@ -184,15 +184,16 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 		if err != nil {
 			return err
 		}
-		s.keepTreeList(files)
+		s.keepTreeList(full.Digest, files)
 		return s.storeFolders(ctx, src, sha, pk, files, submodulesIn(full.Submodules, paths))
 	default:
 		files, subs, err := s.fetchUpstream(ctx, c, src, sha, nil, filepath.Join(tmp, "full"))
 		if err == nil {
-			if err := s.store(ctx, key, sha, "", files, subs); err != nil {
+			digest, err := s.store(ctx, key, sha, "", files, subs)
+			if err != nil {
 				return err
 			}
-			s.keepTreeList(files)
+			s.keepTreeList(digest, files)
 			s.keepMarketplaces(ctx, key, sha, files, subs)
 			if pk == "" {
 				return nil
@@ -219,7 +220,7 @@ func (s *Server) materialize(ctx context.Context, c *call, src source.Source, sh
 // log, appends their records (recordServed).
 func (s *Server) storeFolders(ctx context.Context, src source.Source, sha, pk string, files []plugind.File, subs []plugind.Submodule) error {
 	paths := meta.SplitPaths(pk)
-	if err := s.store(ctx, src.Key(), sha, pk, subset(files, paths), subs); err != nil {
+	if _, err := s.store(ctx, src.Key(), sha, pk, subset(files, paths), subs); err != nil {
 		return err
 	}
 	if s.sumLog != nil {
@@ -326,20 +327,20 @@ func (s *Server) unpack(ctx context.Context, o meta.Object, dest string) ([]plug
 
 // store uploads the archive of files (once: objects are immutable) and
 // records it as holding pk of repo at sha, with the submodules subs.
-func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugind.File, subs []plugind.Submodule) error {
-	digest := plugind.DigestFiles(files)
+func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugind.File, subs []plugind.Submodule) (digest string, err error) {
+	digest = plugind.DigestFiles(files)
 	if o, ok, err := s.cfg.DB.GetObject(ctx, digest); err != nil {
-		return err
+		return "", err
 	} else if ok {
 		if have, err := s.cfg.Objects.Has(ctx, digest); err != nil {
-			return err
+			return "", err
 		} else if have {
-			return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
+			return digest, s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
 		}
 	}
 	f, err := os.CreateTemp(s.cfg.TempDir, "reasonix-mirror-*.tar.gz")
 	if err != nil {
-		return fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
+		return "", fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
@@ -348,13 +349,13 @@ func (s *Server) store(ctx context.Context, repo, sha, pk string, files []plugin
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
-		return fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
+		return "", fmt.Errorf("archive %s@%s: %w", repo, host.Short(sha), err)
 	}
 	if err := s.cfg.Objects.Put(ctx, digest, f, size); err != nil {
-		return err
+		return "", err
 	}
 	o := meta.Object{Digest: digest, Size: size, ArchiveSHA256: sum, Files: len(files), Bytes: totalBytes(files)}
-	return s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
+	return digest, s.cfg.DB.PutSnapshot(ctx, repo, sha, pk, o, subs)
 }
 
 // keepMarketplaces stores the marketplace documents at the root of a

@@ -146,11 +146,11 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// keepTreeList keeps files, a whole tree's list, for the checksum log's
-// records of its folders (treeLists).
-func (s *Server) keepTreeList(files []plugind.File) {
+// keepTreeList keeps files, the list of the whole tree whose digest is
+// digest, for the checksum log's records of its folders (treeLists).
+func (s *Server) keepTreeList(digest string, files []plugind.File) {
 	if s.treeLists != nil {
-		s.treeLists.Add(plugind.DigestFiles(files), files)
+		s.treeLists.Add(digest, files)
 	}
 }
 

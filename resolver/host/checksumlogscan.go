@@ -111,7 +111,7 @@ func (l *ChecksumLog) LookupMany(ctx context.Context, keys []LogKey, offline boo
 // (a head that does not verify, another process remembering one first)
 // is left to the sumdb client's lookup.
 func (l *ChecksumLog) firstHead() bool {
-	file := l.Name() + "/latest"
+	file := l.latestFile()
 	if cur, err := l.ops.ReadConfig(file); err != nil || len(cur) > 0 {
 		return false
 	}
@@ -119,16 +119,26 @@ func (l *ChecksumLog) firstHead() bool {
 	if err != nil {
 		return false
 	}
-	n, err := note.Open(msg, l.vers)
-	if err != nil {
-		return false
-	}
 	// An empty log has nothing to read, and a head of no records is not
 	// one the sumdb client can prove a later head extends.
-	if tree, err := tlog.ParseTree([]byte(n.Text)); err != nil || tree.N == 0 {
+	if tree, err := l.openHead(msg); err != nil || tree.N == 0 {
 		return false
 	}
 	return l.ops.WriteConfig(file, nil, msg) == nil
+}
+
+// latestFile is the config file (sumdb.ClientOps) of the latest tree
+// head this home accepted, as the sumdb client names it.
+func (l *ChecksumLog) latestFile() string { return l.Name() + "/latest" }
+
+// openHead verifies a signed tree head with the log's key and reads its
+// tree.
+func (l *ChecksumLog) openHead(msg []byte) (tlog.Tree, error) {
+	n, err := note.Open(msg, l.vers)
+	if err != nil {
+		return tlog.Tree{}, err
+	}
+	return tlog.ParseTree([]byte(n.Text))
 }
 
 // answerFromScan answers the keys missing (indexes into keys) that the
@@ -175,15 +185,11 @@ func (l *ChecksumLog) answerFromScan(ctx context.Context, keys []LogKey, missing
 // proven to be in it, by log path and commit; nil when the log is too
 // large for need keys to be worth it (scanWorth) or no head is known.
 func (l *ChecksumLog) scan(ctx context.Context, need int) (map[string]*LogRecord, error) {
-	msg, err := l.ops.ReadConfig(l.Name() + "/latest")
+	msg, err := l.ops.ReadConfig(l.latestFile())
 	if err != nil || len(msg) == 0 {
 		return nil, err
 	}
-	n, err := note.Open(msg, l.vers)
-	if err != nil {
-		return nil, fmt.Errorf("the remembered tree head: %w", err)
-	}
-	tree, err := tlog.ParseTree([]byte(n.Text))
+	tree, err := l.openHead(msg)
 	if err != nil {
 		return nil, fmt.Errorf("the remembered tree head: %w", err)
 	}
@@ -228,14 +234,9 @@ func (l *ChecksumLog) scan(ctx context.Context, need int) (map[string]*LogRecord
 // the one tree holds at its index: its record hash is the level-0 hash the
 // verified hash tiles give there. A full tile, once proven, is cached.
 func (l *ChecksumLog) dataTile(t tlog.Tile, tree tlog.Tree, tiles *logTiles, hashes tlog.HashReader) ([]*LogRecord, error) {
-	file := l.Name() + "/" + t.Path()
-	full := t.W == 1<<t.H
-	data, err := l.ops.ReadCache(file)
-	cached := err == nil && full
-	if !cached {
-		if data, err = l.ops.ReadRemote("/" + t.Path()); err != nil {
-			return nil, err
-		}
+	data, cached, err := tiles.tile(t)
+	if err != nil {
+		return nil, err
 	}
 	texts := splitRecords(data)
 	start := t.N << t.H
@@ -265,8 +266,8 @@ func (l *ChecksumLog) dataTile(t tlog.Tile, tree tlog.Tree, tiles *logTiles, has
 		}
 		out = append(out, &LogRecord{Record: r, ID: id, TreeSize: tree.N, TreeHash: tree.Hash})
 	}
-	if full && !cached {
-		l.ops.WriteCache(file, data)
+	if t.W == 1<<t.H && !cached {
+		tiles.SaveTiles([]tlog.Tile{t}, [][]byte{data})
 	}
 	return out, nil
 }
@@ -295,11 +296,12 @@ func splitRecords(data []byte) [][]byte {
 	return out
 }
 
-// logTiles reads the log's hash tiles for tlog.TileHashReader, which
-// checks each against the tree before using it: from the home's cache
-// (where the sumdb client keeps the tiles it verified, under the same
-// names), else from the log, a partial tile from a full one when the log
-// has completed it; it saves those proven. (sumdb.Client's own reader is
+// logTiles reads the log's tiles: hash tiles for tlog.TileHashReader,
+// which checks each against the tree before using it, and data tiles for
+// dataTile, which checks their records. A tile comes from the home's
+// cache (where the sumdb client keeps the tiles it verified, under the
+// same names), else from the log; a partial hash tile from a full one
+// when the log has completed it. Tiles proven are saved. (sumdb.Client's own reader is
 // not exported.)
 type logTiles struct {
 	ops    *logOps
@@ -314,7 +316,10 @@ func (r *logTiles) Height() int { return logTileHeight }
 func (r *logTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	out := make([][]byte, len(tiles))
 	for i, t := range tiles {
-		v, err, _ := r.flight.Do(t.Path(), func() (any, error) { return r.tile(t) })
+		v, err, _ := r.flight.Do(t.Path(), func() (any, error) {
+			data, _, err := r.tile(t)
+			return data, err
+		})
 		data, _ := v.([]byte)
 		if err != nil {
 			r.mu.Lock()
@@ -327,30 +332,38 @@ func (r *logTiles) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 	return out, nil
 }
 
-func (r *logTiles) tile(t tlog.Tile) ([]byte, error) {
-	if data, err := r.ops.ReadCache(r.name + "/" + t.Path()); err == nil {
-		return data, nil
+// tile reads t; cached reports it came from the home's cache as asked.
+// Only a hash tile is cut from a full one: its hashes have a fixed size,
+// a data tile's records do not.
+func (r *logTiles) tile(t tlog.Tile) (data []byte, cached bool, err error) {
+	if data, err := r.ops.ReadCache(r.cacheName(t)); err == nil {
+		return data, true, nil
 	}
 	whole := t
 	whole.W = 1 << t.H
-	if whole != t {
-		if data, err := r.ops.ReadCache(r.name + "/" + whole.Path()); err == nil && len(data) == whole.W*tlog.HashSize {
-			return data[:t.W*tlog.HashSize], nil
+	prefix := whole != t && t.L >= 0
+	if prefix {
+		if data, err := r.ops.ReadCache(r.cacheName(whole)); err == nil && len(data) == whole.W*tlog.HashSize {
+			return data[:t.W*tlog.HashSize], false, nil
 		}
 	}
-	data, err := r.ops.ReadRemote("/" + t.Path())
-	if err != nil && whole != t {
+	data, err = r.ops.ReadRemote("/" + t.Path())
+	if err != nil && prefix {
 		if full, ferr := r.ops.ReadRemote("/" + whole.Path()); ferr == nil && len(full) == whole.W*tlog.HashSize {
-			return full[:t.W*tlog.HashSize], nil
+			return full[:t.W*tlog.HashSize], false, nil
 		}
 	}
-	return data, err
+	return data, false, err
 }
 
-// SaveTiles caches the tiles TileHashReader proved.
+// cacheName is where the home's cache keeps t (as the sumdb client names
+// it).
+func (r *logTiles) cacheName(t tlog.Tile) string { return r.name + "/" + t.Path() }
+
+// SaveTiles caches tiles that were proven.
 func (r *logTiles) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 	for i, t := range tiles {
-		r.ops.WriteCache(r.name+"/"+t.Path(), data[i])
+		r.ops.WriteCache(r.cacheName(t), data[i])
 	}
 }
 
